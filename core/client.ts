@@ -1,0 +1,193 @@
+/**
+ * The base client: project URL, API key, the current access token and the
+ * transport settings. Areas (auth, storage, database) are built on it.
+ *
+ * @module
+ */
+
+import { resolveRetryPolicy, type RetryPolicy } from "./retry.ts";
+import type { ServiceResult } from "./result.ts";
+import {
+  request,
+  type ResponseBodies,
+  type ResponseType,
+  type TransportContext,
+  type TransportRequest,
+  type TransportResponse,
+} from "./transport.ts";
+
+/** Options of {@linkcode createBaseClient} and the root `createClient`. */
+export interface ClientOptions {
+  /** The fetch implementation; `globalThis.fetch` (read at call time) by default. */
+  fetch?: typeof fetch;
+  /** Headers added to every request (per-call headers still win). */
+  headers?: Record<string, string>;
+  /** Default timeout per call in milliseconds; 0 disables. Default 30000. */
+  timeout?: number;
+  /** Retry policy for calls that allow retrying. */
+  retry?: Partial<RetryPolicy>;
+  /** An access token to start with (a blank one is ignored). */
+  accessToken?: string;
+}
+
+/** The default per-call timeout in milliseconds. */
+export const DEFAULT_TIMEOUT_MS = 30_000;
+
+const masked = "BaseClient { url, apiKey: ***, accessToken: *** }";
+
+/**
+ * The base client. It holds no session: only the current access token, which
+ * the session layer keeps in sync. Its `toString` and inspection never show
+ * the API key or the token.
+ *
+ * @example Setting and clearing the token
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ *
+ * const client = createBaseClient("https://project.example/", "anon-key");
+ * client.setAccessToken("   "); // blank: ignored
+ * console.log(client.accessToken); // null
+ * ```
+ */
+export class BaseClient implements TransportContext {
+  /** The project URL without trailing slashes. */
+  readonly url: string;
+  readonly #apiKey: string;
+  #accessToken: string | null = null;
+  readonly #fetch: typeof fetch | undefined;
+  /** Client-wide extra headers. */
+  readonly headers: Readonly<Record<string, string>>;
+  /** Default timeout in milliseconds; 0 disables. */
+  readonly timeout: number;
+  /** The retry policy. */
+  readonly retry: RetryPolicy;
+
+  /**
+   * Builds a client; prefer {@linkcode createBaseClient}.
+   *
+   * @param url The project URL (`http:` or `https:`).
+   * @param apiKey The project API key.
+   * @param options Transport options.
+   */
+  constructor(url: string, apiKey: string, options: ClientOptions = {}) {
+    let parsed: URL;
+    try {
+      parsed = new URL(url);
+    } catch {
+      throw new TypeError(`Cannot create the client as 'url' is not a valid URL`);
+    }
+    if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
+      throw new TypeError(
+        `Cannot create the client as 'url' must use http or https: current protocol is ${parsed.protocol}`,
+      );
+    }
+    if (typeof apiKey !== "string" || apiKey.trim() === "") {
+      throw new TypeError("Cannot create the client as 'apiKey' must be a non-blank string");
+    }
+    const timeout = options.timeout ?? DEFAULT_TIMEOUT_MS;
+    if (!(typeof timeout === "number" && timeout >= 0)) {
+      throw new RangeError(
+        `Cannot create the client as 'timeout' must be a non-negative number: current value is ${timeout}`,
+      );
+    }
+    this.url = (parsed.origin + parsed.pathname).replace(/\/+$/, "");
+    this.#apiKey = apiKey;
+    this.#fetch = options.fetch;
+    this.headers = Object.freeze({ ...options.headers });
+    this.timeout = timeout;
+    this.retry = resolveRetryPolicy(options.retry);
+    if (options.accessToken) this.setAccessToken(options.accessToken);
+  }
+
+  /** The project API key. */
+  get apiKey(): string {
+    return this.#apiKey;
+  }
+
+  /** The current access token, or null when none is applied. */
+  get accessToken(): string | null {
+    return this.#accessToken;
+  }
+
+  /** The fetch implementation requests go through. */
+  get fetch(): typeof fetch {
+    return this.#fetch ?? ((input, init) => globalThis.fetch(input, init));
+  }
+
+  /**
+   * Applies an access token to later requests; a blank token is ignored.
+   *
+   * @param token The access token.
+   */
+  setAccessToken(token: string | null | undefined): void {
+    if (typeof token === "string" && token.trim() !== "") this.#accessToken = token;
+  }
+
+  /** Drops the access token; requests then carry the API key. */
+  clearAccessToken(): void {
+    this.#accessToken = null;
+  }
+
+  /**
+   * Sends a request through the transport.
+   *
+   * @param req The request.
+   * @returns The answer or a failure.
+   */
+  request<R extends ResponseType = "json">(
+    req: TransportRequest<R>,
+  ): Promise<ServiceResult<TransportResponse<ResponseBodies[R]>>> {
+    return request(this, req);
+  }
+
+  /**
+   * A rendering without secrets.
+   *
+   * @returns The rendering.
+   */
+  toString(): string {
+    return masked.replace("url", `url: ${this.url}`);
+  }
+
+  /**
+   * Rendering for `Deno.inspect` / `console.log` in Deno.
+   *
+   * @returns The rendering.
+   */
+  [Symbol.for("Deno.customInspect")](): string {
+    return this.toString();
+  }
+
+  /**
+   * Rendering for `util.inspect` / `console.log` in Node.
+   *
+   * @returns The rendering.
+   */
+  [Symbol.for("nodejs.util.inspect.custom")](): string {
+    return this.toString();
+  }
+}
+
+/**
+ * Creates a base client: no I/O, no global touched.
+ *
+ * @example Creating a client
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ *
+ * const client = createBaseClient("https://project.example", "anon-key", { timeout: 10_000 });
+ * console.log(client.url); // https://project.example
+ * ```
+ *
+ * @param url The project URL; trailing slashes are tolerated.
+ * @param apiKey The project API key.
+ * @param options Transport options.
+ * @returns The client.
+ */
+export function createBaseClient(
+  url: string,
+  apiKey: string,
+  options?: ClientOptions,
+): BaseClient {
+  return new BaseClient(url, apiKey, options);
+}

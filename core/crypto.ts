@@ -1,0 +1,118 @@
+/**
+ * Small cryptographic helpers over WebCrypto: secure random bytes and strings,
+ * SHA-256 and constant-time comparison.
+ *
+ * @module
+ */
+
+import { utf8Encode } from "./encoding.ts";
+
+/**
+ * Returns `length` bytes from the platform's secure random generator.
+ *
+ * @example Drawing random bytes
+ * ```ts
+ * import { randomBytes } from "@fetchbase/fetchbase/core";
+ *
+ * console.log(randomBytes(16).length); // 16
+ * ```
+ *
+ * @param length How many bytes, a non-negative integer.
+ * @returns The bytes.
+ */
+export function randomBytes(length: number): Uint8Array<ArrayBuffer> {
+  if (!Number.isInteger(length) || length < 0) {
+    throw new RangeError(
+      `Cannot draw random bytes as 'length' must be a non-negative integer: current value is ${length}`,
+    );
+  }
+  const out = new Uint8Array(length);
+  // getRandomValues accepts at most 65536 bytes per call.
+  for (let i = 0; i < length; i += 65536) {
+    crypto.getRandomValues(out.subarray(i, Math.min(length, i + 65536)));
+  }
+  return out;
+}
+
+/**
+ * Returns a uniformly random string of `length` characters drawn from
+ * `alphabet` (rejection sampling, no modulo bias).
+ *
+ * @example A random code
+ * ```ts
+ * import { randomString } from "@fetchbase/fetchbase/core";
+ *
+ * console.log(randomString(8, "0123456789").length); // 8
+ * ```
+ *
+ * @param length How many characters.
+ * @param alphabet The characters to draw from (2 to 256 of them).
+ * @returns The random string.
+ */
+export function randomString(length: number, alphabet: string): string {
+  if (alphabet.length < 2 || alphabet.length > 256) {
+    throw new RangeError(
+      `Cannot draw a random string as 'alphabet' must hold 2 to 256 characters: current length is ${alphabet.length}`,
+    );
+  }
+  const limit = 256 - (256 % alphabet.length);
+  let out = "";
+  while (out.length < length) {
+    const bytes = randomBytes(Math.max(16, (length - out.length) * 2));
+    for (let i = 0; i < bytes.length && out.length < length; i++) {
+      if (bytes[i] < limit) out += alphabet[bytes[i] % alphabet.length];
+    }
+  }
+  return out;
+}
+
+/**
+ * SHA-256 through WebCrypto.
+ *
+ * @example Hashing text
+ * ```ts
+ * import { encodeHex, sha256 } from "@fetchbase/fetchbase/core";
+ *
+ * console.log(encodeHex(await sha256("abc")).slice(0, 8)); // ba7816bf
+ * ```
+ *
+ * @param data Bytes, or text hashed as UTF-8.
+ * @returns The 32-byte digest.
+ */
+export async function sha256(
+  data: Uint8Array | string,
+): Promise<Uint8Array<ArrayBuffer>> {
+  const bytes = typeof data === "string" ? utf8Encode(data) : data;
+  return new Uint8Array(
+    await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>),
+  );
+}
+
+/**
+ * Compares two strings or byte arrays in time that depends only on their
+ * lengths, not on where they differ.
+ *
+ * @example Comparing secrets
+ * ```ts
+ * import { timingSafeEqual } from "@fetchbase/fetchbase/core";
+ *
+ * console.log(timingSafeEqual("state-1", "state-1")); // true
+ * ```
+ *
+ * @param a The first value.
+ * @param b The second value.
+ * @returns Whether they are equal.
+ */
+export function timingSafeEqual(
+  a: string | Uint8Array,
+  b: string | Uint8Array,
+): boolean {
+  const x = typeof a === "string" ? utf8Encode(a) : a;
+  const y = typeof b === "string" ? utf8Encode(b) : b;
+  const n = Math.max(x.length, y.length);
+  let diff = x.length ^ y.length;
+  for (let i = 0; i < n; i++) {
+    diff |= (x[i % (x.length || 1)] ?? 0) ^ (y[i % (y.length || 1)] ?? 0);
+  }
+  return diff === 0;
+}

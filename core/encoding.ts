@@ -1,0 +1,194 @@
+/**
+ * Byte and text encodings on web APIs only: UTF-8, base64, base64url and hex.
+ *
+ * @module
+ */
+
+const encoder = new TextEncoder();
+
+/**
+ * Encodes a string as UTF-8 bytes.
+ *
+ * @example Encoding text
+ * ```ts
+ * import { utf8Encode } from "@fetchbase/fetchbase/core";
+ *
+ * console.log(utf8Encode("é").length); // 2
+ * ```
+ *
+ * @param text The text.
+ * @returns Its UTF-8 bytes.
+ */
+export function utf8Encode(text: string): Uint8Array<ArrayBuffer> {
+  return encoder.encode(text);
+}
+
+/**
+ * Decodes UTF-8 bytes; malformed sequences become U+FFFD unless `fatal`.
+ *
+ * @example Decoding bytes
+ * ```ts
+ * import { utf8Decode } from "@fetchbase/fetchbase/core";
+ *
+ * console.log(utf8Decode(new Uint8Array([104, 105]))); // hi
+ * ```
+ *
+ * @param bytes The bytes.
+ * @param fatal Throw a `TypeError` on malformed input instead of replacing.
+ * @returns The text.
+ */
+export function utf8Decode(bytes: Uint8Array, fatal = false): string {
+  return new TextDecoder("utf-8", { fatal }).decode(bytes);
+}
+
+const B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+const B64_LOOKUP: Int16Array = (() => {
+  const table = new Int16Array(128).fill(-1);
+  for (let i = 0; i < B64.length; i++) table[B64.charCodeAt(i)] = i;
+  table["-".charCodeAt(0)] = 62;
+  table["_".charCodeAt(0)] = 63;
+  return table;
+})();
+
+/**
+ * Encodes bytes (or the UTF-8 bytes of a string) as padded base64.
+ *
+ * @example Encoding to base64
+ * ```ts
+ * import { encodeBase64 } from "@fetchbase/fetchbase/core";
+ *
+ * console.log(encodeBase64("foobar")); // Zm9vYmFy
+ * ```
+ *
+ * @param data Bytes or text.
+ * @returns The base64 text.
+ */
+export function encodeBase64(data: Uint8Array | ArrayBuffer | string): string {
+  const bytes = typeof data === "string"
+    ? utf8Encode(data)
+    : data instanceof Uint8Array
+    ? data
+    : new Uint8Array(data);
+  let out = "";
+  let i = 0;
+  for (; i + 2 < bytes.length; i += 3) {
+    const n = (bytes[i] << 16) | (bytes[i + 1] << 8) | bytes[i + 2];
+    out += B64[n >> 18] + B64[(n >> 12) & 63] + B64[(n >> 6) & 63] + B64[n & 63];
+  }
+  const rest = bytes.length - i;
+  if (rest === 1) {
+    const n = bytes[i] << 16;
+    out += B64[n >> 18] + B64[(n >> 12) & 63] + "==";
+  } else if (rest === 2) {
+    const n = (bytes[i] << 16) | (bytes[i + 1] << 8);
+    out += B64[n >> 18] + B64[(n >> 12) & 63] + B64[(n >> 6) & 63] + "=";
+  }
+  return out;
+}
+
+/**
+ * Encodes bytes (or the UTF-8 bytes of a string) as unpadded base64url
+ * (RFC 4648 §5).
+ *
+ * @example Encoding to base64url
+ * ```ts
+ * import { encodeBase64Url } from "@fetchbase/fetchbase/core";
+ *
+ * console.log(encodeBase64Url(new Uint8Array([251, 255]))); // -_8
+ * ```
+ *
+ * @param data Bytes or text.
+ * @returns The base64url text.
+ */
+export function encodeBase64Url(
+  data: Uint8Array | ArrayBuffer | string,
+): string {
+  return encodeBase64(data).replace(/=+$/, "").replace(/\+/g, "-").replace(
+    /\//g,
+    "_",
+  );
+}
+
+/**
+ * Decodes base64 or base64url text (padding optional, either alphabet).
+ * Throws a `TypeError` for characters outside the alphabets or an impossible
+ * length.
+ *
+ * @example Decoding
+ * ```ts
+ * import { decodeBase64, utf8Decode } from "@fetchbase/fetchbase/core";
+ *
+ * console.log(utf8Decode(decodeBase64("Zm9vYmFy"))); // foobar
+ * ```
+ *
+ * @param text The encoded text.
+ * @returns The bytes.
+ */
+export function decodeBase64(text: string): Uint8Array<ArrayBuffer> {
+  let end = text.length;
+  while (end > 0 && text.charCodeAt(end - 1) === 61) end--; // "="
+  if (text.length - end > 2 || end % 4 === 1) {
+    throw new TypeError(
+      `Cannot decode base64 as its length is invalid: current length is ${text.length}`,
+    );
+  }
+  const out = new Uint8Array(Math.floor((end * 3) / 4));
+  let buffer = 0;
+  let bits = 0;
+  let o = 0;
+  for (let i = 0; i < end; i++) {
+    const c = text.charCodeAt(i);
+    const v = c < 128 ? B64_LOOKUP[c] : -1;
+    if (v < 0) {
+      throw new TypeError(
+        `Cannot decode base64 as it contains an invalid character at index ${i}`,
+      );
+    }
+    buffer = (buffer << 6) | v;
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out[o++] = (buffer >> bits) & 0xff;
+    }
+  }
+  return out;
+}
+
+/**
+ * Decodes base64url text; an alias of {@linkcode decodeBase64}, which accepts
+ * both alphabets.
+ *
+ * @example Decoding base64url
+ * ```ts
+ * import { decodeBase64Url } from "@fetchbase/fetchbase/core";
+ *
+ * console.log(decodeBase64Url("-_8")); // Uint8Array(2) [ 251, 255 ]
+ * ```
+ *
+ * @param text The encoded text.
+ * @returns The bytes.
+ */
+export function decodeBase64Url(text: string): Uint8Array<ArrayBuffer> {
+  return decodeBase64(text);
+}
+
+/**
+ * Encodes bytes as lowercase hex.
+ *
+ * @example Encoding to hex
+ * ```ts
+ * import { encodeHex } from "@fetchbase/fetchbase/core";
+ *
+ * console.log(encodeHex(new Uint8Array([1, 171]))); // 01ab
+ * ```
+ *
+ * @param bytes The bytes.
+ * @returns The hex text.
+ */
+export function encodeHex(bytes: Uint8Array): string {
+  let out = "";
+  for (let i = 0; i < bytes.length; i++) {
+    out += (bytes[i] < 16 ? "0" : "") + bytes[i].toString(16);
+  }
+  return out;
+}

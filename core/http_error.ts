@@ -1,0 +1,187 @@
+/**
+ * Maps HTTP error answers of the three services to {@linkcode ServiceError}
+ * values. Pure functions over the status, headers and a bounded body excerpt.
+ *
+ * @module
+ */
+
+import { type ErrorCategory, ServiceError } from "./result.ts";
+import { parseRetryAfter } from "./retry.ts";
+
+/**
+ * The category of an HTTP status: 400 BAD_REQUEST, 401 UNAUTHORIZED,
+ * 403 FORBIDDEN, 404/406/410 NOT_FOUND, 408 TIMEOUT, 409/412/423 CONFLICT,
+ * 413 PAYLOAD_TOO_LARGE, 429 RATE_LIMITED, other 4xx BAD_REQUEST, 5xx SERVER,
+ * anything else UNKNOWN.
+ *
+ * @example Mapping a status
+ * ```ts
+ * import { categoryForStatus } from "@fetchbase/fetchbase/core";
+ *
+ * console.log(categoryForStatus(406)); // NOT_FOUND
+ * ```
+ *
+ * @param status The HTTP status.
+ * @returns The category.
+ */
+export function categoryForStatus(status: number): ErrorCategory {
+  switch (status) {
+    case 400:
+      return "BAD_REQUEST";
+    case 401:
+      return "UNAUTHORIZED";
+    case 403:
+      return "FORBIDDEN";
+    case 404:
+    case 406:
+    case 410:
+      return "NOT_FOUND";
+    case 408:
+      return "TIMEOUT";
+    case 409:
+    case 412:
+    case 423:
+      return "CONFLICT";
+    case 413:
+      return "PAYLOAD_TOO_LARGE";
+    case 429:
+      return "RATE_LIMITED";
+  }
+  if (status >= 500 && status <= 599) return "SERVER";
+  if (status >= 400 && status <= 499) return "BAD_REQUEST";
+  return "UNKNOWN";
+}
+
+/**
+ * Replaces every occurrence of each secret (API key, tokens) in `text` by
+ * `***`. Secrets shorter than 8 characters are left alone: they cannot be
+ * told apart from ordinary words.
+ *
+ * @example Redacting
+ * ```ts
+ * import { redactSecrets } from "@fetchbase/fetchbase/core";
+ *
+ * console.log(redactSecrets("bad key sb_secret_123", ["sb_secret_123"])); // bad key ***
+ * ```
+ *
+ * @param text The text.
+ * @param secrets The values to hide.
+ * @returns The redacted text.
+ */
+export function redactSecrets(
+  text: string,
+  secrets: ReadonlyArray<string | null | undefined>,
+): string {
+  let out = text;
+  for (const secret of secrets) {
+    if (secret && secret.length >= 8) out = out.split(secret).join("***");
+  }
+  // Anything shaped like a JWT is a token whatever its origin.
+  return out.replace(
+    /\beyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*/g,
+    "***",
+  );
+}
+
+/** How many characters of a non-JSON error body appear in a message. */
+export const ERROR_EXCERPT_LENGTH = 200;
+
+function pickString(obj: Record<string, unknown>, ...keys: string[]) {
+  for (const key of keys) {
+    const v = obj[key];
+    if (typeof v === "string" && v.trim() !== "") return v;
+    if (typeof v === "number" && Number.isFinite(v)) return String(v);
+  }
+  return null;
+}
+
+/** The parts of an error answer that {@linkcode errorFromResponse} reads. */
+export interface ErrorResponseParts {
+  /** HTTP status. */
+  status: number;
+  /** HTTP status text, possibly empty. */
+  statusText: string;
+  /** Response headers (for `Retry-After`). */
+  headers: Headers;
+  /** The body, already cut to a bounded length; empty when there was none. */
+  body: string;
+  /** Whether `body` was cut short. */
+  truncated?: boolean;
+}
+
+/**
+ * Builds the {@linkcode ServiceError} for an HTTP error answer. Reads GoTrue
+ * (`msg`, `message`, `error_description`, `error_code`, `error`), Storage
+ * (`message`, `error`, `statusCode`) and PostgREST (`message`, `code`,
+ * `details`, `hint`) bodies; any other body gives the status text and a short
+ * excerpt. Secrets are redacted from the message.
+ *
+ * @example Mapping a PostgREST error
+ * ```ts
+ * import { errorFromResponse } from "@fetchbase/fetchbase/core";
+ *
+ * const e = errorFromResponse({
+ *   status: 406, statusText: "Not Acceptable", headers: new Headers(),
+ *   body: '{"code":"PGRST116","message":"JSON object requested, multiple (or no) rows returned"}',
+ * }, []);
+ * console.log(e.category, e.code); // NOT_FOUND PGRST116
+ * ```
+ *
+ * @param parts The answer.
+ * @param secrets Values that must not appear in the message.
+ * @returns The error value.
+ */
+export function errorFromResponse(
+  parts: ErrorResponseParts,
+  secrets: ReadonlyArray<string | null | undefined>,
+): ServiceError {
+  const { status, statusText, headers, body } = parts;
+  const category = categoryForStatus(status);
+  const retryAfterMs = parseRetryAfter(headers.get("retry-after"));
+  const retryAfter = retryAfterMs === null ? null : Math.ceil(retryAfterMs / 1000);
+  let message: string | null = null;
+  let code: string | null = null;
+  let details: string | null = null;
+  let hint: string | null = null;
+  let parsed: unknown = undefined;
+  const trimmed = body.trim();
+  if (trimmed.startsWith("{") && !parts.truncated) {
+    try {
+      parsed = JSON.parse(trimmed);
+    } catch {
+      parsed = undefined;
+    }
+  }
+  if (parsed && typeof parsed === "object" && !Array.isArray(parsed)) {
+    const obj = parsed as Record<string, unknown>;
+    message = pickString(obj, "msg", "message", "error_description");
+    const errorField = obj.error;
+    if (!message && typeof errorField === "string") message = errorField;
+    if (!message && errorField && typeof errorField === "object") {
+      message = pickString(errorField as Record<string, unknown>, "message");
+    }
+    code = pickString(obj, "error_code", "code") ??
+      (typeof errorField === "string" && errorField !== message ? errorField : null);
+    details = pickString(obj, "details");
+    hint = pickString(obj, "hint");
+  }
+  if (!message) {
+    const label = `HTTP ${status}${statusText ? ` ${statusText}` : ""}`;
+    if (trimmed === "") {
+      message = `${label} (empty body)`;
+    } else {
+      const flat = trimmed.replace(/\s+/g, " ");
+      const cut = flat.length > ERROR_EXCERPT_LENGTH || parts.truncated;
+      message = `${label}: ${flat.slice(0, ERROR_EXCERPT_LENGTH)}${cut ? "…" : ""}`;
+    }
+  }
+  return new ServiceError({
+    message: redactSecrets(message, secrets),
+    category,
+    status,
+    code,
+    details: details === null ? null : redactSecrets(details, secrets),
+    hint,
+    retryAfter,
+  });
+}

@@ -1,0 +1,120 @@
+/**
+ * The shared offset paginator used by storage listing and database reads.
+ *
+ * @module
+ */
+
+import { failure, type ServiceError, type ServiceResult, success } from "./result.ts";
+import { MutableStateFlow, type StateFlow } from "./state_flow.ts";
+
+/**
+ * Loads pages on demand and exposes the accumulated items and the loading,
+ * end and error states as {@linkcode StateFlow}s. Nothing is fetched before
+ * the first {@linkcode Paginator.loadNext}; concurrent `loadNext` calls share
+ * one fetch; a failure lands in `error` and the next `loadNext` retries the
+ * same page.
+ *
+ * @example Paging
+ * ```ts
+ * import { createPaginator, success } from "@fetchbase/fetchbase/core";
+ *
+ * const p = createPaginator<number>(2, (offset, limit) =>
+ *   Promise.resolve(success([1, 2, 3].slice(offset, offset + limit))));
+ * await p.loadNext();
+ * await p.loadNext();
+ * console.log(p.items.value, p.isEnd.value); // [ 1, 2, 3 ] true
+ * ```
+ */
+export interface Paginator<T> {
+  /** Every item loaded so far, in order. */
+  readonly items: StateFlow<readonly T[]>;
+  /** True while a page is being fetched. */
+  readonly isLoading: StateFlow<boolean>;
+  /** True once a page shorter than the page size arrived. */
+  readonly isEnd: StateFlow<boolean>;
+  /** The last failure, cleared by the next successful page. */
+  readonly error: StateFlow<ServiceError | null>;
+  /**
+   * Fetches the next page (or joins the fetch under way). At the end it
+   * resolves `Success([])` without fetching.
+   *
+   * @param options Cancellation.
+   * @returns The page's items, or the failure.
+   */
+  loadNext(options?: { signal?: AbortSignal }): Promise<ServiceResult<readonly T[]>>;
+}
+
+/** Fetches one page: `limit` items from `offset`. */
+export type PageFetcher<T> = (
+  offset: number,
+  limit: number,
+  signal?: AbortSignal,
+) => Promise<ServiceResult<readonly T[]>>;
+
+/**
+ * Builds a {@linkcode Paginator} over a page fetcher. Throws `RangeError`
+ * when `pageSize` is not a positive integer.
+ *
+ * @example A paginator over a fetcher
+ * ```ts
+ * import { createPaginator, success } from "@fetchbase/fetchbase/core";
+ *
+ * const p = createPaginator<string>(100, () => Promise.resolve(success(["a"])));
+ * console.log(p.items.value.length); // 0: nothing fetched yet
+ * ```
+ *
+ * @param pageSize Items per page, > 0.
+ * @param fetchPage Fetches one page.
+ * @returns The paginator.
+ */
+export function createPaginator<T>(pageSize: number, fetchPage: PageFetcher<T>): Paginator<T> {
+  if (!Number.isInteger(pageSize) || pageSize <= 0) {
+    throw new RangeError(
+      `Cannot paginate as 'pageSize' must be a positive integer: current value is ${pageSize}`,
+    );
+  }
+  const items = new MutableStateFlow<readonly T[]>([]);
+  const isLoading = new MutableStateFlow(false);
+  const isEnd = new MutableStateFlow(false);
+  const error = new MutableStateFlow<ServiceError | null>(null);
+  let inFlight: Promise<ServiceResult<readonly T[]>> | null = null;
+
+  const load = async (signal?: AbortSignal): Promise<ServiceResult<readonly T[]>> => {
+    isLoading.value = true;
+    try {
+      let result: ServiceResult<readonly T[]>;
+      try {
+        result = await fetchPage(items.value.length, pageSize, signal);
+      } catch (cause) {
+        result = failure({ message: "Page fetch threw", category: "UNKNOWN", cause });
+      }
+      if (result.ok) {
+        items.value = [...items.value, ...result.value];
+        error.value = null;
+        if (result.value.length < pageSize) isEnd.value = true;
+      } else {
+        error.value = result.error;
+      }
+      return result;
+    } finally {
+      isLoading.value = false;
+    }
+  };
+
+  return {
+    items,
+    isLoading,
+    isEnd,
+    error,
+    loadNext(options?: { signal?: AbortSignal }) {
+      if (isEnd.value) return Promise.resolve(success([] as readonly T[]));
+      if (inFlight) return inFlight;
+      const pending = load(options?.signal);
+      inFlight = pending;
+      pending.then(() => {
+        if (inFlight === pending) inFlight = null;
+      });
+      return pending;
+    },
+  };
+}

@@ -1,0 +1,146 @@
+/**
+ * A value that changes over time and can be observed: the TypeScript form of
+ * the interface document's `StateFlow`.
+ *
+ * @module
+ */
+
+/** A listener of a {@linkcode StateFlow}. */
+export type StateListener<T> = (value: T) => void;
+
+/**
+ * A read-only observable value.
+ *
+ * `subscribe` calls the listener at once with the current value and then on
+ * every change; it returns a function that unsubscribes. The async iterator
+ * yields the current value first and then the latest value after each change
+ * (intermediate values may be conflated, as with Kotlin's `StateFlow`).
+ *
+ * @example Watching a flow
+ * ```ts
+ * import { MutableStateFlow } from "@fetchbase/fetchbase/core";
+ *
+ * const flow = new MutableStateFlow(0);
+ * const stop = flow.subscribe((v) => console.log("now", v)); // now 0
+ * flow.value = 1; // now 1
+ * stop();
+ * ```
+ */
+export interface StateFlow<T> {
+  /** The current value. */
+  readonly value: T;
+  /**
+   * Calls `listener` now and on every change.
+   *
+   * @param listener Called with each value.
+   * @returns A function that unsubscribes.
+   */
+  subscribe(listener: StateListener<T>): () => void;
+  /** Yields the current value, then the latest value after each change. */
+  [Symbol.asyncIterator](): AsyncIterator<T>;
+}
+
+/**
+ * A {@linkcode StateFlow} whose owner can set the value. Setting a value equal
+ * (`Object.is`) to the current one notifies nobody. A listener that throws
+ * reaches no other listener and never breaks the setter.
+ *
+ * @example Owning a flow
+ * ```ts
+ * import { MutableStateFlow, type StateFlow } from "@fetchbase/fetchbase/core";
+ *
+ * const owned = new MutableStateFlow("idle");
+ * const exposed: StateFlow<string> = owned;
+ * owned.value = "busy";
+ * console.log(exposed.value); // busy
+ * ```
+ */
+export class MutableStateFlow<T> implements StateFlow<T> {
+  #value: T;
+  #listeners: Set<StateListener<T>> = new Set();
+
+  /**
+   * Creates a flow holding `initial`.
+   *
+   * @param initial The first value.
+   */
+  constructor(initial: T) {
+    this.#value = initial;
+  }
+
+  /** The current value; setting it notifies listeners when it changes. */
+  get value(): T {
+    return this.#value;
+  }
+
+  set value(next: T) {
+    if (Object.is(next, this.#value)) return;
+    this.#value = next;
+    for (const listener of [...this.#listeners]) {
+      if (!this.#listeners.has(listener)) continue;
+      try {
+        listener(next);
+      } catch {
+        // A failing listener must not disturb the owner or other listeners.
+      }
+    }
+  }
+
+  /**
+   * Calls `listener` now and on every change.
+   *
+   * @param listener Called with each value.
+   * @returns A function that unsubscribes.
+   */
+  subscribe(listener: StateListener<T>): () => void {
+    const own = (v: T) => listener(v);
+    this.#listeners.add(own);
+    try {
+      own(this.#value);
+    } catch {
+      // Same isolation as for later notifications.
+    }
+    return () => {
+      this.#listeners.delete(own);
+    };
+  }
+
+  /**
+   * Iterates over the values; breaking out of the loop unsubscribes.
+   *
+   * @returns An async iterator.
+   */
+  [Symbol.asyncIterator](): AsyncIterator<T> {
+    let pending: { value: T } | null = null;
+    let wake: (() => void) | null = null;
+    let done = false;
+    const stop = this.subscribe((v) => {
+      pending = { value: v };
+      const w = wake;
+      wake = null;
+      w?.();
+    });
+    const finish = (): IteratorResult<T> => {
+      done = true;
+      stop();
+      const w = wake;
+      wake = null;
+      w?.();
+      return { done: true, value: undefined };
+    };
+    return {
+      next: async (): Promise<IteratorResult<T>> => {
+        while (!done) {
+          if (pending) {
+            const { value } = pending;
+            pending = null;
+            return { done: false, value };
+          }
+          await new Promise<void>((resolve) => (wake = resolve));
+        }
+        return { done: true, value: undefined };
+      },
+      return: (): Promise<IteratorResult<T>> => Promise.resolve(finish()),
+    };
+  }
+}

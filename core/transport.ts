@@ -1,0 +1,482 @@
+/**
+ * The one transport every fetchbase request goes through: URL building,
+ * credentials, bodies (streamed, never buffered), timeout, cancellation,
+ * retries and error mapping. It never throws; it resolves a
+ * {@linkcode ServiceResult}.
+ *
+ * @module
+ */
+
+import { errorFromResponse, redactSecrets } from "./http_error.ts";
+import { encodeQuery, type QueryInit } from "./query.ts";
+import { failure, type ServiceResult, success } from "./result.ts";
+import { backoffDelay, parseRetryAfter, RETRYABLE_STATUSES, type RetryPolicy } from "./retry.ts";
+import { utf8Decode } from "./encoding.ts";
+import { VERSION } from "./version.ts";
+
+/** Which service a request targets; selects the path prefix. */
+export type Area = "auth" | "storage" | "rest" | "root";
+
+/** The path prefix of each {@linkcode Area}. */
+export const AREA_PREFIX: Readonly<Record<Area, string>> = Object.freeze({
+  auth: "/auth/v1",
+  storage: "/storage/v1",
+  rest: "/rest/v1",
+  root: "",
+});
+
+/**
+ * Which credentials a request carries:
+ * - `"token"` (default): `apikey` plus `Authorization: Bearer` with the
+ *   per-call token, else the client's current access token, else the API key;
+ * - `"apikey"`: `apikey` plus `Authorization: Bearer <API key>`;
+ * - `"none"`: neither header (public endpoints, foreign origins).
+ */
+export type CredentialMode = "token" | "apikey" | "none";
+
+/** A request body the transport can send. Streams are sent as they come. */
+export type RequestBody =
+  | string
+  | Uint8Array
+  | ArrayBuffer
+  | Blob
+  | ReadableStream<Uint8Array>;
+
+/** How the transport reads a successful response body. */
+export interface ResponseBodies {
+  /** Parsed JSON; `null` for an empty body. */
+  json: unknown;
+  /** UTF-8 text. */
+  text: string;
+  /** Raw bytes. */
+  bytes: Uint8Array<ArrayBuffer>;
+  /** The unread body stream (null when the response has none). */
+  stream: ReadableStream<Uint8Array> | null;
+  /** Nothing: the body is discarded. */
+  none: null;
+}
+
+/** One of the keys of {@linkcode ResponseBodies}. */
+export type ResponseType = keyof ResponseBodies;
+
+/** A request for the transport. */
+export interface TransportRequest<R extends ResponseType = "json"> {
+  /** HTTP method. Default `GET`. */
+  method?: string;
+  /** The service; ignored when `url` is given. */
+  area?: Area;
+  /** Route under the area prefix, starting with `/`, already encoded. */
+  path?: string;
+  /** An absolute URL that replaces base URL, area and path. */
+  url?: string;
+  /** Query parameters appended after any query already in `path`/`url`. */
+  query?: QueryInit;
+  /** Extra headers, merged over the computed ones. */
+  headers?: Readonly<Record<string, string>>;
+  /** A value sent as JSON (`Content-Type: application/json`). */
+  json?: unknown;
+  /** A raw body, sent verbatim; a stream is streamed. */
+  body?: RequestBody;
+  /** The body's content type when `body` is given. */
+  contentType?: string;
+  /** Which credentials to send. Default `"token"`. */
+  credentials?: CredentialMode;
+  /** A per-call access token that wins over the client's current one. */
+  accessToken?: string | null;
+  /** Cancels the request. */
+  signal?: AbortSignal;
+  /** Milliseconds for the whole call, body reading included; 0 disables. */
+  timeout?: number;
+  /**
+   * Whether failed attempts may be retried. Default: true for GET and HEAD.
+   * A request whose body is a stream is never retried.
+   */
+  retry?: boolean;
+  /** How to read a successful body. Default `"json"`. */
+  responseType?: R;
+  /** Largest successful body accepted, in bytes (not for streams). */
+  maxBodyBytes?: number;
+  /** Redirect handling passed to fetch. Default `"follow"`. */
+  redirect?: RequestRedirect;
+}
+
+/** A successful HTTP answer. */
+export interface TransportResponse<T> {
+  /** HTTP status (2xx). */
+  status: number;
+  /** Response headers. */
+  headers: Headers;
+  /** The body, read as requested. */
+  body: T;
+}
+
+/** What the transport needs from a client. */
+export interface TransportContext {
+  /** Base URL without trailing slash. */
+  readonly url: string;
+  /** The project API key. */
+  readonly apiKey: string;
+  /** The current access token, read at every attempt. */
+  readonly accessToken: string | null;
+  /** The fetch implementation. */
+  readonly fetch: typeof fetch;
+  /** Client-wide extra headers. */
+  readonly headers: Readonly<Record<string, string>>;
+  /** Default timeout in milliseconds; 0 disables. */
+  readonly timeout: number;
+  /** The retry policy. */
+  readonly retry: RetryPolicy;
+}
+
+/** Largest error body read for a message, in bytes. */
+export const MAX_ERROR_BODY_BYTES = 16 * 1024;
+
+class BodyTooLarge extends Error {}
+
+async function readCapped(
+  stream: ReadableStream<Uint8Array> | null,
+  cap: number,
+): Promise<{ bytes: Uint8Array<ArrayBuffer>; truncated: boolean }> {
+  if (!stream) return { bytes: new Uint8Array(0), truncated: false };
+  const reader = stream.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  let truncated = false;
+  try {
+    while (true) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (size + value.length > cap) {
+        chunks.push(value.subarray(0, cap - size));
+        size = cap;
+        truncated = true;
+        break;
+      }
+      chunks.push(value);
+      size += value.length;
+    }
+  } finally {
+    if (truncated) reader.cancel().catch(() => {});
+    else reader.releaseLock();
+  }
+  if (chunks.length === 1 && !truncated) {
+    const only = chunks[0];
+    return {
+      bytes: only.byteOffset === 0 && only.byteLength === only.buffer.byteLength
+        ? only as Uint8Array<ArrayBuffer>
+        : only.slice(),
+      truncated,
+    };
+  }
+  const out = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, offset);
+    offset += chunk.length;
+  }
+  return { bytes: out, truncated };
+}
+
+function buildUrl(ctx: TransportContext, req: TransportRequest<ResponseType>) {
+  const base = req.url ?? ctx.url + AREA_PREFIX[req.area ?? "root"] + (req.path ?? "");
+  const query = encodeQuery(req.query);
+  if (query === "") return base;
+  return base + (base.includes("?") ? "&" : "?") + query;
+}
+
+/**
+ * Computes the request headers: `X-Client-Info`, credentials, content type,
+ * then client-wide headers, then per-call headers (later ones win).
+ *
+ * @example Inspecting headers
+ * ```ts
+ * import { buildHeaders, DEFAULT_RETRY_POLICY } from "@fetchbase/fetchbase/core";
+ *
+ * const h = buildHeaders({
+ *   url: "https://x.example", apiKey: "anon-key", accessToken: null, fetch,
+ *   headers: {}, timeout: 0, retry: DEFAULT_RETRY_POLICY,
+ * }, {});
+ * console.log(h.get("authorization")); // Bearer anon-key
+ * ```
+ *
+ * @param ctx The client.
+ * @param req The request.
+ * @returns The headers.
+ */
+export function buildHeaders(
+  ctx: TransportContext,
+  req: TransportRequest<ResponseType>,
+): Headers {
+  const headers = new Headers();
+  headers.set("X-Client-Info", `fetchbase/${VERSION}`);
+  const mode = req.credentials ?? "token";
+  if (mode !== "none") {
+    headers.set("apikey", ctx.apiKey);
+    const explicit = req.accessToken && req.accessToken.trim() !== "" ? req.accessToken : null;
+    const bearer = mode === "apikey" ? ctx.apiKey : explicit ?? ctx.accessToken ?? ctx.apiKey;
+    headers.set("Authorization", `Bearer ${bearer}`);
+  }
+  if (req.json !== undefined) {
+    headers.set("Content-Type", "application/json");
+  } else if (req.body !== undefined) {
+    const type = req.contentType ??
+      (typeof req.body === "string"
+        ? "text/plain;charset=UTF-8"
+        : req.body instanceof Blob && req.body.type
+        ? req.body.type
+        : "application/octet-stream");
+    headers.set("Content-Type", type);
+  }
+  for (const [k, v] of Object.entries(ctx.headers)) headers.set(k, v);
+  if (req.headers) { for (const [k, v] of Object.entries(req.headers)) headers.set(k, v); }
+  return headers;
+}
+
+function secretsOf(ctx: TransportContext, req: TransportRequest<ResponseType>) {
+  return [ctx.apiKey, ctx.accessToken, req.accessToken];
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve(false);
+    const onAbort = () => {
+      clearTimeout(timer);
+      resolve(false);
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve(true);
+    }, ms);
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+/** Why the controller of one call was aborted. */
+type AbortCause = "cancelled" | "timeout";
+
+function abortFailure(cause: AbortCause, timeout: number, error?: unknown) {
+  return cause === "timeout"
+    ? failure({
+      message: `Request timed out after ${timeout} ms`,
+      category: "TIMEOUT",
+      cause: error,
+    })
+    : failure({ message: "Request was cancelled", category: "CANCELLED", cause: error });
+}
+
+/**
+ * Sends one request and reads its answer as `req.responseType` asks.
+ * Resolves a {@linkcode Failure} for every HTTP error, transport fault,
+ * timeout, cancellation or undecodable body; never rejects.
+ *
+ * @example Calling the transport
+ * ```ts
+ * import { createBaseClient, request } from "@fetchbase/fetchbase/core";
+ *
+ * const client = createBaseClient("https://project.example", "anon-key");
+ * const health = await request(client, { area: "auth", path: "/health" });
+ * if (health.ok) console.log(health.value.body);
+ * ```
+ *
+ * @param ctx The client.
+ * @param req The request.
+ * @returns The answer or a failure.
+ */
+export async function request<R extends ResponseType = "json">(
+  ctx: TransportContext,
+  req: TransportRequest<R>,
+): Promise<ServiceResult<TransportResponse<ResponseBodies[R]>>> {
+  const method = (req.method ?? "GET").toUpperCase();
+  const isStreamBody = typeof ReadableStream !== "undefined" &&
+    req.body instanceof ReadableStream;
+  const retryAllowed = !isStreamBody &&
+    (req.retry ?? (method === "GET" || method === "HEAD"));
+  const maxAttempts = retryAllowed ? ctx.retry.maxAttempts : 1;
+  const timeout = req.timeout ?? ctx.timeout;
+  if (!(typeof timeout === "number" && timeout >= 0)) {
+    throw new RangeError(
+      `Cannot send the request as 'timeout' must be a non-negative number: current value is ${timeout}`,
+    );
+  }
+
+  const controller = new AbortController();
+  let abortCause: AbortCause | null = null;
+  const onUserAbort = () => {
+    abortCause ??= "cancelled";
+    controller.abort(req.signal?.reason);
+  };
+  if (req.signal?.aborted) return abortFailure("cancelled", timeout);
+  req.signal?.addEventListener("abort", onUserAbort, { once: true });
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  if (timeout > 0 && Number.isFinite(timeout)) {
+    timer = setTimeout(() => {
+      abortCause ??= "timeout";
+      controller.abort(new DOMException("Timed out", "TimeoutError"));
+    }, timeout);
+  }
+  let keepSignal = false;
+  try {
+    for (let attempt = 1;; attempt++) {
+      const result = await attemptOnce(ctx, req, method, controller.signal);
+      if (result.kind === "aborted" || abortCause !== null) {
+        return abortFailure(
+          abortCause ?? "cancelled",
+          timeout,
+          result.kind === "aborted" ? result.cause : undefined,
+        );
+      }
+      if (result.kind === "ok") {
+        keepSignal = req.responseType === "stream";
+        if (keepSignal && timer !== undefined) clearTimeout(timer);
+        return success(result.response as TransportResponse<ResponseBodies[R]>);
+      }
+      const out = result.failure;
+      const transient = out.error.category === "NETWORK" ||
+        (out.error.status !== null && RETRYABLE_STATUSES.has(out.error.status));
+      if (!transient || attempt >= maxAttempts) return out;
+      let delay = backoffDelay(attempt, ctx.retry);
+      if (result.retryAfterMs !== null) {
+        if (result.retryAfterMs > ctx.retry.maxRetryAfterMs) return out;
+        delay = Math.max(delay, result.retryAfterMs);
+      }
+      if (!(await sleep(delay, controller.signal))) {
+        return abortFailure(abortCause ?? "cancelled", timeout);
+      }
+    }
+  } finally {
+    if (timer !== undefined) clearTimeout(timer);
+    if (!keepSignal) req.signal?.removeEventListener("abort", onUserAbort);
+  }
+}
+
+type AttemptResult =
+  | { kind: "ok"; response: TransportResponse<unknown> }
+  | { kind: "failed"; failure: ReturnType<typeof failure>; retryAfterMs: number | null }
+  | { kind: "aborted"; cause: unknown };
+
+async function attemptOnce(
+  ctx: TransportContext,
+  req: TransportRequest<ResponseType>,
+  method: string,
+  signal: AbortSignal,
+): Promise<AttemptResult> {
+  const secrets = secretsOf(ctx, req);
+  let response: Response;
+  try {
+    const init: RequestInit & { duplex?: "half" } = {
+      method,
+      headers: buildHeaders(ctx, req),
+      signal,
+      redirect: req.redirect ?? "follow",
+    };
+    if (req.json !== undefined) init.body = JSON.stringify(req.json);
+    else if (req.body !== undefined) {
+      init.body = req.body as BodyInit;
+      if (req.body instanceof ReadableStream) init.duplex = "half";
+    }
+    response = await ctx.fetch(buildUrl(ctx, req), init);
+  } catch (error) {
+    if (signal.aborted) return { kind: "aborted", cause: error };
+    const detail = error instanceof Error ? error.message : String(error);
+    return {
+      kind: "failed",
+      failure: failure({
+        message: redactSecrets(`Network error: ${detail}`, secrets),
+        category: "NETWORK",
+        cause: error,
+      }),
+      retryAfterMs: null,
+    };
+  }
+
+  if (response.status === 0 || response.type === "opaqueredirect") {
+    return {
+      kind: "failed",
+      failure: failure({
+        message: "Redirect refused for this request",
+        category: "NETWORK",
+      }),
+      retryAfterMs: null,
+    };
+  }
+
+  try {
+    if (!response.ok) {
+      const { bytes, truncated } = await readCapped(response.body, MAX_ERROR_BODY_BYTES);
+      const error = errorFromResponse({
+        status: response.status,
+        statusText: response.statusText,
+        headers: response.headers,
+        body: utf8Decode(bytes),
+        truncated,
+      }, secrets);
+      return {
+        kind: "failed",
+        failure: failure(error),
+        retryAfterMs: parseRetryAfter(response.headers.get("retry-after")),
+      };
+    }
+    const type = req.responseType ?? "json";
+    let body: unknown;
+    if (type === "stream") {
+      body = response.body;
+    } else if (type === "none" || method === "HEAD") {
+      await response.body?.cancel().catch(() => {});
+      body = type === "json"
+        ? null
+        : type === "text"
+        ? ""
+        : type === "bytes"
+        ? new Uint8Array(0)
+        : null;
+    } else {
+      const cap = req.maxBodyBytes ?? Number.POSITIVE_INFINITY;
+      const { bytes, truncated } = await readCapped(response.body, cap);
+      if (truncated) throw new BodyTooLarge(`Response body exceeds ${cap} bytes`);
+      if (type === "bytes") body = bytes;
+      else {
+        const text = utf8Decode(bytes);
+        if (type === "text") body = text;
+        else {
+          try {
+            body = text.trim() === "" ? null : JSON.parse(text);
+          } catch (error) {
+            return {
+              kind: "failed",
+              failure: failure({
+                message: redactSecrets(
+                  `Response is not valid JSON: ${text.slice(0, 80).replace(/\s+/g, " ")}`,
+                  secrets,
+                ),
+                category: "DECODE",
+                status: response.status,
+                cause: error,
+              }),
+              retryAfterMs: null,
+            };
+          }
+        }
+      }
+    }
+    return { kind: "ok", response: { status: response.status, headers: response.headers, body } };
+  } catch (error) {
+    if (signal.aborted) return { kind: "aborted", cause: error };
+    if (error instanceof BodyTooLarge) {
+      return {
+        kind: "failed",
+        failure: failure({ message: error.message, category: "DECODE", status: response.status }),
+        retryAfterMs: null,
+      };
+    }
+    const detail = error instanceof Error ? error.message : String(error);
+    return {
+      kind: "failed",
+      failure: failure({
+        message: redactSecrets(`Network error while reading the body: ${detail}`, secrets),
+        category: "NETWORK",
+        cause: error,
+      }),
+      retryAfterMs: null,
+    };
+  }
+}

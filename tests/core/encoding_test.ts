@@ -1,0 +1,79 @@
+import assert from "node:assert/strict";
+import {
+  decodeBase64,
+  decodeBase64Url,
+  encodeBase64,
+  encodeBase64Url,
+  encodeHex,
+  utf8Decode,
+  utf8Encode,
+} from "../../core/encoding.ts";
+import { randomBytes, randomString, sha256, timingSafeEqual } from "../../core/crypto.ts";
+
+Deno.test("base64 matches RFC 4648 test vectors", () => {
+  const vectors: Array<[string, string]> = [
+    ["", ""],
+    ["f", "Zg=="],
+    ["fo", "Zm8="],
+    ["foo", "Zm9v"],
+    ["foob", "Zm9vYg=="],
+    ["fooba", "Zm9vYmE="],
+    ["foobar", "Zm9vYmFy"],
+  ];
+  for (const [plain, encoded] of vectors) {
+    assert.equal(encodeBase64(plain), encoded);
+    assert.equal(utf8Decode(decodeBase64(encoded)), plain);
+  }
+});
+
+Deno.test("base64 and base64url round-trip random bytes and agree with btoa", () => {
+  for (let n = 0; n < 70; n++) {
+    const bytes = randomBytes(n);
+    const b64 = encodeBase64(bytes);
+    assert.equal(b64, btoa(String.fromCharCode(...bytes)));
+    assert.deepEqual(decodeBase64(b64), bytes);
+    const url = encodeBase64Url(bytes);
+    assert.doesNotMatch(url, /[+/=]/);
+    assert.deepEqual(decodeBase64Url(url), bytes);
+  }
+});
+
+Deno.test("decodeBase64 rejects bad characters and lengths with TypeError", () => {
+  assert.throws(() => decodeBase64("ab$d"), TypeError);
+  assert.throws(() => decodeBase64("abcde"), TypeError);
+  assert.throws(() => decodeBase64("ab==="), TypeError);
+  assert.throws(() => decodeBase64("é"), TypeError);
+});
+
+Deno.test("utf8 and hex", () => {
+  assert.deepEqual([...utf8Encode("é")], [0xc3, 0xa9]);
+  assert.equal(utf8Decode(new Uint8Array([0xff])), "\ufffd");
+  assert.throws(() => utf8Decode(new Uint8Array([0xff]), true), TypeError);
+  assert.equal(encodeHex(new Uint8Array([0, 15, 255])), "000fff");
+});
+
+Deno.test("sha256 matches the FIPS 180-2 'abc' vector", async () => {
+  assert.equal(
+    encodeHex(await sha256("abc")),
+    "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad",
+  );
+});
+
+Deno.test("timingSafeEqual compares content and length", () => {
+  assert.equal(timingSafeEqual("abc", "abc"), true);
+  assert.equal(timingSafeEqual("abc", "abd"), false);
+  assert.equal(timingSafeEqual("abc", "abcd"), false);
+  assert.equal(timingSafeEqual("", ""), true);
+  assert.equal(timingSafeEqual("", "a"), false);
+  assert.equal(timingSafeEqual(new Uint8Array([1]), new Uint8Array([1])), true);
+});
+
+Deno.test("randomBytes and randomString validate input and draw from the alphabet", () => {
+  assert.throws(() => randomBytes(-1), RangeError);
+  assert.throws(() => randomBytes(1.5), RangeError);
+  assert.equal(randomBytes(70000).length, 70000);
+  const s = randomString(500, "ab");
+  assert.match(s, /^[ab]{500}$/);
+  assert.ok(s.includes("a") && s.includes("b"));
+  assert.throws(() => randomString(3, "a"), RangeError);
+});

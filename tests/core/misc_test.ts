@@ -1,0 +1,84 @@
+import assert from "node:assert/strict";
+import {
+  asObject,
+  decodeResult,
+  enumValue,
+  optArray,
+  optBoolean,
+  optNumber,
+  optObject,
+  optString,
+  reqNumber,
+  reqString,
+} from "../../core/decode.ts";
+import { withMaskedFields } from "../../core/mask.ts";
+import { success } from "../../core/result.ts";
+import { encodeQuery } from "../../core/query.ts";
+import { VERSION } from "../../core/version.ts";
+import { createClient } from "../../mod.ts";
+
+Deno.test("VERSION equals deno.json version", async () => {
+  const config = JSON.parse(await Deno.readTextFile(new URL("../../deno.json", import.meta.url)));
+  assert.equal(VERSION, config.version);
+});
+
+Deno.test("decoders are tolerant for optional fields and strict for required ones", () => {
+  const o = asObject({ id: 1, s: "x", b: true, n: "12", o: { a: 1 }, l: [1, 2], bad: [1] });
+  assert.equal(reqString(o, "id"), "1");
+  assert.equal(optString(o, "missing"), null);
+  assert.equal(optString(o, "b"), null);
+  assert.equal(optBoolean(o, "b"), true);
+  assert.equal(optNumber(o, "n"), 12);
+  assert.equal(reqNumber(o, "n"), 12);
+  assert.deepEqual(optObject(o, "o"), { a: 1 });
+  assert.equal(optObject(o, "bad"), null);
+  assert.deepEqual(optArray(o, "l", (v) => Number(v) * 2), [2, 4]);
+  assert.throws(() => reqString(o, "missing"));
+  assert.throws(() => reqNumber(o, "s"));
+  assert.throws(() => asObject([]));
+  const Kind = { A: "a", B: "b", UNKNOWN: "unknown" } as const;
+  assert.equal(enumValue(Kind, "B", Kind.UNKNOWN), "b");
+  assert.equal(enumValue(Kind, "zz", Kind.UNKNOWN), "unknown");
+  assert.equal(enumValue(Kind, 3, Kind.UNKNOWN), "unknown");
+});
+
+Deno.test("decodeResult turns a thrown decoder into Failure(DECODE)", () => {
+  const r = decodeResult(success<unknown>(null), (v) => asObject(v, "user"));
+  assert.equal(r.errorOrNull()?.category, "DECODE");
+  assert.match(r.errorOrNull()!.message, /user/);
+});
+
+Deno.test("masked renderings hide secrets, JSON keeps them", () => {
+  const user = withMaskedFields({ id: "u", email: "a@b.example" }, ["email"]);
+  const s = withMaskedFields({ accessToken: "tok-secret", refreshToken: null, user }, [
+    "accessToken",
+    "refreshToken",
+  ]);
+  assert.equal(
+    String(s),
+    '{"accessToken":"***","refreshToken":null,"user":{"id":"u","email":"***"}}',
+  );
+  assert.ok(!Deno.inspect(s, { depth: 5 }).includes("tok-secret"));
+  assert.ok(!Deno.inspect(s, { depth: 5 }).includes("a@b.example"));
+  assert.deepEqual(JSON.parse(JSON.stringify(s)), {
+    accessToken: "tok-secret",
+    refreshToken: null,
+    user: { id: "u", email: "a@b.example" },
+  });
+});
+
+Deno.test("encodeQuery keeps order, skips nulls, encodes reserved characters", () => {
+  assert.equal(encodeQuery([["b", "2"], ["a", "x y"], ["c", undefined]]), "b=2&a=x%20y");
+  assert.equal(encodeQuery("?raw=1"), "raw=1");
+  assert.equal(encodeQuery({ "k&": "v=(1)" }), "k%26=v%3D%281%29");
+  assert.equal(encodeQuery(undefined), "");
+});
+
+Deno.test("createClient builds a Client without I/O", () => {
+  let calls = 0;
+  const c = createClient("https://p.example", "k-123456789", {
+    fetch: () => (calls++, Promise.resolve(new Response())),
+  });
+  assert.equal(c.url, "https://p.example");
+  assert.equal(calls, 0);
+});

@@ -1,0 +1,66 @@
+import assert from "node:assert/strict";
+import { createPaginator } from "../../core/paginator.ts";
+import { failure, success } from "../../core/result.ts";
+
+Deno.test("paginator fetches nothing before loadNext, then pages until a short page", async () => {
+  const calls: Array<[number, number]> = [];
+  const data = [1, 2, 3, 4, 5];
+  const p = createPaginator<number>(2, (offset, limit) => {
+    calls.push([offset, limit]);
+    return Promise.resolve(success(data.slice(offset, offset + limit)));
+  });
+  assert.equal(calls.length, 0);
+  assert.deepEqual(p.items.value, []);
+  await p.loadNext();
+  await p.loadNext();
+  assert.equal(p.isEnd.value, false);
+  await p.loadNext();
+  assert.equal(p.isEnd.value, true);
+  const after = await p.loadNext();
+  assert.deepEqual(after.getOrThrow(), []);
+  assert.deepEqual(calls, [[0, 2], [2, 2], [4, 2]]);
+  assert.deepEqual(p.items.value, data);
+});
+
+Deno.test("concurrent loadNext calls share one fetch; loading state flips", async () => {
+  let calls = 0;
+  let release = () => {};
+  const p = createPaginator<string>(10, () => {
+    calls++;
+    return new Promise((r) => (release = () => r(success(["a"]))));
+  });
+  const states: boolean[] = [];
+  p.isLoading.subscribe((v) => states.push(v));
+  const a = p.loadNext();
+  const b = p.loadNext();
+  release();
+  const [ra, rb] = await Promise.all([a, b]);
+  assert.equal(calls, 1);
+  assert.equal(ra, rb);
+  assert.deepEqual(states, [false, true, false]);
+});
+
+Deno.test("a failure lands in error and the next loadNext retries the same page", async () => {
+  let n = 0;
+  const p = createPaginator<number>(2, (offset) => {
+    n++;
+    if (n === 1) {
+      return Promise.resolve(failure({ message: "down", category: "SERVER", status: 503 }));
+    }
+    if (n === 2) throw new Error("thrown");
+    return Promise.resolve(success([offset]));
+  });
+  const r = await p.loadNext();
+  assert.equal(r.ok, false);
+  assert.equal(p.error.value?.status, 503);
+  await p.loadNext();
+  assert.equal(p.error.value?.category, "UNKNOWN");
+  await p.loadNext();
+  assert.equal(p.error.value, null);
+  assert.deepEqual(p.items.value, [0]);
+});
+
+Deno.test("pageSize must be a positive integer", () => {
+  assert.throws(() => createPaginator(0, () => Promise.resolve(success([]))), RangeError);
+  assert.throws(() => createPaginator(1.5, () => Promise.resolve(success([]))), RangeError);
+});

@@ -1,0 +1,57 @@
+import assert from "node:assert/strict";
+import { MutableStateFlow } from "../../core/state_flow.ts";
+
+Deno.test("subscribe gets current value at once, then changes, until unsubscribed", () => {
+  const flow = new MutableStateFlow(1);
+  const seen: number[] = [];
+  const stop = flow.subscribe((v) => seen.push(v));
+  flow.value = 2;
+  flow.value = 2; // equal: no notification
+  flow.value = 3;
+  stop();
+  flow.value = 4;
+  assert.deepEqual(seen, [1, 2, 3]);
+});
+
+Deno.test("a throwing listener reaches no other listener and not the setter", () => {
+  const flow = new MutableStateFlow("a");
+  const seen: string[] = [];
+  flow.subscribe(() => {
+    throw new Error("boom");
+  });
+  flow.subscribe((v) => seen.push(v));
+  flow.value = "b";
+  assert.deepEqual(seen, ["a", "b"]);
+  assert.equal(flow.value, "b");
+});
+
+Deno.test("a listener may unsubscribe another during notification", () => {
+  const flow = new MutableStateFlow(0);
+  const seen: number[] = [];
+  let stopB = () => {};
+  flow.subscribe((v) => {
+    if (v === 1) stopB();
+  });
+  stopB = flow.subscribe((v) => seen.push(v));
+  flow.value = 1;
+  assert.deepEqual(seen, [0]);
+});
+
+Deno.test("async iterator yields current then latest values and stops on break", async () => {
+  const flow = new MutableStateFlow(0);
+  const seen: number[] = [];
+  const done = (async () => {
+    for await (const v of flow) {
+      seen.push(v);
+      if (v === 2) break;
+    }
+  })();
+  await Promise.resolve();
+  flow.value = 1;
+  await new Promise((r) => setTimeout(r, 0));
+  flow.value = 2;
+  await done;
+  assert.deepEqual(seen, [0, 1, 2]);
+  flow.value = 3; // no listener left to resume
+  assert.deepEqual(seen, [0, 1, 2]);
+});
