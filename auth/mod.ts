@@ -1,0 +1,7 @@
+/**
+ * The auth area of fetchbase.
+ *
+ * @module
+ */
+
+export {};

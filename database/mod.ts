@@ -1,0 +1,7 @@
+/**
+ * The database area of fetchbase.
+ *
+ * @module
+ */
+
+export {};

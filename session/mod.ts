@@ -1,0 +1,7 @@
+/**
+ * The session area of fetchbase.
+ *
+ * @module
+ */
+
+export {};

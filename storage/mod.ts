@@ -1,0 +1,7 @@
+/**
+ * The storage area of fetchbase.
+ *
+ * @module
+ */
+
+export {};
