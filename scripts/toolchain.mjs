@@ -16,7 +16,9 @@ const candidates = [
 ];
 const binary = candidates.find((p) => existsSync(p));
 if (!binary) {
-  console.error("toolchain: no Deno binary found under node_modules; is the 'deno' package installed?");
+  console.error(
+    "toolchain: no Deno binary found under node_modules; is the 'deno' package installed?",
+  );
   process.exit(1);
 }
 const toolsBin = join(root, ".tools", "bin");
