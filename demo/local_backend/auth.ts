@@ -1,0 +1,212 @@
+/**
+ * A GoTrue stand-in: sign-up, password and refresh grants, user, logout,
+ * settings, health and the JWKS, with real ES256 tokens.
+ */
+
+import { Hono } from "hono";
+import type { BackendContext } from "./context.ts";
+import { signJwt } from "./jwt.ts";
+
+interface UserRecord {
+  id: string;
+  email: string;
+  password: string;
+  user_metadata: Record<string, unknown>;
+  created_at: string;
+  updated_at: string;
+}
+
+const gotrueError = (status: number, error_code: string, msg: string) =>
+  Response.json({ code: status, error_code, msg }, { status });
+
+export function authApp(ctx: BackendContext): Hono {
+  const app = new Hono();
+  const users = new Map<string, UserRecord>();
+  const refreshTokens = new Map<string, { userId: string; used: boolean }>();
+
+  const userJson = (u: UserRecord) => ({
+    id: u.id,
+    aud: "authenticated",
+    role: "authenticated",
+    email: u.email,
+    email_confirmed_at: u.created_at,
+    confirmed_at: u.created_at,
+    last_sign_in_at: new Date().toISOString(),
+    app_metadata: { provider: "email", providers: ["email"] },
+    user_metadata: u.user_metadata,
+    identities: [{
+      id: crypto.randomUUID(),
+      identity_id: crypto.randomUUID(),
+      user_id: u.id,
+      provider: "email",
+      identity_data: { email: u.email, sub: u.id },
+    }],
+    factors: [],
+    is_anonymous: false,
+    created_at: u.created_at,
+    updated_at: u.updated_at,
+  });
+
+  const session = async (u: UserRecord, issuer: string) => {
+    const now = Math.floor(Date.now() / 1000);
+    const exp = now + ctx.accessTokenTtl;
+    const access_token = await signJwt(ctx.key, {
+      iss: issuer,
+      sub: u.id,
+      aud: "authenticated",
+      exp,
+      iat: now,
+      email: u.email,
+      phone: "",
+      role: "authenticated",
+      aal: "aal1",
+      session_id: crypto.randomUUID(),
+      is_anonymous: false,
+      app_metadata: { provider: "email", providers: ["email"] },
+      user_metadata: u.user_metadata,
+    });
+    const refresh_token = crypto.randomUUID().replaceAll("-", "").slice(0, 16);
+    refreshTokens.set(refresh_token, { userId: u.id, used: false });
+    return {
+      access_token,
+      token_type: "bearer",
+      expires_in: ctx.accessTokenTtl,
+      expires_at: exp,
+      refresh_token,
+      user: userJson(u),
+    };
+  };
+
+  const issuerOf = (url: string) => new URL(url).origin + "/auth/v1";
+
+  app.use("*", async (c, next) => {
+    const caller = await ctx.caller(c.req.raw);
+    if (caller instanceof Response) {
+      if (c.req.path.endsWith("/.well-known/jwks.json")) return next();
+      return caller;
+    }
+    c.set("caller" as never, caller as never);
+    return next();
+  });
+
+  app.get("/.well-known/jwks.json", (c) => c.json({ keys: [ctx.key.publicJwk] }));
+  app.get(
+    "/health",
+    (c) => c.json({ name: "GoTrue", version: "local", description: "local stand-in" }),
+  );
+  app.get("/settings", (c) =>
+    c.json({
+      external: { email: true, phone: false },
+      disable_signup: false,
+      mailer_autoconfirm: true,
+      phone_autoconfirm: false,
+      sms_provider: "",
+      mfa_enabled: false,
+      saml_enabled: false,
+    }));
+
+  app.post("/signup", async (c) => {
+    const body = await c.req.json().catch(() => ({}));
+    const email = String(body.email ?? "").trim().toLowerCase();
+    const password = String(body.password ?? "");
+    if (!email || !email.includes("@")) {
+      return gotrueError(
+        400,
+        "validation_failed",
+        "Unable to validate email address: invalid format",
+      );
+    }
+    if (password.length < 6) {
+      return gotrueError(422, "weak_password", "Password should be at least 6 characters.");
+    }
+    for (const u of users.values()) {
+      if (u.email === email) {
+        return gotrueError(422, "user_already_exists", "User already registered");
+      }
+    }
+    const now = new Date().toISOString();
+    const u: UserRecord = {
+      id: crypto.randomUUID(),
+      email,
+      password,
+      user_metadata: body.data && typeof body.data === "object" ? body.data : {},
+      created_at: now,
+      updated_at: now,
+    };
+    users.set(u.id, u);
+    return c.json(await session(u, issuerOf(c.req.url)));
+  });
+
+  app.post("/token", async (c) => {
+    const grant = c.req.query("grant_type");
+    const body = await c.req.json().catch(() => ({}));
+    if (grant === "password") {
+      const email = String(body.email ?? "").toLowerCase();
+      const u = [...users.values()].find((x) => x.email === email);
+      if (!u || u.password !== body.password) {
+        return gotrueError(400, "invalid_credentials", "Invalid login credentials");
+      }
+      return c.json(await session(u, issuerOf(c.req.url)));
+    }
+    if (grant === "refresh_token") {
+      const entry = refreshTokens.get(String(body.refresh_token ?? ""));
+      if (!entry) {
+        return gotrueError(
+          400,
+          "refresh_token_not_found",
+          "Invalid Refresh Token: Refresh Token Not Found",
+        );
+      }
+      if (entry.used) {
+        return gotrueError(
+          400,
+          "refresh_token_already_used",
+          "Invalid Refresh Token: Already Used",
+        );
+      }
+      entry.used = true;
+      const u = users.get(entry.userId);
+      if (!u) return gotrueError(400, "user_not_found", "User not found");
+      return c.json(await session(u, issuerOf(c.req.url)));
+    }
+    return gotrueError(400, "validation_failed", "unsupported_grant_type");
+  });
+
+  const currentUser = (c: { get(k: never): unknown }) => {
+    const caller = c.get("caller" as never) as { role: string; sub: string | null };
+    return caller.role === "authenticated" && caller.sub ? users.get(caller.sub) ?? null : null;
+  };
+
+  app.get("/user", (c) => {
+    const u = currentUser(c);
+    if (!u) {
+      return gotrueError(401, "no_authorization", "This endpoint requires a valid Bearer token");
+    }
+    return c.json(userJson(u));
+  });
+
+  app.put("/user", async (c) => {
+    const u = currentUser(c);
+    if (!u) {
+      return gotrueError(401, "no_authorization", "This endpoint requires a valid Bearer token");
+    }
+    const body = await c.req.json().catch(() => ({}));
+    if (body.data && typeof body.data === "object") {
+      u.user_metadata = { ...u.user_metadata, ...body.data };
+    }
+    if (typeof body.password === "string") u.password = body.password;
+    u.updated_at = new Date().toISOString();
+    return c.json(userJson(u));
+  });
+
+  app.post("/logout", (c) => {
+    const u = currentUser(c);
+    if (!u) {
+      return gotrueError(401, "no_authorization", "This endpoint requires a valid Bearer token");
+    }
+    for (const entry of refreshTokens.values()) if (entry.userId === u.id) entry.used = true;
+    return c.body(null, 204);
+  });
+
+  return app;
+}

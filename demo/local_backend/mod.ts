@@ -1,0 +1,44 @@
+/**
+ * An embedded local backend for the demo and the edge-example tests: one Hono
+ * app serving a GoTrue stand-in under `/auth/v1` (real ES256 keys and a
+ * JWKS), a Storage API stand-in under `/storage/v1` (in-memory objects, signed
+ * URLs and the TUS endpoint) and a PostgREST stand-in under `/rest/v1`
+ * (in-memory tables with row-level security on `user_id`).
+ */
+
+import { Hono } from "hono";
+import { authApp } from "./auth.ts";
+import { type BackendOptions, createContext } from "./context.ts";
+import { restApp, type Tables } from "./rest.ts";
+import { storageApp, type StorageState } from "./storage.ts";
+import type { SigningKey } from "./jwt.ts";
+
+export type { BackendOptions } from "./context.ts";
+export { signJwt } from "./jwt.ts";
+
+/** A local backend ready to serve. */
+export interface LocalBackend {
+  /** The Hono app; serve `app.fetch`. */
+  app: Hono;
+  /** The API key the backend accepts. */
+  apiKey: string;
+  /** The signing key behind the JWKS (tests mint tokens with it). */
+  key: SigningKey;
+  /** In-memory tables. */
+  tables: Tables;
+  /** Buckets and objects. */
+  storage: StorageState;
+}
+
+/** Builds a local backend with fresh keys and empty state. */
+export async function createLocalBackend(options: BackendOptions = {}): Promise<LocalBackend> {
+  const ctx = await createContext(options);
+  const app = new Hono();
+  const storage = storageApp(ctx);
+  const rest = restApp(ctx);
+  app.route("/auth/v1", authApp(ctx));
+  app.route("/storage/v1", storage.app);
+  app.route("/rest/v1", rest.app);
+  app.notFound((c) => c.json({ message: "Not found" }, 404));
+  return { app, apiKey: ctx.apiKey, key: ctx.key, tables: rest.tables, storage: storage.state };
+}

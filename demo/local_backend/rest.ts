@@ -1,0 +1,292 @@
+/**
+ * A PostgREST stand-in over in-memory tables: select with projection,
+ * filters (eq, neq, gt, gte, lt, lte, like, ilike, in, is, not., or=),
+ * order, limit/offset, exact counts, single-object reads, insert, update,
+ * delete, and row-level security on a `user_id` column.
+ */
+
+import { Hono } from "hono";
+import type { BackendContext, Caller } from "./context.ts";
+
+type Row = Record<string, unknown>;
+
+const pgrstError = (status: number, code: string, message: string, details: string | null = null) =>
+  Response.json({ code, details, hint: null, message }, { status });
+
+const RESERVED = new Set(["select", "order", "limit", "offset", "columns", "on_conflict"]);
+
+/** Splits `a,b,(c,d),"e,f"` at top-level commas. */
+function splitTop(text: string): string[] {
+  const out: string[] = [];
+  let depth = 0;
+  let quoted = false;
+  let current = "";
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i];
+    if (quoted) {
+      if (ch === "\\" && i + 1 < text.length) {
+        current += ch + text[++i];
+        continue;
+      }
+      if (ch === '"') quoted = false;
+      current += ch;
+      continue;
+    }
+    if (ch === '"') quoted = true;
+    else if (ch === "(") depth++;
+    else if (ch === ")") depth--;
+    if (ch === "," && depth === 0) {
+      out.push(current);
+      current = "";
+    } else current += ch;
+  }
+  out.push(current);
+  return out;
+}
+
+function unquote(v: string): string {
+  return v.startsWith('"') && v.endsWith('"') ? v.slice(1, -1).replace(/\\(.)/g, "$1") : v;
+}
+
+function compare(a: unknown, b: string): number {
+  if (typeof a === "number" && b.trim() !== "" && !Number.isNaN(Number(b))) return a - Number(b);
+  const x = String(a);
+  return x < b ? -1 : x > b ? 1 : 0;
+}
+
+function likeToRegex(pattern: string, flags: string): RegExp {
+  const escaped = pattern.replace(/[.+?^${}()|[\]\\]/g, "\\$&").replace(/[%*]/g, ".*").replace(
+    /_/g,
+    ".",
+  );
+  return new RegExp(`^${escaped}$`, flags);
+}
+
+/** Builds a row predicate from `op.value` (with optional `not.`). */
+function predicate(column: string, expr: string): ((row: Row) => boolean) | null {
+  let negate = false;
+  if (expr.startsWith("not.")) {
+    negate = true;
+    expr = expr.slice(4);
+  }
+  const dot = expr.indexOf(".");
+  if (dot < 0) return null;
+  const op = expr.slice(0, dot);
+  const raw = expr.slice(dot + 1);
+  const value = unquote(raw);
+  let test: (v: unknown) => boolean;
+  switch (op) {
+    case "eq":
+      test = (v) => v !== null && v !== undefined && compare(v, value) === 0;
+      break;
+    case "neq":
+      test = (v) => v !== null && v !== undefined && compare(v, value) !== 0;
+      break;
+    case "gt":
+      test = (v) => v !== null && v !== undefined && compare(v, value) > 0;
+      break;
+    case "gte":
+      test = (v) => v !== null && v !== undefined && compare(v, value) >= 0;
+      break;
+    case "lt":
+      test = (v) => v !== null && v !== undefined && compare(v, value) < 0;
+      break;
+    case "lte":
+      test = (v) => v !== null && v !== undefined && compare(v, value) <= 0;
+      break;
+    case "like":
+      test = (v) => typeof v === "string" && likeToRegex(value, "").test(v);
+      break;
+    case "ilike":
+      test = (v) => typeof v === "string" && likeToRegex(value, "i").test(v);
+      break;
+    case "in": {
+      if (!raw.startsWith("(") || !raw.endsWith(")")) return null;
+      const items = splitTop(raw.slice(1, -1)).map(unquote);
+      test = (v) => v !== null && v !== undefined && items.some((i) => compare(v, i) === 0);
+      break;
+    }
+    case "is":
+      test = value === "null"
+        ? (v) => v === null || v === undefined
+        : value === "true"
+        ? (v) => v === true
+        : value === "false"
+        ? (v) => v === false
+        : () => false;
+      break;
+    default:
+      return null;
+  }
+  return (row) => negate !== test(row[column]);
+}
+
+function orPredicate(list: string, any: boolean): ((row: Row) => boolean) | null {
+  if (!list.startsWith("(") || !list.endsWith(")")) return null;
+  const parts: Array<(row: Row) => boolean> = [];
+  for (const part of splitTop(list.slice(1, -1))) {
+    const groupMatch = part.match(/^(not\.)?(or|and)(\(.*\))$/);
+    if (groupMatch) {
+      const inner = orPredicate(groupMatch[3], groupMatch[2] === "or");
+      if (!inner) return null;
+      parts.push(groupMatch[1] ? (r) => !inner(r) : inner);
+      continue;
+    }
+    const dot = part.indexOf(".");
+    const p = dot > 0 ? predicate(part.slice(0, dot), part.slice(dot + 1)) : null;
+    if (!p) return null;
+    parts.push(p);
+  }
+  return any ? (r) => parts.some((p) => p(r)) : (r) => parts.every((p) => p(r));
+}
+
+/** Tables held by a backend, for tests and the demo. */
+export type Tables = Map<string, Row[]>;
+
+export function restApp(ctx: BackendContext): { app: Hono; tables: Tables } {
+  const app = new Hono();
+  const tables: Tables = new Map();
+  const nextId = new Map<string, number>();
+
+  app.use("*", async (c, next) => {
+    const caller = await ctx.caller(c.req.raw);
+    if (caller instanceof Response) return caller;
+    c.set("caller" as never, caller as never);
+    return next();
+  });
+
+  const visible = (caller: Caller, row: Row) =>
+    !("user_id" in row) || (caller.role === "authenticated" && row.user_id === caller.sub);
+
+  const filterRows = (url: URL, rows: Row[], caller: Caller): Row[] | Response => {
+    const preds: Array<(row: Row) => boolean> = [];
+    for (const [key, value] of url.searchParams) {
+      if (RESERVED.has(key)) continue;
+      const p = key === "or" || key === "and"
+        ? orPredicate(value, key === "or")
+        : predicate(key, value);
+      if (!p) return pgrstError(400, "PGRST100", `failed to parse filter (${value})`);
+      preds.push(p);
+    }
+    return rows.filter((r) => visible(caller, r) && preds.every((p) => p(r)));
+  };
+
+  const project = (url: URL, rows: Row[]): Row[] => {
+    const select = url.searchParams.get("select");
+    if (!select || select === "*") return rows;
+    const cols = select.split(",").map((s) => s.trim()).filter(Boolean);
+    return rows.map((r) => Object.fromEntries(cols.map((col) => [col, r[col] ?? null])));
+  };
+
+  const respond = (req: Request, rows: Row[], total: number, offset: number, status = 200) => {
+    const prefer = req.headers.get("prefer") ?? "";
+    const headers = new Headers({ "content-type": "application/json; charset=utf-8" });
+    const count = /count=(exact|planned|estimated)/.test(prefer) ? String(total) : "*";
+    headers.set(
+      "content-range",
+      rows.length === 0 ? `*/${count}` : `${offset}-${offset + rows.length - 1}/${count}`,
+    );
+    if ((req.headers.get("accept") ?? "").includes("application/vnd.pgrst.object+json")) {
+      if (rows.length !== 1) {
+        return pgrstError(
+          406,
+          "PGRST116",
+          "JSON object requested, multiple (or no) rows returned",
+          `The result contains ${rows.length} rows`,
+        );
+      }
+      return new Response(req.method === "HEAD" ? null : JSON.stringify(rows[0]), {
+        status,
+        headers,
+      });
+    }
+    return new Response(req.method === "HEAD" ? null : JSON.stringify(rows), { status, headers });
+  };
+
+  app.on(["GET", "HEAD"], "/:table", (c) => {
+    const url = new URL(c.req.url);
+    const caller = c.get("caller" as never) as unknown as Caller;
+    const filtered = filterRows(url, tables.get(c.req.param("table")) ?? [], caller);
+    if (filtered instanceof Response) return filtered;
+    const order = url.searchParams.get("order");
+    if (order) {
+      const keys = order.split(",").map((k) => {
+        const [col, dir = "asc"] = k.split(".");
+        return { col, sign: dir === "desc" ? -1 : 1 };
+      });
+      filtered.sort((a, b) => {
+        for (const { col, sign } of keys) {
+          const x = a[col] as string | number;
+          const y = b[col] as string | number;
+          if (x === y) continue;
+          if (x === null || x === undefined) return sign;
+          if (y === null || y === undefined) return -sign;
+          return (x < y ? -1 : 1) * sign;
+        }
+        return 0;
+      });
+    }
+    const offset = Number(url.searchParams.get("offset") ?? 0);
+    const limitParam = url.searchParams.get("limit");
+    const limit = limitParam === null ? Infinity : Number(limitParam);
+    const page = filtered.slice(offset, offset + limit);
+    return respond(c.req.raw, project(url, page), filtered.length, offset);
+  });
+
+  app.post("/:table", async (c) => {
+    const table = c.req.param("table");
+    const caller = c.get("caller" as never) as unknown as Caller;
+    const body = await c.req.json().catch(() => undefined);
+    if (body === undefined || body === null || typeof body !== "object") {
+      return pgrstError(400, "PGRST102", "Empty or invalid json");
+    }
+    const rows = tables.get(table) ?? [];
+    tables.set(table, rows);
+    const inserted: Row[] = [];
+    for (const input of Array.isArray(body) ? body : [body]) {
+      const row: Row = { ...input };
+      if ("user_id" in row || table === "todos") {
+        row.user_id ??= caller.sub;
+        if (caller.role !== "authenticated" || row.user_id !== caller.sub) {
+          return pgrstError(
+            403,
+            "42501",
+            `new row violates row-level security policy for table "${table}"`,
+          );
+        }
+      }
+      if (row.id === undefined) {
+        const id = (nextId.get(table) ?? 0) + 1;
+        nextId.set(table, id);
+        row.id = id;
+      }
+      row.created_at ??= new Date().toISOString();
+      inserted.push(row);
+    }
+    rows.push(...inserted);
+    const prefer = c.req.header("prefer") ?? "";
+    if (!prefer.includes("return=representation")) return new Response(null, { status: 201 });
+    return respond(c.req.raw, project(new URL(c.req.url), inserted), inserted.length, 0, 201);
+  });
+
+  const mutate = (kind: "PATCH" | "DELETE") => async (c: import("hono").Context) => {
+    const table = c.req.param("table") ?? "";
+    const caller = c.get("caller" as never) as unknown as Caller;
+    const url = new URL(c.req.url);
+    const rows = tables.get(table) ?? [];
+    const matched = filterRows(url, rows, caller);
+    if (matched instanceof Response) return matched;
+    const patch = kind === "PATCH" ? await c.req.json().catch(() => ({})) : null;
+    for (const row of matched) {
+      if (patch) Object.assign(row, patch);
+    }
+    if (kind === "DELETE") tables.set(table, rows.filter((r) => !matched.includes(r)));
+    const prefer = c.req.header("prefer") ?? "";
+    if (!prefer.includes("return=representation")) return new Response(null, { status: 204 });
+    return respond(c.req.raw, project(url, matched), matched.length, 0);
+  };
+  app.patch("/:table", mutate("PATCH"));
+  app.delete("/:table", mutate("DELETE"));
+
+  return { app, tables };
+}

@@ -1,0 +1,538 @@
+/**
+ * A Storage API stand-in: buckets, objects kept in memory, signed download
+ * and upload URLs, listing, and the TUS resumable endpoint.
+ */
+
+import { Hono } from "hono";
+import type { Context } from "hono";
+import type { BackendContext, Caller } from "./context.ts";
+import { decodeBase64, utf8Decode } from "../../core/encoding.ts";
+
+interface StoredObject {
+  id: string;
+  bytes: Uint8Array;
+  contentType: string;
+  cacheControl: string;
+  metadata: Record<string, unknown> | null;
+  createdAt: string;
+  updatedAt: string;
+  owner: string | null;
+}
+
+interface Bucket {
+  id: string;
+  name: string;
+  public: boolean;
+  created_at: string;
+  updated_at: string;
+  file_size_limit: number | null;
+  allowed_mime_types: string[] | null;
+}
+
+interface TusUpload {
+  bucket: string;
+  name: string;
+  length: number | null;
+  offset: number;
+  chunks: Uint8Array[];
+  contentType: string;
+  cacheControl: string;
+  metadata: Record<string, unknown> | null;
+  upsert: boolean;
+  owner: string | null;
+}
+
+const storageError = (status: number, error: string, message: string) =>
+  Response.json({ statusCode: String(status), error, message }, { status });
+
+function concat(chunks: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
+  let o = 0;
+  for (const c of chunks) {
+    out.set(c, o);
+    o += c.length;
+  }
+  return out;
+}
+
+const TUS_HEADERS = { "Tus-Resumable": "1.0.0" };
+
+/** The objects a backend holds, for tests and the demo summary. */
+export interface StorageState {
+  buckets: Map<string, Bucket>;
+  objects: Map<string, Map<string, StoredObject>>;
+}
+
+export function storageApp(ctx: BackendContext): { app: Hono; state: StorageState } {
+  const app = new Hono();
+  const state: StorageState = { buckets: new Map(), objects: new Map() };
+  const signed = new Map<
+    string,
+    { bucket: string; name: string; exp: number; upload: boolean; upsert: boolean }
+  >();
+  const uploads = new Map<string, TusUpload>();
+
+  const callerOf = (c: Context) => c.get("caller" as never) as unknown as Caller;
+  const requireUser = (c: Context): Response | null =>
+    callerOf(c).role === "authenticated"
+      ? null
+      : storageError(403, "Unauthorized", "new row violates row-level security policy");
+  const objectsOf = (bucket: string) => {
+    let m = state.objects.get(bucket);
+    if (!m) state.objects.set(bucket, m = new Map());
+    return m;
+  };
+  const objectPath = (c: Context, prefix: string) => {
+    const rest = decodeURIComponent(new URL(c.req.url).pathname.slice(prefix.length));
+    const slash = rest.indexOf("/");
+    return slash < 0
+      ? { bucket: rest, name: "" }
+      : { bucket: rest.slice(0, slash), name: rest.slice(slash + 1) };
+  };
+  const store = (
+    bucket: string,
+    name: string,
+    bytes: Uint8Array,
+    meta: {
+      contentType: string;
+      cacheControl: string;
+      metadata: Record<string, unknown> | null;
+      owner: string | null;
+    },
+    upsert: boolean,
+  ): Response | StoredObject => {
+    const b = state.buckets.get(bucket);
+    if (!b) return storageError(404, "Bucket not found", "Bucket not found");
+    if (b.file_size_limit !== null && bytes.length > b.file_size_limit) {
+      return storageError(413, "Payload too large", "The object exceeded the maximum allowed size");
+    }
+    const objects = objectsOf(bucket);
+    const existing = objects.get(name);
+    if (existing && !upsert) return storageError(409, "Duplicate", "The resource already exists");
+    const now = new Date().toISOString();
+    const obj: StoredObject = {
+      id: existing?.id ?? crypto.randomUUID(),
+      bytes,
+      ...meta,
+      createdAt: existing?.createdAt ?? now,
+      updatedAt: now,
+    };
+    objects.set(name, obj);
+    return obj;
+  };
+  const serveObject = (obj: StoredObject, req: Request, download: string | null) => {
+    const headers = new Headers({
+      "content-type": obj.contentType,
+      "cache-control": obj.cacheControl,
+      etag: `"${obj.id}"`,
+      "accept-ranges": "bytes",
+    });
+    if (download !== null) {
+      headers.set("content-disposition", `attachment; filename="${download || "download"}"`);
+    }
+    const range = req.headers.get("range")?.match(/^bytes=(\d+)-(\d*)$/);
+    if (range) {
+      const start = Number(range[1]);
+      const end = Math.min(
+        range[2] ? Number(range[2]) : obj.bytes.length - 1,
+        obj.bytes.length - 1,
+      );
+      if (start > end) return new Response(null, { status: 416, headers });
+      headers.set("content-range", `bytes ${start}-${end}/${obj.bytes.length}`);
+      return new Response(obj.bytes.slice(start, end + 1), { status: 206, headers });
+    }
+    return new Response(obj.bytes.slice(), { status: 200, headers });
+  };
+  const infoJson = (bucket: string, name: string, obj: StoredObject) => ({
+    id: obj.id,
+    name,
+    bucket_id: bucket,
+    version: obj.id,
+    size: obj.bytes.length,
+    content_type: obj.contentType,
+    cache_control: obj.cacheControl,
+    etag: `"${obj.id}"`,
+    metadata: obj.metadata,
+    created_at: obj.createdAt,
+    updated_at: obj.updatedAt,
+    last_modified: obj.updatedAt,
+  });
+
+  app.use("*", async (c, next) => {
+    const path = new URL(c.req.url).pathname;
+    const open = path.includes("/object/public/") || path.includes("/object/sign/") ||
+      path.includes("/render/image/public/");
+    const caller = await ctx.caller(c.req.raw);
+    if (caller instanceof Response) {
+      if (!open) return caller;
+      c.set("caller" as never, { role: "anon", sub: null, claims: null } as never);
+    } else c.set("caller" as never, caller as never);
+    return next();
+  });
+
+  // Buckets
+  app.get("/bucket", (c) => c.json([...state.buckets.values()]));
+  app.get("/bucket/:id", (c) => {
+    const b = state.buckets.get(c.req.param("id"));
+    return b ? c.json(b) : storageError(404, "Bucket not found", "Bucket not found");
+  });
+  app.post("/bucket", async (c) => {
+    const denied = requireUser(c);
+    if (denied) return denied;
+    const body = await c.req.json().catch(() => ({}));
+    const id = String(body.id ?? body.name ?? "");
+    if (!id) return storageError(400, "Invalid Input", "Bucket name is required");
+    if (state.buckets.has(id)) return storageError(409, "Duplicate", "The resource already exists");
+    const now = new Date().toISOString();
+    state.buckets.set(id, {
+      id,
+      name: String(body.name ?? id),
+      public: body.public === true,
+      created_at: now,
+      updated_at: now,
+      file_size_limit: typeof body.file_size_limit === "number" ? body.file_size_limit : null,
+      allowed_mime_types: Array.isArray(body.allowed_mime_types) ? body.allowed_mime_types : null,
+    });
+    return c.json({ name: id });
+  });
+  app.post("/bucket/:id/empty", (c) => {
+    objectsOf(c.req.param("id")).clear();
+    return c.json({ message: "Successfully emptied" });
+  });
+  app.delete("/bucket/:id", (c) => {
+    const id = c.req.param("id");
+    if ((state.objects.get(id)?.size ?? 0) > 0) {
+      return storageError(409, "InvalidRequest", "The bucket you tried to delete is not empty");
+    }
+    if (!state.buckets.delete(id)) return storageError(404, "Bucket not found", "Bucket not found");
+    return c.json({ message: "Successfully deleted" });
+  });
+
+  // Signed URLs
+  const signOne = (bucket: string, name: string, expiresIn: number) => {
+    const token = crypto.randomUUID();
+    signed.set(token, {
+      bucket,
+      name,
+      exp: Date.now() + expiresIn * 1000,
+      upload: false,
+      upsert: false,
+    });
+    return `/object/sign/${encodeURIComponent(bucket)}/${
+      name.split("/").map(encodeURIComponent).join("/")
+    }?token=${token}`;
+  };
+  app.post("/object/sign/*", async (c) => {
+    const { bucket, name } = objectPath(c, "/storage/v1/object/sign/");
+    const body = await c.req.json().catch(() => ({}));
+    const expiresIn = Number(body.expiresIn ?? 60);
+    if (Array.isArray(body.paths)) {
+      return c.json(
+        body.paths.map((p: string) =>
+          objectsOf(bucket).has(p)
+            ? { path: p, signedURL: signOne(bucket, p, expiresIn), error: null }
+            : {
+              path: p,
+              signedURL: null,
+              error: "Either the object does not exist or you do not have access to it",
+            }
+        ),
+      );
+    }
+    if (!objectsOf(bucket).has(name)) return storageError(404, "not_found", "Object not found");
+    return c.json({ signedURL: signOne(bucket, name, expiresIn) });
+  });
+  app.get("/object/sign/*", (c) => {
+    const { bucket, name } = objectPath(c, "/storage/v1/object/sign/");
+    const entry = signed.get(c.req.query("token") ?? "");
+    if (
+      !entry || entry.upload || entry.bucket !== bucket || entry.name !== name ||
+      entry.exp < Date.now()
+    ) {
+      return storageError(400, "InvalidJWT", "invalid signature");
+    }
+    const obj = objectsOf(bucket).get(name);
+    if (!obj) return storageError(404, "not_found", "Object not found");
+    return serveObject(obj, c.req.raw, c.req.query("download") ?? null);
+  });
+  app.post("/object/upload/sign/*", (c) => {
+    const denied = requireUser(c);
+    if (denied) return denied;
+    const { bucket, name } = objectPath(c, "/storage/v1/object/upload/sign/");
+    const token = crypto.randomUUID();
+    signed.set(token, {
+      bucket,
+      name,
+      exp: Date.now() + 7200_000,
+      upload: true,
+      upsert: c.req.header("x-upsert") === "true",
+    });
+    return c.json({ url: `/object/upload/sign/${bucket}/${name}?token=${token}`, token });
+  });
+  app.put("/object/upload/sign/*", async (c) => {
+    const { bucket, name } = objectPath(c, "/storage/v1/object/upload/sign/");
+    const entry = signed.get(c.req.query("token") ?? "");
+    if (!entry || !entry.upload || entry.bucket !== bucket || entry.name !== name) {
+      return storageError(400, "InvalidJWT", "invalid signature");
+    }
+    const result = store(bucket, name, new Uint8Array(await c.req.arrayBuffer()), {
+      contentType: c.req.header("content-type") ?? "application/octet-stream",
+      cacheControl: c.req.header("cache-control") ?? "max-age=3600",
+      metadata: null,
+      owner: null,
+    }, entry.upsert || c.req.header("x-upsert") === "true");
+    if (result instanceof Response) return result;
+    return c.json({ Key: `${bucket}/${name}`, Id: result.id });
+  });
+
+  // Listing, info, move, copy, delete
+  app.post("/object/list/:bucket", async (c) => {
+    const body = await c.req.json().catch(() => ({}));
+    const prefix = String(body.prefix ?? "").replace(/\/?$/, (m) => (body.prefix ? "/" : m));
+    const limit = Number(body.limit ?? 100);
+    const offset = Number(body.offset ?? 0);
+    const search = String(body.search ?? "").toLowerCase();
+    const entries = new Map<string, unknown>();
+    for (const [name, obj] of objectsOf(c.req.param("bucket"))) {
+      if (prefix && !name.startsWith(prefix)) continue;
+      const rest = name.slice(prefix.length);
+      const slash = rest.indexOf("/");
+      const entry = slash < 0 ? rest : rest.slice(0, slash);
+      if (search && !entry.toLowerCase().includes(search)) continue;
+      if (slash >= 0) {
+        entries.set(entry, {
+          name: entry,
+          id: null,
+          updated_at: null,
+          created_at: null,
+          last_accessed_at: null,
+          metadata: null,
+        });
+      } else {
+        entries.set(entry, {
+          name: entry,
+          id: obj.id,
+          updated_at: obj.updatedAt,
+          created_at: obj.createdAt,
+          last_accessed_at: obj.updatedAt,
+          metadata: {
+            size: obj.bytes.length,
+            mimetype: obj.contentType,
+            cacheControl: obj.cacheControl,
+            eTag: `"${obj.id}"`,
+          },
+        });
+      }
+    }
+    const sorted = [...entries.values()].sort((a, b) =>
+      String((a as { name: string }).name).localeCompare(String((b as { name: string }).name))
+    );
+    return c.json(sorted.slice(offset, offset + limit));
+  });
+  app.on(["GET", "HEAD"], "/object/info/*", (c) => {
+    const path = new URL(c.req.url).pathname;
+    const prefix = path.startsWith("/storage/v1/object/info/public/")
+      ? "/storage/v1/object/info/public/"
+      : path.startsWith("/storage/v1/object/info/authenticated/")
+      ? "/storage/v1/object/info/authenticated/"
+      : "/storage/v1/object/info/";
+    const { bucket, name } = objectPath(c, prefix);
+    const obj = objectsOf(bucket).get(name);
+    if (!obj) return storageError(404, "not_found", "Object not found");
+    return c.json(infoJson(bucket, name, obj));
+  });
+  app.post("/object/move", async (c) => {
+    const body = await c.req.json().catch(() => ({}));
+    const from = objectsOf(body.bucketId);
+    const obj = from.get(body.sourceKey);
+    if (!obj) return storageError(404, "not_found", "Object not found");
+    from.delete(body.sourceKey);
+    objectsOf(body.destinationBucket ?? body.bucketId).set(body.destinationKey, obj);
+    return c.json({ message: "Successfully moved" });
+  });
+  app.post("/object/copy", async (c) => {
+    const body = await c.req.json().catch(() => ({}));
+    const obj = objectsOf(body.bucketId).get(body.sourceKey);
+    if (!obj) return storageError(404, "not_found", "Object not found");
+    const dest = body.destinationBucket ?? body.bucketId;
+    objectsOf(dest).set(body.destinationKey, { ...obj, id: crypto.randomUUID() });
+    return c.json({ Key: `${dest}/${body.destinationKey}` });
+  });
+  app.delete("/object/:bucket", async (c) => {
+    const body = await c.req.json().catch(() => ({}));
+    const objects = objectsOf(c.req.param("bucket"));
+    const removed = [];
+    for (const p of Array.isArray(body.prefixes) ? body.prefixes : []) {
+      const obj = objects.get(p);
+      if (obj) {
+        objects.delete(p);
+        removed.push({ name: p, id: obj.id, bucket_id: c.req.param("bucket"), metadata: null });
+      }
+    }
+    return c.json(removed);
+  });
+
+  // Downloads
+  const download = (prefix: string, publicOnly: boolean) => (c: Context) => {
+    const { bucket, name } = objectPath(c, prefix);
+    const b = state.buckets.get(bucket);
+    if (!b) return storageError(404, "Bucket not found", "Bucket not found");
+    if (publicOnly && !b.public) return storageError(400, "not_found", "Object not found");
+    if (!publicOnly && !b.public && callerOf(c).role !== "authenticated") {
+      return storageError(400, "not_found", "Object not found");
+    }
+    const obj = objectsOf(bucket).get(name);
+    if (!obj) return storageError(404, "not_found", "Object not found");
+    return serveObject(obj, c.req.raw, c.req.query("download") ?? null);
+  };
+  app.get("/object/public/*", download("/storage/v1/object/public/", true));
+  app.get("/object/authenticated/*", download("/storage/v1/object/authenticated/", false));
+
+  // Uploads and authenticated download without a family prefix
+  const upload = (upsertDefault: boolean) => async (c: Context) => {
+    const denied = requireUser(c);
+    if (denied) return denied;
+    const { bucket, name } = objectPath(c, "/storage/v1/object/");
+    if (!name) return storageError(400, "Invalid Input", "The object name is required");
+    const metaHeader = c.req.header("x-metadata");
+    let metadata: Record<string, unknown> | null = null;
+    if (metaHeader) {
+      try {
+        metadata = JSON.parse(utf8Decode(decodeBase64(metaHeader)));
+      } catch {
+        return storageError(400, "Invalid Input", "x-metadata must be base64 JSON");
+      }
+    }
+    const result = store(bucket, name, new Uint8Array(await c.req.arrayBuffer()), {
+      contentType: c.req.header("content-type") ?? "application/octet-stream",
+      cacheControl: c.req.header("cache-control") ?? "max-age=3600",
+      metadata,
+      owner: callerOf(c).sub,
+    }, upsertDefault || c.req.header("x-upsert") === "true");
+    if (result instanceof Response) return result;
+    return c.json({ Key: `${bucket}/${name}`, Id: result.id });
+  };
+  app.post("/object/*", upload(false));
+  app.put("/object/*", upload(true));
+  app.get("/object/*", download("/storage/v1/object/", false));
+
+  // TUS 1.0.0: creation, creation-with-upload, creation-defer-length
+  const parseMetadata = (header: string | undefined) => {
+    const out: Record<string, string> = {};
+    for (const pair of (header ?? "").split(",")) {
+      const [k, v] = pair.trim().split(" ");
+      if (k) out[k] = v ? utf8Decode(decodeBase64(v)) : "";
+    }
+    return out;
+  };
+  const finish = (up: TusUpload): Response | null => {
+    if (up.length === null || up.offset < up.length) return null;
+    const result = store(up.bucket, up.name, concat(up.chunks), up, up.upsert);
+    up.chunks = [];
+    return result instanceof Response ? result : null;
+  };
+  const accept = async (up: TusUpload, req: Request): Promise<Response | null> => {
+    const reader = req.body?.getReader();
+    if (!reader) return null;
+    while (true) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      up.chunks.push(value.slice());
+      up.offset += value.length;
+      if (up.length !== null && up.offset > up.length) {
+        return storageError(400, "Invalid Input", "Upload-Offset exceeds Upload-Length");
+      }
+    }
+    return null;
+  };
+  app.options("/upload/resumable*", () =>
+    new Response(null, {
+      status: 204,
+      headers: {
+        ...TUS_HEADERS,
+        "Tus-Version": "1.0.0",
+        "Tus-Extension": "creation,creation-with-upload,creation-defer-length,termination",
+      },
+    }));
+  app.post("/upload/resumable", async (c) => {
+    const denied = requireUser(c);
+    if (denied) return denied;
+    const meta = parseMetadata(c.req.header("upload-metadata"));
+    const lengthHeader = c.req.header("upload-length");
+    const deferred = c.req.header("upload-defer-length") === "1";
+    if (!meta.bucketName || !meta.objectName) {
+      return storageError(400, "Invalid Input", "bucketName and objectName are required");
+    }
+    if (!state.buckets.has(meta.bucketName)) {
+      return storageError(404, "Bucket not found", "Bucket not found");
+    }
+    if (!deferred && !/^\d+$/.test(lengthHeader ?? "")) {
+      return storageError(400, "Invalid Input", "Upload-Length is required");
+    }
+    const upsert = c.req.header("x-upsert") === "true";
+    if (!upsert && objectsOf(meta.bucketName).has(meta.objectName)) {
+      return storageError(409, "Duplicate", "The resource already exists");
+    }
+    const id = crypto.randomUUID();
+    const up: TusUpload = {
+      bucket: meta.bucketName,
+      name: meta.objectName,
+      length: deferred ? null : Number(lengthHeader),
+      offset: 0,
+      chunks: [],
+      contentType: meta.contentType || "application/octet-stream",
+      cacheControl: meta.cacheControl ? `max-age=${meta.cacheControl}` : "max-age=3600",
+      metadata: meta.metadata ? JSON.parse(meta.metadata) : null,
+      upsert,
+      owner: callerOf(c).sub,
+    };
+    uploads.set(id, up);
+    const location = `${new URL(c.req.url).origin}/storage/v1/upload/resumable/${id}`;
+    if (c.req.header("content-type") === "application/offset+octet-stream") {
+      const bad = (await accept(up, c.req.raw)) ?? finish(up);
+      if (bad) return bad;
+    }
+    return new Response(null, {
+      status: 201,
+      headers: { ...TUS_HEADERS, Location: location, "Upload-Offset": String(up.offset) },
+    });
+  });
+  app.on(["HEAD"], "/upload/resumable/:id", (c) => {
+    const up = uploads.get(c.req.param("id"));
+    if (!up) return new Response(null, { status: 404, headers: TUS_HEADERS });
+    const headers: Record<string, string> = {
+      ...TUS_HEADERS,
+      "Upload-Offset": String(up.offset),
+      "Cache-Control": "no-store",
+    };
+    if (up.length !== null) headers["Upload-Length"] = String(up.length);
+    else headers["Upload-Defer-Length"] = "1";
+    return new Response(null, { status: 200, headers });
+  });
+  app.patch("/upload/resumable/:id", async (c) => {
+    const up = uploads.get(c.req.param("id"));
+    if (!up) return new Response(null, { status: 404, headers: TUS_HEADERS });
+    if (c.req.header("content-type") !== "application/offset+octet-stream") {
+      return new Response("Invalid Content-Type", { status: 415, headers: TUS_HEADERS });
+    }
+    if (c.req.header("upload-offset") !== String(up.offset)) {
+      return new Response("Upload-Offset conflict", { status: 409, headers: TUS_HEADERS });
+    }
+    const length = c.req.header("upload-length");
+    if (up.length === null && length !== undefined && /^\d+$/.test(length)) {
+      up.length = Number(length);
+    }
+    const bad = (await accept(up, c.req.raw)) ?? finish(up);
+    if (bad) return bad;
+    return new Response(null, {
+      status: 204,
+      headers: { ...TUS_HEADERS, "Upload-Offset": String(up.offset) },
+    });
+  });
+  app.delete("/upload/resumable/:id", (c) => {
+    uploads.delete(c.req.param("id"));
+    return new Response(null, { status: 204, headers: TUS_HEADERS });
+  });
+
+  return { app, state };
+}
