@@ -1,0 +1,52 @@
+/**
+ * Internal decoding helpers shared by the typed extensions.
+ */
+
+import { failure, type ServiceResult, success } from "../core/result.ts";
+import { validateAll, type Validator } from "./validator.ts";
+
+function parseJson(body: string): ServiceResult<unknown> {
+  try {
+    return success(body.trim() === "" ? null : JSON.parse(body));
+  } catch (cause) {
+    return failure({ message: "Cannot decode the response: not JSON", category: "DECODE", cause });
+  }
+}
+
+export async function decodeRows<T>(
+  r: ServiceResult<string>,
+  validator?: Validator<T> | null,
+): Promise<ServiceResult<T[]>> {
+  if (!r.ok) return r;
+  const parsed = parseJson(r.value);
+  if (!parsed.ok) return parsed;
+  if (!Array.isArray(parsed.value)) {
+    return failure({
+      message: "Cannot decode the response: expected a JSON array of rows",
+      category: "DECODE",
+    });
+  }
+  return await validateAll(parsed.value, validator);
+}
+
+export async function decodeOne<T>(
+  r: ServiceResult<string>,
+  validator?: Validator<T> | null,
+): Promise<ServiceResult<T>> {
+  if (!r.ok) return r;
+  const parsed = parseJson(r.value);
+  if (!parsed.ok) return parsed;
+  const v = await validateAll([parsed.value], validator);
+  return v.ok ? success(v.value[0]) : v;
+}
+
+/** Whether a failure is PostgREST's 406 for zero rows. */
+export function isNoRows(r: ServiceResult<unknown>): boolean {
+  if (r.ok) return false;
+  const e = r.error;
+  return e.status === 406 && (/\b0 rows\b/.test(e.details ?? "") || /no rows/i.test(e.message));
+}
+
+export function discard(r: ServiceResult<unknown>): ServiceResult<void> {
+  return r.ok ? success(undefined) : r;
+}

@@ -1,0 +1,181 @@
+/**
+ * Pure request shaping for PostgREST (Prefer, Accept, profiles, `select=`)
+ * and the one send function every primitive uses.
+ */
+
+import type { BaseClient } from "../core/client.ts";
+import { encodeQueryComponent } from "../core/query.ts";
+import { failure, type ServiceResult, success } from "../core/result.ts";
+import {
+  type CountOption,
+  type ExplainOptions,
+  ResponseFormat,
+  type ReturnOption,
+  type UpsertResolution,
+} from "./models.ts";
+
+/** The longest URL sent; proxies commonly refuse more than 8 KiB. */
+export const MAX_URL_LENGTH = 8192;
+
+/** Media types of {@linkcode ResponseFormat} (ROWS and HEAD send none). */
+export const FORMAT_ACCEPT: Readonly<Record<ResponseFormat, string | null>> = {
+  ROWS: null,
+  SINGLE: "application/vnd.pgrst.object+json",
+  CSV: "text/csv",
+  GEOJSON: "application/geo+json",
+  HEAD: null,
+};
+
+/** Removes whitespace outside double quotes, as PostgREST clients do. */
+export function cleanColumns(columns: string): string {
+  let quoted = false;
+  let out = "";
+  for (const ch of columns) {
+    if (ch === '"') quoted = !quoted;
+    if (!quoted && /\s/.test(ch)) continue;
+    out += ch;
+  }
+  return out;
+}
+
+/** The `Accept` header for a format, null stripping and explain. */
+export function acceptHeader(
+  format: ResponseFormat,
+  stripNulls: boolean,
+  explain: ExplainOptions | undefined | null,
+): string | null {
+  if (!Object.hasOwn(FORMAT_ACCEPT, format)) {
+    throw new TypeError(
+      `Cannot build the request as 'format' is not a ResponseFormat: current value is ${format}`,
+    );
+  }
+  let accept = FORMAT_ACCEPT[format];
+  if (stripNulls) {
+    if (format !== ResponseFormat.ROWS && format !== ResponseFormat.SINGLE) {
+      throw new TypeError("Cannot strip nulls as it applies only to ROWS and SINGLE formats");
+    }
+    accept = format === ResponseFormat.SINGLE
+      ? "application/vnd.pgrst.object+json;nulls=stripped"
+      : "application/vnd.pgrst.array+json;nulls=stripped";
+  }
+  if (explain) {
+    const options = (["analyze", "verbose", "settings", "buffers", "wal"] as const)
+      .filter((k) => explain[k] === true).join("|");
+    accept = `application/vnd.pgrst.plan+${explain.format ?? "text"}; for="${
+      accept ?? "application/json"
+    }"; options=${options};`;
+  }
+  return accept;
+}
+
+/** Preference directives, in PostgREST's syntax. */
+export interface Preferences {
+  count?: CountOption | null;
+  returning?: ReturnOption | null;
+  resolution?: UpsertResolution | null;
+  missingDefault?: boolean;
+  rollback?: boolean;
+  maxAffected?: number | null;
+}
+
+/** The `Prefer` header value, or null when there is nothing to prefer. */
+export function preferHeader(p: Preferences): string | null {
+  const out: string[] = [];
+  if (p.returning) out.push(`return=${p.returning}`);
+  if (p.count) out.push(`count=${p.count}`);
+  if (p.resolution) out.push(`resolution=${p.resolution}`);
+  if (p.missingDefault) out.push("missing=default");
+  if (p.rollback) out.push("tx=rollback");
+  if (p.maxAffected !== undefined && p.maxAffected !== null) {
+    out.push("handling=strict", `max-affected=${p.maxAffected}`);
+  }
+  return out.length === 0 ? null : out.join(",");
+}
+
+/** Throws the documented `RangeError` unless `maxAffected` is a positive integer. */
+export function checkMaxAffected(value: number | null | undefined): void {
+  if (value === undefined || value === null) return;
+  if (!Number.isSafeInteger(value) || value <= 0) {
+    throw new RangeError(
+      `Cannot limit affected rows as 'maxAffected' must be > 0: current value is ${value}`,
+    );
+  }
+}
+
+/** Encodes a table or function name as one path segment. */
+export function pathSegment(name: string, what: string): string {
+  if (typeof name !== "string" || name.trim() === "") {
+    throw new TypeError(`Cannot build the request as '${what}' must be a non-blank string`);
+  }
+  return encodeURIComponent(name);
+}
+
+/** A PostgREST request before transport. */
+export interface PgRequest {
+  /** HTTP method. */
+  method: "GET" | "HEAD" | "POST" | "PATCH" | "PUT" | "DELETE";
+  /** Route under `/rest/v1`, encoded. */
+  path: string;
+  /** Query pairs, in order. */
+  pairs: ReadonlyArray<readonly [string, string]>;
+  /** Request headers. */
+  headers: Record<string, string>;
+  /** Body, sent verbatim. */
+  body?: string;
+  /** Body media type. */
+  contentType?: string;
+  /** Whether the transport may retry. */
+  retry: boolean;
+  /** Cancellation. */
+  signal?: AbortSignal;
+  /** Timeout in milliseconds. */
+  timeout?: number;
+}
+
+/** A PostgREST answer: body text and headers. */
+export interface PgResponse {
+  /** HTTP status. */
+  status: number;
+  /** Response headers. */
+  headers: Headers;
+  /** Body text. */
+  body: string;
+}
+
+/** Encodes pairs into one query string (no `URL` mutation). */
+export function encodePairs(pairs: ReadonlyArray<readonly [string, string]>): string {
+  let q = "";
+  for (const [k, v] of pairs) {
+    q += (q === "" ? "" : "&") + encodeQueryComponent(k) + "=" + encodeQueryComponent(v);
+  }
+  return q;
+}
+
+/** Sends a PostgREST request through the core transport. */
+export async function send(client: BaseClient, req: PgRequest): Promise<ServiceResult<PgResponse>> {
+  const query = encodePairs(req.pairs);
+  const length = client.url.length + 8 + req.path.length + 1 + query.length;
+  if (length > MAX_URL_LENGTH) {
+    return failure({
+      message:
+        `Cannot send the request as its URL is ${length} characters long, over the safe limit of ${MAX_URL_LENGTH}; move large filters into an RPC`,
+      category: "INVALID_ARGUMENT",
+    });
+  }
+  const r = await client.request({
+    method: req.method,
+    area: "rest",
+    path: req.path,
+    query,
+    headers: req.headers,
+    ...(req.body !== undefined
+      ? { body: req.body, contentType: req.contentType ?? "application/json" }
+      : {}),
+    retry: req.retry,
+    signal: req.signal,
+    timeout: req.timeout,
+    responseType: "text",
+  });
+  if (!r.ok) return r;
+  return success({ status: r.value.status, headers: r.value.headers, body: r.value.body });
+}

@@ -1,0 +1,657 @@
+/**
+ * The database client: the raw PostgREST primitives, each returning the body
+ * as a string. Typed decoding lives in standalone extension functions.
+ *
+ * @module
+ */
+
+import type { BaseClient } from "../core/client.ts";
+import type { ServiceResult } from "../core/result.ts";
+import {
+  acceptHeader,
+  checkMaxAffected,
+  cleanColumns,
+  pathSegment,
+  type PgRequest,
+  type PgResponse,
+  preferHeader,
+  send,
+} from "./_request.ts";
+import {
+  CountOption,
+  type ExplainOptions,
+  parseContentRange,
+  type PostgrestRange,
+  type PostgrestRawPage,
+  ResponseFormat,
+  ReturnOption,
+  UpsertResolution,
+} from "./models.ts";
+import { QueryBuilder } from "./query_builder.ts";
+import { renderTopLevel, WhereBuilder } from "./where_builder.ts";
+
+/** Options every database call accepts. */
+export interface CallOptions {
+  /** Cancels the call. */
+  signal?: AbortSignal;
+  /** Timeout in milliseconds; the client's default when absent. */
+  timeout?: number;
+  /** Extra request headers, merged over the computed ones. */
+  headers?: Record<string, string>;
+}
+
+/** Options of {@linkcode DatabaseClient.select}. */
+export interface SelectOptions extends CallOptions {
+  /** Schema, sent as `Accept-Profile`. */
+  schema?: string | null;
+  /** The `select=` projection. Default `*`. */
+  columns?: string;
+  /** Response format. Default ROWS. */
+  format?: ResponseFormat;
+  /** Count option (`Prefer: count=`). */
+  count?: CountOption | null;
+  /** Drop null fields from rows. Default false. */
+  stripNulls?: boolean;
+  /** Return the query plan instead of rows. */
+  explain?: ExplainOptions | null;
+  /** Let the transport retry this read. Default true. */
+  retry?: boolean;
+  /** Filters, order and pagination. */
+  block?: (q: QueryBuilder) => unknown;
+}
+
+/** Options of {@linkcode DatabaseClient.selectCount}. */
+export interface SelectCountOptions extends CallOptions {
+  /** Schema, sent as `Accept-Profile`. */
+  schema?: string | null;
+  /** The `select=` projection. Default `*`. */
+  columns?: string;
+  /** Count option. Default EXACT. */
+  count?: CountOption;
+  /** Filters. */
+  block?: (q: QueryBuilder) => unknown;
+}
+
+/** Options of {@linkcode DatabaseClient.selectRange}. */
+export interface SelectRangeOptions extends SelectCountOptions {
+  /** Response format. Default ROWS. */
+  format?: ResponseFormat;
+  /** Drop null fields. Default false. */
+  stripNulls?: boolean;
+}
+
+/** Options of {@linkcode DatabaseClient.insert}. */
+export interface InsertOptions extends CallOptions {
+  /** Schema, sent as `Content-Profile`. */
+  schema?: string | null;
+  /** Columns sent as `columns=`; for an array body, the union of all rows' keys when absent. */
+  columns?: readonly string[] | null;
+  /** Upsert instead of insert. Default false. */
+  upsert?: boolean;
+  /** What an upsert does with an existing row. Default MERGE_DUPLICATES. */
+  upsertResolution?: UpsertResolution;
+  /** Missing columns become NULL (true) or their default (false). Default true. */
+  defaultToNull?: boolean;
+  /** The unique columns an upsert resolves on (`on_conflict=`). */
+  onConflict?: string | null;
+  /** What the write returns. Default REPRESENTATION. */
+  returning?: ReturnOption;
+  /** Count option. */
+  count?: CountOption | null;
+  /** Drop null fields from returned rows. Default false. */
+  stripNulls?: boolean;
+  /** Roll the transaction back (`tx=rollback`). Default false. */
+  rollback?: boolean;
+  /** Body media type; the body is sent verbatim. Default application/json. */
+  contentType?: string;
+}
+
+/** Options of {@linkcode DatabaseClient.update} and {@linkcode DatabaseClient.delete}. */
+export interface MutateOptions extends CallOptions {
+  /** Schema, sent as `Content-Profile`. */
+  schema?: string | null;
+  /** What the write returns. Default REPRESENTATION. */
+  returning?: ReturnOption;
+  /** Count option. */
+  count?: CountOption | null;
+  /** Drop null fields from returned rows. Default false. */
+  stripNulls?: boolean;
+  /** Roll the transaction back. Default false. */
+  rollback?: boolean;
+  /** Fail instead of touching more rows than this (> 0). */
+  maxAffected?: number | null;
+  /** Return the plan instead of mutating. */
+  explain?: ExplainOptions | null;
+  /** Projection of the returned rows (`select=`). */
+  columns?: string;
+}
+
+/** Options of {@linkcode DatabaseClient.replace}. */
+export interface ReplaceOptions extends CallOptions {
+  /** Schema, sent as `Content-Profile`. */
+  schema?: string | null;
+  /** What the write returns. Default REPRESENTATION. */
+  returning?: ReturnOption;
+  /** Projection of the returned representation. Default `*`. */
+  columns?: string;
+}
+
+/** Options of {@linkcode DatabaseClient.rpc}. */
+export interface RpcOptions extends CallOptions {
+  /** Schema, sent as `Content-Profile`. */
+  schema?: string | null;
+  /** A JSON object of named arguments (or a scalar body with `contentType`). */
+  params?: string | null;
+  /** Response format. Default ROWS; HEAD sends a HEAD request. */
+  format?: ResponseFormat;
+  /** Count option. */
+  count?: CountOption | null;
+  /** Drop null fields. Default false. */
+  stripNulls?: boolean;
+  /** Roll the transaction back. Default false. */
+  rollback?: boolean;
+  /** Fail instead of touching more rows than this (> 0). */
+  maxAffected?: number | null;
+  /** Return the plan. */
+  explain?: ExplainOptions | null;
+  /** Body media type, sent verbatim. Default application/json. */
+  contentType?: string;
+  /** Filters, order and pagination on a set-returning function. */
+  block?: (q: QueryBuilder) => unknown;
+}
+
+/** Named arguments of a GET RPC: ordered pairs or a record. */
+export type RpcQueryParams =
+  | ReadonlyArray<readonly [string, string]>
+  | Readonly<Record<string, string>>;
+
+/** Options of {@linkcode DatabaseClient.rpcGet}. */
+export interface RpcGetOptions extends CallOptions {
+  /** Schema, sent as `Accept-Profile`. */
+  schema?: string | null;
+  /** Arguments as query parameters. Default none. */
+  queryParams?: RpcQueryParams;
+  /** Response format. Default ROWS. */
+  format?: ResponseFormat;
+  /** Count option. */
+  count?: CountOption | null;
+  /** Drop null fields. Default false. */
+  stripNulls?: boolean;
+  /** Return the plan. */
+  explain?: ExplainOptions | null;
+  /** Let the transport retry. Default true. */
+  retry?: boolean;
+  /** Filters, order and pagination. */
+  block?: (q: QueryBuilder) => unknown;
+}
+
+export type { PgRequest, PgResponse } from "./_request.ts";
+
+function profile(schema: string | null | undefined, header: "Accept-Profile" | "Content-Profile") {
+  if (schema === undefined || schema === null) return {};
+  if (schema.trim() === "") throw new TypeError("Cannot select a schema as 'schema' is blank");
+  return { [header]: schema };
+}
+
+function headersOf(
+  base: Record<string, string | null | undefined>,
+  extra: Record<string, string> | undefined,
+): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(base)) if (v !== null && v !== undefined) out[k] = v;
+  return { ...out, ...extra };
+}
+
+function readPairs(block: ((q: QueryBuilder) => unknown) | undefined): Array<[string, string]> {
+  if (!block) return [];
+  const q = new QueryBuilder();
+  block(q);
+  return q.toQueryPairs();
+}
+
+function wherePairs(
+  block: ((w: WhereBuilder) => unknown) | undefined | null,
+): Array<[string, string]> {
+  if (!block) return [];
+  const w = new WhereBuilder();
+  block(w);
+  return w.predicates.map(renderTopLevel);
+}
+
+function bodyOf(r: ServiceResult<PgResponse>): ServiceResult<string> {
+  return r.ok ? r.map((v) => v.body) : r;
+}
+
+/** Keys of every row of a JSON array body, in first-seen order (null when not an array). */
+export function unionOfKeys(body: string): string[] | null {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return null;
+  }
+  if (!Array.isArray(parsed)) return null;
+  const keys = new Set<string>();
+  for (const row of parsed) {
+    if (row && typeof row === "object" && !Array.isArray(row)) {
+      for (const k of Object.keys(row)) keys.add(k);
+    }
+  }
+  return [...keys];
+}
+
+/**
+ * The raw PostgREST primitives under `/rest/v1`. Each returns the response
+ * body as a string; nothing throws except eager argument checks.
+ *
+ * @example Selecting rows
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { column, createDatabaseClient } from "@fetchbase/fetchbase/database";
+ *
+ * const db = createDatabaseClient(createBaseClient("https://p.example", "anon-key"));
+ * const r = await db.select("todos", {
+ *   columns: "id,title",
+ *   block: (q) => q.where((w) => w.eq(column<boolean>("done"), false)).limit(10),
+ * });
+ * if (r.ok) console.log(JSON.parse(r.value));
+ * ```
+ */
+export class DatabaseClient {
+  /** The base client whose transport every call uses. */
+  readonly client: BaseClient;
+
+  /**
+   * Wraps a base client; prefer {@linkcode createDatabaseClient}.
+   *
+   * @param client The base client.
+   */
+  constructor(client: BaseClient) {
+    this.client = client;
+  }
+
+  /**
+   * Builds (without sending) a select request; used by the primitives and
+   * by typed extensions.
+   *
+   * @param table The table or view.
+   * @param options The select options.
+   * @returns The request.
+   */
+  buildSelect(table: string, options: SelectOptions = {}): PgRequest {
+    const format = options.format ?? ResponseFormat.ROWS;
+    const head = format === ResponseFormat.HEAD;
+    return {
+      method: head ? "HEAD" : "GET",
+      path: `/${pathSegment(table, "table")}`,
+      pairs: [["select", cleanColumns(options.columns ?? "*")], ...readPairs(options.block)],
+      headers: headersOf({
+        ...profile(options.schema, "Accept-Profile"),
+        Accept: acceptHeader(format, options.stripNulls ?? false, options.explain),
+        Prefer: preferHeader({ count: options.count }),
+      }, options.headers),
+      retry: options.retry ?? true,
+      signal: options.signal,
+      timeout: options.timeout,
+    };
+  }
+
+  /**
+   * Reads rows (GET, or HEAD for the HEAD format).
+   *
+   * @param table The table or view.
+   * @param options Projection, format, count, block and more.
+   * @returns The raw body.
+   */
+  select(table: string, options?: SelectOptions): Promise<ServiceResult<string>> {
+    return send(this.client, this.buildSelect(table, options)).then(bodyOf);
+  }
+
+  /**
+   * Counts rows with a HEAD request; the count comes from `Content-Range`.
+   *
+   * @param table The table or view.
+   * @param options Projection, count option (default EXACT), block.
+   * @returns The count and range.
+   */
+  selectCount(
+    table: string,
+    options: SelectCountOptions = {},
+  ): Promise<ServiceResult<PostgrestRange>> {
+    const req = this.buildSelect(table, {
+      ...options,
+      format: ResponseFormat.HEAD,
+      count: options.count ?? CountOption.EXACT,
+    });
+    return send(this.client, req).then((r) =>
+      r.ok ? r.map((v) => parseContentRange(v.headers.get("content-range"))) : r
+    );
+  }
+
+  /**
+   * Reads rows with their count and range.
+   *
+   * @param table The table or view.
+   * @param options Projection, format, count (default EXACT), block.
+   * @returns The body with count and range.
+   */
+  selectRange(
+    table: string,
+    options: SelectRangeOptions = {},
+  ): Promise<ServiceResult<PostgrestRawPage>> {
+    const req = this.buildSelect(table, { ...options, count: options.count ?? CountOption.EXACT });
+    return send(this.client, req).then((r) =>
+      r.ok
+        ? r.map((v) => ({ body: v.body, ...parseContentRange(v.headers.get("content-range")) }))
+        : r
+    );
+  }
+
+  /**
+   * Inserts (or upserts) one JSON object or an array of them (POST).
+   *
+   * @param table The table.
+   * @param body The JSON body, sent verbatim.
+   * @param options Upsert, returning, count and more.
+   * @returns The raw body (empty for MINIMAL).
+   */
+  insert(
+    table: string,
+    body: string,
+    options: InsertOptions = {},
+  ): Promise<ServiceResult<string>> {
+    const contentType = options.contentType ?? "application/json";
+    const pairs: Array<[string, string]> = [];
+    const returning = options.returning ?? ReturnOption.REPRESENTATION;
+    const explicit = options.columns ?? null;
+    const derived = explicit === null && contentType.startsWith("application/json")
+      ? unionOfKeys(body)
+      : null;
+    const cols = explicit ?? derived;
+    if (cols && cols.length > 0) {
+      pairs.push([
+        "columns",
+        cols.map((c) => `"${c.replace(/"/g, '\\"')}"`).join(","),
+      ]);
+    }
+    if (options.upsert && options.onConflict) {
+      pairs.push(["on_conflict", cleanColumns(options.onConflict)]);
+    }
+    if (returning === ReturnOption.REPRESENTATION) pairs.unshift(["select", "*"]);
+    return send(this.client, {
+      method: "POST",
+      path: `/${pathSegment(table, "table")}`,
+      pairs,
+      headers: headersOf({
+        ...profile(options.schema, "Content-Profile"),
+        Accept: options.stripNulls ? acceptHeader(ResponseFormat.ROWS, true, null) : null,
+        Prefer: preferHeader({
+          returning,
+          count: options.count,
+          resolution: options.upsert
+            ? options.upsertResolution ?? UpsertResolution.MERGE_DUPLICATES
+            : null,
+          missingDefault: options.defaultToNull === false,
+          rollback: options.rollback,
+        }),
+      }, options.headers),
+      body,
+      contentType,
+      retry: false,
+      signal: options.signal,
+      timeout: options.timeout,
+    }).then(bodyOf);
+  }
+
+  #mutate(
+    method: "PATCH" | "DELETE",
+    table: string,
+    body: string | undefined,
+    block: ((w: WhereBuilder) => unknown) | null | undefined,
+    options: MutateOptions,
+  ): Promise<ServiceResult<PgResponse>> {
+    checkMaxAffected(options.maxAffected);
+    const returning = options.returning ?? ReturnOption.REPRESENTATION;
+    const pairs: Array<[string, string]> = wherePairs(block);
+    if (returning === ReturnOption.REPRESENTATION || options.columns) {
+      pairs.unshift(["select", cleanColumns(options.columns ?? "*")]);
+    }
+    return send(this.client, {
+      method,
+      path: `/${pathSegment(table, "table")}`,
+      pairs,
+      headers: headersOf({
+        ...profile(options.schema, "Content-Profile"),
+        Accept: options.stripNulls || options.explain
+          ? acceptHeader(ResponseFormat.ROWS, options.stripNulls ?? false, options.explain)
+          : null,
+        Prefer: preferHeader({
+          returning,
+          count: options.count,
+          rollback: options.rollback,
+          maxAffected: options.maxAffected,
+        }),
+      }, options.headers),
+      ...(body !== undefined ? { body, contentType: "application/json" } : {}),
+      retry: false,
+      signal: options.signal,
+      timeout: options.timeout,
+    });
+  }
+
+  /**
+   * Applies a partial JSON object to every matched row (PATCH). An empty
+   * block matches the whole table.
+   *
+   * @param table The table.
+   * @param body The partial row as JSON.
+   * @param block Filters (no order or limit).
+   * @param options Returning, count, maxAffected and more.
+   * @returns The raw body.
+   */
+  update(
+    table: string,
+    body: string,
+    block: ((w: WhereBuilder) => unknown) | null,
+    options: MutateOptions = {},
+  ): Promise<ServiceResult<string>> {
+    return this.#mutate("PATCH", table, body, block, options).then(bodyOf);
+  }
+
+  /**
+   * Replaces a whole row, inserting it when none matches (PUT). The block
+   * must select exactly the primary key.
+   *
+   * @param table The table.
+   * @param body Every column, primary key included, as JSON.
+   * @param block Filters selecting the primary key.
+   * @param options Returning and projection.
+   * @returns The raw body.
+   */
+  replace(
+    table: string,
+    body: string,
+    block: ((w: WhereBuilder) => unknown) | null,
+    options: ReplaceOptions = {},
+  ): Promise<ServiceResult<string>> {
+    const returning = options.returning ?? ReturnOption.REPRESENTATION;
+    const pairs = wherePairs(block);
+    if (returning === ReturnOption.REPRESENTATION) {
+      pairs.unshift(["select", cleanColumns(options.columns ?? "*")]);
+    }
+    return send(this.client, {
+      method: "PUT",
+      path: `/${pathSegment(table, "table")}`,
+      pairs,
+      headers: headersOf({
+        ...profile(options.schema, "Content-Profile"),
+        Prefer: preferHeader({ returning }),
+      }, options.headers),
+      body,
+      contentType: "application/json",
+      retry: false,
+      signal: options.signal,
+      timeout: options.timeout,
+    }).then(bodyOf);
+  }
+
+  /**
+   * Deletes matched rows (DELETE). An empty block matches the whole table.
+   *
+   * @param table The table.
+   * @param block Filters.
+   * @param options Returning, count, maxAffected and more.
+   * @returns The raw body.
+   */
+  delete(
+    table: string,
+    block: ((w: WhereBuilder) => unknown) | null,
+    options: MutateOptions = {},
+  ): Promise<ServiceResult<string>> {
+    return this.#mutate("DELETE", table, undefined, block, options).then(bodyOf);
+  }
+
+  /**
+   * Builds (without sending) a POST RPC request.
+   *
+   * @param fn The function name.
+   * @param options The RPC options.
+   * @returns The request.
+   */
+  buildRpc(fn: string, options: RpcOptions = {}): PgRequest {
+    checkMaxAffected(options.maxAffected);
+    const format = options.format ?? ResponseFormat.ROWS;
+    const head = format === ResponseFormat.HEAD;
+    const pairs = readPairs(options.block);
+    const headers = headersOf({
+      ...profile(options.schema, head ? "Accept-Profile" : "Content-Profile"),
+      Accept: acceptHeader(format, options.stripNulls ?? false, options.explain),
+      Prefer: preferHeader({
+        count: options.count,
+        rollback: options.rollback,
+        maxAffected: options.maxAffected,
+      }),
+    }, options.headers);
+    const path = `/rpc/${pathSegment(fn, "function")}`;
+    if (head) {
+      const args = options.params ? flattenParams(options.params) : [];
+      return {
+        method: "HEAD",
+        path,
+        pairs: [...args, ...pairs],
+        headers,
+        retry: false,
+        signal: options.signal,
+        timeout: options.timeout,
+      };
+    }
+    return {
+      method: "POST",
+      path,
+      pairs,
+      headers,
+      body: options.params ?? "{}",
+      contentType: options.contentType ?? "application/json",
+      retry: false,
+      signal: options.signal,
+      timeout: options.timeout,
+    };
+  }
+
+  /**
+   * Calls a function with POST (`/rpc/{function}`).
+   *
+   * @param fn The function name.
+   * @param options Params, format, count, block and more.
+   * @returns The raw body.
+   */
+  rpc(fn: string, options?: RpcOptions): Promise<ServiceResult<string>> {
+    return send(this.client, this.buildRpc(fn, options)).then(bodyOf);
+  }
+
+  /**
+   * Builds (without sending) a GET RPC request.
+   *
+   * @param fn The function name.
+   * @param options The RPC options.
+   * @returns The request.
+   */
+  buildRpcGet(fn: string, options: RpcGetOptions = {}): PgRequest {
+    const format = options.format ?? ResponseFormat.ROWS;
+    const q = options.queryParams ?? [];
+    const args: Array<[string, string]> = (Array.isArray(q) ? q : Object.entries(q))
+      .map(([k, v]) => [k, v] as [string, string]);
+    return {
+      method: format === ResponseFormat.HEAD ? "HEAD" : "GET",
+      path: `/rpc/${pathSegment(fn, "function")}`,
+      pairs: [...args, ...readPairs(options.block)],
+      headers: headersOf({
+        ...profile(options.schema, "Accept-Profile"),
+        Accept: acceptHeader(format, options.stripNulls ?? false, options.explain),
+        Prefer: preferHeader({ count: options.count }),
+      }, options.headers),
+      retry: options.retry ?? true,
+      signal: options.signal,
+      timeout: options.timeout,
+    };
+  }
+
+  /**
+   * Calls a STABLE or IMMUTABLE function with GET; arguments are query
+   * parameters, so the call is cacheable.
+   *
+   * @param fn The function name.
+   * @param options Query params, format, count, block and more.
+   * @returns The raw body.
+   */
+  rpcGet(fn: string, options?: RpcGetOptions): Promise<ServiceResult<string>> {
+    return send(this.client, this.buildRpcGet(fn, options)).then(bodyOf);
+  }
+}
+
+/**
+ * Flattens a JSON object of arguments into query pairs: nulls omitted,
+ * objects and arrays re-encoded as JSON, scalars as text.
+ *
+ * @example Flattening
+ * ```ts
+ * import { flattenParams } from "@fetchbase/fetchbase/database";
+ *
+ * console.log(flattenParams({ a: 1, b: null, c: [1, 2] })); // [ [ "a", "1" ], [ "c", "[1,2]" ] ]
+ * ```
+ *
+ * @param params A JSON object (string or value).
+ * @returns The pairs.
+ */
+export function flattenParams(params: string | Record<string, unknown>): Array<[string, string]> {
+  const obj = typeof params === "string" ? JSON.parse(params) : params;
+  if (obj === null || typeof obj !== "object" || Array.isArray(obj)) {
+    throw new TypeError(
+      "Cannot pass arguments as query parameters as 'params' must be a JSON object",
+    );
+  }
+  const out: Array<[string, string]> = [];
+  for (const [k, v] of Object.entries(obj as Record<string, unknown>)) {
+    if (v === null || v === undefined) continue;
+    out.push([k, typeof v === "object" ? JSON.stringify(v) : String(v)]);
+  }
+  return out;
+}
+
+/**
+ * Creates a {@linkcode DatabaseClient}; no I/O.
+ *
+ * @example Creating the client
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { createDatabaseClient } from "@fetchbase/fetchbase/database";
+ *
+ * const db = createDatabaseClient(createBaseClient("https://p.example", "anon-key"));
+ * ```
+ *
+ * @param client The base client.
+ * @returns The database client.
+ */
+export function createDatabaseClient(client: BaseClient): DatabaseClient {
+  return new DatabaseClient(client);
+}

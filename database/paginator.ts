@@ -1,0 +1,81 @@
+/**
+ * The database paginator: one offset page per `loadNext()` through a range
+ * window, on the shared {@linkcode Paginator} type.
+ *
+ * @module
+ */
+
+import { createPaginator, type Paginator } from "../core/paginator.ts";
+import type { DatabaseClient } from "./client.ts";
+import { QueryBuilder } from "./query_builder.ts";
+import { selectTyped } from "./typed.ts";
+import type { Validator } from "./validator.ts";
+
+/** Options of {@linkcode paginator}. */
+export interface PaginatorOptions<T> {
+  /** Rows per page, > 0. Default 20. */
+  pageSize?: number;
+  /** Schema (`Accept-Profile`). */
+  schema?: string | null;
+  /** The `select=` projection. Default `*`. */
+  columns?: string;
+  /** Filters and a stable order; must not set range, limit or offset. */
+  block?: (q: QueryBuilder) => unknown;
+  /** Checks each row. */
+  validator?: Validator<T> | null;
+}
+
+/**
+ * Pages through a table. Nothing is fetched until `loadNext()`. Throws
+ * `RangeError` for `pageSize <= 0` and `TypeError` when the block sets a
+ * range, limit or offset (the paginator owns the window).
+ *
+ * @example Paging todos
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { column, createDatabaseClient, paginator } from "@fetchbase/fetchbase/database";
+ *
+ * const db = createDatabaseClient(createBaseClient("https://p.example", "anon-key"));
+ * const pages = paginator<{ id: number }>(db, "todos", {
+ *   pageSize: 50,
+ *   block: (q) => q.orderBy(column("id")),
+ * });
+ * await pages.loadNext();
+ * console.log(pages.items.value.length);
+ * ```
+ *
+ * @param db The database client.
+ * @param table The table or view.
+ * @param options Page size, projection, block, validator.
+ * @returns The paginator.
+ */
+export function paginator<T>(
+  db: DatabaseClient,
+  table: string,
+  options: PaginatorOptions<T> = {},
+): Paginator<T> {
+  const pageSize = options.pageSize ?? 20;
+  if (!Number.isSafeInteger(pageSize) || pageSize <= 0) {
+    throw new RangeError(`Cannot paginate as 'pageSize' must be > 0: current value is ${pageSize}`);
+  }
+  if (options.block) {
+    const probe = new QueryBuilder();
+    options.block(probe);
+    if (probe.hasWindow) {
+      throw new TypeError(
+        "Cannot paginate as the block sets range, limit or offset; the paginator sets the window",
+      );
+    }
+  }
+  return createPaginator<T>(pageSize, (offset, limit, signal) =>
+    selectTyped<T>(db, table, {
+      schema: options.schema,
+      columns: options.columns,
+      validator: options.validator,
+      signal,
+      block: (q) => {
+        options.block?.(q);
+        q.range(offset, offset + limit - 1);
+      },
+    }));
+}

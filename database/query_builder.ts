@@ -1,0 +1,158 @@
+/**
+ * `QueryBuilder`: the read block: filters (`where`), ordering, limit,
+ * offset and range, kept apart and rendered once into query pairs.
+ *
+ * @module
+ */
+
+import { columnName, type ColumnRef } from "./column.ts";
+import { checkColumn } from "./_encode.ts";
+import { Nulls, Order } from "./models.ts";
+import { renderTopLevel, WhereBuilder } from "./where_builder.ts";
+
+/** Options of {@linkcode QueryBuilder.orderBy}. */
+export interface OrderByOptions {
+  /** Direction. Default ASC. */
+  order?: Order;
+  /** Where nulls sort; the server default when absent. */
+  nulls?: Nulls | null;
+  /** Orders an embedded resource instead of the top level. */
+  referencedTable?: string | null;
+}
+
+function checkCount(value: number, what: string): number {
+  if (!Number.isSafeInteger(value) || value < 0) {
+    throw new RangeError(
+      `Cannot set ${what} as it must be a non-negative integer: current value is ${value}`,
+    );
+  }
+  return value;
+}
+
+/**
+ * Collects a read's filters and modifiers. `limit`/`offset`: the last call
+ * wins; `range(from, to)` is `offset = from` and `limit = to - from + 1`.
+ *
+ * @example A read block
+ * ```ts
+ * import { column, QueryBuilder } from "@fetchbase/fetchbase/database";
+ *
+ * const q = new QueryBuilder()
+ *   .where((w) => w.eq(column<boolean>("done"), false))
+ *   .orderBy(column("created_at"), { order: "desc", nulls: "nullslast" })
+ *   .range(0, 9);
+ * console.log(q.toQueryPairs());
+ * ```
+ */
+export class QueryBuilder {
+  /** The filters. */
+  readonly filter: WhereBuilder = new WhereBuilder();
+  #order = new Map<string, string[]>();
+  #limit = new Map<string, number>();
+  #offset = new Map<string, number>();
+
+  /**
+   * Adds filter predicates (AND-ed with earlier ones).
+   *
+   * @param block Adds predicates.
+   * @returns This builder.
+   */
+  where(block: (w: WhereBuilder) => unknown): this {
+    block(this.filter);
+    return this;
+  }
+
+  /**
+   * Adds a sort key; successive calls add secondary keys to the same
+   * `order=` parameter (one per referenced table).
+   *
+   * @param column The column.
+   * @param options Direction, nulls and referenced table.
+   * @returns This builder.
+   */
+  orderBy(column: ColumnRef<unknown>, options: OrderByOptions = {}): this {
+    const order = options.order ?? Order.ASC;
+    if (order !== Order.ASC && order !== Order.DESC) {
+      throw new TypeError(`Cannot order as 'order' must be asc or desc: current value is ${order}`);
+    }
+    const nulls = options.nulls ?? null;
+    if (nulls !== null && nulls !== Nulls.FIRST && nulls !== Nulls.LAST) {
+      throw new TypeError(
+        `Cannot order as 'nulls' must be nullsfirst or nullslast: current value is ${nulls}`,
+      );
+    }
+    const key = options.referencedTable ? `${checkColumn(options.referencedTable)}.order` : "order";
+    const list = this.#order.get(key) ?? [];
+    list.push(`${checkColumn(columnName(column))}.${order}${nulls ? "." + nulls : ""}`);
+    this.#order.set(key, list);
+    return this;
+  }
+
+  /**
+   * Caps the number of rows; the last call wins.
+   *
+   * @param count The cap.
+   * @param options `referencedTable` caps an embedded resource.
+   * @returns This builder.
+   */
+  limit(count: number, options: { referencedTable?: string | null } = {}): this {
+    this.#limit.set(
+      options.referencedTable ? `${checkColumn(options.referencedTable)}.limit` : "limit",
+      checkCount(count, "limit"),
+    );
+    return this;
+  }
+
+  /**
+   * Skips rows; the last call wins.
+   *
+   * @param count Rows to skip.
+   * @param options `referencedTable` offsets an embedded resource.
+   * @returns This builder.
+   */
+  offset(count: number, options: { referencedTable?: string | null } = {}): this {
+    this.#offset.set(
+      options.referencedTable ? `${checkColumn(options.referencedTable)}.offset` : "offset",
+      checkCount(count, "offset"),
+    );
+    return this;
+  }
+
+  /**
+   * The inclusive, zero-based window [from, to]; `RangeError` when to < from.
+   *
+   * @param from First row, inclusive.
+   * @param to Last row, inclusive.
+   * @param options `referencedTable` windows an embedded resource.
+   * @returns This builder.
+   */
+  range(from: number, to: number, options: { referencedTable?: string | null } = {}): this {
+    checkCount(from, "range 'from'");
+    checkCount(to, "range 'to'");
+    if (to < from) {
+      throw new RangeError(
+        `Cannot set the range as 'to' must be >= 'from': current values are from=${from}, to=${to}`,
+      );
+    }
+    this.offset(from, options);
+    return this.limit(to - from + 1, options);
+  }
+
+  /** Whether a limit, offset or range was set at the top level. */
+  get hasWindow(): boolean {
+    return this.#limit.has("limit") || this.#offset.has("offset");
+  }
+
+  /**
+   * Renders filters, then order, limit and offset, as query pairs.
+   *
+   * @returns The pairs, in a stable order.
+   */
+  toQueryPairs(): Array<[string, string]> {
+    const pairs: Array<[string, string]> = this.filter.predicates.map(renderTopLevel);
+    for (const [k, v] of this.#order) pairs.push([k, v.join(",")]);
+    for (const [k, v] of this.#limit) pairs.push([k, String(v)]);
+    for (const [k, v] of this.#offset) pairs.push([k, String(v)]);
+    return pairs;
+  }
+}

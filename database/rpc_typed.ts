@@ -1,0 +1,446 @@
+/**
+ * Typed extensions for stored procedures: POST (`rpc...`) and GET
+ * (`rpcGet...`) families. Each is a standalone function whose first
+ * parameter is the {@linkcode DatabaseClient}.
+ *
+ * @module
+ */
+
+import type { ServiceResult } from "../core/result.ts";
+import { success } from "../core/result.ts";
+import { type CallOptions, type DatabaseClient, flattenParams } from "./client.ts";
+import { decodeOne, decodeRows, discard, isNoRows } from "./_decode.ts";
+import { type CountOption, ResponseFormat } from "./models.ts";
+import type { QueryBuilder } from "./query_builder.ts";
+import type { Validator } from "./validator.ts";
+
+/** Options of the typed POST RPC calls. */
+export interface TypedRpcOptions<T> extends CallOptions {
+  /** Schema (`Content-Profile`). */
+  schema?: string | null;
+  /** Named arguments: a raw JSON string, or an object encoded to JSON. */
+  params?: string | Record<string, unknown> | null;
+  /** Filters, order and pagination on a set-returning function. */
+  block?: (q: QueryBuilder) => unknown;
+  /** Checks each decoded value. */
+  validator?: Validator<T> | null;
+}
+
+/** Options of the typed GET RPC calls. */
+export interface TypedRpcGetOptions<T> extends CallOptions {
+  /** Schema (`Accept-Profile`). */
+  schema?: string | null;
+  /** Arguments as query parameters. */
+  queryParams?: Readonly<Record<string, string>>;
+  /** Arguments as an object: top-level fields flattened, objects/arrays JSON, nulls omitted. */
+  params?: Record<string, unknown> | null;
+  /** Filters, order and pagination. */
+  block?: (q: QueryBuilder) => unknown;
+  /** Checks each decoded value. */
+  validator?: Validator<T> | null;
+}
+
+function paramsText(params: string | Record<string, unknown> | null | undefined): string | null {
+  if (params === undefined || params === null) return null;
+  return typeof params === "string" ? params : JSON.stringify(params);
+}
+
+function call<T>(
+  db: DatabaseClient,
+  fn: string,
+  o: TypedRpcOptions<T>,
+  format: ResponseFormat,
+  count?: CountOption | null,
+) {
+  return db.rpc(fn, {
+    schema: o.schema,
+    params: paramsText(o.params),
+    block: o.block,
+    format,
+    count,
+    signal: o.signal,
+    timeout: o.timeout,
+    headers: o.headers,
+  });
+}
+
+function callGet<T>(
+  db: DatabaseClient,
+  fn: string,
+  o: TypedRpcGetOptions<T>,
+  format: ResponseFormat,
+  count?: CountOption | null,
+) {
+  const pairs: Array<[string, string]> = [
+    ...Object.entries(o.queryParams ?? {}),
+    ...(o.params ? flattenParams(o.params) : []),
+  ];
+  return db.rpcGet(fn, {
+    schema: o.schema,
+    queryParams: pairs,
+    block: o.block,
+    format,
+    count,
+    signal: o.signal,
+    timeout: o.timeout,
+    headers: o.headers,
+  });
+}
+
+/**
+ * Calls a function (POST) and decodes its JSON result as `T`.
+ *
+ * @example Scalar result
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { createDatabaseClient, rpcTyped } from "@fetchbase/fetchbase/database";
+ *
+ * const db = createDatabaseClient(createBaseClient("https://p.example", "anon-key"));
+ * const sum = await rpcTyped<number>(db, "add", { params: { a: 1, b: 2 } });
+ * ```
+ *
+ * @param db The database client.
+ * @param fn The function name.
+ * @param options Params, block, validator.
+ * @returns The decoded result.
+ */
+export function rpcTyped<T>(
+  db: DatabaseClient,
+  fn: string,
+  options: TypedRpcOptions<T> = {},
+): Promise<ServiceResult<T>> {
+  return call(db, fn, options, ResponseFormat.ROWS).then((r) => decodeOne(r, options.validator));
+}
+
+/**
+ * Calls a set-returning function (POST) and decodes `T[]`.
+ *
+ * @example Rows from a function
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { createDatabaseClient, rpcListTyped } from "@fetchbase/fetchbase/database";
+ *
+ * const db = createDatabaseClient(createBaseClient("https://p.example", "anon-key"));
+ * const rows = await rpcListTyped<{ id: number }>(db, "recent_todos", { params: { n: 5 } });
+ * ```
+ *
+ * @param db The database client.
+ * @param fn The function name.
+ * @param options Params, block, validator.
+ * @returns The rows.
+ */
+export function rpcListTyped<T>(
+  db: DatabaseClient,
+  fn: string,
+  options: TypedRpcOptions<T> = {},
+): Promise<ServiceResult<T[]>> {
+  return call(db, fn, options, ResponseFormat.ROWS).then((r) => decodeRows(r, options.validator));
+}
+
+/**
+ * Calls a function (POST) requesting exactly one row (SINGLE); otherwise 406 / NOT_FOUND.
+ *
+ * @example One row
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { createDatabaseClient, rpcSingleTyped } from "@fetchbase/fetchbase/database";
+ *
+ * const db = createDatabaseClient(createBaseClient("https://p.example", "anon-key"));
+ * const me = await rpcSingleTyped<{ id: string }>(db, "current_profile");
+ * ```
+ *
+ * @param db The database client.
+ * @param fn The function name.
+ * @param options Params, block, validator.
+ * @returns The row.
+ */
+export function rpcSingleTyped<T>(
+  db: DatabaseClient,
+  fn: string,
+  options: TypedRpcOptions<T> = {},
+): Promise<ServiceResult<T>> {
+  return call(db, fn, options, ResponseFormat.SINGLE).then((r) => decodeOne(r, options.validator));
+}
+
+/**
+ * Calls a function (POST) for at most one row: no rows is `Success(null)`.
+ *
+ * @example Maybe one row
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { createDatabaseClient, rpcMaybeSingleTyped } from "@fetchbase/fetchbase/database";
+ *
+ * const db = createDatabaseClient(createBaseClient("https://p.example", "anon-key"));
+ * const r = await rpcMaybeSingleTyped<{ id: string }>(db, "find_profile", { params: { name: "ada" } });
+ * ```
+ *
+ * @param db The database client.
+ * @param fn The function name.
+ * @param options Params, block, validator.
+ * @returns The row or null.
+ */
+export function rpcMaybeSingleTyped<T>(
+  db: DatabaseClient,
+  fn: string,
+  options: TypedRpcOptions<T> = {},
+): Promise<ServiceResult<T | null>> {
+  return call(db, fn, options, ResponseFormat.SINGLE).then((r) =>
+    isNoRows(r) ? success<T | null>(null) : decodeOne<T | null>(r, options.validator)
+  );
+}
+
+/**
+ * Calls a function (POST) and discards the result.
+ *
+ * @example Fire a procedure
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { createDatabaseClient, rpcUnit } from "@fetchbase/fetchbase/database";
+ *
+ * const db = createDatabaseClient(createBaseClient("https://p.example", "anon-key"));
+ * await rpcUnit(db, "touch_profile");
+ * ```
+ *
+ * @param db The database client.
+ * @param fn The function name.
+ * @param options Params.
+ * @returns Nothing.
+ */
+export function rpcUnit(
+  db: DatabaseClient,
+  fn: string,
+  options: Omit<TypedRpcOptions<unknown>, "validator"> = {},
+): Promise<ServiceResult<void>> {
+  return call(db, fn, options, ResponseFormat.ROWS).then(discard);
+}
+
+/**
+ * Calls a function (POST) and returns CSV.
+ *
+ * @example CSV from a function
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { createDatabaseClient, rpcCsv } from "@fetchbase/fetchbase/database";
+ *
+ * const db = createDatabaseClient(createBaseClient("https://p.example", "anon-key"));
+ * const csv = await rpcCsv(db, "report");
+ * ```
+ *
+ * @param db The database client.
+ * @param fn The function name.
+ * @param options Params and block.
+ * @returns The CSV text.
+ */
+export function rpcCsv(
+  db: DatabaseClient,
+  fn: string,
+  options: Omit<TypedRpcOptions<unknown>, "validator"> = {},
+): Promise<ServiceResult<string>> {
+  return call(db, fn, options, ResponseFormat.CSV);
+}
+
+/**
+ * Issues the procedure call as HEAD (arguments as query parameters).
+ *
+ * @example HEAD call with a count
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { createDatabaseClient, rpcHead } from "@fetchbase/fetchbase/database";
+ *
+ * const db = createDatabaseClient(createBaseClient("https://p.example", "anon-key"));
+ * await rpcHead(db, "search", { params: { q: "milk" }, count: "exact" });
+ * ```
+ *
+ * @param db The database client.
+ * @param fn The function name.
+ * @param options Params and count.
+ * @returns Nothing.
+ */
+export function rpcHead(
+  db: DatabaseClient,
+  fn: string,
+  options: Omit<TypedRpcOptions<unknown>, "validator"> & { count?: CountOption | null } = {},
+): Promise<ServiceResult<void>> {
+  return call(db, fn, options, ResponseFormat.HEAD, options.count).then(discard);
+}
+
+/**
+ * Calls a function with GET and decodes `T`.
+ *
+ * @example GET call
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { createDatabaseClient, rpcGetTyped } from "@fetchbase/fetchbase/database";
+ *
+ * const db = createDatabaseClient(createBaseClient("https://p.example", "anon-key"));
+ * const n = await rpcGetTyped<number>(db, "count_open", { params: { owner: "u1" } });
+ * ```
+ *
+ * @param db The database client.
+ * @param fn The function name.
+ * @param options Query params or params object, block, validator.
+ * @returns The decoded result.
+ */
+export function rpcGetTyped<T>(
+  db: DatabaseClient,
+  fn: string,
+  options: TypedRpcGetOptions<T> = {},
+): Promise<ServiceResult<T>> {
+  return callGet(db, fn, options, ResponseFormat.ROWS).then((r) => decodeOne(r, options.validator));
+}
+
+/**
+ * Calls a set-returning function with GET and decodes `T[]`.
+ *
+ * @example GET rows
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { createDatabaseClient, rpcGetListTyped } from "@fetchbase/fetchbase/database";
+ *
+ * const db = createDatabaseClient(createBaseClient("https://p.example", "anon-key"));
+ * const rows = await rpcGetListTyped<{ id: number }>(db, "recent", { queryParams: { n: "5" } });
+ * ```
+ *
+ * @param db The database client.
+ * @param fn The function name.
+ * @param options Query params or params object, block, validator.
+ * @returns The rows.
+ */
+export function rpcGetListTyped<T>(
+  db: DatabaseClient,
+  fn: string,
+  options: TypedRpcGetOptions<T> = {},
+): Promise<ServiceResult<T[]>> {
+  return callGet(db, fn, options, ResponseFormat.ROWS).then((r) =>
+    decodeRows(r, options.validator)
+  );
+}
+
+/**
+ * Calls a function with GET requesting exactly one row; otherwise 406 / NOT_FOUND.
+ *
+ * @example GET one row
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { createDatabaseClient, rpcGetSingleTyped } from "@fetchbase/fetchbase/database";
+ *
+ * const db = createDatabaseClient(createBaseClient("https://p.example", "anon-key"));
+ * const row = await rpcGetSingleTyped<{ id: number }>(db, "by_id", { queryParams: { id: "1" } });
+ * ```
+ *
+ * @param db The database client.
+ * @param fn The function name.
+ * @param options Query params or params object, block, validator.
+ * @returns The row.
+ */
+export function rpcGetSingleTyped<T>(
+  db: DatabaseClient,
+  fn: string,
+  options: TypedRpcGetOptions<T> = {},
+): Promise<ServiceResult<T>> {
+  return callGet(db, fn, options, ResponseFormat.SINGLE).then((r) =>
+    decodeOne(r, options.validator)
+  );
+}
+
+/**
+ * Calls a function with GET for at most one row: no rows is `Success(null)`.
+ *
+ * @example GET maybe one row
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { createDatabaseClient, rpcGetMaybeSingleTyped } from "@fetchbase/fetchbase/database";
+ *
+ * const db = createDatabaseClient(createBaseClient("https://p.example", "anon-key"));
+ * const row = await rpcGetMaybeSingleTyped<{ id: number }>(db, "by_id", { queryParams: { id: "1" } });
+ * ```
+ *
+ * @param db The database client.
+ * @param fn The function name.
+ * @param options Query params or params object, block, validator.
+ * @returns The row or null.
+ */
+export function rpcGetMaybeSingleTyped<T>(
+  db: DatabaseClient,
+  fn: string,
+  options: TypedRpcGetOptions<T> = {},
+): Promise<ServiceResult<T | null>> {
+  return callGet(db, fn, options, ResponseFormat.SINGLE).then((r) =>
+    isNoRows(r) ? success<T | null>(null) : decodeOne<T | null>(r, options.validator)
+  );
+}
+
+/**
+ * Calls a function with GET and discards the result.
+ *
+ * @example GET and discard
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { createDatabaseClient, rpcGetUnit } from "@fetchbase/fetchbase/database";
+ *
+ * const db = createDatabaseClient(createBaseClient("https://p.example", "anon-key"));
+ * await rpcGetUnit(db, "ping");
+ * ```
+ *
+ * @param db The database client.
+ * @param fn The function name.
+ * @param options Query params or params object.
+ * @returns Nothing.
+ */
+export function rpcGetUnit(
+  db: DatabaseClient,
+  fn: string,
+  options: Omit<TypedRpcGetOptions<unknown>, "validator"> = {},
+): Promise<ServiceResult<void>> {
+  return callGet(db, fn, options, ResponseFormat.ROWS).then(discard);
+}
+
+/**
+ * Calls a function with GET and returns CSV.
+ *
+ * @example GET CSV
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { createDatabaseClient, rpcGetCsv } from "@fetchbase/fetchbase/database";
+ *
+ * const db = createDatabaseClient(createBaseClient("https://p.example", "anon-key"));
+ * const csv = await rpcGetCsv(db, "report");
+ * ```
+ *
+ * @param db The database client.
+ * @param fn The function name.
+ * @param options Query params or params object.
+ * @returns The CSV text.
+ */
+export function rpcGetCsv(
+  db: DatabaseClient,
+  fn: string,
+  options: Omit<TypedRpcGetOptions<unknown>, "validator"> = {},
+): Promise<ServiceResult<string>> {
+  return callGet(db, fn, options, ResponseFormat.CSV);
+}
+
+/**
+ * Calls a function with HEAD (GET semantics), optionally counting.
+ *
+ * @example HEAD with count
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { createDatabaseClient, rpcGetHead } from "@fetchbase/fetchbase/database";
+ *
+ * const db = createDatabaseClient(createBaseClient("https://p.example", "anon-key"));
+ * await rpcGetHead(db, "search", { queryParams: { q: "milk" }, count: "exact" });
+ * ```
+ *
+ * @param db The database client.
+ * @param fn The function name.
+ * @param options Query params or params object, count.
+ * @returns Nothing.
+ */
+export function rpcGetHead(
+  db: DatabaseClient,
+  fn: string,
+  options: Omit<TypedRpcGetOptions<unknown>, "validator"> & { count?: CountOption | null } = {},
+): Promise<ServiceResult<void>> {
+  return callGet(db, fn, options, ResponseFormat.HEAD, options.count).then(discard);
+}

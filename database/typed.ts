@@ -1,0 +1,627 @@
+/**
+ * Typed extensions of the database client: decode rows (optionally through a
+ * validator) and map PostgREST's single-row answers. Each is a standalone
+ * function whose first parameter is the {@linkcode DatabaseClient}.
+ *
+ * @module
+ */
+
+import { ServiceException, type ServiceResult, success } from "../core/result.ts";
+import { decodeOne, decodeRows, discard, isNoRows } from "./_decode.ts";
+import type {
+  CallOptions,
+  DatabaseClient,
+  InsertOptions,
+  MutateOptions,
+  SelectCountOptions,
+} from "./client.ts";
+import { send } from "./_request.ts";
+import {
+  CountOption,
+  parseContentRange,
+  type PostgrestPage,
+  ResponseFormat,
+  ReturnOption,
+} from "./models.ts";
+import type { QueryBuilder } from "./query_builder.ts";
+import type { Validator } from "./validator.ts";
+import type { WhereBuilder } from "./where_builder.ts";
+
+/** Options of the typed reads. */
+export interface TypedSelectOptions<T> extends CallOptions {
+  /** Schema (`Accept-Profile`). */
+  schema?: string | null;
+  /** The `select=` projection. Default `*`. */
+  columns?: string;
+  /** Filters, order and pagination. */
+  block?: (q: QueryBuilder) => unknown;
+  /** Checks each row. */
+  validator?: Validator<T> | null;
+}
+
+/**
+ * Reads rows as `T[]`.
+ *
+ * @example Typed rows
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { createDatabaseClient, selectTyped } from "@fetchbase/fetchbase/database";
+ *
+ * interface Todo { id: number; title: string }
+ * const db = createDatabaseClient(createBaseClient("https://p.example", "anon-key"));
+ * const todos = await selectTyped<Todo>(db, "todos", { block: (q) => q.limit(5) });
+ * ```
+ *
+ * @param db The database client.
+ * @param table The table or view.
+ * @param options Projection, block, validator.
+ * @returns The rows.
+ */
+export function selectTyped<T>(
+  db: DatabaseClient,
+  table: string,
+  options: TypedSelectOptions<T> = {},
+): Promise<ServiceResult<T[]>> {
+  return db.select(table, options).then((r) => decodeRows(r, options.validator));
+}
+
+/**
+ * Reads rows as `T[]`, throwing {@linkcode ServiceException} on failure.
+ *
+ * @example Throwing on failure
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { createDatabaseClient, selectTypedOrThrow } from "@fetchbase/fetchbase/database";
+ *
+ * const db = createDatabaseClient(createBaseClient("https://p.example", "anon-key"));
+ * try {
+ *   const rows = await selectTypedOrThrow<{ id: number }>(db, "todos");
+ * } catch (e) {
+ *   console.error(e);
+ * }
+ * ```
+ *
+ * @param db The database client.
+ * @param table The table or view.
+ * @param options Projection, block, validator.
+ * @returns The rows.
+ */
+export async function selectTypedOrThrow<T>(
+  db: DatabaseClient,
+  table: string,
+  options: TypedSelectOptions<T> = {},
+): Promise<T[]> {
+  const r = await selectTyped(db, table, options);
+  if (!r.ok) throw new ServiceException(r.error);
+  return r.value;
+}
+
+/**
+ * Reads exactly one row (SINGLE); zero or several rows fail with 406,
+ * category NOT_FOUND.
+ *
+ * @example One row
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { column, createDatabaseClient, selectSingleTyped } from "@fetchbase/fetchbase/database";
+ *
+ * const db = createDatabaseClient(createBaseClient("https://p.example", "anon-key"));
+ * const r = await selectSingleTyped<{ id: number }>(db, "todos", {
+ *   block: (q) => q.where((w) => w.eq(column<number>("id"), 1)),
+ * });
+ * ```
+ *
+ * @param db The database client.
+ * @param table The table or view.
+ * @param options Projection, block, validator.
+ * @returns The row.
+ */
+export function selectSingleTyped<T>(
+  db: DatabaseClient,
+  table: string,
+  options: TypedSelectOptions<T> = {},
+): Promise<ServiceResult<T>> {
+  return db.select(table, { ...options, format: ResponseFormat.SINGLE }).then((r) =>
+    decodeOne(r, options.validator)
+  );
+}
+
+/**
+ * Reads at most one row: no rows is `Success(null)`; several rows still fail.
+ *
+ * @example Maybe one row
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { createDatabaseClient, selectMaybeSingleTyped } from "@fetchbase/fetchbase/database";
+ *
+ * const db = createDatabaseClient(createBaseClient("https://p.example", "anon-key"));
+ * const r = await selectMaybeSingleTyped<{ id: number }>(db, "profiles");
+ * if (r.ok && r.value === null) console.log("no profile yet");
+ * ```
+ *
+ * @param db The database client.
+ * @param table The table or view.
+ * @param options Projection, block, validator.
+ * @returns The row or null.
+ */
+export function selectMaybeSingleTyped<T>(
+  db: DatabaseClient,
+  table: string,
+  options: TypedSelectOptions<T> = {},
+): Promise<ServiceResult<T | null>> {
+  return db.select(table, { ...options, format: ResponseFormat.SINGLE }).then((r) =>
+    isNoRows(r) ? success<T | null>(null) : decodeOne<T | null>(r, options.validator)
+  );
+}
+
+/**
+ * Reads rows with the total count (default EXACT) and the range.
+ *
+ * @example Rows and count
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { createDatabaseClient, selectWithCountTyped } from "@fetchbase/fetchbase/database";
+ *
+ * const db = createDatabaseClient(createBaseClient("https://p.example", "anon-key"));
+ * const r = await selectWithCountTyped<{ id: number }>(db, "todos", { block: (q) => q.range(0, 9) });
+ * if (r.ok) console.log(r.value.rows.length, r.value.count);
+ * ```
+ *
+ * @param db The database client.
+ * @param table The table or view.
+ * @param options Projection, count, block, validator.
+ * @returns The page.
+ */
+export function selectWithCountTyped<T>(
+  db: DatabaseClient,
+  table: string,
+  options: TypedSelectOptions<T> & { count?: CountOption } = {},
+): Promise<ServiceResult<PostgrestPage<T>>> {
+  const req = db.buildSelect(table, { ...options, count: options.count ?? CountOption.EXACT });
+  return send(db.client, req).then(async (r) => {
+    if (!r.ok) return r;
+    const rows = await decodeRows<T>(success(r.value.body), options.validator);
+    if (!rows.ok) return rows;
+    return success({
+      rows: rows.value,
+      ...parseContentRange(r.value.headers.get("content-range")),
+    });
+  });
+}
+
+/**
+ * Reads a GeoJSON feature collection (`application/geo+json`).
+ *
+ * @example GeoJSON
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { createDatabaseClient, selectGeoJson } from "@fetchbase/fetchbase/database";
+ *
+ * const db = createDatabaseClient(createBaseClient("https://p.example", "anon-key"));
+ * const geo = await selectGeoJson(db, "places");
+ * ```
+ *
+ * @param db The database client.
+ * @param table The table or view.
+ * @param options Projection, headers, block.
+ * @returns The GeoJSON text.
+ */
+export function selectGeoJson(
+  db: DatabaseClient,
+  table: string,
+  options: Omit<TypedSelectOptions<unknown>, "validator"> = {},
+): Promise<ServiceResult<string>> {
+  return db.select(table, { ...options, format: ResponseFormat.GEOJSON });
+}
+
+/**
+ * Reads rows as CSV with a header row (`text/csv`).
+ *
+ * @example CSV
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { createDatabaseClient, selectCsv } from "@fetchbase/fetchbase/database";
+ *
+ * const db = createDatabaseClient(createBaseClient("https://p.example", "anon-key"));
+ * const csv = await selectCsv(db, "todos", { columns: "id,title" });
+ * ```
+ *
+ * @param db The database client.
+ * @param table The table or view.
+ * @param options Projection and block.
+ * @returns The CSV text.
+ */
+export function selectCsv(
+  db: DatabaseClient,
+  table: string,
+  options: Omit<TypedSelectOptions<unknown>, "validator"> = {},
+): Promise<ServiceResult<string>> {
+  return db.select(table, { ...options, format: ResponseFormat.CSV });
+}
+
+/**
+ * Runs the query as HEAD; success means it ran, not that a row matched.
+ *
+ * @example HEAD
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { createDatabaseClient, selectHead } from "@fetchbase/fetchbase/database";
+ *
+ * const db = createDatabaseClient(createBaseClient("https://p.example", "anon-key"));
+ * const reachable = (await selectHead(db, "todos")).ok;
+ * ```
+ *
+ * @param db The database client.
+ * @param table The table or view.
+ * @param options Projection, count, block.
+ * @returns Nothing.
+ */
+export function selectHead(
+  db: DatabaseClient,
+  table: string,
+  options: Omit<SelectCountOptions, "count"> & { count?: CountOption | null } = {},
+): Promise<ServiceResult<void>> {
+  return db.select(table, { ...options, format: ResponseFormat.HEAD }).then(discard);
+}
+
+/** Options of the typed inserts and upserts. */
+export type TypedInsertOptions<T> =
+  & Pick<
+    InsertOptions,
+    | "schema"
+    | "columns"
+    | "upsertResolution"
+    | "defaultToNull"
+    | "onConflict"
+    | "signal"
+    | "timeout"
+    | "headers"
+  >
+  & { upsert?: boolean; validator?: Validator<T> | null };
+
+function encodeJson(value: unknown, what: string): string {
+  if (value === undefined) throw new TypeError(`Cannot ${what} as the value is undefined`);
+  return JSON.stringify(value);
+}
+
+/**
+ * Inserts one value and returns the inserted rows (REPRESENTATION).
+ *
+ * @example Inserting
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { createDatabaseClient, insertTyped } from "@fetchbase/fetchbase/database";
+ *
+ * const db = createDatabaseClient(createBaseClient("https://p.example", "anon-key"));
+ * const r = await insertTyped(db, "todos", { title: "Buy milk", done: false });
+ * ```
+ *
+ * @param db The database client.
+ * @param table The table.
+ * @param value The row.
+ * @param options Columns, upsert and more.
+ * @returns The inserted rows.
+ */
+export function insertTyped<T>(
+  db: DatabaseClient,
+  table: string,
+  value: T,
+  options: TypedInsertOptions<T> = {},
+): Promise<ServiceResult<T[]>> {
+  return db.insert(table, encodeJson(value, "insert"), {
+    ...options,
+    returning: ReturnOption.REPRESENTATION,
+  }).then((r) => decodeRows(r, options.validator));
+}
+
+/**
+ * Inserts many values in one request; `columns=` is the union of all
+ * elements' keys so fields present on only some rows are kept.
+ *
+ * @example Bulk insert
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { createDatabaseClient, insertTypedMany } from "@fetchbase/fetchbase/database";
+ *
+ * const db = createDatabaseClient(createBaseClient("https://p.example", "anon-key"));
+ * await insertTypedMany(db, "todos", [{ title: "a" }, { title: "b", done: true }]);
+ * ```
+ *
+ * @param db The database client.
+ * @param table The table.
+ * @param values The rows.
+ * @param options Columns, upsert and more.
+ * @returns The inserted rows.
+ */
+export function insertTypedMany<T>(
+  db: DatabaseClient,
+  table: string,
+  values: readonly T[],
+  options: TypedInsertOptions<T> = {},
+): Promise<ServiceResult<T[]>> {
+  if (!Array.isArray(values)) throw new TypeError("Cannot insert as 'values' must be an array");
+  return db.insert(table, encodeJson(values, "insert"), {
+    ...options,
+    returning: ReturnOption.REPRESENTATION,
+  }).then((r) => decodeRows(r, options.validator));
+}
+
+/**
+ * Inserts a raw JSON body and returns nothing (MINIMAL).
+ *
+ * @example Insert without echo
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { createDatabaseClient, insertUnit } from "@fetchbase/fetchbase/database";
+ *
+ * const db = createDatabaseClient(createBaseClient("https://p.example", "anon-key"));
+ * await insertUnit(db, "events", '{"kind":"click"}');
+ * ```
+ *
+ * @param db The database client.
+ * @param table The table.
+ * @param body The JSON body.
+ * @param options Columns, upsert, count and more.
+ * @returns Nothing.
+ */
+export function insertUnit(
+  db: DatabaseClient,
+  table: string,
+  body: string,
+  options: Omit<InsertOptions, "returning" | "stripNulls" | "rollback" | "contentType"> = {},
+): Promise<ServiceResult<void>> {
+  return db.insert(table, body, { ...options, returning: ReturnOption.MINIMAL }).then(discard);
+}
+
+/**
+ * Inserts one value and returns nothing (MINIMAL).
+ *
+ * @example Typed insert without echo
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { createDatabaseClient, insertUnitTyped } from "@fetchbase/fetchbase/database";
+ *
+ * const db = createDatabaseClient(createBaseClient("https://p.example", "anon-key"));
+ * await insertUnitTyped(db, "events", { kind: "click" });
+ * ```
+ *
+ * @param db The database client.
+ * @param table The table.
+ * @param value The row.
+ * @param options Columns, upsert, count and more.
+ * @returns Nothing.
+ */
+export function insertUnitTyped<T>(
+  db: DatabaseClient,
+  table: string,
+  value: T,
+  options: Omit<InsertOptions, "returning" | "stripNulls" | "rollback" | "contentType"> = {},
+): Promise<ServiceResult<void>> {
+  return insertUnit(db, table, encodeJson(value, "insert"), options);
+}
+
+/**
+ * Upserts one value (insertTyped with upsert true).
+ *
+ * @example Upserting
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { createDatabaseClient, upsertTyped } from "@fetchbase/fetchbase/database";
+ *
+ * const db = createDatabaseClient(createBaseClient("https://p.example", "anon-key"));
+ * await upsertTyped(db, "profiles", { id: "u1", name: "Ada" }, { onConflict: "id" });
+ * ```
+ *
+ * @param db The database client.
+ * @param table The table.
+ * @param value The row.
+ * @param options Resolution, conflict target and more.
+ * @returns The upserted rows.
+ */
+export function upsertTyped<T>(
+  db: DatabaseClient,
+  table: string,
+  value: T,
+  options: Omit<TypedInsertOptions<T>, "upsert"> = {},
+): Promise<ServiceResult<T[]>> {
+  return insertTyped(db, table, value, { ...options, upsert: true });
+}
+
+/**
+ * Upserts many values in one request.
+ *
+ * @example Bulk upsert
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { createDatabaseClient, upsertTypedMany } from "@fetchbase/fetchbase/database";
+ *
+ * const db = createDatabaseClient(createBaseClient("https://p.example", "anon-key"));
+ * await upsertTypedMany(db, "profiles", [{ id: "u1" }, { id: "u2" }]);
+ * ```
+ *
+ * @param db The database client.
+ * @param table The table.
+ * @param values The rows.
+ * @param options Resolution, conflict target and more.
+ * @returns The upserted rows.
+ */
+export function upsertTypedMany<T>(
+  db: DatabaseClient,
+  table: string,
+  values: readonly T[],
+  options: Omit<TypedInsertOptions<T>, "upsert"> = {},
+): Promise<ServiceResult<T[]>> {
+  return insertTypedMany(db, table, values, { ...options, upsert: true });
+}
+
+function withoutNulls(value: unknown): string {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    throw new TypeError("Cannot update as 'value' must be an object");
+  }
+  return JSON.stringify(
+    Object.fromEntries(
+      Object.entries(value as Record<string, unknown>).filter(([, v]) =>
+        v !== null && v !== undefined
+      ),
+    ),
+  );
+}
+
+/** Options of the typed updates and deletes. */
+export type TypedMutateOptions<T> =
+  & Pick<MutateOptions, "schema" | "count" | "signal" | "timeout" | "headers" | "maxAffected">
+  & {
+    validator?: Validator<T> | null;
+  };
+
+/**
+ * Updates matched rows with the non-null fields of `value` and returns them;
+ * null fields leave their columns untouched (use `update` with a raw body to
+ * set NULL).
+ *
+ * @example Updating
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { column, createDatabaseClient, updateTyped } from "@fetchbase/fetchbase/database";
+ *
+ * const db = createDatabaseClient(createBaseClient("https://p.example", "anon-key"));
+ * await updateTyped(db, "todos", { done: true }, (w) => w.eq(column<number>("id"), 7));
+ * ```
+ *
+ * @param db The database client.
+ * @param table The table.
+ * @param value The partial row.
+ * @param block Filters.
+ * @param options Schema, count, validator.
+ * @returns The updated rows.
+ */
+export function updateTyped<T>(
+  db: DatabaseClient,
+  table: string,
+  value: Partial<T>,
+  block: ((w: WhereBuilder) => unknown) | null,
+  options: TypedMutateOptions<T> = {},
+): Promise<ServiceResult<T[]>> {
+  return db.update(table, withoutNulls(value), block, {
+    ...options,
+    returning: ReturnOption.REPRESENTATION,
+  }).then((r) => decodeRows(r, options.validator));
+}
+
+/**
+ * Updates matched rows with a raw JSON body; returns nothing (MINIMAL).
+ *
+ * @example Update without echo
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { column, createDatabaseClient, updateUnit } from "@fetchbase/fetchbase/database";
+ *
+ * const db = createDatabaseClient(createBaseClient("https://p.example", "anon-key"));
+ * await updateUnit(db, "todos", '{"done":null}', (w) => w.eq(column<number>("id"), 7));
+ * ```
+ *
+ * @param db The database client.
+ * @param table The table.
+ * @param body The JSON body.
+ * @param block Filters.
+ * @param options Schema and count.
+ * @returns Nothing.
+ */
+export function updateUnit(
+  db: DatabaseClient,
+  table: string,
+  body: string,
+  block: ((w: WhereBuilder) => unknown) | null,
+  options: Omit<TypedMutateOptions<unknown>, "validator"> = {},
+): Promise<ServiceResult<void>> {
+  return db.update(table, body, block, { ...options, returning: ReturnOption.MINIMAL }).then(
+    discard,
+  );
+}
+
+/**
+ * Updates matched rows with the non-null fields of `value`; returns nothing.
+ *
+ * @example Typed update without echo
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { column, createDatabaseClient, updateUnitTyped } from "@fetchbase/fetchbase/database";
+ *
+ * const db = createDatabaseClient(createBaseClient("https://p.example", "anon-key"));
+ * await updateUnitTyped(db, "todos", { done: true }, (w) => w.eq(column<number>("id"), 7));
+ * ```
+ *
+ * @param db The database client.
+ * @param table The table.
+ * @param value The partial row.
+ * @param block Filters.
+ * @param options Schema and count.
+ * @returns Nothing.
+ */
+export function updateUnitTyped<T>(
+  db: DatabaseClient,
+  table: string,
+  value: Partial<T>,
+  block: ((w: WhereBuilder) => unknown) | null,
+  options: Omit<TypedMutateOptions<unknown>, "validator"> = {},
+): Promise<ServiceResult<void>> {
+  return updateUnit(db, table, withoutNulls(value), block, options);
+}
+
+/**
+ * Deletes matched rows and returns them.
+ *
+ * @example Deleting
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { column, createDatabaseClient, deleteTyped } from "@fetchbase/fetchbase/database";
+ *
+ * const db = createDatabaseClient(createBaseClient("https://p.example", "anon-key"));
+ * const gone = await deleteTyped<{ id: number }>(db, "todos", (w) => w.eq(column<boolean>("done"), true));
+ * ```
+ *
+ * @param db The database client.
+ * @param table The table.
+ * @param block Filters.
+ * @param options Returning, schema, count, validator.
+ * @returns The deleted rows.
+ */
+export function deleteTyped<T>(
+  db: DatabaseClient,
+  table: string,
+  block: ((w: WhereBuilder) => unknown) | null,
+  options: TypedMutateOptions<T> & { returning?: ReturnOption } = {},
+): Promise<ServiceResult<T[]>> {
+  const returning = options.returning ?? ReturnOption.REPRESENTATION;
+  return db.delete(table, block, { ...options, returning }).then((r) => {
+    if (returning !== ReturnOption.REPRESENTATION) return r.ok ? success([]) : r;
+    return decodeRows(r, options.validator);
+  });
+}
+
+/**
+ * Deletes matched rows; returns nothing (MINIMAL).
+ *
+ * @example Delete without echo
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { column, createDatabaseClient, deleteUnit } from "@fetchbase/fetchbase/database";
+ *
+ * const db = createDatabaseClient(createBaseClient("https://p.example", "anon-key"));
+ * await deleteUnit(db, "todos", (w) => w.eq(column<boolean>("done"), true));
+ * ```
+ *
+ * @param db The database client.
+ * @param table The table.
+ * @param block Filters.
+ * @param options Schema and count.
+ * @returns Nothing.
+ */
+export function deleteUnit(
+  db: DatabaseClient,
+  table: string,
+  block: ((w: WhereBuilder) => unknown) | null,
+  options: Omit<TypedMutateOptions<unknown>, "validator"> = {},
+): Promise<ServiceResult<void>> {
+  return db.delete(table, block, { ...options, returning: ReturnOption.MINIMAL }).then(discard);
+}

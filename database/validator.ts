@@ -1,0 +1,83 @@
+/**
+ * Validators for typed decoding: any Standard Schema object (zod, valibot,
+ * arktype, ...) or a plain function.
+ *
+ * @module
+ */
+
+import { failure, type ServiceResult, success } from "../core/result.ts";
+
+/** The result of a Standard Schema validation. */
+export type StandardResult<T> =
+  | { readonly value: T; readonly issues?: undefined }
+  | { readonly issues: ReadonlyArray<{ readonly message: string }> };
+
+/** The Standard Schema v1 interface, as zod, valibot and arktype implement it. */
+export interface StandardSchemaV1<T> {
+  /** The standard properties. */
+  readonly "~standard": {
+    /** Interface version. */
+    readonly version: 1;
+    /** The implementing library. */
+    readonly vendor: string;
+    /** Validates one value. */
+    readonly validate: (value: unknown) => StandardResult<T> | Promise<StandardResult<T>>;
+  };
+}
+
+/**
+ * Checks and converts one decoded JSON value: a Standard Schema object or a
+ * function that returns the value or throws.
+ */
+export type Validator<T> = StandardSchemaV1<T> | ((value: unknown) => T);
+
+/**
+ * Runs a validator over each value; the first failure is `Failure(DECODE)`.
+ * Without a validator values pass as they are.
+ *
+ * @example A function validator
+ * ```ts
+ * import { validateAll } from "@fetchbase/fetchbase/database";
+ *
+ * const r = await validateAll([1, "x"], (v) => {
+ *   if (typeof v !== "number") throw new Error("not a number");
+ *   return v;
+ * });
+ * console.log(r.ok); // false
+ * ```
+ *
+ * @param values The decoded values.
+ * @param validator The validator, if any.
+ * @returns The validated values.
+ */
+export async function validateAll<T>(
+  values: readonly unknown[],
+  validator?: Validator<T> | null,
+): Promise<ServiceResult<T[]>> {
+  if (!validator) return success(values as T[]);
+  const out: T[] = [];
+  for (let i = 0; i < values.length; i++) {
+    try {
+      if (typeof validator === "function") out.push(validator(values[i]));
+      else {
+        const r = await validator["~standard"].validate(values[i]);
+        if (r.issues) {
+          return failure({
+            message: `Cannot decode row ${i}: ${r.issues.map((x) => x.message).join("; ")}`,
+            category: "DECODE",
+          });
+        }
+        out.push(r.value);
+      }
+    } catch (cause) {
+      return failure({
+        message: `Cannot decode row ${i}: ${
+          cause instanceof Error ? cause.message : String(cause)
+        }`,
+        category: "DECODE",
+        cause,
+      });
+    }
+  }
+  return success(out);
+}

@@ -1,0 +1,584 @@
+/**
+ * `WhereBuilder`: filter predicates, AND-ed; `or`, `and` and `not` groups
+ * nest. Values are escaped by PostgREST's rules so no value can change the
+ * query's shape.
+ *
+ * @module
+ */
+
+import { type Column, columnName, type ColumnRef } from "./column.ts";
+import { checkColumn, type FilterValue, listOperand, quoteItem, scalar } from "./_encode.ts";
+import { TextSearchType } from "./models.ts";
+
+/** One predicate or group collected by a {@linkcode WhereBuilder}. */
+export type Predicate =
+  | {
+    kind: "filter";
+    column: string;
+    operator: string;
+    /** The operand: a raw scalar, or a ready list when `list` is true. */
+    value: string;
+    list: boolean;
+    negated: boolean;
+  }
+  | {
+    kind: "group";
+    operator: "or" | "and";
+    negated: boolean;
+    referencedTable: string | null;
+    items: Predicate[];
+  };
+
+/** A `{ from, to }` closed range for {@linkcode WhereBuilder.within}. */
+export interface ClosedRange<T> {
+  /** Lower bound, inclusive. */
+  from: T;
+  /** Upper bound, inclusive. */
+  to: T;
+}
+
+/** Options of {@linkcode WhereBuilder.textSearch}. */
+export interface TextSearchOptions {
+  /** The text-search configuration, e.g. `english`. */
+  config?: string | null;
+  /** How the query is parsed. Default PLAIN. */
+  type?: TextSearchType;
+}
+
+function negate(p: Predicate): Predicate {
+  return { ...p, negated: !p.negated };
+}
+
+/**
+ * Collects filter predicates. Each statement adds one predicate; statements
+ * are AND-ed. String operands are escaped; numbers and booleans are emitted
+ * verbatim; an `undefined` operand throws `TypeError`.
+ *
+ * @example Filters
+ * ```ts
+ * import { columns, createDatabaseClient } from "@fetchbase/fetchbase/database";
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ *
+ * interface Todo { id: number; title: string; done: boolean }
+ * const todo = columns<Todo>();
+ * const db = createDatabaseClient(createBaseClient("https://p.example", "anon-key"));
+ * await db.select("todos", {
+ *   block: (q) => q.where((w) => w.eq(todo.done, false).ilike(todo.title, "%milk%")),
+ * });
+ * ```
+ */
+export class WhereBuilder {
+  /** The predicates collected so far. */
+  readonly predicates: Predicate[] = [];
+
+  #add(column: ColumnRef<unknown>, operator: string, value: string, list = false): this {
+    this.predicates.push({
+      kind: "filter",
+      column: checkColumn(columnName(column)),
+      operator,
+      value,
+      list,
+      negated: false,
+    });
+    return this;
+  }
+
+  #nullable(column: ColumnRef<unknown>, operator: string, value: unknown, what: string): this {
+    if (value === null) {
+      this.#add(column, "is", "null");
+      if (operator === "neq") {
+        const last = this.predicates.pop()!;
+        this.predicates.push(negate(last));
+      }
+      return this;
+    }
+    return this.#add(column, operator, scalar(value, what));
+  }
+
+  /**
+   * `column = value` (`eq`); a null value means `is.null`.
+   *
+   * @param column The column.
+   * @param value The operand.
+   * @returns This builder.
+   */
+  eq<T>(column: ColumnRef<T>, value: NoInfer<T> | null): this {
+    return this.#nullable(column, "eq", value, "eq");
+  }
+
+  /**
+   * `column <> value` (`neq`); a null value means `not.is.null`.
+   *
+   * @param column The column.
+   * @param value The operand.
+   * @returns This builder.
+   */
+  neq<T>(column: ColumnRef<T>, value: NoInfer<T> | null): this {
+    return this.#nullable(column, "neq", value, "neq");
+  }
+
+  /**
+   * `column > value` (`gt`).
+   *
+   * @param column The column.
+   * @param value The operand.
+   * @returns This builder.
+   */
+  greater<T>(column: ColumnRef<T>, value: NoInfer<T>): this {
+    return this.#add(column, "gt", scalar(value, "greater"));
+  }
+
+  /**
+   * `column >= value` (`gte`).
+   *
+   * @param column The column.
+   * @param value The operand.
+   * @returns This builder.
+   */
+  greaterEq<T>(column: ColumnRef<T>, value: NoInfer<T>): this {
+    return this.#add(column, "gte", scalar(value, "greaterEq"));
+  }
+
+  /**
+   * `column < value` (`lt`).
+   *
+   * @param column The column.
+   * @param value The operand.
+   * @returns This builder.
+   */
+  less<T>(column: ColumnRef<T>, value: NoInfer<T>): this {
+    return this.#add(column, "lt", scalar(value, "less"));
+  }
+
+  /**
+   * `column <= value` (`lte`).
+   *
+   * @param column The column.
+   * @param value The operand.
+   * @returns This builder.
+   */
+  lessEq<T>(column: ColumnRef<T>, value: NoInfer<T>): this {
+    return this.#add(column, "lte", scalar(value, "lessEq"));
+  }
+
+  /**
+   * `from <= column <= to`: one predicate, sent as `and=(col.gte.from,col.lte.to)`.
+   *
+   * @param column The column.
+   * @param range The inclusive bounds.
+   * @returns This builder.
+   */
+  within<T>(column: ColumnRef<T>, range: ClosedRange<NoInfer<T>>): this {
+    const name = checkColumn(columnName(column));
+    const f = (operator: string, v: unknown): Predicate => ({
+      kind: "filter",
+      column: name,
+      operator,
+      value: scalar(v, "within"),
+      list: false,
+      negated: false,
+    });
+    this.predicates.push({
+      kind: "group",
+      operator: "and",
+      negated: false,
+      referencedTable: null,
+      items: [f("gte", range?.from), f("lte", range?.to)],
+    });
+    return this;
+  }
+
+  /**
+   * `column IS DISTINCT FROM value` (`isdistinct`), null-aware.
+   *
+   * @param column The column.
+   * @param value The operand.
+   * @returns This builder.
+   */
+  isDistinctFrom<T>(column: ColumnRef<T>, value: NoInfer<T> | null): this {
+    return this.#add(column, "isdistinct", scalar(value, "isDistinctFrom"));
+  }
+
+  /**
+   * `column IS NULL`.
+   *
+   * @param column The column.
+   * @returns This builder.
+   */
+  isNull(column: ColumnRef<unknown>): this {
+    return this.#add(column, "is", "null");
+  }
+
+  /**
+   * `column IS NOT NULL`.
+   *
+   * @param column The column.
+   * @returns This builder.
+   */
+  isNotNull(column: ColumnRef<unknown>): this {
+    this.#add(column, "is", "null");
+    this.predicates.push(negate(this.predicates.pop()!));
+    return this;
+  }
+
+  /**
+   * `column IS TRUE` / `IS FALSE`.
+   *
+   * @param column The column.
+   * @param value The truth value.
+   * @returns This builder.
+   */
+  isExactly(column: ColumnRef<boolean | null>, value: boolean): this {
+    if (typeof value !== "boolean") {
+      throw new TypeError(
+        `Cannot filter with isExactly as the value must be a boolean: current value is ${value}`,
+      );
+    }
+    return this.#add(column, "is", String(value));
+  }
+
+  /**
+   * `column LIKE pattern` (`%` wildcards).
+   *
+   * @param column The column.
+   * @param pattern The pattern.
+   * @returns This builder.
+   */
+  like(column: ColumnRef<string | null>, pattern: string): this {
+    return this.#add(column, "like", scalar(pattern, "like"));
+  }
+
+  /**
+   * `column ILIKE pattern`.
+   *
+   * @param column The column.
+   * @param pattern The pattern.
+   * @returns This builder.
+   */
+  ilike(column: ColumnRef<string | null>, pattern: string): this {
+    return this.#add(column, "ilike", scalar(pattern, "ilike"));
+  }
+
+  /**
+   * POSIX regular expression match (`match`, `~`).
+   *
+   * @param column The column.
+   * @param pattern The regular expression.
+   * @returns This builder.
+   */
+  matches(column: ColumnRef<string | null>, pattern: string): this {
+    return this.#add(column, "match", scalar(pattern, "matches"));
+  }
+
+  /**
+   * Case-insensitive POSIX match (`imatch`, `~*`).
+   *
+   * @param column The column.
+   * @param pattern The regular expression.
+   * @returns This builder.
+   */
+  imatches(column: ColumnRef<string | null>, pattern: string): this {
+    return this.#add(column, "imatch", scalar(pattern, "imatches"));
+  }
+
+  /**
+   * Matches every pattern (`like(all).{...}`).
+   *
+   * @param column The column.
+   * @param patterns The patterns.
+   * @returns This builder.
+   */
+  likeAllOf(column: ColumnRef<string | null>, patterns: readonly string[]): this {
+    return this.#add(column, "like(all)", listOperand(patterns, "likeAllOf", "{", "}"), true);
+  }
+
+  /**
+   * Matches any pattern (`like(any).{...}`).
+   *
+   * @param column The column.
+   * @param patterns The patterns.
+   * @returns This builder.
+   */
+  likeAnyOf(column: ColumnRef<string | null>, patterns: readonly string[]): this {
+    return this.#add(column, "like(any)", listOperand(patterns, "likeAnyOf", "{", "}"), true);
+  }
+
+  /**
+   * Case-insensitive {@linkcode WhereBuilder.likeAllOf}.
+   *
+   * @param column The column.
+   * @param patterns The patterns.
+   * @returns This builder.
+   */
+  ilikeAllOf(column: ColumnRef<string | null>, patterns: readonly string[]): this {
+    return this.#add(column, "ilike(all)", listOperand(patterns, "ilikeAllOf", "{", "}"), true);
+  }
+
+  /**
+   * Case-insensitive {@linkcode WhereBuilder.likeAnyOf}.
+   *
+   * @param column The column.
+   * @param patterns The patterns.
+   * @returns This builder.
+   */
+  ilikeAnyOf(column: ColumnRef<string | null>, patterns: readonly string[]): this {
+    return this.#add(column, "ilike(any)", listOperand(patterns, "ilikeAnyOf", "{", "}"), true);
+  }
+
+  /**
+   * `column IN (values)`.
+   *
+   * @param column The column.
+   * @param values The allowed values.
+   * @returns This builder.
+   */
+  inList<T>(column: ColumnRef<T>, values: readonly NoInfer<T>[]): this {
+    return this.#add(column, "in", listOperand(values, "inList"), true);
+  }
+
+  /**
+   * `column NOT IN (values)`.
+   *
+   * @param column The column.
+   * @param values The excluded values.
+   * @returns This builder.
+   */
+  notInList<T>(column: ColumnRef<T>, values: readonly NoInfer<T>[]): this {
+    this.#add(column, "in", listOperand(values, "notInList"), true);
+    this.predicates.push(negate(this.predicates.pop()!));
+    return this;
+  }
+
+  #arrayOrRange(column: ColumnRef<unknown>, op: string, value: unknown, what: string) {
+    if (Array.isArray(value)) {
+      return this.#add(column, op, listOperand(value, what, "{", "}"), true);
+    }
+    if (value !== null && typeof value === "object" && !(value instanceof Date)) {
+      return this.#add(column, op, JSON.stringify(value));
+    }
+    return this.#add(column, op, scalar(value, what));
+  }
+
+  /**
+   * Array/range/JSON column contains the operand (`cs`, `@>`).
+   *
+   * @param column An array, range or JSON column.
+   * @param value Elements (array), a range literal or a JSON object.
+   * @returns This builder.
+   */
+  contains<T>(column: ColumnRef<T>, value: NoInfer<T> | string | Record<string, unknown>): this {
+    return this.#arrayOrRange(column, "cs", value, "contains");
+  }
+
+  /**
+   * Column is contained by the operand (`cd`, `<@`).
+   *
+   * @param column An array, range or JSON column.
+   * @param value Elements, a range literal or a JSON object.
+   * @returns This builder.
+   */
+  containedBy<T>(column: ColumnRef<T>, value: NoInfer<T> | string | Record<string, unknown>): this {
+    return this.#arrayOrRange(column, "cd", value, "containedBy");
+  }
+
+  /**
+   * Column overlaps the operand (`ov`, `&&`).
+   *
+   * @param column An array or range column.
+   * @param value Elements or a range literal.
+   * @returns This builder.
+   */
+  overlaps<T>(column: ColumnRef<T>, value: NoInfer<T> | string): this {
+    return this.#arrayOrRange(column, "ov", value, "overlaps");
+  }
+
+  /**
+   * Range column strictly right of the operand (`sr`).
+   *
+   * @param column A range column.
+   * @param range A range literal such as `[1,5)`.
+   * @returns This builder.
+   */
+  rangeGt(column: ColumnRef<unknown>, range: string): this {
+    return this.#add(column, "sr", scalar(range, "rangeGt"));
+  }
+
+  /**
+   * Range column not extending left of the operand (`nxl`).
+   *
+   * @param column A range column.
+   * @param range A range literal.
+   * @returns This builder.
+   */
+  rangeGte(column: ColumnRef<unknown>, range: string): this {
+    return this.#add(column, "nxl", scalar(range, "rangeGte"));
+  }
+
+  /**
+   * Range column strictly left of the operand (`sl`).
+   *
+   * @param column A range column.
+   * @param range A range literal.
+   * @returns This builder.
+   */
+  rangeLt(column: ColumnRef<unknown>, range: string): this {
+    return this.#add(column, "sl", scalar(range, "rangeLt"));
+  }
+
+  /**
+   * Range column not extending right of the operand (`nxr`).
+   *
+   * @param column A range column.
+   * @param range A range literal.
+   * @returns This builder.
+   */
+  rangeLte(column: ColumnRef<unknown>, range: string): this {
+    return this.#add(column, "nxr", scalar(range, "rangeLte"));
+  }
+
+  /**
+   * Range column adjacent to the operand (`adj`).
+   *
+   * @param column A range column.
+   * @param range A range literal.
+   * @returns This builder.
+   */
+  rangeAdjacent(column: ColumnRef<unknown>, range: string): this {
+    return this.#add(column, "adj", scalar(range, "rangeAdjacent"));
+  }
+
+  /**
+   * Full-text search on a tsvector (or text) column.
+   *
+   * @param column The column.
+   * @param query The search query.
+   * @param options Configuration and parse type (default PLAIN).
+   * @returns This builder.
+   */
+  textSearch(column: ColumnRef<unknown>, query: string, options: TextSearchOptions = {}): this {
+    const type = options.type ?? TextSearchType.PLAIN;
+    if (!Object.values(TextSearchType).includes(type)) {
+      throw new TypeError(
+        `Cannot search as 'type' is not a TextSearchType: current value is ${type}`,
+      );
+    }
+    const config = options.config;
+    if (config !== undefined && config !== null && !/^[A-Za-z0-9_.]+$/.test(config)) {
+      throw new TypeError(
+        `Cannot search as 'config' is not a configuration name: current value is ${config}`,
+      );
+    }
+    return this.#add(column, config ? `${type}(${config})` : type, scalar(query, "textSearch"));
+  }
+
+  /**
+   * Escape hatch: emits `column=<operator>.<value>` verbatim.
+   *
+   * @param column The column.
+   * @param operator A PostgREST operator, e.g. `eq` or `not.in`.
+   * @param value The operand, sent as given.
+   * @returns This builder.
+   */
+  raw(column: ColumnRef<unknown>, operator: string, value: string): this {
+    if (!/^[a-z]+(\([a-z0-9_]+\))?(\.[a-z]+(\([a-z0-9_]+\))?)*$/i.test(operator)) {
+      throw new TypeError(
+        `Cannot filter as 'operator' is not a PostgREST operator: current value is ${operator}`,
+      );
+    }
+    return this.#add(column, operator, scalar(value, "raw"), true);
+  }
+
+  #group(
+    operator: "or" | "and",
+    referencedTable: string | null,
+    block: (w: WhereBuilder) => unknown,
+  ) {
+    const inner = new WhereBuilder();
+    block(inner);
+    if (referencedTable !== null) checkColumn(referencedTable);
+    this.predicates.push({
+      kind: "group",
+      operator,
+      negated: false,
+      referencedTable,
+      items: inner.predicates,
+    });
+    return this;
+  }
+
+  /**
+   * A disjunction: at least one predicate of the block holds.
+   *
+   * @param block Adds the alternatives.
+   * @param options `referencedTable` filters an embedded resource.
+   * @returns This builder.
+   */
+  or(block: (w: WhereBuilder) => unknown, options: { referencedTable?: string | null } = {}): this {
+    return this.#group("or", options.referencedTable ?? null, block);
+  }
+
+  /**
+   * A conjunction group (useful inside `or`).
+   *
+   * @param block Adds the predicates.
+   * @param options `referencedTable` filters an embedded resource.
+   * @returns This builder.
+   */
+  and(
+    block: (w: WhereBuilder) => unknown,
+    options: { referencedTable?: string | null } = {},
+  ): this {
+    return this.#group("and", options.referencedTable ?? null, block);
+  }
+
+  /**
+   * Negates the conjunction of the block's predicates.
+   *
+   * @param block Adds the predicates to negate.
+   * @returns This builder.
+   */
+  not(block: (w: WhereBuilder) => unknown): this {
+    const inner = new WhereBuilder();
+    block(inner);
+    if (inner.predicates.length === 1) this.predicates.push(negate(inner.predicates[0]));
+    else if (inner.predicates.length > 1) {
+      this.predicates.push({
+        kind: "group",
+        operator: "and",
+        negated: true,
+        referencedTable: null,
+        items: inner.predicates,
+      });
+    }
+    return this;
+  }
+}
+
+/** Renders a predicate inside a logic group: `col.op.value` or `or(...)`. */
+export function renderInGroup(p: Predicate): string {
+  if (p.kind === "group") {
+    if (p.referencedTable !== null) {
+      throw new TypeError("Cannot nest a group with 'referencedTable' inside another group");
+    }
+    return `${p.negated ? "not." : ""}${p.operator}(${p.items.map(renderInGroup).join(",")})`;
+  }
+  return `${p.column}.${p.negated ? "not." : ""}${p.operator}.${
+    p.list ? p.value : quoteItem(p.value)
+  }`;
+}
+
+/** Renders a top-level predicate as a query pair. */
+export function renderTopLevel(p: Predicate): [string, string] {
+  if (p.kind === "group") {
+    const key = `${p.referencedTable ? p.referencedTable + "." : ""}${
+      p.negated ? "not." : ""
+    }${p.operator}`;
+    return [key, `(${p.items.map(renderInGroup).join(",")})`];
+  }
+  return [p.column, `${p.negated ? "not." : ""}${p.operator}.${p.value}`];
+}
+
+/** Type of the filter operand accepted by scalar operators. */
+export type { FilterValue };
+/** Re-exported for typed columns. */
+export type { Column };

@@ -1,0 +1,241 @@
+import assert from "node:assert/strict";
+import {
+  column,
+  CountOption,
+  ExplainFormat,
+  parseContentRange,
+  ResponseFormat,
+  ReturnOption,
+  UpsertResolution,
+} from "../../database/mod.ts";
+import { jsonResponse } from "../support/recording_fetch.ts";
+import { makeDb, pairs, q } from "./_helpers.ts";
+
+const id = column<number>("id");
+
+Deno.test("select: GET /rest/v1/{table} with select=, Accept-Profile, Prefer count, apikey", async () => {
+  const { db, rec } = makeDb();
+  const r = await db.select("todos", {
+    schema: "app",
+    columns: "id, title, owner:users ( name )",
+    count: CountOption.EXACT,
+    block: (b) => b.where((w) => w.eq(id, 3)),
+  });
+  assert.equal(r.getOrThrow(), "[]");
+  const req = rec.only;
+  assert.equal(req.method, "GET");
+  assert.equal(req.url.pathname, "/rest/v1/todos");
+  assert.deepEqual(pairs(req.url), [["select", "id,title,owner:users(name)"], ["id", "eq.3"]]);
+  assert.equal(req.headers.get("accept-profile"), "app");
+  assert.equal(req.headers.get("content-profile"), null);
+  assert.equal(req.headers.get("prefer"), "count=exact");
+  assert.equal(req.headers.get("apikey"), "anon-key-0123456789");
+});
+
+Deno.test("select formats set Accept; HEAD format sends HEAD; stripNulls and explain", async () => {
+  const { db, rec } = makeDb(() => new Response(""));
+  await db.select("t", { format: ResponseFormat.SINGLE });
+  await db.select("t", { format: ResponseFormat.CSV });
+  await db.select("t", { format: ResponseFormat.GEOJSON });
+  await db.select("t", { format: ResponseFormat.HEAD });
+  await db.select("t", { stripNulls: true });
+  await db.select("t", { format: ResponseFormat.SINGLE, stripNulls: true });
+  await db.select("t", { explain: { analyze: true, verbose: true, format: ExplainFormat.JSON } });
+  await db.select("t", { format: ResponseFormat.CSV, explain: {} });
+  const accepts = rec.requests.map((r) => r.headers.get("accept"));
+  assert.deepEqual(accepts.slice(0, 3), ["application/vnd.pgrst.object+json", "text/csv", "application/geo+json"]);
+  assert.equal(rec.requests[3].method, "HEAD");
+  assert.equal(accepts[4], "application/vnd.pgrst.array+json;nulls=stripped");
+  assert.equal(accepts[5], "application/vnd.pgrst.object+json;nulls=stripped");
+  assert.equal(accepts[6], 'application/vnd.pgrst.plan+json; for="application/json"; options=analyze|verbose;');
+  assert.equal(accepts[7], 'application/vnd.pgrst.plan+text; for="text/csv"; options=;');
+  assert.throws(() => db.select("t", { format: ResponseFormat.CSV, stripNulls: true }), TypeError);
+});
+
+Deno.test("select retries by default (GET) and not when retry is false", async () => {
+  let n = 0;
+  const { db, rec } = makeDb(() => (++n === 1 ? new Response("", { status: 503 }) : new Response("[]")));
+  assert.ok((await db.select("t")).ok);
+  assert.equal(rec.requests.length, 2);
+  n = 0;
+  const second = makeDb(() => (++n === 1 ? new Response("", { status: 503 }) : new Response("[]")));
+  assert.equal((await second.db.select("t", { retry: false })).ok, false);
+  assert.equal(second.rec.requests.length, 1);
+});
+
+Deno.test("selectCount: HEAD with count=exact, Content-Range parsed; '*' is null not failure", async () => {
+  const { db, rec } = makeDb([
+    new Response(null, { headers: { "content-range": "0-9/27" } }),
+    new Response(null, { headers: { "content-range": "*/*" } }),
+  ]);
+  const a = (await db.selectCount("todos")).getOrThrow();
+  assert.deepEqual(a, { count: 27, range: { from: 0, to: 9 } });
+  assert.equal(rec.requests[0].method, "HEAD");
+  assert.equal(rec.requests[0].headers.get("prefer"), "count=exact");
+  const b = (await db.selectCount("todos", { count: CountOption.PLANNED })).getOrThrow();
+  assert.deepEqual(b, { count: null, range: null });
+  assert.equal(rec.requests[1].headers.get("prefer"), "count=planned");
+});
+
+Deno.test("selectRange returns body, count and range", async () => {
+  const { db } = makeDb([new Response('[{"id":1}]', { headers: { "content-range": "5-5/6" } })]);
+  const page = (await db.selectRange("todos", { block: (b) => b.range(5, 5) })).getOrThrow();
+  assert.deepEqual(page, { body: '[{"id":1}]', count: 6, range: { from: 5, to: 5 } });
+});
+
+Deno.test("parseContentRange never fails", () => {
+  assert.deepEqual(parseContentRange("*/42"), { count: 42, range: null });
+  assert.deepEqual(parseContentRange("0-1/*"), { count: null, range: { from: 0, to: 1 } });
+  assert.deepEqual(parseContentRange("garbage"), { count: null, range: null });
+  assert.deepEqual(parseContentRange(null), { count: null, range: null });
+});
+
+Deno.test("insert: POST with Content-Profile, return=representation, select=*, bulk columns union", async () => {
+  const { db, rec } = makeDb(() => jsonResponse([], { status: 201 }));
+  await db.insert("todos", '[{"a":1},{"b":2,"a":3}]', { schema: "app", count: CountOption.EXACT });
+  const r = rec.only;
+  assert.equal(r.method, "POST");
+  assert.equal(r.headers.get("content-profile"), "app");
+  assert.equal(r.headers.get("accept-profile"), null);
+  assert.equal(r.headers.get("content-type"), "application/json");
+  assert.equal(r.headers.get("prefer"), "return=representation,count=exact");
+  assert.deepEqual(pairs(r.url), [["select", "*"], ["columns", '"a","b"']]);
+  assert.equal(r.text, '[{"a":1},{"b":2,"a":3}]');
+});
+
+Deno.test("insert options: upsert, resolution, onConflict, defaultToNull, rollback, minimal, contentType", async () => {
+  const { db, rec } = makeDb(() => new Response(null, { status: 201 }));
+  const r = await db.insert("todos", '{"id":1}', {
+    upsert: true,
+    upsertResolution: UpsertResolution.IGNORE_DUPLICATES,
+    onConflict: "id, owner",
+    defaultToNull: false,
+    rollback: true,
+    returning: ReturnOption.MINIMAL,
+    columns: ["id"],
+  });
+  assert.equal(r.getOrThrow(), "");
+  assert.equal(rec.last.headers.get("prefer"), "return=minimal,resolution=ignore-duplicates,missing=default,tx=rollback");
+  assert.deepEqual(pairs(rec.last.url), [["columns", '"id"'], ["on_conflict", "id,owner"]]);
+  await db.insert("todos", "id,title\n1,a", { contentType: "text/csv", returning: ReturnOption.HEADERS_ONLY });
+  assert.equal(rec.last.headers.get("content-type"), "text/csv");
+  assert.equal(rec.last.text, "id,title\n1,a");
+  assert.equal(q(rec.last.url, "columns"), null);
+  assert.equal(rec.last.headers.get("prefer"), "return=headers-only");
+  await db.insert("todos", '{"id":1}');
+  assert.equal(q(rec.last.url, "columns"), null, "a single object sends no columns=");
+  assert.equal(q(rec.last.url, "on_conflict"), null);
+});
+
+Deno.test("writes are never retried", async () => {
+  const { db, rec } = makeDb(() => new Response("", { status: 503 }));
+  await db.insert("t", "{}");
+  await db.update("t", "{}", null);
+  await db.delete("t", null);
+  await db.rpc("f");
+  assert.equal(rec.requests.length, 4);
+});
+
+Deno.test("update: PATCH with filters, maxAffected, explain; RangeError for maxAffected <= 0", async () => {
+  const { db, rec } = makeDb();
+  await db.update("todos", '{"done":true}', (w) => w.eq(id, 1), {
+    maxAffected: 5,
+    count: CountOption.EXACT,
+    returning: ReturnOption.MINIMAL,
+  });
+  const r = rec.only;
+  assert.equal(r.method, "PATCH");
+  assert.deepEqual(pairs(r.url), [["id", "eq.1"]]);
+  assert.equal(r.headers.get("prefer"), "return=minimal,count=exact,handling=strict,max-affected=5");
+  assert.equal(r.text, '{"done":true}');
+  assert.throws(() => db.update("t", "{}", null, { maxAffected: 0 }), RangeError);
+  assert.throws(() => db.delete("t", null, { maxAffected: -1 }), RangeError);
+  assert.throws(() => db.rpc("f", { maxAffected: 1.5 }), RangeError);
+  assert.equal(rec.requests.length, 1);
+  await db.update("todos", "{}", null, { explain: { analyze: true } });
+  assert.equal(rec.last.headers.get("accept"), 'application/vnd.pgrst.plan+text; for="application/json"; options=analyze;');
+  assert.equal(q(rec.last.url, "select"), "*");
+});
+
+Deno.test("replace: PUT with select=columns; delete: DELETE with filters and Prefer", async () => {
+  const { db, rec } = makeDb();
+  await db.replace("todos", '{"id":1,"title":"x"}', (w) => w.eq(id, 1), { columns: "id" });
+  assert.equal(rec.last.method, "PUT");
+  assert.deepEqual(pairs(rec.last.url), [["select", "id"], ["id", "eq.1"]]);
+  assert.equal(rec.last.headers.get("prefer"), "return=representation");
+  await db.delete("todos", (w) => w.inList(id, [1, 2]), { rollback: true, schema: "s" });
+  assert.equal(rec.last.method, "DELETE");
+  assert.deepEqual(pairs(rec.last.url), [["select", "*"], ["id", "in.(1,2)"]]);
+  assert.equal(rec.last.headers.get("prefer"), "return=representation,tx=rollback");
+  assert.equal(rec.last.headers.get("content-profile"), "s");
+  assert.equal(rec.last.bytes, null);
+});
+
+Deno.test("rpc: POST /rpc/fn with params verbatim, Content-Profile, scalar content type, block", async () => {
+  const { db, rec } = makeDb();
+  await db.rpc("search", {
+    params: '{"q":"milk"}',
+    schema: "api",
+    count: CountOption.EXACT,
+    block: (b) => b.where((w) => w.greater(id, 2)).limit(3),
+  });
+  let r = rec.last;
+  assert.equal(r.method, "POST");
+  assert.equal(r.url.pathname, "/rest/v1/rpc/search");
+  assert.equal(r.headers.get("content-profile"), "api");
+  assert.deepEqual(pairs(r.url), [["id", "gt.2"], ["limit", "3"]]);
+  assert.equal((r.json() as { q: string }).q, "milk");
+  await db.rpc("echo", { params: "hello", contentType: "text/plain" });
+  r = rec.last;
+  assert.equal(r.headers.get("content-type"), "text/plain");
+  assert.equal(r.text, "hello");
+  await db.rpc("noargs");
+  assert.equal(rec.last.text, "{}");
+  await db.rpc("f", { params: '{"a":1,"b":null}', format: ResponseFormat.HEAD });
+  assert.equal(rec.last.method, "HEAD");
+  assert.deepEqual(pairs(rec.last.url), [["a", "1"]]);
+});
+
+Deno.test("rpcGet: GET with ordered args, Accept-Profile, retry on by default", async () => {
+  let n = 0;
+  const { db, rec } = makeDb(() => (++n === 1 ? new Response("", { status: 502 }) : new Response("1")));
+  const r = await db.rpcGet("add", { queryParams: [["b", "2"], ["a", "1"]], schema: "api" });
+  assert.equal(r.getOrThrow(), "1");
+  assert.equal(rec.requests.length, 2);
+  assert.equal(rec.last.method, "GET");
+  assert.deepEqual(pairs(rec.last.url), [["b", "2"], ["a", "1"]]);
+  assert.equal(rec.last.headers.get("accept-profile"), "api");
+  await db.rpcGet("add", { queryParams: { x: "a,b" }, format: ResponseFormat.CSV });
+  assert.equal(rec.last.headers.get("accept"), "text/csv");
+  assert.equal(q(rec.last.url, "x"), "a,b");
+});
+
+Deno.test("headers option merges over computed headers", async () => {
+  const { db, rec } = makeDb();
+  await db.select("t", { count: CountOption.EXACT, headers: { "x-trace": "1", Prefer: "count=planned" } });
+  assert.equal(rec.last.headers.get("x-trace"), "1");
+  assert.equal(rec.last.headers.get("prefer"), "count=planned");
+});
+
+Deno.test("blank table, function or schema is a TypeError; an over-long URL is a Failure before sending", async () => {
+  const { db, rec } = makeDb();
+  assert.throws(() => db.select(" "), TypeError);
+  assert.throws(() => db.rpc(""), TypeError);
+  assert.throws(() => db.select("t", { schema: " " }), TypeError);
+  const r = await db.select("t", { block: (b) => b.where((w) => w.inList(id, Array.from({ length: 3000 }, (_, i) => i))) });
+  assert.equal(r.errorOrNull()?.category, "INVALID_ARGUMENT");
+  assert.match(r.errorOrNull()!.message, /safe limit of 8192/);
+  assert.equal(rec.requests.length, 0);
+});
+
+Deno.test("PostgREST errors map to ServiceError with code, details and hint", async () => {
+  const { db } = makeDb(() =>
+    jsonResponse({ code: "42P01", details: null, hint: "Perhaps you meant todos", message: 'relation "todo" does not exist' }, {
+      status: 404,
+    })
+  );
+  const e = (await db.select("todo")).errorOrNull()!;
+  assert.equal(e.category, "NOT_FOUND");
+  assert.equal(e.code, "42P01");
+  assert.equal(e.hint, "Perhaps you meant todos");
+});
