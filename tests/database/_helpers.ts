@@ -5,8 +5,12 @@ import { type Recorder, recordingFetch, type Responder } from "../support/record
 export const BASE = "https://project.example.com";
 export const KEY = "anon-key-0123456789";
 
-export function makeDb(script?: Responder | Array<Response | Responder>): { db: DatabaseClient; rec: Recorder } {
-  const rec = recordingFetch(script ?? (() => new Response("[]", { headers: { "content-type": "application/json" } })));
+export function makeDb(
+  script?: Responder | Array<Response | Responder>,
+): { db: DatabaseClient; rec: Recorder } {
+  const rec = recordingFetch(
+    script ?? (() => new Response("[]", { headers: { "content-type": "application/json" } })),
+  );
   return { db: createDatabaseClient(createBaseClient(BASE, KEY, { fetch: rec.fetch })), rec };
 }
 

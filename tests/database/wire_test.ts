@@ -43,18 +43,27 @@ Deno.test("select formats set Accept; HEAD format sends HEAD; stripNulls and exp
   await db.select("t", { explain: { analyze: true, verbose: true, format: ExplainFormat.JSON } });
   await db.select("t", { format: ResponseFormat.CSV, explain: {} });
   const accepts = rec.requests.map((r) => r.headers.get("accept"));
-  assert.deepEqual(accepts.slice(0, 3), ["application/vnd.pgrst.object+json", "text/csv", "application/geo+json"]);
+  assert.deepEqual(accepts.slice(0, 3), [
+    "application/vnd.pgrst.object+json",
+    "text/csv",
+    "application/geo+json",
+  ]);
   assert.equal(rec.requests[3].method, "HEAD");
   assert.equal(accepts[4], "application/vnd.pgrst.array+json;nulls=stripped");
   assert.equal(accepts[5], "application/vnd.pgrst.object+json;nulls=stripped");
-  assert.equal(accepts[6], 'application/vnd.pgrst.plan+json; for="application/json"; options=analyze|verbose;');
+  assert.equal(
+    accepts[6],
+    'application/vnd.pgrst.plan+json; for="application/json"; options=analyze|verbose;',
+  );
   assert.equal(accepts[7], 'application/vnd.pgrst.plan+text; for="text/csv"; options=;');
   assert.throws(() => db.select("t", { format: ResponseFormat.CSV, stripNulls: true }), TypeError);
 });
 
 Deno.test("select retries by default (GET) and not when retry is false", async () => {
   let n = 0;
-  const { db, rec } = makeDb(() => (++n === 1 ? new Response("", { status: 503 }) : new Response("[]")));
+  const { db, rec } = makeDb(
+    () => (++n === 1 ? new Response("", { status: 503 }) : new Response("[]")),
+  );
   assert.ok((await db.select("t")).ok);
   assert.equal(rec.requests.length, 2);
   n = 0;
@@ -115,9 +124,15 @@ Deno.test("insert options: upsert, resolution, onConflict, defaultToNull, rollba
     columns: ["id"],
   });
   assert.equal(r.getOrThrow(), "");
-  assert.equal(rec.last.headers.get("prefer"), "return=minimal,resolution=ignore-duplicates,missing=default,tx=rollback");
+  assert.equal(
+    rec.last.headers.get("prefer"),
+    "return=minimal,resolution=ignore-duplicates,missing=default,tx=rollback",
+  );
   assert.deepEqual(pairs(rec.last.url), [["columns", '"id"'], ["on_conflict", "id,owner"]]);
-  await db.insert("todos", "id,title\n1,a", { contentType: "text/csv", returning: ReturnOption.HEADERS_ONLY });
+  await db.insert("todos", "id,title\n1,a", {
+    contentType: "text/csv",
+    returning: ReturnOption.HEADERS_ONLY,
+  });
   assert.equal(rec.last.headers.get("content-type"), "text/csv");
   assert.equal(rec.last.text, "id,title\n1,a");
   assert.equal(q(rec.last.url, "columns"), null);
@@ -146,14 +161,20 @@ Deno.test("update: PATCH with filters, maxAffected, explain; RangeError for maxA
   const r = rec.only;
   assert.equal(r.method, "PATCH");
   assert.deepEqual(pairs(r.url), [["id", "eq.1"]]);
-  assert.equal(r.headers.get("prefer"), "return=minimal,count=exact,handling=strict,max-affected=5");
+  assert.equal(
+    r.headers.get("prefer"),
+    "return=minimal,count=exact,handling=strict,max-affected=5",
+  );
   assert.equal(r.text, '{"done":true}');
   assert.throws(() => db.update("t", "{}", null, { maxAffected: 0 }), RangeError);
   assert.throws(() => db.delete("t", null, { maxAffected: -1 }), RangeError);
   assert.throws(() => db.rpc("f", { maxAffected: 1.5 }), RangeError);
   assert.equal(rec.requests.length, 1);
   await db.update("todos", "{}", null, { explain: { analyze: true } });
-  assert.equal(rec.last.headers.get("accept"), 'application/vnd.pgrst.plan+text; for="application/json"; options=analyze;');
+  assert.equal(
+    rec.last.headers.get("accept"),
+    'application/vnd.pgrst.plan+text; for="application/json"; options=analyze;',
+  );
   assert.equal(q(rec.last.url, "select"), "*");
 });
 
@@ -198,7 +219,9 @@ Deno.test("rpc: POST /rpc/fn with params verbatim, Content-Profile, scalar conte
 
 Deno.test("rpcGet: GET with ordered args, Accept-Profile, retry on by default", async () => {
   let n = 0;
-  const { db, rec } = makeDb(() => (++n === 1 ? new Response("", { status: 502 }) : new Response("1")));
+  const { db, rec } = makeDb(
+    () => (++n === 1 ? new Response("", { status: 502 }) : new Response("1")),
+  );
   const r = await db.rpcGet("add", { queryParams: [["b", "2"], ["a", "1"]], schema: "api" });
   assert.equal(r.getOrThrow(), "1");
   assert.equal(rec.requests.length, 2);
@@ -212,7 +235,10 @@ Deno.test("rpcGet: GET with ordered args, Accept-Profile, retry on by default", 
 
 Deno.test("headers option merges over computed headers", async () => {
   const { db, rec } = makeDb();
-  await db.select("t", { count: CountOption.EXACT, headers: { "x-trace": "1", Prefer: "count=planned" } });
+  await db.select("t", {
+    count: CountOption.EXACT,
+    headers: { "x-trace": "1", Prefer: "count=planned" },
+  });
   assert.equal(rec.last.headers.get("x-trace"), "1");
   assert.equal(rec.last.headers.get("prefer"), "count=planned");
 });
@@ -222,7 +248,9 @@ Deno.test("blank table, function or schema is a TypeError; an over-long URL is a
   assert.throws(() => db.select(" "), TypeError);
   assert.throws(() => db.rpc(""), TypeError);
   assert.throws(() => db.select("t", { schema: " " }), TypeError);
-  const r = await db.select("t", { block: (b) => b.where((w) => w.inList(id, Array.from({ length: 3000 }, (_, i) => i))) });
+  const r = await db.select("t", {
+    block: (b) => b.where((w) => w.inList(id, Array.from({ length: 3000 }, (_, i) => i))),
+  });
   assert.equal(r.errorOrNull()?.category, "INVALID_ARGUMENT");
   assert.match(r.errorOrNull()!.message, /safe limit of 8192/);
   assert.equal(rec.requests.length, 0);
@@ -230,7 +258,12 @@ Deno.test("blank table, function or schema is a TypeError; an over-long URL is a
 
 Deno.test("PostgREST errors map to ServiceError with code, details and hint", async () => {
   const { db } = makeDb(() =>
-    jsonResponse({ code: "42P01", details: null, hint: "Perhaps you meant todos", message: 'relation "todo" does not exist' }, {
+    jsonResponse({
+      code: "42P01",
+      details: null,
+      hint: "Perhaps you meant todos",
+      message: 'relation "todo" does not exist',
+    }, {
       status: 404,
     })
   );

@@ -1,0 +1,247 @@
+import assert from "node:assert/strict";
+import {
+  column,
+  columns,
+  Nulls,
+  Order,
+  QueryBuilder,
+  TextSearchType,
+  type WhereBuilder,
+} from "../../database/mod.ts";
+
+interface Todo {
+  id: number;
+  title: string;
+  done: boolean;
+  tags: string[];
+  created_at: string;
+  during: string;
+}
+const t = columns<Todo>();
+
+function render(block: (q: QueryBuilder) => unknown): Array<[string, string]> {
+  const q = new QueryBuilder();
+  block(q);
+  return q.toQueryPairs();
+}
+const where = (block: (w: WhereBuilder) => unknown) => render((q) => q.where(block));
+
+Deno.test("comparison operators and their wire names", () => {
+  assert.deepEqual(
+    where((w) =>
+      w.eq(t.id, 1).neq(t.title, "a").greater(t.id, 2).greaterEq(t.id, 3).less(t.id, 4).lessEq(
+        t.id,
+        5,
+      )
+        .isDistinctFrom(t.title, "x")
+    ),
+    [["id", "eq.1"], ["title", "neq.a"], ["id", "gt.2"], ["id", "gte.3"], ["id", "lt.4"], [
+      "id",
+      "lte.5",
+    ], [
+      "title",
+      "isdistinct.x",
+    ]],
+  );
+});
+
+Deno.test("within is one closed-range predicate", () => {
+  assert.deepEqual(where((w) => w.within(t.id, { from: 1, to: 9 })), [[
+    "and",
+    "(id.gte.1,id.lte.9)",
+  ]]);
+});
+
+Deno.test("null and boolean operators; eq(null) is is.null", () => {
+  assert.deepEqual(
+    where((w) =>
+      w.isNull(t.title).isNotNull(t.created_at).isExactly(t.done, true).eq(t.title, null).neq(
+        t.title,
+        null,
+      )
+    ),
+    [
+      ["title", "is.null"],
+      ["created_at", "not.is.null"],
+      ["done", "is.true"],
+      ["title", "is.null"],
+      [
+        "title",
+        "not.is.null",
+      ],
+    ],
+  );
+});
+
+Deno.test("pattern operators, including list forms", () => {
+  assert.deepEqual(
+    where((w) =>
+      w.like(t.title, "%a%").ilike(t.title, "%B%").matches(t.title, "^a").imatches(t.title, "^b")
+        .likeAllOf(t.title, ["%a%", "%b c%"]).likeAnyOf(t.title, ["x"]).ilikeAllOf(t.title, ["y"])
+        .ilikeAnyOf(t.title, [
+          "z",
+        ])
+    ),
+    [
+      ["title", "like.%a%"],
+      ["title", "ilike.%B%"],
+      ["title", "match.^a"],
+      ["title", "imatch.^b"],
+      ["title", 'like(all).{%a%,"%b c%"}'],
+      ["title", "like(any).{x}"],
+      ["title", "ilike(all).{y}"],
+      ["title", "ilike(any).{z}"],
+    ],
+  );
+});
+
+Deno.test("membership with PostgREST quoting of reserved characters", () => {
+  assert.deepEqual(
+    where((w) =>
+      w.inList(t.title, ["a", "b,c", 'say "hi"', "x\\y", "a.b", "p:q", "(x)", "sp ace", ""])
+        .notInList(t.id, [1, 2])
+    ),
+    [
+      ["title", 'in.(a,"b,c","say \\"hi\\"","x\\\\y","a.b","p:q","(x)","sp ace","")'],
+      ["id", "not.in.(1,2)"],
+    ],
+  );
+});
+
+Deno.test("array and range column operators", () => {
+  assert.deepEqual(
+    where((w) =>
+      w.contains(t.tags, ["a", "b c"]).containedBy(t.tags, ["x"]).overlaps(t.tags, ["y", "z"])
+        .contains(column("meta"), { a: 1 }).contains(t.during, "[1,5)")
+        .rangeGt(t.during, "[1,2]").rangeGte(t.during, "[1,2]").rangeLt(t.during, "[1,2]")
+        .rangeLte(t.during, "[1,2]").rangeAdjacent(t.during, "[1,2]")
+    ),
+    [
+      ["tags", 'cs.{a,"b c"}'],
+      ["tags", "cd.{x}"],
+      ["tags", "ov.{y,z}"],
+      ["meta", 'cs.{"a":1}'],
+      ["during", "cs.[1,5)"],
+      ["during", "sr.[1,2]"],
+      ["during", "nxl.[1,2]"],
+      ["during", "sl.[1,2]"],
+      ["during", "nxr.[1,2]"],
+      ["during", "adj.[1,2]"],
+    ],
+  );
+});
+
+Deno.test("textSearch with config and type; PLAIN is the default", () => {
+  assert.deepEqual(
+    where((w) =>
+      w.textSearch(t.title, "fat cats").textSearch(t.title, "a b", {
+        config: "english",
+        type: TextSearchType.WEBSEARCH,
+      })
+        .textSearch(t.title, "x", { type: TextSearchType.PHRASE }).textSearch(t.title, "y & z", {
+          type: TextSearchType.TSQUERY,
+        })
+    ),
+    [["title", "plfts.fat cats"], ["title", "wfts(english).a b"], ["title", "phfts.x"], [
+      "title",
+      "fts.y & z",
+    ]],
+  );
+  assert.throws(() => where((w) => w.textSearch(t.title, "x", { config: "en)glish" })), TypeError);
+});
+
+Deno.test("or/and/not groups nest, quote values, and take referencedTable", () => {
+  assert.deepEqual(
+    where((w) =>
+      w.or((o) =>
+        o.eq(t.title, "a,b").and((a) => a.greater(t.id, 1).isExactly(t.done, false)).not((n) =>
+          n.eq(t.id, 3)
+        )
+      )
+    ),
+    [["or", '(title.eq."a,b",and(id.gt.1,done.is.false),id.not.eq.3)']],
+  );
+  assert.deepEqual(
+    where((w) =>
+      w.or((o) => o.eq(column("name"), "x").eq(column("name"), "y"), { referencedTable: "users" })
+    ),
+    [[
+      "users.or",
+      "(name.eq.x,name.eq.y)",
+    ]],
+  );
+  assert.deepEqual(where((w) => w.not((n) => n.eq(t.id, 1).eq(t.title, "a"))), [[
+    "not.and",
+    "(id.eq.1,title.eq.a)",
+  ]]);
+  assert.deepEqual(where((w) => w.not((n) => n.inList(t.id, [1]))), [["id", "not.in.(1)"]]);
+  assert.deepEqual(where((w) => w.or((o) => o.eq(t.title, "null").eq(t.title, ""))), [[
+    "or",
+    '(title.eq."null",title.eq."")',
+  ]]);
+});
+
+Deno.test("raw emits column=operator.value verbatim and validates the operator", () => {
+  assert.deepEqual(where((w) => w.raw(t.id, "not.in", "(1,2)")), [["id", "not.in.(1,2)"]]);
+  assert.throws(() => where((w) => w.raw(t.id, "eq&x=1", "2")), TypeError);
+});
+
+Deno.test("orderBy merges keys per table with nulls; limit/offset last call wins; range derives limit", () => {
+  assert.deepEqual(
+    render((q) =>
+      q.orderBy(t.created_at, { order: Order.DESC, nulls: Nulls.LAST }).orderBy(t.id)
+        .orderBy(column("name"), { referencedTable: "users", nulls: Nulls.FIRST })
+        .limit(5).limit(10).offset(3).offset(4).limit(2, { referencedTable: "users" })
+    ),
+    [
+      ["order", "created_at.desc.nullslast,id.asc"],
+      ["users.order", "name.asc.nullsfirst"],
+      ["limit", "10"],
+      ["users.limit", "2"],
+      ["offset", "4"],
+    ],
+  );
+  assert.deepEqual(render((q) => q.range(20, 29)), [["limit", "10"], ["offset", "20"]]);
+  assert.deepEqual(render((q) => q.range(5, 5)), [["limit", "1"], ["offset", "5"]]);
+});
+
+Deno.test("misuse is refused before any request", () => {
+  assert.throws(() => render((q) => q.range(5, 4)), RangeError);
+  assert.throws(() => render((q) => q.limit(-1)), RangeError);
+  assert.throws(() => render((q) => q.offset(1.5)), RangeError);
+  assert.throws(() => where((w) => w.eq(column("x"), undefined as unknown as string)), TypeError);
+  assert.throws(() => where((w) => w.inList(column("x"), [1, undefined])), TypeError);
+  for (
+    const bad of [
+      "select",
+      "order",
+      "limit",
+      "offset",
+      "or",
+      "and",
+      "not",
+      "columns",
+      "on_conflict",
+      "a,b",
+      "f(x)",
+      "a b",
+    ]
+  ) {
+    assert.throws(() => where((w) => w.eq(column(bad), 1)), TypeError, bad);
+  }
+  assert.deepEqual(where((w) => w.eq(column("users.name"), "x")), [["users.name", "eq.x"]]);
+  assert.throws(() => where((w) => w.eq(column("x"), NaN)), TypeError);
+  assert.throws(() => column(""), TypeError);
+  assert.throws(() => render((q) => q.orderBy(t.id, { order: "up" as Order })), TypeError);
+  assert.throws(() => where((w) => w.isExactly(t.done, "yes" as unknown as boolean)), TypeError);
+});
+
+Deno.test("dates become ISO strings; numbers and booleans are verbatim", () => {
+  assert.deepEqual(
+    where((w) =>
+      w.greater(column<Date>("at"), new Date(Date.UTC(2026, 0, 2))).eq(column<boolean>("b"), false)
+        .eq(column<number>("n"), 1.5)
+    ),
+    [["at", "gt.2026-01-02T00:00:00.000Z"], ["b", "eq.false"], ["n", "eq.1.5"]],
+  );
+});

@@ -1,0 +1,293 @@
+import assert from "node:assert/strict";
+import {
+  column,
+  deleteTyped,
+  deleteUnit,
+  insertTyped,
+  insertTypedMany,
+  insertUnit,
+  insertUnitTyped,
+  paginator,
+  rpcCsv,
+  rpcGetCsv,
+  rpcGetHead,
+  rpcGetListTyped,
+  rpcGetMaybeSingleTyped,
+  rpcGetSingleTyped,
+  rpcGetTyped,
+  rpcGetUnit,
+  rpcHead,
+  rpcListTyped,
+  rpcMaybeSingleTyped,
+  rpcSingleTyped,
+  rpcTyped,
+  rpcUnit,
+  selectCsv,
+  selectGeoJson,
+  selectHead,
+  selectMaybeSingleTyped,
+  selectSingleTyped,
+  selectTyped,
+  selectTypedOrThrow,
+  selectWithCountTyped,
+  type StandardSchemaV1,
+  updateTyped,
+  updateUnit,
+  updateUnitTyped,
+  upsertTyped,
+  upsertTypedMany,
+} from "../../database/mod.ts";
+import { ServiceException } from "../../core/result.ts";
+import { jsonResponse } from "../support/recording_fetch.ts";
+import { makeDb, pairs } from "./_helpers.ts";
+
+interface Todo {
+  id: number;
+  title: string;
+}
+const id = column<number>("id");
+const noRows = () =>
+  jsonResponse({
+    code: "PGRST116",
+    details: "The result contains 0 rows",
+    hint: null,
+    message: "JSON object requested, multiple (or no) rows returned",
+  }, {
+    status: 406,
+  });
+const manyRows = () =>
+  jsonResponse({
+    code: "PGRST116",
+    details: "The result contains 2 rows",
+    hint: null,
+    message: "JSON object requested, multiple (or no) rows returned",
+  }, {
+    status: 406,
+  });
+
+const schema: StandardSchemaV1<Todo> = {
+  "~standard": {
+    version: 1,
+    vendor: "test",
+    validate: (v) =>
+      typeof (v as Todo)?.id === "number"
+        ? { value: v as Todo }
+        : { issues: [{ message: "id must be a number" }] },
+  },
+};
+
+Deno.test("selectTyped decodes rows; validators (Standard Schema or function) turn bad rows into DECODE", async () => {
+  const { db } = makeDb([
+    jsonResponse([{ id: 1, title: "a" }]),
+    jsonResponse([{ id: "x" }]),
+    jsonResponse([{ id: 2 }]),
+    jsonResponse({}),
+  ]);
+  assert.deepEqual((await selectTyped<Todo>(db, "todos", { validator: schema })).getOrThrow(), [{
+    id: 1,
+    title: "a",
+  }]);
+  const bad = await selectTyped<Todo>(db, "todos", { validator: schema });
+  assert.equal(bad.errorOrNull()?.category, "DECODE");
+  assert.match(bad.errorOrNull()!.message, /id must be a number/);
+  const fn = await selectTyped<Todo>(db, "todos", {
+    validator: (v) => {
+      throw new Error(`nope ${JSON.stringify(v)}`);
+    },
+  });
+  assert.match(fn.errorOrNull()!.message, /nope/);
+  assert.equal(
+    (await selectTyped(db, "todos")).errorOrNull()?.category,
+    "DECODE",
+    "an object is not rows",
+  );
+});
+
+Deno.test("selectTypedOrThrow throws ServiceException", async () => {
+  const { db } = makeDb(() => jsonResponse({ message: "denied" }, { status: 403 }));
+  await assert.rejects(() => selectTypedOrThrow(db, "todos"), ServiceException);
+});
+
+Deno.test("single: SINGLE Accept, 406 is NOT_FOUND; maybe-single: 0 rows → null, 2 rows fail", async () => {
+  const { db, rec } = makeDb([jsonResponse({ id: 1, title: "a" }), noRows(), noRows(), manyRows()]);
+  assert.deepEqual((await selectSingleTyped<Todo>(db, "todos")).getOrThrow(), {
+    id: 1,
+    title: "a",
+  });
+  assert.equal(rec.last.headers.get("accept"), "application/vnd.pgrst.object+json");
+  assert.equal((await selectSingleTyped<Todo>(db, "todos")).errorOrNull()?.category, "NOT_FOUND");
+  assert.equal((await selectMaybeSingleTyped<Todo>(db, "todos")).getOrThrow(), null);
+  const many = await selectMaybeSingleTyped<Todo>(db, "todos");
+  assert.equal(many.errorOrNull()?.status, 406);
+});
+
+Deno.test("selectWithCountTyped, selectGeoJson, selectCsv, selectHead", async () => {
+  const { db, rec } = makeDb([
+    jsonResponse([{ id: 1 }], { headers: { "content-range": "0-0/9" } }),
+    new Response('{"type":"FeatureCollection"}'),
+    new Response("id\n1"),
+    new Response(null),
+  ]);
+  const page = (await selectWithCountTyped<Todo>(db, "todos", { block: (q) => q.range(0, 0) }))
+    .getOrThrow();
+  assert.deepEqual(page, { rows: [{ id: 1 }], count: 9, range: { from: 0, to: 0 } });
+  assert.equal(rec.requests[0].headers.get("prefer"), "count=exact");
+  assert.equal((await selectGeoJson(db, "places")).getOrThrow(), '{"type":"FeatureCollection"}');
+  assert.equal(rec.requests[1].headers.get("accept"), "application/geo+json");
+  assert.equal((await selectCsv(db, "todos")).getOrThrow(), "id\n1");
+  assert.equal(rec.requests[2].headers.get("accept"), "text/csv");
+  assert.equal((await selectHead(db, "todos", { count: "exact" })).ok, true);
+  assert.equal(rec.requests[3].method, "HEAD");
+});
+
+Deno.test("insert/upsert family: bodies, representation, union of keys, minimal", async () => {
+  const { db, rec } = makeDb(() => jsonResponse([{ id: 1, title: "a" }], { status: 201 }));
+  assert.deepEqual((await insertTyped(db, "todos", { title: "a" })).getOrThrow(), [{
+    id: 1,
+    title: "a",
+  }]);
+  assert.equal(rec.last.headers.get("prefer"), "return=representation");
+  await insertTypedMany(db, "todos", [{ title: "a" }, { title: "b", done: true }]);
+  assert.equal(rec.last.url.searchParams.get("columns"), '"title","done"');
+  await upsertTyped(db, "todos", { id: 1 }, { onConflict: "id" });
+  assert.equal(rec.last.headers.get("prefer"), "return=representation,resolution=merge-duplicates");
+  assert.equal(rec.last.url.searchParams.get("on_conflict"), "id");
+  await upsertTypedMany(db, "todos", [{ id: 1 }], { upsertResolution: "ignore-duplicates" });
+  assert.equal(
+    rec.last.headers.get("prefer"),
+    "return=representation,resolution=ignore-duplicates",
+  );
+  assert.equal(
+    (await insertUnit(db, "todos", '{"a":1}', { count: "exact" })).getOrThrow(),
+    undefined,
+  );
+  assert.equal(rec.last.headers.get("prefer"), "return=minimal,count=exact");
+  await insertUnitTyped(db, "todos", { a: 2 });
+  assert.equal(rec.last.text, '{"a":2}');
+  assert.throws(() => insertTyped(db, "todos", undefined), TypeError);
+});
+
+Deno.test("update family omits null fields; delete family returns rows or nothing", async () => {
+  const { db, rec } = makeDb(() => jsonResponse([{ id: 7, title: "t" }]));
+  await updateTyped<Todo & { note: string | null }>(
+    db,
+    "todos",
+    { title: "t", note: null },
+    (w) => w.eq(id, 7),
+  );
+  assert.equal(rec.last.method, "PATCH");
+  assert.equal(rec.last.text, '{"title":"t"}');
+  assert.deepEqual(pairs(rec.last.url), [["select", "*"], ["id", "eq.7"]]);
+  await updateUnit(db, "todos", '{"note":null}', (w) => w.eq(id, 7));
+  assert.equal(rec.last.text, '{"note":null}');
+  assert.equal(rec.last.headers.get("prefer"), "return=minimal");
+  await updateUnitTyped(db, "todos", { title: "x", note: null }, null);
+  assert.equal(rec.last.text, '{"title":"x"}');
+  assert.deepEqual((await deleteTyped<Todo>(db, "todos", (w) => w.eq(id, 7))).getOrThrow(), [{
+    id: 7,
+    title: "t",
+  }]);
+  assert.equal(rec.last.method, "DELETE");
+  assert.equal((await deleteUnit(db, "todos", null)).ok, true);
+  assert.equal(rec.last.headers.get("prefer"), "return=minimal");
+  assert.throws(() => updateTyped(db, "todos", null as unknown as Todo, null), TypeError);
+});
+
+Deno.test("rpc family: params object or string, list/single/maybe-single/unit/csv/head", async () => {
+  const { db, rec } = makeDb([
+    new Response("3"),
+    jsonResponse([{ id: 1 }]),
+    jsonResponse({ id: 1 }),
+    noRows(),
+    manyRows(),
+    new Response(""),
+    new Response("id\n1"),
+    new Response(null),
+  ]);
+  assert.equal((await rpcTyped<number>(db, "add", { params: { a: 1, b: 2 } })).getOrThrow(), 3);
+  assert.deepEqual(rec.last.json(), { a: 1, b: 2 });
+  assert.deepEqual((await rpcListTyped<Todo>(db, "list", { params: '{"n":1}' })).getOrThrow(), [{
+    id: 1,
+  }]);
+  assert.equal(rec.last.text, '{"n":1}');
+  assert.deepEqual((await rpcSingleTyped<Todo>(db, "one")).getOrThrow(), { id: 1 });
+  assert.equal(rec.last.headers.get("accept"), "application/vnd.pgrst.object+json");
+  assert.equal((await rpcMaybeSingleTyped<Todo>(db, "one")).getOrThrow(), null);
+  assert.equal((await rpcMaybeSingleTyped<Todo>(db, "one")).ok, false);
+  assert.equal((await rpcUnit(db, "touch")).ok, true);
+  assert.equal((await rpcCsv(db, "report")).getOrThrow(), "id\n1");
+  assert.equal(rec.last.headers.get("accept"), "text/csv");
+  await rpcHead(db, "search", { params: { q: "milk", opt: null }, count: "exact" });
+  assert.equal(rec.last.method, "HEAD");
+  assert.deepEqual(pairs(rec.last.url), [["q", "milk"]]);
+  assert.equal(rec.last.headers.get("prefer"), "count=exact");
+});
+
+Deno.test("rpcGet family: object params flattened (objects/arrays as JSON, nulls omitted)", async () => {
+  const { db, rec } = makeDb([
+    new Response("5"),
+    jsonResponse([{ id: 1 }]),
+    jsonResponse({ id: 1 }),
+    noRows(),
+    new Response(""),
+    new Response("a\n1"),
+    new Response(null),
+  ]);
+  assert.equal(
+    (await rpcGetTyped<number>(db, "f", {
+      params: { a: 1, b: null, c: [1, 2], d: { x: "y" }, e: "s p" },
+    })).getOrThrow(),
+    5,
+  );
+  assert.equal(rec.last.method, "GET");
+  assert.deepEqual(pairs(rec.last.url), [["a", "1"], ["c", "[1,2]"], ["d", '{"x":"y"}'], [
+    "e",
+    "s p",
+  ]]);
+  await rpcGetListTyped(db, "f", { queryParams: { n: "5" } });
+  assert.deepEqual(pairs(rec.last.url), [["n", "5"]]);
+  assert.deepEqual((await rpcGetSingleTyped(db, "f")).getOrThrow(), { id: 1 });
+  assert.equal((await rpcGetMaybeSingleTyped(db, "f")).getOrThrow(), null);
+  assert.equal((await rpcGetUnit(db, "f")).ok, true);
+  assert.equal((await rpcGetCsv(db, "f")).getOrThrow(), "a\n1");
+  await rpcGetHead(db, "f", { count: "planned" });
+  assert.equal(rec.last.method, "HEAD");
+  assert.equal(rec.last.headers.get("prefer"), "count=planned");
+});
+
+Deno.test("paginator: nothing before loadNext, range windows per page, end on a short page", async () => {
+  const data = Array.from({ length: 5 }, (_, i) => ({ id: i + 1 }));
+  const { db, rec } = makeDb((req) => {
+    const offset = Number(req.url.searchParams.get("offset") ?? 0);
+    const limit = Number(req.url.searchParams.get("limit"));
+    return jsonResponse(data.slice(offset, offset + limit));
+  });
+  const p = paginator<{ id: number }>(db, "todos", { pageSize: 2, block: (q) => q.orderBy(id) });
+  assert.equal(rec.requests.length, 0);
+  await p.loadNext();
+  await p.loadNext();
+  await p.loadNext();
+  assert.equal(p.isEnd.value, true);
+  assert.deepEqual(p.items.value.map((r) => r.id), [1, 2, 3, 4, 5]);
+  assert.deepEqual(
+    rec.requests.map((r) => [r.url.searchParams.get("offset"), r.url.searchParams.get("limit")]),
+    [
+      ["0", "2"],
+      ["2", "2"],
+      ["4", "2"],
+    ],
+  );
+  assert.equal(rec.requests[0].url.searchParams.get("order"), "id.asc");
+  const fresh = makeDb();
+  assert.equal(paginator(fresh.db, "t").items.value.length, 0);
+  assert.throws(() => paginator(db, "t", { pageSize: 0 }), RangeError);
+  assert.throws(() => paginator(db, "t", { block: (q) => q.limit(3) }), TypeError);
+  assert.throws(() => paginator(db, "t", { block: (q) => q.range(0, 3) }), TypeError);
+});
+
+Deno.test("paginator: a failure lands in error", async () => {
+  const { db } = makeDb(() => jsonResponse({ message: "down" }, { status: 500 }));
+  const p = paginator(db, "t");
+  await p.loadNext();
+  assert.equal(p.error.value?.category, "SERVER");
+});
