@@ -430,12 +430,19 @@ async function attemptOnce(
         ? new Uint8Array(0)
         : null;
     } else {
-      const cap = req.maxBodyBytes ?? Number.POSITIVE_INFINITY;
-      const { bytes, truncated } = await readCapped(response.body, cap);
-      if (truncated) throw new BodyTooLarge(`Response body exceeds ${cap} bytes`);
+      let bytes: Uint8Array<ArrayBuffer> | null = null;
+      let text: string | null = null;
+      if (req.maxBodyBytes !== undefined) {
+        const capped = await readCapped(response.body, req.maxBodyBytes);
+        if (capped.truncated) {
+          throw new BodyTooLarge(`Response body exceeds ${req.maxBodyBytes} bytes`);
+        }
+        bytes = capped.bytes;
+      } else if (type === "bytes") bytes = new Uint8Array(await response.arrayBuffer());
+      else text = await response.text();
       if (type === "bytes") body = bytes;
       else {
-        const text = utf8Decode(bytes);
+        text ??= utf8Decode(bytes!);
         if (type === "text") body = text;
         else {
           try {

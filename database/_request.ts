@@ -4,7 +4,6 @@
  */
 
 import type { BaseClient } from "../core/client.ts";
-import { encodeQueryComponent } from "../core/query.ts";
 import { failure, type ServiceResult, success } from "../core/result.ts";
 import {
   type CountOption,
@@ -28,6 +27,7 @@ export const FORMAT_ACCEPT: Readonly<Record<ResponseFormat, string | null>> = {
 
 /** Removes whitespace outside double quotes, as PostgREST clients do. */
 export function cleanColumns(columns: string): string {
+  if (!/[\s"]/.test(columns)) return columns;
   let quoted = false;
   let out = "";
   for (const ch of columns) {
@@ -146,7 +146,8 @@ export interface PgResponse {
 export function encodePairs(pairs: ReadonlyArray<readonly [string, string]>): string {
   let q = "";
   for (const [k, v] of pairs) {
-    q += (q === "" ? "" : "&") + encodeQueryComponent(k) + "=" + encodeQueryComponent(v);
+    // encodeURIComponent leaves ( ) * ! ' unescaped, which query strings allow and PostgREST reads.
+    q += (q === "" ? "" : "&") + encodeURIComponent(k) + "=" + encodeURIComponent(v);
   }
   return q;
 }
