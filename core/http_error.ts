@@ -136,7 +136,7 @@ export function errorFromResponse(
   secrets: ReadonlyArray<string | null | undefined>,
 ): ServiceError {
   const { status, statusText, headers, body } = parts;
-  const category = categoryForStatus(status);
+  let category = categoryForStatus(status);
   const retryAfterMs = parseRetryAfter(headers.get("retry-after"));
   const retryAfter = retryAfterMs === null ? null : Math.ceil(retryAfterMs / 1000);
   let message: string | null = null;
@@ -163,6 +163,11 @@ export function errorFromResponse(
     code = pickString(obj, "error_code", "code") ??
       (typeof errorField === "string" && errorField !== message ? errorField : null);
     details = pickString(obj, "details");
+    // The Storage API answers some errors with HTTP 400 and the real status in `statusCode`.
+    const inner = Number(pickString(obj, "statusCode"));
+    if (status === 400 && Number.isInteger(inner) && inner > 400 && inner <= 599) {
+      category = categoryForStatus(inner);
+    }
     hint = pickString(obj, "hint");
   }
   if (!message) {

@@ -1,7 +1,22 @@
 /**
- * The storage area of fetchbase.
+ * The storage area: buckets, objects (streamed uploads and downloads, byte
+ * ranges), listings and paginators, signed and local URLs.
+ *
+ * @example Upload a stream and share it
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { createStorageClient } from "@fetchbase/fetchbase/storage";
+ *
+ * const storage = createStorageClient(createBaseClient("https://p.example", "anon-key"));
+ * const body = new Blob(["hello"]).stream();
+ * await storage.upload("docs", "hello.txt", body, { contentType: "text/plain" });
+ * const url = await storage.createSignedUrl("docs", "hello.txt", 60);
+ * ```
  *
  * @module
  */
 
-export {};
+export * from "../core/mod.ts";
+export * from "./client.ts";
+export * from "./extensions.ts";
+export * from "./models.ts";

@@ -1,0 +1,692 @@
+/**
+ * Storage operations as functions over the base client. The `StorageClient`
+ * class forwards to these.
+ */
+
+import type { BaseClient } from "../core/client.ts";
+import { asArray, asObject, decodeResult, reqString } from "../core/decode.ts";
+import { encodeBase64 } from "../core/encoding.ts";
+import { failure, type ServiceResult, success } from "../core/result.ts";
+import type { RequestBody } from "../core/transport.ts";
+import { encodeBucket, objectPathOrFailure } from "./_path.ts";
+import {
+  type Bucket,
+  decodeBucket,
+  decodeFileObject,
+  decodeObjectListV2,
+  type FileObject,
+  type ImageTransformOptions,
+  type ObjectListV2Response,
+  SortOrder,
+  type UploadSignedUrl,
+} from "./models.ts";
+import { transformQuery } from "./_urls.ts";
+
+/** Cancellation and timeout, accepted by every storage call. */
+export interface StorageCallOptions {
+  /** Cancels the call. */
+  signal?: AbortSignal;
+  /** Timeout in milliseconds; uploads and downloads default to none. */
+  timeout?: number;
+}
+
+/** What an upload accepts; streams and Blobs are streamed, never buffered. */
+export type UploadData = Uint8Array | ArrayBuffer | Blob | ReadableStream<Uint8Array> | string;
+
+/** Options of uploads. */
+export interface UploadOptions extends StorageCallOptions {
+  /** Content type. Default `application/octet-stream` (a Blob's own type when it has one). */
+  contentType?: string;
+  /** Overwrite an existing object. Default false. */
+  upsert?: boolean;
+  /** `Cache-Control: max-age=<seconds>`. */
+  cacheControl?: number | null;
+  /** User metadata, sent Base64-encoded in `x-metadata`. */
+  metadata?: Record<string, unknown> | null;
+}
+
+/** Options of the bucket listings. */
+export interface ListBucketsOptions extends StorageCallOptions {
+  /** Page size. */
+  limit?: number | null;
+  /** Rows to skip. */
+  offset?: number | null;
+  /** Server-defined sort column, e.g. `name` or `created_at`. */
+  sortColumn?: string | null;
+  /** Sort direction. */
+  sortOrder?: SortOrder | null;
+  /** Case-insensitive name filter. */
+  search?: string | null;
+}
+
+export function bucketQuery(o: ListBucketsOptions): Array<[string, string | null | undefined]> {
+  return [
+    ["limit", o.limit?.toString()],
+    ["offset", o.offset?.toString()],
+    ["search", o.search || null],
+    ["sortColumn", o.sortColumn],
+    ["sortOrder", o.sortOrder],
+  ];
+}
+
+const noBody = { responseType: "none" } as const;
+
+function ok<T>(r: ServiceResult<unknown>, v: T): ServiceResult<T> {
+  return r.ok ? success(v) : r;
+}
+
+// Buckets
+
+export async function listBuckets(
+  client: BaseClient,
+  o: ListBucketsOptions = {},
+): Promise<ServiceResult<Bucket[]>> {
+  const r = await client.request({
+    area: "storage",
+    path: "/bucket",
+    query: bucketQuery(o),
+    signal: o.signal,
+    timeout: o.timeout,
+  });
+  return decodeResult(r, (v) => asArray(v.body, "buckets").map(decodeBucket));
+}
+
+export async function getBucket(
+  client: BaseClient,
+  id: string,
+  o: StorageCallOptions = {},
+): Promise<ServiceResult<Bucket>> {
+  const r = await client.request({
+    area: "storage",
+    path: `/bucket/${encodeBucket(id)}`,
+    signal: o.signal,
+    timeout: o.timeout,
+  });
+  return decodeResult(r, (v) => decodeBucket(v.body));
+}
+
+/** Options of bucket creation. */
+export interface CreateBucketOptions extends StorageCallOptions {
+  /** Public bucket. Default false. */
+  public?: boolean;
+  /** Per-object size cap in bytes. */
+  fileSizeLimit?: number | null;
+  /** MIME whitelist. */
+  allowedMimeTypes?: string[] | null;
+}
+
+/** Options of bucket updates: only given fields are sent. */
+export interface UpdateBucketOptions extends StorageCallOptions {
+  /** New display name. */
+  name?: string | null;
+  /** Public flag. */
+  public?: boolean | null;
+  /** Per-object size cap in bytes. */
+  fileSizeLimit?: number | null;
+  /** MIME whitelist. */
+  allowedMimeTypes?: string[] | null;
+}
+
+function dropNulls(obj: Record<string, unknown>) {
+  return Object.fromEntries(Object.entries(obj).filter(([, v]) => v !== null && v !== undefined));
+}
+
+export async function createBucket(
+  client: BaseClient,
+  id: string,
+  name: string,
+  o: CreateBucketOptions = {},
+): Promise<ServiceResult<Bucket>> {
+  encodeBucket(id);
+  const r = await client.request({
+    method: "POST",
+    area: "storage",
+    path: "/bucket",
+    json: dropNulls({
+      id,
+      name,
+      public: o.public ?? false,
+      file_size_limit: o.fileSizeLimit,
+      allowed_mime_types: o.allowedMimeTypes,
+    }),
+    signal: o.signal,
+    timeout: o.timeout,
+  });
+  return ok(r, {
+    id,
+    name,
+    public: o.public ?? false,
+    createdAt: null,
+    updatedAt: null,
+    fileSizeLimit: o.fileSizeLimit ?? null,
+    allowedMimeTypes: o.allowedMimeTypes ?? null,
+  });
+}
+
+export async function updateBucket(
+  client: BaseClient,
+  id: string,
+  o: UpdateBucketOptions = {},
+): Promise<ServiceResult<Bucket>> {
+  const path = `/bucket/${encodeBucket(id)}`;
+  const r = await client.request({
+    method: "PUT",
+    area: "storage",
+    path,
+    json: dropNulls({
+      id,
+      name: o.name,
+      public: o.public,
+      file_size_limit: o.fileSizeLimit,
+      allowed_mime_types: o.allowedMimeTypes,
+    }),
+    signal: o.signal,
+    timeout: o.timeout,
+  });
+  if (!r.ok) return r;
+  return getBucket(client, id, o);
+}
+
+export async function deleteBucket(
+  client: BaseClient,
+  id: string,
+  o: StorageCallOptions = {},
+): Promise<ServiceResult<void>> {
+  const r = await client.request({
+    method: "DELETE",
+    area: "storage",
+    path: `/bucket/${encodeBucket(id)}`,
+    ...noBody,
+    signal: o.signal,
+    timeout: o.timeout,
+  });
+  return ok(r, undefined);
+}
+
+export async function clearBucket(
+  client: BaseClient,
+  id: string,
+  o: StorageCallOptions = {},
+): Promise<ServiceResult<void>> {
+  const r = await client.request({
+    method: "POST",
+    area: "storage",
+    path: `/bucket/${encodeBucket(id)}/empty`,
+    json: {},
+    ...noBody,
+    signal: o.signal,
+    timeout: o.timeout,
+  });
+  return ok(r, undefined);
+}
+
+// Uploads
+
+export function uploadHeaders(o: UploadOptions, upsertHeader: boolean): Record<string, string> {
+  const headers: Record<string, string> = {};
+  if (upsertHeader) headers["x-upsert"] = String(o.upsert ?? false);
+  if (o.cacheControl !== undefined && o.cacheControl !== null) {
+    if (!Number.isSafeInteger(o.cacheControl) || o.cacheControl < 0) {
+      throw new RangeError(
+        `Cannot upload as 'cacheControl' must be a non-negative integer: current value is ${o.cacheControl}`,
+      );
+    }
+    headers["cache-control"] = `max-age=${o.cacheControl}`;
+  }
+  if (o.metadata) headers["x-metadata"] = encodeBase64(JSON.stringify(o.metadata));
+  return headers;
+}
+
+function contentTypeOf(data: UploadData, o: UploadOptions): string {
+  if (o.contentType) return o.contentType;
+  if (typeof Blob !== "undefined" && data instanceof Blob && data.type) return data.type;
+  return "application/octet-stream";
+}
+
+export async function uploadObject(
+  client: BaseClient,
+  method: "POST" | "PUT",
+  bucket: string,
+  path: string,
+  data: UploadData,
+  o: UploadOptions = {},
+): Promise<ServiceResult<string>> {
+  const encoded = objectPathOrFailure(bucket, path);
+  if (typeof encoded !== "string") return encoded;
+  if (data === null || data === undefined) {
+    return failure({ message: "Cannot upload as 'data' is missing", category: "INVALID_ARGUMENT" });
+  }
+  const r = await client.request({
+    method,
+    area: "storage",
+    path: `/object/${encoded}`,
+    body: data as RequestBody,
+    contentType: contentTypeOf(data, o),
+    headers: uploadHeaders(o, method === "POST" || o.upsert === true),
+    signal: o.signal,
+    timeout: o.timeout ?? 0,
+  });
+  return decodeResult(r, (v) => reqString(asObject(v.body, "upload answer"), "Key"));
+}
+
+export async function uploadToSignedUrl(
+  client: BaseClient,
+  bucket: string,
+  path: string,
+  token: string,
+  data: UploadData,
+  o: UploadOptions = {},
+): Promise<ServiceResult<string>> {
+  const encoded = objectPathOrFailure(bucket, path);
+  if (typeof encoded !== "string") return encoded;
+  if (typeof token !== "string" || token.trim() === "") {
+    return failure({ message: "Cannot upload as 'token' is blank", category: "INVALID_ARGUMENT" });
+  }
+  const r = await client.request({
+    method: "PUT",
+    area: "storage",
+    path: `/object/upload/sign/${encoded}`,
+    query: [["token", token]],
+    body: data as RequestBody,
+    contentType: contentTypeOf(data, o),
+    headers: uploadHeaders(o, true),
+    signal: o.signal,
+    timeout: o.timeout ?? 0,
+  });
+  return decodeResult(r, (v) => reqString(asObject(v.body, "upload answer"), "Key"));
+}
+
+// Downloads
+
+/** Options of downloads. */
+export interface DownloadOptions extends StorageCallOptions {
+  /** Ask for an attachment (`download` query). Default false. */
+  download?: boolean;
+  /** Attachment file name (implies `download`). */
+  fileName?: string | null;
+  /** Serve through the image render endpoint with these transforms. */
+  transform?: ImageTransformOptions | null;
+  /** Byte range (inclusive `end`); the server answers 206. Beyond the document. */
+  range?: { start: number; end?: number | null } | null;
+}
+
+/** A streamed download (beyond the document). */
+export interface DownloadStream {
+  /** The body; pipe it, do not buffer it. */
+  stream: ReadableStream<Uint8Array>;
+  /** 200, or 206 for a range. */
+  status: number;
+  /** Content type, when sent. */
+  contentType: string | null;
+  /** Content length, when sent. */
+  contentLength: number | null;
+  /** `Content-Range`, for ranges. */
+  contentRange: string | null;
+  /** Entity tag, when sent. */
+  etag: string | null;
+}
+
+export function downloadQuery(o: DownloadOptions): Array<[string, string]> {
+  const q: Array<[string, string]> = [];
+  if (o.transform) q.push(...transformQuery(o.transform));
+  if (o.fileName) q.push(["download", o.fileName]);
+  else if (o.download) q.push(["download", ""]);
+  return q;
+}
+
+export function rangeHeader(range: DownloadOptions["range"]): Record<string, string> {
+  if (!range) return {};
+  const { start, end } = range;
+  if (
+    !Number.isSafeInteger(start) || start < 0 ||
+    (end !== undefined && end !== null && (!Number.isSafeInteger(end) || end < start))
+  ) {
+    throw new RangeError(
+      `Cannot download the range as it must satisfy 0 <= start <= end: current values are start=${start}, end=${end}`,
+    );
+  }
+  return { range: `bytes=${start}-${end ?? ""}` };
+}
+
+export async function downloadRaw<R extends "text" | "bytes" | "stream">(
+  client: BaseClient,
+  visibility: "authenticated" | "public",
+  bucket: string,
+  path: string,
+  o: DownloadOptions,
+  responseType: R,
+) {
+  const encoded = objectPathOrFailure(bucket, path);
+  if (typeof encoded !== "string") return encoded;
+  const family = o.transform ? `/render/image/${visibility}` : `/object/${visibility}`;
+  return await client.request({
+    area: "storage",
+    path: `${family}/${encoded}`,
+    query: downloadQuery(o),
+    headers: rangeHeader(o.range),
+    credentials: visibility === "public" ? "none" : "token",
+    responseType,
+    signal: o.signal,
+    timeout: o.timeout ?? 0,
+  });
+}
+
+// Info and listing
+
+export async function info(
+  client: BaseClient,
+  visibility: "authenticated" | "public",
+  bucket: string,
+  path: string,
+  o: StorageCallOptions = {},
+): Promise<ServiceResult<FileObject>> {
+  const encoded = objectPathOrFailure(bucket, path);
+  if (typeof encoded !== "string") return encoded;
+  const r = await client.request({
+    area: "storage",
+    path: visibility === "public" ? `/object/info/public/${encoded}` : `/object/info/${encoded}`,
+    credentials: visibility === "public" ? "none" : "token",
+    signal: o.signal,
+    timeout: o.timeout,
+  });
+  return decodeResult(r, (v) => decodeFileObject(v.body));
+}
+
+export function isMissing(r: ServiceResult<unknown>): boolean {
+  return !r.ok &&
+    (r.error.category === "NOT_FOUND" || r.error.code === "NoSuchKey" ||
+      r.error.code === "not_found");
+}
+
+/** Options of {@linkcode list}. */
+export interface ListOptions extends StorageCallOptions {
+  /** Folder prefix. Default the bucket root. */
+  prefix?: string;
+  /** Page size. Default 100. */
+  limit?: number;
+  /** Entries to skip. Default 0. */
+  offset?: number;
+  /** Sort column. */
+  sortBy?: string | null;
+  /** Sort direction when sortBy is set. Default ASC. */
+  sortOrder?: SortOrder;
+  /** Case-insensitive name filter. */
+  search?: string | null;
+}
+
+export async function list(
+  client: BaseClient,
+  bucket: string,
+  o: ListOptions = {},
+): Promise<ServiceResult<FileObject[]>> {
+  const limit = o.limit ?? 100;
+  const offset = o.offset ?? 0;
+  if (!Number.isSafeInteger(limit) || limit < 0) {
+    throw new RangeError(
+      `Cannot list as 'limit' must be a non-negative integer: current value is ${limit}`,
+    );
+  }
+  if (!Number.isSafeInteger(offset) || offset < 0) {
+    throw new RangeError(
+      `Cannot list as 'offset' must be a non-negative integer: current value is ${offset}`,
+    );
+  }
+  const r = await client.request({
+    method: "POST",
+    area: "storage",
+    path: `/object/list/${encodeBucket(bucket)}`,
+    json: dropNulls({
+      prefix: o.prefix ?? "",
+      limit,
+      offset,
+      sortBy: { column: o.sortBy ?? "name", order: o.sortOrder ?? SortOrder.ASC },
+      search: o.search,
+    }),
+    retry: true,
+    signal: o.signal,
+    timeout: o.timeout,
+  });
+  return decodeResult(r, (v) => asArray(v.body, "listing").map(decodeFileObject));
+}
+
+/** Options of {@linkcode listV2}. */
+export interface ListV2Options extends StorageCallOptions {
+  /** Key prefix; null lists the root. */
+  prefix?: string | null;
+  /** Cursor from the previous page's `nextCursor`. */
+  cursor?: string | null;
+  /** Page size. */
+  limit?: number | null;
+  /** Collapse nested keys into folders. */
+  withDelimiter?: boolean | null;
+  /** Sort column. */
+  sortBy?: string | null;
+  /** Sort direction when sortBy is set. Default ASC. */
+  sortOrder?: SortOrder;
+}
+
+export async function listV2(
+  client: BaseClient,
+  bucket: string,
+  o: ListV2Options = {},
+): Promise<ServiceResult<ObjectListV2Response>> {
+  const r = await client.request({
+    method: "POST",
+    area: "storage",
+    path: `/object/list-v2/${encodeBucket(bucket)}`,
+    json: dropNulls({
+      prefix: o.prefix,
+      cursor: o.cursor,
+      limit: o.limit,
+      with_delimiter: o.withDelimiter,
+      sortBy: o.sortBy ? { column: o.sortBy, order: o.sortOrder ?? SortOrder.ASC } : null,
+    }),
+    retry: true,
+    signal: o.signal,
+    timeout: o.timeout,
+  });
+  return decodeResult(r, (v) => decodeObjectListV2(v.body));
+}
+
+// Move, copy, delete
+
+function checkKey(bucket: string, path: string): string | ServiceResult<never> {
+  const e = objectPathOrFailure(bucket, path);
+  return typeof e === "string" ? path.replace(/^\/+/, "") : e;
+}
+
+export async function moveOrCopy(
+  client: BaseClient,
+  op: "move" | "copy",
+  bucket: string,
+  fromPath: string,
+  toPath: string,
+  o: StorageCallOptions & { destinationBucket?: string | null; copyMetadata?: boolean | null },
+): Promise<ServiceResult<void>> {
+  encodeBucket(bucket);
+  if (o.destinationBucket) encodeBucket(o.destinationBucket);
+  const from = checkKey(bucket, fromPath);
+  if (typeof from !== "string") return from;
+  const to = checkKey(o.destinationBucket ?? bucket, toPath);
+  if (typeof to !== "string") return to;
+  const r = await client.request({
+    method: "POST",
+    area: "storage",
+    path: `/object/${op}`,
+    json: dropNulls({
+      bucketId: bucket,
+      sourceKey: from,
+      destinationKey: to,
+      destinationBucket: o.destinationBucket,
+      copyMetadata: op === "copy" ? o.copyMetadata : null,
+    }),
+    ...noBody,
+    signal: o.signal,
+    timeout: o.timeout,
+  });
+  return ok(r, undefined);
+}
+
+export async function deleteObjects(
+  client: BaseClient,
+  bucket: string,
+  paths: readonly string[],
+  o: StorageCallOptions = {},
+): Promise<ServiceResult<FileObject[]>> {
+  if (!Array.isArray(paths) || paths.length === 0) {
+    return failure({
+      message: "Cannot delete objects as 'paths' is empty",
+      category: "INVALID_ARGUMENT",
+    });
+  }
+  const keys: string[] = [];
+  for (const p of paths) {
+    const k = checkKey(bucket, p);
+    if (typeof k !== "string") return k;
+    keys.push(k);
+  }
+  const r = await client.request({
+    method: "DELETE",
+    area: "storage",
+    path: `/object/${encodeBucket(bucket)}`,
+    json: { prefixes: keys },
+    signal: o.signal,
+    timeout: o.timeout,
+  });
+  return decodeResult(r, (v) => asArray(v.body ?? [], "deleted").map(decodeFileObject));
+}
+
+// Signing
+
+/** Options of signed download URLs. */
+export interface SignedUrlOptions extends StorageCallOptions {
+  /** Ask for an attachment. Default false. */
+  download?: boolean;
+  /** Attachment file name (implies `download`). */
+  fileName?: string | null;
+  /** Image transforms (single-path signing only). */
+  transform?: ImageTransformOptions | null;
+}
+
+function checkExpires(expiresIn: number) {
+  if (!Number.isSafeInteger(expiresIn) || expiresIn <= 0) {
+    throw new RangeError(
+      `Cannot sign as 'expiresIn' must be a positive integer of seconds: current value is ${expiresIn}`,
+    );
+  }
+}
+
+export function absoluteSigned(
+  client: BaseClient,
+  signedURL: string,
+  o: { download?: boolean; fileName?: string | null },
+): string {
+  let url = `${client.url}/storage/v1${signedURL.startsWith("/") ? "" : "/"}${signedURL}`;
+  if (o.fileName) {
+    url += `${url.includes("?") ? "&" : "?"}download=${encodeURIComponent(o.fileName)}`;
+  } else if (o.download) url += `${url.includes("?") ? "&" : "?"}download=`;
+  return url;
+}
+
+export async function createSignedUrl(
+  client: BaseClient,
+  bucket: string,
+  path: string,
+  expiresIn: number,
+  o: SignedUrlOptions = {},
+): Promise<ServiceResult<string>> {
+  checkExpires(expiresIn);
+  const encoded = objectPathOrFailure(bucket, path);
+  if (typeof encoded !== "string") return encoded;
+  const transform = o.transform
+    ? Object.fromEntries(
+      Object.entries(o.transform).filter(([, v]) => v !== null && v !== undefined),
+    )
+    : null;
+  const r = await client.request({
+    method: "POST",
+    area: "storage",
+    path: `/object/sign/${encoded}`,
+    json: transform && Object.keys(transform).length > 0 ? { expiresIn, transform } : { expiresIn },
+    signal: o.signal,
+    timeout: o.timeout,
+  });
+  return decodeResult(
+    r,
+    (v) => absoluteSigned(client, reqString(asObject(v.body, "signature"), "signedURL"), o),
+  );
+}
+
+export async function createSignedUrls(
+  client: BaseClient,
+  bucket: string,
+  paths: readonly string[],
+  expiresIn: number,
+  o: Omit<SignedUrlOptions, "transform"> = {},
+): Promise<ServiceResult<string[]>> {
+  checkExpires(expiresIn);
+  const keys: string[] = [];
+  for (const p of paths) {
+    const k = checkKey(bucket, p);
+    if (typeof k !== "string") return k;
+    keys.push(k);
+  }
+  const r = await client.request({
+    method: "POST",
+    area: "storage",
+    path: `/object/sign/${encodeBucket(bucket)}`,
+    json: { expiresIn, paths: keys },
+    signal: o.signal,
+    timeout: o.timeout,
+  });
+  if (!r.ok) return r;
+  const decoded = decodeResult(r, (v) =>
+    asArray(v.body, "signatures").map((item) => {
+      const x = asObject(item, "signature");
+      return {
+        path: typeof x.path === "string" ? x.path : null,
+        url: typeof x.signedURL === "string" ? x.signedURL : null,
+        error: typeof x.error === "string" ? x.error : null,
+      };
+    }));
+  if (!decoded.ok) return decoded;
+  const byPath = new Map(decoded.value.map((d) => [d.path, d]));
+  const out: string[] = [];
+  for (let i = 0; i < keys.length; i++) {
+    const d = byPath.get(keys[i]) ?? decoded.value[i];
+    if (!d || !d.url) {
+      return failure({
+        message: `Cannot sign '${keys[i]}': ${d?.error ?? "no URL returned"}`,
+        category: "NOT_FOUND",
+      });
+    }
+    out.push(absoluteSigned(client, d.url, o));
+  }
+  return success(out);
+}
+
+export async function createSignedUploadUrl(
+  client: BaseClient,
+  bucket: string,
+  path: string,
+  o: StorageCallOptions & { upsert?: boolean } = {},
+): Promise<ServiceResult<UploadSignedUrl>> {
+  const encoded = objectPathOrFailure(bucket, path);
+  if (typeof encoded !== "string") return encoded;
+  const r = await client.request({
+    method: "POST",
+    area: "storage",
+    path: `/object/upload/sign/${encoded}`,
+    json: {},
+    headers: o.upsert ? { "x-upsert": "true" } : {},
+    signal: o.signal,
+    timeout: o.timeout,
+  });
+  return decodeResult(r, (v) => {
+    const rel = reqString(asObject(v.body, "upload signature"), "url");
+    const url = new URL(`${client.url}/storage/v1${rel}`);
+    const token = url.searchParams.get("token");
+    if (!token) throw new Error("the answer carries no token");
+    return { url: url.href, token, path: path.replace(/^\/+/, "") };
+  });
+}

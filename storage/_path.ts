@@ -1,0 +1,52 @@
+/**
+ * Object-path rules: bucket-relative keys, URL-encoded per segment with `/`
+ * kept. Leading slashes are dropped (as the service's own clients do); empty,
+ * `.` and `..` segments are refused, because proxies and browsers collapse
+ * them and the resulting key could not be reached through a URL.
+ */
+
+import { type Failure, failure } from "../core/result.ts";
+
+/** Returns the normalised key, or an error message. */
+export function checkObjectPath(path: string): { key: string } | { error: string } {
+  if (typeof path !== "string") {
+    return { error: "Cannot use the object path as it must be a string" };
+  }
+  const key = path.replace(/^\/+/, "");
+  if (key === "") return { error: "Cannot use the object path as it is empty" };
+  for (const segment of key.split("/")) {
+    if (segment === "") {
+      return { error: `Cannot use the object path '${path}' as it has an empty segment` };
+    }
+    if (segment === "." || segment === "..") {
+      return { error: `Cannot use the object path '${path}' as it has a '${segment}' segment` };
+    }
+  }
+  return { key };
+}
+
+/** Encodes a bucket id as one path segment; throws TypeError when blank. */
+export function encodeBucket(bucket: string): string {
+  if (typeof bucket !== "string" || bucket.trim() === "" || bucket.includes("/")) {
+    throw new TypeError(
+      `Cannot use the bucket id as it must be a non-blank string without '/': current value is ${bucket}`,
+    );
+  }
+  return encodeURIComponent(bucket);
+}
+
+/** `bucket/encoded/key`; throws TypeError for a bad bucket or path. */
+export function encodeObjectPath(bucket: string, path: string): string {
+  const checked = checkObjectPath(path);
+  if ("error" in checked) throw new TypeError(checked.error);
+  return `${encodeBucket(bucket)}/${checked.key.split("/").map(encodeURIComponent).join("/")}`;
+}
+
+/** Like {@linkcode encodeObjectPath} but returns a Failure instead of throwing. */
+export function objectPathOrFailure(bucket: string, path: string): string | Failure {
+  try {
+    return encodeObjectPath(bucket, path);
+  } catch (e) {
+    return failure({ message: (e as Error).message, category: "INVALID_ARGUMENT" });
+  }
+}

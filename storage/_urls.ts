@@ -1,0 +1,33 @@
+/**
+ * Local URL building for storage: no I/O.
+ */
+
+import type { ImageTransformOptions } from "./models.ts";
+
+/** Transform fields as render query pairs; null fields are omitted. */
+export function transformQuery(t: ImageTransformOptions): Array<[string, string]> {
+  const out: Array<[string, string]> = [];
+  const num = (name: "width" | "height" | "quality") => {
+    const v = t[name];
+    if (v === null || v === undefined) return;
+    if (!Number.isSafeInteger(v) || v <= 0) {
+      throw new RangeError(
+        `Cannot transform as '${name}' must be a positive integer: current value is ${v}`,
+      );
+    }
+    out.push([name, String(v)]);
+  };
+  num("width");
+  num("height");
+  if (t.resize) out.push(["resize", t.resize]);
+  if (t.format) out.push(["format", t.format]);
+  num("quality");
+  return out;
+}
+
+/** Appends pairs to a URL. */
+export function withQuery(url: string, pairs: ReadonlyArray<readonly [string, string]>): string {
+  if (pairs.length === 0) return url;
+  const q = pairs.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join("&");
+  return url + (url.includes("?") ? "&" : "?") + q;
+}

@@ -1,0 +1,671 @@
+/**
+ * The storage client: buckets, objects, listings, signed and local URLs.
+ * A thin facade: every operation lives in `_ops.ts` as a function over the
+ * base client.
+ *
+ * @module
+ */
+
+import type { BaseClient } from "../core/client.ts";
+
+import { failure, type ServiceResult, success } from "../core/result.ts";
+import * as ops from "./_ops.ts";
+import { encodeObjectPath } from "./_path.ts";
+import { transformQuery, withQuery } from "./_urls.ts";
+import type {
+  Bucket,
+  FileObject,
+  ImageTransformOptions,
+  ObjectListV2Response,
+  UploadSignedUrl,
+} from "./models.ts";
+
+export type {
+  CreateBucketOptions,
+  DownloadOptions,
+  DownloadStream,
+  ListBucketsOptions,
+  ListOptions,
+  ListV2Options,
+  SignedUrlOptions,
+  StorageCallOptions,
+  UpdateBucketOptions,
+  UploadData,
+  UploadOptions,
+} from "./_ops.ts";
+
+/**
+ * Turns an eager argument error (TypeError or RangeError thrown before any
+ * request) into `Failure(INVALID_ARGUMENT)`; the transport itself never rejects.
+ */
+function guard<T>(p: Promise<ServiceResult<T>>): Promise<ServiceResult<T>> {
+  return p.catch((e: unknown) => {
+    if (e instanceof TypeError || e instanceof RangeError) {
+      return failure({ message: e.message, category: "INVALID_ARGUMENT", cause: e });
+    }
+    throw e;
+  });
+}
+
+/** Options of the local public/authenticated URL builders. */
+export interface UrlOptions {
+  /** Image transforms: the URL targets the render endpoint. */
+  transform?: ImageTransformOptions | null;
+  /** Ask for an attachment. Default false. */
+  download?: boolean;
+  /** Attachment file name (implies `download`). */
+  fileName?: string | null;
+}
+
+/**
+ * Storage under `/storage/v1`. Object paths are bucket-relative keys
+ * (`folder/file.png`), URL-encoded per segment; a leading `/` is dropped and
+ * empty, `.` or `..` segments are refused.
+ *
+ * @example Upload and sign
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { createStorageClient } from "@fetchbase/fetchbase/storage";
+ *
+ * const storage = createStorageClient(createBaseClient("https://p.example", "anon-key"));
+ * const up = await storage.upload("avatars", "u1/me.png", new Uint8Array([1, 2]), { contentType: "image/png" });
+ * const url = await storage.createSignedUrl("avatars", "u1/me.png", 60);
+ * ```
+ */
+export class StorageClient {
+  /** The base client whose transport every call uses. */
+  readonly client: BaseClient;
+
+  /**
+   * Wraps a base client; prefer {@linkcode createStorageClient}.
+   *
+   * @param client The base client.
+   */
+  constructor(client: BaseClient) {
+    this.client = client;
+  }
+
+  /**
+   * Lists buckets (`GET /bucket`).
+   *
+   * @param options Paging, sorting and search.
+   * @returns The buckets.
+   */
+  listBuckets(options?: ops.ListBucketsOptions): Promise<ServiceResult<Bucket[]>> {
+    return guard(ops.listBuckets(this.client, options));
+  }
+
+  /**
+   * Reads one bucket; 404 when missing.
+   *
+   * @param id The bucket id.
+   * @param options Cancellation.
+   * @returns The bucket.
+   */
+  getBucket(id: string, options?: ops.StorageCallOptions): Promise<ServiceResult<Bucket>> {
+    return guard(ops.getBucket(this.client, id, options));
+  }
+
+  /**
+   * Creates a bucket; 409 when the id is taken.
+   *
+   * @param id The bucket id.
+   * @param name The display name.
+   * @param options Public flag, size limit, MIME types.
+   * @returns The bucket.
+   */
+  createBucket(
+    id: string,
+    name: string,
+    options?: ops.CreateBucketOptions,
+  ): Promise<ServiceResult<Bucket>> {
+    return guard(ops.createBucket(this.client, id, name, options));
+  }
+
+  /**
+   * Updates a bucket; only given fields are sent.
+   *
+   * @param id The bucket id.
+   * @param options The fields to change.
+   * @returns The bucket as stored.
+   */
+  updateBucket(id: string, options?: ops.UpdateBucketOptions): Promise<ServiceResult<Bucket>> {
+    return guard(ops.updateBucket(this.client, id, options));
+  }
+
+  /**
+   * Deletes an empty bucket; fails when it still holds objects.
+   *
+   * @param id The bucket id.
+   * @param options Cancellation.
+   * @returns Nothing.
+   */
+  deleteBucket(id: string, options?: ops.StorageCallOptions): Promise<ServiceResult<void>> {
+    return guard(ops.deleteBucket(this.client, id, options));
+  }
+
+  /**
+   * Removes every object of a bucket and keeps the bucket.
+   *
+   * @param id The bucket id.
+   * @param options Cancellation.
+   * @returns Nothing.
+   */
+  clearBucket(id: string, options?: ops.StorageCallOptions): Promise<ServiceResult<void>> {
+    return guard(ops.clearBucket(this.client, id, options));
+  }
+
+  /**
+   * Uploads an object (POST); streams `Blob` and `ReadableStream` bodies.
+   * 409 when it exists and `upsert` is false.
+   *
+   * @param bucket The bucket id.
+   * @param path The object key.
+   * @param data Bytes, ArrayBuffer, Blob, stream or text.
+   * @param options Content type, upsert, cache control, metadata.
+   * @returns The key the server reports (`bucket/path`).
+   */
+  upload(
+    bucket: string,
+    path: string,
+    data: ops.UploadData,
+    options?: ops.UploadOptions,
+  ): Promise<ServiceResult<string>> {
+    return guard(ops.uploadObject(this.client, "POST", bucket, path, data, options));
+  }
+
+  /**
+   * Replaces an object (PUT).
+   *
+   * @param bucket The bucket id.
+   * @param path The object key.
+   * @param data Bytes, ArrayBuffer, Blob, stream or text.
+   * @param options Same as {@linkcode StorageClient.upload}.
+   * @returns The key.
+   */
+  update(
+    bucket: string,
+    path: string,
+    data: ops.UploadData,
+    options?: ops.UploadOptions,
+  ): Promise<ServiceResult<string>> {
+    return guard(ops.uploadObject(this.client, "PUT", bucket, path, data, options));
+  }
+
+  /**
+   * Uploads with a signed upload token (no credentials needed).
+   *
+   * @param bucket The bucket id.
+   * @param path The object key bound to the token.
+   * @param token The token from {@linkcode StorageClient.createSignedUploadUrl}.
+   * @param data The body.
+   * @param options Same as {@linkcode StorageClient.upload}.
+   * @returns The key.
+   */
+  uploadToSignedUrl(
+    bucket: string,
+    path: string,
+    token: string,
+    data: ops.UploadData,
+    options?: ops.UploadOptions,
+  ): Promise<ServiceResult<string>> {
+    return guard(ops.uploadToSignedUrl(this.client, bucket, path, token, data, options));
+  }
+
+  /**
+   * Downloads an object as UTF-8 text from the authenticated endpoint.
+   *
+   * @param bucket The bucket id.
+   * @param path The object key.
+   * @param options `download`, `fileName`, `range`.
+   * @returns The text.
+   */
+  async download(
+    bucket: string,
+    path: string,
+    options: ops.DownloadOptions = {},
+  ): Promise<ServiceResult<string>> {
+    const r = await guard(
+      ops.downloadRaw(this.client, "authenticated", bucket, path, options, "text"),
+    );
+    return r.ok ? success(r.value.body) : r;
+  }
+
+  /**
+   * Downloads an object as text from the public endpoint (no token).
+   *
+   * @param bucket The bucket id.
+   * @param path The object key.
+   * @param options `download`, `fileName`, `range`.
+   * @returns The text.
+   */
+  async downloadPublic(
+    bucket: string,
+    path: string,
+    options: ops.DownloadOptions = {},
+  ): Promise<ServiceResult<string>> {
+    const r = await guard(ops.downloadRaw(this.client, "public", bucket, path, options, "text"));
+    return r.ok ? success(r.value.body) : r;
+  }
+
+  /**
+   * Downloads bytes from the authenticated endpoint (the render endpoint with
+   * `transform`); an empty object gives empty bytes.
+   *
+   * @param bucket The bucket id.
+   * @param path The object key.
+   * @param options `transform`, `download`, `fileName`, `range`.
+   * @returns The bytes.
+   */
+  async downloadBytes(
+    bucket: string,
+    path: string,
+    options: ops.DownloadOptions = {},
+  ): Promise<ServiceResult<Uint8Array>> {
+    const r = await guard(
+      ops.downloadRaw(this.client, "authenticated", bucket, path, options, "bytes"),
+    );
+    return r.ok ? success(r.value.body) : r;
+  }
+
+  /**
+   * Downloads bytes from the public endpoint (no token).
+   *
+   * @param bucket The bucket id.
+   * @param path The object key.
+   * @param options `transform`, `download`, `fileName`, `range`.
+   * @returns The bytes.
+   */
+  async downloadPublicBytes(
+    bucket: string,
+    path: string,
+    options: ops.DownloadOptions = {},
+  ): Promise<ServiceResult<Uint8Array>> {
+    const r = await guard(ops.downloadRaw(this.client, "public", bucket, path, options, "bytes"));
+    return r.ok ? success(r.value.body) : r;
+  }
+
+  /**
+   * Streams an object without buffering (beyond the document), e.g. to pipe
+   * it into an edge function's response; `range` reads part of it (206).
+   *
+   * @param bucket The bucket id.
+   * @param path The object key.
+   * @param options `public`, `transform`, `download`, `fileName`, `range`.
+   * @returns The stream with its headers.
+   */
+  async downloadStream(
+    bucket: string,
+    path: string,
+    options: ops.DownloadOptions & { public?: boolean } = {},
+  ): Promise<ServiceResult<ops.DownloadStream>> {
+    const r = await guard(ops.downloadRaw(
+      this.client,
+      options.public ? "public" : "authenticated",
+      bucket,
+      path,
+      options,
+      "stream",
+    ));
+    if (!r.ok) return r;
+    const h = r.value.headers;
+    const length = h.get("content-length");
+    return success({
+      stream: r.value.body ?? new ReadableStream<Uint8Array>({ start: (c) => c.close() }),
+      status: r.value.status,
+      contentType: h.get("content-type"),
+      contentLength: length !== null && /^\d+$/.test(length) ? Number(length) : null,
+      contentRange: h.get("content-range"),
+      etag: h.get("etag"),
+    });
+  }
+
+  /**
+   * Reads an object's metadata without its body; 404 when absent.
+   *
+   * @param bucket The bucket id.
+   * @param path The object key.
+   * @param options Cancellation.
+   * @returns The file object.
+   */
+  info(
+    bucket: string,
+    path: string,
+    options?: ops.StorageCallOptions,
+  ): Promise<ServiceResult<FileObject>> {
+    return guard(ops.info(this.client, "authenticated", bucket, path, options));
+  }
+
+  /**
+   * Reads metadata through the public info endpoint.
+   *
+   * @param bucket The bucket id.
+   * @param path The object key.
+   * @param options Cancellation.
+   * @returns The file object.
+   */
+  infoPublic(
+    bucket: string,
+    path: string,
+    options?: ops.StorageCallOptions,
+  ): Promise<ServiceResult<FileObject>> {
+    return guard(ops.info(this.client, "public", bucket, path, options));
+  }
+
+  /**
+   * Whether an object exists: a 404 is `Success(false)`; other failures stay.
+   *
+   * @param bucket The bucket id.
+   * @param path The object key.
+   * @param options Cancellation.
+   * @returns Whether it exists.
+   */
+  async exists(
+    bucket: string,
+    path: string,
+    options?: ops.StorageCallOptions,
+  ): Promise<ServiceResult<boolean>> {
+    const r = await this.info(bucket, path, options);
+    return r.ok ? success(true) : ops.isMissing(r) ? success(false) : r;
+  }
+
+  /**
+   * Like {@linkcode StorageClient.exists} through the public info endpoint.
+   *
+   * @param bucket The bucket id.
+   * @param path The object key.
+   * @param options Cancellation.
+   * @returns Whether it exists.
+   */
+  async existsPublic(
+    bucket: string,
+    path: string,
+    options?: ops.StorageCallOptions,
+  ): Promise<ServiceResult<boolean>> {
+    const r = await this.infoPublic(bucket, path, options);
+    return r.ok ? success(true) : ops.isMissing(r) ? success(false) : r;
+  }
+
+  /**
+   * Lists one folder level (`POST /object/list`).
+   *
+   * @param bucket The bucket id.
+   * @param options Prefix, limit (100), offset (0), sort, search.
+   * @returns The entries.
+   */
+  list(bucket: string, options?: ops.ListOptions): Promise<ServiceResult<FileObject[]>> {
+    return guard(ops.list(this.client, bucket, options));
+  }
+
+  /**
+   * Lists with a cursor (`POST /object/list-v2`).
+   *
+   * @param bucket The bucket id.
+   * @param options Prefix, cursor, limit, delimiter, sort.
+   * @returns One page.
+   */
+  listV2(
+    bucket: string,
+    options?: ops.ListV2Options,
+  ): Promise<ServiceResult<ObjectListV2Response>> {
+    return guard(ops.listV2(this.client, bucket, options));
+  }
+
+  /**
+   * Moves an object; the source no longer exists.
+   *
+   * @param bucket The bucket id.
+   * @param fromPath The source key.
+   * @param toPath The destination key.
+   * @param options `destinationBucket`.
+   * @returns Nothing.
+   */
+  move(
+    bucket: string,
+    fromPath: string,
+    toPath: string,
+    options: ops.StorageCallOptions & { destinationBucket?: string | null } = {},
+  ): Promise<ServiceResult<void>> {
+    return guard(ops.moveOrCopy(this.client, "move", bucket, fromPath, toPath, options));
+  }
+
+  /**
+   * Copies an object; the source stays.
+   *
+   * @param bucket The bucket id.
+   * @param fromPath The source key.
+   * @param toPath The destination key.
+   * @param options `destinationBucket`, `copyMetadata`.
+   * @returns Nothing.
+   */
+  copy(
+    bucket: string,
+    fromPath: string,
+    toPath: string,
+    options: ops.StorageCallOptions & {
+      destinationBucket?: string | null;
+      copyMetadata?: boolean | null;
+    } = {},
+  ): Promise<ServiceResult<void>> {
+    return guard(ops.moveOrCopy(this.client, "copy", bucket, fromPath, toPath, options));
+  }
+
+  /**
+   * Deletes one object.
+   *
+   * @param bucket The bucket id.
+   * @param path The object key.
+   * @param options Cancellation.
+   * @returns Nothing.
+   */
+  async deleteObject(
+    bucket: string,
+    path: string,
+    options?: ops.StorageCallOptions,
+  ): Promise<ServiceResult<void>> {
+    const r = await guard(ops.deleteObjects(this.client, bucket, [path], options));
+    return r.ok ? success(undefined) : r;
+  }
+
+  /**
+   * Deletes many objects in one request.
+   *
+   * @param bucket The bucket id.
+   * @param paths The object keys.
+   * @param options Cancellation.
+   * @returns The removed entries.
+   */
+  deleteObjects(
+    bucket: string,
+    paths: readonly string[],
+    options?: ops.StorageCallOptions,
+  ): Promise<ServiceResult<FileObject[]>> {
+    return guard(ops.deleteObjects(this.client, bucket, paths, options));
+  }
+
+  /**
+   * Signs a download URL usable without credentials until expiry.
+   *
+   * @param bucket The bucket id.
+   * @param path The object key.
+   * @param expiresIn Lifetime in seconds (> 0).
+   * @param options `download`, `fileName`, `transform`.
+   * @returns The absolute URL.
+   */
+  createSignedUrl(
+    bucket: string,
+    path: string,
+    expiresIn: number,
+    options?: ops.SignedUrlOptions,
+  ): Promise<ServiceResult<string>> {
+    return guard(ops.createSignedUrl(this.client, bucket, path, expiresIn, options));
+  }
+
+  /**
+   * Signs many download URLs in one request, in input order.
+   *
+   * @param bucket The bucket id.
+   * @param paths The object keys.
+   * @param expiresIn Lifetime in seconds (> 0).
+   * @param options `download`, `fileName`.
+   * @returns The absolute URLs.
+   */
+  createSignedUrls(
+    bucket: string,
+    paths: readonly string[],
+    expiresIn: number,
+    options?: Omit<ops.SignedUrlOptions, "transform">,
+  ): Promise<ServiceResult<string[]>> {
+    return guard(ops.createSignedUrls(this.client, bucket, paths, expiresIn, options));
+  }
+
+  /**
+   * Creates a signed upload token for a path.
+   *
+   * @param bucket The bucket id.
+   * @param path The object key.
+   * @param options `upsert`.
+   * @returns The token.
+   */
+  async createSignedUploadUrl(
+    bucket: string,
+    path: string,
+    options?: ops.StorageCallOptions & { upsert?: boolean },
+  ): Promise<ServiceResult<string>> {
+    const r = await guard(ops.createSignedUploadUrl(this.client, bucket, path, options));
+    return r.ok ? success(r.value.token) : r;
+  }
+
+  /**
+   * Creates a signed upload URL with its token and bound path.
+   *
+   * @param bucket The bucket id.
+   * @param path The object key.
+   * @param options `upsert`.
+   * @returns The URL, token and path.
+   */
+  createSignedUploadUrlWithPath(
+    bucket: string,
+    path: string,
+    options?: ops.StorageCallOptions & { upsert?: boolean },
+  ): Promise<ServiceResult<UploadSignedUrl>> {
+    return guard(ops.createSignedUploadUrl(this.client, bucket, path, options));
+  }
+
+  /**
+   * Builds a signed download URL from a token you already hold (no I/O).
+   *
+   * @param bucket The bucket id.
+   * @param path The object key.
+   * @param token The signing token.
+   * @param options `download`, `fileName`.
+   * @returns The URL.
+   */
+  getSignedDownloadUrl(
+    bucket: string,
+    path: string,
+    token: string,
+    options: { download?: boolean; fileName?: string | null } = {},
+  ): string {
+    if (typeof token !== "string" || token.trim() === "") {
+      throw new TypeError("Cannot build the URL as 'token' is blank");
+    }
+    const base = `${this.client.url}/storage/v1/object/sign/${encodeObjectPath(bucket, path)}`;
+    return withQuery(base, [["token", token], ...ops.downloadQuery(options)]);
+  }
+
+  #local(
+    visibility: "public" | "authenticated",
+    bucket: string,
+    path: string,
+    o: UrlOptions,
+  ): string {
+    const family = o.transform ? `render/image/${visibility}` : `object/${visibility}`;
+    return withQuery(
+      `${this.client.url}/storage/v1/${family}/${encodeObjectPath(bucket, path)}`,
+      ops.downloadQuery(o),
+    );
+  }
+
+  /**
+   * The public URL of an object (no I/O); resolves only for public buckets.
+   * With `transform` it targets the render endpoint.
+   *
+   * @param bucket The bucket id.
+   * @param path The object key.
+   * @param options `transform`, `download`, `fileName`.
+   * @returns The URL.
+   */
+  getPublicUrl(bucket: string, path: string, options: UrlOptions = {}): string {
+    return this.#local("public", bucket, path, options);
+  }
+
+  /**
+   * The authenticated URL of an object (no I/O); fetching it needs credentials.
+   *
+   * @param bucket The bucket id.
+   * @param path The object key.
+   * @param options `transform`, `download`, `fileName`.
+   * @returns The URL.
+   */
+  getAuthenticatedUrl(bucket: string, path: string, options: UrlOptions = {}): string {
+    return this.#local("authenticated", bucket, path, options);
+  }
+
+  /**
+   * The public render URL (`/render/image/public`) with transforms as query.
+   *
+   * @param bucket The bucket id.
+   * @param path The object key.
+   * @param transform The transforms.
+   * @returns The URL.
+   */
+  getPublicRenderUrl(
+    bucket: string,
+    path: string,
+    transform?: ImageTransformOptions | null,
+  ): string {
+    return withQuery(
+      `${this.client.url}/storage/v1/render/image/public/${encodeObjectPath(bucket, path)}`,
+      transform ? transformQuery(transform) : [],
+    );
+  }
+
+  /**
+   * The authenticated render URL (`/render/image/authenticated`).
+   *
+   * @param bucket The bucket id.
+   * @param path The object key.
+   * @param transform The transforms.
+   * @returns The URL.
+   */
+  getAuthenticatedRenderUrl(
+    bucket: string,
+    path: string,
+    transform?: ImageTransformOptions | null,
+  ): string {
+    return withQuery(
+      `${this.client.url}/storage/v1/render/image/authenticated/${encodeObjectPath(bucket, path)}`,
+      transform ? transformQuery(transform) : [],
+    );
+  }
+}
+
+/**
+ * Creates a {@linkcode StorageClient}; no I/O.
+ *
+ * @example Creating the client
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { createStorageClient } from "@fetchbase/fetchbase/storage";
+ *
+ * const storage = createStorageClient(createBaseClient("https://p.example", "anon-key"));
+ * console.log(storage.getPublicUrl("avatars", "a b.png"));
+ * ```
+ *
+ * @param client The base client.
+ * @returns The storage client.
+ */
+export function createStorageClient(client: BaseClient): StorageClient {
+  return new StorageClient(client);
+}

@@ -1,0 +1,545 @@
+/**
+ * Storage extensions: standalone functions whose first parameter is the
+ * {@linkcode StorageClient}: listing helpers, signed download and render URL
+ * families, bulk URL builders and `withCacheNonce`.
+ *
+ * @module
+ */
+
+import { createPaginator, type Paginator } from "../core/paginator.ts";
+import { ServiceException, type ServiceResult, success } from "../core/result.ts";
+import type {
+  ListOptions,
+  SignedUrlOptions,
+  StorageCallOptions,
+  StorageClient,
+  UrlOptions,
+} from "./client.ts";
+import type { FileObject, ImageTransformOptions, SortOrder } from "./models.ts";
+
+/**
+ * Lists a folder, throwing {@linkcode ServiceException} on failure.
+ *
+ * @example Listing
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { createStorageClient, listOrThrow } from "@fetchbase/fetchbase/storage";
+ *
+ * const storage = createStorageClient(createBaseClient("https://p.example", "anon-key"));
+ * const files = await listOrThrow(storage, "docs", { prefix: "2026" });
+ * ```
+ *
+ * @param storage The storage client.
+ * @param bucket The bucket id.
+ * @param options Same as `list`.
+ * @returns The entries.
+ */
+export async function listOrThrow(
+  storage: StorageClient,
+  bucket: string,
+  options?: ListOptions,
+): Promise<FileObject[]> {
+  const r = await storage.list(bucket, options);
+  if (!r.ok) throw new ServiceException(r.error);
+  return r.value;
+}
+
+/** Options of {@linkcode listPaginator}. */
+export interface ListPaginatorOptions {
+  /** Folder prefix. Default root. */
+  prefix?: string;
+  /** Entries per page (> 0). Default 100. */
+  pageSize?: number;
+  /** Sort column. */
+  sortBy?: string | null;
+  /** Sort direction. Default ASC. */
+  sortOrder?: SortOrder;
+  /** Case-insensitive name filter. */
+  search?: string | null;
+}
+
+/**
+ * Pages through a folder with offset pages; nothing is fetched before the
+ * first `loadNext()`. `RangeError` for `pageSize <= 0`.
+ *
+ * @example Paging a folder
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { createStorageClient, listPaginator } from "@fetchbase/fetchbase/storage";
+ *
+ * const storage = createStorageClient(createBaseClient("https://p.example", "anon-key"));
+ * const pages = listPaginator(storage, "docs", { pageSize: 50 });
+ * await pages.loadNext();
+ * console.log(pages.items.value.length, pages.isEnd.value);
+ * ```
+ *
+ * @param storage The storage client.
+ * @param bucket The bucket id.
+ * @param options Prefix, page size, sort, search.
+ * @returns The paginator.
+ */
+export function listPaginator(
+  storage: StorageClient,
+  bucket: string,
+  options: ListPaginatorOptions = {},
+): Paginator<FileObject> {
+  return createPaginator<FileObject>(
+    options.pageSize ?? 100,
+    (offset, limit, signal) =>
+      storage.list(bucket, {
+        prefix: options.prefix ?? "",
+        limit,
+        offset,
+        sortBy: options.sortBy,
+        sortOrder: options.sortOrder,
+        search: options.search,
+        signal,
+      }),
+  );
+}
+
+/**
+ * Signs a download URL with `download` forced on.
+ *
+ * @example A download link
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { createSignedDownloadUrl, createStorageClient } from "@fetchbase/fetchbase/storage";
+ *
+ * const storage = createStorageClient(createBaseClient("https://p.example", "anon-key"));
+ * const url = await createSignedDownloadUrl(storage, "docs", "report.pdf", 300, { fileName: "Q3.pdf" });
+ * ```
+ *
+ * @param storage The storage client.
+ * @param bucket The bucket id.
+ * @param path The object key.
+ * @param expiresIn Lifetime in seconds.
+ * @param options `fileName`, `transform`.
+ * @returns The URL.
+ */
+export function createSignedDownloadUrl(
+  storage: StorageClient,
+  bucket: string,
+  path: string,
+  expiresIn: number,
+  options: Omit<SignedUrlOptions, "download"> = {},
+): Promise<ServiceResult<string>> {
+  return storage.createSignedUrl(bucket, path, expiresIn, { ...options, download: true });
+}
+
+/**
+ * Signs many download URLs (download forced on), in input order, one request.
+ *
+ * @example Many download links
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { createSignedDownloadUrls, createStorageClient } from "@fetchbase/fetchbase/storage";
+ *
+ * const storage = createStorageClient(createBaseClient("https://p.example", "anon-key"));
+ * const urls = await createSignedDownloadUrls(storage, "docs", ["a.pdf", "b.pdf"], 300);
+ * ```
+ *
+ * @param storage The storage client.
+ * @param bucket The bucket id.
+ * @param paths The object keys.
+ * @param expiresIn Lifetime in seconds.
+ * @param options `fileName`.
+ * @returns The URLs.
+ */
+export function createSignedDownloadUrls(
+  storage: StorageClient,
+  bucket: string,
+  paths: readonly string[],
+  expiresIn: number,
+  options: Omit<SignedUrlOptions, "download" | "transform"> = {},
+): Promise<ServiceResult<string[]>> {
+  return storage.createSignedUrls(bucket, paths, expiresIn, { ...options, download: true });
+}
+
+function byPath<T>(paths: readonly string[], values: readonly T[]): Record<string, T> {
+  const out: Record<string, T> = {};
+  paths.forEach((p, i) => (out[p] = values[i]));
+  return out;
+}
+
+/**
+ * Signs many download URLs and returns them keyed by path.
+ *
+ * @example Keyed links
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { createSignedDownloadUrlsByPath, createStorageClient } from "@fetchbase/fetchbase/storage";
+ *
+ * const storage = createStorageClient(createBaseClient("https://p.example", "anon-key"));
+ * const r = await createSignedDownloadUrlsByPath(storage, "docs", ["a.pdf"], 60);
+ * if (r.ok) console.log(r.value["a.pdf"]);
+ * ```
+ *
+ * @param storage The storage client.
+ * @param bucket The bucket id.
+ * @param paths The object keys.
+ * @param expiresIn Lifetime in seconds.
+ * @param options `fileName`.
+ * @returns Path → URL.
+ */
+export async function createSignedDownloadUrlsByPath(
+  storage: StorageClient,
+  bucket: string,
+  paths: readonly string[],
+  expiresIn: number,
+  options: Omit<SignedUrlOptions, "download" | "transform"> = {},
+): Promise<ServiceResult<Record<string, string>>> {
+  const r = await createSignedDownloadUrls(storage, bucket, paths, expiresIn, options);
+  return r.ok ? success(byPath(paths, r.value)) : r;
+}
+
+/**
+ * Signs an inline (non-download) render URL with transforms.
+ *
+ * @example A thumbnail link
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { createSignedRenderUrl, createStorageClient } from "@fetchbase/fetchbase/storage";
+ *
+ * const storage = createStorageClient(createBaseClient("https://p.example", "anon-key"));
+ * const url = await createSignedRenderUrl(storage, "img", "cat.png", 60, { width: 200, resize: "cover" });
+ * ```
+ *
+ * @param storage The storage client.
+ * @param bucket The bucket id.
+ * @param path The object key.
+ * @param expiresIn Lifetime in seconds.
+ * @param transform The transforms (required).
+ * @param options Cancellation.
+ * @returns The URL.
+ */
+export function createSignedRenderUrl(
+  storage: StorageClient,
+  bucket: string,
+  path: string,
+  expiresIn: number,
+  transform: ImageTransformOptions,
+  options: StorageCallOptions = {},
+): Promise<ServiceResult<string>> {
+  if (!transform || typeof transform !== "object") {
+    throw new TypeError("Cannot sign a render URL as 'transform' is required");
+  }
+  return storage.createSignedUrl(bucket, path, expiresIn, {
+    ...options,
+    transform,
+    download: false,
+  });
+}
+
+/**
+ * Signs render URLs one by one, in order; stops at the first failure.
+ *
+ * @example Thumbnails
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { createSignedRenderUrls, createStorageClient } from "@fetchbase/fetchbase/storage";
+ *
+ * const storage = createStorageClient(createBaseClient("https://p.example", "anon-key"));
+ * const urls = await createSignedRenderUrls(storage, "img", ["a.png", "b.png"], 60, { width: 64 });
+ * ```
+ *
+ * @param storage The storage client.
+ * @param bucket The bucket id.
+ * @param paths The object keys.
+ * @param expiresIn Lifetime in seconds.
+ * @param transform The transforms.
+ * @param options Cancellation.
+ * @returns The URLs.
+ */
+export async function createSignedRenderUrls(
+  storage: StorageClient,
+  bucket: string,
+  paths: readonly string[],
+  expiresIn: number,
+  transform: ImageTransformOptions,
+  options: StorageCallOptions = {},
+): Promise<ServiceResult<string[]>> {
+  const out: string[] = [];
+  for (const p of paths) {
+    const r = await createSignedRenderUrl(storage, bucket, p, expiresIn, transform, options);
+    if (!r.ok) return r;
+    out.push(r.value);
+  }
+  return success(out);
+}
+
+/**
+ * Signs render URLs in order and returns them keyed by path.
+ *
+ * @example Keyed thumbnails
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { createSignedRenderUrlsByPath, createStorageClient } from "@fetchbase/fetchbase/storage";
+ *
+ * const storage = createStorageClient(createBaseClient("https://p.example", "anon-key"));
+ * const r = await createSignedRenderUrlsByPath(storage, "img", ["a.png"], 60, { height: 32 });
+ * ```
+ *
+ * @param storage The storage client.
+ * @param bucket The bucket id.
+ * @param paths The object keys.
+ * @param expiresIn Lifetime in seconds.
+ * @param transform The transforms.
+ * @param options Cancellation.
+ * @returns Path → URL.
+ */
+export async function createSignedRenderUrlsByPath(
+  storage: StorageClient,
+  bucket: string,
+  paths: readonly string[],
+  expiresIn: number,
+  transform: ImageTransformOptions,
+  options: StorageCallOptions = {},
+): Promise<ServiceResult<Record<string, string>>> {
+  const r = await createSignedRenderUrls(storage, bucket, paths, expiresIn, transform, options);
+  return r.ok ? success(byPath(paths, r.value)) : r;
+}
+
+/**
+ * Public URLs of many objects, in input order (no I/O).
+ *
+ * @example Public URLs
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { createStorageClient, getPublicUrls } from "@fetchbase/fetchbase/storage";
+ *
+ * const storage = createStorageClient(createBaseClient("https://p.example", "anon-key"));
+ * console.log(getPublicUrls(storage, "img", ["a.png", "b.png"]));
+ * ```
+ *
+ * @param storage The storage client.
+ * @param bucket The bucket id.
+ * @param paths The object keys.
+ * @param options `download`, `fileName`, `transform`.
+ * @returns The URLs.
+ */
+export function getPublicUrls(
+  storage: StorageClient,
+  bucket: string,
+  paths: readonly string[],
+  options: UrlOptions = {},
+): string[] {
+  return paths.map((p) => storage.getPublicUrl(bucket, p, options));
+}
+
+/**
+ * Public URLs keyed by path (no I/O).
+ *
+ * @example Keyed public URLs
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { createStorageClient, getPublicUrlsByPath } from "@fetchbase/fetchbase/storage";
+ *
+ * const storage = createStorageClient(createBaseClient("https://p.example", "anon-key"));
+ * console.log(getPublicUrlsByPath(storage, "img", ["a.png"])["a.png"]);
+ * ```
+ *
+ * @param storage The storage client.
+ * @param bucket The bucket id.
+ * @param paths The object keys.
+ * @param options `download`, `fileName`, `transform`.
+ * @returns Path → URL.
+ */
+export function getPublicUrlsByPath(
+  storage: StorageClient,
+  bucket: string,
+  paths: readonly string[],
+  options: UrlOptions = {},
+): Record<string, string> {
+  return byPath(paths, getPublicUrls(storage, bucket, paths, options));
+}
+
+/**
+ * Authenticated URLs of many objects, in input order (no I/O).
+ *
+ * @example Authenticated URLs
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { createStorageClient, getAuthenticatedUrls } from "@fetchbase/fetchbase/storage";
+ *
+ * const storage = createStorageClient(createBaseClient("https://p.example", "anon-key"));
+ * console.log(getAuthenticatedUrls(storage, "docs", ["a.pdf"]));
+ * ```
+ *
+ * @param storage The storage client.
+ * @param bucket The bucket id.
+ * @param paths The object keys.
+ * @param options `download`, `fileName`, `transform`.
+ * @returns The URLs.
+ */
+export function getAuthenticatedUrls(
+  storage: StorageClient,
+  bucket: string,
+  paths: readonly string[],
+  options: UrlOptions = {},
+): string[] {
+  return paths.map((p) => storage.getAuthenticatedUrl(bucket, p, options));
+}
+
+/**
+ * Authenticated URLs keyed by path (no I/O).
+ *
+ * @example Keyed authenticated URLs
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { createStorageClient, getAuthenticatedUrlsByPath } from "@fetchbase/fetchbase/storage";
+ *
+ * const storage = createStorageClient(createBaseClient("https://p.example", "anon-key"));
+ * console.log(getAuthenticatedUrlsByPath(storage, "docs", ["a.pdf"]));
+ * ```
+ *
+ * @param storage The storage client.
+ * @param bucket The bucket id.
+ * @param paths The object keys.
+ * @param options `download`, `fileName`, `transform`.
+ * @returns Path → URL.
+ */
+export function getAuthenticatedUrlsByPath(
+  storage: StorageClient,
+  bucket: string,
+  paths: readonly string[],
+  options: UrlOptions = {},
+): Record<string, string> {
+  return byPath(paths, getAuthenticatedUrls(storage, bucket, paths, options));
+}
+
+/**
+ * Public render URLs, in input order (no I/O).
+ *
+ * @example Public render URLs
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { createStorageClient, getPublicRenderUrls } from "@fetchbase/fetchbase/storage";
+ *
+ * const storage = createStorageClient(createBaseClient("https://p.example", "anon-key"));
+ * console.log(getPublicRenderUrls(storage, "img", ["a.png"], { width: 100 }));
+ * ```
+ *
+ * @param storage The storage client.
+ * @param bucket The bucket id.
+ * @param paths The object keys.
+ * @param transform The transforms.
+ * @returns The URLs.
+ */
+export function getPublicRenderUrls(
+  storage: StorageClient,
+  bucket: string,
+  paths: readonly string[],
+  transform?: ImageTransformOptions | null,
+): string[] {
+  return paths.map((p) => storage.getPublicRenderUrl(bucket, p, transform));
+}
+
+/**
+ * Public render URLs keyed by path (no I/O).
+ *
+ * @example Keyed public render URLs
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { createStorageClient, getPublicRenderUrlsByPath } from "@fetchbase/fetchbase/storage";
+ *
+ * const storage = createStorageClient(createBaseClient("https://p.example", "anon-key"));
+ * console.log(getPublicRenderUrlsByPath(storage, "img", ["a.png"], { width: 100 }));
+ * ```
+ *
+ * @param storage The storage client.
+ * @param bucket The bucket id.
+ * @param paths The object keys.
+ * @param transform The transforms.
+ * @returns Path → URL.
+ */
+export function getPublicRenderUrlsByPath(
+  storage: StorageClient,
+  bucket: string,
+  paths: readonly string[],
+  transform?: ImageTransformOptions | null,
+): Record<string, string> {
+  return byPath(paths, getPublicRenderUrls(storage, bucket, paths, transform));
+}
+
+/**
+ * Authenticated render URLs, in input order (no I/O).
+ *
+ * @example Authenticated render URLs
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { createStorageClient, getAuthenticatedRenderUrls } from "@fetchbase/fetchbase/storage";
+ *
+ * const storage = createStorageClient(createBaseClient("https://p.example", "anon-key"));
+ * console.log(getAuthenticatedRenderUrls(storage, "img", ["a.png"], { quality: 60 }));
+ * ```
+ *
+ * @param storage The storage client.
+ * @param bucket The bucket id.
+ * @param paths The object keys.
+ * @param transform The transforms.
+ * @returns The URLs.
+ */
+export function getAuthenticatedRenderUrls(
+  storage: StorageClient,
+  bucket: string,
+  paths: readonly string[],
+  transform?: ImageTransformOptions | null,
+): string[] {
+  return paths.map((p) => storage.getAuthenticatedRenderUrl(bucket, p, transform));
+}
+
+/**
+ * Authenticated render URLs keyed by path (no I/O).
+ *
+ * @example Keyed authenticated render URLs
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { createStorageClient, getAuthenticatedRenderUrlsByPath } from "@fetchbase/fetchbase/storage";
+ *
+ * const storage = createStorageClient(createBaseClient("https://p.example", "anon-key"));
+ * console.log(getAuthenticatedRenderUrlsByPath(storage, "img", ["a.png"]));
+ * ```
+ *
+ * @param storage The storage client.
+ * @param bucket The bucket id.
+ * @param paths The object keys.
+ * @param transform The transforms.
+ * @returns Path → URL.
+ */
+export function getAuthenticatedRenderUrlsByPath(
+  storage: StorageClient,
+  bucket: string,
+  paths: readonly string[],
+  transform?: ImageTransformOptions | null,
+): Record<string, string> {
+  return byPath(paths, getAuthenticatedRenderUrls(storage, bucket, paths, transform));
+}
+
+/**
+ * Appends a cache-busting parameter verbatim; unchanged when the nonce is
+ * null or blank.
+ *
+ * @example Busting a CDN cache
+ * ```ts
+ * import { withCacheNonce } from "@fetchbase/fetchbase/storage";
+ *
+ * console.log(withCacheNonce("https://x.example/a.png", "v2")); // https://x.example/a.png?cacheNonce=v2
+ * ```
+ *
+ * @param url The URL.
+ * @param nonce The nonce.
+ * @param name The parameter name. Default `cacheNonce`.
+ * @returns The URL.
+ */
+export function withCacheNonce(
+  url: string,
+  nonce: string | null | undefined,
+  name = "cacheNonce",
+): string {
+  if (nonce === null || nonce === undefined || nonce.trim() === "") return url;
+  const hash = url.indexOf("#");
+  const base = hash < 0 ? url : url.slice(0, hash);
+  const fragment = hash < 0 ? "" : url.slice(hash);
+  return `${base}${base.includes("?") ? "&" : "?"}${name}=${nonce}${fragment}`;
+}
