@@ -196,6 +196,7 @@ export async function deleteBucket(
     method: "DELETE",
     area: "storage",
     path: `/bucket/${encodeBucket(id)}`,
+    json: {},
     ...noBody,
     signal: o.signal,
     timeout: o.timeout,

@@ -415,7 +415,9 @@ Deno.test("signed download and render families; render batches stop at the first
   const { storage, rec } = makeStorage(() => {
     n++;
     if (n === 4) return jsonResponse({ message: "Object not found" }, { status: 404 });
-    if (n === 5 || n === 6) return jsonResponse([{ path: "a", signedURL: "/object/sign/d/a?token=1" }]);
+    if (n === 5 || n === 6) {
+      return jsonResponse([{ path: "a", signedURL: "/object/sign/d/a?token=1" }]);
+    }
     return jsonResponse({ signedURL: `/object/sign/d/p${n}?token=${n}` });
   });
   assert.match(
