@@ -5,21 +5,37 @@
  */
 
 import { BaseClient, type ClientOptions } from "./core/client.ts";
+import { createDatabaseClient, type DatabaseClient } from "./database/client.ts";
+import { createStorageClient, type StorageClient } from "./storage/client.ts";
 
 /**
- * The fetchbase client. Area accessors (`client.auth`, `client.storage`,
- * `client.database`) are lazy getters returning the same instance on every
- * read; creating the client does no I/O.
+ * The fetchbase client. Area accessors (`client.storage`, `client.database`)
+ * are lazy getters returning the same instance on every read; creating the
+ * client does no I/O. Edge functions that want the smallest bundle import
+ * `createBaseClient` from `./core` and only the area factories they use.
  *
  * @example Creating a client
  * ```ts
  * import { createClient } from "@fetchbase/fetchbase";
  *
  * const client = createClient("https://project.example", "anon-key");
- * console.log(client.url);
+ * console.log(client.storage === client.storage); // true
  * ```
  */
-export class Client extends BaseClient {}
+export class Client extends BaseClient {
+  #storage?: StorageClient;
+  #database?: DatabaseClient;
+
+  /** The storage client over this client's transport. */
+  get storage(): StorageClient {
+    return this.#storage ??= createStorageClient(this);
+  }
+
+  /** The database client over this client's transport. */
+  get database(): DatabaseClient {
+    return this.#database ??= createDatabaseClient(this);
+  }
+}
 
 /**
  * Creates a {@linkcode Client}.

@@ -1,13 +1,16 @@
 /**
  * fetchbase: a small, edge-safe client for a hosted backend's auth
  * (GoTrue), storage and database (PostgREST) services, built only on Web
- * Fetch, WebCrypto and Web Streams.
+ * Fetch, WebCrypto and Web Streams. Each area also has its own subpath
+ * (`./core`, `./auth`, `./session`, `./storage`, `./database`) so that a
+ * bundle carries only what it imports.
  *
  * @example Creating a client
  * ```ts
  * import { createClient } from "@fetchbase/fetchbase";
  *
  * const client = createClient("https://project.example", "anon-key");
+ * const rows = await client.database.select("todos", { columns: "id,title" });
  * ```
  *
  * @module
@@ -15,3 +18,5 @@
 
 export * from "./client.ts";
 export * from "./core/mod.ts";
+export * from "./database/mod.ts";
+export * from "./storage/mod.ts";
