@@ -1,0 +1,173 @@
+/**
+ * Internal decoders for auth answers (public models are in models.ts).
+ */
+
+import {
+  asObject,
+  enumValue,
+  optArray,
+  optBoolean,
+  optNumber,
+  optObject,
+  optString,
+  reqString,
+} from "../core/decode.ts";
+import { withMaskedFields } from "../core/mask.ts";
+import { MfaFactorStatus, MfaFactorType } from "./enums.ts";
+import {
+  type AuthHealthStatus,
+  type AuthSettings,
+  decodeSession,
+  type MfaChallengeResponse,
+  type MfaEnrollResponse,
+  type MfaFactor,
+  type MfaListFactorsResponse,
+  type MfaVerifyResponse,
+  type OAuthAuthorizationClient,
+  type OAuthAuthorizationDetails,
+  type OAuthGrant,
+  type OAuthRedirect,
+  type Passkey,
+  type PasskeyRegistrationOptionsResponse,
+} from "./models.ts";
+
+const str = (v: unknown) => String(v);
+
+export function decodeEnroll(json: unknown): MfaEnrollResponse {
+  const o = asObject(json, "enrolment");
+  const totp = optObject(o, "totp");
+  return {
+    id: reqString(o, "id"),
+    type: enumValue(MfaFactorType, o.type, MfaFactorType.UNKNOWN),
+    totp: totp
+      ? withMaskedFields(
+        {
+          qrCode: optString(totp, "qr_code") ?? "",
+          secret: optString(totp, "secret") ?? "",
+          uri: optString(totp, "uri") ?? "",
+        },
+        ["secret", "uri"],
+      )
+      : null,
+    friendlyName: optString(o, "friendly_name"),
+    phone: optString(o, "phone"),
+  };
+}
+
+export function decodeChallenge(json: unknown): MfaChallengeResponse {
+  const o = asObject(json, "challenge");
+  return {
+    id: reqString(o, "id"),
+    type: optString(o, "type"),
+    expiresAt: optNumber(o, "expires_at"),
+  };
+}
+
+export function decodeMfaVerify(json: unknown): MfaVerifyResponse {
+  const s = decodeSession(json);
+  return withMaskedFields({
+    accessToken: s.accessToken,
+    refreshToken: s.refreshToken,
+    tokenType: s.tokenType,
+    expiresIn: s.expiresIn,
+    expiresAt: s.expiresAt,
+    user: s.user,
+  }, ["accessToken", "refreshToken"]);
+}
+
+export function listFactors(factors: readonly MfaFactor[]): MfaListFactorsResponse {
+  return {
+    all: [...factors],
+    totp: factors.filter((f) =>
+      f.factorType === MfaFactorType.TOTP && f.status === MfaFactorStatus.VERIFIED
+    ),
+    phone: factors.filter((f) =>
+      f.factorType === MfaFactorType.PHONE && f.status === MfaFactorStatus.VERIFIED
+    ),
+    webauthn: factors.filter((f) =>
+      f.factorType === MfaFactorType.WEBAUTHN && f.status === MfaFactorStatus.VERIFIED
+    ),
+  };
+}
+
+export function decodePasskeyOptions(json: unknown): PasskeyRegistrationOptionsResponse {
+  const o = asObject(json, "passkey options");
+  return {
+    challengeId: reqString(o, "challenge_id"),
+    options: optObject(o, "options") ?? {},
+    expiresAt: optNumber(o, "expires_at") ?? 0,
+  };
+}
+
+export function decodePasskey(json: unknown): Passkey {
+  const o = asObject(json, "passkey");
+  return {
+    id: reqString(o, "id"),
+    friendlyName: optString(o, "friendly_name"),
+    createdAt: optString(o, "created_at") ?? "",
+    lastUsedAt: optString(o, "last_used_at"),
+  };
+}
+
+function decodeOAuthClient(json: unknown): OAuthAuthorizationClient {
+  const o = asObject(json, "client");
+  return {
+    id: optString(o, "id") ?? optString(o, "client_id") ?? "",
+    name: optString(o, "name") ?? optString(o, "client_name") ?? "",
+    uri: optString(o, "uri") ?? optString(o, "client_uri") ?? "",
+    logoUri: optString(o, "logo_uri") ?? "",
+  };
+}
+
+export function decodeAuthorizationDetails(json: unknown): OAuthAuthorizationDetails {
+  const o = asObject(json, "authorization");
+  const user = optObject(o, "user");
+  return {
+    authorizationId: optString(o, "authorization_id"),
+    redirectUrl: optString(o, "redirect_url"),
+    redirectUri: optString(o, "redirect_uri"),
+    client: o.client && typeof o.client === "object" ? decodeOAuthClient(o.client) : null,
+    user: user ? { id: optString(user, "id") ?? "", email: optString(user, "email") ?? "" } : null,
+    scope: optString(o, "scope"),
+  };
+}
+
+export function decodeRedirect(json: unknown): OAuthRedirect {
+  return { redirectUrl: reqString(asObject(json, "redirect"), "redirect_url") };
+}
+
+export function decodeGrant(json: unknown): OAuthGrant {
+  const o = asObject(json, "grant");
+  return {
+    client: decodeOAuthClient(o.client ?? {}),
+    scopes: optArray(o, "scopes", str) ?? [],
+    grantedAt: optString(o, "granted_at") ?? "",
+  };
+}
+
+export function decodeSettings(json: unknown): AuthSettings {
+  const o = asObject(json, "settings");
+  const external = optObject(o, "external");
+  return {
+    external: external
+      ? Object.fromEntries(
+        Object.entries(external).filter(([, v]) => typeof v === "boolean"),
+      ) as Record<string, boolean>
+      : null,
+    disableSignup: optBoolean(o, "disable_signup"),
+    mailerAutoconfirm: optBoolean(o, "mailer_autoconfirm"),
+    phoneAutoconfirm: optBoolean(o, "phone_autoconfirm"),
+    smsProvider: optString(o, "sms_provider"),
+    mfaEnabled: optBoolean(o, "mfa_enabled"),
+    samlEnabled: optBoolean(o, "saml_enabled"),
+  };
+}
+
+export function decodeHealth(json: unknown): AuthHealthStatus {
+  const o = asObject(json, "health");
+  return {
+    name: optString(o, "name"),
+    version: optString(o, "version"),
+    description: optString(o, "description"),
+  };
+}

@@ -1,0 +1,116 @@
+/**
+ * Internal: splits a compact JWS and decodes its header, payload and
+ * signature without verifying anything. Never throws: every malformed shape
+ * becomes a `Failure(INVALID_ARGUMENT)`.
+ *
+ * @module
+ */
+
+import type { JsonObject } from "../core/decode.ts";
+import { Failure, failure, type ServiceResult, success } from "../core/result.ts";
+
+/** Longest token accepted, in characters (32 KiB). */
+export const MAX_JWT_LENGTH = 32 * 1024;
+
+/** A compact JWS split and decoded. */
+export interface DecodedJwt {
+  /** The protected header as a JSON object. */
+  header: JsonObject;
+  /** The payload as a JSON object. */
+  payload: JsonObject;
+  /** The third part, base64url text as it came. */
+  signatureText: string;
+  /** Index of the second dot: `jwt.slice(0, signingEnd)` is the signing input. */
+  signingEnd: number;
+}
+
+let decoder: TextDecoder | undefined;
+
+const BASE64URL = /^[A-Za-z0-9_-]*$/;
+const NON_ASCII = /[\u0080-\uffff]/;
+
+function invalid(reason: string): Failure {
+  return failure({
+    message: `Cannot parse the JWT as ${reason}`,
+    category: "INVALID_ARGUMENT",
+    code: "bad_jwt",
+  });
+}
+
+/** Whether `part` is unpadded base64url of a possible length (empty only if allowed). */
+function isBase64Url(part: string, allowEmpty: boolean): boolean {
+  if (part.length === 0) return allowEmpty;
+  return part.length % 4 !== 1 && BASE64URL.test(part);
+}
+
+/**
+ * Decodes validated base64url to text. `atob` (native everywhere) does the
+ * work; UTF-8 beyond ASCII goes through a fatal `TextDecoder`.
+ */
+function base64UrlToText(part: string): string {
+  const binary = atob(part.replace(/-/g, "+").replace(/_/g, "/"));
+  if (!NON_ASCII.test(binary)) return binary;
+  decoder ??= new TextDecoder("utf-8", { fatal: true });
+  return decoder.decode(binaryToBytes(binary));
+}
+
+function binaryToBytes(binary: string): Uint8Array<ArrayBuffer> {
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  return bytes;
+}
+
+/**
+ * Decodes a part {@linkcode decodeJwt} already validated as base64url.
+ *
+ * @param part The base64url text.
+ * @returns The bytes.
+ */
+export function base64UrlToBytes(part: string): Uint8Array<ArrayBuffer> {
+  return binaryToBytes(atob(part.replace(/-/g, "+").replace(/_/g, "/")));
+}
+
+function decodeJsonPart(text: string, what: string): JsonObject | Failure {
+  let value: unknown;
+  try {
+    value = JSON.parse(base64UrlToText(text));
+  } catch {
+    return invalid(`its ${what} is not base64url-encoded UTF-8 JSON`);
+  }
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    return invalid(`its ${what} must be a JSON object`);
+  }
+  return value as JsonObject;
+}
+
+/**
+ * Splits and decodes a compact JWS (`header.payload.signature`).
+ *
+ * @param jwt The token.
+ * @returns The decoded parts or a `Failure(INVALID_ARGUMENT)`.
+ */
+export function decodeJwt(jwt: unknown): ServiceResult<DecodedJwt> {
+  if (typeof jwt !== "string") return invalid("it must be a string");
+  if (jwt.length > MAX_JWT_LENGTH) {
+    return invalid(`it exceeds ${MAX_JWT_LENGTH} characters: current length is ${jwt.length}`);
+  }
+  const first = jwt.indexOf(".");
+  const second = first < 0 ? -1 : jwt.indexOf(".", first + 1);
+  if (first < 0 || second < 0 || jwt.indexOf(".", second + 1) >= 0) {
+    return invalid("it must have three dot-separated parts");
+  }
+  const headerText = jwt.slice(0, first);
+  const payloadText = jwt.slice(first + 1, second);
+  const signatureText = jwt.slice(second + 1);
+  if (
+    !isBase64Url(headerText, false) || !isBase64Url(payloadText, false) ||
+    !isBase64Url(signatureText, true)
+  ) {
+    return invalid("a part is not base64url");
+  }
+  const header = decodeJsonPart(headerText, "header");
+  if (header instanceof Failure) return header;
+  const payload = decodeJsonPart(payloadText, "payload");
+  if (payload instanceof Failure) return payload;
+  return success({ header, payload, signatureText, signingEnd: second });
+}

@@ -1,0 +1,72 @@
+/**
+ * One helper for GoTrue calls: path under `/auth/v1`, JSON body, optional
+ * per-call bearer token, decoding into `Failure(DECODE)` on bad shape.
+ */
+
+import type { BaseClient } from "../core/client.ts";
+import { decodeResult } from "../core/decode.ts";
+import { failure, type ServiceResult, success } from "../core/result.ts";
+import type { QueryInit } from "../core/query.ts";
+import type { PkceParams } from "./pkce.ts";
+
+/** Options every auth call accepts. */
+export interface AuthCallOptions {
+  /** Cancels the call. */
+  signal?: AbortSignal;
+  /** Timeout in milliseconds. */
+  timeout?: number;
+}
+
+export interface GoTrueCall<T> {
+  method?: string;
+  path: string;
+  query?: QueryInit;
+  body?: unknown;
+  accessToken?: string | null;
+  decode: (body: unknown) => T;
+  options?: AuthCallOptions;
+}
+
+export function gotrue<T>(client: BaseClient, call: GoTrueCall<T>): Promise<ServiceResult<T>> {
+  const method = call.method ?? "GET";
+  return client.request({
+    method,
+    area: "auth",
+    path: call.path,
+    query: call.query,
+    json: call.body,
+    accessToken: call.accessToken,
+    retry: method === "GET",
+    signal: call.options?.signal,
+    timeout: call.options?.timeout,
+  }).then((r) => decodeResult(r, (v) => call.decode(v.body)));
+}
+
+export const unit = (): void => undefined;
+
+export function invalid(message: string): Promise<ServiceResult<never>> {
+  return Promise.resolve(failure({ message, category: "INVALID_ARGUMENT" }));
+}
+
+export function blank(v: unknown): boolean {
+  return typeof v !== "string" || v.trim() === "";
+}
+
+export function security(captchaToken: string | null | undefined): { captcha_token?: string } {
+  return captchaToken ? { captcha_token: captchaToken } : {};
+}
+
+export function pkceBody(p: PkceParams | null | undefined): Record<string, string> {
+  return p
+    ? {
+      code_challenge: p.codeChallenge,
+      code_challenge_method: p.codeChallengeMethod.toLowerCase(),
+    }
+    : {};
+}
+
+export function redirect(to: string | null | undefined): Array<[string, string]> {
+  return to ? [["redirect_to", to]] : [];
+}
+
+export { success };

@@ -1,0 +1,101 @@
+/**
+ * Parsing session tokens out of an implicit-flow redirect (no network).
+ *
+ * @module
+ */
+
+import { failure, type ServiceResult, success } from "../core/result.ts";
+import { withMaskedFields } from "../core/mask.ts";
+import type { ParsedSessionTokens } from "./models.ts";
+
+/**
+ * Parses `access_token`, `refresh_token`, `expires_in` and `token_type` from
+ * a fragment; a leading `#` is tolerated and components are percent-decoded.
+ * A missing field is a `Failure`.
+ *
+ * @example Parsing a fragment
+ * ```ts
+ * import { parseSessionTokensFromFragment } from "@fetchbase/fetchbase/auth";
+ *
+ * const r = parseSessionTokensFromFragment("#access_token=a&refresh_token=r&expires_in=3600&token_type=bearer");
+ * console.log(r.ok && r.value.expiresIn); // 3600
+ * ```
+ *
+ * @param fragment The fragment.
+ * @returns The tokens.
+ */
+export function parseSessionTokensFromFragment(
+  fragment: string,
+): ServiceResult<ParsedSessionTokens> {
+  const text = (fragment ?? "").replace(/^#/, "");
+  const params = new Map<string, string>();
+  for (const part of text.split("&")) {
+    if (part === "") continue;
+    const eq = part.indexOf("=");
+    const k = eq < 0 ? part : part.slice(0, eq);
+    const v = eq < 0 ? "" : part.slice(eq + 1);
+    try {
+      params.set(
+        decodeURIComponent(k.replace(/\+/g, " ")),
+        decodeURIComponent(v.replace(/\+/g, " ")),
+      );
+    } catch {
+      return failure({
+        message: "Cannot parse the fragment as it holds malformed percent-encoding",
+        category: "DECODE",
+      });
+    }
+  }
+  const error = params.get("error_description") ?? params.get("error");
+  if (error) {
+    return failure({
+      message: error,
+      category: "UNAUTHORIZED",
+      code: params.get("error_code") ?? params.get("error") ?? null,
+    });
+  }
+  for (const key of ["access_token", "refresh_token", "expires_in", "token_type"]) {
+    if (!params.get(key)) {
+      return failure({
+        message: `Cannot parse the fragment as '${key}' is missing`,
+        category: "DECODE",
+      });
+    }
+  }
+  const expiresIn = Number(params.get("expires_in"));
+  if (!Number.isFinite(expiresIn) || expiresIn < 0) {
+    return failure({
+      message: "Cannot parse the fragment as 'expires_in' is not a number",
+      category: "DECODE",
+    });
+  }
+  return success(withMaskedFields({
+    accessToken: params.get("access_token")!,
+    refreshToken: params.get("refresh_token")!,
+    expiresIn,
+    tokenType: params.get("token_type")!,
+  }, ["accessToken", "refreshToken"]));
+}
+
+/**
+ * Extracts the fragment of a URL and parses it like
+ * {@linkcode parseSessionTokensFromFragment}.
+ *
+ * @example Parsing a redirect URL
+ * ```ts
+ * import { parseSessionTokensFromUrl } from "@fetchbase/fetchbase/auth";
+ *
+ * const r = parseSessionTokensFromUrl("https://app.example/cb#access_token=a&refresh_token=r&expires_in=60&token_type=bearer");
+ * console.log(r.ok); // true
+ * ```
+ *
+ * @param url The URL.
+ * @returns The tokens.
+ */
+export function parseSessionTokensFromUrl(url: string): ServiceResult<ParsedSessionTokens> {
+  const hash = (url ?? "").indexOf("#");
+  if (hash < 0) {
+    return failure({ message: "Cannot parse the URL as it has no fragment", category: "DECODE" });
+  }
+  return parseSessionTokensFromFragment(url.slice(hash + 1));
+}

@@ -1,0 +1,248 @@
+/**
+ * `getClaims`: decodes a JWT locally and, unless told otherwise, verifies it:
+ * ES256 tokens against the project's JWKS with WebCrypto, every other token
+ * by asking the auth server (`getUser`).
+ *
+ * @module
+ */
+
+import { failure, type ServiceResult, success } from "../core/result.ts";
+import type { JsonObject } from "../core/decode.ts";
+import { base64UrlToBytes, type DecodedJwt, decodeJwt } from "./_jwt_decode.ts";
+import type { JwksResolver } from "./jwks.ts";
+import { decodeJwtClaims, decodeJwtHeader, type JwtClaimsResult } from "./jwt.ts";
+
+/** Clock-skew leeway applied to `exp` and `nbf`, in seconds. */
+export const CLAIMS_LEEWAY_SECONDS = 30;
+
+/** What `getClaims` needs from an auth client; `AuthClient` satisfies it. */
+export interface ClaimsSource {
+  /** The auth client's JWKS resolver. */
+  readonly jwks: JwksResolver;
+  /**
+   * Fetches the user of `accessToken`; success means the server accepts the token.
+   *
+   * @param accessToken The token.
+   * @param options A cancellation signal.
+   * @returns The user or a failure.
+   */
+  getUser(accessToken: string, options?: { signal?: AbortSignal }): Promise<ServiceResult<unknown>>;
+}
+
+/** Options of {@linkcode getClaims}. */
+export interface GetClaimsOptions {
+  /** Verify the token (locally for ES256, else through the server). Default true. */
+  verify?: boolean;
+  /** Accept a token past `exp`. Default false. */
+  allowExpired?: boolean;
+  /** When given, the `iss` claim must equal it. */
+  expectedIssuer?: string | null;
+  /** When given, `aud` (a string or an array) must be or contain it. */
+  expectedAudience?: string | null;
+  /** Cancels the JWKS or server call. */
+  signal?: AbortSignal;
+}
+
+const SIGNATURE_ALGORITHM: EcdsaParams = { name: "ECDSA", hash: "SHA-256" };
+
+let encoder: TextEncoder | undefined;
+
+function rejected(message: string, code: string) {
+  return failure({ message, category: "UNAUTHORIZED", code });
+}
+
+function buildResult(d: DecodedJwt): JwtClaimsResult {
+  return {
+    claims: decodeJwtClaims(d.payload),
+    header: decodeJwtHeader(d.header),
+    signature: d.signatureText,
+    raw: d.payload,
+  };
+}
+
+function checkTimes(payload: JsonObject, allowExpired: boolean) {
+  const now = Date.now() / 1000;
+  const { exp, nbf } = payload;
+  if (!allowExpired) {
+    if (typeof exp !== "number" || !Number.isFinite(exp)) {
+      return rejected("Cannot accept the JWT as its 'exp' claim is missing", "bad_jwt");
+    }
+    if (exp + CLAIMS_LEEWAY_SECONDS <= now) {
+      return rejected("Cannot accept the JWT as it has expired", "token_expired");
+    }
+  } else if (exp !== undefined && (typeof exp !== "number" || !Number.isFinite(exp))) {
+    return rejected("Cannot accept the JWT as its 'exp' claim is not a number", "bad_jwt");
+  }
+  if (nbf !== undefined) {
+    if (typeof nbf !== "number" || !Number.isFinite(nbf)) {
+      return rejected("Cannot accept the JWT as its 'nbf' claim is not a number", "bad_jwt");
+    }
+    if (nbf - CLAIMS_LEEWAY_SECONDS > now) {
+      return rejected("Cannot accept the JWT as it is not valid yet", "token_not_yet_valid");
+    }
+  }
+  return null;
+}
+
+function checkIssuerAudience(payload: JsonObject, options: GetClaimsOptions) {
+  const iss = options.expectedIssuer;
+  if (iss !== undefined && iss !== null && payload.iss !== iss) {
+    return rejected(
+      "Cannot accept the JWT as its issuer is not the expected one",
+      "invalid_issuer",
+    );
+  }
+  const aud = options.expectedAudience;
+  if (aud !== undefined && aud !== null) {
+    const claim = payload.aud;
+    const ok = typeof claim === "string"
+      ? claim === aud
+      : Array.isArray(claim) && claim.includes(aud);
+    if (!ok) {
+      return rejected(
+        "Cannot accept the JWT as its audience does not contain the expected one",
+        "invalid_audience",
+      );
+    }
+  }
+  return null;
+}
+
+/** `crit` (RFC 7515 §4.1.11): this library understands no extension, so any listed one fails. */
+function checkCritical(header: JsonObject) {
+  const crit = header.crit;
+  if (crit === undefined) return null;
+  if (!Array.isArray(crit) || crit.length === 0 || crit.some((c) => typeof c !== "string")) {
+    return rejected("Cannot accept the JWT as its 'crit' header is malformed", "bad_jwt");
+  }
+  return rejected(
+    `Cannot accept the JWT as its critical header parameters are not supported: ${
+      (crit as string[]).slice(0, 4).map((c) => JSON.stringify(c.slice(0, 32))).join(", ")
+    }`,
+    "unsupported_critical_header",
+  );
+}
+
+async function serverValidate(
+  auth: ClaimsSource,
+  jwt: string,
+  decoded: DecodedJwt,
+  signal: AbortSignal | undefined,
+): Promise<ServiceResult<JwtClaimsResult>> {
+  const r = await auth.getUser(jwt, { signal });
+  return r.ok ? success(buildResult(decoded)) : r;
+}
+
+function hasSubtle(): boolean {
+  return typeof crypto === "object" && crypto !== null && typeof crypto.subtle === "object" &&
+    crypto.subtle !== null;
+}
+
+/**
+ * Reads and checks the claims of a JWT.
+ *
+ * The header and payload are decoded locally (a malformed token gives
+ * `Failure(INVALID_ARGUMENT)`, code `bad_jwt`). `exp` is required and
+ * checked unless `allowExpired`, `nbf` is checked when present, both with
+ * {@linkcode CLAIMS_LEEWAY_SECONDS} of leeway; `iss` and `aud` are compared
+ * only when `expectedIssuer` / `expectedAudience` are given. These checks run
+ * before any I/O, so an expired token is rejected without a network call.
+ *
+ * With `verify` (default), an unknown `crit` header parameter or `alg: none`
+ * (or no `alg`) fails. An `ES256` token with a `kid` is verified locally with
+ * the key the client's JWKS resolver gives; a bad signature fails. Every
+ * other case (HS256 and other algorithms, no `kid`, a `kid` the JWKS does not
+ * hold, an unreachable JWKS, no WebCrypto) is validated by the server:
+ * `auth.getUser(jwt)` succeeding accepts the token, its failure is returned.
+ * Rejections have category `UNAUTHORIZED` and a code (`token_expired`,
+ * `token_not_yet_valid`, `invalid_issuer`, `invalid_audience`,
+ * `invalid_signature`, `unsupported_algorithm`,
+ * `unsupported_critical_header`, `bad_jwt`).
+ *
+ * @example Checking a token in a server handler
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { type ClaimsSource, createJwksResolver, getClaims } from "@fetchbase/fetchbase/auth";
+ *
+ * const client = createBaseClient("https://project.example", "anon-key");
+ * // An AuthClient has exactly these two members; a stand-in shows the shape.
+ * const auth: ClaimsSource = {
+ *   jwks: createJwksResolver(client),
+ *   getUser: (token) => client.request({ area: "auth", path: "/user", accessToken: token }),
+ * };
+ * const token = "eyJhbGciOiJFUzI1NiIsImtpZCI6ImsxIn0.eyJzdWIiOiJ1MSJ9.c2ln";
+ * const r = await getClaims(auth, token, { expectedAudience: "authenticated" });
+ * console.log(r.ok ? r.value.claims.subject : r.error.code);
+ * ```
+ *
+ * @param auth The auth client (anything with `jwks` and `getUser`).
+ * @param jwt The token.
+ * @param options Verification switches, expected issuer and audience, signal.
+ * @returns The claims, header, signature and raw payload, or a failure.
+ */
+export async function getClaims(
+  auth: ClaimsSource,
+  jwt: string,
+  options: GetClaimsOptions = {},
+): Promise<ServiceResult<JwtClaimsResult>> {
+  const decoded = decodeJwt(jwt);
+  if (!decoded.ok) return decoded;
+  const d = decoded.value;
+  const early = checkTimes(d.payload, options.allowExpired === true) ??
+    checkIssuerAudience(d.payload, options);
+  if (early !== null) return early;
+  if (options.verify === false) return success(buildResult(d));
+
+  const header = d.header;
+  const critical = checkCritical(header);
+  if (critical !== null) return critical;
+  const alg = header.alg;
+  if (
+    alg === undefined || alg === null || alg === "" || (typeof alg === "string" &&
+      alg.toLowerCase() === "none")
+  ) {
+    return rejected(
+      "Cannot accept the JWT as it is not signed ('alg' none)",
+      "unsupported_algorithm",
+    );
+  }
+  if (typeof alg !== "string") {
+    return rejected("Cannot accept the JWT as its 'alg' header is not a string", "bad_jwt");
+  }
+  const kid = header.kid;
+  if (alg !== "ES256" || typeof kid !== "string" || kid.trim() === "" || !hasSubtle()) {
+    return serverValidate(auth, jwt, d, options.signal);
+  }
+
+  let key = auth.jwks.cachedVerificationKey(kid);
+  if (key === null) {
+    const r = await auth.jwks.verificationKey(kid, { signal: options.signal });
+    if (!r.ok && r.error.category === "CANCELLED") return r;
+    if (!r.ok || r.value === null) return serverValidate(auth, jwt, d, options.signal);
+    key = r.value;
+  }
+
+  // Raw r||s of P-256 is 64 bytes: 86 base64url characters.
+  const signature = d.signatureText.length === 86
+    ? base64UrlToBytes(d.signatureText)
+    : new Uint8Array(0);
+  if (signature.length !== 64) {
+    return rejected("Cannot accept the JWT as its signature is invalid", "invalid_signature");
+  }
+  encoder ??= new TextEncoder();
+  let valid: boolean;
+  try {
+    valid = await crypto.subtle.verify(
+      SIGNATURE_ALGORITHM,
+      key,
+      signature,
+      encoder.encode(jwt.slice(0, d.signingEnd)),
+    );
+  } catch {
+    valid = false;
+  }
+  if (!valid) {
+    return rejected("Cannot accept the JWT as its signature is invalid", "invalid_signature");
+  }
+  return success(buildResult(d));
+}

@@ -1,0 +1,624 @@
+/**
+ * The JWKS resolver: fetches the project's JSON Web Key Set, caches it (and
+ * the imported `CryptoKey`s) per auth client, and answers signing-key
+ * look-ups by `kid`.
+ *
+ * Cache policy (see {@linkcode JWKS_DEFAULTS}):
+ * - a fetched set is fresh for `maxAgeMs` (10 min), then refreshed so rotated
+ *   keys are picked up; while a refresh is under way other callers are served
+ *   from the cached set;
+ * - a `kid` missing from a fresh set forces one refetch, unless a set was
+ *   fetched less than `cooldownMs` (30 s) ago: then the answer comes from that
+ *   set; a `kid` still missing after the refetch made for it is answered
+ *   null without fetching for `negativeCacheMs` (60 s);
+ * - concurrent callers share one in-flight fetch, but wait for a fetch someone
+ *   else started at most `inflightWaitMs` (2 s) before fetching for
+ *   themselves (on Cloudflare Workers a fetch started for one request may
+ *   never settle for another);
+ * - an optional {@linkcode JwksCache} keeps the raw set across cold starts.
+ *
+ * Only ES256 keys (`kty` `EC`, `crv` `P-256`, `use` absent or `sig`, `alg`
+ * absent or `ES256`, `key_ops` absent or containing `verify`) are ever
+ * imported for verification; entries carrying private members (`d`, `p`,
+ * `q`, `dp`, `dq`, `qi`, `oth`, `k`) are refused outright.
+ *
+ * @module
+ */
+
+import type { BaseClient } from "../core/client.ts";
+import type { JsonObject } from "../core/decode.ts";
+import { failure, type ServiceResult, success } from "../core/result.ts";
+import { decodeJwk, type Jwk, type JwkSet } from "./jwt.ts";
+
+/** The JWKS route under `/auth/v1`. */
+export const JWKS_PATH = "/.well-known/jwks.json";
+
+/** The default values of {@linkcode JwksOptions}. */
+export const JWKS_DEFAULTS: Readonly<Required<Omit<JwksOptions, "cache">>> = Object.freeze({
+  maxAgeMs: 10 * 60_000,
+  cooldownMs: 30_000,
+  negativeCacheMs: 60_000,
+  inflightWaitMs: 2_000,
+  timeout: 10_000,
+  maxBodyBytes: 64 * 1024,
+});
+
+/** Most unknown `kid`s remembered at once; the list is emptied when it would grow past this. */
+const MAX_NEGATIVE_ENTRIES = 1024;
+
+/** Private or symmetric JWK members: an entry that has one is refused. */
+const PRIVATE_MEMBERS = ["d", "p", "q", "dp", "dq", "qi", "oth", "k"] as const;
+
+/** A raw key set with the time it was fetched, as kept by a {@linkcode JwksCache}. */
+export interface JwksCacheEntry {
+  /** The JWKS response body, JSON text. */
+  jwks: string;
+  /** When it was fetched, Unix time in milliseconds. */
+  fetchedAt: number;
+}
+
+/**
+ * Storage for the raw key set beyond the resolver's memory (the Cache API or
+ * KV on Workers, a file, Redis). Both methods may be sync or async; errors
+ * are ignored. `key` is the JWKS URL, so one store can serve many projects.
+ */
+export interface JwksCache {
+  /**
+   * Reads the stored entry.
+   *
+   * @param key The JWKS URL.
+   * @returns The entry, or null/undefined when there is none.
+   */
+  get(
+    key: string,
+  ): JwksCacheEntry | null | undefined | Promise<JwksCacheEntry | null | undefined>;
+  /**
+   * Stores an entry.
+   *
+   * @param key The JWKS URL.
+   * @param entry The raw set and its fetch time.
+   */
+  set(key: string, entry: JwksCacheEntry): void | Promise<void>;
+}
+
+/** Options of {@linkcode createJwksResolver}; every duration in milliseconds. */
+export interface JwksOptions {
+  /** How long a fetched set is used before it is refreshed. Default 600000 (10 min). */
+  maxAgeMs?: number;
+  /** No refetch for an unknown `kid` within this time of the last fetch. Default 30000. */
+  cooldownMs?: number;
+  /** How long a `kid` missing after a refetch is answered as absent. Default 60000. */
+  negativeCacheMs?: number;
+  /** Longest wait on a fetch another caller started before fetching oneself. Default 2000. */
+  inflightWaitMs?: number;
+  /** Timeout of the JWKS request. Default 10000; 0 disables. */
+  timeout?: number;
+  /** Largest JWKS body accepted, in bytes. Default 65536. */
+  maxBodyBytes?: number;
+  /** Storage that keeps the raw set across cold starts. */
+  cache?: JwksCache;
+}
+
+/** Options of {@linkcode requestJwks}. */
+export interface RequestJwksOptions {
+  /** Timeout in milliseconds; 0 disables. Default 10000. */
+  timeout?: number;
+  /** Largest body accepted, in bytes. Default 65536. */
+  maxBodyBytes?: number;
+  /** Cancels the request. */
+  signal?: AbortSignal;
+}
+
+/**
+ * Fetches the raw JWKS: GET `/auth/v1/.well-known/jwks.json` with the API
+ * key, no redirect followed, no retry, only a 200 accepted, the body capped
+ * and the call timed out.
+ *
+ * @example Fetching the key set text
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { requestJwks } from "@fetchbase/fetchbase/auth";
+ *
+ * const client = createBaseClient("https://project.example", "anon-key");
+ * const r = await requestJwks(client);
+ * console.log(r.ok ? r.value : r.error.message);
+ * ```
+ *
+ * @param client The base client.
+ * @param options Timeout, body cap and signal.
+ * @returns The body text, or a failure (a redirect, any status but 200, a
+ * body over the cap, a timeout, a network error).
+ */
+export async function requestJwks(
+  client: BaseClient,
+  options: RequestJwksOptions = {},
+): Promise<ServiceResult<string>> {
+  const r = await client.request({
+    method: "GET",
+    area: "auth",
+    path: JWKS_PATH,
+    credentials: "apikey",
+    redirect: "manual",
+    responseType: "text",
+    retry: false,
+    timeout: options.timeout ?? JWKS_DEFAULTS.timeout,
+    maxBodyBytes: options.maxBodyBytes ?? JWKS_DEFAULTS.maxBodyBytes,
+    signal: options.signal,
+  });
+  if (!r.ok) return r;
+  if (r.value.status !== 200) {
+    return failure({
+      message:
+        `Cannot use the JWKS response as its status must be 200: current status is ${r.value.status}`,
+      category: "DECODE",
+      status: r.value.status,
+    });
+  }
+  return success(r.value.body);
+}
+
+/** One key of a parsed set. */
+interface KeyEntry {
+  jwk: Jwk;
+  /** EC P-256 coordinates when the key may verify ES256, else null. */
+  ec: { x: string; y: string } | null;
+  key: CryptoKey | null;
+  importing: Promise<CryptoKey | null> | null;
+}
+
+/** A parsed set in memory. */
+interface KeySetState {
+  set: JwkSet;
+  byKid: Map<string, KeyEntry>;
+  fetchedAt: number;
+}
+
+interface Flight {
+  startedAt: number;
+  promise: Promise<ServiceResult<KeySetState>>;
+}
+
+/** A P-256 coordinate: 32 bytes as unpadded base64url (43 characters). */
+function isCoordinate(v: unknown): v is string {
+  return typeof v === "string" && /^[A-Za-z0-9_-]{42}[AEIMQUYcgkosw048]$/.test(v);
+}
+
+function isEs256Key(o: Record<string, unknown>): boolean {
+  if (o.kty !== "EC" || o.crv !== "P-256") return false;
+  if (!isCoordinate(o.x) || !isCoordinate(o.y)) return false;
+  if (o.use !== undefined && o.use !== "sig") return false;
+  if (o.alg !== undefined && o.alg !== "ES256") return false;
+  if (o.key_ops !== undefined) {
+    if (!Array.isArray(o.key_ops) || !o.key_ops.includes("verify")) return false;
+  }
+  return true;
+}
+
+/**
+ * Parses JWKS text into the in-memory form, reusing imported keys of the
+ * previous set when the key material is unchanged.
+ */
+function parseKeySet(
+  text: string,
+  fetchedAt: number,
+  previous: KeySetState | null,
+): ServiceResult<KeySetState> {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    return failure({
+      message: "Cannot use the JWKS as its body is not JSON",
+      category: "DECODE",
+      cause: error,
+    });
+  }
+  if (
+    value === null || typeof value !== "object" || Array.isArray(value) ||
+    !Array.isArray((value as JsonObject).keys)
+  ) {
+    return failure({
+      message: "Cannot use the JWKS as it must be an object with a 'keys' array",
+      category: "DECODE",
+    });
+  }
+  const keys: Jwk[] = [];
+  const byKid = new Map<string, KeyEntry>();
+  for (const raw of (value as { keys: unknown[] }).keys) {
+    if (raw === null || typeof raw !== "object" || Array.isArray(raw)) continue;
+    const o = raw as Record<string, unknown>;
+    if (typeof o.kty !== "string") continue;
+    if (PRIVATE_MEMBERS.some((m) => o[m] !== undefined)) continue;
+    const jwk = decodeJwk(o);
+    keys.push(jwk);
+    if (typeof o.kid !== "string" || o.kid === "") continue;
+    const ec = isEs256Key(o) ? { x: o.x as string, y: o.y as string } : null;
+    const existing = byKid.get(o.kid);
+    if (existing && (existing.ec !== null || ec === null)) continue;
+    const old = previous?.byKid.get(o.kid);
+    const reuse = old && old.ec && ec && old.ec.x === ec.x && old.ec.y === ec.y;
+    byKid.set(o.kid, {
+      jwk,
+      ec,
+      key: reuse ? old.key : null,
+      importing: reuse ? old.importing : null,
+    });
+  }
+  return success({ set: { keys }, byKid, fetchedAt });
+}
+
+type Bounded<T> = { kind: "done"; value: T } | { kind: "timeout" } | { kind: "aborted" };
+
+/** Waits for `promise` at most `ms` (0: no bound) and until `signal` aborts. */
+function bounded<T>(promise: Promise<T>, ms: number, signal?: AbortSignal): Promise<Bounded<T>> {
+  if (signal?.aborted) return Promise.resolve({ kind: "aborted" });
+  if (!signal && !(ms > 0)) return promise.then((value) => ({ kind: "done", value }));
+  return new Promise((resolve) => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const finish = (out: Bounded<T>) => {
+      if (timer !== undefined) clearTimeout(timer);
+      signal?.removeEventListener("abort", onAbort);
+      resolve(out);
+    };
+    const onAbort = () => finish({ kind: "aborted" });
+    signal?.addEventListener("abort", onAbort, { once: true });
+    if (ms > 0 && Number.isFinite(ms)) timer = setTimeout(() => finish({ kind: "timeout" }), ms);
+    promise.then((value) => finish({ kind: "done", value }));
+  });
+}
+
+function cancelled() {
+  return failure({ message: "Request was cancelled", category: "CANCELLED" });
+}
+
+function checkDuration(name: string, value: number | undefined, fallback: number): number {
+  const v = value ?? fallback;
+  if (!(typeof v === "number" && v >= 0 && !Number.isNaN(v))) {
+    throw new RangeError(
+      `Cannot create the JWKS resolver as '${name}' must be a non-negative number: current value is ${v}`,
+    );
+  }
+  return v;
+}
+
+function checkKid(kid: unknown): void {
+  if (typeof kid !== "string" || kid.trim() === "") {
+    throw new TypeError(
+      `Cannot resolve the signing key as 'kid' must be a non-blank string: current value is ${
+        typeof kid === "string" ? JSON.stringify(kid) : typeof kid
+      }`,
+    );
+  }
+}
+
+/** Options of the resolver's look-ups. */
+export interface ResolveKeyOptions {
+  /** Stops waiting (a shared fetch goes on for the other callers). */
+  signal?: AbortSignal;
+}
+
+/**
+ * Resolves signing keys of one auth server (one issuer) by `kid`. Build it
+ * with {@linkcode createJwksResolver}; every auth client owns one.
+ *
+ * @example Resolving a key
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { createJwksResolver } from "@fetchbase/fetchbase/auth";
+ *
+ * const jwks = createJwksResolver(createBaseClient("https://project.example", "anon-key"));
+ * const key = await jwks.resolveSigningKey("key-id");
+ * if (key.ok) console.log(key.value?.curve ?? "no such key");
+ * ```
+ */
+export class JwksResolver {
+  readonly #client: BaseClient;
+  readonly #maxAge: number;
+  readonly #cooldown: number;
+  readonly #negativeTtl: number;
+  readonly #inflightWait: number;
+  readonly #timeout: number;
+  readonly #maxBodyBytes: number;
+  readonly #cache: JwksCache | undefined;
+  #state: KeySetState | null = null;
+  #inflight: Flight | null = null;
+  #external: { startedAt: number; promise: Promise<void> } | null = null;
+  readonly #negative = new Map<string, number>();
+
+  /**
+   * Builds a resolver; prefer {@linkcode createJwksResolver}.
+   *
+   * @param client The base client whose project serves the JWKS.
+   * @param options Cache and fetch settings.
+   */
+  constructor(client: BaseClient, options: JwksOptions = {}) {
+    const d = JWKS_DEFAULTS;
+    this.#client = client;
+    this.#maxAge = checkDuration("maxAgeMs", options.maxAgeMs, d.maxAgeMs);
+    this.#cooldown = checkDuration("cooldownMs", options.cooldownMs, d.cooldownMs);
+    this.#negativeTtl = checkDuration(
+      "negativeCacheMs",
+      options.negativeCacheMs,
+      d.negativeCacheMs,
+    );
+    this.#inflightWait = checkDuration("inflightWaitMs", options.inflightWaitMs, d.inflightWaitMs);
+    this.#timeout = checkDuration("timeout", options.timeout, d.timeout);
+    this.#maxBodyBytes = checkDuration("maxBodyBytes", options.maxBodyBytes, d.maxBodyBytes);
+    this.#cache = options.cache;
+  }
+
+  /** The JWKS URL; also the key under which a {@linkcode JwksCache} stores the set. */
+  get url(): string {
+    return this.#client.url + "/auth/v1" + JWKS_PATH;
+  }
+
+  /**
+   * Finds the key with id `kid`: from the cache when it is there and fresh,
+   * else after a refetch (subject to the cooldown and the negative cache).
+   *
+   * @param kid The key id from a token header; a non-string or blank value
+   * throws `TypeError`.
+   * @param options A signal that stops waiting.
+   * @returns The key, null if the set does not hold it, or a failure only
+   * when fetching the set failed.
+   */
+  resolveSigningKey(
+    kid: string,
+    options: ResolveKeyOptions = {},
+  ): Promise<ServiceResult<Jwk | null>> {
+    checkKid(kid);
+    return this.#lookup(kid, options.signal).then((r) => r.ok ? success(r.value?.jwk ?? null) : r);
+  }
+
+  /**
+   * The imported WebCrypto key (ECDSA P-256, `verify` only) for `kid`, or
+   * null when the set has no usable ES256 key with that id. Imported keys are
+   * cached with the set.
+   *
+   * @param kid The key id; a non-string or blank value throws `TypeError`.
+   * @param options A signal that stops waiting.
+   * @returns The key, null, or a failure when fetching the set failed.
+   */
+  verificationKey(
+    kid: string,
+    options: ResolveKeyOptions = {},
+  ): Promise<ServiceResult<CryptoKey | null>> {
+    checkKid(kid);
+    const cached = this.cachedVerificationKey(kid);
+    if (cached !== null) return Promise.resolve(success(cached));
+    return this.#verificationKey(kid, options.signal);
+  }
+
+  async #verificationKey(
+    kid: string,
+    signal: AbortSignal | undefined,
+  ): Promise<ServiceResult<CryptoKey | null>> {
+    const r = await this.#lookup(kid, signal);
+    if (!r.ok) return r;
+    const entry = r.value;
+    if (entry === null || entry.ec === null) return success(null);
+    return success(entry.key ?? await importEntry(entry));
+  }
+
+  /**
+   * The already imported key for `kid` from a fresh set, without any I/O.
+   *
+   * @param kid The key id.
+   * @returns The key, or null when it is not imported yet or the set is stale.
+   */
+  cachedVerificationKey(kid: string): CryptoKey | null {
+    const state = this.#state;
+    if (state === null || Date.now() - state.fetchedAt >= this.#maxAge) return null;
+    return state.byKid.get(kid)?.key ?? null;
+  }
+
+  /**
+   * The current key set: the cached one while fresh, else a fetched one.
+   *
+   * @param options A signal that stops waiting.
+   * @returns The set (private-member entries removed) or a failure.
+   */
+  async keySet(options: ResolveKeyOptions = {}): Promise<ServiceResult<JwkSet>> {
+    await this.#loadExternalIfNeeded(options.signal);
+    const state = this.#state;
+    if (state !== null && this.#age(state) < this.#maxAge) return success(state.set);
+    const r = await this.#refresh(options.signal);
+    return r.ok ? success(r.value.set) : r;
+  }
+
+  #age(state: KeySetState): number {
+    return Math.max(0, Date.now() - state.fetchedAt);
+  }
+
+  #isNegative(kid: string): boolean {
+    const until = this.#negative.get(kid);
+    if (until === undefined) return false;
+    if (Date.now() < until) return true;
+    this.#negative.delete(kid);
+    return false;
+  }
+
+  #rememberMissing(kid: string): void {
+    if (!(this.#negativeTtl > 0)) return;
+    if (this.#negative.size >= MAX_NEGATIVE_ENTRIES) this.#negative.clear();
+    this.#negative.set(kid, Date.now() + this.#negativeTtl);
+  }
+
+  #flightAlive(flight: Flight | null): flight is Flight {
+    if (flight === null) return false;
+    if (this.#timeout === 0) return true;
+    return Date.now() - flight.startedAt <= this.#timeout + this.#inflightWait;
+  }
+
+  async #lookup(kid: string, signal?: AbortSignal): Promise<ServiceResult<KeyEntry | null>> {
+    await this.#loadExternalIfNeeded(signal);
+    const state = this.#state;
+    if (state !== null) {
+      const entry = state.byKid.get(kid);
+      const age = this.#age(state);
+      if (age < this.#maxAge) {
+        if (entry) return success(entry);
+        if (this.#isNegative(kid)) return success(null);
+        if (age < this.#cooldown) return success(null);
+      } else if (entry && this.#flightAlive(this.#inflight)) {
+        return success(entry);
+      }
+    }
+    const r = await this.#refresh(signal);
+    if (!r.ok) return r;
+    const entry = r.value.byKid.get(kid) ?? null;
+    if (entry === null) this.#rememberMissing(kid);
+    return success(entry);
+  }
+
+  /** Adopts the external cache's set when memory has none or a stale one. */
+  async #loadExternalIfNeeded(signal?: AbortSignal): Promise<void> {
+    const cache = this.#cache;
+    if (cache === undefined) return;
+    const state = this.#state;
+    if (state !== null && this.#age(state) < this.#maxAge) return;
+    const now = Date.now();
+    let load = this.#external;
+    if (load !== null && now - load.startedAt > this.#inflightWait) {
+      // A read that never answered is abandoned; try the store once more.
+      load = null;
+    }
+    if (load === null) {
+      const started: { startedAt: number; promise: Promise<void> } = {
+        startedAt: now,
+        promise: this.#loadExternal(cache).finally(() => {
+          if (this.#external === started) this.#external = null;
+        }),
+      };
+      this.#external = load = started;
+    }
+    await bounded(load.promise, this.#inflightWait, signal);
+  }
+
+  async #loadExternal(cache: JwksCache): Promise<void> {
+    let entry: JwksCacheEntry | null | undefined;
+    try {
+      entry = await cache.get(this.url);
+    } catch {
+      return;
+    }
+    if (
+      !entry || typeof entry.jwks !== "string" || typeof entry.fetchedAt !== "number" ||
+      !Number.isFinite(entry.fetchedAt)
+    ) return;
+    const fetchedAt = Math.min(entry.fetchedAt, Date.now());
+    if (this.#state !== null && this.#state.fetchedAt >= fetchedAt) return;
+    const parsed = parseKeySet(entry.jwks, fetchedAt, this.#state);
+    if (parsed.ok) this.#state = parsed.value;
+  }
+
+  /** Gets a new set: joins a live shared fetch (bounded) or starts one. */
+  async #refresh(signal?: AbortSignal): Promise<ServiceResult<KeySetState>> {
+    if (signal?.aborted) return cancelled();
+    const before = this.#state;
+    for (let joined = 0;; joined++) {
+      // A fetch that finished while this caller waited is as good as its own.
+      if (joined > 0 && this.#state !== null && this.#state !== before) {
+        return success(this.#state);
+      }
+      const current = this.#inflight;
+      if (joined >= 2 || !this.#flightAlive(current)) {
+        const own = this.#startFlight(joined < 2);
+        const r = await bounded(own.promise, 0, signal);
+        return r.kind === "done" ? r.value : cancelled();
+      }
+      const r = await bounded(current.promise, this.#inflightWait, signal);
+      if (r.kind === "done") return r.value;
+      if (r.kind === "aborted") return cancelled();
+      if (this.#inflight === current) this.#inflight = null;
+    }
+  }
+
+  #startFlight(install: boolean): Flight {
+    const flight: Flight = { startedAt: Date.now(), promise: null as never };
+    flight.promise = this.#fetchAndStore().finally(() => {
+      if (this.#inflight === flight) this.#inflight = null;
+    });
+    if (install) this.#inflight = flight;
+    return flight;
+  }
+
+  async #fetchAndStore(): Promise<ServiceResult<KeySetState>> {
+    const r = await requestJwks(this.#client, {
+      timeout: this.#timeout,
+      maxBodyBytes: this.#maxBodyBytes,
+    });
+    if (!r.ok) return r;
+    const fetchedAt = Date.now();
+    const parsed = parseKeySet(r.value, fetchedAt, this.#state);
+    if (!parsed.ok) return parsed;
+    if (this.#state === null || this.#state.fetchedAt <= fetchedAt) this.#state = parsed.value;
+    const cache = this.#cache;
+    if (cache !== undefined) {
+      const stored = (async () => {
+        try {
+          await cache.set(this.url, { jwks: r.value, fetchedAt });
+        } catch {
+          // A failing external cache only costs a refetch later.
+        }
+      })();
+      await bounded(stored, this.#inflightWait);
+    }
+    return parsed;
+  }
+
+  /**
+   * A rendering without state.
+   *
+   * @returns The rendering.
+   */
+  toString(): string {
+    return `JwksResolver { url: ${this.url} }`;
+  }
+}
+
+function importEntry(entry: KeyEntry): Promise<CryptoKey | null> {
+  const ec = entry.ec;
+  if (ec === null) return Promise.resolve(null);
+  entry.importing ??= (async () => {
+    try {
+      const key = await crypto.subtle.importKey(
+        "jwk",
+        { kty: "EC", crv: "P-256", x: ec.x, y: ec.y, ext: true },
+        { name: "ECDSA", namedCurve: "P-256" },
+        false,
+        ["verify"],
+      );
+      entry.key = key;
+      return key;
+    } catch {
+      return null;
+    }
+  })();
+  return entry.importing;
+}
+
+/**
+ * Creates a {@linkcode JwksResolver} for the project of `client`. An auth
+ * client builds one for itself; the cache is never shared across base URLs.
+ *
+ * @example A resolver with a Workers-style external cache
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { createJwksResolver, type JwksCacheEntry } from "@fetchbase/fetchbase/auth";
+ *
+ * const store = new Map<string, JwksCacheEntry>();
+ * const jwks = createJwksResolver(createBaseClient("https://project.example", "anon-key"), {
+ *   cooldownMs: 10_000,
+ *   cache: { get: (k) => store.get(k), set: (k, e) => void store.set(k, e) },
+ * });
+ * console.log(jwks.url); // https://project.example/auth/v1/.well-known/jwks.json
+ * ```
+ *
+ * @param client The base client.
+ * @param options Cache and fetch settings; negative durations throw `RangeError`.
+ * @returns The resolver.
+ */
+export function createJwksResolver(client: BaseClient, options?: JwksOptions): JwksResolver {
+  return new JwksResolver(client, options);
+}

@@ -1,0 +1,176 @@
+/**
+ * MFA operations: enroll, challenge, verify, unenroll, list, assurance
+ * levels. Functions over the base client that `AuthClient` forwards to.
+ *
+ * @module
+ */
+
+import type { BaseClient } from "../core/client.ts";
+import { failure, type ServiceResult, success } from "../core/result.ts";
+import { type AuthCallOptions, blank, gotrue, invalid } from "./_request.ts";
+import {
+  AuthenticatorAssuranceLevel,
+  type MessagingChannel,
+  MfaFactorStatus,
+  type MfaFactorType,
+} from "./enums.ts";
+import { parseJwtClaims } from "./jwt.ts";
+import type {
+  AuthenticatorAssuranceLevels,
+  MfaChallengeResponse,
+  MfaEnrollResponse,
+  MfaListFactorsResponse,
+  MfaUnenrollResponse,
+  MfaVerifyResponse,
+  MfaWebauthnVerification,
+} from "./models.ts";
+import { decodeChallenge, decodeEnroll, decodeMfaVerify, listFactors } from "./_decoders.ts";
+import { getUser } from "./user.ts";
+
+/** Options of {@linkcode mfaEnroll}. */
+export interface MfaEnrollOptions extends AuthCallOptions {
+  /** Display name. */
+  friendlyName?: string | null;
+  /** Issuer shown in authenticator apps (TOTP). */
+  issuer?: string | null;
+  /** Phone number (phone factors). */
+  phone?: string | null;
+}
+
+export function mfaEnroll(
+  client: BaseClient,
+  accessToken: string,
+  factorType: MfaFactorType,
+  o: MfaEnrollOptions = {},
+): Promise<ServiceResult<MfaEnrollResponse>> {
+  if (blank(accessToken)) return invalid("Cannot enroll as 'accessToken' is blank");
+  if (factorType === "phone" && blank(o.phone)) {
+    return invalid("Cannot enroll a phone factor as 'phone' is blank");
+  }
+  const body: Record<string, unknown> = { factor_type: factorType };
+  if (o.friendlyName) body.friendly_name = o.friendlyName;
+  if (o.issuer) body.issuer = o.issuer;
+  if (o.phone) body.phone = o.phone;
+  return gotrue(client, {
+    method: "POST",
+    path: "/factors",
+    body,
+    accessToken,
+    decode: decodeEnroll,
+    options: o,
+  });
+}
+
+export function mfaChallenge(
+  client: BaseClient,
+  accessToken: string,
+  factorId: string,
+  o: AuthCallOptions & { channel?: MessagingChannel | null } = {},
+): Promise<ServiceResult<MfaChallengeResponse>> {
+  if (blank(accessToken) || blank(factorId)) {
+    return invalid("Cannot challenge as 'accessToken' and 'factorId' must be non-blank");
+  }
+  return gotrue(client, {
+    method: "POST",
+    path: `/factors/${encodeURIComponent(factorId)}/challenge`,
+    body: o.channel ? { channel: o.channel } : {},
+    accessToken,
+    decode: decodeChallenge,
+    options: o,
+  });
+}
+
+export function mfaVerify(
+  client: BaseClient,
+  accessToken: string,
+  factorId: string,
+  challengeId: string,
+  code: string,
+  o: AuthCallOptions & { webauthn?: MfaWebauthnVerification | null } = {},
+): Promise<ServiceResult<MfaVerifyResponse>> {
+  if (blank(accessToken) || blank(factorId) || blank(challengeId)) {
+    return invalid(
+      "Cannot verify as 'accessToken', 'factorId' and 'challengeId' must be non-blank",
+    );
+  }
+  if (blank(code) && !o.webauthn) {
+    return invalid("Cannot verify as 'code' is blank and no WebAuthn response was given");
+  }
+  const body: Record<string, unknown> = { challenge_id: challengeId };
+  if (o.webauthn) {
+    body.webauthn = {
+      type: o.webauthn.type ?? undefined,
+      credential_response: o.webauthn.credentialResponse ?? undefined,
+    };
+  } else body.code = code;
+  return gotrue(client, {
+    method: "POST",
+    path: `/factors/${encodeURIComponent(factorId)}/verify`,
+    body,
+    accessToken,
+    decode: decodeMfaVerify,
+    options: o,
+  });
+}
+
+export function mfaUnenroll(
+  client: BaseClient,
+  accessToken: string,
+  factorId: string,
+  o: AuthCallOptions = {},
+): Promise<ServiceResult<MfaUnenrollResponse>> {
+  if (blank(accessToken) || blank(factorId)) {
+    return invalid("Cannot unenroll as 'accessToken' and 'factorId' must be non-blank");
+  }
+  return gotrue(client, {
+    method: "DELETE",
+    path: `/factors/${encodeURIComponent(factorId)}`,
+    accessToken,
+    decode: (v) => ({ id: (v as { id?: string } | null)?.id ?? factorId }),
+    options: o,
+  });
+}
+
+export async function mfaListFactors(
+  client: BaseClient,
+  accessToken: string,
+  o: AuthCallOptions = {},
+): Promise<ServiceResult<MfaListFactorsResponse>> {
+  const user = await getUser(client, accessToken, o);
+  return user.ok ? success(listFactors(user.value.factors ?? [])) : user;
+}
+
+/**
+ * Reads the current assurance level from the token's `aal` claim (no I/O).
+ *
+ * @param accessToken The access token.
+ * @returns The level.
+ */
+export function assuranceLevelOf(accessToken: string): ServiceResult<AuthenticatorAssuranceLevel> {
+  const claims = parseJwtClaims(accessToken);
+  if (!claims.ok) return claims;
+  const aal = claims.value.aal;
+  if (aal === AuthenticatorAssuranceLevel.AAL1 || aal === AuthenticatorAssuranceLevel.AAL2) {
+    return success(aal);
+  }
+  return failure({
+    message: "Cannot read the assurance level as the token has no valid 'aal' claim",
+    category: "DECODE",
+  });
+}
+
+export async function mfaGetAuthenticatorAssuranceLevels(
+  client: BaseClient,
+  accessToken: string,
+  o: AuthCallOptions = {},
+): Promise<ServiceResult<AuthenticatorAssuranceLevels>> {
+  const current = assuranceLevelOf(accessToken);
+  if (!current.ok) return current;
+  const user = await getUser(client, accessToken, o);
+  if (!user.ok) return user;
+  const verified = (user.value.factors ?? []).some((f) => f.status === MfaFactorStatus.VERIFIED);
+  return success({
+    current: current.value,
+    next: verified ? AuthenticatorAssuranceLevel.AAL2 : AuthenticatorAssuranceLevel.AAL1,
+  });
+}

@@ -1,0 +1,218 @@
+/**
+ * Passkey (WebAuthn) and OAuth-server consent operations, on GoTrue's
+ * `/passkeys` and `/oauth/authorizations` routes.
+ *
+ * @module
+ */
+
+import type { BaseClient } from "../core/client.ts";
+import { asArray, type JsonObject } from "../core/decode.ts";
+import type { ServiceResult } from "../core/result.ts";
+import { type AuthCallOptions, blank, gotrue, invalid, security, unit } from "./_request.ts";
+import {
+  decodeSession,
+  type OAuthAuthorizationDetails,
+  type OAuthGrant,
+  type OAuthRedirect,
+  type Passkey,
+  type PasskeyAuthenticationOptionsResponse,
+  type PasskeyMetadata,
+  type PasskeyRegistrationOptionsResponse,
+  type Session,
+} from "./models.ts";
+import {
+  decodeAuthorizationDetails,
+  decodeGrant,
+  decodePasskey,
+  decodePasskeyOptions,
+  decodeRedirect,
+} from "./_decoders.ts";
+
+const needToken = (t: string, what: string) =>
+  blank(t) ? invalid(`Cannot ${what} as 'accessToken' is blank`) : null;
+
+export function passkeyStartRegistration(
+  client: BaseClient,
+  accessToken: string,
+  o: AuthCallOptions = {},
+): Promise<ServiceResult<PasskeyRegistrationOptionsResponse>> {
+  return needToken(accessToken, "start a passkey registration") ??
+    gotrue(client, {
+      method: "POST",
+      path: "/passkeys/registration/options",
+      body: {},
+      accessToken,
+      decode: decodePasskeyOptions,
+      options: o,
+    });
+}
+
+export function passkeyVerifyRegistration(
+  client: BaseClient,
+  accessToken: string,
+  challengeId: string,
+  credential: JsonObject,
+  o: AuthCallOptions = {},
+): Promise<ServiceResult<PasskeyMetadata>> {
+  if (blank(challengeId)) return invalid("Cannot verify the passkey as 'challengeId' is blank");
+  return needToken(accessToken, "verify a passkey registration") ??
+    gotrue(client, {
+      method: "POST",
+      path: "/passkeys/registration/verify",
+      body: { challenge_id: challengeId, credential },
+      accessToken,
+      decode: (v) => {
+        const p = decodePasskey(v);
+        return { id: p.id, friendlyName: p.friendlyName, createdAt: p.createdAt };
+      },
+      options: o,
+    });
+}
+
+export function passkeyStartAuthentication(
+  client: BaseClient,
+  o: AuthCallOptions & { captchaToken?: string | null } = {},
+): Promise<ServiceResult<PasskeyAuthenticationOptionsResponse>> {
+  return gotrue(client, {
+    method: "POST",
+    path: "/passkeys/authentication/options",
+    body: { gotrue_meta_security: security(o.captchaToken) },
+    decode: decodePasskeyOptions,
+    options: o,
+  });
+}
+
+export function passkeyVerifyAuthentication(
+  client: BaseClient,
+  challengeId: string,
+  credential: JsonObject,
+  o: AuthCallOptions = {},
+): Promise<ServiceResult<Session>> {
+  if (blank(challengeId)) return invalid("Cannot verify the passkey as 'challengeId' is blank");
+  return gotrue(client, {
+    method: "POST",
+    path: "/passkeys/authentication/verify",
+    body: { challenge_id: challengeId, credential },
+    decode: decodeSession,
+    options: o,
+  });
+}
+
+export function passkeyList(
+  client: BaseClient,
+  accessToken: string,
+  o: AuthCallOptions = {},
+): Promise<ServiceResult<Passkey[]>> {
+  return needToken(accessToken, "list passkeys") ??
+    gotrue(client, {
+      path: "/passkeys",
+      accessToken,
+      decode: (v) => asArray(v, "passkeys").map(decodePasskey),
+      options: o,
+    });
+}
+
+export function passkeyUpdate(
+  client: BaseClient,
+  accessToken: string,
+  passkeyId: string,
+  friendlyName: string,
+  o: AuthCallOptions = {},
+): Promise<ServiceResult<Passkey>> {
+  if (blank(passkeyId)) return invalid("Cannot rename the passkey as 'passkeyId' is blank");
+  return needToken(accessToken, "rename a passkey") ??
+    gotrue(client, {
+      method: "PATCH",
+      path: `/passkeys/${encodeURIComponent(passkeyId)}`,
+      body: { friendly_name: friendlyName },
+      accessToken,
+      decode: decodePasskey,
+      options: o,
+    });
+}
+
+export function passkeyDelete(
+  client: BaseClient,
+  accessToken: string,
+  passkeyId: string,
+  o: AuthCallOptions = {},
+): Promise<ServiceResult<void>> {
+  if (blank(passkeyId)) return invalid("Cannot delete the passkey as 'passkeyId' is blank");
+  return needToken(accessToken, "delete a passkey") ??
+    gotrue(client, {
+      method: "DELETE",
+      path: `/passkeys/${encodeURIComponent(passkeyId)}`,
+      accessToken,
+      decode: unit,
+      options: o,
+    });
+}
+
+export function oauthGetAuthorizationDetails(
+  client: BaseClient,
+  accessToken: string,
+  authorizationId: string,
+  o: AuthCallOptions = {},
+): Promise<ServiceResult<OAuthAuthorizationDetails>> {
+  if (blank(authorizationId)) {
+    return invalid("Cannot read the authorization as 'authorizationId' is blank");
+  }
+  return needToken(accessToken, "read an authorization") ??
+    gotrue(client, {
+      path: `/oauth/authorizations/${encodeURIComponent(authorizationId)}`,
+      accessToken,
+      decode: decodeAuthorizationDetails,
+      options: o,
+    });
+}
+
+export function oauthConsent(
+  client: BaseClient,
+  accessToken: string,
+  authorizationId: string,
+  action: "approve" | "deny",
+  o: AuthCallOptions = {},
+): Promise<ServiceResult<OAuthRedirect>> {
+  if (blank(authorizationId)) return invalid(`Cannot ${action} as 'authorizationId' is blank`);
+  return needToken(accessToken, `${action} an authorization`) ??
+    gotrue(client, {
+      method: "POST",
+      path: `/oauth/authorizations/${encodeURIComponent(authorizationId)}/consent`,
+      body: { action },
+      accessToken,
+      decode: decodeRedirect,
+      options: o,
+    });
+}
+
+export function oauthListGrants(
+  client: BaseClient,
+  accessToken: string,
+  o: AuthCallOptions = {},
+): Promise<ServiceResult<OAuthGrant[]>> {
+  return needToken(accessToken, "list grants") ??
+    gotrue(client, {
+      path: "/user/oauth/grants",
+      accessToken,
+      decode: (v) => asArray(v, "grants").map(decodeGrant),
+      options: o,
+    });
+}
+
+export function oauthRevokeGrant(
+  client: BaseClient,
+  accessToken: string,
+  clientId: string,
+  o: AuthCallOptions = {},
+): Promise<ServiceResult<void>> {
+  if (blank(clientId)) return invalid("Cannot revoke as 'clientId' is blank");
+  return needToken(accessToken, "revoke a grant") ??
+    gotrue(client, {
+      method: "DELETE",
+      path: "/user/oauth/grants",
+      query: [["client_id", clientId]],
+      accessToken,
+      decode: unit,
+      options: o,
+    });
+}

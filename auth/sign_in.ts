@@ -1,0 +1,371 @@
+/**
+ * Sign-up, sign-in, OTP, verification, resend, recovery, refresh and code
+ * exchange: functions over the base client that `AuthClient` forwards to.
+ *
+ * @module
+ */
+
+import type { BaseClient } from "../core/client.ts";
+import type { JsonObject } from "../core/decode.ts";
+import type { ServiceResult } from "../core/result.ts";
+import {
+  type AuthCallOptions,
+  blank,
+  gotrue,
+  invalid,
+  pkceBody,
+  redirect,
+  security,
+  unit,
+} from "./_request.ts";
+import type { MessagingChannel, OAuthProvider, OtpType, Web3Chain } from "./enums.ts";
+import {
+  decodeSession,
+  decodeSignUp,
+  decodeVerify,
+  type OtpVerifyResult,
+  type Session,
+} from "./models.ts";
+import type { PkceParams } from "./pkce.ts";
+
+/** Options of email sign-up. */
+export interface SignUpWithEmailOptions extends AuthCallOptions {
+  /** User metadata. */
+  data?: JsonObject | null;
+  /** Where the confirmation link leads (`redirect_to`). */
+  emailRedirectTo?: string | null;
+  /** Captcha token. */
+  captchaToken?: string | null;
+  /** PKCE parameters; null = implicit flow. */
+  pkceParams?: PkceParams | null;
+}
+
+/** Options of phone sign-up. */
+export interface SignUpWithPhoneOptions extends AuthCallOptions {
+  /** User metadata. */
+  data?: JsonObject | null;
+  /** `redirect_to`. */
+  redirectTo?: string | null;
+  /** Captcha token. */
+  captchaToken?: string | null;
+  /** PKCE parameters. */
+  pkceParams?: PkceParams | null;
+  /** How the code is delivered. */
+  channel?: MessagingChannel | null;
+}
+
+/** Options carrying only a captcha token. */
+export interface CaptchaOptions extends AuthCallOptions {
+  /** Captcha token. */
+  captchaToken?: string | null;
+}
+
+export function signUpWithEmail(
+  client: BaseClient,
+  email: string,
+  password: string,
+  o: SignUpWithEmailOptions = {},
+): Promise<ServiceResult<Session>> {
+  if (blank(email)) return invalid("Cannot sign up as 'email' is blank");
+  return gotrue(client, {
+    method: "POST",
+    path: "/signup",
+    query: redirect(o.emailRedirectTo),
+    body: {
+      email,
+      password,
+      data: o.data ?? {},
+      gotrue_meta_security: security(o.captchaToken),
+      ...pkceBody(o.pkceParams),
+    },
+    decode: decodeSignUp,
+    options: o,
+  });
+}
+
+export function signUpWithPhone(
+  client: BaseClient,
+  phone: string,
+  password: string,
+  o: SignUpWithPhoneOptions = {},
+): Promise<ServiceResult<Session>> {
+  if (blank(phone)) return invalid("Cannot sign up as 'phone' is blank");
+  return gotrue(client, {
+    method: "POST",
+    path: "/signup",
+    query: redirect(o.redirectTo),
+    body: {
+      phone,
+      password,
+      data: o.data ?? {},
+      channel: o.channel ?? "sms",
+      gotrue_meta_security: security(o.captchaToken),
+      ...pkceBody(o.pkceParams),
+    },
+    decode: decodeSignUp,
+    options: o,
+  });
+}
+
+export function signInWithPassword(
+  client: BaseClient,
+  credential: { email: string } | { phone: string },
+  password: string,
+  o: CaptchaOptions = {},
+): Promise<ServiceResult<Session>> {
+  const id = "email" in credential ? credential.email : credential.phone;
+  if (blank(id)) {
+    return invalid(`Cannot sign in as '${"email" in credential ? "email" : "phone"}' is blank`);
+  }
+  return gotrue(client, {
+    method: "POST",
+    path: "/token",
+    query: [["grant_type", "password"]],
+    body: { ...credential, password, gotrue_meta_security: security(o.captchaToken) },
+    decode: decodeSession,
+    options: o,
+  });
+}
+
+export function signInAnonymously(
+  client: BaseClient,
+  o: CaptchaOptions & { data?: JsonObject | null } = {},
+): Promise<ServiceResult<Session>> {
+  return gotrue(client, {
+    method: "POST",
+    path: "/signup",
+    body: { data: o.data ?? {}, gotrue_meta_security: security(o.captchaToken) },
+    decode: decodeSession,
+    options: o,
+  });
+}
+
+/** Options of the id_token grant. */
+export interface SignInWithIdTokenOptions extends CaptchaOptions {
+  /** The provider's access token. */
+  accessToken?: string | null;
+  /** The raw nonce bound into the token. */
+  nonce?: string | null;
+  /** OAuth client id (custom providers). */
+  clientId?: string | null;
+  /** Issuer (required for custom OIDC providers). */
+  issuer?: string | null;
+}
+
+export function signInWithIdToken(
+  client: BaseClient,
+  provider: OAuthProvider | string,
+  idToken: string,
+  o: SignInWithIdTokenOptions = {},
+  link: { accessToken: string } | null = null,
+): Promise<ServiceResult<Session>> {
+  if (blank(provider)) return invalid("Cannot sign in as 'provider' is blank");
+  if (blank(idToken)) return invalid("Cannot sign in as 'idToken' is blank");
+  const body: Record<string, unknown> = {
+    provider,
+    id_token: idToken,
+    gotrue_meta_security: security(o.captchaToken),
+  };
+  if (o.accessToken) body.access_token = o.accessToken;
+  if (o.nonce) body.nonce = o.nonce;
+  if (o.clientId) body.client_id = o.clientId;
+  if (o.issuer) body.issuer = o.issuer;
+  if (link) body.link_identity = true;
+  return gotrue(client, {
+    method: "POST",
+    path: "/token",
+    query: [["grant_type", "id_token"]],
+    body,
+    accessToken: link?.accessToken,
+    decode: decodeSession,
+    options: o,
+  });
+}
+
+export function signInWithWeb3(
+  client: BaseClient,
+  chain: Web3Chain,
+  message: string,
+  signature: string,
+  o: CaptchaOptions = {},
+): Promise<ServiceResult<Session>> {
+  if (chain !== "ethereum" && chain !== "solana") {
+    return invalid(`Cannot sign in as 'chain' is not a Web3Chain: current value is ${chain}`);
+  }
+  if (blank(message) || blank(signature)) {
+    return invalid("Cannot sign in as 'message' and 'signature' must be non-blank");
+  }
+  return gotrue(client, {
+    method: "POST",
+    path: "/token",
+    query: [["grant_type", "web3"]],
+    body: { chain, message, signature, gotrue_meta_security: security(o.captchaToken) },
+    decode: decodeSession,
+    options: o,
+  });
+}
+
+/** Options of {@linkcode signInWithOtp}: exactly one of `email` and `phone`. */
+export interface SignInWithOtpOptions extends CaptchaOptions {
+  /** Email to send the code or link to. */
+  email?: string | null;
+  /** Phone to send the code to. */
+  phone?: string | null;
+  /** Create the user when missing; the server default when null. */
+  createUser?: boolean | null;
+  /** Where the magic link leads. */
+  emailRedirectTo?: string | null;
+  /** Delivery channel (ignored for email). */
+  channel?: MessagingChannel | null;
+  /** Metadata stored when the user is created. */
+  data?: JsonObject | null;
+  /** PKCE parameters. */
+  pkceParams?: PkceParams | null;
+}
+
+export function signInWithOtp(
+  client: BaseClient,
+  o: SignInWithOtpOptions,
+): Promise<ServiceResult<void>> {
+  const hasEmail = !blank(o.email);
+  const hasPhone = !blank(o.phone);
+  if (hasEmail === hasPhone) {
+    return invalid("Cannot send an OTP as exactly one of 'email' and 'phone' must be given");
+  }
+  const body: Record<string, unknown> = hasEmail
+    ? { email: o.email, data: o.data ?? {}, ...pkceBody(o.pkceParams) }
+    : { phone: o.phone, data: o.data ?? {}, channel: o.channel ?? "sms" };
+  if (o.createUser !== undefined && o.createUser !== null) body.create_user = o.createUser;
+  body.gotrue_meta_security = security(o.captchaToken);
+  return gotrue(client, {
+    method: "POST",
+    path: "/otp",
+    query: hasEmail ? redirect(o.emailRedirectTo) : [],
+    body,
+    decode: unit,
+    options: o,
+  });
+}
+
+/** Options of {@linkcode verifyOtp}: exactly one of `email` and `phone`. */
+export interface VerifyOtpOptions extends CaptchaOptions {
+  /** The email the code was sent to. */
+  email?: string | null;
+  /** The phone the code was sent to. */
+  phone?: string | null;
+  /** `redirect_to`. */
+  redirectTo?: string | null;
+}
+
+export function verifyOtp(
+  client: BaseClient,
+  token: string,
+  type: OtpType,
+  o: VerifyOtpOptions = {},
+): Promise<ServiceResult<OtpVerifyResult>> {
+  const hasEmail = !blank(o.email);
+  if (hasEmail === !blank(o.phone)) {
+    return invalid("Cannot verify as exactly one of 'email' and 'phone' must be given");
+  }
+  if (blank(token)) return invalid("Cannot verify as 'token' is blank");
+  return gotrue(client, {
+    method: "POST",
+    path: "/verify",
+    query: redirect(o.redirectTo),
+    body: {
+      ...(hasEmail ? { email: o.email } : { phone: o.phone }),
+      token,
+      type,
+      gotrue_meta_security: security(o.captchaToken),
+    },
+    decode: decodeVerify,
+    options: o,
+  });
+}
+
+export function verifyOtpWithTokenHash(
+  client: BaseClient,
+  tokenHash: string,
+  type: OtpType,
+  o: CaptchaOptions = {},
+): Promise<ServiceResult<OtpVerifyResult>> {
+  if (blank(tokenHash)) return invalid("Cannot verify as 'tokenHash' is blank");
+  return gotrue(client, {
+    method: "POST",
+    path: "/verify",
+    body: { token_hash: tokenHash, type, gotrue_meta_security: security(o.captchaToken) },
+    decode: decodeVerify,
+    options: o,
+  });
+}
+
+export function resend(
+  client: BaseClient,
+  target: { email: string } | { phone: string },
+  type: OtpType,
+  o: CaptchaOptions & { redirectTo?: string | null } = {},
+): Promise<ServiceResult<void>> {
+  const isEmail = "email" in target;
+  if (blank(isEmail ? target.email : target.phone)) {
+    return invalid(`Cannot resend as '${isEmail ? "email" : "phone"}' is blank`);
+  }
+  return gotrue(client, {
+    method: "POST",
+    path: "/resend",
+    query: isEmail ? redirect(o.redirectTo) : [],
+    body: { ...target, type, gotrue_meta_security: security(o.captchaToken) },
+    decode: unit,
+    options: o,
+  });
+}
+
+export function resetPasswordForEmail(
+  client: BaseClient,
+  email: string,
+  o: CaptchaOptions & { redirectTo?: string | null; pkceParams?: PkceParams | null } = {},
+): Promise<ServiceResult<void>> {
+  if (blank(email)) return invalid("Cannot send a recovery email as 'email' is blank");
+  return gotrue(client, {
+    method: "POST",
+    path: "/recover",
+    query: redirect(o.redirectTo),
+    body: { email, ...pkceBody(o.pkceParams), gotrue_meta_security: security(o.captchaToken) },
+    decode: unit,
+    options: o,
+  });
+}
+
+export function refreshToken(
+  client: BaseClient,
+  refreshToken: string,
+  o: AuthCallOptions = {},
+): Promise<ServiceResult<Session>> {
+  if (blank(refreshToken)) return invalid("Cannot refresh as 'refreshToken' is blank");
+  return gotrue(client, {
+    method: "POST",
+    path: "/token",
+    query: [["grant_type", "refresh_token"]],
+    body: { refresh_token: refreshToken },
+    decode: decodeSession,
+    options: o,
+  });
+}
+
+export function exchangeCodeForSession(
+  client: BaseClient,
+  authCode: string,
+  codeVerifier: string,
+  o: AuthCallOptions = {},
+): Promise<ServiceResult<Session>> {
+  if (blank(authCode) || blank(codeVerifier)) {
+    return invalid("Cannot exchange the code as 'authCode' and 'codeVerifier' must be non-blank");
+  }
+  return gotrue(client, {
+    method: "POST",
+    path: "/token",
+    query: [["grant_type", "pkce"]],
+    body: { auth_code: authCode, code_verifier: codeVerifier },
+    decode: decodeSession,
+    options: o,
+  });
+}

@@ -1,0 +1,214 @@
+/**
+ * User, identity, SSO, sign-out and service-info operations: functions over
+ * the base client that `AuthClient` forwards to.
+ *
+ * @module
+ */
+
+import type { BaseClient } from "../core/client.ts";
+import { asObject, reqString } from "../core/decode.ts";
+import type { ServiceResult } from "../core/result.ts";
+import {
+  type AuthCallOptions,
+  blank,
+  gotrue,
+  invalid,
+  pkceBody,
+  security,
+  unit,
+} from "./_request.ts";
+import { SignOutScope } from "./enums.ts";
+import {
+  type AuthHealthStatus,
+  type AuthSettings,
+  decodeUser,
+  type LinkIdentityResponse,
+  type SsoResponse,
+  type User,
+  type UserUpdateRequest,
+} from "./models.ts";
+import { decodeHealth, decodeSettings } from "./_decoders.ts";
+import type { PkceParams } from "./pkce.ts";
+import { _providerUrl } from "./oauth_url.ts";
+
+export function getUser(
+  client: BaseClient,
+  accessToken: string,
+  o: AuthCallOptions = {},
+): Promise<ServiceResult<User>> {
+  if (blank(accessToken)) return invalid("Cannot get the user as 'accessToken' is blank");
+  return gotrue(client, { path: "/user", accessToken, decode: decodeUser, options: o });
+}
+
+export function updateUser(
+  client: BaseClient,
+  accessToken: string,
+  updates: UserUpdateRequest,
+  o: AuthCallOptions & { emailRedirectTo?: string | null } = {},
+): Promise<ServiceResult<User>> {
+  if (blank(accessToken)) return invalid("Cannot update the user as 'accessToken' is blank");
+  const body: Record<string, unknown> = {};
+  if (updates.email != null) body.email = updates.email;
+  if (updates.phone != null) body.phone = updates.phone;
+  if (updates.password != null) body.password = updates.password;
+  if (updates.currentPassword != null) body.current_password = updates.currentPassword;
+  if (updates.data != null) body.data = updates.data;
+  if (updates.nonce != null) body.nonce = updates.nonce;
+  if (updates.channel != null) body.channel = updates.channel;
+  return gotrue(client, {
+    method: "PUT",
+    path: "/user",
+    query: o.emailRedirectTo ? [["redirect_to", o.emailRedirectTo]] : [],
+    body,
+    accessToken,
+    decode: decodeUser,
+    options: o,
+  });
+}
+
+export function reauthenticate(
+  client: BaseClient,
+  accessToken: string,
+  o: AuthCallOptions = {},
+): Promise<ServiceResult<void>> {
+  if (blank(accessToken)) return invalid("Cannot reauthenticate as 'accessToken' is blank");
+  return gotrue(client, { path: "/reauthenticate", accessToken, decode: unit, options: o });
+}
+
+export function signOut(
+  client: BaseClient,
+  accessToken: string,
+  o: AuthCallOptions & { scope?: SignOutScope } = {},
+): Promise<ServiceResult<void>> {
+  if (blank(accessToken)) return invalid("Cannot sign out as 'accessToken' is blank");
+  const scope = o.scope ?? SignOutScope.LOCAL;
+  if (!Object.values(SignOutScope).includes(scope)) {
+    return invalid(`Cannot sign out as 'scope' is not a SignOutScope: current value is ${scope}`);
+  }
+  return gotrue(client, {
+    method: "POST",
+    path: "/logout",
+    query: [["scope", scope]],
+    accessToken,
+    decode: unit,
+    options: o,
+  });
+}
+
+/** Options of {@linkcode linkIdentity}. */
+export interface LinkIdentityOptions extends AuthCallOptions {
+  /** Where the provider returns. */
+  redirectTo?: string | null;
+  /** Scopes, space-joined on the wire. */
+  scopes?: readonly string[];
+  /** Extra query parameters. */
+  queryParams?: Readonly<Record<string, string>>;
+  /** PKCE parameters. */
+  pkceParams?: PkceParams | null;
+}
+
+export function linkIdentity(
+  client: BaseClient,
+  accessToken: string,
+  provider: string,
+  o: LinkIdentityOptions = {},
+): Promise<ServiceResult<LinkIdentityResponse>> {
+  if (blank(accessToken)) return invalid("Cannot link an identity as 'accessToken' is blank");
+  if (blank(provider)) return invalid("Cannot link an identity as 'provider' is blank");
+  const url = _providerUrl(`${client.url}/auth/v1/user/identities/authorize`, provider, {
+    ...o,
+    skipBrowserRedirect: true,
+  });
+  return client.request({
+    url,
+    accessToken,
+    signal: o.signal,
+    timeout: o.timeout,
+  }).then((r) =>
+    r.ok ? r.map((v) => ({ url: reqString(asObject(v.body, "link answer"), "url"), provider })) : r
+  );
+}
+
+export function unlinkIdentity(
+  client: BaseClient,
+  accessToken: string,
+  identityId: string,
+  o: AuthCallOptions = {},
+): Promise<ServiceResult<void>> {
+  if (blank(accessToken)) return invalid("Cannot unlink as 'accessToken' is blank");
+  if (blank(identityId)) return invalid("Cannot unlink as 'identityId' is blank");
+  return gotrue(client, {
+    method: "DELETE",
+    path: `/user/identities/${encodeURIComponent(identityId)}`,
+    accessToken,
+    decode: unit,
+    options: o,
+  });
+}
+
+/** Options of {@linkcode getSsoUrl}: exactly one of `domain` and `providerId`. */
+export interface SsoOptions extends AuthCallOptions {
+  /** Bearer token for setups that need an authenticated caller. */
+  accessToken?: string | null;
+  /** The organisation's email domain. */
+  domain?: string | null;
+  /** The SSO provider id. */
+  providerId?: string | null;
+  /** Where to return. */
+  redirectTo?: string | null;
+  /** PKCE parameters. */
+  pkceParams?: PkceParams | null;
+  /** Captcha token. */
+  captchaToken?: string | null;
+}
+
+export function getSsoUrl(client: BaseClient, o: SsoOptions): Promise<ServiceResult<SsoResponse>> {
+  const hasDomain = !blank(o.domain);
+  if (hasDomain === !blank(o.providerId)) {
+    return invalid("Cannot start SSO as exactly one of 'domain' and 'providerId' must be given");
+  }
+  const body: Record<string, unknown> = hasDomain
+    ? { domain: o.domain }
+    : { provider_id: o.providerId };
+  if (o.redirectTo) body.redirect_to = o.redirectTo;
+  Object.assign(body, pkceBody(o.pkceParams));
+  body.gotrue_meta_security = security(o.captchaToken);
+  body.skip_http_redirect = true;
+  return gotrue(client, {
+    method: "POST",
+    path: "/sso",
+    body,
+    accessToken: o.accessToken,
+    decode: (v) => ({ url: reqString(asObject(v, "sso answer"), "url") }),
+    options: o,
+  });
+}
+
+export function getSettings(
+  client: BaseClient,
+  o: AuthCallOptions = {},
+): Promise<ServiceResult<AuthSettings>> {
+  return gotrue(client, { path: "/settings", decode: decodeSettings, options: o });
+}
+
+export function getHealth(
+  client: BaseClient,
+  o: AuthCallOptions = {},
+): Promise<ServiceResult<AuthHealthStatus>> {
+  return gotrue(client, { path: "/health", decode: decodeHealth, options: o });
+}
+
+export async function getJwks(
+  client: BaseClient,
+  o: AuthCallOptions = {},
+): Promise<ServiceResult<string>> {
+  const r = await client.request({
+    area: "auth",
+    path: "/.well-known/jwks.json",
+    credentials: "apikey",
+    responseType: "text",
+    signal: o.signal,
+    timeout: o.timeout,
+  });
+  return r.ok ? r.map((v) => v.body) : r;
+}

@@ -1,0 +1,386 @@
+import assert from "node:assert/strict";
+import FakeTimers from "@sinonjs/fake-timers";
+import { CLAIMS_LEEWAY_SECONDS, getClaims } from "../../auth/get_claims.ts";
+import { encodeBase64Url } from "../../core/encoding.ts";
+import { jsonResponse } from "../support/recording_fetch.ts";
+import {
+  b64json,
+  BASE_URL,
+  claims,
+  harness,
+  jwksBody,
+  makeKey,
+  nowSeconds,
+  signEs256,
+  signHs256,
+} from "./_helpers.ts";
+
+const USER = { id: "11111111-1111-1111-1111-111111111111", aud: "authenticated" };
+
+Deno.test("getClaims verifies a valid ES256 token locally and decodes every field", async () => {
+  const key = await makeKey("k1");
+  const h = harness({ jwks: () => jwksBody(key.jwk), user: () => jsonResponse(USER) });
+  const payload = claims({ custom: "x" });
+  const token = await signEs256({ alg: "ES256", typ: "JWT", kid: "k1" }, payload, key.privateKey);
+
+  const r = await getClaims(h.auth, token);
+  assert.ok(r.ok, r.ok ? "" : r.error.message);
+  const v = r.value;
+  assert.deepEqual(v.header, { algorithm: "ES256", type: "JWT", keyId: "k1" });
+  assert.equal(v.claims.subject, payload.sub);
+  assert.equal(v.claims.email, "ada@example.com");
+  assert.equal(v.claims.phone, "");
+  assert.equal(v.claims.role, "authenticated");
+  assert.equal(v.claims.issuer, `${BASE_URL}/auth/v1`);
+  assert.equal(v.claims.expiresAt, payload.exp);
+  assert.equal(v.claims.notBefore, null);
+  assert.equal(v.claims.issuedAt, payload.iat);
+  assert.equal(v.claims.sessionId, payload.session_id);
+  assert.equal(v.claims.authenticatorAssuranceLevel, "aal1");
+  assert.equal(v.claims.isAnonymous, false);
+  assert.deepEqual(v.claims.appMetadata, { provider: "email" });
+  assert.deepEqual(v.claims.userMetadata, { name: "Ada" });
+  assert.equal(v.signature, token.split(".")[2]);
+  assert.equal(v.raw.custom, "x");
+  assert.equal(v.raw.aud, "authenticated");
+  assert.equal(h.userCalls(), 0);
+  assert.equal(h.jwksCalls(), 1);
+
+  // The key is cached: no further request.
+  for (let i = 0; i < 5; i++) assert.ok((await getClaims(h.auth, token)).ok);
+  assert.equal(h.jwksCalls(), 1);
+  assert.equal(h.rec.requests.length, 1);
+});
+
+Deno.test("getClaims rejects a wrong or tampered signature without asking the server", async () => {
+  const key = await makeKey("k1");
+  const other = await makeKey("k1");
+  const h = harness({ jwks: () => jwksBody(key.jwk), user: () => jsonResponse(USER) });
+  const forged = await signEs256({ alg: "ES256", kid: "k1" }, claims(), other.privateKey);
+  const r = await getClaims(h.auth, forged);
+  assert.equal(r.ok, false);
+  assert.equal(!r.ok && r.error.category, "UNAUTHORIZED");
+  assert.equal(!r.ok && r.error.code, "invalid_signature");
+
+  const good = await signEs256({ alg: "ES256", kid: "k1" }, claims(), key.privateKey);
+  const [hd, , sig] = good.split(".");
+  const tampered = `${hd}.${b64json(claims({ role: "service_role" }))}.${sig}`;
+  const t = await getClaims(h.auth, tampered);
+  assert.equal(!t.ok && t.error.code, "invalid_signature");
+
+  // A DER-encoded or truncated signature is not raw r||s.
+  const short = `${hd}.${good.split(".")[1]}.${sig.slice(0, 40)}`;
+  assert.equal((await getClaims(h.auth, short)).ok, false);
+  const empty = `${hd}.${good.split(".")[1]}.`;
+  assert.equal((await getClaims(h.auth, empty)).ok, false);
+  assert.equal(h.userCalls(), 0);
+});
+
+Deno.test("getClaims rejects alg none and a missing alg without any request", async () => {
+  const h = harness({ user: () => jsonResponse(USER) });
+  for (const header of [{ alg: "none" }, { alg: "NONE", kid: "k1" }, { typ: "JWT" }, { alg: "" }]) {
+    const token = `${b64json(header)}.${b64json(claims())}.`;
+    const r = await getClaims(h.auth, token);
+    assert.equal(r.ok, false, JSON.stringify(header));
+    assert.equal(!r.ok && r.error.category, "UNAUTHORIZED");
+  }
+  const numeric = `${b64json({ alg: 256 })}.${b64json(claims())}.c2ln`;
+  assert.equal((await getClaims(h.auth, numeric)).ok, false);
+  assert.equal(h.rec.requests.length, 0);
+});
+
+Deno.test("getClaims sends an HS256 token to the server: accepted only if getUser succeeds", async () => {
+  const secret = new TextEncoder().encode("super-secret-jwt-token-with-at-least-32-characters");
+  const token = await signHs256({ alg: "HS256", typ: "JWT" }, claims(), secret);
+  const ok = harness({ user: () => jsonResponse(USER) });
+  const r = await getClaims(ok.auth, token);
+  assert.ok(r.ok);
+  assert.equal(r.value.header.algorithm, "HS256");
+  assert.equal(ok.userCalls(), 1);
+  assert.equal(ok.jwksCalls(), 0);
+  assert.equal(ok.rec.only.headers.get("authorization"), `Bearer ${token}`);
+
+  const bad = harness({ user: () => jsonResponse({ msg: "bad jwt" }, { status: 401 }) });
+  const f = await getClaims(bad.auth, token);
+  assert.equal(!f.ok && f.error.category, "UNAUTHORIZED");
+  assert.equal(bad.userCalls(), 1);
+});
+
+Deno.test("an HS256 token forged with the public key is never accepted locally", async () => {
+  const key = await makeKey("k1");
+  const h = harness({
+    jwks: () => jwksBody(key.jwk),
+    user: () => jsonResponse({ msg: "invalid JWT" }, { status: 401 }),
+  });
+  const spki = new Uint8Array(await crypto.subtle.exportKey("spki", key.publicKey));
+  const secrets = [
+    new TextEncoder().encode(JSON.stringify(key.jwk)),
+    spki,
+    new TextEncoder().encode(key.jwk.x!),
+  ];
+  for (const secret of secrets) {
+    for (const kid of ["k1", undefined]) {
+      const token = await signHs256({ alg: "HS256", kid }, claims(), secret);
+      const r = await getClaims(h.auth, token);
+      assert.equal(r.ok, false);
+    }
+  }
+  // Every one of them went to the server.
+  assert.equal(h.userCalls(), secrets.length * 2);
+  // An ES256-labelled token carrying an HMAC signature fails locally too.
+  const hmacAsEs = await signHs256({ alg: "ES256", kid: "k1" }, claims(), spki);
+  assert.equal((await getClaims(h.auth, hmacAsEs)).ok, false);
+});
+
+Deno.test("getClaims falls back to the server for a missing kid, an unknown kid or no JWKS", async () => {
+  const key = await makeKey("k1");
+  const noKid = await signEs256({ alg: "ES256" }, claims(), key.privateKey);
+  const h = harness({ jwks: () => jwksBody(key.jwk), user: () => jsonResponse(USER) });
+  assert.ok((await getClaims(h.auth, noKid)).ok);
+  assert.equal(h.userCalls(), 1);
+  assert.equal(h.jwksCalls(), 0);
+
+  const stranger = await makeKey("k9");
+  const unknown = await signEs256({ alg: "ES256", kid: "k9" }, claims(), stranger.privateKey);
+  const u = harness({
+    jwks: () => jwksBody(key.jwk),
+    user: () => jsonResponse({ msg: "bad" }, { status: 403 }),
+  });
+  const ur = await getClaims(u.auth, unknown);
+  assert.equal(!ur.ok && ur.error.category, "FORBIDDEN");
+  assert.equal(u.jwksCalls(), 1);
+  assert.equal(u.userCalls(), 1);
+
+  const down = harness({
+    jwks: () => {
+      throw new TypeError("connection refused");
+    },
+    user: () => jsonResponse(USER),
+  });
+  const good = await signEs256({ alg: "ES256", kid: "k1" }, claims(), key.privateKey);
+  assert.ok((await getClaims(down.auth, good)).ok);
+  assert.equal(down.jwksCalls(), 1);
+  assert.equal(down.userCalls(), 1);
+
+  const garbage = harness({
+    jwks: () => new Response("<html>", { status: 200 }),
+    user: () => jsonResponse({ msg: "bad" }, { status: 401 }),
+  });
+  assert.equal((await getClaims(garbage.auth, good)).ok, false);
+  assert.equal(garbage.userCalls(), 1);
+});
+
+Deno.test("getClaims picks up a rotated key after the cooldown", async () => {
+  const clock = FakeTimers.install({ toFake: ["Date"], now: Date.now() });
+  try {
+    const k1 = await makeKey("k1");
+    const k2 = await makeKey("k2");
+    const h = harness({
+      jwks: (i) => (i === 0 ? jwksBody(k1.jwk) : jwksBody(k1.jwk, k2.jwk)),
+      user: () => jsonResponse({ msg: "bad" }, { status: 401 }),
+      options: { cooldownMs: 30_000 },
+    });
+    const t1 = await signEs256({ alg: "ES256", kid: "k1" }, claims(), k1.privateKey);
+    assert.ok((await getClaims(h.auth, t1)).ok);
+    clock.tick(31_000);
+    const t2 = await signEs256({ alg: "ES256", kid: "k2" }, claims(), k2.privateKey);
+    const r = await getClaims(h.auth, t2);
+    assert.ok(r.ok);
+    assert.equal(h.jwksCalls(), 2);
+    assert.equal(h.userCalls(), 0);
+  } finally {
+    clock.uninstall();
+  }
+});
+
+Deno.test("getClaims without WebCrypto falls back to the server", async () => {
+  const key = await makeKey("k1");
+  const token = await signEs256({ alg: "ES256", kid: "k1" }, claims(), key.privateKey);
+  const h = harness({ jwks: () => jwksBody(key.jwk), user: () => jsonResponse(USER) });
+  const original = Object.getOwnPropertyDescriptor(globalThis, "crypto")!;
+  Object.defineProperty(globalThis, "crypto", {
+    value: { getRandomValues: crypto.getRandomValues.bind(crypto) },
+    configurable: true,
+    writable: true,
+  });
+  try {
+    const r = await getClaims(h.auth, token);
+    assert.ok(r.ok);
+  } finally {
+    Object.defineProperty(globalThis, "crypto", original);
+  }
+  assert.equal(h.userCalls(), 1);
+  assert.equal(h.jwksCalls(), 0);
+});
+
+Deno.test("exp and nbf are checked with the leeway; an expired token makes no request", async () => {
+  const clock = FakeTimers.install({ toFake: ["Date"], now: 1_800_000_000_000 });
+  try {
+    const key = await makeKey("k1");
+    const h = harness({ jwks: () => jwksBody(key.jwk), user: () => jsonResponse(USER) });
+    const now = nowSeconds();
+    const sign = (extra: Record<string, unknown>) =>
+      signEs256({ alg: "ES256", kid: "k1" }, claims(extra), key.privateKey);
+
+    const expired = await sign({ exp: now - CLAIMS_LEEWAY_SECONDS - 1 });
+    const e = await getClaims(h.auth, expired);
+    assert.equal(!e.ok && e.error.code, "token_expired");
+    assert.equal(!e.ok && e.error.category, "UNAUTHORIZED");
+    // Also through the server path: still no request.
+    const hsExpired = await signHs256(
+      { alg: "HS256" },
+      claims({ exp: now - 3600 }),
+      new Uint8Array(32),
+    );
+    assert.equal((await getClaims(h.auth, hsExpired)).ok, false);
+    assert.equal((await getClaims(h.auth, expired, { verify: false })).ok, false);
+    assert.equal(h.rec.requests.length, 0);
+
+    assert.ok((await getClaims(h.auth, await sign({ exp: now - 10 }))).ok, "within leeway");
+    assert.ok((await getClaims(h.auth, expired, { allowExpired: true })).ok);
+
+    const early = await sign({ nbf: now + CLAIMS_LEEWAY_SECONDS + 5 });
+    const n = await getClaims(h.auth, early);
+    assert.equal(!n.ok && n.error.code, "token_not_yet_valid");
+    assert.equal((await getClaims(h.auth, early, { allowExpired: true })).ok, false);
+    assert.ok((await getClaims(h.auth, await sign({ nbf: now + 10 }))).ok, "nbf within leeway");
+
+    const noExp = await sign({ exp: undefined });
+    assert.equal((await getClaims(h.auth, noExp)).ok, false);
+    assert.ok((await getClaims(h.auth, noExp, { allowExpired: true })).ok);
+    assert.equal(
+      (await getClaims(h.auth, await sign({ exp: "soon" }), { allowExpired: true })).ok,
+      false,
+    );
+    assert.equal((await getClaims(h.auth, await sign({ nbf: "later" }))).ok, false);
+
+    // Time moves: a valid token expires.
+    const valid = await sign({ exp: now + 60 });
+    assert.ok((await getClaims(h.auth, valid)).ok);
+    clock.tick((60 + CLAIMS_LEEWAY_SECONDS + 1) * 1000);
+    const before = h.rec.requests.length;
+    assert.equal((await getClaims(h.auth, valid)).ok, false);
+    assert.equal(h.rec.requests.length, before);
+  } finally {
+    clock.uninstall();
+  }
+});
+
+Deno.test("issuer and audience are compared only when expected values are given", async () => {
+  const key = await makeKey("k1");
+  const h = harness({ jwks: () => jwksBody(key.jwk) });
+  const sign = (extra: Record<string, unknown>) =>
+    signEs256({ alg: "ES256", kid: "k1" }, claims(extra), key.privateKey);
+  const token = await sign({});
+  const iss = `${BASE_URL}/auth/v1`;
+  assert.ok((await getClaims(h.auth, token, { expectedIssuer: iss })).ok);
+  const wrongIss = await getClaims(h.auth, token, { expectedIssuer: "https://evil.example" });
+  assert.equal(!wrongIss.ok && wrongIss.error.code, "invalid_issuer");
+  const noIss = await sign({ iss: undefined });
+  assert.ok((await getClaims(h.auth, noIss)).ok);
+  assert.equal((await getClaims(h.auth, noIss, { expectedIssuer: iss })).ok, false);
+
+  assert.ok((await getClaims(h.auth, token, { expectedAudience: "authenticated" })).ok);
+  const wrongAud = await getClaims(h.auth, token, { expectedAudience: "anon" });
+  assert.equal(!wrongAud.ok && wrongAud.error.code, "invalid_audience");
+  const arr = await sign({ aud: ["a", "authenticated"] });
+  assert.ok((await getClaims(h.auth, arr, { expectedAudience: "authenticated" })).ok);
+  assert.equal((await getClaims(h.auth, arr, { expectedAudience: "b" })).ok, false);
+  const noAud = await sign({ aud: undefined });
+  assert.ok((await getClaims(h.auth, noAud)).ok);
+  assert.equal((await getClaims(h.auth, noAud, { expectedAudience: "authenticated" })).ok, false);
+  // Null means "not given".
+  assert.ok((await getClaims(h.auth, token, { expectedIssuer: null, expectedAudience: null })).ok);
+  // Mismatches need no request.
+  const fresh = harness({ jwks: () => jwksBody(key.jwk) });
+  assert.equal((await getClaims(fresh.auth, token, { expectedAudience: "x" })).ok, false);
+  assert.equal(fresh.rec.requests.length, 0);
+});
+
+Deno.test("a crit header parameter is honoured: unknown or malformed crit is rejected", async () => {
+  const key = await makeKey("k1");
+  const h = harness({ jwks: () => jwksBody(key.jwk), user: () => jsonResponse(USER) });
+  for (const crit of [["exp"], ["b64"], [], "exp", [1]]) {
+    const token = await signEs256(
+      { alg: "ES256", kid: "k1", crit, exp: 1, b64: true },
+      claims(),
+      key.privateKey,
+    );
+    const r = await getClaims(h.auth, token);
+    assert.equal(r.ok, false, JSON.stringify(crit));
+  }
+  const hs = await signHs256({ alg: "HS256", crit: ["x"], x: 1 }, claims(), new Uint8Array(32));
+  assert.equal((await getClaims(h.auth, hs)).ok, false);
+  assert.equal(h.userCalls(), 0);
+});
+
+Deno.test("malformed tokens fail with INVALID_ARGUMENT and no request", async () => {
+  const h = harness({ user: () => jsonResponse(USER) });
+  const body = b64json(claims());
+  const header = b64json({ alg: "ES256", kid: "k1" });
+  const cases = [
+    "",
+    "abc",
+    `${header}.${body}`,
+    `${header}.${body}.sig.extra`,
+    `${header}.${body}.a.b.c`,
+    `${header}.${body}+.sig`,
+    `${header}=.${body}.sig`,
+    `${header}.${body}.si/g`,
+    `${header}.x.sig`,
+    `${header}.${encodeBase64Url("not json")}.sig`,
+    `${header}.${encodeBase64Url("[1,2]")}.sig`,
+    `${header}.${encodeBase64Url("null")}.sig`,
+    `${encodeBase64Url("42")}.${body}.sig`,
+    `${header}.${encodeBase64Url(new Uint8Array([0x22, 0xff, 0xfe, 0x22]))}.sig`,
+    `${header}.${encodeBase64Url(JSON.stringify({ big: "a".repeat(40_000) }))}.sig`,
+    `.${body}.sig`,
+    `${header}..sig`,
+  ];
+  for (const token of cases) {
+    const r = await getClaims(h.auth, token);
+    assert.equal(r.ok, false, token.slice(0, 40));
+    assert.equal(!r.ok && r.error.category, "INVALID_ARGUMENT", token.slice(0, 40));
+  }
+  for (const bad of [null, undefined, 42, {}]) {
+    const r = await getClaims(h.auth, bad as unknown as string);
+    assert.equal(!r.ok && r.error.category, "INVALID_ARGUMENT");
+  }
+  assert.equal(h.rec.requests.length, 0);
+});
+
+Deno.test("verify: false decodes without any request but still checks the times", async () => {
+  const key = await makeKey("k1");
+  const h = harness({ jwks: () => jwksBody(key.jwk) });
+  const token = await signEs256({ alg: "ES256", kid: "k1" }, claims(), key.privateKey);
+  const [hd, pl] = token.split(".");
+  const unsigned = `${hd}.${pl}.AAAA`;
+  const r = await getClaims(h.auth, unsigned, { verify: false });
+  assert.ok(r.ok);
+  assert.equal(r.value.signature, "AAAA");
+  assert.equal(h.rec.requests.length, 0);
+  assert.equal((await getClaims(h.auth, unsigned)).ok, false);
+});
+
+Deno.test("getClaims honours the caller's signal", async () => {
+  const key = await makeKey("k1");
+  const token = await signEs256({ alg: "ES256", kid: "k1" }, claims(), key.privateKey);
+  const controller = new AbortController();
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  const h = harness({
+    jwks: async () => {
+      await gate;
+      return jwksBody(key.jwk);
+    },
+  });
+  const pending = getClaims(h.auth, token, { signal: controller.signal });
+  controller.abort();
+  const r = await pending;
+  assert.equal(!r.ok && r.error.category, "CANCELLED");
+  assert.equal(h.userCalls(), 0);
+  release();
+  // The shared fetch still completes for later callers.
+  assert.ok((await getClaims(h.auth, token)).ok);
+  assert.equal(h.jwksCalls(), 1);
+});

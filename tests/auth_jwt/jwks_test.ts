@@ -1,0 +1,436 @@
+import assert from "node:assert/strict";
+import FakeTimers from "@sinonjs/fake-timers";
+import { createBaseClient } from "../../core/client.ts";
+import {
+  createJwksResolver,
+  JWKS_DEFAULTS,
+  type JwksCacheEntry,
+  requestJwks,
+} from "../../auth/jwks.ts";
+import { jsonResponse } from "../support/recording_fetch.ts";
+import { API_KEY, BASE_URL, deferred, harness, jwksBody, makeKey, never } from "./_helpers.ts";
+
+Deno.test("the JWKS request: GET with the API key, manual redirect, path under /auth/v1", async () => {
+  const seen: { url: string; init: RequestInit }[] = [];
+  const fetchImpl = (input: RequestInfo | URL, init?: RequestInit) => {
+    seen.push({ url: String(input), init: init ?? {} });
+    return Promise.resolve(jsonResponse({ keys: [] }));
+  };
+  const client = createBaseClient(BASE_URL, API_KEY, {
+    fetch: fetchImpl as typeof fetch,
+    accessToken: "user-token",
+  });
+  const r = await requestJwks(client);
+  assert.ok(r.ok);
+  assert.equal(r.value, '{"keys":[]}');
+  assert.equal(seen.length, 1);
+  assert.equal(seen[0].url, `${BASE_URL}/auth/v1/.well-known/jwks.json`);
+  assert.equal(seen[0].init.method, "GET");
+  assert.equal(seen[0].init.redirect, "manual");
+  const headers = new Headers(seen[0].init.headers);
+  assert.equal(headers.get("apikey"), API_KEY);
+  assert.equal(headers.get("authorization"), `Bearer ${API_KEY}`);
+  assert.equal(createJwksResolver(client).url, `${BASE_URL}/auth/v1/.well-known/jwks.json`);
+});
+
+Deno.test("resolveSigningKey returns the key, or null when absent after one refetch", async () => {
+  const k1 = await makeKey("k1");
+  const h = harness({ jwks: () => jwksBody(k1.jwk), options: { cooldownMs: 0 } });
+  const r = await h.jwks.resolveSigningKey("k1");
+  assert.ok(r.ok);
+  assert.equal(r.value?.keyType, "EC");
+  assert.equal(r.value?.curve, "P-256");
+  assert.equal(r.value?.keyId, "k1");
+  assert.equal(r.value?.x, k1.jwk.x);
+  assert.equal(r.value?.use, "sig");
+  assert.equal(r.value?.algorithm, "ES256");
+  assert.equal(r.value?.modulus, null);
+  assert.equal(h.jwksCalls(), 1);
+  // A miss on a fresh set forces exactly one refetch.
+  const miss = await h.jwks.resolveSigningKey("nope");
+  assert.ok(miss.ok);
+  assert.equal(miss.value, null);
+  assert.equal(h.jwksCalls(), 2);
+  assert.throws(() => h.jwks.resolveSigningKey(""), TypeError);
+  assert.throws(() => h.jwks.resolveSigningKey(7 as unknown as string), TypeError);
+  assert.throws(() => h.jwks.verificationKey("  "), TypeError);
+});
+
+Deno.test("a failing JWKS fetch is a Failure: network, status, garbage, redirect, oversize", async () => {
+  const cases: [string, () => Response | Promise<Response>, string][] = [
+    ["network", () => Promise.reject(new TypeError("refused")), "NETWORK"],
+    ["500", () => jsonResponse({ msg: "boom" }, { status: 500 }), "SERVER"],
+    ["404", () => jsonResponse({ msg: "nope" }, { status: 404 }), "NOT_FOUND"],
+    ["203", () => jsonResponse({ keys: [] }, { status: 203 }), "DECODE"],
+    ["html", () => new Response("<html>hi</html>"), "DECODE"],
+    ["array", () => jsonResponse([{ kty: "EC" }]), "DECODE"],
+    ["no keys", () => jsonResponse({ key: [] }), "DECODE"],
+    ["keys object", () => jsonResponse({ keys: { a: 1 } }), "DECODE"],
+    ["null", () => new Response("null"), "DECODE"],
+    [
+      "redirect",
+      () => new Response(null, { status: 302, headers: { location: "https://evil.example/j" } }),
+      "UNKNOWN",
+    ],
+    [
+      "oversized",
+      () => jsonResponse({ keys: [], pad: "x".repeat(JWKS_DEFAULTS.maxBodyBytes) }),
+      "DECODE",
+    ],
+  ];
+  for (const [name, answer, category] of cases) {
+    const h = harness({ jwks: answer });
+    const r = await h.jwks.resolveSigningKey("k1");
+    assert.equal(r.ok, false, name);
+    assert.equal(!r.ok && r.error.category, category, name);
+    assert.equal(h.jwksCalls(), 1, `${name}: no retry, no redirect followed`);
+    assert.equal(h.rec.requests.length, 1, name);
+  }
+  // A custom cap.
+  const small = harness({
+    jwks: () => jwksBody({ kty: "EC", kid: "k1", crv: "P-256", x: "a", y: "b" }),
+    options: { maxBodyBytes: 16 },
+  });
+  assert.equal((await small.jwks.resolveSigningKey("k1")).ok, false);
+});
+
+Deno.test("the JWKS request times out", async () => {
+  const h = harness({ jwks: (_i, signal) => never(signal), options: { timeout: 40 } });
+  const r = await h.jwks.resolveSigningKey("k1");
+  assert.equal(!r.ok && r.error.category, "TIMEOUT");
+});
+
+Deno.test("100 concurrent callers on a slow JWKS share exactly one fetch", async () => {
+  const k1 = await makeKey("k1");
+  const gate = deferred<void>();
+  const h = harness({
+    jwks: async () => {
+      await gate.promise;
+      return jwksBody(k1.jwk);
+    },
+  });
+  const pending = Array.from(
+    { length: 100 },
+    (_, i) => i % 2 ? h.jwks.resolveSigningKey("k1") : h.jwks.verificationKey("k1"),
+  );
+  await new Promise((r) => setTimeout(r, 20));
+  gate.resolve();
+  const results = await Promise.all(pending);
+  assert.ok(results.every((r) => r.ok && r.value !== null));
+  assert.equal(h.jwksCalls(), 1);
+  // Imported once and cached.
+  const keys = new Set(results.filter((_, i) => i % 2 === 0).map((r) => r.ok && r.value));
+  assert.equal(keys.size, 1);
+  assert.ok(h.jwks.cachedVerificationKey("k1") instanceof CryptoKey);
+});
+
+Deno.test("a caller never hangs on a shared fetch that does not settle", async () => {
+  const k1 = await makeKey("k1");
+  const h = harness({
+    jwks: (i, signal) => (i === 0 ? never(signal) : jwksBody(k1.jwk)),
+    options: { inflightWaitMs: 30, timeout: 400 },
+  });
+  const first = h.jwks.resolveSigningKey("k1");
+  const started = Date.now();
+  const second = await h.jwks.resolveSigningKey("k1");
+  assert.ok(second.ok && second.value !== null);
+  assert.ok(Date.now() - started < 300, "bounded wait");
+  assert.equal(h.jwksCalls(), 2);
+  // Later callers are served from the cache the second fetch filled.
+  assert.ok((await h.jwks.resolveSigningKey("k1")).ok);
+  assert.equal(h.jwksCalls(), 2);
+  const f = await first;
+  assert.equal(!f.ok && f.error.category, "TIMEOUT");
+});
+
+Deno.test("many callers on a stuck shared fetch replace it once, not one fetch each", async () => {
+  const k1 = await makeKey("k1");
+  const h = harness({
+    jwks: (i, signal) => (i === 0 ? never(signal) : jwksBody(k1.jwk)),
+    options: { inflightWaitMs: 30, timeout: 300 },
+  });
+  const first = h.jwks.resolveSigningKey("k1");
+  const rest = await Promise.all(Array.from({ length: 20 }, () => h.jwks.resolveSigningKey("k1")));
+  assert.ok(rest.every((r) => r.ok && r.value !== null));
+  assert.equal(h.jwksCalls(), 2);
+  await first;
+});
+
+Deno.test("entries with private members are refused; only ES256 P-256 verify keys are imported", async () => {
+  const good = await makeKey("good", { key_ops: ["verify"] });
+  const bare = await makeKey("bare");
+  delete bare.jwk.use;
+  delete bare.jwk.alg;
+  const base = { ...good.jwk };
+  const variants: Record<string, unknown>[] = [
+    { ...base, kid: "private", d: "c2VjcmV0" },
+    { ...base, kid: "sym", kty: "oct", k: "c2VjcmV0" },
+    { ...base, kid: "enc", use: "enc" },
+    { ...base, kid: "es384", alg: "ES384" },
+    { ...base, kid: "rs", alg: "RS256" },
+    { ...base, kid: "sign-only", key_ops: ["sign"] },
+    { ...base, kid: "ops-string", key_ops: "verify" },
+    { ...base, kid: "p384", crv: "P-384" },
+    { ...base, kid: "okp", kty: "OKP", crv: "Ed25519" },
+    { kty: "RSA", kid: "rsa", n: "AQAB", e: "AQAB", alg: "RS256" },
+    { ...base, kid: "short-x", x: "AAAA" },
+    { ...base, kid: "padded-y", y: base.y + "=" },
+    { ...base, kid: "number-y", y: 5 },
+  ];
+  const h = harness({
+    jwks: () => jwksBody(good.jwk, bare.jwk, ...variants, null, 5, { no: "kty" }),
+    options: { cooldownMs: 60_000 },
+  });
+  const set = await h.jwks.keySet();
+  assert.ok(set.ok);
+  const kids = set.value.keys.map((k) => k.keyId);
+  assert.ok(!kids.includes("private") && !kids.includes("sym"), "private entries dropped");
+  assert.ok(kids.includes("rsa"));
+  assert.equal((await h.jwks.resolveSigningKey("private")).getOrThrow(), null);
+  const rsa = (await h.jwks.resolveSigningKey("rsa")).getOrThrow();
+  assert.equal(rsa?.modulus, "AQAB");
+  assert.equal(rsa?.exponent, "AQAB");
+  assert.ok((await h.jwks.verificationKey("good")).getOrThrow() instanceof CryptoKey);
+  assert.ok((await h.jwks.verificationKey("bare")).getOrThrow() instanceof CryptoKey);
+  for (const v of variants) {
+    const r = await h.jwks.verificationKey(v.kid as string);
+    assert.ok(r.ok);
+    assert.equal(r.value, null, v.kid as string);
+  }
+  assert.equal(h.jwksCalls(), 1);
+});
+
+Deno.test("cooldown: many unknown kids right after a fetch cause no refetch storm", async () => {
+  const clock = FakeTimers.install({ toFake: ["Date"], now: Date.now() });
+  try {
+    const k1 = await makeKey("k1");
+    const h = harness({
+      jwks: () => jwksBody(k1.jwk),
+      options: { cooldownMs: 10_000, negativeCacheMs: 60_000 },
+    });
+    assert.ok((await h.jwks.resolveSigningKey("k1")).ok);
+    const misses = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => h.jwks.resolveSigningKey(`random-${i}`)),
+    );
+    assert.ok(misses.every((r) => r.ok && r.value === null));
+    assert.equal(h.jwksCalls(), 1);
+    // After the cooldown, 50 new unknown kids at once share one refetch.
+    clock.tick(10_001);
+    await Promise.all(
+      Array.from({ length: 50 }, (_, i) => h.jwks.resolveSigningKey(`other-${i}`)),
+    );
+    assert.equal(h.jwksCalls(), 2);
+    // A miss answered from the cooldown is not negatively cached: once the
+    // cooldown has passed again, the same kid is looked for once more.
+    clock.tick(10_001);
+    await h.jwks.resolveSigningKey("random-0");
+    assert.equal(h.jwksCalls(), 3);
+    // ...whereas kids missing after their own refetch are remembered.
+    clock.tick(10_001);
+    await h.jwks.resolveSigningKey("other-0");
+    assert.equal(h.jwksCalls(), 3);
+  } finally {
+    clock.uninstall();
+  }
+});
+
+Deno.test("negative cache: a kid missing after a refetch is answered null for a while", async () => {
+  const clock = FakeTimers.install({ toFake: ["Date"], now: Date.now() });
+  try {
+    const k1 = await makeKey("k1");
+    const h = harness({
+      jwks: () => jwksBody(k1.jwk),
+      options: { cooldownMs: 1_000, negativeCacheMs: 60_000 },
+    });
+    assert.ok((await h.jwks.resolveSigningKey("k1")).ok);
+    clock.tick(2_000);
+    assert.equal((await h.jwks.resolveSigningKey("ghost")).getOrThrow(), null);
+    assert.equal(h.jwksCalls(), 2);
+    clock.tick(10_000); // past the cooldown, within the negative cache
+    assert.equal((await h.jwks.resolveSigningKey("ghost")).getOrThrow(), null);
+    assert.equal(h.jwksCalls(), 2);
+    clock.tick(60_000); // negative entry expired
+    assert.equal((await h.jwks.resolveSigningKey("ghost")).getOrThrow(), null);
+    assert.equal(h.jwksCalls(), 3);
+  } finally {
+    clock.uninstall();
+  }
+});
+
+Deno.test("the set expires after maxAgeMs so rotated keys are picked up and removed ones dropped", async () => {
+  const clock = FakeTimers.install({ toFake: ["Date"], now: Date.now() });
+  try {
+    const k1 = await makeKey("k1");
+    const k2 = await makeKey("k2");
+    const h = harness({ jwks: (i) => (i === 0 ? jwksBody(k1.jwk) : jwksBody(k2.jwk)) });
+    assert.ok((await h.jwks.verificationKey("k1")).getOrThrow());
+    clock.tick(JWKS_DEFAULTS.maxAgeMs - 1);
+    assert.ok(h.jwks.cachedVerificationKey("k1"));
+    assert.ok((await h.jwks.verificationKey("k1")).getOrThrow());
+    assert.equal(h.jwksCalls(), 1);
+    clock.tick(2);
+    assert.equal(h.jwks.cachedVerificationKey("k1"), null);
+    assert.equal((await h.jwks.verificationKey("k1")).getOrThrow(), null, "k1 was removed");
+    assert.equal(h.jwksCalls(), 2);
+    assert.ok((await h.jwks.verificationKey("k2")).getOrThrow());
+    assert.equal(h.jwksCalls(), 2);
+  } finally {
+    clock.uninstall();
+  }
+});
+
+Deno.test("while a refresh of a stale set is under way, other callers get the cached key", async () => {
+  const clock = FakeTimers.install({ toFake: ["Date"], now: Date.now() });
+  try {
+    const k1 = await makeKey("k1");
+    const gate = deferred<void>();
+    const h = harness({
+      jwks: async (i) => {
+        if (i > 0) await gate.promise;
+        return jwksBody(k1.jwk);
+      },
+    });
+    assert.ok((await h.jwks.resolveSigningKey("k1")).ok);
+    clock.tick(JWKS_DEFAULTS.maxAgeMs + 1);
+    const refreshing = h.jwks.resolveSigningKey("k1");
+    await new Promise((r) => setTimeout(r, 5));
+    assert.equal(h.jwksCalls(), 2);
+    const served = await h.jwks.resolveSigningKey("k1");
+    assert.ok(served.ok && served.value?.keyId === "k1");
+    gate.resolve();
+    assert.ok((await refreshing).ok);
+    assert.equal(h.jwksCalls(), 2);
+  } finally {
+    clock.uninstall();
+  }
+});
+
+Deno.test("a cancelled caller stops waiting; the fetch goes on for the others", async () => {
+  const k1 = await makeKey("k1");
+  const gate = deferred<void>();
+  const h = harness({
+    jwks: async () => {
+      await gate.promise;
+      return jwksBody(k1.jwk);
+    },
+  });
+  const controller = new AbortController();
+  const a = h.jwks.resolveSigningKey("k1", { signal: controller.signal });
+  const b = h.jwks.resolveSigningKey("k1");
+  controller.abort();
+  const ra = await a;
+  assert.equal(!ra.ok && ra.error.category, "CANCELLED");
+  gate.resolve();
+  assert.ok((await b).ok);
+  assert.equal(h.jwksCalls(), 1);
+  const aborted = new AbortController();
+  aborted.abort();
+  const fresh = harness({ jwks: () => jwksBody(k1.jwk) });
+  const rc = await fresh.jwks.resolveSigningKey("k1", { signal: aborted.signal });
+  assert.equal(!rc.ok && rc.error.category, "CANCELLED");
+  assert.equal(fresh.jwksCalls(), 0);
+});
+
+Deno.test("pluggable cache: sync or async, keyed by URL, survives a new resolver", async () => {
+  const k1 = await makeKey("k1");
+  for (const mode of ["sync", "async"] as const) {
+    const store = new Map<string, JwksCacheEntry>();
+    const cache = mode === "sync"
+      ? {
+        get: (k: string) => store.get(k),
+        set: (k: string, e: JwksCacheEntry) => void store.set(k, e),
+      }
+      : {
+        get: (k: string) => Promise.resolve(store.get(k)),
+        set: async (k: string, e: JwksCacheEntry) => {
+          await Promise.resolve();
+          store.set(k, e);
+        },
+      };
+    const a = harness({ jwks: () => jwksBody(k1.jwk), options: { cache } });
+    assert.ok((await a.jwks.verificationKey("k1")).getOrThrow());
+    assert.equal(a.jwksCalls(), 1);
+    const entry = store.get(`${BASE_URL}/auth/v1/.well-known/jwks.json`);
+    assert.ok(entry, mode);
+    assert.deepEqual(JSON.parse(entry.jwks).keys[0].kid, "k1");
+    assert.ok(Math.abs(entry.fetchedAt - Date.now()) < 5_000);
+
+    // A "cold start": a new resolver reads the stored set and does not fetch.
+    const b = harness({ jwks: () => jwksBody(), options: { cache } });
+    assert.ok((await b.jwks.verificationKey("k1")).getOrThrow(), mode);
+    assert.equal(b.jwksCalls(), 0, mode);
+
+    // Another project never sees this entry.
+    const other = harness({
+      jwks: () => jwksBody(),
+      options: { cache, cooldownMs: 0 },
+      baseUrl: "https://other.example",
+    });
+    assert.equal((await other.jwks.resolveSigningKey("k1")).getOrThrow(), null);
+    assert.equal(other.jwksCalls(), 1);
+  }
+});
+
+Deno.test("pluggable cache: stale, corrupt or failing entries lead to a fetch", async () => {
+  const k1 = await makeKey("k1");
+  const url = `${BASE_URL}/auth/v1/.well-known/jwks.json`;
+  const entries: unknown[] = [
+    {
+      jwks: JSON.stringify({ keys: [k1.jwk] }),
+      fetchedAt: Date.now() - JWKS_DEFAULTS.maxAgeMs - 1,
+    },
+    { jwks: "not json", fetchedAt: Date.now() },
+    { jwks: 5, fetchedAt: Date.now() },
+    { jwks: "{}", fetchedAt: "now" },
+    null,
+  ];
+  for (const entry of entries) {
+    const h = harness({
+      jwks: () => jwksBody(k1.jwk),
+      options: {
+        cache: { get: (k) => (k === url ? entry as JwksCacheEntry : null), set: () => {} },
+      },
+    });
+    assert.ok((await h.jwks.resolveSigningKey("k1")).getOrThrow());
+    assert.equal(h.jwksCalls(), 1, JSON.stringify(entry));
+  }
+  const throwing = harness({
+    jwks: () => jwksBody(k1.jwk),
+    options: {
+      cache: {
+        get: () => {
+          throw new Error("kv down");
+        },
+        set: () => Promise.reject(new Error("kv down")),
+      },
+    },
+  });
+  assert.ok((await throwing.jwks.resolveSigningKey("k1")).getOrThrow());
+  // A cache that never answers costs at most inflightWaitMs.
+  const hanging = harness({
+    jwks: () => jwksBody(k1.jwk),
+    options: {
+      inflightWaitMs: 20,
+      cache: { get: () => new Promise(() => {}), set: () => new Promise(() => {}) },
+    },
+  });
+  assert.ok((await hanging.jwks.resolveSigningKey("k1")).getOrThrow());
+});
+
+Deno.test("resolvers never share state across base URLs", async () => {
+  const k1 = await makeKey("k1");
+  const a = harness({ jwks: () => jwksBody(k1.jwk) });
+  const b = harness({ jwks: () => jwksBody(), baseUrl: "https://b.example" });
+  assert.ok((await a.jwks.resolveSigningKey("k1")).getOrThrow());
+  assert.equal((await b.jwks.resolveSigningKey("k1")).getOrThrow(), null);
+  assert.equal(b.rec.only.url.origin, "https://b.example");
+});
+
+Deno.test("resolver options are validated eagerly", () => {
+  const client = createBaseClient(BASE_URL, API_KEY);
+  for (const name of ["maxAgeMs", "cooldownMs", "negativeCacheMs", "inflightWaitMs", "timeout"]) {
+    assert.throws(() => createJwksResolver(client, { [name]: -1 }), RangeError, name);
+    assert.throws(() => createJwksResolver(client, { [name]: Number.NaN }), RangeError, name);
+  }
+  assert.equal(String(createJwksResolver(client)).includes(API_KEY), false);
+});
