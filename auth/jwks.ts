@@ -479,10 +479,8 @@ export class JwksResolver {
     if (state !== null && this.#age(state) < this.#maxAge) return;
     const now = Date.now();
     let load = this.#external;
-    if (load !== null && now - load.startedAt > this.#inflightWait) {
-      // A read that never answered is abandoned; try the store once more.
-      load = null;
-    }
+    // A read still unanswered after the wait bound means a stuck store: skip it.
+    if (load !== null && now - load.startedAt > this.#inflightWait) return;
     if (load === null) {
       const started: { startedAt: number; promise: Promise<void> } = {
         startedAt: now,

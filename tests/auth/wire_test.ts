@@ -1,0 +1,589 @@
+import assert from "node:assert/strict";
+import {
+  forgotPassword,
+  mfaChallengeAndVerify,
+  parseSessionTokensFromFragment,
+  parseSessionTokensFromUrl,
+  resendPhoneSignInOtp,
+  resendSignUpEmailOtp,
+  sendOtp,
+  sendPhoneOtp,
+  signIn,
+  signInPhone,
+  signOutGlobal,
+  signOutLocal,
+  signOutOthers,
+  signUp,
+  signUpPhone,
+  verifyEmailOtp,
+  verifyEmailOtpWithTokenHash,
+  verifyEmailSignUpOtp,
+  verifyPhoneOtp,
+  verifyPhoneSignInOtp,
+} from "../../auth/mod.ts";
+import { encodeBase64Url } from "../../core/encoding.ts";
+import { jsonResponse } from "../support/recording_fetch.ts";
+import { BASE, KEY, makeAuth, SESSION, TOKEN } from "./_helpers.ts";
+
+const A = `${BASE}/auth/v1`;
+const pkce = {
+  codeVerifier: "v".repeat(43),
+  codeChallenge: "challenge-123",
+  codeChallengeMethod: "S256",
+};
+
+Deno.test("sign-up: email and phone bodies, redirect_to, captcha, PKCE; blank identifiers fail without a request", async () => {
+  const { auth, rec } = makeAuth();
+  const s = await auth.signUpWithEmail("ada@example.com", "pw", {
+    data: { plan: "free" },
+    emailRedirectTo: "https://app.example/welcome",
+    captchaToken: "cap",
+    pkceParams: pkce,
+  });
+  assert.equal(s.getOrThrow().user.id, "u1");
+  assert.equal(rec.last.url.href, `${A}/signup?redirect_to=https%3A%2F%2Fapp.example%2Fwelcome`);
+  assert.deepEqual(rec.last.json(), {
+    email: "ada@example.com",
+    password: "pw",
+    data: { plan: "free" },
+    gotrue_meta_security: { captcha_token: "cap" },
+    code_challenge: "challenge-123",
+    code_challenge_method: "s256",
+  });
+  await auth.signUpWithPhone("+15550100", "pw", { channel: "whatsapp" });
+  assert.deepEqual(rec.last.json(), {
+    phone: "+15550100",
+    password: "pw",
+    data: {},
+    channel: "whatsapp",
+    gotrue_meta_security: {},
+  });
+  const n = rec.requests.length;
+  assert.equal((await auth.signUpWithEmail(" ", "pw")).errorOrNull()?.category, "INVALID_ARGUMENT");
+  assert.equal((await auth.signUpWithPhone("", "pw")).errorOrNull()?.category, "INVALID_ARGUMENT");
+  assert.equal(rec.requests.length, n);
+});
+
+Deno.test("sign-up with confirmation returns a session without tokens around the bare user", async () => {
+  const { auth } = makeAuth(() =>
+    jsonResponse({ id: "u9", email: "new@example.com", confirmation_sent_at: "now" })
+  );
+  const s = (await auth.signUpWithEmail("new@example.com", "pw")).getOrThrow();
+  assert.equal(s.accessToken, "");
+  assert.equal(s.user.id, "u9");
+});
+
+Deno.test("password, anonymous, id_token, web3, refresh and pkce grants", async () => {
+  const { auth, rec } = makeAuth();
+  await auth.signInWithEmail("ada@example.com", "pw");
+  assert.equal(rec.last.url.href, `${A}/token?grant_type=password`);
+  assert.deepEqual(rec.last.json(), {
+    email: "ada@example.com",
+    password: "pw",
+    gotrue_meta_security: {},
+  });
+  await auth.signInWithPhone("+1555", "pw", { captchaToken: "c" });
+  assert.deepEqual(rec.last.json(), {
+    phone: "+1555",
+    password: "pw",
+    gotrue_meta_security: { captcha_token: "c" },
+  });
+  await auth.signInAnonymously({ data: { a: 1 } });
+  assert.equal(rec.last.url.href, `${A}/signup`);
+  assert.deepEqual(rec.last.json(), { data: { a: 1 }, gotrue_meta_security: {} });
+  await auth.signInWithIdToken("apple", "idtok", {
+    nonce: "n",
+    accessToken: "at",
+    clientId: "cid",
+    issuer: "https://iss",
+  });
+  assert.equal(rec.last.url.href, `${A}/token?grant_type=id_token`);
+  assert.deepEqual(rec.last.json(), {
+    provider: "apple",
+    id_token: "idtok",
+    gotrue_meta_security: {},
+    access_token: "at",
+    nonce: "n",
+    client_id: "cid",
+    issuer: "https://iss",
+  });
+  await auth.signInWithWeb3("solana", "msg", "sig");
+  assert.equal(rec.last.url.href, `${A}/token?grant_type=web3`);
+  assert.deepEqual(rec.last.json(), {
+    chain: "solana",
+    message: "msg",
+    signature: "sig",
+    gotrue_meta_security: {},
+  });
+  await auth.refreshToken("r1");
+  assert.equal(rec.last.url.href, `${A}/token?grant_type=refresh_token`);
+  assert.deepEqual(rec.last.json(), { refresh_token: "r1" });
+  await auth.exchangeCodeForSession("code", "verifier");
+  assert.equal(rec.last.url.href, `${A}/token?grant_type=pkce`);
+  assert.deepEqual(rec.last.json(), { auth_code: "code", code_verifier: "verifier" });
+  assert.equal(rec.last.headers.get("authorization"), `Bearer ${KEY}`);
+  assert.equal((await auth.signInWithEmail("", "pw")).errorOrNull()?.category, "INVALID_ARGUMENT");
+  assert.equal((await auth.refreshToken(" ")).errorOrNull()?.category, "INVALID_ARGUMENT");
+  assert.equal(
+    (await auth.signInWithWeb3("bitcoin" as "solana", "m", "s")).errorOrNull()?.category,
+    "INVALID_ARGUMENT",
+  );
+});
+
+Deno.test("bad credentials are a Failure carrying GoTrue's error code", async () => {
+  const { auth } = makeAuth(() =>
+    jsonResponse(
+      { code: 400, error_code: "invalid_credentials", msg: "Invalid login credentials" },
+      { status: 400 },
+    )
+  );
+  const r = await auth.signInWithEmail("ada@example.com", "wrong");
+  assert.equal(r.errorOrNull()?.code, "invalid_credentials");
+  assert.equal(r.errorOrNull()?.message, "Invalid login credentials");
+});
+
+Deno.test("OTP: exactly one of email/phone; verify with email, phone or token hash; resend; recover", async () => {
+  const { auth, rec } = makeAuth(() => jsonResponse({}));
+  await auth.signInWithOtp({
+    email: "a@x.io",
+    createUser: false,
+    emailRedirectTo: "https://r",
+    data: { k: 1 },
+    pkceParams: pkce,
+  });
+  assert.equal(rec.last.url.href, `${A}/otp?redirect_to=https%3A%2F%2Fr`);
+  assert.deepEqual(rec.last.json(), {
+    email: "a@x.io",
+    data: { k: 1 },
+    code_challenge: "challenge-123",
+    code_challenge_method: "s256",
+    create_user: false,
+    gotrue_meta_security: {},
+  });
+  await auth.signInWithOtp({ phone: "+1", channel: "whatsapp" });
+  assert.deepEqual(rec.last.json(), {
+    phone: "+1",
+    data: {},
+    channel: "whatsapp",
+    gotrue_meta_security: {},
+  });
+  const n = rec.requests.length;
+  assert.equal((await auth.signInWithOtp({})).errorOrNull()?.category, "INVALID_ARGUMENT");
+  assert.equal(
+    (await auth.signInWithOtp({ email: "a", phone: "b" })).errorOrNull()?.category,
+    "INVALID_ARGUMENT",
+  );
+  assert.equal(rec.requests.length, n);
+  const v = (await auth.verifyOtp("123456", "email", { email: "a@x.io", redirectTo: "https://r" }))
+    .getOrThrow();
+  assert.deepEqual(v, { kind: "VerifiedNoSession" });
+  assert.equal(rec.last.url.href, `${A}/verify?redirect_to=https%3A%2F%2Fr`);
+  assert.deepEqual(rec.last.json(), {
+    email: "a@x.io",
+    token: "123456",
+    type: "email",
+    gotrue_meta_security: {},
+  });
+  await auth.verifyOtp("1", "sms", { phone: "+1" });
+  assert.deepEqual(rec.last.json(), {
+    phone: "+1",
+    token: "1",
+    type: "sms",
+    gotrue_meta_security: {},
+  });
+  await auth.verifyOtpWithTokenHash("hash", "magiclink");
+  assert.deepEqual(rec.last.json(), {
+    token_hash: "hash",
+    type: "magiclink",
+    gotrue_meta_security: {},
+  });
+  await auth.resendEmailOtp("signup", "a@x.io", { redirectTo: "https://r" });
+  assert.equal(rec.last.url.href, `${A}/resend?redirect_to=https%3A%2F%2Fr`);
+  assert.deepEqual(rec.last.json(), { email: "a@x.io", type: "signup", gotrue_meta_security: {} });
+  await auth.resendPhoneOtp("sms", "+1");
+  assert.deepEqual(rec.last.json(), { phone: "+1", type: "sms", gotrue_meta_security: {} });
+  await auth.resetPasswordForEmail("a@x.io", {
+    redirectTo: "https://r",
+    pkceParams: pkce,
+    captchaToken: "c",
+  });
+  assert.equal(rec.last.url.href, `${A}/recover?redirect_to=https%3A%2F%2Fr`);
+  assert.deepEqual(rec.last.json(), {
+    email: "a@x.io",
+    code_challenge: "challenge-123",
+    code_challenge_method: "s256",
+    gotrue_meta_security: { captcha_token: "c" },
+  });
+});
+
+Deno.test("verifyOtp returns Authenticated when the answer carries a session", async () => {
+  const { auth } = makeAuth();
+  const v = (await auth.verifyOtp("1", "email", { email: "a@x.io" })).getOrThrow();
+  assert.equal(v.kind, "Authenticated");
+  if (v.kind === "Authenticated") assert.equal(v.session.refreshToken, "refresh-abc");
+});
+
+Deno.test("user operations carry the explicit token: get, identities, update, reauthenticate, sign-out scopes", async () => {
+  const { auth, rec } = makeAuth(() =>
+    jsonResponse({
+      id: "u1",
+      identities: [{ id: "prov-1", identity_id: "pk-1", provider: "github", user_id: "u1" }],
+    })
+  );
+  const u = (await auth.getUser(TOKEN)).getOrThrow();
+  assert.equal(rec.last.url.href, `${A}/user`);
+  assert.equal(rec.last.headers.get("authorization"), `Bearer ${TOKEN}`);
+  assert.equal(u.identities?.[0].identityId, "pk-1");
+  assert.deepEqual((await auth.getUserIdentities(TOKEN)).getOrThrow().map((i) => i.id), ["prov-1"]);
+  await auth.updateUser(TOKEN, {
+    email: "b@x.io",
+    password: "p2",
+    currentPassword: "p1",
+    data: { a: 1 },
+    nonce: "n",
+    phone: null,
+  }, {
+    emailRedirectTo: "https://r",
+  });
+  assert.equal(rec.last.method, "PUT");
+  assert.equal(rec.last.url.href, `${A}/user?redirect_to=https%3A%2F%2Fr`);
+  assert.deepEqual(rec.last.json(), {
+    email: "b@x.io",
+    password: "p2",
+    current_password: "p1",
+    data: { a: 1 },
+    nonce: "n",
+  });
+  await auth.reauthenticate(TOKEN);
+  assert.equal(rec.last.url.href, `${A}/reauthenticate`);
+  assert.equal(rec.last.method, "GET");
+  await auth.signOut(TOKEN);
+  assert.equal(rec.last.url.href, `${A}/logout?scope=local`);
+  await signOutGlobal(auth, TOKEN);
+  assert.equal(rec.last.url.href, `${A}/logout?scope=global`);
+  await signOutOthers(auth, TOKEN);
+  assert.equal(rec.last.url.href, `${A}/logout?scope=others`);
+  await signOutLocal(auth, TOKEN);
+  assert.equal(rec.last.url.href, `${A}/logout?scope=local`);
+  assert.equal((await auth.getUser(" ")).errorOrNull()?.category, "INVALID_ARGUMENT");
+});
+
+Deno.test("identities: link by URL (skip_http_redirect), by id token (link_identity), unlink by id", async () => {
+  const { auth, rec } = makeAuth([
+    jsonResponse({ url: "https://github.com/login/oauth" }),
+    jsonResponse(SESSION),
+    jsonResponse({}),
+  ]);
+  const link = (await auth.linkIdentity(TOKEN, "github", {
+    redirectTo: "https://r",
+    scopes: ["repo", "user"],
+    queryParams: { x: "1" },
+  }))
+    .getOrThrow();
+  assert.deepEqual(link, { url: "https://github.com/login/oauth", provider: "github" });
+  assert.equal(
+    rec.last.url.href,
+    `${A}/user/identities/authorize?provider=github&redirect_to=https%3A%2F%2Fr&scopes=repo%20user&x=1&skip_http_redirect=true`,
+  );
+  assert.equal(rec.last.headers.get("authorization"), `Bearer ${TOKEN}`);
+  await auth.linkIdentityWithIdToken(TOKEN, "google", "idt", { nonce: "n" });
+  assert.deepEqual(rec.last.json(), {
+    provider: "google",
+    id_token: "idt",
+    gotrue_meta_security: {},
+    nonce: "n",
+    link_identity: true,
+  });
+  assert.equal(rec.last.headers.get("authorization"), `Bearer ${TOKEN}`);
+  await auth.unlinkIdentity(TOKEN, "pk-1");
+  assert.equal(rec.last.method, "DELETE");
+  assert.equal(rec.last.url.href, `${A}/user/identities/pk-1`);
+});
+
+Deno.test("SSO: domain or provider id (exactly one), skip_http_redirect, optional bearer", async () => {
+  const { auth, rec } = makeAuth(() => jsonResponse({ url: "https://idp.example/sso" }));
+  assert.equal(
+    (await auth.getSsoUrl({ domain: "corp.example", redirectTo: "https://r", pkceParams: pkce }))
+      .getOrThrow().url,
+    "https://idp.example/sso",
+  );
+  assert.deepEqual(rec.last.json(), {
+    domain: "corp.example",
+    redirect_to: "https://r",
+    code_challenge: "challenge-123",
+    code_challenge_method: "s256",
+    gotrue_meta_security: {},
+    skip_http_redirect: true,
+  });
+  assert.equal(rec.last.headers.get("authorization"), `Bearer ${KEY}`);
+  await auth.getSsoUrl({ providerId: "p-1", accessToken: TOKEN });
+  assert.equal((rec.last.json() as Record<string, unknown>).provider_id, "p-1");
+  assert.equal(rec.last.headers.get("authorization"), `Bearer ${TOKEN}`);
+  const n = rec.requests.length;
+  assert.equal((await auth.getSsoUrl({})).errorOrNull()?.category, "INVALID_ARGUMENT");
+  assert.equal(
+    (await auth.getSsoUrl({ domain: "a", providerId: "b" })).errorOrNull()?.category,
+    "INVALID_ARGUMENT",
+  );
+  assert.equal(rec.requests.length, n);
+});
+
+Deno.test("settings, health and JWKS need only the API key; settings decode tolerantly", async () => {
+  const { auth, rec } = makeAuth([
+    jsonResponse({
+      external: { google: true, github: false, weird: "x" },
+      disable_signup: false,
+      mailer_autoconfirm: true,
+      new_field: 1,
+    }),
+    jsonResponse({ name: "GoTrue", version: "v2" }),
+    new Response('{"keys":[]}'),
+  ]);
+  const s = (await auth.getSettings()).getOrThrow();
+  assert.deepEqual(s.external, { google: true, github: false });
+  assert.equal(s.mfaEnabled, null);
+  assert.equal(rec.last.headers.get("apikey"), KEY);
+  assert.deepEqual((await auth.getHealth()).getOrThrow(), {
+    name: "GoTrue",
+    version: "v2",
+    description: null,
+  });
+  assert.equal((await auth.getJwks()).getOrThrow(), '{"keys":[]}');
+  assert.equal(rec.last.url.href, `${A}/.well-known/jwks.json`);
+});
+
+Deno.test("MFA: enroll (TOTP secret masked), challenge, verify (AAL2 session), unenroll, list, assurance levels", async () => {
+  const aal = (level: string) =>
+    `e30.${encodeBase64Url(JSON.stringify({ aal: level, sub: "u1" }))}.sig`;
+  const { auth, rec } = makeAuth([
+    jsonResponse({
+      id: "f1",
+      type: "totp",
+      totp: {
+        qr_code: "data:svg",
+        secret: "SECRETSECRET",
+        uri: "otpauth://totp/x?secret=SECRETSECRET",
+      },
+    }),
+    jsonResponse({ id: "c1", type: "totp", expires_at: 1700 }),
+    jsonResponse({ ...SESSION, access_token: aal("aal2") }),
+    jsonResponse({ id: "f1" }),
+    jsonResponse({
+      id: "u1",
+      factors: [
+        { id: "f1", factor_type: "totp", status: "verified" },
+        { id: "f2", factor_type: "phone", status: "unverified" },
+        { id: "f3", factor_type: "quantum", status: "weird" },
+      ],
+    }),
+    jsonResponse({ id: "u1", factors: [{ id: "f1", factor_type: "totp", status: "verified" }] }),
+    jsonResponse({ id: "c2" }),
+    jsonResponse({ ...SESSION }),
+  ]);
+  const e = (await auth.mfaEnroll(TOKEN, "totp", { friendlyName: "phone", issuer: "acme" }))
+    .getOrThrow();
+  assert.deepEqual(rec.last.json(), {
+    factor_type: "totp",
+    friendly_name: "phone",
+    issuer: "acme",
+  });
+  assert.equal(e.totp?.secret, "SECRETSECRET");
+  assert.ok(!String(e.totp).includes("SECRETSECRET"));
+  assert.ok(!Deno.inspect(e.totp).includes("SECRETSECRET"));
+  await auth.mfaChallenge(TOKEN, "f1");
+  assert.equal(rec.last.url.href, `${A}/factors/f1/challenge`);
+  assert.deepEqual(rec.last.json(), {});
+  const v = (await auth.mfaVerify(TOKEN, "f1", "c1", "123456")).getOrThrow();
+  assert.deepEqual(rec.last.json(), { challenge_id: "c1", code: "123456" });
+  assert.equal(auth.mfaGetAuthenticatorAssuranceLevel(v.accessToken).getOrThrow(), "aal2");
+  assert.ok(!String(v).includes(v.accessToken));
+  assert.equal((await auth.mfaUnenroll(TOKEN, "f1")).getOrThrow().id, "f1");
+  assert.equal(rec.last.method, "DELETE");
+  const list = (await auth.mfaListFactors(TOKEN)).getOrThrow();
+  assert.equal(list.all.length, 3);
+  assert.deepEqual(list.totp.map((f) => f.id), ["f1"]);
+  assert.equal(list.phone.length, 0);
+  assert.equal(list.all[2].factorType, "unknown");
+  assert.equal(list.all[2].status, "unknown");
+  const levels = (await auth.mfaGetAuthenticatorAssuranceLevels(aal("aal1"))).getOrThrow();
+  assert.deepEqual(levels, { current: "aal1", next: "aal2" });
+  await mfaChallengeAndVerify(auth, "f1", "654321", TOKEN);
+  assert.deepEqual(rec.last.json(), { challenge_id: "c2", code: "654321" });
+  assert.equal(auth.mfaGetAuthenticatorAssuranceLevel("not-a-jwt").ok, false);
+  assert.equal((await auth.mfaEnroll(TOKEN, "phone")).errorOrNull()?.category, "INVALID_ARGUMENT");
+});
+
+Deno.test("passkeys on /passkeys routes", async () => {
+  const { auth, rec } = makeAuth([
+    jsonResponse({ challenge_id: "ch", options: { rp: { id: "x" } }, expires_at: 99 }),
+    jsonResponse({ id: "pk1", friendly_name: "laptop", created_at: "t" }),
+    jsonResponse({ challenge_id: "ch2", options: {}, expires_at: 100 }),
+    jsonResponse(SESSION),
+    jsonResponse([{ id: "pk1", friendly_name: "laptop", created_at: "t", last_used_at: "u" }]),
+    jsonResponse({ id: "pk1", friendly_name: "work", created_at: "t" }),
+    jsonResponse({}),
+  ]);
+  assert.equal((await auth.passkeyStartRegistration(TOKEN)).getOrThrow().challengeId, "ch");
+  assert.equal(rec.last.url.href, `${A}/passkeys/registration/options`);
+  assert.equal(
+    (await auth.passkeyVerifyRegistration(TOKEN, "ch", { id: "cred" })).getOrThrow().friendlyName,
+    "laptop",
+  );
+  assert.deepEqual(rec.last.json(), { challenge_id: "ch", credential: { id: "cred" } });
+  await auth.passkeyStartAuthentication({ captchaToken: "c" });
+  assert.deepEqual(rec.last.json(), { gotrue_meta_security: { captcha_token: "c" } });
+  assert.equal(rec.last.headers.get("authorization"), `Bearer ${KEY}`);
+  assert.equal(
+    (await auth.passkeyVerifyAuthentication("ch2", { id: "cred" })).getOrThrow().user.id,
+    "u1",
+  );
+  assert.equal(rec.last.url.href, `${A}/passkeys/authentication/verify`);
+  assert.equal((await auth.passkeyList(TOKEN)).getOrThrow()[0].lastUsedAt, "u");
+  assert.equal((await auth.passkeyUpdate(TOKEN, "pk1", "work")).getOrThrow().friendlyName, "work");
+  assert.equal(rec.last.method, "PATCH");
+  assert.deepEqual(rec.last.json(), { friendly_name: "work" });
+  await auth.passkeyDelete(TOKEN, "pk1");
+  assert.equal(rec.last.method, "DELETE");
+  assert.equal(rec.last.url.href, `${A}/passkeys/pk1`);
+});
+
+Deno.test("OAuth consent: details, approve, deny, grants, revoke", async () => {
+  const { auth, rec } = makeAuth([
+    jsonResponse({
+      authorization_id: "az",
+      redirect_uri: "https://c/cb",
+      client: { id: "c1", name: "App", uri: "https://c", logo_uri: "" },
+      user: { id: "u1", email: "a@x" },
+      scope: "openid",
+    }),
+    jsonResponse({ redirect_url: "https://c/cb?code=1" }),
+    jsonResponse({ redirect_url: "https://c/cb?error=access_denied" }),
+    jsonResponse([{ client: { id: "c1", name: "App" }, scopes: ["openid"], granted_at: "t" }]),
+    new Response(null, { status: 204 }),
+  ]);
+  const d = (await auth.oauthGetAuthorizationDetails(TOKEN, "az")).getOrThrow();
+  assert.equal(d.client?.name, "App");
+  assert.equal(rec.last.url.href, `${A}/oauth/authorizations/az`);
+  assert.equal(
+    (await auth.oauthApproveAuthorization(TOKEN, "az")).getOrThrow().redirectUrl,
+    "https://c/cb?code=1",
+  );
+  assert.deepEqual(rec.last.json(), { action: "approve" });
+  assert.equal(rec.last.url.href, `${A}/oauth/authorizations/az/consent`);
+  await auth.oauthDenyAuthorization(TOKEN, "az");
+  assert.deepEqual(rec.last.json(), { action: "deny" });
+  assert.deepEqual((await auth.oauthListGrants(TOKEN)).getOrThrow()[0].scopes, ["openid"]);
+  assert.equal(rec.last.url.href, `${A}/user/oauth/grants`);
+  assert.ok((await auth.oauthRevokeGrant(TOKEN, "c1")).ok);
+  assert.equal(rec.last.method, "DELETE");
+  assert.equal(rec.last.url.href, `${A}/user/oauth/grants?client_id=c1`);
+});
+
+Deno.test("OAuth URLs: provider, redirect, space-joined scopes, params, skip redirect, PKCE, invite token; no I/O", () => {
+  const { auth, rec } = makeAuth();
+  const url = auth.getOAuthSignInUrl("linkedin_oidc", {
+    redirectTo: "https://app/cb",
+    scopes: ["openid", "email"],
+    queryParams: { state: "s1", prompt: "consent" },
+    skipBrowserRedirect: true,
+    pkceParams: pkce,
+    inviteToken: "inv",
+  });
+  assert.equal(
+    url,
+    `${A}/authorize?provider=linkedin_oidc&redirect_to=https%3A%2F%2Fapp%2Fcb&scopes=openid%20email&code_challenge=challenge-123&code_challenge_method=s256&state=s1&prompt=consent&invite_token=inv&skip_http_redirect=true`,
+  );
+  assert.deepEqual(auth.signInWithOAuth("github"), {
+    url: `${A}/authorize?provider=github`,
+    provider: "github",
+  });
+  assert.throws(() => auth.getOAuthSignInUrl(""), TypeError);
+  assert.equal(rec.requests.length, 0);
+});
+
+Deno.test("fragment parsing: leading #, percent-decoding, missing fields and errors fail", () => {
+  const t = parseSessionTokensFromFragment(
+    "#access_token=a%2Eb&refresh_token=r%20x&expires_in=3600&token_type=bearer&extra=1",
+  ).getOrThrow();
+  assert.deepEqual({ ...t }, {
+    accessToken: "a.b",
+    refreshToken: "r x",
+    expiresIn: 3600,
+    tokenType: "bearer",
+  });
+  assert.ok(!String(t).includes("a.b"));
+  assert.equal(
+    parseSessionTokensFromFragment("access_token=a&expires_in=1&token_type=bearer").ok,
+    false,
+  );
+  assert.equal(
+    parseSessionTokensFromFragment("access_token=a&refresh_token=r&expires_in=x&token_type=b").ok,
+    false,
+  );
+  assert.equal(parseSessionTokensFromFragment("access_token=%E0%A4%A&refresh_token=r").ok, false);
+  assert.equal(
+    parseSessionTokensFromFragment("#error=access_denied&error_description=Denied").errorOrNull()
+      ?.message,
+    "Denied",
+  );
+  assert.ok(
+    parseSessionTokensFromUrl(
+      "https://a/cb?x=1#access_token=a&refresh_token=r&expires_in=1&token_type=bearer",
+    ).ok,
+  );
+  assert.equal(parseSessionTokensFromUrl("https://a/cb?access_token=a").ok, false);
+});
+
+Deno.test("decoding is tolerant; sessions mask tokens and users mask email in renderings", async () => {
+  const { auth } = makeAuth(() =>
+    jsonResponse({
+      ...SESSION,
+      unknown_key: { deep: 1 },
+      user: { id: "u1", email: "ada@example.com", brand_new: true },
+    })
+  );
+  const s = (await auth.signInWithEmail("ada@example.com", "pw")).getOrThrow();
+  assert.equal(s.user.phone, null);
+  assert.equal(s.providerToken, null);
+  assert.equal(s.tokenType, "bearer");
+  for (const text of [String(s), Deno.inspect(s, { depth: 5 })]) {
+    assert.ok(!text.includes(SESSION.access_token));
+    assert.ok(!text.includes("refresh-abc"));
+    assert.ok(!text.includes("ada@example.com"));
+  }
+  assert.equal(JSON.parse(JSON.stringify(s)).accessToken, SESSION.access_token);
+  const { auth: bad } = makeAuth(() => jsonResponse({ user: { id: "u" } }));
+  assert.equal((await bad.signInWithEmail("a@x", "pw")).errorOrNull()?.category, "DECODE");
+});
+
+Deno.test("convenience extensions wrap the right operations", async () => {
+  const { auth, rec } = makeAuth(() => jsonResponse({}));
+  await signUp(auth, "a@x", "p", { k: 1 });
+  assert.deepEqual((rec.last.json() as Record<string, unknown>).data, { k: 1 });
+  await signIn(auth, "a@x", "p");
+  assert.equal(rec.last.url.search, "?grant_type=password");
+  await signUpPhone(auth, "+1", "p");
+  assert.equal((rec.last.json() as Record<string, unknown>).phone, "+1");
+  await signInPhone(auth, "+1", "p");
+  assert.equal((rec.last.json() as Record<string, unknown>).phone, "+1");
+  await sendOtp(auth, "a@x");
+  assert.equal(rec.last.url.pathname, "/auth/v1/otp");
+  await sendPhoneOtp(auth, "+1", "whatsapp");
+  assert.equal((rec.last.json() as Record<string, unknown>).channel, "whatsapp");
+  await resendSignUpEmailOtp(auth, "a@x");
+  assert.equal((rec.last.json() as Record<string, unknown>).type, "email");
+  await resendPhoneSignInOtp(auth, "+1");
+  assert.equal((rec.last.json() as Record<string, unknown>).type, "sms");
+  await verifyEmailOtp(auth, "a@x", "1", "recovery");
+  assert.equal((rec.last.json() as Record<string, unknown>).type, "recovery");
+  await verifyPhoneOtp(auth, "+1", "1", "phone_change");
+  assert.equal((rec.last.json() as Record<string, unknown>).type, "phone_change");
+  await verifyEmailSignUpOtp(auth, "a@x", "1");
+  assert.equal((rec.last.json() as Record<string, unknown>).type, "email");
+  await verifyPhoneSignInOtp(auth, "+1", "1");
+  assert.equal((rec.last.json() as Record<string, unknown>).type, "sms");
+  await verifyEmailOtpWithTokenHash(auth, "h", "invite");
+  assert.equal((rec.last.json() as Record<string, unknown>).token_hash, "h");
+  await forgotPassword(auth, "a@x", "https://r");
+  assert.equal(rec.last.url.pathname, "/auth/v1/recover");
+});
