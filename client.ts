@@ -4,12 +4,13 @@
  * @module
  */
 
+import { type AuthClient, createAuthClient } from "./auth/client.ts";
 import { BaseClient, type ClientOptions } from "./core/client.ts";
 import { createDatabaseClient, type DatabaseClient } from "./database/client.ts";
 import { createStorageClient, type StorageClient } from "./storage/client.ts";
 
 /**
- * The fetchbase client. Area accessors (`client.storage`, `client.database`)
+ * The fetchbase client. Area accessors (`client.auth`, `client.storage`, `client.database`)
  * are lazy getters returning the same instance on every read; creating the
  * client does no I/O. Edge functions that want the smallest bundle import
  * `createBaseClient` from `./core` and only the area factories they use.
@@ -23,8 +24,14 @@ import { createStorageClient, type StorageClient } from "./storage/client.ts";
  * ```
  */
 export class Client extends BaseClient {
+  #auth?: AuthClient;
   #storage?: StorageClient;
   #database?: DatabaseClient;
+
+  /** The auth client over this client's transport. */
+  get auth(): AuthClient {
+    return this.#auth ??= createAuthClient(this);
+  }
 
   /** The storage client over this client's transport. */
   get storage(): StorageClient {

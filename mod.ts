@@ -16,6 +16,7 @@
  * @module
  */
 
+export * from "./auth/mod.ts";
 export * from "./client.ts";
 export * from "./core/mod.ts";
 export * from "./database/mod.ts";

@@ -172,7 +172,7 @@ export function getSsoUrl(client: BaseClient, o: SsoOptions): Promise<ServiceRes
     : { provider_id: o.providerId };
   if (o.redirectTo) body.redirect_to = o.redirectTo;
   Object.assign(body, pkceBody(o.pkceParams));
-  body.gotrue_meta_security = security(o.captchaToken);
+  if (o.captchaToken) body.gotrue_meta_security = security(o.captchaToken);
   body.skip_http_redirect = true;
   return gotrue(client, {
     method: "POST",

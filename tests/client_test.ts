@@ -1,11 +1,13 @@
 import assert from "node:assert/strict";
-import { createClient, DatabaseClient, StorageClient } from "../mod.ts";
+import { AuthClient, createClient, DatabaseClient, StorageClient } from "../mod.ts";
 import { recordingFetch } from "./support/recording_fetch.ts";
 
 Deno.test("client.storage and client.database are lazy, stable and share the client's transport and token", async () => {
   const rec = recordingFetch(() => new Response("[]"));
   const client = createClient("https://p.example/", "anon-key-123456", { fetch: rec.fetch });
   assert.equal(rec.requests.length, 0);
+  assert.ok(client.auth instanceof AuthClient);
+  assert.equal(client.auth, client.auth);
   assert.ok(client.storage instanceof StorageClient);
   assert.ok(client.database instanceof DatabaseClient);
   assert.equal(client.storage, client.storage);
@@ -17,5 +19,8 @@ Deno.test("client.storage and client.database are lazy, stable and share the cli
     "Bearer user-token-abcdef",
     "Bearer user-token-abcdef",
   ]);
-  assert.deepEqual(rec.requests.map((r) => r.url.pathname), ["/rest/v1/todos", "/storage/v1/bucket"]);
+  assert.deepEqual(rec.requests.map((r) => r.url.pathname), [
+    "/rest/v1/todos",
+    "/storage/v1/bucket",
+  ]);
 });

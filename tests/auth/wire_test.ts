@@ -312,7 +312,6 @@ Deno.test("SSO: domain or provider id (exactly one), skip_http_redirect, optiona
     redirect_to: "https://r",
     code_challenge: "challenge-123",
     code_challenge_method: "s256",
-    gotrue_meta_security: {},
     skip_http_redirect: true,
   });
   assert.equal(rec.last.headers.get("authorization"), `Bearer ${KEY}`);

@@ -417,6 +417,36 @@ Deno.test("pluggable cache: stale, corrupt or failing entries lead to a fetch", 
   assert.ok((await hanging.jwks.resolveSigningKey("k1")).getOrThrow());
 });
 
+Deno.test("a stuck cache store is skipped after one bounded wait", async () => {
+  const clock = FakeTimers.install({ toFake: ["Date"], now: Date.now() });
+  try {
+    const k1 = await makeKey("k1");
+    let reads = 0;
+    const h = harness({
+      jwks: () => jwksBody(k1.jwk),
+      options: {
+        inflightWaitMs: 20,
+        cache: {
+          get: () => {
+            reads++;
+            return new Promise(() => {});
+          },
+          set: () => {},
+        },
+      },
+    });
+    const started = performance.now();
+    assert.ok((await h.jwks.resolveSigningKey("k1")).getOrThrow());
+    clock.tick(JWKS_DEFAULTS.maxAgeMs + 1);
+    assert.ok((await h.jwks.resolveSigningKey("k1")).getOrThrow());
+    assert.equal(reads, 1);
+    assert.equal(h.jwksCalls(), 2);
+    assert.ok(performance.now() - started < 1_000);
+  } finally {
+    clock.uninstall();
+  }
+});
+
 Deno.test("resolvers never share state across base URLs", async () => {
   const k1 = await makeKey("k1");
   const a = harness({ jwks: () => jwksBody(k1.jwk) });

@@ -244,7 +244,9 @@ Deno.test("error bodies of each service give message and code", async () => {
     ['{"error":"Bucket not found"}', "Bucket not found", null],
   ];
   const storage404 = recordingFetch([
-    new Response('{"statusCode":"404","error":"not_found","message":"Object not found"}', { status: 400 }),
+    new Response('{"statusCode":"404","error":"not_found","message":"Object not found"}', {
+      status: 400,
+    }),
   ]);
   const s404 = (await client(storage404.fetch).request({ path: "/x" })).errorOrNull()!;
   assert.equal(s404.category, "NOT_FOUND");
