@@ -12,6 +12,12 @@ import { failure, type ServiceResult, success } from "../core/result.ts";
 import * as ops from "./_ops.ts";
 import { encodeObjectPath } from "./_path.ts";
 import { transformQuery, withQuery } from "./_urls.ts";
+import {
+  createResumableUpload,
+  type ResumableData,
+  type ResumableUpload,
+  type ResumableUploadOptions,
+} from "./tus.ts";
 import type {
   Bucket,
   FileObject,
@@ -210,6 +216,24 @@ export class StorageClient {
     options?: ops.UploadOptions,
   ): Promise<ServiceResult<string>> {
     return guard(ops.uploadToSignedUrl(this.client, bucket, path, token, data, options));
+  }
+
+  /**
+   * A resumable (TUS) upload handle; no I/O until `await()`.
+   *
+   * @param bucket The bucket id.
+   * @param path The object key.
+   * @param data Bytes, a Blob or a stream.
+   * @param options Content type, upsert, cache control, chunk size, saved URL, metadata.
+   * @returns The handle.
+   */
+  createResumableUpload(
+    bucket: string,
+    path: string,
+    data: ResumableData,
+    options?: ResumableUploadOptions,
+  ): ResumableUpload {
+    return createResumableUpload(this.client, bucket, path, data, options);
   }
 
   /**

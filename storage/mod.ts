@@ -20,3 +20,4 @@ export * from "../core/mod.ts";
 export * from "./client.ts";
 export * from "./extensions.ts";
 export * from "./models.ts";
+export * from "./tus.ts";
