@@ -1,0 +1,95 @@
+/**
+ * An edge function, shaped like one of the hosted backend's: it verifies the
+ * caller's JWT locally against the JWKS, reads and writes the caller's todos
+ * (the caller's token is forwarded, so row-level security applies), uploads
+ * a request body to storage as a stream and returns a signed URL.
+ *
+ * Copy this file; `main.ts` serves it with `Deno.serve`.
+ */
+
+import { Hono } from "hono";
+import { fetchbaseAuth, type FetchbaseVariables } from "../../hono/mod.ts";
+import { column } from "../../database/mod.ts";
+import type { ClientOptions } from "../../core/mod.ts";
+
+/** Configuration of the app. */
+export interface AppConfig {
+  /** Project URL. */
+  url: string;
+  /** Project anon key. */
+  apiKey: string;
+  /** Bucket for uploads. Default `uploads`. */
+  bucket?: string;
+  /** Client options (tests inject `fetch`). */
+  clientOptions?: ClientOptions;
+}
+
+const done = column<boolean>("done");
+const title = column<string>("title");
+const id = column<number>("id");
+
+/** Builds the Hono app. */
+export function createApp(config: AppConfig): Hono<{ Variables: FetchbaseVariables }> {
+  const bucket = config.bucket ?? "uploads";
+  const app = new Hono<{ Variables: FetchbaseVariables }>();
+  app.get("/health", (c) => c.json({ ok: true }));
+  app.use(
+    "/api/*",
+    fetchbaseAuth({ url: config.url, apiKey: config.apiKey, clientOptions: config.clientOptions }),
+  );
+
+  app.get("/api/me", (c) => {
+    const { claims } = c.get("claims");
+    return c.json({
+      id: claims.subject,
+      email: claims.email,
+      aal: claims.authenticatorAssuranceLevel,
+    });
+  });
+
+  app.get("/api/todos", async (c) => {
+    const search = c.req.query("q");
+    const db = c.get("fetchbase").database;
+    const page = await db.selectRange("todos", {
+      columns: "id,title,done",
+      block: (q) =>
+        q.where((w) => {
+          if (search) w.ilike(title, `%${search}%`);
+          if (c.req.query("open") === "true") w.eq(done, false);
+        }).orderBy(id).limit(50),
+    });
+    if (!page.ok) {
+      return c.json({ error: page.error.message }, page.error.status === 401 ? 401 : 502);
+    }
+    return c.json({ count: page.value.count, todos: JSON.parse(page.value.body) });
+  });
+
+  app.post("/api/todos", async (c) => {
+    const body = await c.req.json().catch(() => null) as { title?: unknown } | null;
+    if (!body || typeof body.title !== "string" || body.title.trim() === "") {
+      return c.json({ error: "title is required" }, 400);
+    }
+    const db = c.get("fetchbase").database;
+    const r = await db.insert("todos", JSON.stringify({ title: body.title, done: false }));
+    if (!r.ok) return c.json({ error: r.error.message }, r.error.status === 403 ? 403 : 502);
+    return c.json(JSON.parse(r.value)[0], 201);
+  });
+
+  app.put("/api/files/:name", async (c) => {
+    const name = c.req.param("name");
+    const user = c.get("claims").claims.subject!;
+    const storage = c.get("fetchbase").storage;
+    const path = `${user}/${name}`;
+    const body = c.req.raw.body ?? new Uint8Array(0);
+    const up = await storage.upload(bucket, path, body, {
+      contentType: c.req.header("content-type") ?? "application/octet-stream",
+      upsert: true,
+    });
+    if (!up.ok) return c.json({ error: up.error.message }, 502);
+    const url = await storage.createSignedUrl(bucket, path, 600);
+    if (!url.ok) return c.json({ error: url.error.message }, 502);
+    return c.json({ key: up.value, signedUrl: url.value }, 201);
+  });
+
+  return app;
+}

@@ -1,0 +1,184 @@
+import assert from "node:assert/strict";
+import { Hono } from "hono";
+import { fetchbaseAuth, type FetchbaseVariables } from "../../hono/mod.ts";
+import { createLocalBackend, signJwt } from "../../demo/local_backend/mod.ts";
+import { createApp } from "../../edge_examples/deno/app.ts";
+import { serve } from "../support/serve.ts";
+
+async function project() {
+  const backend = await createLocalBackend();
+  const server = await serve(backend.app.fetch);
+  let calls = 0;
+  const countingFetch: typeof fetch = (input, init) => {
+    calls++;
+    return fetch(input, init);
+  };
+  const signUp = async (email: string) => {
+    const r = await fetch(`${server.url}/auth/v1/signup`, {
+      method: "POST",
+      headers: { apikey: backend.apiKey, "content-type": "application/json" },
+      body: JSON.stringify({ email, password: "secret-pw" }),
+    });
+    return (await r.json()) as { access_token: string; user: { id: string } };
+  };
+  const mint = (claims: Record<string, unknown>) =>
+    signJwt(backend.key, {
+      sub: "u-minted",
+      aud: "authenticated",
+      role: "authenticated",
+      iat: Math.floor(Date.now() / 1000),
+      exp: Math.floor(Date.now() / 1000) + 600,
+      aal: "aal1",
+      ...claims,
+    });
+  return { backend, server, signUp, mint, countingFetch, calls: () => calls };
+}
+
+Deno.test("middleware: 401 JSON for missing, malformed, expired and forged tokens; claims and client on the context", async () => {
+  const p = await project();
+  try {
+    const app = new Hono<{ Variables: FetchbaseVariables }>();
+    app.use(
+      "*",
+      fetchbaseAuth({
+        url: p.server.url,
+        apiKey: p.backend.apiKey,
+        clientOptions: { fetch: p.countingFetch },
+      }),
+    );
+    app.get(
+      "/me",
+      (c) =>
+        c.json({
+          sub: c.get("claims").claims.subject,
+          token: c.get("fetchbase").accessToken !== null,
+        }),
+    );
+    const call = (auth?: string) =>
+      app.request("/me", { headers: auth ? { authorization: auth } : {} });
+
+    const missing = await call();
+    assert.equal(missing.status, 401);
+    assert.equal((await missing.json()).error, "missing_token");
+    assert.match(missing.headers.get("www-authenticate") ?? "", /Bearer/);
+    assert.equal((await call("Basic abc")).status, 401);
+    const malformed = await call("Bearer not.a.jwt");
+    assert.equal(malformed.status, 401);
+    assert.ok((await malformed.json()).message);
+
+    const session = await p.signUp("mw@example.test");
+    const ok = await call(`Bearer ${session.access_token}`);
+    assert.equal(ok.status, 200);
+    assert.deepEqual(await ok.json(), { sub: session.user.id, token: true });
+
+    const before = p.calls();
+    assert.equal((await call(`Bearer ${session.access_token}`)).status, 200);
+    assert.equal(p.calls(), before, "a valid ES256 token with a cached key makes no network call");
+
+    const forged = session.access_token.slice(0, -6) +
+      (session.access_token.endsWith("AAAAAA") ? "BBBBBB" : "AAAAAA");
+    assert.equal((await call(`Bearer ${forged}`)).status, 401);
+    const expired = await p.mint({ exp: Math.floor(Date.now() / 1000) - 3600 });
+    const exp = await call(`Bearer ${expired}`);
+    assert.equal(exp.status, 401);
+    assert.equal((await exp.json()).error, "token_expired");
+    const wrongAud = await p.mint({ aud: "someone-else" });
+    assert.equal((await call(`Bearer ${wrongAud}`)).status, 401);
+  } finally {
+    await p.server.close();
+  }
+});
+
+Deno.test("middleware: issuer and AAL2 options", async () => {
+  const p = await project();
+  try {
+    const app = new Hono<{ Variables: FetchbaseVariables }>();
+    app.use(
+      "*",
+      fetchbaseAuth({
+        url: p.server.url,
+        apiKey: p.backend.apiKey,
+        requireAal2: true,
+        issuer: "https://issuer.example",
+      }),
+    );
+    app.get("/admin", (c) => c.text("ok"));
+    const call = async (t: string) =>
+      (await app.request("/admin", { headers: { authorization: `Bearer ${t}` } })).status;
+    assert.equal(await call(await p.mint({ iss: "https://issuer.example", aal: "aal1" })), 403);
+    assert.equal(await call(await p.mint({ iss: "https://issuer.example", aal: "aal2" })), 200);
+    assert.equal(await call(await p.mint({ iss: "https://other.example", aal: "aal2" })), 401);
+  } finally {
+    await p.server.close();
+  }
+});
+
+Deno.test("Deno edge example: todos as the caller (row-level security), streamed upload, signed URL", async () => {
+  const p = await project();
+  try {
+    const app = createApp({ url: p.server.url, apiKey: p.backend.apiKey });
+    const alice = await p.signUp("alice@example.test");
+    const bob = await p.signUp("bob@example.test");
+    await fetch(`${p.server.url}/storage/v1/bucket`, {
+      method: "POST",
+      headers: {
+        apikey: p.backend.apiKey,
+        authorization: `Bearer ${alice.access_token}`,
+        "content-type": "application/json",
+      },
+      body: JSON.stringify({ id: "uploads", name: "uploads" }),
+    }).then((r) => r.body?.cancel());
+    const as = (t: string) => ({
+      authorization: `Bearer ${t}`,
+      "content-type": "application/json",
+    });
+
+    assert.equal((await app.request("/api/todos")).status, 401);
+    for (const title of ["buy milk", "write docs", "buy bread"]) {
+      const r = await app.request("/api/todos", {
+        method: "POST",
+        headers: as(alice.access_token),
+        body: JSON.stringify({ title }),
+      });
+      assert.equal(r.status, 201);
+    }
+    assert.equal(
+      (await app.request("/api/todos", {
+        method: "POST",
+        headers: as(bob.access_token),
+        body: "{}",
+      })).status,
+      400,
+    );
+    await app.request("/api/todos", {
+      method: "POST",
+      headers: as(bob.access_token),
+      body: JSON.stringify({ title: "bob's buy" }),
+    });
+
+    const list = await (await app.request("/api/todos?q=buy", { headers: as(alice.access_token) }))
+      .json();
+    assert.equal(list.count, 2);
+    assert.deepEqual(list.todos.map((t: { title: string }) => t.title), ["buy milk", "buy bread"]);
+    const bobs = await (await app.request("/api/todos", { headers: as(bob.access_token) })).json();
+    assert.deepEqual(bobs.todos.map((t: { title: string }) => t.title), ["bob's buy"]);
+
+    const payload = new Uint8Array(200_000).map((_, i) => i % 256);
+    const up = await app.request("/api/files/photo.bin", {
+      method: "PUT",
+      headers: {
+        authorization: `Bearer ${alice.access_token}`,
+        "content-type": "application/octet-stream",
+      },
+      body: new Blob([payload]).stream(),
+      duplex: "half",
+    } as RequestInit);
+    assert.equal(up.status, 201);
+    const { key, signedUrl } = await up.json();
+    assert.equal(key, `uploads/${alice.user.id}/photo.bin`);
+    const dl = await fetch(signedUrl);
+    assert.deepEqual(new Uint8Array(await dl.arrayBuffer()), payload);
+  } finally {
+    await p.server.close();
+  }
+});
