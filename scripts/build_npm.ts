@@ -1,0 +1,103 @@
+/**
+ * Builds the npm package into `npm/` from the same sources as JSR, with the
+ * TypeScript compiler from npm (`node_modules/typescript`). dnt, the usual
+ * tool for this, is published on JSR, which these machines cannot reach.
+ *
+ * Output: ESM JavaScript with `.d.ts` files and source maps; relative `.ts`
+ * specifiers rewritten to `.js`; `npm:` imports of `deno.json` turned into
+ * dependencies with their version ranges; a `package.json` named `fetchbase`
+ * whose `exports` mirror `deno.json`'s subpaths; `"sideEffects": false`;
+ * `engines`; README and LICENSE. Any type error fails the build.
+ *
+ * Run: `deno task build:npm` (writes `npm/`), or pass an output directory.
+ */
+
+import ts from "typescript";
+
+const root = new URL("..", import.meta.url).pathname;
+const outDir = Deno.args[0] ?? `${root}npm`;
+const config = JSON.parse(await Deno.readTextFile(`${root}deno.json`));
+const sourceDirs = ["core", "auth", "session", "storage", "database", "hono"];
+
+async function collect(): Promise<string[]> {
+  const files = [`${root}mod.ts`, `${root}client.ts`];
+  for (const dir of sourceDirs) {
+    for await (const entry of Deno.readDir(`${root}${dir}`)) {
+      if (entry.isFile && entry.name.endsWith(".ts") && !entry.name.endsWith("_test.ts")) {
+        files.push(`${root}${dir}/${entry.name}`);
+      }
+    }
+  }
+  return files.sort();
+}
+
+/** `npm:` imports of deno.json that library code actually imports, with their ranges. */
+async function dependencies(files: string[]): Promise<Record<string, string>> {
+  const sources = (await Promise.all(files.map((f) => Deno.readTextFile(f)))).join("\n");
+  const deps: Record<string, string> = {};
+  for (const [name, spec] of Object.entries(config.imports as Record<string, string>)) {
+    const m = /^npm:(@?[^@]+)@(.+)$/.exec(spec);
+    const imported = new RegExp(`from "${name}(/[^"]*)?";`).test(sources);
+    if (m && imported && name !== "hono") deps[m[1]] = m[2];
+  }
+  return deps;
+}
+
+await Deno.remove(outDir, { recursive: true }).catch(() => {});
+const files = await collect();
+const options: ts.CompilerOptions = {
+  target: ts.ScriptTarget.ES2022,
+  module: ts.ModuleKind.ES2022,
+  moduleResolution: ts.ModuleResolutionKind.Bundler,
+  lib: ["lib.es2022.d.ts", "lib.dom.d.ts", "lib.dom.iterable.d.ts", "lib.dom.asynciterable.d.ts"],
+  types: [],
+  strict: true,
+  declaration: true,
+  sourceMap: true,
+  declarationMap: true,
+  outDir: `${outDir}/esm`,
+  rootDir: root,
+  allowImportingTsExtensions: true,
+  rewriteRelativeImportExtensions: true,
+  skipLibCheck: true,
+  noEmitOnError: true,
+};
+const program = ts.createProgram(files, options);
+const emit = program.emit();
+const diagnostics = ts.getPreEmitDiagnostics(program).concat(emit.diagnostics);
+if (diagnostics.length > 0) {
+  console.error(ts.formatDiagnosticsWithColorAndContext(diagnostics, {
+    getCanonicalFileName: (f) => f,
+    getCurrentDirectory: () => root,
+    getNewLine: () => "\n",
+  }));
+  console.error(`build_npm: ${diagnostics.length} type error(s); nothing published`);
+  Deno.exit(1);
+}
+
+const exportsMap: Record<string, { types: string; import: string }> = {};
+for (const [sub, target] of Object.entries(config.exports as Record<string, string>)) {
+  const js = (target as string).replace(/^\.\//, "./esm/").replace(/\.ts$/, ".js");
+  exportsMap[sub] = { types: js.replace(/\.js$/, ".d.ts"), import: js };
+}
+const pkg = {
+  name: "fetchbase",
+  version: config.version,
+  description:
+    "Small, edge-safe client for a hosted backend's auth, storage and database, on Web Fetch, WebCrypto and Web Streams",
+  license: config.license,
+  type: "module",
+  sideEffects: false,
+  engines: { node: ">=18.17" },
+  exports: exportsMap,
+  main: exportsMap["."].import,
+  types: exportsMap["."].types,
+  files: ["esm", "README.md", "LICENSE"],
+  dependencies: await dependencies(files),
+  peerDependencies: { hono: "^4" },
+  peerDependenciesMeta: { hono: { optional: true } },
+};
+await Deno.writeTextFile(`${outDir}/package.json`, JSON.stringify(pkg, null, 2) + "\n");
+await Deno.copyFile(`${root}README.md`, `${outDir}/README.md`);
+await Deno.copyFile(`${root}LICENSE`, `${outDir}/LICENSE`);
+console.log(`build_npm: ${files.length} modules → ${outDir}`);

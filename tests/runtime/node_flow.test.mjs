@@ -1,0 +1,39 @@
+// Runs under `node --test` inside a temporary project where the npm build is installed by name.
+import test from "node:test";
+import assert from "node:assert/strict";
+import { createClient } from "fetchbase";
+import { generatePkceParams, getClaims } from "fetchbase/auth";
+import { column } from "fetchbase/database";
+
+const url = process.env.FETCHBASE_URL;
+const key = process.env.FETCHBASE_KEY;
+
+test("npm build on Node: sign up, local ES256 verification, streamed upload, filtered select", async () => {
+  const client = createClient(url, key);
+  const s = await client.auth.signUpWithEmail(`node-${Date.now()}@example.test`, "secret-pw");
+  assert.ok(s.ok, s.ok ? "" : s.error.message);
+  client.setAccessToken(s.value.accessToken);
+  const claims = await getClaims(client.auth, s.value.accessToken);
+  assert.ok(claims.ok);
+  assert.equal(claims.value.header.algorithm, "ES256");
+  const pkce = await generatePkceParams();
+  assert.match(pkce.codeVerifier, /^[A-Za-z0-9_-]{43,128}$/);
+
+  assert.ok((await client.storage.createBucket("node", "node")).ok);
+  const body = new Blob([new Uint8Array(50_000).fill(7)]).stream();
+  assert.ok((await client.storage.upload("node", "a/stream.bin", body)).ok);
+  const back = await client.storage.downloadBytes("node", "a/stream.bin");
+  assert.equal(back.value.length, 50_000);
+
+  await client.database.insert(
+    "todos",
+    JSON.stringify([{ title: "alpha" }, { title: "beta" }, { title: "alphabet" }]),
+  );
+  const r = await client.database.selectRange("todos", {
+    columns: "title",
+    block: (q) => q.where((w) => w.ilike(column("title"), "alpha%")).orderBy(column("title")),
+  });
+  assert.ok(r.ok);
+  assert.equal(r.value.count, 2);
+  assert.deepEqual(JSON.parse(r.value.body).map((x) => x.title), ["alpha", "alphabet"]);
+});

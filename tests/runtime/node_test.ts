@@ -1,0 +1,145 @@
+/**
+ * Node runtime: builds the npm package, installs it by name into a temporary
+ * project, and runs `node --test` flows and the Node edge example against the
+ * embedded local backend.
+ */
+import assert from "node:assert/strict";
+import { createLocalBackend } from "../../demo/local_backend/mod.ts";
+import { serve } from "../support/serve.ts";
+
+const root = new URL("../../", import.meta.url).pathname;
+
+async function run(
+  cmd: string,
+  args: string[],
+  opts: { cwd?: string; env?: Record<string, string> } = {},
+) {
+  const out = await new Deno.Command(cmd, {
+    args,
+    cwd: opts.cwd,
+    env: opts.env,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const text = new TextDecoder().decode(out.stdout) + new TextDecoder().decode(out.stderr);
+  return { code: out.code, text };
+}
+
+Deno.test("npm build installs by name and runs real flows on Node; the Node edge example serves requests", async () => {
+  const tmp = await Deno.makeTempDir({ prefix: "fetchbase-node-" });
+  const backend = await createLocalBackend();
+  const server = await serve(backend.app.fetch);
+  try {
+    const build = await run(Deno.execPath(), [
+      "run",
+      "-A",
+      `${root}scripts/build_npm.ts`,
+      `${tmp}/pkg`,
+    ]);
+    assert.equal(build.code, 0, build.text);
+    const pkg = JSON.parse(await Deno.readTextFile(`${tmp}/pkg/package.json`));
+    assert.equal(pkg.name, "fetchbase");
+    assert.equal(pkg.sideEffects, false);
+    assert.ok(pkg.exports["./auth"] && pkg.exports["./hono"]);
+    await Deno.mkdir(`${tmp}/app`);
+    await Deno.writeTextFile(
+      `${tmp}/app/package.json`,
+      JSON.stringify({ name: "app", private: true, type: "module" }),
+    );
+    const install = await run("npm", [
+      "install",
+      "--no-audit",
+      "--no-fund",
+      "--prefer-offline",
+      "--loglevel=error",
+      `${tmp}/pkg`,
+      `${root}node_modules/hono`,
+      `${root}node_modules/@hono/node-server`,
+    ], { cwd: `${tmp}/app` });
+    assert.equal(install.code, 0, install.text);
+    await Deno.copyFile(`${root}tests/runtime/node_flow.test.mjs`, `${tmp}/app/flow.test.mjs`);
+    const env = {
+      FETCHBASE_URL: server.url,
+      FETCHBASE_KEY: backend.apiKey,
+      PATH: Deno.env.get("PATH") ?? "",
+    };
+    const t = await run("node", ["--test", "flow.test.mjs"], { cwd: `${tmp}/app`, env });
+    assert.equal(t.code, 0, t.text);
+    assert.match(t.text, /# pass 1/);
+
+    await Deno.copyFile(`${root}edge_examples/node/server.mjs`, `${tmp}/app/server.mjs`);
+    const port = 20000 + Math.floor(Math.random() * 20000);
+    const child = new Deno.Command("node", {
+      args: ["server.mjs"],
+      cwd: `${tmp}/app`,
+      env: { ...env, PORT: String(port) },
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+    try {
+      const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+      let seen = "";
+      while (!seen.includes("listening")) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        seen += value;
+      }
+      reader.releaseLock();
+      const base = `http://127.0.0.1:${port}`;
+      assert.equal(
+        await fetch(`${base}/api/me`).then(async (r) => (await r.body?.cancel(), r.status)),
+        401,
+      );
+      const s = (await fetch(`${server.url}/auth/v1/signup`, {
+        method: "POST",
+        headers: { apikey: backend.apiKey, "content-type": "application/json" },
+        body: JSON.stringify({ email: "node-example@example.test", password: "secret-pw" }),
+      }).then((r) => r.json())) as { access_token: string; user: { id: string } };
+      const auth = {
+        authorization: `Bearer ${s.access_token}`,
+        "content-type": "application/json",
+      };
+      const me = await fetch(`${base}/api/me`, { headers: auth }).then((r) => r.json());
+      assert.equal(me.id, s.user.id);
+      const forged = await fetch(`${base}/api/me`, {
+        headers: { authorization: `Bearer ${s.access_token.slice(0, -4)}AAAA` },
+      });
+      assert.equal(forged.status, 401);
+      await forged.body?.cancel();
+      const created = await fetch(`${base}/api/todos`, {
+        method: "POST",
+        headers: auth,
+        body: JSON.stringify({ title: "from node" }),
+      });
+      assert.equal(created.status, 201);
+      await created.body?.cancel();
+      const list = await fetch(`${base}/api/todos?q=node`, { headers: auth }).then((r) => r.json());
+      assert.equal(list.count, 1);
+      await fetch(`${server.url}/storage/v1/bucket`, {
+        method: "POST",
+        headers: {
+          apikey: backend.apiKey,
+          authorization: `Bearer ${s.access_token}`,
+          "content-type": "application/json",
+        },
+        body: JSON.stringify({ id: "uploads", name: "uploads" }),
+      }).then((r) => r.body?.cancel());
+      const up = await fetch(`${base}/api/files/n.txt`, {
+        method: "PUT",
+        headers: { authorization: auth.authorization },
+        body: "hello node",
+      });
+      assert.equal(up.status, 201);
+      const { signedUrl } = await up.json();
+      assert.equal(await fetch(signedUrl).then((r) => r.text()), "hello node");
+    } finally {
+      child.kill("SIGTERM");
+      await child.status;
+      await child.stdout.cancel().catch(() => {});
+      await child.stderr.cancel().catch(() => {});
+    }
+  } finally {
+    await server.close();
+    await Deno.remove(tmp, { recursive: true });
+  }
+});
