@@ -1,0 +1,23 @@
+// Starts a bundled Worker in miniflare (the real workerd runtime) and prints its URL.
+// Usage: node run_miniflare.mjs <bundle.js> <FETCHBASE_URL> <FETCHBASE_KEY>
+import { Miniflare } from "miniflare";
+import { readFileSync } from "node:fs";
+
+const [script, url, key] = process.argv.slice(2);
+const mf = new Miniflare({
+  modules: true,
+  script: readFileSync(script, "utf8"),
+  compatibilityDate: "2026-08-01",
+  bindings: { FETCHBASE_URL: url, FETCHBASE_KEY: key },
+  host: "127.0.0.1",
+  port: 0,
+});
+const ready = await mf.ready;
+console.log(`READY ${ready.href}`);
+const stop = async () => {
+  await mf.dispose();
+  process.exit(0);
+};
+process.on("SIGTERM", stop);
+process.stdin.on("end", stop);
+process.stdin.resume();

@@ -1,0 +1,113 @@
+/**
+ * Cloudflare Workers: the edge example bundled with esbuild runs inside
+ * miniflare (the real workerd runtime) and performs local JWT verification,
+ * a streamed upload and a filtered select against the local backend.
+ */
+import assert from "node:assert/strict";
+import { createLocalBackend, signJwt } from "../../demo/local_backend/mod.ts";
+import { serve } from "../support/serve.ts";
+
+const root = new URL("../../", import.meta.url).pathname;
+
+Deno.test("the edge example runs in workerd: JWT verification, streamed upload, filtered select", async () => {
+  const tmp = await Deno.makeTempDir({ prefix: "fetchbase-worker-" });
+  const backend = await createLocalBackend();
+  const server = await serve(backend.app.fetch);
+  const bundle = await new Deno.Command(`${root}node_modules/.bin/esbuild`, {
+    args: [
+      `${root}edge_examples/cloudflare_worker/worker.ts`,
+      "--bundle",
+      "--format=esm",
+      "--platform=browser",
+      `--outfile=${tmp}/worker.js`,
+    ],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assert.equal(bundle.code, 0, new TextDecoder().decode(bundle.stderr));
+  const child = new Deno.Command("node", {
+    args: [
+      `${root}tests/runtime/workers/run_miniflare.mjs`,
+      `${tmp}/worker.js`,
+      server.url,
+      backend.apiKey,
+    ],
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  try {
+    const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+    let seen = "";
+    while (!seen.includes("READY")) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      seen += value;
+    }
+    reader.releaseLock();
+    const base = /READY (\S+)/.exec(seen)?.[1];
+    assert.ok(base, `miniflare did not start: ${seen}`);
+    const signUp = async (email: string) =>
+      (await fetch(`${server.url}/auth/v1/signup`, {
+        method: "POST",
+        headers: { apikey: backend.apiKey, "content-type": "application/json" },
+        body: JSON.stringify({ email, password: "secret-pw" }),
+      }).then((r) => r.json())) as { access_token: string; user: { id: string } };
+    const alice = await signUp("worker@example.test");
+    const auth = { authorization: `Bearer ${alice.access_token}` };
+
+    const me = await fetch(`${base}api/me`, { headers: auth });
+    assert.equal(me.status, 200);
+    assert.equal((await me.json()).id, alice.user.id);
+    const forged = await fetch(`${base}api/me`, {
+      headers: { authorization: `Bearer ${alice.access_token.slice(0, -4)}AAAA` },
+    });
+    assert.equal(forged.status, 401);
+    await forged.body?.cancel();
+    const expiredToken = await signJwt(backend.key, {
+      sub: "x",
+      aud: "authenticated",
+      exp: Math.floor(Date.now() / 1000) - 600,
+    });
+    const expired = await fetch(`${base}api/me`, {
+      headers: { authorization: `Bearer ${expiredToken}` },
+    });
+    assert.equal(expired.status, 401);
+    await expired.body?.cancel();
+
+    for (const title of ["ship worker", "test worker", "sleep"]) {
+      const r: Response = await fetch(`${base}api/todos`, {
+        method: "POST",
+        headers: { ...auth, "content-type": "application/json" },
+        body: JSON.stringify({ title }),
+      });
+      assert.equal(r.status, 201);
+      await r.body?.cancel();
+    }
+    const list = await fetch(`${base}api/todos?q=worker`, { headers: auth }).then((r) => r.json());
+    assert.equal(list.count, 2);
+
+    await fetch(`${server.url}/storage/v1/bucket`, {
+      method: "POST",
+      headers: { apikey: backend.apiKey, ...auth, "content-type": "application/json" },
+      body: JSON.stringify({ id: "uploads", name: "uploads" }),
+    }).then((r) => r.body?.cancel());
+    const payload = new Uint8Array(100_000).map((_, i) => i % 199);
+    const up = await fetch(`${base}api/files/w.bin`, {
+      method: "PUT",
+      headers: auth,
+      body: payload,
+    });
+    assert.equal(up.status, 201, await up.clone().text());
+    const { signedUrl } = (await up.json()) as { signedUrl: string };
+    const dl: Response = await fetch(signedUrl);
+    assert.deepEqual(new Uint8Array(await dl.arrayBuffer()), payload);
+  } finally {
+    await child.stdin.close();
+    await child.status;
+    await child.stdout.cancel().catch(() => {});
+    await child.stderr.cancel().catch(() => {});
+    await server.close();
+    await Deno.remove(tmp, { recursive: true });
+  }
+});
