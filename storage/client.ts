@@ -12,6 +12,8 @@ import { failure, type ServiceResult, success } from "../core/result.ts";
 import * as ops from "./_ops.ts";
 import { encodeObjectPath } from "./_path.ts";
 import { transformQuery, withQuery } from "./_urls.ts";
+import * as an from "./analytics.ts";
+import * as vec from "./vectors.ts";
 import {
   createResumableUpload,
   type ResumableData,
@@ -234,6 +236,282 @@ export class StorageClient {
     options?: ResumableUploadOptions,
   ): ResumableUpload {
     return createResumableUpload(this.client, bucket, path, data, options);
+  }
+
+  /**
+   * Creates an analytics (Iceberg) bucket.
+   *
+   * @param name The bucket name.
+   * @param options Cancellation.
+   * @returns The bucket.
+   */
+  createAnalyticsBucket(
+    name: string,
+    options?: an.CatalogCallOptions,
+  ): Promise<ServiceResult<an.AnalyticsBucket>> {
+    return an.createAnalyticsBucket(this.client, name, options);
+  }
+
+  /**
+   * Lists analytics buckets (same paging, sorting and search as `listBuckets`).
+   *
+   * @param options Paging, sorting, search.
+   * @returns The buckets.
+   */
+  listAnalyticsBuckets(
+    options?: an.ListAnalyticsBucketsOptions,
+  ): Promise<ServiceResult<an.AnalyticsBucket[]>> {
+    return an.listAnalyticsBuckets(this.client, options);
+  }
+
+  /**
+   * Deletes an analytics bucket.
+   *
+   * @param name The bucket name.
+   * @param options Cancellation.
+   * @returns Nothing.
+   */
+  deleteAnalyticsBucket(
+    name: string,
+    options?: an.CatalogCallOptions,
+  ): Promise<ServiceResult<void>> {
+    return an.deleteAnalyticsBucket(this.client, name, options);
+  }
+
+  /**
+   * The Iceberg REST catalog client of an analytics bucket (no I/O); throws
+   * `TypeError` for a blank name or characters outside letters, digits, `.`, `_`, `-`.
+   *
+   * @param bucketName The analytics bucket.
+   * @returns The catalog client.
+   */
+  analyticsCatalog(bucketName: string): an.AnalyticsCatalogClient {
+    return an.analyticsCatalog(this.client, bucketName);
+  }
+
+  /**
+   * Creates a vector bucket.
+   *
+   * @param vectorBucketName The name.
+   * @param options Cancellation.
+   * @returns Nothing.
+   */
+  createVectorBucket(
+    vectorBucketName: string,
+    options?: vec.VectorCallOptions,
+  ): Promise<ServiceResult<void>> {
+    return vec.createVectorBucket(this.client, vectorBucketName, options);
+  }
+
+  /**
+   * Reads a vector bucket; fails when missing.
+   *
+   * @param vectorBucketName The name.
+   * @param options Cancellation.
+   * @returns The bucket.
+   */
+  getVectorBucket(
+    vectorBucketName: string,
+    options?: vec.VectorCallOptions,
+  ): Promise<ServiceResult<vec.VectorBucket>> {
+    return vec.getVectorBucket(this.client, vectorBucketName, options);
+  }
+
+  /**
+   * Lists vector buckets.
+   *
+   * @param options Prefix, page size, token.
+   * @returns A page.
+   */
+  listVectorBuckets(
+    options?: vec.ListVectorBucketsOptions,
+  ): Promise<ServiceResult<vec.VectorBucketListResponse>> {
+    return vec.listVectorBuckets(this.client, options);
+  }
+
+  /**
+   * Deletes a vector bucket.
+   *
+   * @param vectorBucketName The name.
+   * @param options Cancellation.
+   * @returns Nothing.
+   */
+  deleteVectorBucket(
+    vectorBucketName: string,
+    options?: vec.VectorCallOptions,
+  ): Promise<ServiceResult<void>> {
+    return vec.deleteVectorBucket(this.client, vectorBucketName, options);
+  }
+
+  /**
+   * Creates a vector index.
+   *
+   * @param vectorBucketName The bucket.
+   * @param indexName The index.
+   * @param dataType The component type.
+   * @param dimension The vector length.
+   * @param distanceMetric The metric.
+   * @param options Metadata configuration.
+   * @returns Nothing.
+   */
+  createVectorIndex(
+    vectorBucketName: string,
+    indexName: string,
+    dataType: vec.VectorDataType,
+    dimension: number,
+    distanceMetric: vec.VectorDistanceMetric,
+    options?: vec.VectorCallOptions & {
+      metadataConfiguration?: vec.VectorMetadataConfiguration | null;
+    },
+  ): Promise<ServiceResult<void>> {
+    return vec.createVectorIndex(
+      this.client,
+      vectorBucketName,
+      indexName,
+      dataType,
+      dimension,
+      distanceMetric,
+      options,
+    );
+  }
+
+  /**
+   * Reads a vector index.
+   *
+   * @param vectorBucketName The bucket.
+   * @param indexName The index.
+   * @param options Cancellation.
+   * @returns The index.
+   */
+  getVectorIndex(
+    vectorBucketName: string,
+    indexName: string,
+    options?: vec.VectorCallOptions,
+  ): Promise<ServiceResult<vec.VectorIndex>> {
+    return vec.getVectorIndex(this.client, vectorBucketName, indexName, options);
+  }
+
+  /**
+   * Lists vector indexes.
+   *
+   * @param vectorBucketName The bucket.
+   * @param options Prefix, page size, token.
+   * @returns A page.
+   */
+  listVectorIndexes(
+    vectorBucketName: string,
+    options?: vec.ListVectorBucketsOptions,
+  ): Promise<ServiceResult<vec.VectorIndexListResponse>> {
+    return vec.listVectorIndexes(this.client, vectorBucketName, options);
+  }
+
+  /**
+   * Deletes a vector index.
+   *
+   * @param vectorBucketName The bucket.
+   * @param indexName The index.
+   * @param options Cancellation.
+   * @returns Nothing.
+   */
+  deleteVectorIndex(
+    vectorBucketName: string,
+    indexName: string,
+    options?: vec.VectorCallOptions,
+  ): Promise<ServiceResult<void>> {
+    return vec.deleteVectorIndex(this.client, vectorBucketName, indexName, options);
+  }
+
+  /**
+   * Inserts or overwrites 1 to 500 vectors (`RangeError` otherwise, before any
+   * request); with `dimension`, a vector of another length fails before sending.
+   *
+   * @param vectorBucketName The bucket.
+   * @param indexName The index.
+   * @param vectors The vectors.
+   * @param options The index dimension, when known.
+   * @returns Nothing.
+   */
+  putVectors(
+    vectorBucketName: string,
+    indexName: string,
+    vectors: readonly vec.VectorObject[],
+    options?: vec.VectorCallOptions & { dimension?: number | null },
+  ): Promise<ServiceResult<void>> {
+    return vec.putVectors(this.client, vectorBucketName, indexName, vectors, options);
+  }
+
+  /**
+   * Reads vectors by key.
+   *
+   * @param vectorBucketName The bucket.
+   * @param indexName The index.
+   * @param keys The keys.
+   * @param options Return data and metadata.
+   * @returns The vectors.
+   */
+  getVectors(
+    vectorBucketName: string,
+    indexName: string,
+    keys: readonly string[],
+    options?: vec.VectorCallOptions & {
+      returnData?: boolean | null;
+      returnMetadata?: boolean | null;
+    },
+  ): Promise<ServiceResult<vec.VectorMatch[]>> {
+    return vec.getVectors(this.client, vectorBucketName, indexName, keys, options);
+  }
+
+  /**
+   * Lists vectors, optionally one segment of a parallel scan (segmentCount
+   * 1..16, segmentIndex 0..segmentCount-1; `RangeError` otherwise).
+   *
+   * @param vectorBucketName The bucket.
+   * @param indexName The index.
+   * @param options Paging, segments, return flags.
+   * @returns A page.
+   */
+  listVectors(
+    vectorBucketName: string,
+    indexName: string,
+    options?: vec.ListVectorsOptions,
+  ): Promise<ServiceResult<vec.VectorListResponse>> {
+    return vec.listVectors(this.client, vectorBucketName, indexName, options);
+  }
+
+  /**
+   * Similarity search.
+   *
+   * @param vectorBucketName The bucket.
+   * @param indexName The index.
+   * @param queryVector The query vector.
+   * @param options topK, filter, return flags, dimension.
+   * @returns Ranked matches.
+   */
+  queryVectors(
+    vectorBucketName: string,
+    indexName: string,
+    queryVector: vec.VectorData,
+    options?: vec.QueryVectorsOptions,
+  ): Promise<ServiceResult<vec.VectorQueryResponse>> {
+    return vec.queryVectors(this.client, vectorBucketName, indexName, queryVector, options);
+  }
+
+  /**
+   * Deletes 1 to 500 vectors by key (`RangeError` otherwise, before any request).
+   *
+   * @param vectorBucketName The bucket.
+   * @param indexName The index.
+   * @param keys The keys.
+   * @param options Cancellation.
+   * @returns Nothing.
+   */
+  deleteVectors(
+    vectorBucketName: string,
+    indexName: string,
+    keys: readonly string[],
+    options?: vec.VectorCallOptions,
+  ): Promise<ServiceResult<void>> {
+    return vec.deleteVectors(this.client, vectorBucketName, indexName, keys, options);
   }
 
   /**

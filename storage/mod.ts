@@ -21,3 +21,42 @@ export * from "./client.ts";
 export * from "./extensions.ts";
 export * from "./models.ts";
 export * from "./tus.ts";
+export { AnalyticsCatalogClient, encodeNamespace } from "./analytics.ts";
+export type {
+  AnalyticsBucket,
+  CatalogCallOptions,
+  IcebergCatalogConfig,
+  IcebergCreateNamespaceRequest,
+  IcebergNamespaceListResponse,
+  IcebergNamespaceMetadata,
+  IcebergTableCommitRequest,
+  IcebergTableCreateRequest,
+  IcebergTableIdentifier,
+  IcebergTableListResponse,
+  IcebergTableMetadataResponse,
+  IcebergTableRegisterRequest,
+  IcebergUpdateNamespacePropertiesRequest,
+  IcebergUpdateNamespacePropertiesResponse,
+  ListAnalyticsBucketsOptions,
+} from "./analytics.ts";
+export { VectorDataType, VectorDistanceMetric } from "./vectors.ts";
+export type {
+  ListVectorBucketsOptions,
+  ListVectorsOptions,
+  QueryVectorsOptions,
+  VectorBucket,
+  VectorBucketListItem,
+  VectorBucketListResponse,
+  VectorBucketResponse,
+  VectorCallOptions,
+  VectorData,
+  VectorIndex,
+  VectorIndexListItem,
+  VectorIndexListResponse,
+  VectorIndexResponse,
+  VectorListResponse,
+  VectorMatch,
+  VectorMetadataConfiguration,
+  VectorObject,
+  VectorQueryResponse,
+} from "./vectors.ts";

@@ -1,3 +1,4 @@
+// @ts-nocheck -- runs under Node against the npm build, not type-checked by Deno
 // Node runner for the getClaims benchmark: bundles the fetchbase TypeScript
 // with esbuild (into the OS temp directory), then measures the same
 // candidates as bench/get_claims_bench.ts in interleaved rounds.

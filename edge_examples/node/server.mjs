@@ -1,3 +1,4 @@
+// @ts-nocheck -- runs under Node against the npm build, not type-checked by Deno
 // The edge example on Node, through the npm build (`npm install fetchbase hono @hono/node-server`).
 // FETCHBASE_URL=... FETCHBASE_KEY=... PORT=8787 node server.mjs
 import { serve } from "@hono/node-server";

@@ -1,3 +1,4 @@
+// @ts-nocheck -- runs under Node against the npm build, not type-checked by Deno
 // Runs under `node --test` inside a temporary project where the npm build is installed by name.
 import test from "node:test";
 import assert from "node:assert/strict";

@@ -1,3 +1,4 @@
+// @ts-nocheck -- runs under Node against the npm build, not type-checked by Deno
 // Starts a bundled Worker in miniflare (the real workerd runtime) and prints its URL.
 // Usage: node run_miniflare.mjs <bundle.js> <FETCHBASE_URL> <FETCHBASE_KEY>
 import { Miniflare } from "miniflare";

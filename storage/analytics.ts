@@ -1,0 +1,836 @@
+/**
+ * Analytics buckets and the Apache Iceberg REST catalog under
+ * `/storage/v1/iceberg`. Every catalog operation has a raw form returning the
+ * JSON as sent (unknown fields kept) and a `Typed` form.
+ *
+ * @module
+ */
+
+import type { BaseClient } from "../core/client.ts";
+import {
+  asArray,
+  asObject,
+  decodeResult,
+  type JsonObject,
+  optObject,
+  optString,
+  reqString,
+} from "../core/decode.ts";
+import { type ServiceResult, success } from "../core/result.ts";
+import type { QueryInit } from "../core/query.ts";
+import type { SortOrder } from "./models.ts";
+
+/** An analytics (Iceberg) bucket. */
+export interface AnalyticsBucket {
+  /** Name. */
+  name: string;
+  /** Type (`ANALYTICS`). */
+  type: string;
+  /** Table format (e.g. `iceberg`). */
+  format: string;
+  /** Creation time. */
+  createdAt: string | null;
+  /** Update time. */
+  updatedAt: string | null;
+}
+
+/** Cancellation. */
+export interface CatalogCallOptions {
+  /** Cancels the call. */
+  signal?: AbortSignal;
+}
+
+function decodeAnalyticsBucket(v: unknown): AnalyticsBucket {
+  const o = asObject(v, "analytics bucket");
+  return {
+    name: optString(o, "name") ?? reqString(o, "id"),
+    type: optString(o, "type") ?? "ANALYTICS",
+    format: optString(o, "format") ?? "iceberg",
+    createdAt: optString(o, "created_at"),
+    updatedAt: optString(o, "updated_at"),
+  };
+}
+
+export function createAnalyticsBucket(
+  client: BaseClient,
+  name: string,
+  o: CatalogCallOptions = {},
+): Promise<ServiceResult<AnalyticsBucket>> {
+  return client.request({
+    method: "POST",
+    area: "storage",
+    path: "/iceberg/bucket",
+    json: { name },
+    signal: o.signal,
+  })
+    .then((r) =>
+      decodeResult(
+        r,
+        (v) => (v.body && typeof v.body === "object" && "name" in v.body
+          ? decodeAnalyticsBucket(v.body)
+          : decodeAnalyticsBucket({ name })),
+      )
+    );
+}
+
+/** Options of {@linkcode listAnalyticsBuckets}: the same as `listBuckets`. */
+export interface ListAnalyticsBucketsOptions extends CatalogCallOptions {
+  /** Page size. */
+  limit?: number | null;
+  /** Rows to skip. */
+  offset?: number | null;
+  /** Sort column. */
+  sortColumn?: string | null;
+  /** Sort direction. */
+  sortOrder?: SortOrder | null;
+  /** Case-insensitive name filter. */
+  search?: string | null;
+}
+
+export function listAnalyticsBuckets(
+  client: BaseClient,
+  o: ListAnalyticsBucketsOptions = {},
+): Promise<ServiceResult<AnalyticsBucket[]>> {
+  return client.request({
+    area: "storage",
+    path: "/iceberg/bucket",
+    query: [
+      ["limit", o.limit?.toString()],
+      ["offset", o.offset?.toString()],
+      ["sortColumn", o.sortColumn],
+      ["sortOrder", o.sortOrder],
+      [
+        "search",
+        o.search || null,
+      ],
+    ],
+    signal: o.signal,
+  }).then((r) => decodeResult(r, (v) => asArray(v.body, "buckets").map(decodeAnalyticsBucket)));
+}
+
+export function deleteAnalyticsBucket(
+  client: BaseClient,
+  name: string,
+  o: CatalogCallOptions = {},
+): Promise<ServiceResult<void>> {
+  return client.request({
+    method: "DELETE",
+    area: "storage",
+    path: `/iceberg/bucket/${encodeURIComponent(name)}`,
+    json: {},
+    responseType: "none",
+    signal: o.signal,
+  }).then((r) => (r.ok ? r.map(() => undefined) : r));
+}
+
+// Iceberg models
+
+/** Catalog configuration; overrides win over defaults. */
+export interface IcebergCatalogConfig {
+  /** Defaults. */
+  defaults: Record<string, string>;
+  /** Overrides. */
+  overrides: Record<string, string>;
+}
+/** A page of namespaces. */
+export interface IcebergNamespaceListResponse {
+  /** Namespaces, each a list of levels. */
+  namespaces: string[][];
+  /** `next-page-token`. */
+  nextPageToken: string | null;
+  /** `nextPageToken` (camel case). */
+  nextPageTokenCamelCase: string | null;
+  /** Either casing, null if absent. */
+  readonly resolvedNextPageToken: string | null;
+}
+/** A namespace to create. */
+export interface IcebergCreateNamespaceRequest {
+  /** Levels. */
+  namespace: string[];
+  /** Properties. Default empty. */
+  properties?: Record<string, string>;
+}
+/** A namespace's metadata. */
+export interface IcebergNamespaceMetadata {
+  /** Levels. */
+  namespace: string[];
+  /** Properties. */
+  properties: Record<string, string>;
+}
+/** Property changes. */
+export interface IcebergUpdateNamespacePropertiesRequest {
+  /** Keys to remove. */
+  removals?: string[] | null;
+  /** Keys to set. */
+  updates?: Record<string, string> | null;
+}
+/** The outcome of property changes. */
+export interface IcebergUpdateNamespacePropertiesResponse {
+  /** Removed keys. */
+  removed: string[];
+  /** Updated keys. */
+  updated: string[];
+  /** Keys that were not present. */
+  missing: string[];
+}
+/** A table identifier. */
+export interface IcebergTableIdentifier {
+  /** Namespace levels. */
+  namespace: string[];
+  /** Table name. */
+  name: string;
+}
+/** A page of tables. */
+export interface IcebergTableListResponse {
+  /** Identifiers. */
+  identifiers: IcebergTableIdentifier[];
+  /** `next-page-token`. */
+  nextPageToken: string | null;
+  /** `nextPageToken` (camel case). */
+  nextPageTokenCamelCase: string | null;
+  /** Either casing, null if absent. */
+  readonly resolvedNextPageToken: string | null;
+}
+/** A table to create. */
+export interface IcebergTableCreateRequest {
+  /** Name. */
+  name: string;
+  /** Iceberg schema. */
+  schema: JsonObject;
+  /** Location. */
+  location?: string | null;
+  /** Partition spec. */
+  partitionSpec?: JsonObject | null;
+  /** Write order. */
+  writeOrder?: JsonObject | null;
+  /** Properties. Default empty. */
+  properties?: Record<string, string>;
+}
+/** A commit: requirements and updates applied atomically. */
+export interface IcebergTableCommitRequest {
+  /** Requirements. */
+  requirements?: JsonObject[];
+  /** Updates. */
+  updates?: JsonObject[];
+}
+/** A table to register from existing metadata. */
+export interface IcebergTableRegisterRequest {
+  /** Name. */
+  name: string;
+  /** `metadata-location`. */
+  metadataLocation: string;
+}
+/** Table metadata as the catalog returns it. */
+export interface IcebergTableMetadataResponse {
+  /** Name, when sent. */
+  name: string | null;
+  /** The table metadata. */
+  metadata: JsonObject | null;
+  /** Table config. */
+  config: Record<string, string>;
+  /** `metadata-location`. */
+  metadataLocation: string | null;
+}
+
+const strMap = (v: unknown): Record<string, string> =>
+  v && typeof v === "object" && !Array.isArray(v)
+    ? Object.fromEntries(
+      Object.entries(v as Record<string, unknown>).map(([k, x]) => [k, String(x)]),
+    )
+    : {};
+const strList = (v: unknown): string[] => (Array.isArray(v) ? v.map(String) : []);
+function pageTokens<T extends object>(o: Record<string, unknown>, rest: T) {
+  const snake = optString(o, "next-page-token");
+  const camel = optString(o, "nextPageToken");
+  return {
+    ...rest,
+    nextPageToken: snake,
+    nextPageTokenCamelCase: camel,
+    resolvedNextPageToken: snake ?? camel,
+  };
+}
+const decodeTableMeta = (v: unknown): IcebergTableMetadataResponse => {
+  const o = asObject(v, "table");
+  return {
+    name: optString(o, "name"),
+    metadata: optObject(o, "metadata"),
+    config: strMap(o.config),
+    metadataLocation: optString(o, "metadata-location"),
+  };
+};
+
+/** Encodes a multi-level namespace as the protocol requires (levels joined by U+001F). */
+export function encodeNamespace(namespace: readonly string[]): string {
+  if (
+    !Array.isArray(namespace) || namespace.length === 0 ||
+    namespace.some((l) => typeof l !== "string" || l === "")
+  ) {
+    throw new TypeError(
+      "Cannot use the namespace as it must be a non-empty list of non-empty levels",
+    );
+  }
+  return encodeURIComponent(namespace.join("\u001f"));
+}
+
+/**
+ * An Iceberg REST catalog client for one analytics bucket (warehouse). The
+ * route prefix comes from `GET /v1/config` (overrides, then defaults), read
+ * once and cached; without one, the bucket name is the prefix.
+ *
+ * @example Namespaces and tables
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { createStorageClient } from "@fetchbase/fetchbase/storage";
+ *
+ * const storage = createStorageClient(createBaseClient("https://p.example", "service-key"));
+ * const catalog = storage.analyticsCatalog("lake");
+ * await catalog.createNamespaceTyped({ namespace: ["sales", "eu"] });
+ * const tables = await catalog.listTablesTyped(["sales", "eu"]);
+ * ```
+ */
+export class AnalyticsCatalogClient {
+  readonly #client: BaseClient;
+  /** The bucket (warehouse) name. */
+  readonly bucketName: string;
+  #prefix: Promise<ServiceResult<string>> | null = null;
+
+  /**
+   * Builds the client; prefer `analyticsCatalog`.
+   *
+   * @param client The base client.
+   * @param bucketName The analytics bucket.
+   */
+  constructor(client: BaseClient, bucketName: string) {
+    this.#client = client;
+    this.bucketName = bucketName;
+  }
+
+  #request(
+    method: string,
+    path: string,
+    o: CatalogCallOptions & { query?: QueryInit; json?: unknown } = {},
+  ): Promise<ServiceResult<JsonObject>> {
+    return this.#client.request({
+      method,
+      area: "storage",
+      path: `/iceberg${path}`,
+      query: o.query,
+      json: o.json,
+      signal: o.signal,
+    })
+      .then((r) =>
+        decodeResult(
+          r,
+          (v) => (v.body === null ? {} : asObject(v.body, "catalog answer") as JsonObject),
+        )
+      );
+  }
+
+  async #route(path: string, o: CatalogCallOptions): Promise<ServiceResult<string>> {
+    this.#prefix ??= this.getConfigTyped(o).then((r) => {
+      if (!r.ok) this.#prefix = null;
+      return r.ok
+        ? success(r.value.overrides.prefix ?? r.value.defaults.prefix ?? this.bucketName)
+        : r;
+    });
+    const p = await this.#prefix;
+    return p.ok ? success(`/v1/${encodeURIComponent(p.value)}${path}`) : p;
+  }
+
+  async #at(
+    method: string,
+    path: string,
+    o: CatalogCallOptions & { query?: QueryInit; json?: unknown } = {},
+  ): Promise<ServiceResult<JsonObject>> {
+    const route = await this.#route(path, o);
+    if (!route.ok) return route;
+    return this.#request(method, route.value, o);
+  }
+
+  /**
+   * `GET /v1/config?warehouse=<bucket>`.
+   *
+   * @param options Cancellation.
+   * @returns The raw JSON.
+   */
+  getConfig(options: CatalogCallOptions = {}): Promise<ServiceResult<JsonObject>> {
+    return this.#request("GET", "/v1/config", {
+      ...options,
+      query: [["warehouse", this.bucketName]],
+    });
+  }
+
+  /**
+   * The typed config.
+   *
+   * @param options Cancellation.
+   * @returns Defaults and overrides.
+   */
+  async getConfigTyped(
+    options: CatalogCallOptions = {},
+  ): Promise<ServiceResult<IcebergCatalogConfig>> {
+    return decodeResult(
+      await this.getConfig(options),
+      (o) => ({ defaults: strMap(o.defaults), overrides: strMap(o.overrides) }),
+    );
+  }
+
+  /**
+   * Lists namespaces (direct children of `parent`, or the root).
+   *
+   * @param options Parent, page token and size.
+   * @returns The raw JSON.
+   */
+  listNamespaces(
+    options: CatalogCallOptions & {
+      parent?: string[] | null;
+      pageToken?: string | null;
+      pageSize?: number | null;
+    } = {},
+  ): Promise<ServiceResult<JsonObject>> {
+    const query: Array<[string, string | null | undefined]> = [
+      ["parent", options.parent ? decodeURIComponent(encodeNamespace(options.parent)) : null],
+      ["pageToken", options.pageToken],
+      ["pageSize", options.pageSize?.toString()],
+    ];
+    return this.#at("GET", "/namespaces", { ...options, query });
+  }
+
+  /**
+   * The typed namespace list.
+   *
+   * @param options Parent, page token and size.
+   * @returns The page.
+   */
+  async listNamespacesTyped(
+    options: CatalogCallOptions & {
+      parent?: string[] | null;
+      pageToken?: string | null;
+      pageSize?: number | null;
+    } = {},
+  ): Promise<ServiceResult<IcebergNamespaceListResponse>> {
+    return decodeResult(
+      await this.listNamespaces(options),
+      (o) => pageTokens(o, { namespaces: asArray(o.namespaces ?? [], "namespaces").map(strList) }),
+    );
+  }
+
+  /**
+   * Creates a namespace; empty properties are omitted from the body.
+   *
+   * @param namespace The levels.
+   * @param options Properties.
+   * @returns The raw JSON.
+   */
+  createNamespace(
+    namespace: string[],
+    options: CatalogCallOptions & { properties?: Record<string, string> } = {},
+  ): Promise<ServiceResult<JsonObject>> {
+    encodeNamespace(namespace);
+    const props = options.properties ?? {};
+    return this.#at("POST", "/namespaces", {
+      ...options,
+      json: Object.keys(props).length > 0 ? { namespace, properties: props } : { namespace },
+    });
+  }
+
+  /**
+   * Creates a namespace from a typed request.
+   *
+   * @param request The namespace and properties.
+   * @param options Cancellation.
+   * @returns The namespace metadata.
+   */
+  async createNamespaceTyped(
+    request: IcebergCreateNamespaceRequest,
+    options: CatalogCallOptions = {},
+  ): Promise<ServiceResult<IcebergNamespaceMetadata>> {
+    return decodeResult(
+      await this.createNamespace(request.namespace, { ...options, properties: request.properties }),
+      (o) => ({
+        namespace: strList(o.namespace ?? request.namespace),
+        properties: strMap(o.properties),
+      }),
+    );
+  }
+
+  /**
+   * Deletes a namespace; fails when missing or still holding tables.
+   *
+   * @param namespace The levels.
+   * @param options Cancellation.
+   * @returns Nothing.
+   */
+  async deleteNamespace(
+    namespace: string[],
+    options: CatalogCallOptions = {},
+  ): Promise<ServiceResult<void>> {
+    const r = await this.#at("DELETE", `/namespaces/${encodeNamespace(namespace)}`, options);
+    return r.ok ? r.map(() => undefined) : r;
+  }
+
+  /**
+   * Reads a namespace's metadata.
+   *
+   * @param namespace The levels.
+   * @param options Cancellation.
+   * @returns The raw JSON.
+   */
+  getNamespaceMetadata(
+    namespace: string[],
+    options: CatalogCallOptions = {},
+  ): Promise<ServiceResult<JsonObject>> {
+    return this.#at("GET", `/namespaces/${encodeNamespace(namespace)}`, options);
+  }
+
+  /**
+   * The typed namespace metadata.
+   *
+   * @param namespace The levels.
+   * @param options Cancellation.
+   * @returns The metadata.
+   */
+  async getNamespaceMetadataTyped(
+    namespace: string[],
+    options: CatalogCallOptions = {},
+  ): Promise<ServiceResult<IcebergNamespaceMetadata>> {
+    return decodeResult(await this.getNamespaceMetadata(namespace, options), (o) => ({
+      namespace: strList(o.namespace ?? namespace),
+      properties: strMap(o.properties),
+    }));
+  }
+
+  /**
+   * Changes namespace properties.
+   *
+   * @param namespace The levels.
+   * @param options Removals and updates.
+   * @returns The raw JSON.
+   */
+  updateNamespaceProperties(
+    namespace: string[],
+    options: CatalogCallOptions & {
+      removals?: string[] | null;
+      updates?: Record<string, string> | null;
+    } = {},
+  ): Promise<ServiceResult<JsonObject>> {
+    const json: Record<string, unknown> = {};
+    if (options.removals) json.removals = options.removals;
+    if (options.updates) json.updates = options.updates;
+    return this.#at("POST", `/namespaces/${encodeNamespace(namespace)}/properties`, {
+      ...options,
+      json,
+    });
+  }
+
+  /**
+   * Typed property changes.
+   *
+   * @param namespace The levels.
+   * @param request Removals and updates.
+   * @param options Cancellation.
+   * @returns Removed, updated and missing keys.
+   */
+  async updateNamespacePropertiesTyped(
+    namespace: string[],
+    request: IcebergUpdateNamespacePropertiesRequest,
+    options: CatalogCallOptions = {},
+  ): Promise<ServiceResult<IcebergUpdateNamespacePropertiesResponse>> {
+    return decodeResult(
+      await this.updateNamespaceProperties(namespace, { ...options, ...request }),
+      (o) => ({
+        removed: strList(o.removed),
+        updated: strList(o.updated),
+        missing: strList(o.missing),
+      }),
+    );
+  }
+
+  /**
+   * Lists the tables of a namespace.
+   *
+   * @param namespace The levels.
+   * @param options Page token and size.
+   * @returns The raw JSON.
+   */
+  listTables(
+    namespace: string[],
+    options: CatalogCallOptions & { pageToken?: string | null; pageSize?: number | null } = {},
+  ): Promise<ServiceResult<JsonObject>> {
+    return this.#at("GET", `/namespaces/${encodeNamespace(namespace)}/tables`, {
+      ...options,
+      query: [["pageToken", options.pageToken], ["pageSize", options.pageSize?.toString()]],
+    });
+  }
+
+  /**
+   * The typed table list.
+   *
+   * @param namespace The levels.
+   * @param options Page token and size.
+   * @returns The page.
+   */
+  async listTablesTyped(
+    namespace: string[],
+    options: CatalogCallOptions & { pageToken?: string | null; pageSize?: number | null } = {},
+  ): Promise<ServiceResult<IcebergTableListResponse>> {
+    return decodeResult(await this.listTables(namespace, options), (o) =>
+      pageTokens(o, {
+        identifiers: asArray(o.identifiers ?? [], "identifiers").map((i) => {
+          const x = asObject(i, "identifier");
+          return { namespace: strList(x.namespace), name: reqString(x, "name") };
+        }),
+      }));
+  }
+
+  /**
+   * Creates a table from a raw request.
+   *
+   * @param namespace The levels.
+   * @param request The Iceberg create-table body.
+   * @param options Cancellation.
+   * @returns The raw JSON.
+   */
+  createTable(
+    namespace: string[],
+    request: JsonObject,
+    options: CatalogCallOptions = {},
+  ): Promise<ServiceResult<JsonObject>> {
+    return this.#at("POST", `/namespaces/${encodeNamespace(namespace)}/tables`, {
+      ...options,
+      json: request,
+    });
+  }
+
+  /**
+   * Creates a table from a typed request.
+   *
+   * @param namespace The levels.
+   * @param request Name, schema, location, partition spec, write order, properties.
+   * @param options Cancellation.
+   * @returns The table metadata.
+   */
+  async createTableTyped(
+    namespace: string[],
+    request: IcebergTableCreateRequest,
+    options: CatalogCallOptions = {},
+  ): Promise<ServiceResult<IcebergTableMetadataResponse>> {
+    const json: JsonObject = { name: request.name, schema: request.schema };
+    if (request.location) json.location = request.location;
+    if (request.partitionSpec) json["partition-spec"] = request.partitionSpec;
+    if (request.writeOrder) json["write-order"] = request.writeOrder;
+    if (request.properties && Object.keys(request.properties).length > 0) {
+      json.properties = request.properties;
+    }
+    return decodeResult(await this.createTable(namespace, json, options), decodeTableMeta);
+  }
+
+  /**
+   * Commits changes to a table.
+   *
+   * @param namespace The levels.
+   * @param name The table.
+   * @param request The raw commit body.
+   * @param options Cancellation.
+   * @returns The raw JSON.
+   */
+  updateTable(
+    namespace: string[],
+    name: string,
+    request: JsonObject,
+    options: CatalogCallOptions = {},
+  ): Promise<ServiceResult<JsonObject>> {
+    return this.#at(
+      "POST",
+      `/namespaces/${encodeNamespace(namespace)}/tables/${encodeURIComponent(name)}`,
+      { ...options, json: request },
+    );
+  }
+
+  /**
+   * Typed commit.
+   *
+   * @param namespace The levels.
+   * @param name The table.
+   * @param request Requirements and updates.
+   * @param options Cancellation.
+   * @returns The table metadata.
+   */
+  async updateTableTyped(
+    namespace: string[],
+    name: string,
+    request: IcebergTableCommitRequest,
+    options: CatalogCallOptions = {},
+  ): Promise<ServiceResult<IcebergTableMetadataResponse>> {
+    return decodeResult(
+      await this.updateTable(namespace, name, {
+        requirements: request.requirements ?? [],
+        updates: request.updates ?? [],
+      }, options),
+      decodeTableMeta,
+    );
+  }
+
+  /**
+   * Drops a table; `purge` also deletes its data files.
+   *
+   * @param namespace The levels.
+   * @param name The table.
+   * @param options Purge (default false).
+   * @returns Nothing.
+   */
+  async deleteTable(
+    namespace: string[],
+    name: string,
+    options: CatalogCallOptions & { purge?: boolean } = {},
+  ): Promise<ServiceResult<void>> {
+    const r = await this.#at(
+      "DELETE",
+      `/namespaces/${encodeNamespace(namespace)}/tables/${encodeURIComponent(name)}`,
+      {
+        ...options,
+        query: [["purgeRequested", String(options.purge ?? false)]],
+      },
+    );
+    return r.ok ? r.map(() => undefined) : r;
+  }
+
+  /**
+   * Loads a table.
+   *
+   * @param namespace The levels.
+   * @param name The table.
+   * @param options Snapshot-loading mode.
+   * @returns The raw JSON.
+   */
+  getTable(
+    namespace: string[],
+    name: string,
+    options: CatalogCallOptions & { snapshots?: string | null } = {},
+  ): Promise<ServiceResult<JsonObject>> {
+    return this.#at(
+      "GET",
+      `/namespaces/${encodeNamespace(namespace)}/tables/${encodeURIComponent(name)}`,
+      {
+        ...options,
+        query: [["snapshots", options.snapshots]],
+      },
+    );
+  }
+
+  /**
+   * The typed table.
+   *
+   * @param namespace The levels.
+   * @param name The table.
+   * @param options Snapshot-loading mode.
+   * @returns The table metadata.
+   */
+  async getTableTyped(
+    namespace: string[],
+    name: string,
+    options: CatalogCallOptions & { snapshots?: string | null } = {},
+  ): Promise<ServiceResult<IcebergTableMetadataResponse>> {
+    return decodeResult(await this.getTable(namespace, name, options), decodeTableMeta);
+  }
+
+  /**
+   * Registers a table from a metadata file.
+   *
+   * @param namespace The levels.
+   * @param request The raw register body.
+   * @param options Cancellation.
+   * @returns The raw JSON.
+   */
+  registerTable(
+    namespace: string[],
+    request: JsonObject,
+    options: CatalogCallOptions = {},
+  ): Promise<ServiceResult<JsonObject>> {
+    return this.#at("POST", `/namespaces/${encodeNamespace(namespace)}/register`, {
+      ...options,
+      json: request,
+    });
+  }
+
+  /**
+   * Typed register.
+   *
+   * @param namespace The levels.
+   * @param request Name and metadata location.
+   * @param options Cancellation.
+   * @returns The table metadata.
+   */
+  async registerTableTyped(
+    namespace: string[],
+    request: IcebergTableRegisterRequest,
+    options: CatalogCallOptions = {},
+  ): Promise<ServiceResult<IcebergTableMetadataResponse>> {
+    return decodeResult(
+      await this.registerTable(namespace, {
+        name: request.name,
+        "metadata-location": request.metadataLocation,
+      }, options),
+      decodeTableMeta,
+    );
+  }
+
+  /**
+   * Renames (or moves) a table from a raw `{ source, destination }` body.
+   *
+   * @param request The raw body.
+   * @param options Cancellation.
+   * @returns Nothing.
+   */
+  async renameTable(
+    request: JsonObject,
+    options: CatalogCallOptions = {},
+  ): Promise<ServiceResult<void>> {
+    const r = await this.#at("POST", "/tables/rename", { ...options, json: request });
+    return r.ok ? r.map(() => undefined) : r;
+  }
+
+  /**
+   * Renames a table; the destination may be in another namespace.
+   *
+   * @param source The current identifier.
+   * @param destination The new identifier.
+   * @param options Cancellation.
+   * @returns Nothing.
+   */
+  renameTableTyped(
+    source: IcebergTableIdentifier,
+    destination: IcebergTableIdentifier,
+    options: CatalogCallOptions = {},
+  ): Promise<ServiceResult<void>> {
+    encodeNamespace(source.namespace);
+    encodeNamespace(destination.namespace);
+    return this.renameTable({
+      source: { namespace: source.namespace, name: source.name },
+      destination: { namespace: destination.namespace, name: destination.name },
+    }, options);
+  }
+}
+
+/**
+ * Returns the catalog client of an analytics bucket (no I/O). Throws
+ * `TypeError` for a blank name or one with characters outside letters,
+ * digits, `.`, `_` and `-`.
+ *
+ * @param client The base client.
+ * @param bucketName The analytics bucket.
+ * @returns The catalog client.
+ */
+export function analyticsCatalog(client: BaseClient, bucketName: string): AnalyticsCatalogClient {
+  if (
+    typeof bucketName !== "string" || bucketName.trim() === "" ||
+    !/^[A-Za-z0-9._-]+$/.test(bucketName)
+  ) {
+    throw new TypeError(
+      `Cannot open the catalog as 'bucketName' must be non-blank and hold only letters, digits, '.', '_' and '-': current value is ${
+        JSON.stringify(bucketName)
+      }`,
+    );
+  }
+  return new AnalyticsCatalogClient(client, bucketName);
+}

@@ -1,0 +1,533 @@
+/**
+ * Vector buckets, indexes and vectors under `/storage/v1/vector` (the hosted
+ * service's RPC-style routes such as `POST /vector/PutVectors`). Functions
+ * over the base client; the storage client forwards to them.
+ *
+ * @module
+ */
+
+import type { BaseClient } from "../core/client.ts";
+import {
+  asArray,
+  asObject,
+  decodeResult,
+  enumValue,
+  type JsonObject,
+  optArray,
+  optNumber,
+  optObject,
+  optString,
+  reqNumber,
+  reqString,
+} from "../core/decode.ts";
+import { failure, type ServiceResult, success } from "../core/result.ts";
+
+/**
+ * Vector component types; `UNKNOWN` for anything else.
+ *
+ * @example Float32
+ * ```ts
+ * import { VectorDataType } from "@fetchbase/fetchbase/storage";
+ *
+ * console.log(VectorDataType.FLOAT32); // float32
+ * ```
+ */
+export const VectorDataType = { FLOAT32: "float32", UNKNOWN: "unknown" } as const;
+/** One of the {@linkcode VectorDataType} values. */
+export type VectorDataType = typeof VectorDataType[keyof typeof VectorDataType];
+
+/**
+ * Similarity metrics; `UNKNOWN` for anything else.
+ *
+ * @example Cosine
+ * ```ts
+ * import { VectorDistanceMetric } from "@fetchbase/fetchbase/storage";
+ *
+ * console.log(VectorDistanceMetric.DOT_PRODUCT); // dotproduct
+ * ```
+ */
+export const VectorDistanceMetric = {
+  COSINE: "cosine",
+  EUCLIDEAN: "euclidean",
+  DOT_PRODUCT: "dotproduct",
+  UNKNOWN: "unknown",
+} as const;
+/** One of the {@linkcode VectorDistanceMetric} values. */
+export type VectorDistanceMetric = typeof VectorDistanceMetric[keyof typeof VectorDistanceMetric];
+
+/** A vector bucket. */
+export interface VectorBucket {
+  /** Name. */
+  vectorBucketName: string;
+  /** Creation time (epoch seconds). */
+  creationTime: number | null;
+  /** Encryption settings. */
+  encryptionConfiguration: JsonObject | null;
+}
+/** Envelope of get-bucket. */
+export interface VectorBucketResponse {
+  /** The bucket. */
+  vectorBucket: VectorBucket;
+}
+/** A bucket in a listing. */
+export interface VectorBucketListItem {
+  /** Name. */
+  vectorBucketName: string;
+}
+/** A page of buckets. */
+export interface VectorBucketListResponse {
+  /** The buckets. */
+  vectorBuckets: VectorBucketListItem[];
+  /** Token for the next page. */
+  nextToken: string | null;
+}
+/** Metadata filtering settings of an index. */
+export interface VectorMetadataConfiguration {
+  /** Keys that queries cannot filter on. */
+  nonFilterableMetadataKeys: string[] | null;
+}
+/** A vector index. */
+export interface VectorIndex {
+  /** Index name. */
+  indexName: string;
+  /** Bucket name. */
+  vectorBucketName: string;
+  /** Component type. */
+  dataType: VectorDataType;
+  /** Vector length. */
+  dimension: number;
+  /** Similarity metric. */
+  distanceMetric: VectorDistanceMetric;
+  /** Metadata settings. */
+  metadataConfiguration: VectorMetadataConfiguration | null;
+  /** Creation time. */
+  creationTime: number | null;
+}
+/** Envelope of get-index. */
+export interface VectorIndexResponse {
+  /** The index. */
+  index: VectorIndex;
+}
+/** An index in a listing. */
+export interface VectorIndexListItem {
+  /** Index name. */
+  indexName: string;
+}
+/** A page of indexes. */
+export interface VectorIndexListResponse {
+  /** The indexes. */
+  indexes: VectorIndexListItem[];
+  /** Token for the next page. */
+  nextToken: string | null;
+}
+/** Vector components; the length must equal the index dimension. */
+export interface VectorData {
+  /** 32-bit float components. */
+  float32: number[];
+}
+/** A vector to store. */
+export interface VectorObject {
+  /** Unique key in the index. */
+  key: string;
+  /** The vector. */
+  data: VectorData;
+  /** Metadata. */
+  metadata?: JsonObject | null;
+}
+/** A vector returned by get, list or query. */
+export interface VectorMatch {
+  /** Key. */
+  key: string;
+  /** The vector (when asked for). */
+  data: VectorData | null;
+  /** Metadata (when asked for). */
+  metadata: JsonObject | null;
+  /** Distance (query results). */
+  distance: number | null;
+}
+/** A page of vectors. */
+export interface VectorListResponse {
+  /** The vectors. */
+  vectors: VectorMatch[];
+  /** Token for the next page. */
+  nextToken: string | null;
+}
+/** Query results, ranked by similarity. */
+export interface VectorQueryResponse {
+  /** The matches. */
+  vectors: VectorMatch[];
+  /** The index's metric. */
+  distanceMetric: VectorDistanceMetric | null;
+}
+
+/** Cancellation. */
+export interface VectorCallOptions {
+  /** Cancels the call. */
+  signal?: AbortSignal;
+}
+
+function call<T>(
+  client: BaseClient,
+  op: string,
+  body: Record<string, unknown>,
+  decode: (v: unknown) => T,
+  o: VectorCallOptions = {},
+) {
+  const clean = Object.fromEntries(
+    Object.entries(body).filter(([, v]) => v !== null && v !== undefined),
+  );
+  return client.request({
+    method: "POST",
+    area: "storage",
+    path: `/vector/${op}`,
+    json: clean,
+    signal: o.signal,
+  })
+    .then((r) => decodeResult(r, (v) => decode(v.body)));
+}
+
+const unit = (): void => undefined;
+const decodeData = (v: unknown): VectorData => ({
+  float32: asArray(asObject(v, "data").float32, "float32").map(Number),
+});
+function decodeMatch(v: unknown): VectorMatch {
+  const o = asObject(v, "vector");
+  return {
+    key: reqString(o, "key"),
+    data: o.data ? decodeData(o.data) : null,
+    metadata: optObject(o, "metadata"),
+    distance: optNumber(o, "distance"),
+  };
+}
+function decodeIndex(v: unknown): VectorIndex {
+  const o = asObject(v, "index");
+  const meta = optObject(o, "metadataConfiguration");
+  return {
+    indexName: reqString(o, "indexName"),
+    vectorBucketName: reqString(o, "vectorBucketName"),
+    dataType: enumValue(VectorDataType, o.dataType, VectorDataType.UNKNOWN),
+    dimension: reqNumber(o, "dimension"),
+    distanceMetric: enumValue(VectorDistanceMetric, o.distanceMetric, VectorDistanceMetric.UNKNOWN),
+    metadataConfiguration: meta
+      ? { nonFilterableMetadataKeys: optArray(meta, "nonFilterableMetadataKeys", String) }
+      : null,
+    creationTime: optNumber(o, "creationTime"),
+  };
+}
+
+function checkBatch(n: number, what: string) {
+  if (!Number.isInteger(n) || n < 1 || n > 500) {
+    throw new RangeError(
+      `Cannot ${what} as the batch must hold 1 to 500 items: current size is ${n}`,
+    );
+  }
+}
+
+function checkDimension(
+  vectors: readonly VectorData[],
+  dimension: number | null | undefined,
+): ServiceResult<void> {
+  for (const [i, v] of vectors.entries()) {
+    if (
+      !v || !Array.isArray(v.float32) ||
+      v.float32.some((x) => typeof x !== "number" || !Number.isFinite(x))
+    ) {
+      return failure({
+        message: `Vector ${i} must hold finite float32 components`,
+        category: "INVALID_ARGUMENT",
+      });
+    }
+    if (dimension !== undefined && dimension !== null && v.float32.length !== dimension) {
+      return failure({
+        message:
+          `Vector ${i} has ${v.float32.length} components but the index dimension is ${dimension}`,
+        category: "INVALID_ARGUMENT",
+      });
+    }
+  }
+  return success(undefined);
+}
+
+export function createVectorBucket(
+  client: BaseClient,
+  vectorBucketName: string,
+  o?: VectorCallOptions,
+): Promise<ServiceResult<void>> {
+  return call(client, "CreateVectorBucket", { vectorBucketName }, unit, o);
+}
+export function getVectorBucket(
+  client: BaseClient,
+  vectorBucketName: string,
+  o?: VectorCallOptions,
+): Promise<ServiceResult<VectorBucket>> {
+  return call(client, "GetVectorBucket", { vectorBucketName }, (v) => {
+    const b = asObject(asObject(v, "answer").vectorBucket, "vectorBucket");
+    return {
+      vectorBucketName: reqString(b, "vectorBucketName"),
+      creationTime: optNumber(b, "creationTime"),
+      encryptionConfiguration: optObject(b, "encryptionConfiguration"),
+    };
+  }, o);
+}
+/** Options of {@linkcode listVectorBuckets}. */
+export interface ListVectorBucketsOptions extends VectorCallOptions {
+  /** Name prefix. */
+  prefix?: string | null;
+  /** Page size. */
+  maxResults?: number | null;
+  /** Token from the previous page. */
+  nextToken?: string | null;
+}
+export function listVectorBuckets(
+  client: BaseClient,
+  o: ListVectorBucketsOptions = {},
+): Promise<ServiceResult<VectorBucketListResponse>> {
+  return call(client, "ListVectorBuckets", {
+    prefix: o.prefix,
+    maxResults: o.maxResults,
+    nextToken: o.nextToken,
+  }, (v) => {
+    const a = asObject(v, "answer");
+    return {
+      vectorBuckets: asArray(a.vectorBuckets ?? [], "vectorBuckets").map((b) => ({
+        vectorBucketName: reqString(asObject(b), "vectorBucketName"),
+      })),
+      nextToken: optString(a, "nextToken"),
+    };
+  }, o);
+}
+export function deleteVectorBucket(
+  client: BaseClient,
+  vectorBucketName: string,
+  o?: VectorCallOptions,
+): Promise<ServiceResult<void>> {
+  return call(client, "DeleteVectorBucket", { vectorBucketName }, unit, o);
+}
+export function createVectorIndex(
+  client: BaseClient,
+  vectorBucketName: string,
+  indexName: string,
+  dataType: VectorDataType,
+  dimension: number,
+  distanceMetric: VectorDistanceMetric,
+  o: VectorCallOptions & { metadataConfiguration?: VectorMetadataConfiguration | null } = {},
+): Promise<ServiceResult<void>> {
+  if (!Number.isInteger(dimension) || dimension <= 0) {
+    throw new RangeError(
+      `Cannot create the index as 'dimension' must be a positive integer: current value is ${dimension}`,
+    );
+  }
+  return call(
+    client,
+    "CreateIndex",
+    {
+      vectorBucketName,
+      indexName,
+      dataType,
+      dimension,
+      distanceMetric,
+      metadataConfiguration: o.metadataConfiguration
+        ? {
+          nonFilterableMetadataKeys: o.metadataConfiguration.nonFilterableMetadataKeys ?? undefined,
+        }
+        : undefined,
+    },
+    unit,
+    o,
+  );
+}
+export function getVectorIndex(
+  client: BaseClient,
+  vectorBucketName: string,
+  indexName: string,
+  o?: VectorCallOptions,
+): Promise<ServiceResult<VectorIndex>> {
+  return call(
+    client,
+    "GetIndex",
+    { vectorBucketName, indexName },
+    (v) => decodeIndex(asObject(v, "answer").index),
+    o,
+  );
+}
+export function listVectorIndexes(
+  client: BaseClient,
+  vectorBucketName: string,
+  o: ListVectorBucketsOptions = {},
+): Promise<ServiceResult<VectorIndexListResponse>> {
+  return call(client, "ListIndexes", {
+    vectorBucketName,
+    prefix: o.prefix,
+    maxResults: o.maxResults,
+    nextToken: o.nextToken,
+  }, (v) => {
+    const a = asObject(v, "answer");
+    return {
+      indexes: asArray(a.indexes ?? [], "indexes").map((x) => ({
+        indexName: reqString(asObject(x), "indexName"),
+      })),
+      nextToken: optString(a, "nextToken"),
+    };
+  }, o);
+}
+export function deleteVectorIndex(
+  client: BaseClient,
+  vectorBucketName: string,
+  indexName: string,
+  o?: VectorCallOptions,
+): Promise<ServiceResult<void>> {
+  return call(client, "DeleteIndex", { vectorBucketName, indexName }, unit, o);
+}
+export function putVectors(
+  client: BaseClient,
+  vectorBucketName: string,
+  indexName: string,
+  vectors: readonly VectorObject[],
+  o: VectorCallOptions & { dimension?: number | null } = {},
+): Promise<ServiceResult<void>> {
+  checkBatch(vectors?.length ?? 0, "put vectors");
+  const dims = checkDimension(vectors.map((v) => v.data), o.dimension);
+  if (!dims.ok) return Promise.resolve(dims);
+  return call(
+    client,
+    "PutVectors",
+    {
+      vectorBucketName,
+      indexName,
+      vectors: vectors.map((
+        v,
+      ) => (v.metadata
+        ? { key: v.key, data: v.data, metadata: v.metadata }
+        : { key: v.key, data: v.data })
+      ),
+    },
+    unit,
+    o,
+  );
+}
+export function getVectors(
+  client: BaseClient,
+  vectorBucketName: string,
+  indexName: string,
+  keys: readonly string[],
+  o: VectorCallOptions & { returnData?: boolean | null; returnMetadata?: boolean | null } = {},
+): Promise<ServiceResult<VectorMatch[]>> {
+  return call(
+    client,
+    "GetVectors",
+    {
+      vectorBucketName,
+      indexName,
+      keys,
+      returnData: o.returnData,
+      returnMetadata: o.returnMetadata,
+    },
+    (v) => asArray(asObject(v, "answer").vectors ?? [], "vectors").map(decodeMatch),
+    o,
+  );
+}
+/** Options of {@linkcode listVectors}. */
+export interface ListVectorsOptions extends VectorCallOptions {
+  /** Page size. */
+  maxResults?: number | null;
+  /** Token from the previous page. */
+  nextToken?: string | null;
+  /** Include vector data. */
+  returnData?: boolean | null;
+  /** Include metadata. */
+  returnMetadata?: boolean | null;
+  /** Parallel scan: number of segments, 1..16. */
+  segmentCount?: number | null;
+  /** Parallel scan: this segment, 0..segmentCount-1. */
+  segmentIndex?: number | null;
+}
+export function listVectors(
+  client: BaseClient,
+  vectorBucketName: string,
+  indexName: string,
+  o: ListVectorsOptions = {},
+): Promise<ServiceResult<VectorListResponse>> {
+  if (o.segmentCount !== undefined && o.segmentCount !== null) {
+    if (!Number.isInteger(o.segmentCount) || o.segmentCount < 1 || o.segmentCount > 16) {
+      throw new RangeError(
+        `Cannot list vectors as 'segmentCount' must be 1..16: current value is ${o.segmentCount}`,
+      );
+    }
+  }
+  if (o.segmentIndex !== undefined && o.segmentIndex !== null) {
+    const count = o.segmentCount ?? 1;
+    if (!Number.isInteger(o.segmentIndex) || o.segmentIndex < 0 || o.segmentIndex >= count) {
+      throw new RangeError(
+        `Cannot list vectors as 'segmentIndex' must be 0..${
+          count - 1
+        }: current value is ${o.segmentIndex}`,
+      );
+    }
+  }
+  return call(client, "ListVectors", {
+    vectorBucketName,
+    indexName,
+    maxResults: o.maxResults,
+    nextToken: o.nextToken,
+    returnData: o.returnData,
+    returnMetadata: o.returnMetadata,
+    segmentCount: o.segmentCount,
+    segmentIndex: o.segmentIndex,
+  }, (v) => {
+    const a = asObject(v, "answer");
+    return {
+      vectors: asArray(a.vectors ?? [], "vectors").map(decodeMatch),
+      nextToken: optString(a, "nextToken"),
+    };
+  }, o);
+}
+/** Options of {@linkcode queryVectors}. */
+export interface QueryVectorsOptions extends VectorCallOptions {
+  /** How many matches. */
+  topK?: number | null;
+  /** Metadata filter. */
+  filter?: JsonObject | null;
+  /** Include distances. */
+  returnDistance?: boolean | null;
+  /** Include metadata. */
+  returnMetadata?: boolean | null;
+  /** The index dimension, when known: a query of another length fails before sending. */
+  dimension?: number | null;
+}
+export function queryVectors(
+  client: BaseClient,
+  vectorBucketName: string,
+  indexName: string,
+  queryVector: VectorData,
+  o: QueryVectorsOptions = {},
+): Promise<ServiceResult<VectorQueryResponse>> {
+  const dims = checkDimension([queryVector], o.dimension);
+  if (!dims.ok) return Promise.resolve(dims);
+  return call(client, "QueryVectors", {
+    vectorBucketName,
+    indexName,
+    queryVector,
+    topK: o.topK,
+    filter: o.filter,
+    returnDistance: o.returnDistance,
+    returnMetadata: o.returnMetadata,
+  }, (v) => {
+    const a = asObject(v, "answer");
+    return {
+      vectors: asArray(a.vectors ?? [], "vectors").map(decodeMatch),
+      distanceMetric: a.distanceMetric === undefined
+        ? VectorDistanceMetric.UNKNOWN
+        : enumValue(VectorDistanceMetric, a.distanceMetric, VectorDistanceMetric.UNKNOWN),
+    };
+  }, o);
+}
+export function deleteVectors(
+  client: BaseClient,
+  vectorBucketName: string,
+  indexName: string,
+  keys: readonly string[],
+  o?: VectorCallOptions,
+): Promise<ServiceResult<void>> {
+  checkBatch(keys?.length ?? 0, "delete vectors");
+  return call(client, "DeleteVectors", { vectorBucketName, indexName, keys }, unit, o);
+}

@@ -1,0 +1,258 @@
+import assert from "node:assert/strict";
+import { StorageVectorsClient } from "@supabase/storage-js";
+import { jsonResponse, type RecordedRequest, recordingFetch } from "../support/recording_fetch.ts";
+import { BASE, KEY, makeStorage } from "../storage/_helpers.ts";
+
+const V = `${BASE}/storage/v1/vector`;
+
+Deno.test("vector buckets and indexes: RPC routes, bodies, decoding with UNKNOWN for unrecognised enums", async () => {
+  const { storage, rec } = makeStorage([
+    jsonResponse({}),
+    jsonResponse({
+      vectorBucket: {
+        vectorBucketName: "vb",
+        creationTime: 1700,
+        encryptionConfiguration: { sseType: "AES256" },
+      },
+    }),
+    jsonResponse({ vectorBuckets: [{ vectorBucketName: "vb" }], nextToken: "n2" }),
+    jsonResponse({}),
+    jsonResponse({}),
+    jsonResponse({
+      index: {
+        indexName: "ix",
+        vectorBucketName: "vb",
+        dataType: "float16",
+        dimension: 3,
+        distanceMetric: "hamming",
+        creationTime: 1,
+      },
+    }),
+    jsonResponse({ indexes: [{ indexName: "ix" }] }),
+    jsonResponse({}),
+  ]);
+  assert.ok((await storage.createVectorBucket("vb")).ok);
+  assert.equal(rec.last.url.href, `${V}/CreateVectorBucket`);
+  assert.deepEqual(rec.last.json(), { vectorBucketName: "vb" });
+  const b = (await storage.getVectorBucket("vb")).getOrThrow();
+  assert.deepEqual(b, {
+    vectorBucketName: "vb",
+    creationTime: 1700,
+    encryptionConfiguration: { sseType: "AES256" },
+  });
+  const list = (await storage.listVectorBuckets({ prefix: "v", maxResults: 10, nextToken: "n1" }))
+    .getOrThrow();
+  assert.deepEqual(rec.last.json(), { prefix: "v", maxResults: 10, nextToken: "n1" });
+  assert.deepEqual(list, { vectorBuckets: [{ vectorBucketName: "vb" }], nextToken: "n2" });
+  await storage.deleteVectorBucket("vb");
+  assert.equal(rec.last.url.href, `${V}/DeleteVectorBucket`);
+  await storage.createVectorIndex("vb", "ix", "float32", 3, "cosine", {
+    metadataConfiguration: { nonFilterableMetadataKeys: ["raw"] },
+  });
+  assert.deepEqual(rec.last.json(), {
+    vectorBucketName: "vb",
+    indexName: "ix",
+    dataType: "float32",
+    dimension: 3,
+    distanceMetric: "cosine",
+    metadataConfiguration: { nonFilterableMetadataKeys: ["raw"] },
+  });
+  const ix = (await storage.getVectorIndex("vb", "ix")).getOrThrow();
+  assert.equal(ix.dataType, "unknown");
+  assert.equal(ix.distanceMetric, "unknown");
+  assert.equal(ix.metadataConfiguration, null);
+  assert.deepEqual((await storage.listVectorIndexes("vb")).getOrThrow(), {
+    indexes: [{ indexName: "ix" }],
+    nextToken: null,
+  });
+  await storage.deleteVectorIndex("vb", "ix");
+  assert.deepEqual(rec.last.json(), { vectorBucketName: "vb", indexName: "ix" });
+});
+
+Deno.test("vectors: put, get, list with segments, query, delete", async () => {
+  const { storage, rec } = makeStorage([
+    jsonResponse({}),
+    jsonResponse({ vectors: [{ key: "a", data: { float32: [1, 2, 3] }, metadata: { t: 1 } }] }),
+    jsonResponse({ vectors: [{ key: "a" }], nextToken: "t" }),
+    jsonResponse({
+      vectors: [{ key: "a", distance: 0.1, metadata: null }],
+      distanceMetric: "cosine",
+    }),
+    jsonResponse({}),
+  ]);
+  await storage.putVectors("vb", "ix", [{
+    key: "a",
+    data: { float32: [1, 2, 3] },
+    metadata: { t: 1 },
+  }, { key: "b", data: { float32: [0, 0, 1] } }]);
+  assert.equal(rec.last.url.href, `${V}/PutVectors`);
+  assert.deepEqual(rec.last.json(), {
+    vectorBucketName: "vb",
+    indexName: "ix",
+    vectors: [{ key: "a", data: { float32: [1, 2, 3] }, metadata: { t: 1 } }, {
+      key: "b",
+      data: { float32: [0, 0, 1] },
+    }],
+  });
+  const got =
+    (await storage.getVectors("vb", "ix", ["a"], { returnData: true, returnMetadata: true }))
+      .getOrThrow();
+  assert.deepEqual(got, [{
+    key: "a",
+    data: { float32: [1, 2, 3] },
+    metadata: { t: 1 },
+    distance: null,
+  }]);
+  const page =
+    (await storage.listVectors("vb", "ix", { segmentCount: 4, segmentIndex: 3, maxResults: 100 }))
+      .getOrThrow();
+  assert.deepEqual(rec.last.json(), {
+    vectorBucketName: "vb",
+    indexName: "ix",
+    maxResults: 100,
+    segmentCount: 4,
+    segmentIndex: 3,
+  });
+  assert.equal(page.nextToken, "t");
+  const q = (await storage.queryVectors("vb", "ix", { float32: [1, 0, 0] }, {
+    topK: 5,
+    filter: { t: 1 },
+    returnDistance: true,
+    dimension: 3,
+  }))
+    .getOrThrow();
+  assert.deepEqual(rec.last.json(), {
+    vectorBucketName: "vb",
+    indexName: "ix",
+    queryVector: { float32: [1, 0, 0] },
+    topK: 5,
+    filter: { t: 1 },
+    returnDistance: true,
+  });
+  assert.equal(q.distanceMetric, "cosine");
+  assert.equal(q.vectors[0].distance, 0.1);
+  await storage.deleteVectors("vb", "ix", ["a", "b"]);
+  assert.deepEqual(rec.last.json(), { vectorBucketName: "vb", indexName: "ix", keys: ["a", "b"] });
+});
+
+Deno.test("limits: batches 1..500, segments 1..16 and index bounds throw RangeError before any request; dimension mismatch fails", async () => {
+  const { storage, rec } = makeStorage();
+  const v = (key: string) => ({ key, data: { float32: [1, 2, 3] } });
+  assert.throws(() => storage.putVectors("vb", "ix", []), RangeError);
+  assert.throws(
+    () => storage.putVectors("vb", "ix", Array.from({ length: 501 }, (_, i) => v(String(i)))),
+    RangeError,
+  );
+  assert.throws(() => storage.deleteVectors("vb", "ix", []), RangeError);
+  assert.throws(
+    () => storage.deleteVectors("vb", "ix", Array.from({ length: 501 }, (_, i) => String(i))),
+    RangeError,
+  );
+  assert.throws(() => storage.listVectors("vb", "ix", { segmentCount: 0 }), RangeError);
+  assert.throws(() => storage.listVectors("vb", "ix", { segmentCount: 17 }), RangeError);
+  assert.throws(
+    () => storage.listVectors("vb", "ix", { segmentCount: 4, segmentIndex: 4 }),
+    RangeError,
+  );
+  assert.throws(
+    () => storage.listVectors("vb", "ix", { segmentCount: 4, segmentIndex: -1 }),
+    RangeError,
+  );
+  assert.throws(() => storage.createVectorIndex("vb", "ix", "float32", 0, "cosine"), RangeError);
+  const wrong = await storage.putVectors("vb", "ix", [v("a"), {
+    key: "b",
+    data: { float32: [1, 2] },
+  }], { dimension: 3 });
+  assert.equal(wrong.errorOrNull()?.category, "INVALID_ARGUMENT");
+  assert.match(wrong.errorOrNull()!.message, /2 components but the index dimension is 3/);
+  const q = await storage.queryVectors("vb", "ix", { float32: [1] }, { dimension: 3 });
+  assert.equal(q.errorOrNull()?.category, "INVALID_ARGUMENT");
+  assert.equal(rec.requests.length, 0);
+  assert.ok(
+    (await storage.putVectors("vb", "ix", Array.from({ length: 500 }, (_, i) => v(String(i))))).ok,
+  );
+  assert.ok((await storage.listVectors("vb", "ix", { segmentCount: 16, segmentIndex: 15 })).ok);
+});
+
+Deno.test("a missing vector bucket is a Failure", async () => {
+  const { storage } = makeStorage(() =>
+    jsonResponse({ statusCode: "404", error: "S3VectorNotFoundException", message: "not found" }, {
+      status: 404,
+    })
+  );
+  assert.equal((await storage.getVectorBucket("nope")).errorOrNull()?.category, "NOT_FOUND");
+});
+
+Deno.test("conformance with @supabase/storage-js vectors: same routes and bodies", async () => {
+  const answer = (r: RecordedRequest) =>
+    r.url.pathname.endsWith("GetVectorBucket")
+      ? jsonResponse({ vectorBucket: { vectorBucketName: "vb" } })
+      : r.url.pathname.endsWith("GetIndex")
+      ? jsonResponse({
+        index: {
+          indexName: "ix",
+          vectorBucketName: "vb",
+          dataType: "float32",
+          dimension: 3,
+          distanceMetric: "cosine",
+        },
+      })
+      : jsonResponse({ vectors: [], vectorBuckets: [], indexes: [] });
+  const them = recordingFetch(answer);
+  const theirs = new StorageVectorsClient(`${BASE}/storage/v1/vector`, {
+    headers: { apikey: KEY, Authorization: `Bearer ${KEY}` },
+    fetch: them.fetch,
+  });
+  const { storage, rec } = makeStorage(answer);
+  const steps: Array<[() => Promise<unknown>, () => Promise<unknown>]> = [
+    [() => theirs.createBucket("vb"), () => storage.createVectorBucket("vb")],
+    [() => theirs.getBucket("vb"), () => storage.getVectorBucket("vb")],
+    [() => theirs.listBuckets({ prefix: "v" }), () => storage.listVectorBuckets({ prefix: "v" })],
+    [() => theirs.deleteBucket("vb"), () => storage.deleteVectorBucket("vb")],
+    [
+      () =>
+        theirs.from("vb").createIndex({
+          indexName: "ix",
+          dataType: "float32",
+          dimension: 3,
+          distanceMetric: "cosine",
+        }),
+      () => storage.createVectorIndex("vb", "ix", "float32", 3, "cosine"),
+    ],
+    [() => theirs.from("vb").getIndex("ix"), () => storage.getVectorIndex("vb", "ix")],
+    [() => theirs.from("vb").deleteIndex("ix"), () => storage.deleteVectorIndex("vb", "ix")],
+    [
+      () =>
+        theirs.from("vb").index("ix").putVectors({
+          vectors: [{ key: "a", data: { float32: [1, 2, 3] } }],
+        }),
+      () => storage.putVectors("vb", "ix", [{ key: "a", data: { float32: [1, 2, 3] } }]),
+    ],
+    [
+      () => theirs.from("vb").index("ix").getVectors({ keys: ["a"], returnData: true }),
+      () => storage.getVectors("vb", "ix", ["a"], { returnData: true }),
+    ],
+    [
+      () =>
+        theirs.from("vb").index("ix").queryVectors({
+          queryVector: { float32: [1, 0, 0] },
+          topK: 2,
+        }),
+      () => storage.queryVectors("vb", "ix", { float32: [1, 0, 0] }, { topK: 2 }),
+    ],
+    [
+      () => theirs.from("vb").index("ix").deleteVectors({ keys: ["a"] }),
+      () => storage.deleteVectors("vb", "ix", ["a"]),
+    ],
+  ];
+  for (const [t, o] of steps) {
+    await t();
+    await o();
+    const a = rec.last;
+    const b = them.last;
+    assert.equal(a.url.href, b.url.href);
+    assert.equal(a.method, b.method);
+    assert.deepEqual(a.json(), b.json(), a.url.pathname);
+    assert.equal(a.headers.get("authorization"), b.headers.get("authorization"));
+  }
+});
