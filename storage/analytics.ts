@@ -327,7 +327,7 @@ export class AnalyticsCatalogClient {
   }
 
   async #route(path: string, o: CatalogCallOptions): Promise<ServiceResult<string>> {
-    this.#prefix ??= this.getConfigTyped(o).then((r) => {
+    this.#prefix ??= this.getConfigTyped({ signal: o.signal }).then((r) => {
       if (!r.ok) this.#prefix = null;
       return r.ok
         ? success(r.value.overrides.prefix ?? r.value.defaults.prefix ?? this.bucketName)
