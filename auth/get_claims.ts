@@ -9,7 +9,8 @@
 import { failure, type ServiceResult, success } from "../core/result.ts";
 import type { JsonObject } from "../core/decode.ts";
 import { base64UrlToBytes, type DecodedJwt, decodeJwt } from "./_jwt_decode.ts";
-import type { JwksResolver } from "./jwks.ts";
+import { createJwksResolver, type JwksOptions, type JwksResolver } from "./jwks.ts";
+import type { BaseClient } from "../core/client.ts";
 import { decodeJwtClaims, decodeJwtHeader, type JwtClaimsResult } from "./jwt.ts";
 
 /** Clock-skew leeway applied to `exp` and `nbf`, in seconds. */
@@ -245,4 +246,35 @@ export async function getClaims(
     return rejected("Cannot accept the JWT as its signature is invalid", "invalid_signature");
   }
   return success(buildResult(d));
+}
+
+/**
+ * A verify-only {@linkcode ClaimsSource} for edge functions that check tokens
+ * and nothing else: the JWKS resolver plus a bare `GET /user` fallback,
+ * without the rest of the auth client (a smaller bundle). Keep one per
+ * project and reuse it so its key cache lives across requests.
+ *
+ * @example Verifying in a Worker
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { createClaimsVerifier, getClaims } from "@fetchbase/fetchbase/auth";
+ *
+ * const verifier = createClaimsVerifier(createBaseClient("https://p.example", "anon-key"));
+ * const r = await getClaims(verifier, "eyJ...");
+ * ```
+ *
+ * @param client The base client.
+ * @param options JWKS cache settings.
+ * @returns The claims source.
+ */
+export function createClaimsVerifier(
+  client: BaseClient,
+  options: { jwks?: JwksOptions } = {},
+): ClaimsSource {
+  const jwks = createJwksResolver(client, options.jwks);
+  return {
+    jwks,
+    getUser: (accessToken, o) =>
+      client.request({ area: "auth", path: "/user", accessToken, signal: o?.signal }),
+  };
 }
