@@ -20,4 +20,5 @@ export * from "./auth/mod.ts";
 export * from "./client.ts";
 export * from "./core/mod.ts";
 export * from "./database/mod.ts";
+export * from "./session/mod.ts";
 export * from "./storage/mod.ts";

@@ -1,0 +1,368 @@
+/**
+ * `...AndSaveSession` extensions: run the wrapped call and, on success, save
+ * the session through the manager.
+ *
+ * @module
+ */
+
+import type {
+  AuthClient,
+  CaptchaOptions,
+  SignInWithIdTokenOptions,
+  SignUpWithEmailOptions,
+  SignUpWithPhoneOptions,
+  VerifyOtpOptions,
+} from "../auth/client.ts";
+import type { OAuthProvider, OtpType } from "../auth/enums.ts";
+import type { OtpVerifyResult, Session } from "../auth/models.ts";
+import type { JsonObject } from "../core/decode.ts";
+import { failure, type ServiceResult, success } from "../core/result.ts";
+import { AuthStateChangeEvent, type SessionManager } from "./manager.ts";
+
+/**
+ * Email password sign-in, then saves the session.
+ *
+ * @example signInWithEmailAndSaveSession
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { createAuthClient } from "@fetchbase/fetchbase/auth";
+ * import { createSessionManager, signInWithEmailAndSaveSession } from "@fetchbase/fetchbase/session";
+ *
+ * const client = createBaseClient("https://p.example", "anon-key");
+ * const auth = createAuthClient(client);
+ * const manager = createSessionManager(auth, client, { autoRefresh: false });
+ * const r = await signInWithEmailAndSaveSession(auth, manager, "ada@example.com", "pw");
+ * ```
+ *
+ * @param auth The auth client.
+ * @param manager The session manager.
+ * @param email The email.
+ * @param password The password.
+ * @param options Captcha.
+ * @returns The session.
+ */
+export async function signInWithEmailAndSaveSession(
+  auth: AuthClient,
+  manager: SessionManager,
+  email: string,
+  password: string,
+  options?: CaptchaOptions,
+): Promise<ServiceResult<Session>> {
+  const r = await auth.signInWithEmail(email, password, options);
+  if (r.ok) await manager.saveSession(r.value);
+  return r;
+}
+
+/**
+ * Phone password sign-in, then saves the session.
+ *
+ * @example signInWithPhoneAndSaveSession
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { createAuthClient } from "@fetchbase/fetchbase/auth";
+ * import { createSessionManager, signInWithPhoneAndSaveSession } from "@fetchbase/fetchbase/session";
+ *
+ * const client = createBaseClient("https://p.example", "anon-key");
+ * const auth = createAuthClient(client);
+ * const manager = createSessionManager(auth, client, { autoRefresh: false });
+ * const r = await signInWithPhoneAndSaveSession(auth, manager, "+15550100", "pw");
+ * ```
+ *
+ * @param auth The auth client.
+ * @param manager The session manager.
+ * @param phone The phone.
+ * @param password The password.
+ * @param options Captcha.
+ * @returns The session.
+ */
+export async function signInWithPhoneAndSaveSession(
+  auth: AuthClient,
+  manager: SessionManager,
+  phone: string,
+  password: string,
+  options?: CaptchaOptions,
+): Promise<ServiceResult<Session>> {
+  const r = await auth.signInWithPhone(phone, password, options);
+  if (r.ok) await manager.saveSession(r.value);
+  return r;
+}
+
+/**
+ * Email sign-up; saves the session when it carries tokens (confirmation off).
+ *
+ * @example signUpWithEmailAndSaveSession
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { createAuthClient } from "@fetchbase/fetchbase/auth";
+ * import { createSessionManager, signUpWithEmailAndSaveSession } from "@fetchbase/fetchbase/session";
+ *
+ * const client = createBaseClient("https://p.example", "anon-key");
+ * const auth = createAuthClient(client);
+ * const manager = createSessionManager(auth, client, { autoRefresh: false });
+ * const r = await signUpWithEmailAndSaveSession(auth, manager, "ada@example.com", "pw");
+ * ```
+ *
+ * @param auth The auth client.
+ * @param manager The session manager.
+ * @param email The email.
+ * @param password The password.
+ * @param options Metadata, redirect, captcha, PKCE.
+ * @returns The session.
+ */
+export async function signUpWithEmailAndSaveSession(
+  auth: AuthClient,
+  manager: SessionManager,
+  email: string,
+  password: string,
+  options?: SignUpWithEmailOptions,
+): Promise<ServiceResult<Session>> {
+  const r = await auth.signUpWithEmail(email, password, options);
+  if (r.ok && r.value.accessToken !== "") await manager.saveSession(r.value);
+  return r;
+}
+
+/**
+ * Phone sign-up; saves the session when it carries tokens.
+ *
+ * @example signUpWithPhoneAndSaveSession
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { createAuthClient } from "@fetchbase/fetchbase/auth";
+ * import { createSessionManager, signUpWithPhoneAndSaveSession } from "@fetchbase/fetchbase/session";
+ *
+ * const client = createBaseClient("https://p.example", "anon-key");
+ * const auth = createAuthClient(client);
+ * const manager = createSessionManager(auth, client, { autoRefresh: false });
+ * const r = await signUpWithPhoneAndSaveSession(auth, manager, "+15550100", "pw");
+ * ```
+ *
+ * @param auth The auth client.
+ * @param manager The session manager.
+ * @param phone The phone.
+ * @param password The password.
+ * @param options Metadata, channel, captcha.
+ * @returns The session.
+ */
+export async function signUpWithPhoneAndSaveSession(
+  auth: AuthClient,
+  manager: SessionManager,
+  phone: string,
+  password: string,
+  options?: SignUpWithPhoneOptions,
+): Promise<ServiceResult<Session>> {
+  const r = await auth.signUpWithPhone(phone, password, options);
+  if (r.ok && r.value.accessToken !== "") await manager.saveSession(r.value);
+  return r;
+}
+
+/**
+ * Anonymous sign-in, then saves the session.
+ *
+ * @example signInAnonymouslyAndSaveSession
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { createAuthClient } from "@fetchbase/fetchbase/auth";
+ * import { createSessionManager, signInAnonymouslyAndSaveSession } from "@fetchbase/fetchbase/session";
+ *
+ * const client = createBaseClient("https://p.example", "anon-key");
+ * const auth = createAuthClient(client);
+ * const manager = createSessionManager(auth, client, { autoRefresh: false });
+ * const r = await signInAnonymouslyAndSaveSession(auth, manager);
+ * ```
+ *
+ * @param auth The auth client.
+ * @param manager The session manager.
+ * @param options Metadata, captcha.
+ * @returns The session.
+ */
+export async function signInAnonymouslyAndSaveSession(
+  auth: AuthClient,
+  manager: SessionManager,
+  options?: CaptchaOptions & { data?: JsonObject | null },
+): Promise<ServiceResult<Session>> {
+  const r = await auth.signInAnonymously(options);
+  if (r.ok) await manager.saveSession(r.value);
+  return r;
+}
+
+/**
+ * id_token sign-in, then saves the session.
+ *
+ * @example signInWithIdTokenAndSaveSession
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { createAuthClient } from "@fetchbase/fetchbase/auth";
+ * import { createSessionManager, signInWithIdTokenAndSaveSession } from "@fetchbase/fetchbase/session";
+ *
+ * const client = createBaseClient("https://p.example", "anon-key");
+ * const auth = createAuthClient(client);
+ * const manager = createSessionManager(auth, client, { autoRefresh: false });
+ * const r = await signInWithIdTokenAndSaveSession(auth, manager, "apple", "id-token");
+ * ```
+ *
+ * @param auth The auth client.
+ * @param manager The session manager.
+ * @param provider The provider.
+ * @param idToken The id token.
+ * @param options Access token, nonce, captcha.
+ * @returns The session.
+ */
+export async function signInWithIdTokenAndSaveSession(
+  auth: AuthClient,
+  manager: SessionManager,
+  provider: OAuthProvider | string,
+  idToken: string,
+  options?: SignInWithIdTokenOptions,
+): Promise<ServiceResult<Session>> {
+  const r = await auth.signInWithIdToken(provider, idToken, options);
+  if (r.ok) await manager.saveSession(r.value);
+  return r;
+}
+
+/**
+ * Redeems a refresh token, then saves the session.
+ *
+ * @example refreshTokenAndSaveSession
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { createAuthClient } from "@fetchbase/fetchbase/auth";
+ * import { createSessionManager, refreshTokenAndSaveSession } from "@fetchbase/fetchbase/session";
+ *
+ * const client = createBaseClient("https://p.example", "anon-key");
+ * const auth = createAuthClient(client);
+ * const manager = createSessionManager(auth, client, { autoRefresh: false });
+ * const r = await refreshTokenAndSaveSession(auth, manager, "refresh-token");
+ * ```
+ *
+ * @param auth The auth client.
+ * @param manager The session manager.
+ * @param refreshToken The refresh token.
+ * @returns The session.
+ */
+export async function refreshTokenAndSaveSession(
+  auth: AuthClient,
+  manager: SessionManager,
+  refreshToken: string,
+): Promise<ServiceResult<Session>> {
+  const r = await auth.refreshToken(refreshToken);
+  if (r.ok) await manager.saveSession(r.value, { event: AuthStateChangeEvent.TOKEN_REFRESHED });
+  return r;
+}
+
+/**
+ * Verifies an OTP; saves the session only for an Authenticated result (recovery codes emit PASSWORD_RECOVERY).
+ *
+ * @example verifyOtpAndSaveSession
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { createAuthClient } from "@fetchbase/fetchbase/auth";
+ * import { createSessionManager, verifyOtpAndSaveSession } from "@fetchbase/fetchbase/session";
+ *
+ * const client = createBaseClient("https://p.example", "anon-key");
+ * const auth = createAuthClient(client);
+ * const manager = createSessionManager(auth, client, { autoRefresh: false });
+ * const r = await verifyOtpAndSaveSession(auth, manager, "123456", "email", { email: "ada@example.com" });
+ * ```
+ *
+ * @param auth The auth client.
+ * @param manager The session manager.
+ * @param token The code.
+ * @param type The OTP type.
+ * @param options Email or phone, captcha, redirect.
+ * @returns The verification result.
+ */
+export async function verifyOtpAndSaveSession(
+  auth: AuthClient,
+  manager: SessionManager,
+  token: string,
+  type: OtpType,
+  options?: VerifyOtpOptions,
+): Promise<ServiceResult<OtpVerifyResult>> {
+  const r = await auth.verifyOtp(token, type, options);
+  if (r.ok && r.value.kind === "Authenticated") {
+    await manager.saveSession(r.value.session, {
+      event: type === "recovery"
+        ? AuthStateChangeEvent.PASSWORD_RECOVERY
+        : AuthStateChangeEvent.SIGNED_IN,
+    });
+  }
+  return r;
+}
+
+/**
+ * Verifies a token hash; saves the session only for an Authenticated result.
+ *
+ * @example verifyOtpWithTokenHashAndSaveSession
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { createAuthClient } from "@fetchbase/fetchbase/auth";
+ * import { createSessionManager, verifyOtpWithTokenHashAndSaveSession } from "@fetchbase/fetchbase/session";
+ *
+ * const client = createBaseClient("https://p.example", "anon-key");
+ * const auth = createAuthClient(client);
+ * const manager = createSessionManager(auth, client, { autoRefresh: false });
+ * const r = await verifyOtpWithTokenHashAndSaveSession(auth, manager, "hash", "magiclink");
+ * ```
+ *
+ * @param auth The auth client.
+ * @param manager The session manager.
+ * @param tokenHash The token hash.
+ * @param type The OTP type.
+ * @param options Captcha.
+ * @returns The verification result.
+ */
+export async function verifyOtpWithTokenHashAndSaveSession(
+  auth: AuthClient,
+  manager: SessionManager,
+  tokenHash: string,
+  type: OtpType,
+  options?: CaptchaOptions,
+): Promise<ServiceResult<OtpVerifyResult>> {
+  const r = await auth.verifyOtpWithTokenHash(tokenHash, type, options);
+  if (r.ok && r.value.kind === "Authenticated") {
+    await manager.saveSession(r.value.session, {
+      event: type === "recovery"
+        ? AuthStateChangeEvent.PASSWORD_RECOVERY
+        : AuthStateChangeEvent.SIGNED_IN,
+    });
+  }
+  return r;
+}
+
+/**
+ * Verifies an MFA challenge and saves the AAL2 session (MFA_CHALLENGE_VERIFIED).
+ *
+ * @example mfaVerifyAndSaveSession
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { createAuthClient } from "@fetchbase/fetchbase/auth";
+ * import { createSessionManager, mfaVerifyAndSaveSession } from "@fetchbase/fetchbase/session";
+ *
+ * const client = createBaseClient("https://p.example", "anon-key");
+ * const auth = createAuthClient(client);
+ * const manager = createSessionManager(auth, client, { autoRefresh: false });
+ * const r = await mfaVerifyAndSaveSession(auth, manager, "factor", "challenge", "123456");
+ * ```
+ *
+ * @param auth The auth client.
+ * @param manager The session manager.
+ * @param factorId The factor.
+ * @param challengeId The challenge.
+ * @param code The code.
+ * @returns The AAL2 session.
+ */
+export async function mfaVerifyAndSaveSession(
+  auth: AuthClient,
+  manager: SessionManager,
+  factorId: string,
+  challengeId: string,
+  code: string,
+): Promise<ServiceResult<Session>> {
+  const session = manager.currentSession;
+  if (!session) return failure({ message: "No active session", category: "NO_SESSION" });
+  const r = await auth.mfaVerify(session.accessToken, factorId, challengeId, code);
+  if (!r.ok) return r;
+  const next: Session = { ...r.value, providerToken: null, providerRefreshToken: null };
+  await manager.saveSession(next, { event: AuthStateChangeEvent.MFA_CHALLENGE_VERIFIED });
+  return success(next);
+}

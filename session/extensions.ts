@@ -1,0 +1,657 @@
+/**
+ * Session-aware extensions (they fail with `No active session` when there
+ * is none) and helpers that import sessions from tokens, fragments and codes.
+ *
+ * @module
+ */
+
+import type { AuthClient } from "../auth/client.ts";
+import { type OAuthProvider, SignOutScope } from "../auth/enums.ts";
+import { parseSessionTokensFromFragment } from "../auth/fragment.ts";
+import { getClaims, type GetClaimsOptions } from "../auth/get_claims.ts";
+import { type JwtClaimsResult, parseJwtClaims } from "../auth/jwt.ts";
+import type {
+  LinkIdentityResponse,
+  Session,
+  SsoResponse,
+  User,
+  UserIdentity,
+  UserUpdateRequest,
+} from "../auth/models.ts";
+import type { JsonObject } from "../core/decode.ts";
+import { withMaskedFields } from "../core/mask.ts";
+import { type Failure, failure, type ServiceResult, success } from "../core/result.ts";
+import { AuthStateChangeEvent, type SessionManager } from "./manager.ts";
+
+const noSession = (): Failure => failure({ message: "No active session", category: "NO_SESSION" });
+
+const EMPTY_USER: User = {
+  id: "",
+  email: null,
+  phone: null,
+  createdAt: null,
+  updatedAt: null,
+  appMetadata: null,
+  userMetadata: null,
+  identities: null,
+  factors: null,
+  isAnonymous: null,
+  role: null,
+  emailConfirmedAt: null,
+  phoneConfirmedAt: null,
+  confirmedAt: null,
+  lastSignInAt: null,
+};
+
+function makeSession(
+  accessToken: string,
+  refreshToken: string,
+  expiresIn: number,
+  tokenType: string,
+  user: User,
+): Session {
+  const claims = parseJwtClaims(accessToken);
+  const exp = claims.ok && typeof claims.value.exp === "number" ? claims.value.exp : null;
+  return withMaskedFields({
+    accessToken,
+    refreshToken,
+    expiresIn,
+    expiresAt: exp ?? (expiresIn > 0 ? Math.floor(Date.now() / 1000) + expiresIn : null),
+    tokenType,
+    user,
+    providerToken: null,
+    providerRefreshToken: null,
+  }, ["accessToken", "refreshToken"]);
+}
+
+/**
+ * Fetches the current user; with `updateStoredSession` the stored session gets it.
+ *
+ * @example getUserForCurrentSession
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { createAuthClient } from "@fetchbase/fetchbase/auth";
+ * import { createSessionManager, getUserForCurrentSession } from "@fetchbase/fetchbase/session";
+ *
+ * const client = createBaseClient("https://p.example", "anon-key");
+ * const auth = createAuthClient(client);
+ * const manager = createSessionManager(auth, client, { autoRefresh: false });
+ * const r = await getUserForCurrentSession(auth, manager);
+ * ```
+ *
+ * @param auth The auth client.
+ * @param manager The session manager.
+ * @param options `updateStoredSession` (default false).
+ * @returns The user.
+ */
+export async function getUserForCurrentSession(
+  auth: AuthClient,
+  manager: SessionManager,
+  options: { updateStoredSession?: boolean } = {},
+): Promise<ServiceResult<User>> {
+  const session = manager.currentSession;
+  if (!session) return noSession();
+  const r = await auth.getUser(session.accessToken);
+  if (r.ok && options.updateStoredSession) {
+    await manager.saveSession({ ...session, user: r.value }, {
+      event: AuthStateChangeEvent.USER_UPDATED,
+    });
+  }
+  return r;
+}
+
+/**
+ * Sends a reauthentication code for the current session.
+ *
+ * @example reauthenticateCurrentSession
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { createAuthClient } from "@fetchbase/fetchbase/auth";
+ * import { createSessionManager, reauthenticateCurrentSession } from "@fetchbase/fetchbase/session";
+ *
+ * const client = createBaseClient("https://p.example", "anon-key");
+ * const auth = createAuthClient(client);
+ * const manager = createSessionManager(auth, client, { autoRefresh: false });
+ * const r = await reauthenticateCurrentSession(auth, manager);
+ * ```
+ *
+ * @param auth The auth client.
+ * @param manager The session manager.
+ * @returns Nothing.
+ */
+export async function reauthenticateCurrentSession(
+  auth: AuthClient,
+  manager: SessionManager,
+): Promise<ServiceResult<void>> {
+  const session = manager.currentSession;
+  if (!session) return noSession();
+  return await auth.reauthenticate(session.accessToken);
+}
+
+/**
+ * Updates the current user; by default the stored session gets the new user (USER_UPDATED).
+ *
+ * @example updateUserForCurrentSession
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { createAuthClient } from "@fetchbase/fetchbase/auth";
+ * import { createSessionManager, updateUserForCurrentSession } from "@fetchbase/fetchbase/session";
+ *
+ * const client = createBaseClient("https://p.example", "anon-key");
+ * const auth = createAuthClient(client);
+ * const manager = createSessionManager(auth, client, { autoRefresh: false });
+ * const r = await updateUserForCurrentSession(auth, manager, { data: { theme: "dark" } });
+ * ```
+ *
+ * @param auth The auth client.
+ * @param manager The session manager.
+ * @param updates The changes.
+ * @param options `updateStoredSession` (default true).
+ * @returns The user.
+ */
+export async function updateUserForCurrentSession(
+  auth: AuthClient,
+  manager: SessionManager,
+  updates: UserUpdateRequest,
+  options: { updateStoredSession?: boolean } = {},
+): Promise<ServiceResult<User>> {
+  const session = manager.currentSession;
+  if (!session) return noSession();
+  const r = await auth.updateUser(session.accessToken, updates);
+  if (r.ok && (options.updateStoredSession ?? true)) {
+    await manager.saveSession({ ...session, user: r.value }, {
+      event: AuthStateChangeEvent.USER_UPDATED,
+    });
+  }
+  return r;
+}
+
+/**
+ * Refreshes the current session (the manager's single-flight refresh).
+ *
+ * @example refreshCurrentSession
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { createAuthClient } from "@fetchbase/fetchbase/auth";
+ * import { createSessionManager, refreshCurrentSession } from "@fetchbase/fetchbase/session";
+ *
+ * const client = createBaseClient("https://p.example", "anon-key");
+ * const auth = createAuthClient(client);
+ * const manager = createSessionManager(auth, client, { autoRefresh: false });
+ * const r = await refreshCurrentSession(manager);
+ * ```
+ *
+ * @param manager The session manager.
+ * @returns The new session.
+ */
+export function refreshCurrentSession(manager: SessionManager): Promise<ServiceResult<Session>> {
+  return manager.refreshSession();
+}
+
+/**
+ * Signs the current session out and clears storage; with no session it succeeds when `succeedIfNoSession` (default).
+ *
+ * @example signOutCurrentSession
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { createAuthClient } from "@fetchbase/fetchbase/auth";
+ * import { createSessionManager, signOutCurrentSession } from "@fetchbase/fetchbase/session";
+ *
+ * const client = createBaseClient("https://p.example", "anon-key");
+ * const auth = createAuthClient(client);
+ * const manager = createSessionManager(auth, client, { autoRefresh: false });
+ * const r = await signOutCurrentSession(auth, manager);
+ * ```
+ *
+ * @param auth The auth client.
+ * @param manager The session manager.
+ * @param options Scope, clearing, idempotence.
+ * @returns Nothing.
+ */
+export async function signOutCurrentSession(
+  auth: AuthClient,
+  manager: SessionManager,
+  options: {
+    scope?: SignOutScope;
+    clearStoredSessionOnSuccess?: boolean;
+    succeedIfNoSession?: boolean;
+  } = {},
+): Promise<ServiceResult<void>> {
+  const session = manager.currentSession;
+  if (!session) return (options.succeedIfNoSession ?? true) ? success(undefined) : noSession();
+  const r = await auth.signOut(session.accessToken, { scope: options.scope ?? SignOutScope.LOCAL });
+  if (r.ok && (options.clearStoredSessionOnSuccess ?? true)) await manager.clearSession();
+  return r;
+}
+
+/**
+ * The SSO URL, authenticated with the current session.
+ *
+ * @example getSsoUrlForCurrentSession
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { createAuthClient } from "@fetchbase/fetchbase/auth";
+ * import { createSessionManager, getSsoUrlForCurrentSession } from "@fetchbase/fetchbase/session";
+ *
+ * const client = createBaseClient("https://p.example", "anon-key");
+ * const auth = createAuthClient(client);
+ * const manager = createSessionManager(auth, client, { autoRefresh: false });
+ * const r = await getSsoUrlForCurrentSession(auth, manager, { domain: "corp.example" });
+ * ```
+ *
+ * @param auth The auth client.
+ * @param manager The session manager.
+ * @param options Domain or provider id, redirect.
+ * @returns The URL.
+ */
+export async function getSsoUrlForCurrentSession(
+  auth: AuthClient,
+  manager: SessionManager,
+  options: { domain?: string | null; providerId?: string | null; redirectTo?: string | null } = {},
+): Promise<ServiceResult<SsoResponse>> {
+  const session = manager.currentSession;
+  if (!session) return noSession();
+  return await auth.getSsoUrl({ ...options, accessToken: session.accessToken });
+}
+
+/**
+ * The current user's identities.
+ *
+ * @example getUserIdentitiesForCurrentSession
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { createAuthClient } from "@fetchbase/fetchbase/auth";
+ * import { createSessionManager, getUserIdentitiesForCurrentSession } from "@fetchbase/fetchbase/session";
+ *
+ * const client = createBaseClient("https://p.example", "anon-key");
+ * const auth = createAuthClient(client);
+ * const manager = createSessionManager(auth, client, { autoRefresh: false });
+ * const r = await getUserIdentitiesForCurrentSession(auth, manager);
+ * ```
+ *
+ * @param auth The auth client.
+ * @param manager The session manager.
+ * @returns The identities.
+ */
+export async function getUserIdentitiesForCurrentSession(
+  auth: AuthClient,
+  manager: SessionManager,
+): Promise<ServiceResult<UserIdentity[]>> {
+  const session = manager.currentSession;
+  if (!session) return noSession();
+  return await auth.getUserIdentities(session.accessToken);
+}
+
+/**
+ * The URL that links a provider identity to the current user.
+ *
+ * @example linkIdentityForCurrentSession
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { createAuthClient } from "@fetchbase/fetchbase/auth";
+ * import { createSessionManager, linkIdentityForCurrentSession } from "@fetchbase/fetchbase/session";
+ *
+ * const client = createBaseClient("https://p.example", "anon-key");
+ * const auth = createAuthClient(client);
+ * const manager = createSessionManager(auth, client, { autoRefresh: false });
+ * const r = await linkIdentityForCurrentSession(auth, manager, "github");
+ * ```
+ *
+ * @param auth The auth client.
+ * @param manager The session manager.
+ * @param provider The provider.
+ * @param options Redirect, scopes, query params.
+ * @returns The URL.
+ */
+export async function linkIdentityForCurrentSession(
+  auth: AuthClient,
+  manager: SessionManager,
+  provider: OAuthProvider | string,
+  options: { redirectTo?: string | null; scopes?: string[]; queryParams?: Record<string, string> } =
+    {},
+): Promise<ServiceResult<LinkIdentityResponse>> {
+  const session = manager.currentSession;
+  if (!session) return noSession();
+  return await auth.linkIdentity(session.accessToken, provider, options);
+}
+
+/**
+ * Links an identity by id token; by default the new session is saved.
+ *
+ * @example linkIdentityWithIdTokenForCurrentSession
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { createAuthClient } from "@fetchbase/fetchbase/auth";
+ * import { createSessionManager, linkIdentityWithIdTokenForCurrentSession } from "@fetchbase/fetchbase/session";
+ *
+ * const client = createBaseClient("https://p.example", "anon-key");
+ * const auth = createAuthClient(client);
+ * const manager = createSessionManager(auth, client, { autoRefresh: false });
+ * const r = await linkIdentityWithIdTokenForCurrentSession(auth, manager, "google", "id-token");
+ * ```
+ *
+ * @param auth The auth client.
+ * @param manager The session manager.
+ * @param provider The provider.
+ * @param idToken The id token.
+ * @param options Provider token, nonce, saving.
+ * @returns The session.
+ */
+export async function linkIdentityWithIdTokenForCurrentSession(
+  auth: AuthClient,
+  manager: SessionManager,
+  provider: OAuthProvider | string,
+  idToken: string,
+  options: {
+    providerAccessToken?: string | null;
+    nonce?: string | null;
+    updateStoredSession?: boolean;
+  } = {},
+): Promise<ServiceResult<Session>> {
+  const session = manager.currentSession;
+  if (!session) return noSession();
+  const r = await auth.linkIdentityWithIdToken(session.accessToken, provider, idToken, options);
+  if (r.ok && (options.updateStoredSession ?? true)) {
+    await manager.saveSession(r.value, { event: AuthStateChangeEvent.USER_UPDATED });
+  }
+  return r;
+}
+
+/**
+ * Unlinks an identity (by `UserIdentity.id`); by default removes it from the stored user.
+ *
+ * @example unlinkIdentityForCurrentSession
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { createAuthClient } from "@fetchbase/fetchbase/auth";
+ * import { createSessionManager, unlinkIdentityForCurrentSession } from "@fetchbase/fetchbase/session";
+ *
+ * const client = createBaseClient("https://p.example", "anon-key");
+ * const auth = createAuthClient(client);
+ * const manager = createSessionManager(auth, client, { autoRefresh: false });
+ * const r = await unlinkIdentityForCurrentSession(auth, manager, "identity-id");
+ * ```
+ *
+ * @param auth The auth client.
+ * @param manager The session manager.
+ * @param identityId The identity's id.
+ * @param options `updateStoredSession` (default true).
+ * @returns Nothing.
+ */
+export async function unlinkIdentityForCurrentSession(
+  auth: AuthClient,
+  manager: SessionManager,
+  identityId: string,
+  options: { updateStoredSession?: boolean } = {},
+): Promise<ServiceResult<void>> {
+  const session = manager.currentSession;
+  if (!session) return noSession();
+  return await unlinkIdentityAndUpdateSession(
+    auth,
+    session.accessToken,
+    identityId,
+    manager,
+    options,
+  );
+}
+
+/**
+ * Unlinks an identity and removes it from the stored session's user.
+ *
+ * @example unlinkIdentityAndUpdateSession
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { createAuthClient } from "@fetchbase/fetchbase/auth";
+ * import { createSessionManager, unlinkIdentityAndUpdateSession } from "@fetchbase/fetchbase/session";
+ *
+ * const client = createBaseClient("https://p.example", "anon-key");
+ * const auth = createAuthClient(client);
+ * const manager = createSessionManager(auth, client, { autoRefresh: false });
+ * const r = await unlinkIdentityAndUpdateSession(auth, "access-token", "identity-id", manager);
+ * ```
+ *
+ * @param auth The auth client.
+ * @param accessToken The access token.
+ * @param identityId The identity's id.
+ * @param manager The session manager.
+ * @param options `updateStoredSession` (default true).
+ * @returns Nothing.
+ */
+export async function unlinkIdentityAndUpdateSession(
+  auth: AuthClient,
+  accessToken: string,
+  identityId: string,
+  manager: SessionManager,
+  options: { updateStoredSession?: boolean } = {},
+): Promise<ServiceResult<void>> {
+  const r = await auth.unlinkIdentity(accessToken, identityId);
+  const session = manager.currentSession;
+  if (r.ok && session && (options.updateStoredSession ?? true)) {
+    const identities = (session.user.identities ?? []).filter((i) =>
+      i.id !== identityId && i.identityId !== identityId
+    );
+    await manager.saveSession({ ...session, user: { ...session.user, identities } }, {
+      event: AuthStateChangeEvent.USER_UPDATED,
+    });
+  }
+  return r;
+}
+
+/**
+ * Adopts an externally minted token as a saved session (fetching the user by default).
+ *
+ * @example importAuthToken
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { createAuthClient } from "@fetchbase/fetchbase/auth";
+ * import { createSessionManager, importAuthToken } from "@fetchbase/fetchbase/session";
+ *
+ * const client = createBaseClient("https://p.example", "anon-key");
+ * const auth = createAuthClient(client);
+ * const manager = createSessionManager(auth, client, { autoRefresh: false });
+ * const r = await importAuthToken(auth, manager, "eyJ...");
+ * ```
+ *
+ * @param auth The auth client.
+ * @param manager The session manager.
+ * @param accessToken The token.
+ * @param options Refresh token, lifetime, type, user retrieval.
+ * @returns The session.
+ */
+export async function importAuthToken(
+  auth: AuthClient,
+  manager: SessionManager,
+  accessToken: string,
+  options: {
+    refreshToken?: string;
+    expiresIn?: number;
+    tokenType?: string;
+    retrieveUser?: boolean;
+  } = {},
+): Promise<ServiceResult<Session>> {
+  if (typeof accessToken !== "string" || accessToken.trim() === "") {
+    return failure({ message: "Cannot import a blank access token", category: "INVALID_ARGUMENT" });
+  }
+  let user: User;
+  if (options.retrieveUser ?? true) {
+    const u = await auth.getUser(accessToken);
+    if (!u.ok) return u;
+    user = u.value;
+  } else {
+    const claims = parseJwtClaims(accessToken);
+    const sub = claims.ok && typeof claims.value.sub === "string" ? claims.value.sub : "";
+    user = { ...EMPTY_USER, id: sub };
+  }
+  const session = makeSession(
+    accessToken,
+    options.refreshToken ?? "",
+    options.expiresIn ?? 0,
+    options.tokenType ?? "bearer",
+    user,
+  );
+  await manager.saveSession(session);
+  return success(session);
+}
+
+/**
+ * Parses tokens from a redirect fragment, fetches the user, saves and returns the session.
+ *
+ * @example importSessionFromFragment
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { createAuthClient } from "@fetchbase/fetchbase/auth";
+ * import { createSessionManager, importSessionFromFragment } from "@fetchbase/fetchbase/session";
+ *
+ * const client = createBaseClient("https://p.example", "anon-key");
+ * const auth = createAuthClient(client);
+ * const manager = createSessionManager(auth, client, { autoRefresh: false });
+ * const r = await importSessionFromFragment(auth, "#access_token=a&refresh_token=r&expires_in=3600&token_type=bearer", manager);
+ * ```
+ *
+ * @param auth The auth client.
+ * @param fragment The URL fragment.
+ * @param manager The session manager.
+ * @returns The session.
+ */
+export async function importSessionFromFragment(
+  auth: AuthClient,
+  fragment: string,
+  manager: SessionManager,
+): Promise<ServiceResult<Session>> {
+  const t = parseSessionTokensFromFragment(fragment);
+  if (!t.ok) return t;
+  const u = await auth.getUser(t.value.accessToken);
+  if (!u.ok) return u;
+  const session = makeSession(
+    t.value.accessToken,
+    t.value.refreshToken,
+    t.value.expiresIn,
+    t.value.tokenType,
+    u.value,
+  );
+  const recovery = /(^|[#&])type=recovery(&|$)/.test(fragment);
+  await manager.saveSession(session, {
+    event: recovery ? AuthStateChangeEvent.PASSWORD_RECOVERY : AuthStateChangeEvent.SIGNED_IN,
+  });
+  return success(session);
+}
+
+/**
+ * Like importSessionFromFragment, from a full URL.
+ *
+ * @example importSessionFromUrl
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { createAuthClient } from "@fetchbase/fetchbase/auth";
+ * import { createSessionManager, importSessionFromUrl } from "@fetchbase/fetchbase/session";
+ *
+ * const client = createBaseClient("https://p.example", "anon-key");
+ * const auth = createAuthClient(client);
+ * const manager = createSessionManager(auth, client, { autoRefresh: false });
+ * const r = await importSessionFromUrl(auth, location.href, manager);
+ * ```
+ *
+ * @param auth The auth client.
+ * @param url The redirect URL.
+ * @param manager The session manager.
+ * @returns The session.
+ */
+export async function importSessionFromUrl(
+  auth: AuthClient,
+  url: string,
+  manager: SessionManager,
+): Promise<ServiceResult<Session>> {
+  const hash = (url ?? "").indexOf("#");
+  if (hash < 0) {
+    return failure({
+      message: "Cannot import the session as the URL has no fragment",
+      category: "DECODE",
+    });
+  }
+  return await importSessionFromFragment(auth, url.slice(hash + 1), manager);
+}
+
+/**
+ * Exchanges a PKCE code and saves the session.
+ *
+ * @example exchangeCodeForSessionAndSave
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { createAuthClient } from "@fetchbase/fetchbase/auth";
+ * import { createSessionManager, exchangeCodeForSessionAndSave } from "@fetchbase/fetchbase/session";
+ *
+ * const client = createBaseClient("https://p.example", "anon-key");
+ * const auth = createAuthClient(client);
+ * const manager = createSessionManager(auth, client, { autoRefresh: false });
+ * const r = await exchangeCodeForSessionAndSave(auth, "code", "verifier", manager);
+ * ```
+ *
+ * @param auth The auth client.
+ * @param authCode The code.
+ * @param codeVerifier The verifier.
+ * @param manager The session manager.
+ * @returns The session.
+ */
+export async function exchangeCodeForSessionAndSave(
+  auth: AuthClient,
+  authCode: string,
+  codeVerifier: string,
+  manager: SessionManager,
+): Promise<ServiceResult<Session>> {
+  const r = await auth.exchangeCodeForSession(authCode, codeVerifier);
+  if (r.ok) await manager.saveSession(r.value);
+  return r;
+}
+
+/**
+ * Verified claims of the current access token.
+ *
+ * @example getClaimsForCurrentSession
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { createAuthClient } from "@fetchbase/fetchbase/auth";
+ * import { createSessionManager, getClaimsForCurrentSession } from "@fetchbase/fetchbase/session";
+ *
+ * const client = createBaseClient("https://p.example", "anon-key");
+ * const auth = createAuthClient(client);
+ * const manager = createSessionManager(auth, client, { autoRefresh: false });
+ * const r = await getClaimsForCurrentSession(manager, auth);
+ * ```
+ *
+ * @param manager The session manager.
+ * @param auth The auth client.
+ * @param options verify, allowExpired, issuer, audience.
+ * @returns The claims.
+ */
+export async function getClaimsForCurrentSession(
+  manager: SessionManager,
+  auth: AuthClient,
+  options: GetClaimsOptions = {},
+): Promise<ServiceResult<JwtClaimsResult>> {
+  const session = manager.currentSession;
+  if (!session) return noSession();
+  return await getClaims(auth, session.accessToken, options);
+}
+
+/**
+ * Raw claims of the current access token, without verification.
+ *
+ * @example Reading claims
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { createAuthClient } from "@fetchbase/fetchbase/auth";
+ * import { createSessionManager, parseCurrentSessionJwtClaims } from "@fetchbase/fetchbase/session";
+ *
+ * const client = createBaseClient("https://p.example", "anon-key");
+ * const manager = createSessionManager(createAuthClient(client), client);
+ * const claims = parseCurrentSessionJwtClaims(manager);
+ * ```
+ *
+ * @param manager The session manager.
+ * @returns The raw claims.
+ */
+export function parseCurrentSessionJwtClaims(manager: SessionManager): ServiceResult<JsonObject> {
+  const session = manager.currentSession;
+  if (!session) return failure({ message: "No active session", category: "NO_SESSION" });
+  return parseJwtClaims(session.accessToken);
+}

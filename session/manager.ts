@@ -1,0 +1,437 @@
+/**
+ * The session manager: persistence, the base client's token kept in sync,
+ * single-flight refresh scheduled before expiry, fault-tolerant retries, and
+ * auth events.
+ *
+ * @module
+ */
+
+import type { AuthClient } from "../auth/client.ts";
+import type { Session } from "../auth/models.ts";
+import type { BaseClient } from "../core/client.ts";
+import { failure, type ServiceError, type ServiceResult, success } from "../core/result.ts";
+import { MutableStateFlow, type StateFlow } from "../core/state_flow.ts";
+import { InMemorySessionStorage, type SessionStorage } from "./storage.ts";
+
+/**
+ * Auth events delivered to `onAuthStateChange` listeners.
+ *
+ * @example Reacting to sign-out
+ * ```ts
+ * import { AuthStateChangeEvent } from "@fetchbase/fetchbase/session";
+ *
+ * console.log(AuthStateChangeEvent.SIGNED_OUT); // SIGNED_OUT
+ * ```
+ */
+export const AuthStateChangeEvent = {
+  INITIAL_SESSION: "INITIAL_SESSION",
+  SIGNED_IN: "SIGNED_IN",
+  SIGNED_OUT: "SIGNED_OUT",
+  TOKEN_REFRESHED: "TOKEN_REFRESHED",
+  USER_UPDATED: "USER_UPDATED",
+  PASSWORD_RECOVERY: "PASSWORD_RECOVERY",
+  MFA_CHALLENGE_VERIFIED: "MFA_CHALLENGE_VERIFIED",
+} as const;
+/** One of the {@linkcode AuthStateChangeEvent} values. */
+export type AuthStateChangeEvent = typeof AuthStateChangeEvent[keyof typeof AuthStateChangeEvent];
+
+/** The manager's state. */
+export type SessionState =
+  | { kind: "NotAuthenticated" }
+  | { kind: "Loading" }
+  | { kind: "Authenticated"; session: Session }
+  | { kind: "Expired"; lastSession: Session };
+
+/** Configuration of a session manager. */
+export interface SessionConfig {
+  /** Refresh automatically before expiry. Default true. */
+  autoRefresh?: boolean;
+  /** Seconds before expiry at which the refresh happens. Default 60. */
+  refreshBufferSeconds?: number;
+  /** Where the session persists. Default in memory. */
+  storage?: SessionStorage;
+  /** First retry delay after a transient refresh failure, ms. Default 1000. */
+  retryBaseDelayMs?: number;
+  /** Longest retry delay, ms. Default 60000. */
+  retryMaxDelayMs?: number;
+}
+
+/** A listener of auth events. */
+export type AuthStateChangeCallback = (
+  event: AuthStateChangeEvent,
+  session: Session | null,
+) => void;
+
+/** Error codes of GoTrue that mean the refresh token is dead (revoked or reused). */
+const INVALID_GRANT = new Set([
+  "refresh_token_not_found",
+  "refresh_token_already_used",
+  "invalid_grant",
+  "session_not_found",
+  "session_expired",
+  "user_not_found",
+  "user_banned",
+]);
+
+function isInvalidGrant(e: ServiceError): boolean {
+  if (e.code && INVALID_GRANT.has(e.code)) return true;
+  return (e.status === 400 || e.status === 401 || e.status === 403) &&
+    /refresh token|invalid grant/i.test(e.message);
+}
+
+const nowSeconds = () => Date.now() / 1000;
+
+/**
+ * Keeps one session: persisted, applied to the base client, refreshed before
+ * expiry. One refresh is in flight at a time and every caller shares it. A
+ * network error, a 5xx, a 429 or a malformed answer keeps the session and
+ * retries with backoff; only an invalid-grant answer ends it.
+ *
+ * @example Sign in and keep the session fresh
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { createAuthClient } from "@fetchbase/fetchbase/auth";
+ * import { createSessionManager } from "@fetchbase/fetchbase/session";
+ *
+ * const client = createBaseClient("https://p.example", "anon-key");
+ * const auth = createAuthClient(client);
+ * const manager = createSessionManager(auth, client);
+ * const stop = manager.onAuthStateChange((event, session) => console.log(event, session?.user.id));
+ * const s = await auth.signInWithEmail("ada@example.com", "correct horse");
+ * if (s.ok) await manager.saveSession(s.value);
+ * stop();
+ * manager.dispose();
+ * ```
+ */
+export class SessionManager {
+  readonly #auth: AuthClient;
+  readonly #client: BaseClient;
+  readonly #storage: SessionStorage;
+  readonly #autoRefreshConfigured: boolean;
+  readonly #buffer: number;
+  readonly #retryBase: number;
+  readonly #retryMax: number;
+  readonly #state = new MutableStateFlow<SessionState>({ kind: "NotAuthenticated" });
+  readonly #listeners = new Set<AuthStateChangeCallback>();
+  #savedAt = 0;
+  #inflight: Promise<ServiceResult<Session>> | null = null;
+  #timer: ReturnType<typeof setTimeout> | null = null;
+  #autoRefresh = false;
+  #failures = 0;
+  #disposed = false;
+
+  /**
+   * Builds a manager; prefer {@linkcode createSessionManager}.
+   *
+   * @param auth The auth client.
+   * @param client The base client whose token is kept in sync.
+   * @param config Refresh and storage settings.
+   */
+  constructor(auth: AuthClient, client: BaseClient, config: SessionConfig = {}) {
+    const buffer = config.refreshBufferSeconds ?? 60;
+    if (!(typeof buffer === "number" && buffer >= 0 && Number.isFinite(buffer))) {
+      throw new RangeError(
+        `Cannot manage sessions as 'refreshBufferSeconds' must be a non-negative number: current value is ${buffer}`,
+      );
+    }
+    this.#auth = auth;
+    this.#client = client;
+    this.#storage = config.storage ?? new InMemorySessionStorage();
+    this.#autoRefreshConfigured = config.autoRefresh ?? true;
+    this.#buffer = buffer;
+    this.#retryBase = config.retryBaseDelayMs ?? 1000;
+    this.#retryMax = config.retryMaxDelayMs ?? 60_000;
+  }
+
+  /** The state as a {@linkcode StateFlow}. */
+  get sessionState(): StateFlow<SessionState> {
+    return this.#state;
+  }
+
+  /** The live session, or null. */
+  get currentSession(): Session | null {
+    const s = this.#state.value;
+    return s.kind === "Authenticated" ? s.session : null;
+  }
+
+  /** The live access token, or null. */
+  get accessToken(): string | null {
+    return this.currentSession?.accessToken ?? null;
+  }
+
+  #emit(event: AuthStateChangeEvent, session: Session | null): void {
+    for (const cb of [...this.#listeners]) {
+      try {
+        cb(event, session);
+      } catch {
+        // One listener's failure reaches no other and never breaks the manager.
+      }
+    }
+  }
+
+  /**
+   * Subscribes to auth events; `INITIAL_SESSION` is delivered at once unless
+   * `emitInitialSession` is false. Listeners may call any manager or auth
+   * method.
+   *
+   * @param callback Called with each event and the session.
+   * @param options `emitInitialSession` (default true).
+   * @returns A function that unsubscribes.
+   */
+  onAuthStateChange(
+    callback: AuthStateChangeCallback,
+    options: { emitInitialSession?: boolean } = {},
+  ): () => void {
+    this.#listeners.add(callback);
+    if (options.emitInitialSession ?? true) {
+      try {
+        callback(AuthStateChangeEvent.INITIAL_SESSION, this.currentSession);
+      } catch {
+        // isolated
+      }
+    }
+    return () => void this.#listeners.delete(callback);
+  }
+
+  #expiresAtMs(session: Session): number {
+    return session.expiresAt !== null && session.expiresAt > 0
+      ? session.expiresAt * 1000
+      : this.#savedAt + session.expiresIn * 1000;
+  }
+
+  #apply(session: Session): void {
+    this.#client.setAccessToken(session.accessToken);
+    this.#state.value = { kind: "Authenticated", session };
+  }
+
+  /**
+   * Persists a session, applies its token to the base client and schedules
+   * its refresh.
+   *
+   * @param session The session.
+   * @param options The event to emit. Default SIGNED_IN.
+   */
+  async saveSession(
+    session: Session,
+    options: { event?: AuthStateChangeEvent } = {},
+  ): Promise<void> {
+    if (!session || typeof session.accessToken !== "string" || session.accessToken.trim() === "") {
+      throw new TypeError("Cannot save the session as it has no access token");
+    }
+    this.#savedAt = Date.now();
+    this.#failures = 0;
+    await this.#storage.save(session);
+    this.#apply(session);
+    this.#schedule();
+    this.#emit(options.event ?? AuthStateChangeEvent.SIGNED_IN, session);
+  }
+
+  /** Forgets the session: storage, base-client token, timers; emits SIGNED_OUT. */
+  async clearSession(): Promise<void> {
+    this.#clearTimer();
+    this.#failures = 0;
+    try {
+      await this.#storage.clear();
+    } finally {
+      this.#client.clearAccessToken();
+      const had = this.#state.value.kind !== "NotAuthenticated";
+      this.#state.value = { kind: "NotAuthenticated" };
+      if (had) this.#emit(AuthStateChangeEvent.SIGNED_OUT, null);
+    }
+  }
+
+  /**
+   * Refreshes now. Concurrent callers share one refresh-token grant and get
+   * the same result.
+   *
+   * @returns The new session, or why not.
+   */
+  refreshSession(): Promise<ServiceResult<Session>> {
+    if (this.#inflight) return this.#inflight;
+    const s = this.#state.value;
+    const session = s.kind === "Authenticated"
+      ? s.session
+      : s.kind === "Expired"
+      ? s.lastSession
+      : null;
+    if (!session) {
+      return Promise.resolve(failure({ message: "No active session", category: "NO_SESSION" }));
+    }
+    if (session.refreshToken.trim() === "") {
+      return Promise.resolve(
+        failure({ message: "The session has no refresh token", category: "NO_SESSION" }),
+      );
+    }
+    const pending = this.#refresh(session);
+    this.#inflight = pending;
+    pending.finally(() => {
+      if (this.#inflight === pending) this.#inflight = null;
+    });
+    return pending;
+  }
+
+  async #refresh(session: Session): Promise<ServiceResult<Session>> {
+    const r = await this.#auth.refreshToken(session.refreshToken);
+    if (this.#disposed) return r;
+    if (r.ok) {
+      const next = r.value;
+      if (
+        next.accessToken.trim() === "" || next.refreshToken.trim() === "" || !(next.expiresIn > 0)
+      ) {
+        return this.#transient(
+          session,
+          failure({ message: "The refresh answer is missing tokens or expiry", category: "DECODE" })
+            .error,
+        );
+      }
+      this.#savedAt = Date.now();
+      this.#failures = 0;
+      await this.#storage.save(next);
+      this.#apply(next);
+      this.#schedule();
+      this.#emit(AuthStateChangeEvent.TOKEN_REFRESHED, next);
+      return success(next);
+    }
+    if (isInvalidGrant(r.error)) {
+      await this.clearSession();
+      return r;
+    }
+    return this.#transient(session, r.error);
+  }
+
+  #transient(session: Session, error: ServiceError): ServiceResult<Session> {
+    this.#failures++;
+    if (this.#expiresAtMs(session) <= Date.now()) {
+      this.#state.value = { kind: "Expired", lastSession: session };
+    }
+    if (this.#autoRefresh) {
+      const exp = Math.min(this.#retryMax, this.#retryBase * 2 ** (this.#failures - 1));
+      const delay = Math.max(exp / 2 + (exp / 2) * Math.random(), (error.retryAfter ?? 0) * 1000);
+      this.#setTimer(Math.min(delay, this.#retryMax), () => void this.refreshSession());
+    }
+    return failure(error);
+  }
+
+  /**
+   * Loads the stored session; an expired one is refreshed, and stays
+   * `Expired` when that is not possible now.
+   *
+   * @returns The session, or why not.
+   */
+  async restoreSession(): Promise<ServiceResult<Session>> {
+    this.#state.value = { kind: "Loading" };
+    let stored: Session | null = null;
+    try {
+      stored = await this.#storage.load();
+    } catch {
+      stored = null;
+    }
+    if (!stored) {
+      this.#state.value = { kind: "NotAuthenticated" };
+      return failure({ message: "No active session", category: "NO_SESSION" });
+    }
+    this.#savedAt = Date.now();
+    if (stored.expiresAt !== null && stored.expiresAt <= nowSeconds()) {
+      this.#state.value = { kind: "Expired", lastSession: stored };
+      return this.refreshSession();
+    }
+    this.#apply(stored);
+    this.#schedule();
+    return success(stored);
+  }
+
+  /**
+   * Restores the stored session and starts auto-refresh when configured;
+   * call it at startup.
+   *
+   * @returns The session, or why not.
+   */
+  async initialize(): Promise<ServiceResult<Session>> {
+    if (this.#autoRefreshConfigured) this.#autoRefresh = true;
+    return await this.restoreSession();
+  }
+
+  /** Schedules refreshes before expiry (and retries after failures). */
+  startAutoRefresh(): void {
+    if (this.#disposed) return;
+    this.#autoRefresh = true;
+    this.#schedule();
+  }
+
+  /** Stops scheduled refreshes; clears every timer. */
+  stopAutoRefresh(): void {
+    this.#autoRefresh = false;
+    this.#clearTimer();
+  }
+
+  /** Stops timers and drops listeners; the stored session is kept. */
+  dispose(): void {
+    this.#disposed = true;
+    this.stopAutoRefresh();
+    this.#listeners.clear();
+  }
+
+  /** The same as {@linkcode SessionManager.dispose}. */
+  close(): void {
+    this.dispose();
+  }
+
+  #clearTimer(): void {
+    if (this.#timer !== null) clearTimeout(this.#timer);
+    this.#timer = null;
+  }
+
+  #setTimer(ms: number, fn: () => void): void {
+    this.#clearTimer();
+    const t = setTimeout(() => {
+      this.#timer = null;
+      fn();
+    }, Math.max(0, ms));
+    // Never keep a process alive just to refresh (Node and Deno timers expose unref()).
+    if (
+      typeof t === "object" && t !== null && "unref" in t &&
+      typeof (t as { unref?: () => void }).unref === "function"
+    ) {
+      (t as { unref: () => void }).unref();
+    }
+    this.#timer = t;
+  }
+
+  #schedule(): void {
+    if (!this.#autoRefresh || this.#disposed) return;
+    const session = this.currentSession;
+    if (!session || session.refreshToken.trim() === "") return this.#clearTimer();
+    const due = this.#expiresAtMs(session) - this.#buffer * 1000 - Date.now();
+    this.#setTimer(due, () => void this.refreshSession());
+  }
+}
+
+/**
+ * Creates a {@linkcode SessionManager}; no I/O until `initialize`,
+ * `restoreSession` or `saveSession`.
+ *
+ * @example With persistent storage
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { createAuthClient } from "@fetchbase/fetchbase/auth";
+ * import { createSessionManager, KeyValueSessionStorage, webStorageStore } from "@fetchbase/fetchbase/session";
+ *
+ * const client = createBaseClient("https://p.example", "anon-key");
+ * const manager = createSessionManager(createAuthClient(client), client, {
+ *   storage: new KeyValueSessionStorage(webStorageStore(globalThis.localStorage)),
+ * });
+ * await manager.initialize();
+ * ```
+ *
+ * @param auth The auth client.
+ * @param client The base client whose token is kept in sync.
+ * @param config Refresh and storage settings.
+ * @returns The manager.
+ */
+export function createSessionManager(
+  auth: AuthClient,
+  client: BaseClient,
+  config?: SessionConfig,
+): SessionManager {
+  return new SessionManager(auth, client, config);
+}

@@ -1,0 +1,442 @@
+/**
+ * Session storage contracts and adapters: in memory (the default), any
+ * key-value store, Web Storage, async key-value namespaces (Cloudflare KV,
+ * Deno KV style) and cookies for server rendering (chunked).
+ *
+ * @module
+ */
+
+import { withMaskedFields } from "../core/mask.ts";
+import type { Session, User } from "../auth/models.ts";
+
+/** Persists one session; every method may be sync or async. */
+export interface SessionStorage {
+  /** Stores the session. */
+  save(session: Session): void | Promise<void>;
+  /** The stored session, or null (never throws for a corrupt payload). */
+  load(): Session | null | Promise<Session | null>;
+  /** Forgets the session. */
+  clear(): void | Promise<void>;
+}
+
+/** A string key-value store; every method may be sync or async. */
+export interface KeyValueStore {
+  /** The value of a key, or null. */
+  get(key: string): string | null | undefined | Promise<string | null | undefined>;
+  /** Stores a value. */
+  set(key: string, value: string): void | Promise<void>;
+  /** Removes a key. */
+  remove(key: string): void | Promise<void>;
+}
+
+/** The default storage key. */
+export const DEFAULT_KEY = "fetchbase.auth.session";
+
+const SESSION_SECRETS = [
+  "accessToken",
+  "refreshToken",
+  "providerToken",
+  "providerRefreshToken",
+] as const;
+
+/**
+ * Serialises a session to JSON (tokens included: storage needs them).
+ *
+ * @example Round trip
+ * ```ts
+ * import { parseStoredSession, serializeSession } from "@fetchbase/fetchbase/session";
+ *
+ * const text = serializeSession({
+ *   accessToken: "a", refreshToken: "r", expiresIn: 60, expiresAt: null, tokenType: "bearer",
+ *   providerToken: null, providerRefreshToken: null,
+ *   user: { id: "u", email: null, phone: null, createdAt: null, updatedAt: null, appMetadata: null, userMetadata: null,
+ *     identities: null, factors: null, isAnonymous: null, role: null, emailConfirmedAt: null, phoneConfirmedAt: null,
+ *     confirmedAt: null, lastSignInAt: null },
+ * });
+ * console.log(parseStoredSession(text)?.refreshToken); // r
+ * ```
+ *
+ * @param session The session.
+ * @returns JSON text.
+ */
+export function serializeSession(session: Session): string {
+  return JSON.stringify(session);
+}
+
+/**
+ * Parses a stored session; a corrupt or unusable payload (bad JSON, missing
+ * or empty tokens, negative expiry, no user id) is null, never an exception.
+ *
+ * @example Corrupt payloads
+ * ```ts
+ * import { parseStoredSession } from "@fetchbase/fetchbase/session";
+ *
+ * console.log(parseStoredSession("{not json")); // null
+ * ```
+ *
+ * @param text The stored text.
+ * @returns The session or null.
+ */
+export function parseStoredSession(text: string | null | undefined): Session | null {
+  if (typeof text !== "string" || text === "") return null;
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  if (!v || typeof v !== "object") return null;
+  const o = v as Record<string, unknown>;
+  const nonEmpty = (x: unknown) => typeof x === "string" && x.trim() !== "";
+  if (!nonEmpty(o.accessToken) || !nonEmpty(o.refreshToken)) return null;
+  if (typeof o.expiresIn !== "number" || !Number.isFinite(o.expiresIn) || o.expiresIn < 0) {
+    return null;
+  }
+  if (
+    o.expiresAt !== null && o.expiresAt !== undefined &&
+    (typeof o.expiresAt !== "number" || o.expiresAt < 0)
+  ) return null;
+  const user = o.user as Record<string, unknown> | null;
+  if (!user || typeof user !== "object" || !nonEmpty(user.id)) return null;
+  const str = (x: unknown) => (typeof x === "string" ? x : null);
+  return withMaskedFields({
+    accessToken: o.accessToken as string,
+    refreshToken: o.refreshToken as string,
+    expiresIn: o.expiresIn,
+    expiresAt: (o.expiresAt as number | null | undefined) ?? null,
+    tokenType: str(o.tokenType) ?? "bearer",
+    user: withMaskedFields({
+      id: user.id as string,
+      email: str(user.email),
+      phone: str(user.phone),
+      createdAt: str(user.createdAt),
+      updatedAt: str(user.updatedAt),
+      appMetadata: (user.appMetadata as User["appMetadata"]) ?? null,
+      userMetadata: (user.userMetadata as User["userMetadata"]) ?? null,
+      identities: Array.isArray(user.identities) ? user.identities as User["identities"] : null,
+      factors: Array.isArray(user.factors) ? user.factors as User["factors"] : null,
+      isAnonymous: typeof user.isAnonymous === "boolean" ? user.isAnonymous : null,
+      role: str(user.role),
+      emailConfirmedAt: str(user.emailConfirmedAt),
+      phoneConfirmedAt: str(user.phoneConfirmedAt),
+      confirmedAt: str(user.confirmedAt),
+      lastSignInAt: str(user.lastSignInAt),
+    }, ["email", "phone"]),
+    providerToken: str(o.providerToken),
+    providerRefreshToken: str(o.providerRefreshToken),
+  }, [...SESSION_SECRETS]);
+}
+
+/**
+ * Keeps the session in memory only (the default; lost when the process ends,
+ * unsuitable for production).
+ *
+ * @example Default storage
+ * ```ts
+ * import { InMemorySessionStorage } from "@fetchbase/fetchbase/session";
+ *
+ * const storage = new InMemorySessionStorage();
+ * console.log(storage.load()); // null
+ * ```
+ */
+export class InMemorySessionStorage implements SessionStorage {
+  #session: Session | null = null;
+
+  /**
+   * Stores the session.
+   *
+   * @param session The session.
+   */
+  save(session: Session): void {
+    this.#session = session;
+  }
+
+  /**
+   * The stored session.
+   *
+   * @returns The session or null.
+   */
+  load(): Session | null {
+    return this.#session;
+  }
+
+  /** Forgets the session. */
+  clear(): void {
+    this.#session = null;
+  }
+}
+
+/**
+ * Stores the session as JSON in any {@linkcode KeyValueStore}.
+ *
+ * @example With a Map
+ * ```ts
+ * import { KeyValueSessionStorage } from "@fetchbase/fetchbase/session";
+ *
+ * const map = new Map<string, string>();
+ * const storage = new KeyValueSessionStorage({
+ *   get: (k) => map.get(k), set: (k, v) => void map.set(k, v), remove: (k) => void map.delete(k),
+ * });
+ * ```
+ */
+export class KeyValueSessionStorage implements SessionStorage {
+  readonly #store: KeyValueStore;
+  /** The key the session is stored under. */
+  readonly key: string;
+
+  /**
+   * Wraps a store.
+   *
+   * @param store The store.
+   * @param key The key. Default {@linkcode DEFAULT_KEY}.
+   */
+  constructor(store: KeyValueStore, key: string = DEFAULT_KEY) {
+    this.#store = store;
+    this.key = key;
+  }
+
+  /**
+   * Stores the session.
+   *
+   * @param session The session.
+   */
+  async save(session: Session): Promise<void> {
+    await this.#store.set(this.key, serializeSession(session));
+  }
+
+  /**
+   * Loads the session; corrupt payloads are null.
+   *
+   * @returns The session or null.
+   */
+  async load(): Promise<Session | null> {
+    try {
+      return parseStoredSession(await this.#store.get(this.key));
+    } catch {
+      return null;
+    }
+  }
+
+  /** Removes the session. */
+  async clear(): Promise<void> {
+    await this.#store.remove(this.key);
+  }
+}
+
+/**
+ * A {@linkcode KeyValueStore} over Web Storage (`localStorage` or `sessionStorage`).
+ *
+ * @example In a browser
+ * ```ts
+ * import { KeyValueSessionStorage, webStorageStore } from "@fetchbase/fetchbase/session";
+ *
+ * const storage = new KeyValueSessionStorage(webStorageStore(globalThis.localStorage));
+ * ```
+ *
+ * @param storage A Web Storage object.
+ * @returns The store.
+ */
+export function webStorageStore(
+  storage: Pick<Storage, "getItem" | "setItem" | "removeItem">,
+): KeyValueStore {
+  return {
+    get: (k) => storage.getItem(k),
+    set: (k, v) => storage.setItem(k, v),
+    remove: (k) => storage.removeItem(k),
+  };
+}
+
+/** An async key-value namespace: Cloudflare KV (`put`) or any `set` store. */
+export interface KeyValueNamespace {
+  /** The value of a key. */
+  get(key: string): Promise<string | null | undefined>;
+  /** Stores a value (Cloudflare KV). */
+  put?(key: string, value: string): Promise<void>;
+  /** Stores a value (other stores). */
+  set?(key: string, value: string): Promise<unknown>;
+  /** Removes a key. */
+  delete(key: string): Promise<unknown>;
+}
+
+/**
+ * A {@linkcode KeyValueStore} over an async namespace such as Cloudflare KV.
+ *
+ * @example Cloudflare KV
+ * ```ts
+ * import { KeyValueSessionStorage, namespaceStore, type KeyValueNamespace } from "@fetchbase/fetchbase/session";
+ *
+ * declare const SESSIONS: KeyValueNamespace;
+ * const storage = new KeyValueSessionStorage(namespaceStore(SESSIONS), "user-42");
+ * ```
+ *
+ * @param ns The namespace.
+ * @returns The store.
+ */
+export function namespaceStore(ns: KeyValueNamespace): KeyValueStore {
+  return {
+    get: (k) => ns.get(k),
+    set: async (k, v) => {
+      if (ns.put) await ns.put(k, v);
+      else if (ns.set) await ns.set(k, v);
+      else throw new TypeError("Cannot store as the namespace has neither put nor set");
+    },
+    remove: async (k) => void (await ns.delete(k)),
+  };
+}
+
+/** Options of {@linkcode CookieSessionStorage}. */
+export interface CookieOptions {
+  /** Cookie name (chunks get `.0`, `.1`, ...). Default `fb-session`. */
+  name?: string;
+  /** Path. Default `/`. */
+  path?: string;
+  /** Domain. */
+  domain?: string;
+  /** Max-Age in seconds. Default 400 days. */
+  maxAge?: number;
+  /** SameSite. Default `Lax`. */
+  sameSite?: "Lax" | "Strict" | "None";
+  /** Secure. Default true. */
+  secure?: boolean;
+  /** HttpOnly. Default true. */
+  httpOnly?: boolean;
+  /** Largest cookie value before chunking. Default 3180 characters. */
+  chunkSize?: number;
+}
+
+function parseCookies(header: string | null): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const part of (header ?? "").split(";")) {
+    const eq = part.indexOf("=");
+    if (eq < 0) continue;
+    out.set(part.slice(0, eq).trim(), part.slice(eq + 1).trim());
+  }
+  return out;
+}
+
+/**
+ * Session storage for server rendering: reads the session from a request's
+ * `Cookie` header and collects `Set-Cookie` headers to write on the
+ * response. Sessions larger than one cookie allows are split into chunks
+ * (`name.0`, `name.1`, ...); stale chunks are deleted.
+ *
+ * @example In a request handler
+ * ```ts
+ * import { CookieSessionStorage } from "@fetchbase/fetchbase/session";
+ *
+ * function handle(request: Request): Response {
+ *   const storage = new CookieSessionStorage(request);
+ *   // ... createSessionManager(auth, client, { storage }) ...
+ *   const headers = new Headers();
+ *   for (const c of storage.setCookieHeaders()) headers.append("Set-Cookie", c);
+ *   return new Response("ok", { headers });
+ * }
+ * ```
+ */
+export class CookieSessionStorage implements SessionStorage {
+  readonly #incoming: Map<string, string>;
+  readonly #o: Required<Omit<CookieOptions, "domain">> & { domain?: string };
+  #outgoing: string[] = [];
+  #current: Session | null | undefined;
+
+  /**
+   * Reads the cookies of a request.
+   *
+   * @param request The incoming request (or its `Cookie` header value).
+   * @param options Cookie attributes and chunk size.
+   */
+  constructor(request: Request | string | null, options: CookieOptions = {}) {
+    this.#incoming = parseCookies(
+      typeof request === "string" || request === null ? request : request.headers.get("cookie"),
+    );
+    this.#o = {
+      name: options.name ?? "fb-session",
+      path: options.path ?? "/",
+      domain: options.domain,
+      maxAge: options.maxAge ?? 400 * 24 * 3600,
+      sameSite: options.sameSite ?? "Lax",
+      secure: options.secure ?? true,
+      httpOnly: options.httpOnly ?? true,
+      chunkSize: options.chunkSize ?? 3180,
+    };
+    if (!Number.isInteger(this.#o.chunkSize) || this.#o.chunkSize < 100) {
+      throw new RangeError(
+        `Cannot store cookies as 'chunkSize' must be an integer >= 100: current value is ${this.#o.chunkSize}`,
+      );
+    }
+  }
+
+  #cookie(name: string, value: string, maxAge: number): string {
+    const o = this.#o;
+    let c = `${name}=${value}; Path=${o.path}; Max-Age=${maxAge}; SameSite=${o.sameSite}`;
+    if (o.domain) c += `; Domain=${o.domain}`;
+    if (o.secure) c += "; Secure";
+    if (o.httpOnly) c += "; HttpOnly";
+    return c;
+  }
+
+  #existingChunks(): string[] {
+    const prefix = `${this.#o.name}.`;
+    return [...this.#incoming.keys()].filter((k) =>
+      k === this.#o.name || (k.startsWith(prefix) && /^\d+$/.test(k.slice(prefix.length)))
+    );
+  }
+
+  /**
+   * Queues `Set-Cookie` headers for the session (chunked when large).
+   *
+   * @param session The session.
+   */
+  save(session: Session): void {
+    const value = encodeURIComponent(serializeSession(session));
+    const size = this.#o.chunkSize;
+    const chunks: string[] = [];
+    for (let i = 0; i < value.length; i += size) chunks.push(value.slice(i, i + size));
+    const names = chunks.length === 1
+      ? [this.#o.name]
+      : chunks.map((_, i) => `${this.#o.name}.${i}`);
+    this.#outgoing = names.map((n, i) => this.#cookie(n, chunks[i], this.#o.maxAge));
+    for (const stale of this.#existingChunks()) {
+      if (!names.includes(stale)) this.#outgoing.push(this.#cookie(stale, "", 0));
+    }
+    this.#current = session;
+  }
+
+  /**
+   * The session of the request (or the one saved since); corrupt cookies are null.
+   *
+   * @returns The session or null.
+   */
+  load(): Session | null {
+    if (this.#current !== undefined) return this.#current;
+    const single = this.#incoming.get(this.#o.name);
+    let raw = single ?? "";
+    if (single === undefined) {
+      for (let i = 0;; i++) {
+        const part = this.#incoming.get(`${this.#o.name}.${i}`);
+        if (part === undefined) break;
+        raw += part;
+      }
+    }
+    try {
+      return parseStoredSession(decodeURIComponent(raw));
+    } catch {
+      return null;
+    }
+  }
+
+  /** Queues headers that delete every session cookie. */
+  clear(): void {
+    this.#outgoing = this.#existingChunks().map((n) => this.#cookie(n, "", 0));
+    this.#current = null;
+  }
+
+  /**
+   * The `Set-Cookie` header values to add to the response.
+   *
+   * @returns The header values.
+   */
+  setCookieHeaders(): string[] {
+    return [...this.#outgoing];
+  }
+}
