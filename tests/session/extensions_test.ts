@@ -1,0 +1,232 @@
+import assert from "node:assert/strict";
+import { createAuthClient } from "../../auth/mod.ts";
+import { createBaseClient, success } from "../../core/mod.ts";
+import { createLocalBackend } from "../../demo/local_backend/mod.ts";
+import {
+  clientSignInWithEmail,
+  clientSignOut,
+  clientSignUpWithEmail,
+  createSessionManager,
+  exchangeCodeForSessionAndSave,
+  generateNonce,
+  getClaimsForCurrentSession,
+  getSsoUrlForCurrentSession,
+  getUserForCurrentSession,
+  getUserIdentitiesForCurrentSession,
+  importAuthToken,
+  importSessionFromFragment,
+  importSessionFromUrl,
+  linkIdentityForCurrentSession,
+  linkIdentityWithIdTokenForCurrentSession,
+  type NativeAuthProvider,
+  parseCurrentSessionJwtClaims,
+  reauthenticateCurrentSession,
+  refreshCurrentSession,
+  refreshTokenAndSaveSession,
+  signInAnonymouslyAndSaveSession,
+  signInWith,
+  signInWithAndSaveSession,
+  signInWithEmailAndSaveSession,
+  signInWithIdTokenAndSaveSession,
+  signInWithPhoneAndSaveSession,
+  signOutCurrentSession,
+  signUpWithEmailAndSaveSession,
+  signUpWithPhoneAndSaveSession,
+  unlinkIdentityForCurrentSession,
+  updateUserForCurrentSession,
+  verifyOtpAndSaveSession,
+  verifyOtpWithTokenHashAndSaveSession,
+} from "../../session/mod.ts";
+import { jsonResponse, recordingFetch } from "../support/recording_fetch.ts";
+import { serve } from "../support/serve.ts";
+
+const SESSION = {
+  access_token: "e30.eyJzdWIiOiJ1MSIsImV4cCI6NDAwMDAwMDAwMH0.c2ln",
+  refresh_token: "r",
+  expires_in: 3600,
+  user: { id: "u1" },
+};
+
+function setup(answer: () => Response = () => jsonResponse(SESSION)) {
+  const rec = recordingFetch(answer);
+  const client = createBaseClient("https://p.example", "anon-key-123456", { fetch: rec.fetch });
+  const auth = createAuthClient(client);
+  const manager = createSessionManager(auth, client, { autoRefresh: false });
+  return { rec, client, auth, manager };
+}
+
+Deno.test("session-aware extensions fail with 'No active session' without a session, before any request", async () => {
+  const { rec, auth, manager } = setup();
+  const results = await Promise.all([
+    getUserForCurrentSession(auth, manager),
+    reauthenticateCurrentSession(auth, manager),
+    updateUserForCurrentSession(auth, manager, { data: {} }),
+    refreshCurrentSession(manager),
+    getSsoUrlForCurrentSession(auth, manager, { domain: "x" }),
+    getUserIdentitiesForCurrentSession(auth, manager),
+    linkIdentityForCurrentSession(auth, manager, "github"),
+    linkIdentityWithIdTokenForCurrentSession(auth, manager, "google", "t"),
+    unlinkIdentityForCurrentSession(auth, manager, "i"),
+    getClaimsForCurrentSession(manager, auth),
+  ]);
+  for (const r of results) assert.equal(r.errorOrNull()?.message, "No active session");
+  assert.equal(parseCurrentSessionJwtClaims(manager).errorOrNull()?.message, "No active session");
+  assert.equal((await signOutCurrentSession(auth, manager)).ok, true, "idempotent by default");
+  assert.equal(
+    (await signOutCurrentSession(auth, manager, { succeedIfNoSession: false })).ok,
+    false,
+  );
+  assert.equal(rec.requests.length, 0);
+});
+
+Deno.test("AndSaveSession extensions save on success only; verify saves only Authenticated", async () => {
+  const { auth, manager, rec } = setup();
+  const events: string[] = [];
+  manager.onAuthStateChange((e) => events.push(e), { emitInitialSession: false });
+  for (
+    const run of [
+      () => signInWithEmailAndSaveSession(auth, manager, "a@x.io", "pw"),
+      () => signInWithPhoneAndSaveSession(auth, manager, "+1", "pw"),
+      () => signUpWithEmailAndSaveSession(auth, manager, "a@x.io", "pw"),
+      () => signUpWithPhoneAndSaveSession(auth, manager, "+1", "pw"),
+      () => signInAnonymouslyAndSaveSession(auth, manager),
+      () => signInWithIdTokenAndSaveSession(auth, manager, "apple", "idt"),
+      () => refreshTokenAndSaveSession(auth, manager, "r"),
+      () => exchangeCodeForSessionAndSave(auth, "code", "verifier", manager),
+    ]
+  ) {
+    await manager.clearSession();
+    assert.ok((await run()).ok);
+    assert.equal(manager.accessToken, SESSION.access_token);
+  }
+  await manager.clearSession();
+  const v = await verifyOtpAndSaveSession(auth, manager, "1", "recovery", { email: "a@x.io" });
+  assert.equal(v.getOrThrow().kind, "Authenticated");
+  assert.ok(events.includes("PASSWORD_RECOVERY"));
+  assert.ok(rec.requests.length >= 9);
+  const none = setup(() => jsonResponse({ id: "u1" }));
+  const nv = await verifyOtpWithTokenHashAndSaveSession(
+    none.auth,
+    none.manager,
+    "h",
+    "email_change",
+  );
+  assert.equal(nv.getOrThrow().kind, "VerifiedNoSession");
+  assert.equal(none.manager.currentSession, null, "a no-session result is returned untouched");
+});
+
+Deno.test("client sign-in helpers apply the token; signOut keeps it when the server fails and skips I/O when signed out", async () => {
+  let fail = false;
+  const rec = recordingFetch((req) => {
+    if (req.url.pathname.endsWith("/logout")) {
+      return fail ? new Response("", { status: 500 }) : new Response(null, { status: 204 });
+    }
+    if (req.url.pathname.endsWith("/signup")) return jsonResponse({ id: "u9" });
+    return jsonResponse(SESSION);
+  });
+  const client = createBaseClient("https://p.example", "anon-key-123456", {
+    fetch: rec.fetch,
+    retry: { maxAttempts: 1 },
+  });
+  assert.ok((await clientSignInWithEmail(client, "a@x.io", "pw")).ok);
+  assert.equal(client.accessToken, SESSION.access_token);
+  fail = true;
+  assert.equal((await clientSignOut(client)).ok, false);
+  assert.equal(client.accessToken, SESSION.access_token, "kept for a retry");
+  assert.equal(rec.last.url.search, "?scope=global");
+  fail = false;
+  assert.ok((await clientSignOut(client)).ok);
+  assert.equal(client.accessToken, null);
+  const n = rec.requests.length;
+  assert.ok((await clientSignOut(client)).ok);
+  assert.equal(rec.requests.length, n, "no request when signed out");
+  assert.ok((await clientSignUpWithEmail(client, "b@x.io", "pw")).ok);
+  assert.equal(client.accessToken, null, "no token without a session");
+});
+
+Deno.test("native sign-in redeems the credential with the id_token grant; generateNonce limits", async () => {
+  const { auth, manager, rec } = setup();
+  const seen: string[] = [];
+  const provider: NativeAuthProvider = {
+    provider: "apple",
+    signIn: () =>
+      Promise.resolve(
+        success({
+          provider: "apple" as const,
+          idToken: "apple-id-token",
+          nonce: "raw-nonce",
+          fullName: "Ada",
+        }),
+      ),
+  };
+  assert.ok((await signInWith(auth, provider, { onCredential: (c) => seen.push(c.idToken) })).ok);
+  assert.deepEqual(seen, ["apple-id-token"]);
+  assert.deepEqual(rec.last.json(), {
+    provider: "apple",
+    id_token: "apple-id-token",
+    gotrue_meta_security: {},
+    nonce: "raw-nonce",
+  });
+  assert.ok((await signInWithAndSaveSession(auth, manager, provider)).ok);
+  assert.equal(manager.accessToken, SESSION.access_token);
+  const cancelled: NativeAuthProvider = {
+    provider: "google",
+    signIn: () =>
+      Promise.resolve(
+        { ok: false, error: { message: "cancelled", category: "CANCELLED" } } as never,
+      ),
+  };
+  const c = await signInWith(auth, cancelled);
+  assert.equal(c.ok, false);
+  assert.match(generateNonce(), /^[A-Za-z0-9_-]{32}$/);
+  assert.equal(generateNonce(16).length, 16);
+  assert.throws(() => generateNonce(15), RangeError);
+  assert.notEqual(generateNonce(), generateNonce());
+});
+
+Deno.test("session flow against the local backend: import token and fragment, update, identities, claims, sign-out", async () => {
+  const backend = await createLocalBackend();
+  await using server = await serve(backend.app.fetch);
+  const client = createBaseClient(server.url, backend.apiKey);
+  const auth = createAuthClient(client);
+  const manager = createSessionManager(auth, client, { autoRefresh: false });
+  const s = (await auth.signUpWithEmail("sess@example.test", "secret-pw")).getOrThrow();
+
+  const imported = (await importAuthToken(auth, manager, s.accessToken, {
+    refreshToken: s.refreshToken,
+    expiresIn: 3600,
+  })).getOrThrow();
+  assert.equal(imported.user.email, "sess@example.test");
+  assert.equal(client.accessToken, s.accessToken);
+  const fromFragment = (await importSessionFromFragment(
+    auth,
+    `#access_token=${s.accessToken}&refresh_token=${s.refreshToken}&expires_in=3600&token_type=bearer`,
+    manager,
+  )).getOrThrow();
+  assert.equal(fromFragment.user.id, s.user.id);
+  assert.ok(
+    (await importSessionFromUrl(
+      auth,
+      `https://app/cb#access_token=${s.accessToken}&refresh_token=${s.refreshToken}&expires_in=3600&token_type=bearer`,
+      manager,
+    )).ok,
+  );
+  assert.equal((await importSessionFromUrl(auth, "https://app/cb", manager)).ok, false);
+
+  const user = (await updateUserForCurrentSession(auth, manager, { data: { plan: "pro" } }))
+    .getOrThrow();
+  assert.equal(user.userMetadata?.plan, "pro");
+  assert.equal(manager.currentSession?.user.userMetadata?.plan, "pro", "stored session updated");
+  assert.equal((await getUserForCurrentSession(auth, manager)).getOrThrow().id, s.user.id);
+  const identities = (await getUserIdentitiesForCurrentSession(auth, manager)).getOrThrow();
+  assert.equal(identities[0].provider, "email");
+  const claims = (await getClaimsForCurrentSession(manager, auth)).getOrThrow();
+  assert.equal(claims.claims.subject, s.user.id);
+  assert.equal(parseCurrentSessionJwtClaims(manager).getOrThrow().sub, s.user.id);
+  const refreshed = (await refreshCurrentSession(manager)).getOrThrow();
+  assert.notEqual(refreshed.refreshToken, s.refreshToken);
+  assert.ok((await signOutCurrentSession(auth, manager)).ok);
+  assert.equal(manager.currentSession, null);
+  assert.equal(client.accessToken, null);
+  manager.dispose();
+});

@@ -1,0 +1,303 @@
+import assert from "node:assert/strict";
+import FakeTimers from "@sinonjs/fake-timers";
+import { createAuthClient, decodeSession } from "../../auth/mod.ts";
+import { createBaseClient } from "../../core/client.ts";
+import {
+  AuthStateChangeEvent,
+  createSessionManager,
+  InMemorySessionStorage,
+  KeyValueSessionStorage,
+  type SessionState,
+  updateUserForCurrentSession,
+} from "../../session/mod.ts";
+import { jsonResponse, type RecordedRequest, recordingFetch } from "../support/recording_fetch.ts";
+
+const BASE = "https://project.example.com";
+const KEY = "anon-key-0123456789";
+
+function sessionJson(n: number, o: { expires_in?: number; expires_at?: number | null } = {}) {
+  const now = Math.floor(Date.now() / 1000);
+  return {
+    access_token: `access-${n}`,
+    refresh_token: `refresh-${n}`,
+    expires_in: o.expires_in ?? 3600,
+    expires_at: o.expires_at === undefined ? now + (o.expires_in ?? 3600) : o.expires_at,
+    token_type: "bearer",
+    user: { id: "u1", email: "a@x.io" },
+  };
+}
+
+/** A GoTrue stand-in: refresh grants rotate tokens; a script can inject faults. */
+function gotrue(fault?: (req: RecordedRequest, n: number) => Response | null) {
+  let grants = 0;
+  const rec = recordingFetch((req) => {
+    if (req.url.pathname.endsWith("/token")) {
+      grants++;
+      const injected = fault?.(req, grants);
+      if (injected) return injected;
+      return jsonResponse(sessionJson(grants + 1));
+    }
+    if (req.url.pathname.endsWith("/user") && req.method === "PUT") {
+      return jsonResponse({ id: "u1", email: "new@x.io" });
+    }
+    if (req.url.pathname.endsWith("/logout")) return new Response(null, { status: 204 });
+    return jsonResponse({ id: "u1" });
+  });
+  const client = createBaseClient(BASE, KEY, { fetch: rec.fetch, retry: { maxAttempts: 1 } });
+  return { rec, client, auth: createAuthClient(client), grants: () => grants };
+}
+
+type Clock = ReturnType<typeof FakeTimers.install>;
+function withClock<T>(fn: (clock: Clock) => Promise<T>): Promise<T> {
+  const clock = FakeTimers.install({
+    toFake: ["setTimeout", "clearTimeout", "Date"],
+    now: 1_800_000_000_000,
+  });
+  return fn(clock).finally(() => clock.uninstall());
+}
+
+Deno.test("saveSession persists, applies the token, emits SIGNED_IN; clearSession undoes it", async () => {
+  const g = gotrue();
+  const storage = new InMemorySessionStorage();
+  const m = createSessionManager(g.auth, g.client, { storage, autoRefresh: false });
+  const events: string[] = [];
+  m.onAuthStateChange((e) => events.push(e));
+  const s = decodeSession(sessionJson(1));
+  await m.saveSession(s);
+  assert.equal(g.client.accessToken, "access-1");
+  assert.equal(m.accessToken, "access-1");
+  assert.equal(m.sessionState.value.kind, "Authenticated");
+  assert.equal(storage.load()?.refreshToken, "refresh-1");
+  await m.clearSession();
+  assert.equal(g.client.accessToken, null);
+  assert.equal(storage.load(), null);
+  assert.deepEqual(events, ["INITIAL_SESSION", "SIGNED_IN", "SIGNED_OUT"]);
+  m.dispose();
+});
+
+Deno.test("refresh is scheduled refreshBufferSeconds before expiresAt, and expiresAt wins over expiresIn", () =>
+  withClock(async (clock) => {
+    const g = gotrue();
+    const m = createSessionManager(g.auth, g.client, { refreshBufferSeconds: 60 });
+    m.startAutoRefresh();
+    const now = Math.floor(Date.now() / 1000);
+    await m.saveSession(
+      decodeSession({ ...sessionJson(1), expires_in: 3600, expires_at: now + 300 }),
+    );
+    await clock.tickAsync(239_000);
+    assert.equal(g.grants(), 0);
+    await clock.tickAsync(1_000);
+    assert.equal(g.grants(), 1, "refreshed at expiresAt - 60 s, not at expiresIn");
+    assert.equal(m.accessToken, "access-2");
+    assert.equal(g.client.accessToken, "access-2");
+    // The new session (expires_in 3600) is scheduled at 3540 s.
+    await clock.tickAsync(3_539_000);
+    assert.equal(g.grants(), 1);
+    await clock.tickAsync(1_000);
+    assert.equal(g.grants(), 2);
+    m.dispose();
+  }));
+
+Deno.test("without expiresAt the refresh uses save time + expiresIn", () =>
+  withClock(async (clock) => {
+    const g = gotrue();
+    const m = createSessionManager(g.auth, g.client, { refreshBufferSeconds: 10 });
+    m.startAutoRefresh();
+    await m.saveSession(
+      decodeSession({ ...sessionJson(1, { expires_in: 100 }), expires_at: null }),
+    );
+    await clock.tickAsync(89_000);
+    assert.equal(g.grants(), 0);
+    await clock.tickAsync(1_000);
+    assert.equal(g.grants(), 1);
+    m.dispose();
+  }));
+
+Deno.test("50 concurrent refreshSession calls make one grant and all get the winning session", async () => {
+  const g = gotrue();
+  const m = createSessionManager(g.auth, g.client, { autoRefresh: false });
+  await m.saveSession(decodeSession(sessionJson(1)));
+  const results = await Promise.all(Array.from({ length: 50 }, () => m.refreshSession()));
+  assert.equal(g.grants(), 1);
+  for (const r of results) assert.equal(r.getOrThrow().accessToken, "access-2");
+  m.dispose();
+});
+
+Deno.test("network errors, 5xx, 429, HTML, empty and token-less answers keep the session; retries back off", () =>
+  withClock(async (clock) => {
+    const faults = [
+      () => Promise.reject(new TypeError("network down")) as unknown as Response,
+      () => new Response("<html>bad gateway</html>", { status: 502 }),
+      () => new Response("", { status: 503 }),
+      () =>
+        jsonResponse({ message: "slow down" }, { status: 429, headers: { "retry-after": "2" } }),
+      () =>
+        jsonResponse({ access_token: "", refresh_token: "", expires_in: 0, user: { id: "u1" } }),
+      () => new Response("", { status: 520 }),
+    ];
+    const g = gotrue((_req, n) => (n <= faults.length ? faults[n - 1]() : null));
+    const m = createSessionManager(g.auth, g.client, {
+      retryBaseDelayMs: 1000,
+      retryMaxDelayMs: 8000,
+    });
+    const events: string[] = [];
+    m.onAuthStateChange((e) => events.push(e), { emitInitialSession: false });
+    m.startAutoRefresh();
+    const now = Math.floor(Date.now() / 1000);
+    await m.saveSession(decodeSession({ ...sessionJson(1), expires_at: now + 61 }));
+    await clock.tickAsync(1_000);
+    assert.equal(g.grants(), 1);
+    assert.equal(m.accessToken, "access-1", "kept after a network error");
+    for (let i = 0; i < 60 && g.grants() < faults.length + 1; i++) await clock.tickAsync(1_000);
+    assert.equal(g.grants(), faults.length + 1);
+    assert.ok(m.accessToken?.startsWith("access-"));
+    assert.notEqual(m.accessToken, "access-1", "recovered after the outage");
+    assert.ok(!events.includes("SIGNED_OUT"));
+    assert.equal(events.filter((e) => e === "TOKEN_REFRESHED").length, 1);
+    m.dispose();
+  }));
+
+Deno.test("during an outage at most one refresh call per backoff window", () =>
+  withClock(async (clock) => {
+    const g = gotrue(() => new Response("", { status: 503 }));
+    const m = createSessionManager(g.auth, g.client, {
+      retryBaseDelayMs: 1000,
+      retryMaxDelayMs: 4000,
+    });
+    m.startAutoRefresh();
+    const now = Math.floor(Date.now() / 1000);
+    await m.saveSession(decodeSession({ ...sessionJson(1), expires_at: now + 60 }));
+    await clock.tickAsync(70_000);
+    // Backoff doubles from 1 s up to a 4 s cap (half fixed, half jitter): at least 2 s apart once capped.
+    assert.ok(g.grants() <= 70_000 / 2000 + 3, `${g.grants()} calls in 70 s`);
+    assert.ok(g.grants() >= 12, `${g.grants()} calls in 70 s`);
+    assert.equal(m.sessionState.value.kind, "Expired", "past expiry with no refresh possible");
+    m.dispose();
+  }));
+
+Deno.test("only an invalid grant ends the session (SIGNED_OUT, token cleared)", async () => {
+  const g = gotrue(() =>
+    jsonResponse({
+      code: 400,
+      error_code: "refresh_token_already_used",
+      msg: "Invalid Refresh Token: Already Used",
+    }, { status: 400 })
+  );
+  const m = createSessionManager(g.auth, g.client, { autoRefresh: false });
+  const events: string[] = [];
+  m.onAuthStateChange((e) => events.push(e), { emitInitialSession: false });
+  await m.saveSession(decodeSession(sessionJson(1)));
+  const r = await m.refreshSession();
+  assert.equal(r.errorOrNull()?.code, "refresh_token_already_used");
+  assert.equal(m.sessionState.value.kind, "NotAuthenticated");
+  assert.equal(g.client.accessToken, null);
+  assert.deepEqual(events, ["SIGNED_IN", "SIGNED_OUT"]);
+  m.dispose();
+});
+
+Deno.test("restore: a corrupt payload is no session; an expired one refreshes or stays Expired", async () => {
+  const map = new Map<string, string>();
+  const store = {
+    get: (k: string) => map.get(k),
+    set: (k: string, v: string) => void map.set(k, v),
+    remove: (k: string) => void map.delete(k),
+  };
+  const g = gotrue(() => new Response("", { status: 503 }));
+  const storage = new KeyValueSessionStorage(store);
+  for (
+    const bad of [
+      "{nope",
+      '{"accessToken":"","refreshToken":"r","expiresIn":1,"user":{"id":"u"}}',
+      '{"accessToken":"a","refreshToken":"r","expiresIn":-5,"user":{"id":"u"}}',
+    ]
+  ) {
+    map.set(storage.key, bad);
+    const m = createSessionManager(g.auth, g.client, { storage, autoRefresh: false });
+    const r = await m.restoreSession();
+    assert.equal(r.errorOrNull()?.category, "NO_SESSION", bad);
+    assert.equal(m.sessionState.value.kind, "NotAuthenticated");
+    m.dispose();
+  }
+  const expired = decodeSession({
+    ...sessionJson(7),
+    expires_at: Math.floor(Date.now() / 1000) - 10,
+  });
+  await storage.save(expired);
+  const m = createSessionManager(g.auth, g.client, { storage, autoRefresh: false });
+  const r = await m.restoreSession();
+  assert.equal(r.ok, false);
+  const state = m.sessionState.value as SessionState;
+  assert.equal(state.kind, "Expired");
+  if (state.kind === "Expired") assert.equal(state.lastSession.accessToken, "access-7");
+  m.dispose();
+  const fresh = createSessionManager(gotrue().auth, g.client, { storage, autoRefresh: false });
+  assert.equal((await fresh.restoreSession()).getOrThrow().accessToken, "access-2");
+  fresh.dispose();
+});
+
+Deno.test("events in order: sign-in → refresh → update → sign-out; listeners may call the manager; a throwing listener is isolated", async () => {
+  const g = gotrue();
+  const m = createSessionManager(g.auth, g.client, { autoRefresh: false });
+  const events: Array<[string, string | null]> = [];
+  m.onAuthStateChange(() => {
+    throw new Error("bad listener");
+  });
+  m.onAuthStateChange((e, s) => {
+    events.push([e, s?.accessToken ?? null]);
+    // Re-entrant calls must not deadlock.
+    void m.currentSession;
+    if (e === "SIGNED_IN") void m.refreshSession();
+  });
+  await m.saveSession(decodeSession(sessionJson(1)));
+  await new Promise((r) => setTimeout(r, 0));
+  await updateUserForCurrentSession(g.auth, m, { email: "new@x.io" });
+  await m.clearSession();
+  assert.deepEqual(events.map((e) => e[0]), [
+    "INITIAL_SESSION",
+    "SIGNED_IN",
+    "TOKEN_REFRESHED",
+    "USER_UPDATED",
+    "SIGNED_OUT",
+  ]);
+  assert.equal(events[2][1], "access-2");
+  assert.equal(m.currentSession, null);
+  m.dispose();
+});
+
+Deno.test("stopAutoRefresh, dispose and close clear timers; unsubscribe stops events", () =>
+  withClock(async (clock) => {
+    const g = gotrue();
+    const m = createSessionManager(g.auth, g.client);
+    m.startAutoRefresh();
+    await m.saveSession(decodeSession(sessionJson(1, { expires_in: 120 })));
+    m.stopAutoRefresh();
+    await clock.tickAsync(200_000);
+    assert.equal(g.grants(), 0);
+    m.startAutoRefresh();
+    m.close();
+    await clock.tickAsync(200_000);
+    assert.equal(g.grants(), 0);
+    const events: string[] = [];
+    const stop = m.onAuthStateChange((e) => events.push(e), { emitInitialSession: false });
+    stop();
+    await m.clearSession();
+    assert.deepEqual(events, []);
+    assert.equal(clock.countTimers(), 0);
+  }));
+
+Deno.test("a refresh with no session fails with 'No active session'; blank config is refused", async () => {
+  const g = gotrue();
+  const m = createSessionManager(g.auth, g.client, { autoRefresh: false });
+  const r = await m.refreshSession();
+  assert.equal(r.errorOrNull()?.message, "No active session");
+  assert.throws(
+    () => createSessionManager(g.auth, g.client, { refreshBufferSeconds: -1 }),
+    RangeError,
+  );
+  await assert.rejects(
+    () => m.saveSession({ ...decodeSession(sessionJson(1)), accessToken: " " }),
+    TypeError,
+  );
+  assert.equal(AuthStateChangeEvent.MFA_CHALLENGE_VERIFIED, "MFA_CHALLENGE_VERIFIED");
+  m.dispose();
+});

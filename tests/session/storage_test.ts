@@ -1,0 +1,130 @@
+import assert from "node:assert/strict";
+import { decodeSession } from "../../auth/mod.ts";
+import {
+  CookieSessionStorage,
+  DEFAULT_KEY,
+  InMemorySessionStorage,
+  KeyValueSessionStorage,
+  namespaceStore,
+  parseStoredSession,
+  serializeSession,
+  webStorageStore,
+} from "../../session/mod.ts";
+
+const session = decodeSession({
+  access_token: "header.payload.signature",
+  refresh_token: "refresh-1",
+  expires_in: 3600,
+  expires_at: 2_000_000_000,
+  user: { id: "u1", email: "a@x.io", user_metadata: { bio: "x".repeat(6000) } },
+});
+
+Deno.test("stored sessions round-trip; corrupt or unusable payloads are null, never a crash", () => {
+  const back = parseStoredSession(serializeSession(session))!;
+  assert.equal(back.accessToken, session.accessToken);
+  assert.equal(back.user.userMetadata?.bio, session.user.userMetadata?.bio);
+  assert.ok(!String(back).includes("refresh-1"), "masked");
+  for (
+    const bad of [
+      null,
+      "",
+      "{",
+      "[]",
+      "42",
+      '{"accessToken":"a"}',
+      '{"accessToken":" ","refreshToken":"r","expiresIn":1,"user":{"id":"u"}}',
+      '{"accessToken":"a","refreshToken":"","expiresIn":1,"user":{"id":"u"}}',
+      '{"accessToken":"a","refreshToken":"r","expiresIn":-1,"user":{"id":"u"}}',
+      '{"accessToken":"a","refreshToken":"r","expiresIn":1,"expiresAt":-4,"user":{"id":"u"}}',
+      '{"accessToken":"a","refreshToken":"r","expiresIn":1,"user":{}}',
+    ]
+  ) {
+    assert.equal(parseStoredSession(bad), null, String(bad));
+  }
+});
+
+Deno.test("in-memory, key-value (DEFAULT_KEY), Web Storage and namespace adapters", async () => {
+  const mem = new InMemorySessionStorage();
+  mem.save(session);
+  assert.equal(mem.load(), session);
+  mem.clear();
+  assert.equal(mem.load(), null);
+
+  const items = new Map<string, string>();
+  const fakeStorage = {
+    getItem: (k: string) => items.get(k) ?? null,
+    setItem: (k: string, v: string) => void items.set(k, v),
+    removeItem: (k: string) => void items.delete(k),
+  };
+  const web = new KeyValueSessionStorage(webStorageStore(fakeStorage));
+  await web.save(session);
+  assert.ok(items.has(DEFAULT_KEY));
+  assert.equal((await web.load())?.refreshToken, "refresh-1");
+  items.set(DEFAULT_KEY, "garbage");
+  assert.equal(await web.load(), null);
+  await web.clear();
+  assert.equal(items.size, 0);
+
+  const kv = new Map<string, string>();
+  const ns = {
+    get: (k: string) => Promise.resolve(kv.get(k) ?? null),
+    put: (k: string, v: string) => Promise.resolve(void kv.set(k, v)),
+    delete: (k: string) => Promise.resolve(kv.delete(k)),
+  };
+  const s = new KeyValueSessionStorage(namespaceStore(ns), "user-1");
+  await s.save(session);
+  assert.ok(kv.has("user-1"));
+  assert.equal((await s.load())?.user.id, "u1");
+  await s.clear();
+  assert.equal(kv.size, 0);
+  const throwing = new KeyValueSessionStorage({
+    get: () => Promise.reject(new Error("down")),
+    set: () => {},
+    remove: () => {},
+  });
+  assert.equal(await throwing.load(), null);
+});
+
+Deno.test("cookie storage round-trips through real Request/Response objects, chunked when large", () => {
+  const out = new CookieSessionStorage(new Request("https://app.example/"), { chunkSize: 1000 });
+  assert.equal(out.load(), null);
+  out.save(session);
+  const setCookies = out.setCookieHeaders();
+  assert.ok(setCookies.length > 1, `chunked into ${setCookies.length} cookies`);
+  assert.ok(
+    setCookies.every((c) =>
+      c.length < 1100 && /HttpOnly/.test(c) && /Secure/.test(c) && /SameSite=Lax/.test(c)
+    ),
+  );
+  const response = new Response("ok");
+  for (const c of setCookies) response.headers.append("set-cookie", c);
+  const cookieHeader = response.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
+  const next = new CookieSessionStorage(
+    new Request("https://app.example/", { headers: { cookie: `other=1; ${cookieHeader}` } }),
+    { chunkSize: 1000 },
+  );
+  const loaded = next.load()!;
+  assert.equal(loaded.accessToken, session.accessToken);
+  assert.equal(loaded.user.userMetadata?.bio, session.user.userMetadata?.bio);
+
+  // A smaller session replaces the chunks: stale chunks are deleted.
+  const small = decodeSession({
+    access_token: "a.b.c",
+    refresh_token: "r2",
+    expires_in: 60,
+    user: { id: "u2" },
+  });
+  next.save(small);
+  const headers = next.setCookieHeaders();
+  assert.ok(headers.some((h) => h.startsWith("fb-session=") && !h.includes("Max-Age=0")));
+  assert.ok(
+    headers.filter((h) => /^fb-session\.\d+=; .*Max-Age=0/.test(h)).length === setCookies.length,
+  );
+  next.clear();
+  assert.ok(next.setCookieHeaders().every((h) => /Max-Age=0/.test(h)));
+  assert.equal(next.load(), null);
+
+  const corrupt = new CookieSessionStorage("fb-session=%E0%A4%A");
+  assert.equal(corrupt.load(), null);
+  assert.throws(() => new CookieSessionStorage(null, { chunkSize: 10 }), RangeError);
+});
