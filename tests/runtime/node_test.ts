@@ -57,7 +57,7 @@ Deno.test("npm build installs by name and runs real flows on Node; the Node edge
       `${root}node_modules/@hono/node-server`,
     ], { cwd: `${tmp}/app` });
     assert.equal(install.code, 0, install.text);
-    await Deno.copyFile(`${root}tests/runtime/node_flow.test.mjs`, `${tmp}/app/flow.test.mjs`);
+    await Deno.copyFile(`${root}tests/runtime/node_flow.mjs`, `${tmp}/app/flow.test.mjs`);
     const env = {
       FETCHBASE_URL: server.url,
       FETCHBASE_KEY: backend.apiKey,
