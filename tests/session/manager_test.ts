@@ -301,3 +301,43 @@ Deno.test("a refresh with no session fails with 'No active session'; blank confi
   assert.equal(AuthStateChangeEvent.MFA_CHALLENGE_VERIFIED, "MFA_CHALLENGE_VERIFIED");
   m.dispose();
 });
+
+Deno.test("a truncated 200 is never persisted, and a refresh that never answers settles within the timeout and frees the slot", () =>
+  withClock(async (clock) => {
+    let hang = true;
+    const rec = recordingFetch((req, n) => {
+      if (n === 0) return new Response('{"access_token":"access-2","refresh_tok', { status: 200 });
+      if (hang) {
+        return new Promise<Response>((_resolve, reject) => {
+          req.signal?.addEventListener("abort", () => reject(req.signal!.reason), { once: true });
+        });
+      }
+      return jsonResponse(sessionJson(3));
+    });
+    const client = createBaseClient(BASE, KEY, {
+      fetch: rec.fetch,
+      timeout: 5000,
+      retry: { maxAttempts: 1 },
+    });
+    const storage = new InMemorySessionStorage();
+    const m = createSessionManager(createAuthClient(client), client, {
+      storage,
+      autoRefresh: false,
+    });
+    await m.saveSession(decodeSession(sessionJson(1)));
+    const truncated = await m.refreshSession();
+    assert.equal(truncated.errorOrNull()?.category, "DECODE");
+    assert.equal(storage.load()?.accessToken, "access-1", "the truncated answer was not persisted");
+    assert.equal(m.accessToken, "access-1");
+    const waiters = [m.refreshSession(), m.refreshSession(), m.refreshSession()];
+    await clock.tickAsync(5000);
+    for (const r of await Promise.all(waiters)) assert.equal(r.errorOrNull()?.category, "TIMEOUT");
+    assert.equal(m.accessToken, "access-1", "kept after the timeout");
+    hang = false;
+    assert.equal(
+      (await m.refreshSession()).getOrThrow().accessToken,
+      "access-3",
+      "the slot was freed",
+    );
+    m.dispose();
+  }));
