@@ -6,6 +6,8 @@
  */
 import assert from "node:assert/strict";
 
+import { spawnUntil } from "./support.ts";
+
 const root = new URL("../../", import.meta.url).pathname;
 
 Deno.test("importing every subpath under workerd runs no timer, draws no random value and adds no global", async () => {
@@ -23,28 +25,19 @@ Deno.test("importing every subpath under workerd runs no timer, draws no random 
       stderr: "piped",
     }).output();
     assert.equal(bundle.code, 0, new TextDecoder().decode(bundle.stderr));
-    const child = new Deno.Command("node", {
-      args: [
+    const worker = await spawnUntil(
+      "node",
+      [
         `${root}tests/runtime/workers/run_miniflare.mjs`,
         `${tmp}/w.js`,
         "http://127.0.0.1:9",
         "unused-key",
       ],
-      stdin: "piped",
-      stdout: "piped",
-      stderr: "piped",
-    }).spawn();
+      "READY",
+    );
     try {
-      const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-      let seen = "";
-      while (!seen.includes("READY")) {
-        const { value, done } = await reader.read();
-        if (done) break;
-        seen += value;
-      }
-      reader.releaseLock();
-      const base = /READY (\S+)/.exec(seen)?.[1];
-      assert.ok(base, `the bundle did not start in workerd: ${seen}`);
+      const base = /READY (\S+)/.exec(worker.output)?.[1];
+      assert.ok(base, `the bundle did not start in workerd: ${worker.output}`);
       const report = await fetch(base).then((r) => r.json()) as {
         calls: string[];
         added: string[];
@@ -56,10 +49,7 @@ Deno.test("importing every subpath under workerd runs no timer, draws no random 
         assert.ok(count > 5, `${name} exports ${count} names`);
       }
     } finally {
-      await child.stdin.close();
-      await child.status;
-      await child.stdout.cancel().catch(() => {});
-      await child.stderr.cancel().catch(() => {});
+      await worker.stop();
     }
   } finally {
     await Deno.remove(tmp, { recursive: true });

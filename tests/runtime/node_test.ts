@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { createLocalBackend } from "../../demo/local_backend/mod.ts";
 import { serve } from "../support/serve.ts";
+import { spawnUntil } from "./support.ts";
 
 const root = new URL("../../", import.meta.url).pathname;
 
@@ -69,22 +70,11 @@ Deno.test("npm build installs by name and runs real flows on Node; the Node edge
 
     await Deno.copyFile(`${root}edge_examples/node/server.mjs`, `${tmp}/app/server.mjs`);
     const port = 20000 + Math.floor(Math.random() * 20000);
-    const child = new Deno.Command("node", {
-      args: ["server.mjs"],
+    const app = await spawnUntil("node", ["server.mjs"], "listening", {
       cwd: `${tmp}/app`,
       env: { ...env, PORT: String(port) },
-      stdout: "piped",
-      stderr: "piped",
-    }).spawn();
+    });
     try {
-      const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-      let seen = "";
-      while (!seen.includes("listening")) {
-        const { value, done } = await reader.read();
-        if (done) break;
-        seen += value;
-      }
-      reader.releaseLock();
       const base = `http://127.0.0.1:${port}`;
       assert.equal(
         await fetch(`${base}/api/me`).then(async (r) => (await r.body?.cancel(), r.status)),
@@ -133,10 +123,7 @@ Deno.test("npm build installs by name and runs real flows on Node; the Node edge
       const { signedUrl } = await up.json();
       assert.equal(await fetch(signedUrl).then((r) => r.text()), "hello node");
     } finally {
-      child.kill("SIGTERM");
-      await child.status;
-      await child.stdout.cancel().catch(() => {});
-      await child.stderr.cancel().catch(() => {});
+      await app.stop();
     }
   } finally {
     await server.close();

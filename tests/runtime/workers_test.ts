@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { createLocalBackend, signJwt } from "../../demo/local_backend/mod.ts";
 import { serve } from "../support/serve.ts";
+import { spawnUntil } from "./support.ts";
 
 const root = new URL("../../", import.meta.url).pathname;
 
@@ -25,28 +26,15 @@ Deno.test("the edge example runs in workerd: JWT verification, streamed upload, 
     stderr: "piped",
   }).output();
   assert.equal(bundle.code, 0, new TextDecoder().decode(bundle.stderr));
-  const child = new Deno.Command("node", {
-    args: [
-      `${root}tests/runtime/workers/run_miniflare.mjs`,
-      `${tmp}/worker.js`,
-      server.url,
-      backend.apiKey,
-    ],
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
+  const worker = await spawnUntil("node", [
+    `${root}tests/runtime/workers/run_miniflare.mjs`,
+    `${tmp}/worker.js`,
+    server.url,
+    backend.apiKey,
+  ], "READY");
   try {
-    const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-    let seen = "";
-    while (!seen.includes("READY")) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      seen += value;
-    }
-    reader.releaseLock();
-    const base = /READY (\S+)/.exec(seen)?.[1];
-    assert.ok(base, `miniflare did not start: ${seen}`);
+    const base = /READY (\S+)/.exec(worker.output)?.[1];
+    assert.ok(base, `miniflare did not start: ${worker.output}`);
     const signUp = async (email: string) =>
       (await fetch(`${server.url}/auth/v1/signup`, {
         method: "POST",
@@ -103,10 +91,7 @@ Deno.test("the edge example runs in workerd: JWT verification, streamed upload, 
     const dl: Response = await fetch(signedUrl);
     assert.deepEqual(new Uint8Array(await dl.arrayBuffer()), payload);
   } finally {
-    await child.stdin.close();
-    await child.status;
-    await child.stdout.cancel().catch(() => {});
-    await child.stderr.cancel().catch(() => {});
+    await worker.stop();
     await server.close();
     await Deno.remove(tmp, { recursive: true });
   }
