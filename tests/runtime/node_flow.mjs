@@ -9,7 +9,7 @@ import { column } from "fetchbase/database";
 const url = process.env.FETCHBASE_URL;
 const key = process.env.FETCHBASE_KEY;
 
-test("npm build on Node: sign up, local ES256 verification, streamed upload, filtered select", async () => {
+test("npm build on Node and Bun: sign up, local ES256 verification, streamed upload, filtered select", async () => {
   const client = createClient(url, key);
   const s = await client.auth.signUpWithEmail(`node-${Date.now()}@example.test`, "secret-pw");
   assert.ok(s.ok, s.ok ? "" : s.error.message);
@@ -20,10 +20,11 @@ test("npm build on Node: sign up, local ES256 verification, streamed upload, fil
   const pkce = await generatePkceParams();
   assert.match(pkce.codeVerifier, /^[A-Za-z0-9_-]{43,128}$/);
 
-  assert.ok((await client.storage.createBucket("node", "node")).ok);
+  const bucket = `b-${crypto.randomUUID().slice(0, 8)}`;
+  assert.ok((await client.storage.createBucket(bucket, bucket)).ok);
   const body = new Blob([new Uint8Array(50_000).fill(7)]).stream();
-  assert.ok((await client.storage.upload("node", "a/stream.bin", body)).ok);
-  const back = await client.storage.downloadBytes("node", "a/stream.bin");
+  assert.ok((await client.storage.upload(bucket, "a/stream.bin", body)).ok);
+  const back = await client.storage.downloadBytes(bucket, "a/stream.bin");
   assert.equal(back.value.length, 50_000);
 
   await client.database.insert(

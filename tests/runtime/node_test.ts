@@ -26,7 +26,7 @@ async function run(
   return { code: out.code, text };
 }
 
-Deno.test("npm build installs by name and runs real flows on Node; the Node edge example serves requests", async () => {
+Deno.test("npm build installs by name and runs real flows on Node and Bun; the Node edge example serves requests", async () => {
   const tmp = await Deno.makeTempDir({ prefix: "fetchbase-node-" });
   const backend = await createLocalBackend();
   const server = await serve(backend.app.fetch);
@@ -67,6 +67,11 @@ Deno.test("npm build installs by name and runs real flows on Node; the Node edge
     const t = await run("node", ["--test", "flow.test.mjs"], { cwd: `${tmp}/app`, env });
     assert.equal(t.code, 0, t.text);
     assert.match(t.text, /# pass 1/);
+
+    // Bun (the `bun` npm package) runs the same flows against the same installed package.
+    const b = await run(`${root}node_modules/.bin/bun`, ["test", "./flow.test.mjs"], { cwd: `${tmp}/app`, env });
+    assert.equal(b.code, 0, b.text);
+    assert.match(b.text, /1 pass/);
 
     await Deno.copyFile(`${root}edge_examples/node/server.mjs`, `${tmp}/app/server.mjs`);
     const port = 20000 + Math.floor(Math.random() * 20000);
