@@ -69,7 +69,10 @@ Deno.test("npm build installs by name and runs real flows on Node and Bun; the N
     assert.match(t.text, /# pass 1/);
 
     // Bun (the `bun` npm package) runs the same flows against the same installed package.
-    const b = await run(`${root}node_modules/.bin/bun`, ["test", "./flow.test.mjs"], { cwd: `${tmp}/app`, env });
+    const b = await run(`${root}node_modules/.bin/bun`, ["test", "./flow.test.mjs"], {
+      cwd: `${tmp}/app`,
+      env,
+    });
     assert.equal(b.code, 0, b.text);
     assert.match(b.text, /1 pass/);
 

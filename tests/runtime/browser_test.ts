@@ -1,0 +1,112 @@
+/**
+ * Browser: Debian's Chromium, headless, loads a page that runs PKCE
+ * generation, local ES256 verification and a fetch to the local server, and
+ * posts its results back. Skipped only when Chromium is not installed
+ * (.ci/run installs it).
+ */
+import assert from "node:assert/strict";
+import { createLocalBackend } from "../../demo/local_backend/mod.ts";
+import { serve } from "../support/serve.ts";
+
+const root = new URL("../../", import.meta.url).pathname;
+const chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].find((p) => {
+  try {
+    return Deno.statSync(p).isFile;
+  } catch {
+    return false;
+  }
+});
+
+Deno.test({
+  name: "a headless Chromium page generates PKCE, verifies an ES256 token locally and fetches",
+  ignore: chromium === undefined,
+  async fn() {
+    const tmp = await Deno.makeTempDir({ prefix: "fetchbase-browser-" });
+    const backend = await createLocalBackend();
+    const bundle = await new Deno.Command(`${root}node_modules/.bin/esbuild`, {
+      args: [
+        `${root}tests/runtime/browser/page_entry.ts`,
+        "--bundle",
+        "--format=esm",
+        "--platform=browser",
+        `--outfile=${tmp}/page.js`,
+      ],
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    assert.equal(bundle.code, 0, new TextDecoder().decode(bundle.stderr));
+    const script = await Deno.readTextFile(`${tmp}/page.js`);
+    let deliver!: (r: Record<string, unknown>) => void;
+    const reported = new Promise<Record<string, unknown>>((r) => (deliver = r));
+    const server = await serve(async (req) => {
+      const url = new URL(req.url);
+      if (url.pathname === "/page") {
+        return new Response(
+          `<!doctype html><meta charset="utf-8"><script type="module" src="/page.js"></script>`,
+          {
+            headers: { "content-type": "text/html" },
+          },
+        );
+      }
+      if (url.pathname === "/page.js") {
+        return new Response(script, { headers: { "content-type": "text/javascript" } });
+      }
+      if (url.pathname === "/__report") {
+        deliver(await req.json());
+        return new Response("ok");
+      }
+      return backend.app.fetch(req);
+    });
+    const session = await fetch(`${server.url}/auth/v1/signup`, {
+      method: "POST",
+      headers: { apikey: backend.apiKey, "content-type": "application/json" },
+      body: JSON.stringify({ email: "browser@example.test", password: "secret-pw" }),
+    }).then((r) => r.json()) as { access_token: string; user: { id: string } };
+    const page = `${server.url}/page?key=${encodeURIComponent(backend.apiKey)}&token=${
+      encodeURIComponent(session.access_token)
+    }`;
+    const browser = new Deno.Command(chromium!, {
+      args: [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--disable-dev-shm-usage",
+        `--user-data-dir=${tmp}/profile`,
+        "--remote-debugging-port=0",
+        page,
+      ],
+      stdout: "null",
+      stderr: "null",
+    }).spawn();
+    try {
+      const timeout = new Promise<never>((_, reject) => {
+        const t = setTimeout(
+          () => reject(new Error("no report from the page within 60 s")),
+          60_000,
+        );
+        reported.finally(() => clearTimeout(t));
+      });
+      const report = await Promise.race([reported, timeout]) as {
+        pkce: { verifierLength: number; method: string };
+        claims: { sub?: string; alg?: string; error?: string };
+        health: { name?: string };
+        crash?: string;
+      };
+      assert.equal(report.crash, undefined);
+      assert.equal(report.pkce.method, "S256");
+      assert.ok(report.pkce.verifierLength >= 43);
+      assert.deepEqual(report.claims, { sub: session.user.id, alg: "ES256" });
+      assert.equal(report.health.name, "GoTrue");
+    } finally {
+      browser.kill("SIGKILL");
+      await browser.status;
+      await server.close();
+      await Deno.remove(tmp, { recursive: true }).catch(() => {});
+    }
+  },
+});
