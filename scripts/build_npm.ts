@@ -3,8 +3,12 @@
  * TypeScript compiler from npm (`node_modules/typescript`). dnt, the usual
  * tool for this, is published on JSR, which these machines cannot reach.
  *
- * Output: ESM JavaScript with `.d.ts` files and source maps; relative `.ts`
- * specifiers rewritten to `.js`; `npm:` imports of `deno.json` turned into
+ * Output: `.d.ts` files (one per module, relative `.ts` specifiers rewritten
+ * to `.js`) from the TypeScript compiler, which also type-checks everything;
+ * ESM JavaScript with source maps from esbuild (also from npm): one entry
+ * file per subpath plus shared chunks, so a subpath loads a handful of files
+ * instead of dozens (Node's cold start) while classes stay shared between
+ * subpaths; `npm:` imports of `deno.json` turned into
  * dependencies with their version ranges; a `package.json` named `fetchbase`
  * whose `exports` mirror `deno.json`'s subpaths; `"sideEffects": false`;
  * `engines`; README and LICENSE. Any type error fails the build.
@@ -53,7 +57,7 @@ const options: ts.CompilerOptions = {
   types: [],
   strict: true,
   declaration: true,
-  sourceMap: true,
+  emitDeclarationOnly: true,
   declarationMap: true,
   outDir: `${outDir}/esm`,
   rootDir: root,
@@ -72,6 +76,33 @@ if (diagnostics.length > 0) {
     getNewLine: () => "\n",
   }));
   console.error(`build_npm: ${diagnostics.length} type error(s); nothing published`);
+  Deno.exit(1);
+}
+
+const entries = Object.values(config.exports as Record<string, string>).map((t) =>
+  `${root}${t.replace(/^\.\//, "")}`
+);
+const esbuild = await new Deno.Command(`${root}node_modules/.bin/esbuild`, {
+  args: [
+    ...entries,
+    "--bundle",
+    "--splitting",
+    "--format=esm",
+    "--platform=neutral",
+    "--target=es2022",
+    "--sourcemap",
+    `--outbase=${root}`,
+    `--outdir=${outDir}/esm`,
+    "--chunk-names=_chunks/[name]-[hash]",
+    "--log-level=error",
+    ...Object.keys(await dependencies(files)).map((d) => `--external:${d}`),
+  ],
+  stdout: "piped",
+  stderr: "piped",
+}).output();
+if (esbuild.code !== 0) {
+  console.error(new TextDecoder().decode(esbuild.stderr));
+  console.error("build_npm: esbuild failed");
   Deno.exit(1);
 }
 
