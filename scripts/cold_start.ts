@@ -10,7 +10,9 @@ const root = new URL("..", import.meta.url).pathname;
 const runs = Number(Deno.args[0] ?? 15);
 const tmp = await Deno.makeTempDir({ dir: root, prefix: ".cold-" });
 
-const build = await new Deno.Command(Deno.execPath(), { args: ["run", "-A", `${root}scripts/build_npm.ts`, `${tmp}/pkg`] }).output();
+const build = await new Deno.Command(Deno.execPath(), {
+  args: ["run", "-A", `${root}scripts/build_npm.ts`, `${tmp}/pkg`],
+}).output();
 if (build.code !== 0) throw new Error("npm build failed");
 
 const files: Record<string, string> = {
@@ -25,8 +27,11 @@ for (const [name, code] of Object.entries(files)) await Deno.writeTextFile(`${tm
 
 async function time(cmd: string, args: string[]): Promise<number> {
   const start = performance.now();
-  const out = await new Deno.Command(cmd, { args, cwd: root, stdout: "null", stderr: "piped" }).output();
-  if (out.code !== 0) throw new Error(`${cmd} ${args.join(" ")}: ${new TextDecoder().decode(out.stderr)}`);
+  const out = await new Deno.Command(cmd, { args, cwd: root, stdout: "null", stderr: "piped" })
+    .output();
+  if (out.code !== 0) {
+    throw new Error(`${cmd} ${args.join(" ")}: ${new TextDecoder().decode(out.stderr)}`);
+  }
   return performance.now() - start;
 }
 
@@ -38,10 +43,14 @@ const cases: Record<string, [string, string[]]> = {
   "deno fetchbase": [Deno.execPath(), ["run", "-A", "--no-check", `${tmp}/fetchbase.ts`]],
   "deno supabase-js": [Deno.execPath(), ["run", "-A", "--no-check", `${tmp}/supabase.ts`]],
 };
-const samples: Record<string, number[]> = Object.fromEntries(Object.keys(cases).map((k) => [k, []]));
+const samples: Record<string, number[]> = Object.fromEntries(
+  Object.keys(cases).map((k) => [k, []]),
+);
 for (const [cmd, args] of Object.values(cases)) await time(cmd, args); // warm caches
 for (let i = 0; i < runs; i++) {
-  for (const [name, [cmd, args]] of Object.entries(cases)) samples[name].push(await time(cmd, args));
+  for (const [name, [cmd, args]] of Object.entries(cases)) {
+    samples[name].push(await time(cmd, args));
+  }
 }
 await Deno.remove(tmp, { recursive: true });
 const median = (xs: number[]) => xs.slice().sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -50,7 +59,9 @@ const row = (rt: string) => {
   const base = m[`${rt} empty`];
   const fb = m[`${rt} fetchbase`] - base;
   const sb = m[`${rt} supabase-js`] - base;
-  return `| ${rt} | ${base.toFixed(0)} ms | +${fb.toFixed(0)} ms | +${sb.toFixed(0)} ms | ${(fb / sb).toFixed(2)} | ${fb <= sb / 4 ? "met" : "not met"} |`;
+  return `| ${rt} | ${base.toFixed(0)} ms | +${fb.toFixed(0)} ms | +${sb.toFixed(0)} ms | ${
+    (fb / sb).toFixed(2)
+  } | ${fb <= sb / 4 ? "met" : "not met"} |`;
 };
 const table = [
   `## Cold start (median of ${runs} runs each, interleaved)`,
