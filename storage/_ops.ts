@@ -496,6 +496,16 @@ function checkKey(bucket: string, path: string): string | ServiceResult<never> {
   return typeof e === "string" ? path.replace(/^\/+/, "") : e;
 }
 
+function checkKeys(bucket: string, paths: readonly string[]): string[] | ServiceResult<never> {
+  const keys: string[] = [];
+  for (const p of paths) {
+    const k = checkKey(bucket, p);
+    if (typeof k !== "string") return k;
+    keys.push(k);
+  }
+  return keys;
+}
+
 export async function moveOrCopy(
   client: BaseClient,
   op: "move" | "copy",
@@ -540,12 +550,8 @@ export async function deleteObjects(
       category: "INVALID_ARGUMENT",
     });
   }
-  const keys: string[] = [];
-  for (const p of paths) {
-    const k = checkKey(bucket, p);
-    if (typeof k !== "string") return k;
-    keys.push(k);
-  }
+  const keys = checkKeys(bucket, paths);
+  if (!Array.isArray(keys)) return keys;
   const r = await client.request({
     method: "DELETE",
     area: "storage",
@@ -626,12 +632,8 @@ export async function createSignedUrls(
   o: Omit<SignedUrlOptions, "transform"> = {},
 ): Promise<ServiceResult<string[]>> {
   checkExpires(expiresIn);
-  const keys: string[] = [];
-  for (const p of paths) {
-    const k = checkKey(bucket, p);
-    if (typeof k !== "string") return k;
-    keys.push(k);
-  }
+  const keys = checkKeys(bucket, paths);
+  if (!Array.isArray(keys)) return keys;
   const r = await client.request({
     method: "POST",
     area: "storage",
