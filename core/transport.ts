@@ -207,30 +207,38 @@ export function buildHeaders(
   ctx: TransportContext,
   req: TransportRequest<ResponseType>,
 ): Headers {
-  const headers = new Headers();
-  headers.set("X-Client-Info", `fetchbase/${VERSION}`);
+  return new Headers(headerRecord(ctx, req));
+}
+
+/** The same headers as a plain record with lower-case names (cheaper than `Headers`). */
+function headerRecord(
+  ctx: TransportContext,
+  req: TransportRequest<ResponseType>,
+): Record<string, string> {
+  const headers: Record<string, string> = { "x-client-info": CLIENT_INFO };
   const mode = req.credentials ?? "token";
   if (mode !== "none") {
-    headers.set("apikey", ctx.apiKey);
+    headers.apikey = ctx.apiKey;
     const explicit = req.accessToken && req.accessToken.trim() !== "" ? req.accessToken : null;
     const bearer = mode === "apikey" ? ctx.apiKey : explicit ?? ctx.accessToken ?? ctx.apiKey;
-    headers.set("Authorization", `Bearer ${bearer}`);
+    headers.authorization = `Bearer ${bearer}`;
   }
   if (req.json !== undefined) {
-    headers.set("Content-Type", "application/json");
+    headers["content-type"] = "application/json";
   } else if (req.body !== undefined) {
-    const type = req.contentType ??
+    headers["content-type"] = req.contentType ??
       (typeof req.body === "string"
         ? "text/plain;charset=UTF-8"
         : req.body instanceof Blob && req.body.type
         ? req.body.type
         : "application/octet-stream");
-    headers.set("Content-Type", type);
   }
-  for (const [k, v] of Object.entries(ctx.headers)) headers.set(k, v);
-  if (req.headers) { for (const [k, v] of Object.entries(req.headers)) headers.set(k, v); }
+  for (const k in ctx.headers) headers[k.toLowerCase()] = ctx.headers[k];
+  if (req.headers) { for (const k in req.headers) headers[k.toLowerCase()] = req.headers[k]; }
   return headers;
 }
+
+const CLIENT_INFO = `fetchbase/${VERSION}`;
 
 function secretsOf(ctx: TransportContext, req: TransportRequest<ResponseType>) {
   return [ctx.apiKey, ctx.accessToken, req.accessToken];
@@ -253,6 +261,9 @@ function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
 
 /** Why the controller of one call was aborted. */
 type AbortCause = "cancelled" | "timeout";
+
+/** Microtask turns an attempt may take before the timeout timer is armed. */
+const SETTLE_TURNS = 24;
 
 function abortFailure(cause: AbortCause, timeout: number, error?: unknown) {
   return cause === "timeout"
@@ -308,16 +319,31 @@ export async function request<R extends ResponseType = "json">(
   if (req.signal?.aborted) return abortFailure("cancelled", timeout);
   req.signal?.addEventListener("abort", onUserAbort, { once: true });
   let timer: ReturnType<typeof setTimeout> | undefined;
-  if (timeout > 0 && Number.isFinite(timeout)) {
+  let finished = false;
+  const timed = timeout > 0 && Number.isFinite(timeout);
+  const deadline = timed ? Date.now() + timeout : 0;
+  // The timeout timer is armed lazily: an attempt that settles within a few
+  // microtask turns (an in-process or cached fetch) never pays for a timer,
+  // any real I/O arms it with the time left before the deadline.
+  const arm = () => {
+    if (!timed || timer !== undefined || finished) return;
     timer = setTimeout(() => {
       abortCause ??= "timeout";
       controller.abort(new DOMException("Timed out", "TimeoutError"));
-    }, timeout);
-  }
+    }, Math.max(0, deadline - Date.now()));
+  };
+  let turns = 0;
+  const watch = () => {
+    if (finished || timer !== undefined) return;
+    if (++turns < SETTLE_TURNS) queueMicrotask(watch);
+    else arm();
+  };
   let keepSignal = false;
   try {
     for (let attempt = 1;; attempt++) {
-      const result = await attemptOnce(ctx, req, method, controller.signal);
+      const pending = attemptOnce(ctx, req, method, controller.signal);
+      if (attempt === 1 && timed) queueMicrotask(watch);
+      const result = await pending;
       if (result.kind === "aborted" || abortCause !== null) {
         return abortFailure(
           abortCause ?? "cancelled",
@@ -339,11 +365,13 @@ export async function request<R extends ResponseType = "json">(
         if (result.retryAfterMs > ctx.retry.maxRetryAfterMs) return out;
         delay = Math.max(delay, result.retryAfterMs);
       }
+      arm();
       if (!(await sleep(delay, controller.signal))) {
         return abortFailure(abortCause ?? "cancelled", timeout);
       }
     }
   } finally {
+    finished = true;
     if (timer !== undefined) clearTimeout(timer);
     if (!keepSignal) req.signal?.removeEventListener("abort", onUserAbort);
   }
@@ -365,7 +393,7 @@ async function attemptOnce(
   try {
     const init: RequestInit & { duplex?: "half" } = {
       method,
-      headers: buildHeaders(ctx, req),
+      headers: headerRecord(ctx, req),
       signal,
       redirect: req.redirect ?? "follow",
     };

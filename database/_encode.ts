@@ -19,8 +19,12 @@ export const RESERVED_KEYS: ReadonlySet<string> = new Set([
 /** A filter operand. */
 export type FilterValue = string | number | boolean | null | Date | bigint;
 
+// Names that passed the check (bounded); most queries reuse a few columns.
+const CHECKED = new Set<string>();
+
 /** Refuses column names that would change the query's shape. */
 export function checkColumn(name: string): string {
+  if (CHECKED.has(name)) return name;
   if (typeof name !== "string" || name.trim() === "") {
     throw new TypeError("Cannot filter as the column name must be a non-blank string");
   }
@@ -34,6 +38,8 @@ export function checkColumn(name: string): string {
       `Cannot filter on column '${name}' as it contains a reserved character (, ( ) & = # " \\ or whitespace)`,
     );
   }
+  if (CHECKED.size >= 512) CHECKED.clear();
+  CHECKED.add(name);
   return name;
 }
 

@@ -4,7 +4,8 @@
  */
 
 import type { BaseClient } from "../core/client.ts";
-import { failure, type ServiceResult, success } from "../core/result.ts";
+import { failure, type ServiceResult } from "../core/result.ts";
+import type { TransportRequest } from "../core/transport.ts";
 import {
   type CountOption,
   type ExplainOptions,
@@ -153,30 +154,31 @@ export function encodePairs(pairs: ReadonlyArray<readonly [string, string]>): st
 }
 
 /** Sends a PostgREST request through the core transport. */
-export async function send(client: BaseClient, req: PgRequest): Promise<ServiceResult<PgResponse>> {
+export function send(client: BaseClient, req: PgRequest): Promise<ServiceResult<PgResponse>> {
   const query = encodePairs(req.pairs);
   const length = client.url.length + 8 + req.path.length + 1 + query.length;
   if (length > MAX_URL_LENGTH) {
-    return failure({
+    return Promise.resolve(failure({
       message:
         `Cannot send the request as its URL is ${length} characters long, over the safe limit of ${MAX_URL_LENGTH}; move large filters into an RPC`,
       category: "INVALID_ARGUMENT",
-    });
+    }));
   }
-  const r = await client.request({
+  const init: TransportRequest<"text"> = {
     method: req.method,
     area: "rest",
     path: req.path,
     query,
     headers: req.headers,
-    ...(req.body !== undefined
-      ? { body: req.body, contentType: req.contentType ?? "application/json" }
-      : {}),
     retry: req.retry,
     signal: req.signal,
     timeout: req.timeout,
     responseType: "text",
-  });
-  if (!r.ok) return r;
-  return success({ status: r.value.status, headers: r.value.headers, body: r.value.body });
+  };
+  if (req.body !== undefined) {
+    init.body = req.body;
+    init.contentType = req.contentType ?? "application/json";
+  }
+  // A transport response already has the PgResponse shape.
+  return client.request(init);
 }

@@ -6,7 +6,7 @@
  */
 
 import type { BaseClient } from "../core/client.ts";
-import type { ServiceResult } from "../core/result.ts";
+import { type ServiceResult, success } from "../core/result.ts";
 import {
   acceptHeader,
   checkMaxAffected,
@@ -187,26 +187,33 @@ export interface RpcGetOptions extends CallOptions {
 
 export type { PgRequest, PgResponse } from "./_request.ts";
 
-function profile(schema: string | null | undefined, header: "Accept-Profile" | "Content-Profile") {
-  if (schema === undefined || schema === null) return {};
-  if (schema.trim() === "") throw new TypeError("Cannot select a schema as 'schema' is blank");
-  return { [header]: schema };
-}
-
 function headersOf(
+  schema: string | null | undefined,
+  profileHeader: "Accept-Profile" | "Content-Profile",
   base: Record<string, string | null | undefined>,
   extra: Record<string, string> | undefined,
 ): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(base)) if (v !== null && v !== undefined) out[k] = v;
-  return { ...out, ...extra };
+  if (schema !== undefined && schema !== null) {
+    if (schema.trim() === "") throw new TypeError("Cannot select a schema as 'schema' is blank");
+    out[profileHeader] = schema;
+  }
+  for (const k in base) {
+    const v = base[k];
+    if (v !== null && v !== undefined) out[k] = v;
+  }
+  if (extra) { for (const k in extra) out[k] = extra[k]; }
+  return out;
 }
 
-function readPairs(block: ((q: QueryBuilder) => unknown) | undefined): Array<[string, string]> {
-  if (!block) return [];
+function readPairs(
+  block: ((q: QueryBuilder) => unknown) | undefined,
+  first?: [string, string],
+): Array<[string, string]> {
+  if (!block) return first ? [first] : [];
   const q = new QueryBuilder();
   block(q);
-  return q.toQueryPairs();
+  return q.toQueryPairs(first);
 }
 
 function wherePairs(
@@ -219,7 +226,7 @@ function wherePairs(
 }
 
 function bodyOf(r: ServiceResult<PgResponse>): ServiceResult<string> {
-  return r.ok ? r.map((v) => v.body) : r;
+  return r.ok ? success(r.value.body) : r;
 }
 
 /** Keys of every row of a JSON array body, in first-seen order (null when not an array). */
@@ -284,9 +291,8 @@ export class DatabaseClient {
     return {
       method: head ? "HEAD" : "GET",
       path: `/${pathSegment(table, "table")}`,
-      pairs: [["select", cleanColumns(options.columns ?? "*")], ...readPairs(options.block)],
-      headers: headersOf({
-        ...profile(options.schema, "Accept-Profile"),
+      pairs: readPairs(options.block, ["select", cleanColumns(options.columns ?? "*")]),
+      headers: headersOf(options.schema, "Accept-Profile", {
         Accept: acceptHeader(format, options.stripNulls ?? false, options.explain),
         Prefer: preferHeader({ count: options.count }),
       }, options.headers),
@@ -382,8 +388,7 @@ export class DatabaseClient {
       method: "POST",
       path: `/${pathSegment(table, "table")}`,
       pairs,
-      headers: headersOf({
-        ...profile(options.schema, "Content-Profile"),
+      headers: headersOf(options.schema, "Content-Profile", {
         Accept: options.stripNulls ? acceptHeader(ResponseFormat.ROWS, true, null) : null,
         Prefer: preferHeader({
           returning,
@@ -420,8 +425,7 @@ export class DatabaseClient {
       method,
       path: `/${pathSegment(table, "table")}`,
       pairs,
-      headers: headersOf({
-        ...profile(options.schema, "Content-Profile"),
+      headers: headersOf(options.schema, "Content-Profile", {
         Accept: options.stripNulls || options.explain
           ? acceptHeader(ResponseFormat.ROWS, options.stripNulls ?? false, options.explain)
           : null,
@@ -483,8 +487,7 @@ export class DatabaseClient {
       method: "PUT",
       path: `/${pathSegment(table, "table")}`,
       pairs,
-      headers: headersOf({
-        ...profile(options.schema, "Content-Profile"),
+      headers: headersOf(options.schema, "Content-Profile", {
         Prefer: preferHeader({ returning }),
       }, options.headers),
       body,
@@ -523,8 +526,7 @@ export class DatabaseClient {
     const format = options.format ?? ResponseFormat.ROWS;
     const head = format === ResponseFormat.HEAD;
     const pairs = readPairs(options.block);
-    const headers = headersOf({
-      ...profile(options.schema, head ? "Accept-Profile" : "Content-Profile"),
+    const headers = headersOf(options.schema, head ? "Accept-Profile" : "Content-Profile", {
       Accept: acceptHeader(format, options.stripNulls ?? false, options.explain),
       Prefer: preferHeader({
         count: options.count,
@@ -585,8 +587,7 @@ export class DatabaseClient {
       method: format === ResponseFormat.HEAD ? "HEAD" : "GET",
       path: `/rpc/${pathSegment(fn, "function")}`,
       pairs: [...args, ...readPairs(options.block)],
-      headers: headersOf({
-        ...profile(options.schema, "Accept-Profile"),
+      headers: headersOf(options.schema, "Accept-Profile", {
         Accept: acceptHeader(format, options.stripNulls ?? false, options.explain),
         Prefer: preferHeader({ count: options.count }),
       }, options.headers),

@@ -47,9 +47,9 @@ function checkCount(value: number, what: string): number {
 export class QueryBuilder {
   /** The filters. */
   readonly filter: WhereBuilder = new WhereBuilder();
-  #order = new Map<string, string[]>();
-  #limit = new Map<string, number>();
-  #offset = new Map<string, number>();
+  #order: Map<string, string[]> | null = null;
+  #limit: Map<string, number> | null = null;
+  #offset: Map<string, number> | null = null;
 
   /**
    * Adds filter predicates (AND-ed with earlier ones).
@@ -82,9 +82,10 @@ export class QueryBuilder {
       );
     }
     const key = options.referencedTable ? `${checkColumn(options.referencedTable)}.order` : "order";
-    const list = this.#order.get(key) ?? [];
+    const orders = this.#order ??= new Map();
+    const list = orders.get(key) ?? [];
     list.push(`${checkColumn(columnName(column))}.${order}${nulls ? "." + nulls : ""}`);
-    this.#order.set(key, list);
+    orders.set(key, list);
     return this;
   }
 
@@ -96,7 +97,7 @@ export class QueryBuilder {
    * @returns This builder.
    */
   limit(count: number, options: { referencedTable?: string | null } = {}): this {
-    this.#limit.set(
+    (this.#limit ??= new Map()).set(
       options.referencedTable ? `${checkColumn(options.referencedTable)}.limit` : "limit",
       checkCount(count, "limit"),
     );
@@ -111,7 +112,7 @@ export class QueryBuilder {
    * @returns This builder.
    */
   offset(count: number, options: { referencedTable?: string | null } = {}): this {
-    this.#offset.set(
+    (this.#offset ??= new Map()).set(
       options.referencedTable ? `${checkColumn(options.referencedTable)}.offset` : "offset",
       checkCount(count, "offset"),
     );
@@ -140,19 +141,21 @@ export class QueryBuilder {
 
   /** Whether a limit, offset or range was set at the top level. */
   get hasWindow(): boolean {
-    return this.#limit.has("limit") || this.#offset.has("offset");
+    return this.#limit?.has("limit") === true || this.#offset?.has("offset") === true;
   }
 
   /**
    * Renders filters, then order, limit and offset, as query pairs.
    *
+   * @param first A pair to put before the rest (the projection).
    * @returns The pairs, in a stable order.
    */
-  toQueryPairs(): Array<[string, string]> {
-    const pairs: Array<[string, string]> = this.filter.predicates.map(renderTopLevel);
-    for (const [k, v] of this.#order) pairs.push([k, v.join(",")]);
-    for (const [k, v] of this.#limit) pairs.push([k, String(v)]);
-    for (const [k, v] of this.#offset) pairs.push([k, String(v)]);
+  toQueryPairs(first?: [string, string]): Array<[string, string]> {
+    const pairs: Array<[string, string]> = first ? [first] : [];
+    for (const p of this.filter.predicates) pairs.push(renderTopLevel(p));
+    if (this.#order) { for (const [k, v] of this.#order) pairs.push([k, v.join(",")]); }
+    if (this.#limit) { for (const [k, v] of this.#limit) pairs.push([k, String(v)]); }
+    if (this.#offset) { for (const [k, v] of this.#offset) pairs.push([k, String(v)]); }
     return pairs;
   }
 }
