@@ -262,8 +262,16 @@ function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
 /** Why the controller of one call was aborted. */
 type AbortCause = "cancelled" | "timeout";
 
+interface AbortState {
+  cause: AbortCause | null;
+  wake: ((r: { kind: "aborted"; cause: unknown }) => void) | null;
+  signalRead: boolean;
+}
+
 /** Microtask turns an attempt may take before the timeout timer is armed. */
 const SETTLE_TURNS = 24;
+// Promise turns, not queueMicrotask: Node wraps each queueMicrotask callback in an AsyncResource.
+const RESOLVED: Promise<void> = Promise.resolve();
 
 function abortFailure(cause: AbortCause, timeout: number, error?: unknown) {
   return cause === "timeout"
@@ -310,11 +318,14 @@ export async function request<R extends ResponseType = "json">(
     );
   }
 
+  // The controller's signal is created only when a fetch reads it (a getter
+  // on the init): Node spends microseconds building each AbortSignal.
   const controller = new AbortController();
-  let abortCause: AbortCause | null = null;
+  const st: AbortState = { cause: null, wake: null, signalRead: false };
   const onUserAbort = () => {
-    abortCause ??= "cancelled";
+    st.cause ??= "cancelled";
     controller.abort(req.signal?.reason);
+    st.wake?.({ kind: "aborted", cause: req.signal?.reason });
   };
   if (req.signal?.aborted) return abortFailure("cancelled", timeout);
   req.signal?.addEventListener("abort", onUserAbort, { once: true });
@@ -328,25 +339,33 @@ export async function request<R extends ResponseType = "json">(
   const arm = () => {
     if (!timed || timer !== undefined || finished) return;
     timer = setTimeout(() => {
-      abortCause ??= "timeout";
-      controller.abort(new DOMException("Timed out", "TimeoutError"));
+      st.cause ??= "timeout";
+      const reason = new DOMException("Timed out", "TimeoutError");
+      controller.abort(reason);
+      st.wake?.({ kind: "aborted", cause: reason });
     }, Math.max(0, deadline - Date.now()));
   };
   let turns = 0;
   const watch = () => {
     if (finished || timer !== undefined) return;
-    if (++turns < SETTLE_TURNS) queueMicrotask(watch);
+    if (++turns < SETTLE_TURNS) RESOLVED.then(watch);
     else arm();
   };
   let keepSignal = false;
   try {
     for (let attempt = 1;; attempt++) {
-      const pending = attemptOnce(ctx, req, method, controller.signal);
-      if (attempt === 1 && timed) queueMicrotask(watch);
-      const result = await pending;
-      if (result.kind === "aborted" || abortCause !== null) {
+      const pending = attemptOnce(ctx, req, method, controller, st);
+      if (attempt === 1 && timed) RESOLVED.then(watch);
+      // A fetch that never read its signal cannot be aborted: race it
+      // against the abort so that it cannot outlive the timeout.
+      const result = st.signalRead ? await pending : await new Promise<AttemptResult>((resolve) => {
+        st.wake = resolve;
+        pending.then(resolve);
+      });
+      st.wake = null;
+      if (result.kind === "aborted" || st.cause !== null) {
         return abortFailure(
-          abortCause ?? "cancelled",
+          st.cause ?? "cancelled",
           timeout,
           result.kind === "aborted" ? result.cause : undefined,
         );
@@ -367,13 +386,33 @@ export async function request<R extends ResponseType = "json">(
       }
       arm();
       if (!(await sleep(delay, controller.signal))) {
-        return abortFailure(abortCause ?? "cancelled", timeout);
+        return abortFailure(st.cause ?? "cancelled", timeout);
       }
     }
   } finally {
     finished = true;
     if (timer !== undefined) clearTimeout(timer);
     if (!keepSignal) req.signal?.removeEventListener("abort", onUserAbort);
+  }
+}
+
+/**
+ * A fetch init whose `signal` comes into being only when the fetch reads it
+ * (a prototype getter keeps the object's shape fast).
+ */
+class LazySignalInit {
+  body?: BodyInit;
+  duplex?: "half";
+  constructor(
+    readonly method: string,
+    readonly headers: Record<string, string>,
+    readonly redirect: RequestRedirect,
+    readonly controller: AbortController,
+    readonly st: AbortState,
+  ) {}
+  get signal(): AbortSignal {
+    this.st.signalRead = true;
+    return this.controller.signal;
   }
 }
 
@@ -386,25 +425,27 @@ async function attemptOnce(
   ctx: TransportContext,
   req: TransportRequest<ResponseType>,
   method: string,
-  signal: AbortSignal,
+  controller: AbortController,
+  st: AbortState,
 ): Promise<AttemptResult> {
   const secrets = secretsOf(ctx, req);
   let response: Response;
   try {
-    const init: RequestInit & { duplex?: "half" } = {
+    const init = new LazySignalInit(
       method,
-      headers: headerRecord(ctx, req),
-      signal,
-      redirect: req.redirect ?? "follow",
-    };
+      headerRecord(ctx, req),
+      req.redirect ?? "follow",
+      controller,
+      st,
+    );
     if (req.json !== undefined) init.body = JSON.stringify(req.json);
     else if (req.body !== undefined) {
       init.body = req.body as BodyInit;
       if (req.body instanceof ReadableStream) init.duplex = "half";
     }
-    response = await ctx.fetch(buildUrl(ctx, req), init);
+    response = await ctx.fetch(buildUrl(ctx, req), init as RequestInit);
   } catch (error) {
-    if (signal.aborted) return { kind: "aborted", cause: error };
+    if (st.cause !== null) return { kind: "aborted", cause: error };
     const detail = error instanceof Error ? error.message : String(error);
     return {
       kind: "failed",
@@ -495,7 +536,7 @@ async function attemptOnce(
     }
     return { kind: "ok", response: { status: response.status, headers: response.headers, body } };
   } catch (error) {
-    if (signal.aborted) return { kind: "aborted", cause: error };
+    if (st.cause !== null) return { kind: "aborted", cause: error };
     if (error instanceof BodyTooLarge) {
       return {
         kind: "failed",

@@ -541,3 +541,54 @@ Deno.test("against a real server: JSON round trip and 404 mapping", async () => 
   const missing = await c.request({ area: "rest", path: "/missing" });
   assert.equal(missing.errorOrNull()?.category, "NOT_FOUND");
 });
+
+Deno.test("an answer within a few microtask turns arms no timeout timer; a slow one does", async () => {
+  const clock = FakeTimers.install({ toFake: ["setTimeout", "clearTimeout", "Date"] });
+  try {
+    const fast = client(() => Promise.resolve(jsonResponse({ ok: true })), { timeout: 1000 });
+    for (let i = 0; i < 5; i++) assert.equal((await fast.request({ path: "/x" })).ok, true);
+    assert.equal(clock.countTimers(), 0);
+    assert.equal(clock.now, 0);
+
+    let seen: AbortSignal | undefined;
+    const slow = client((_i, init) => {
+      seen = init?.signal ?? undefined;
+      return new Promise<Response>((_, reject) =>
+        seen?.addEventListener("abort", () => reject(seen!.reason))
+      );
+    }, { timeout: 1000 });
+    const pending = slow.request({ path: "/x" });
+    await clock.tickAsync(0);
+    assert.equal(clock.countTimers(), 1, "a pending fetch arms the timer");
+    assert.ok(seen instanceof AbortSignal, "the fetch reads a real AbortSignal");
+    assert.equal(seen!.aborted, false);
+    await clock.tickAsync(1000);
+    assert.equal((await pending).errorOrNull()?.category, "TIMEOUT");
+    assert.equal(seen!.aborted, true, "the timeout aborts the fetch");
+    assert.equal(clock.countTimers(), 0);
+  } finally {
+    clock.uninstall();
+  }
+});
+
+Deno.test("a fetch that ignores its signal still cannot outlive the timeout", async () => {
+  const clock = FakeTimers.install({ toFake: ["setTimeout", "clearTimeout", "Date"] });
+  try {
+    let calls = 0;
+    const deaf = client(() => {
+      calls++;
+      return new Promise<Response>(() => {});
+    }, { timeout: 300 });
+    const pending = deaf.request({ path: "/x" });
+    await clock.tickAsync(300);
+    assert.equal((await pending).errorOrNull()?.category, "TIMEOUT");
+    assert.equal(calls, 1);
+    const ac = new AbortController();
+    const cancelled = deaf.request({ path: "/x", signal: ac.signal, timeout: 0 });
+    ac.abort();
+    assert.equal((await cancelled).errorOrNull()?.category, "CANCELLED");
+    assert.equal(clock.countTimers(), 0);
+  } finally {
+    clock.uninstall();
+  }
+});
