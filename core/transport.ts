@@ -262,9 +262,9 @@ function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
 /** Why the controller of one call was aborted. */
 type AbortCause = "cancelled" | "timeout";
 
+/** What an attempt needs to know of its call. */
 interface AbortState {
   cause: AbortCause | null;
-  wake: ((r: { kind: "aborted"; cause: unknown }) => void) | null;
   signalRead: boolean;
 }
 
@@ -281,6 +281,130 @@ function abortFailure(cause: AbortCause, timeout: number, error?: unknown) {
       cause: error,
     })
     : failure({ message: "Request was cancelled", category: "CANCELLED", cause: error });
+}
+
+type Outcome = ServiceResult<TransportResponse<unknown>>;
+
+/**
+ * One call: its attempts, retries, timeout and cancellation, settling one
+ * promise exactly once. An abort settles it at once, so even a fetch that
+ * ignores its signal cannot outlive the timeout.
+ */
+class Call implements AbortState {
+  cause: AbortCause | null = null;
+  signalRead = false;
+  // The controller's signal is created only when a fetch reads it (a getter
+  // on the init): Node spends microseconds building each AbortSignal.
+  readonly controller: AbortController = new AbortController();
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #finished = false;
+  #turns = 0;
+  #attempt = 1;
+  #keepListener = false;
+  #resolve: (r: Outcome) => void = () => {};
+  readonly #ctx: TransportContext;
+  readonly #req: TransportRequest<ResponseType>;
+  readonly #method: string;
+  readonly #timeout: number;
+  readonly #deadline: number;
+  readonly #maxAttempts: number;
+
+  constructor(
+    ctx: TransportContext,
+    req: TransportRequest<ResponseType>,
+    method: string,
+    timeout: number,
+    maxAttempts: number,
+  ) {
+    this.#ctx = ctx;
+    this.#req = req;
+    this.#method = method;
+    this.#timeout = timeout;
+    this.#maxAttempts = maxAttempts;
+    this.#deadline = timeout > 0 && Number.isFinite(timeout) ? Date.now() + timeout : 0;
+  }
+
+  run(): Promise<Outcome> {
+    return new Promise((resolve) => {
+      this.#resolve = resolve;
+      this.#req.signal?.addEventListener("abort", this.#onUserAbort, { once: true });
+      this.#send();
+      // The timeout timer is armed lazily: an attempt that settles within a
+      // few microtask turns (an in-process or cached fetch) never pays for a
+      // timer; any real I/O arms it with the time left before the deadline.
+      if (this.#deadline !== 0) RESOLVED.then(this.#watch);
+    });
+  }
+
+  #send(): void {
+    attemptOnce(this.#ctx, this.#req, this.#method, this.controller, this).then(this.#onResult);
+  }
+
+  #watch = (): void => {
+    if (this.#finished || this.#timer !== undefined) return;
+    if (++this.#turns < SETTLE_TURNS) RESOLVED.then(this.#watch);
+    else this.#arm();
+  };
+
+  #arm(): void {
+    if (this.#deadline === 0 || this.#timer !== undefined || this.#finished) return;
+    this.#timer = setTimeout(
+      () => this.#abort("timeout", new DOMException("Timed out", "TimeoutError")),
+      Math.max(0, this.#deadline - Date.now()),
+    );
+  }
+
+  #onUserAbort = (): void => this.#abort("cancelled", this.#req.signal?.reason);
+
+  #abort(cause: AbortCause, reason: unknown): void {
+    this.cause ??= cause;
+    this.controller.abort(reason);
+    this.#finish(abortFailure(this.cause, this.#timeout, reason));
+  }
+
+  #finish(outcome: Outcome): void {
+    if (this.#finished) return;
+    this.#finished = true;
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    if (!this.#keepListener) {
+      this.#req.signal?.removeEventListener("abort", this.#onUserAbort);
+    }
+    this.#resolve(outcome);
+  }
+
+  #onResult = (result: AttemptResult): void => {
+    if (this.#finished) return;
+    if (result.kind === "aborted" || this.cause !== null) {
+      return this.#finish(
+        abortFailure(
+          this.cause ?? "cancelled",
+          this.#timeout,
+          result.kind === "aborted" ? result.cause : undefined,
+        ),
+      );
+    }
+    if (result.kind === "ok") {
+      // A streamed body stays tied to the caller's signal after we return.
+      this.#keepListener = this.#req.responseType === "stream";
+      return this.#finish(success(result.response));
+    }
+    const out = result.failure;
+    const transient = out.error.category === "NETWORK" ||
+      (out.error.status !== null && RETRYABLE_STATUSES.has(out.error.status));
+    if (!transient || this.#attempt >= this.#maxAttempts) return this.#finish(out);
+    let delay = backoffDelay(this.#attempt, this.#ctx.retry);
+    if (result.retryAfterMs !== null) {
+      if (result.retryAfterMs > this.#ctx.retry.maxRetryAfterMs) return this.#finish(out);
+      delay = Math.max(delay, result.retryAfterMs);
+    }
+    this.#arm();
+    sleep(delay, this.controller.signal).then((slept) => {
+      if (this.#finished) return;
+      if (!slept) return this.#finish(abortFailure(this.cause ?? "cancelled", this.#timeout));
+      this.#attempt++;
+      this.#send();
+    });
+  };
 }
 
 /**
@@ -301,7 +425,7 @@ function abortFailure(cause: AbortCause, timeout: number, error?: unknown) {
  * @param req The request.
  * @returns The answer or a failure.
  */
-export async function request<R extends ResponseType = "json">(
+export function request<R extends ResponseType = "json">(
   ctx: TransportContext,
   req: TransportRequest<R>,
 ): Promise<ServiceResult<TransportResponse<ResponseBodies[R]>>> {
@@ -310,90 +434,17 @@ export async function request<R extends ResponseType = "json">(
     req.body instanceof ReadableStream;
   const retryAllowed = !isStreamBody &&
     (req.retry ?? (method === "GET" || method === "HEAD"));
-  const maxAttempts = retryAllowed ? ctx.retry.maxAttempts : 1;
   const timeout = req.timeout ?? ctx.timeout;
   if (!(typeof timeout === "number" && timeout >= 0)) {
-    throw new RangeError(
-      `Cannot send the request as 'timeout' must be a non-negative number: current value is ${timeout}`,
+    return Promise.reject(
+      new RangeError(
+        `Cannot send the request as 'timeout' must be a non-negative number: current value is ${timeout}`,
+      ),
     );
   }
-
-  // The controller's signal is created only when a fetch reads it (a getter
-  // on the init): Node spends microseconds building each AbortSignal.
-  const controller = new AbortController();
-  const st: AbortState = { cause: null, wake: null, signalRead: false };
-  const onUserAbort = () => {
-    st.cause ??= "cancelled";
-    controller.abort(req.signal?.reason);
-    st.wake?.({ kind: "aborted", cause: req.signal?.reason });
-  };
-  if (req.signal?.aborted) return abortFailure("cancelled", timeout);
-  req.signal?.addEventListener("abort", onUserAbort, { once: true });
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  let finished = false;
-  const timed = timeout > 0 && Number.isFinite(timeout);
-  const deadline = timed ? Date.now() + timeout : 0;
-  // The timeout timer is armed lazily: an attempt that settles within a few
-  // microtask turns (an in-process or cached fetch) never pays for a timer,
-  // any real I/O arms it with the time left before the deadline.
-  const arm = () => {
-    if (!timed || timer !== undefined || finished) return;
-    timer = setTimeout(() => {
-      st.cause ??= "timeout";
-      const reason = new DOMException("Timed out", "TimeoutError");
-      controller.abort(reason);
-      st.wake?.({ kind: "aborted", cause: reason });
-    }, Math.max(0, deadline - Date.now()));
-  };
-  let turns = 0;
-  const watch = () => {
-    if (finished || timer !== undefined) return;
-    if (++turns < SETTLE_TURNS) RESOLVED.then(watch);
-    else arm();
-  };
-  let keepSignal = false;
-  try {
-    for (let attempt = 1;; attempt++) {
-      const pending = attemptOnce(ctx, req, method, controller, st);
-      if (attempt === 1 && timed) RESOLVED.then(watch);
-      // A fetch that never read its signal cannot be aborted: race it
-      // against the abort so that it cannot outlive the timeout.
-      const result = st.signalRead ? await pending : await new Promise<AttemptResult>((resolve) => {
-        st.wake = resolve;
-        pending.then(resolve);
-      });
-      st.wake = null;
-      if (result.kind === "aborted" || st.cause !== null) {
-        return abortFailure(
-          st.cause ?? "cancelled",
-          timeout,
-          result.kind === "aborted" ? result.cause : undefined,
-        );
-      }
-      if (result.kind === "ok") {
-        keepSignal = req.responseType === "stream";
-        if (keepSignal && timer !== undefined) clearTimeout(timer);
-        return success(result.response as TransportResponse<ResponseBodies[R]>);
-      }
-      const out = result.failure;
-      const transient = out.error.category === "NETWORK" ||
-        (out.error.status !== null && RETRYABLE_STATUSES.has(out.error.status));
-      if (!transient || attempt >= maxAttempts) return out;
-      let delay = backoffDelay(attempt, ctx.retry);
-      if (result.retryAfterMs !== null) {
-        if (result.retryAfterMs > ctx.retry.maxRetryAfterMs) return out;
-        delay = Math.max(delay, result.retryAfterMs);
-      }
-      arm();
-      if (!(await sleep(delay, controller.signal))) {
-        return abortFailure(st.cause ?? "cancelled", timeout);
-      }
-    }
-  } finally {
-    finished = true;
-    if (timer !== undefined) clearTimeout(timer);
-    if (!keepSignal) req.signal?.removeEventListener("abort", onUserAbort);
-  }
+  if (req.signal?.aborted) return Promise.resolve(abortFailure("cancelled", timeout));
+  const call = new Call(ctx, req, method, timeout, retryAllowed ? ctx.retry.maxAttempts : 1);
+  return call.run() as Promise<ServiceResult<TransportResponse<ResponseBodies[R]>>>;
 }
 
 /**
