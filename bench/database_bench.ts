@@ -3,6 +3,9 @@
  * ilike, in, or, order, range) to a fetch that answers at once:
  * hand-built URLSearchParams (the limit), fetchbase, and postgrest-js.
  * Run: deno bench --allow-all bench/database_bench.ts
+ * or, steadier on a loaded machine (median of interleaved rounds):
+ *      deno run --allow-all bench/database_bench.ts --interleaved
+ * The Node runner is bench/node/database_bench.mjs.
  */
 import { PostgrestClient } from "@supabase/postgrest-js";
 import { createBaseClient } from "../core/client.ts";
@@ -31,27 +34,23 @@ const pg = new PostgrestClient(`${BASE}/rest/v1`, {
   fetch: fetchNow,
 });
 
-Deno.bench(
-  "hand-built URLSearchParams + fetch (limit)",
-  { group: "query", baseline: true },
-  async () => {
-    const p = new URLSearchParams();
-    p.set("select", "id,title,owner:users(name,email)");
-    p.append("done", "eq.false");
-    p.append("title", "ilike.%milk%");
-    p.append("status", "in.(open,blocked)");
-    p.append("or", "(priority.gt.2,created_at.gte.2026-01-01)");
-    p.append("order", "created_at.desc.nullslast");
-    p.append("offset", "0");
-    p.append("limit", "20");
-    const res = await fetchNow(`${BASE}/rest/v1/todos?${p}`, {
-      headers: { apikey: KEY, Authorization: `Bearer ${KEY}`, "X-Client-Info": "bench" },
-    });
-    await res.text();
-  },
-);
+async function handBuilt(): Promise<void> {
+  const p = new URLSearchParams();
+  p.set("select", "id,title,owner:users(name,email)");
+  p.append("done", "eq.false");
+  p.append("title", "ilike.%milk%");
+  p.append("status", "in.(open,blocked)");
+  p.append("or", "(priority.gt.2,created_at.gte.2026-01-01)");
+  p.append("order", "created_at.desc.nullslast");
+  p.append("offset", "0");
+  p.append("limit", "20");
+  const res = await fetchNow(`${BASE}/rest/v1/todos?${p}`, {
+    headers: { apikey: KEY, Authorization: `Bearer ${KEY}`, "X-Client-Info": "bench" },
+  });
+  await res.text();
+}
 
-Deno.bench("fetchbase", { group: "query" }, async () => {
+async function fetchbase(): Promise<void> {
   const r = await db.select("todos", {
     columns: "id,title,owner:users(name,email)",
     block: (q) =>
@@ -61,12 +60,51 @@ Deno.bench("fetchbase", { group: "query" }, async () => {
       ).orderBy(todo.created_at, { order: "desc", nulls: "nullslast" }).range(0, 19),
   });
   if (!r.ok) throw new Error(r.error.message);
-});
+}
 
-Deno.bench("@supabase/postgrest-js", { group: "query" }, async () => {
+async function postgrestJs(): Promise<void> {
   const r = await pg.from("todos").select("id,title,owner:users(name,email)")
     .eq("done", false).ilike("title", "%milk%").in("status", ["open", "blocked"])
     .or("priority.gt.2,created_at.gte.2026-01-01")
     .order("created_at", { ascending: false, nullsFirst: false }).range(0, 19);
   if (r.error) throw new Error(r.error.message);
-});
+}
+
+const candidates: Array<[string, () => Promise<void>]> = [
+  ["hand-built URLSearchParams + fetch (limit)", handBuilt],
+  ["fetchbase", fetchbase],
+  ["@supabase/postgrest-js", postgrestJs],
+];
+
+if (Deno.args.includes("--interleaved")) {
+  const rate = async (fn: () => Promise<void>, ms: number): Promise<number> => {
+    let n = 0;
+    const start = performance.now();
+    let t = start;
+    while (t - start < ms) {
+      for (let i = 0; i < 50; i++) await fn();
+      n += 50;
+      t = performance.now();
+    }
+    return (n * 1000) / (t - start);
+  };
+  const rounds = 9;
+  const rates: number[][] = candidates.map(() => []);
+  for (const [, fn] of candidates) await rate(fn, 300); // warm-up
+  for (let r = 0; r < rounds; r++) {
+    for (let i = 0; i < candidates.length; i++) rates[i].push(await rate(candidates[i][1], 200));
+  }
+  const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  const base = median(rates[0]);
+  console.log(`Deno ${Deno.version.deno}, median of ${rounds} interleaved rounds`);
+  candidates.forEach(([name], i) => {
+    const m = median(rates[i]);
+    console.log(
+      `  ${name.padEnd(44)} ${m.toFixed(0).padStart(9)} ops/s  ${(m / base).toFixed(2)}x`,
+    );
+  });
+} else {
+  candidates.forEach(([name, fn], i) =>
+    Deno.bench(name, { group: "query", baseline: i === 0 }, fn)
+  );
+}
