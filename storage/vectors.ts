@@ -269,6 +269,19 @@ export function getVectorBucket(
     };
   }, o);
 }
+/** Decodes a `{ <list>: [{ <name> }], nextToken }` page of names. */
+function namesPage(
+  v: unknown,
+  list: string,
+  name: string,
+): { items: Array<Record<string, string>>; nextToken: string | null } {
+  const a = asObject(v, "answer");
+  return {
+    items: asArray(a[list] ?? [], list).map((x) => ({ [name]: reqString(asObject(x), name) })),
+    nextToken: optString(a, "nextToken"),
+  };
+}
+
 /** Options of {@linkcode listVectorBuckets}. */
 export interface ListVectorBucketsOptions extends VectorCallOptions {
   /** Name prefix. */
@@ -287,13 +300,8 @@ export function listVectorBuckets(
     maxResults: o.maxResults,
     nextToken: o.nextToken,
   }, (v) => {
-    const a = asObject(v, "answer");
-    return {
-      vectorBuckets: asArray(a.vectorBuckets ?? [], "vectorBuckets").map((b) => ({
-        vectorBucketName: reqString(asObject(b), "vectorBucketName"),
-      })),
-      nextToken: optString(a, "nextToken"),
-    };
+    const { items, nextToken } = namesPage(v, "vectorBuckets", "vectorBucketName");
+    return { vectorBuckets: items as Array<{ vectorBucketName: string }>, nextToken };
   }, o);
 }
 export function deleteVectorBucket(
@@ -361,13 +369,8 @@ export function listVectorIndexes(
     maxResults: o.maxResults,
     nextToken: o.nextToken,
   }, (v) => {
-    const a = asObject(v, "answer");
-    return {
-      indexes: asArray(a.indexes ?? [], "indexes").map((x) => ({
-        indexName: reqString(asObject(x), "indexName"),
-      })),
-      nextToken: optString(a, "nextToken"),
-    };
+    const { items, nextToken } = namesPage(v, "indexes", "indexName");
+    return { indexes: items as Array<{ indexName: string }>, nextToken };
   }, o);
 }
 export function deleteVectorIndex(
