@@ -283,7 +283,7 @@ function abortFailure(cause: AbortCause, timeout: number, error?: unknown) {
     : failure({ message: "Request was cancelled", category: "CANCELLED", cause: error });
 }
 
-type Outcome = ServiceResult<TransportResponse<unknown>>;
+type Outcome = ServiceResult<unknown>;
 
 /**
  * One call: its attempts, retries, timeout and cancellation, settling one
@@ -308,6 +308,7 @@ class Call implements AbortState {
   readonly #timeout: number;
   readonly #deadline: number;
   readonly #maxAttempts: number;
+  readonly #bodyOnly: boolean;
 
   constructor(
     ctx: TransportContext,
@@ -315,7 +316,9 @@ class Call implements AbortState {
     method: string,
     timeout: number,
     maxAttempts: number,
+    bodyOnly: boolean,
   ) {
+    this.#bodyOnly = bodyOnly;
     this.#ctx = ctx;
     this.#req = req;
     this.#method = method;
@@ -386,7 +389,7 @@ class Call implements AbortState {
     if (result.kind === "ok") {
       // A streamed body stays tied to the caller's signal after we return.
       this.#keepListener = this.#req.responseType === "stream";
-      return this.#finish(success(result.response));
+      return this.#finish(success(this.#bodyOnly ? result.response.body : result.response));
     }
     const out = result.failure;
     const transient = out.error.category === "NETWORK" ||
@@ -429,6 +432,38 @@ export function request<R extends ResponseType = "json">(
   ctx: TransportContext,
   req: TransportRequest<R>,
 ): Promise<ServiceResult<TransportResponse<ResponseBodies[R]>>> {
+  return start(ctx, req, false) as Promise<ServiceResult<TransportResponse<ResponseBodies[R]>>>;
+}
+
+/**
+ * Like {@linkcode request}, resolving only the body (one allocation and one
+ * promise turn fewer: what the database primitives use).
+ *
+ * @example Reading a body
+ * ```ts
+ * import { createBaseClient, requestBody } from "@fetchbase/fetchbase/core";
+ *
+ * const client = createBaseClient("https://project.example", "anon-key");
+ * const rows = await requestBody(client, { area: "rest", path: "/todos", responseType: "text" });
+ * if (rows.ok) console.log(rows.value);
+ * ```
+ *
+ * @param ctx The client.
+ * @param req The request.
+ * @returns The body or a failure.
+ */
+export function requestBody<R extends ResponseType = "json">(
+  ctx: TransportContext,
+  req: TransportRequest<R>,
+): Promise<ServiceResult<ResponseBodies[R]>> {
+  return start(ctx, req, true) as Promise<ServiceResult<ResponseBodies[R]>>;
+}
+
+function start(
+  ctx: TransportContext,
+  req: TransportRequest<ResponseType>,
+  bodyOnly: boolean,
+): Promise<ServiceResult<unknown>> {
   const method = (req.method ?? "GET").toUpperCase();
   const isStreamBody = typeof ReadableStream !== "undefined" &&
     req.body instanceof ReadableStream;
@@ -443,8 +478,8 @@ export function request<R extends ResponseType = "json">(
     );
   }
   if (req.signal?.aborted) return Promise.resolve(abortFailure("cancelled", timeout));
-  const call = new Call(ctx, req, method, timeout, retryAllowed ? ctx.retry.maxAttempts : 1);
-  return call.run() as Promise<ServiceResult<TransportResponse<ResponseBodies[R]>>>;
+  const max = retryAllowed ? ctx.retry.maxAttempts : 1;
+  return new Call(ctx, req, method, timeout, max, bodyOnly).run();
 }
 
 /**

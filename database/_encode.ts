@@ -45,6 +45,7 @@ export function checkColumn(name: string): string {
 
 /** Renders a scalar operand; `undefined` is a TypeError. */
 export function scalar(value: unknown, what: string): string {
+  if (typeof value === "string") return value;
   if (value === undefined) {
     throw new TypeError(`Cannot filter with ${what} as the value is undefined`);
   }
@@ -70,7 +71,10 @@ const NEEDS_QUOTES = /[,.:()"\\\s{}]/;
  * and the literal `null` are double-quoted with `"` and `\` escaped.
  */
 export function quoteItem(value: string): string {
-  if (value === "" || value.toLowerCase() === "null" || NEEDS_QUOTES.test(value)) {
+  if (
+    value === "" || (value.length === 4 && value.toLowerCase() === "null") ||
+    NEEDS_QUOTES.test(value)
+  ) {
     return `"${value.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"`;
   }
   return value;

@@ -5,7 +5,7 @@
 
 import type { BaseClient } from "../core/client.ts";
 import { failure, type ServiceResult } from "../core/result.ts";
-import type { TransportRequest } from "../core/transport.ts";
+import { requestBody, type TransportRequest } from "../core/transport.ts";
 import {
   type CountOption,
   type ExplainOptions,
@@ -153,16 +153,11 @@ export function encodePairs(pairs: ReadonlyArray<readonly [string, string]>): st
   return q;
 }
 
-/** Sends a PostgREST request through the core transport. */
-export function send(client: BaseClient, req: PgRequest): Promise<ServiceResult<PgResponse>> {
+function transportRequest(client: BaseClient, req: PgRequest): TransportRequest<"text"> | string {
   const query = encodePairs(req.pairs);
   const length = client.url.length + 8 + req.path.length + 1 + query.length;
   if (length > MAX_URL_LENGTH) {
-    return Promise.resolve(failure({
-      message:
-        `Cannot send the request as its URL is ${length} characters long, over the safe limit of ${MAX_URL_LENGTH}; move large filters into an RPC`,
-      category: "INVALID_ARGUMENT",
-    }));
+    return `Cannot send the request as its URL is ${length} characters long, over the safe limit of ${MAX_URL_LENGTH}; move large filters into an RPC`;
   }
   const init: TransportRequest<"text"> = {
     method: req.method,
@@ -179,6 +174,24 @@ export function send(client: BaseClient, req: PgRequest): Promise<ServiceResult<
     init.body = req.body;
     init.contentType = req.contentType ?? "application/json";
   }
+  return init;
+}
+
+/** Sends a PostgREST request through the core transport. */
+export function send(client: BaseClient, req: PgRequest): Promise<ServiceResult<PgResponse>> {
+  const init = transportRequest(client, req);
+  if (typeof init === "string") {
+    return Promise.resolve(failure({ message: init, category: "INVALID_ARGUMENT" }));
+  }
   // A transport response already has the PgResponse shape.
   return client.request(init);
+}
+
+/** Sends a PostgREST request and resolves only the body text. */
+export function sendBody(client: BaseClient, req: PgRequest): Promise<ServiceResult<string>> {
+  const init = transportRequest(client, req);
+  if (typeof init === "string") {
+    return Promise.resolve(failure({ message: init, category: "INVALID_ARGUMENT" }));
+  }
+  return requestBody(client, init);
 }

@@ -16,6 +16,7 @@ import {
   type PgResponse,
   preferHeader,
   send,
+  sendBody,
 } from "./_request.ts";
 import {
   CountOption,
@@ -310,7 +311,7 @@ export class DatabaseClient {
    * @returns The raw body.
    */
   select(table: string, options?: SelectOptions): Promise<ServiceResult<string>> {
-    return send(this.client, this.buildSelect(table, options)).then(bodyOf);
+    return sendBody(this.client, this.buildSelect(table, options));
   }
 
   /**
@@ -568,7 +569,7 @@ export class DatabaseClient {
    * @returns The raw body.
    */
   rpc(fn: string, options?: RpcOptions): Promise<ServiceResult<string>> {
-    return send(this.client, this.buildRpc(fn, options)).then(bodyOf);
+    return sendBody(this.client, this.buildRpc(fn, options));
   }
 
   /**
@@ -606,7 +607,7 @@ export class DatabaseClient {
    * @returns The raw body.
    */
   rpcGet(fn: string, options?: RpcGetOptions): Promise<ServiceResult<string>> {
-    return send(this.client, this.buildRpcGet(fn, options)).then(bodyOf);
+    return sendBody(this.client, this.buildRpcGet(fn, options));
   }
 }
 
