@@ -3,6 +3,11 @@
  * bare fetch (POST, then PATCH 6 MiB chunks), both to the same @tus/server
  * on loopback, in the same run. Also reports peak RSS growth per uploader.
  *
+ * Fairness: one untimed warm-up upload each; the order alternates every
+ * round (hand-written first in even rounds, fetchbase first in odd ones); and
+ * each upload's files are deleted after it is measured, so every upload
+ * starts with the same disk state (kept files slow later uploads down).
+ *
  * Run: deno run --allow-all bench/tus_bench.ts [MiB=256] [rounds=3]
  */
 import { createServer } from "node:http";
@@ -62,6 +67,11 @@ async function fetchbase(): Promise<void> {
   if (!r.ok) throw new Error(r.error.message);
 }
 
+/** Deletes finished uploads (outside the timed part). */
+async function clean(): Promise<void> {
+  for await (const f of Deno.readDir(dir)) await Deno.remove(`${dir}/${f.name}`);
+}
+
 async function measure(fn: () => Promise<void>) {
   const rss0 = Deno.memoryUsage().rss;
   let peak = rss0;
@@ -70,6 +80,7 @@ async function measure(fn: () => Promise<void>) {
   await fn();
   const ms = performance.now() - start;
   clearInterval(t);
+  await clean();
   return {
     mibps: size / MIB / (ms / 1000),
     peakMib: (Math.max(peak, Deno.memoryUsage().rss) - rss0) / MIB,
@@ -80,9 +91,13 @@ const results: Record<string, Array<{ mibps: number; peakMib: number }>> = {
   hand: [],
   fetchbase: [],
 };
+await measure(handWritten);
+await measure(fetchbase);
 for (let i = 0; i < rounds; i++) {
-  results.hand.push(await measure(handWritten));
-  results.fetchbase.push(await measure(fetchbase));
+  const order = i % 2 === 0 ? ["hand", "fetchbase"] as const : ["fetchbase", "hand"] as const;
+  for (const who of order) {
+    results[who].push(await measure(who === "hand" ? handWritten : fetchbase));
+  }
 }
 const median = (xs: number[]) => xs.slice().sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const hand = median(results.hand.map((r) => r.mibps));
@@ -99,5 +114,8 @@ console.log(
   } MiB`,
 );
 console.log(`ratio fetchbase / hand-written: ${(fb / hand).toFixed(2)}x`);
+for (const who of ["hand", "fetchbase"] as const) {
+  console.log(`  ${who} rounds: ${results[who].map((r) => r.mibps.toFixed(0)).join(", ")} MiB/s`);
+}
 await new Promise((r) => http.close(r));
 await Deno.remove(dir, { recursive: true });

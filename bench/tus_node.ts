@@ -4,6 +4,10 @@
  * its own Node process against the same @tus/server process, for 256 MiB
  * and 1 GiB generated streams. Writes bench/results/tus_node.md.
  *
+ * Fairness: one untimed warm-up upload per mode first (the server process
+ * is cold at the start and slowed whichever upload came first), then the
+ * order of the modes rotates every round.
+ *
  * Run: deno run --allow-all bench/tus_node.ts [rounds=3]
  */
 
@@ -50,9 +54,11 @@ async function one(mode: string, mib: number): Promise<Result> {
 
 const modes = ["fetchbase", "fetchloop", "httploop"];
 const results: Record<string, Result[]> = {};
+for (const mode of modes) await one(mode, 64);
 for (const mib of [256, 1024]) {
   for (let i = 0; i < rounds; i++) {
-    for (const mode of modes) (results[`${mode}@${mib}`] ??= []).push(await one(mode, mib));
+    const order = modes.map((_, k) => modes[(k + i) % modes.length]);
+    for (const mode of order) (results[`${mode}@${mib}`] ??= []).push(await one(mode, mib));
   }
 }
 await server.stdin.close();
@@ -93,6 +99,16 @@ lines.push(
   } MiB (one chunk is 6 MiB); fetchbase vs the fetch loop at 1 GiB: ${(f1g - l1g).toFixed(0)} MiB.`,
   "",
 );
+// The same round's uploads run back to back: their ratio shows the spread that medians hide.
+for (const mib of [256, 1024]) {
+  const f = results[`fetchbase@${mib}`], l = results[`fetchloop@${mib}`];
+  lines.push(
+    `Per round, ${mib} MiB: fetchbase / fetch loop ${
+      f.map((r, i) => (r.mibps / l[i].mibps).toFixed(2)).join(", ")
+    }; fetchbase ${f.map((r) => r.mibps.toFixed(0)).join(", ")} MiB/s.`,
+    "",
+  );
+}
 const table = lines.join("\n");
 console.log(table);
 await Deno.writeTextFile(`${root}bench/results/tus_node.md`, table);

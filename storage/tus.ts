@@ -1,7 +1,10 @@
 /**
- * Resumable uploads: TUS 1.0.0 (core, creation, creation-defer-length) over
- * fetch and Web Streams against the storage service's `/upload/resumable`
- * endpoint. Memory stays O(chunkSize) whatever the size of the data.
+ * Resumable uploads: TUS 1.0.0 (core, creation, creation-with-upload,
+ * creation-defer-length) over fetch and Web Streams against the storage
+ * service's `/upload/resumable` endpoint. A Blob is sent as slices (the
+ * runtime streams them); a stream is buffered one chunk at a time, the next
+ * chunk read while the current one is in flight, so memory stays about two
+ * chunks whatever the size of the data.
  *
  * @module
  */
@@ -9,7 +12,7 @@
 import type { BaseClient } from "../core/client.ts";
 import { encodeBase64 } from "../core/encoding.ts";
 import { backoffDelay, parseRetryAfter, resolveRetryPolicy } from "../core/retry.ts";
-import { failure, type ServiceResult, success } from "../core/result.ts";
+import { failure, type ServiceError, type ServiceResult, success } from "../core/result.ts";
 import { MutableStateFlow, type StateFlow } from "../core/state_flow.ts";
 import { checkObjectPath, encodeBucket } from "./_path.ts";
 
@@ -65,6 +68,14 @@ export interface ResumableUploadOptions {
   retryMaxDelayMs?: number;
   /** Optional store that remembers upload URLs by fingerprint. */
   urlStore?: UploadUrlStore | null;
+  /**
+   * Send the first chunk in the creation request (TUS creation-with-upload):
+   * one round trip less, and data that fits in one chunk (a stream of
+   * unknown length included) uploads in a single request. A server that
+   * ignores the body is handled. `false` creates the upload with an empty
+   * POST, then sends every chunk by PATCH. Default true.
+   */
+  creationWithUpload?: boolean;
 }
 
 /** A resumable upload; no I/O happens until {@linkcode ResumableUpload.await}. */
@@ -98,7 +109,29 @@ export function parseUploadOffset(value: string | null): number | null {
   return Number(value.trim());
 }
 
-/** Reads chunks of exactly `size` bytes (the last may be shorter) from any source, from a given offset. */
+/** One request body: bytes, or a slice of a Blob source (sent without copying it). */
+type Chunk = Uint8Array | Blob;
+
+function sizeOf(chunk: Chunk): number {
+  return chunk instanceof Uint8Array ? chunk.length : chunk.size;
+}
+
+/** A chunk kept from a one-shot stream, to re-send it after a re-sync. */
+interface KeptChunk {
+  readonly start: number;
+  /** The chunk's bytes: `buffer`, or its start for the last, shorter chunk. */
+  readonly bytes: Uint8Array;
+  /** The whole buffer, reused for a later chunk once this one is dropped. */
+  readonly buffer: Uint8Array;
+}
+
+/**
+ * Reads chunks of exactly `size` bytes (the last may be shorter) from any
+ * source, from a given offset. A one-shot stream keeps its last two chunks
+ * (the one in flight and the one read ahead), so a re-sync back into either
+ * is served from memory; reading a third reuses the buffer of the oldest,
+ * whose request is over by then (fetch copies a body when it is sent).
+ */
 class ChunkSource {
   readonly length: number | null;
   readonly rereadable: boolean;
@@ -106,7 +139,7 @@ class ChunkSource {
   #reader: ReadableStreamDefaultReader<Uint8Array> | null = null;
   #pending: Uint8Array | null = null;
   #streamPos = 0;
-  #buffered: { start: number; bytes: Uint8Array } | null = null;
+  #kept: KeptChunk[] = [];
 
   constructor(data: ResumableData, size: number | null) {
     this.#data = data;
@@ -123,27 +156,39 @@ class ChunkSource {
   }
 
   /** Returns `size` bytes from `offset` (fewer at the end); null at end of data. */
-  async read(offset: number, size: number): Promise<Uint8Array | null> {
-    if (this.length !== null && offset >= this.length) {
-      return this.length === 0 && offset === 0 ? null : null;
-    }
+  async read(offset: number, size: number): Promise<Chunk | null> {
+    if (this.length !== null && offset >= this.length) return null;
     const d = this.#data;
     if (d instanceof Uint8Array) return d.subarray(offset, Math.min(d.length, offset + size));
     if (typeof Blob !== "undefined" && d instanceof Blob) {
-      return new Uint8Array(await d.slice(offset, Math.min(d.size, offset + size)).arrayBuffer());
+      return d.slice(offset, Math.min(d.size, offset + size));
     }
-    const b = this.#buffered;
-    if (b && offset >= b.start && offset < b.start + b.bytes.length) {
-      return b.bytes.subarray(offset - b.start);
-    }
+    const kept = this.#kept.find((k) => offset >= k.start && offset < k.start + k.bytes.length);
+    if (kept) return kept.bytes.subarray(offset - kept.start);
     if (offset !== this.#streamPos) {
       throw new RangeError(
         `Cannot resume a one-shot stream at byte ${offset}: the stream is at byte ${this.#streamPos} and cannot be re-read`,
       );
     }
-    const out = new Uint8Array(size);
+    // The oldest chunk leaves before its buffer is overwritten.
+    const dropped = this.#kept.length === 2 ? this.#kept.shift()! : null;
+    const buffer = dropped?.buffer.length === size ? dropped.buffer : new Uint8Array(size);
+    const filled = await this.#fill(buffer);
+    if (filled === 0) {
+      if (dropped) this.#kept.unshift(dropped); // nothing was written over it
+      return null;
+    }
+    const bytes = filled === size ? buffer : buffer.subarray(0, filled);
+    this.#kept.push({ start: offset, bytes, buffer });
+    this.#streamPos = offset + filled;
+    return bytes;
+  }
+
+  /** Reads the next bytes of the stream into `out` until it is full or the stream ends; returns the count. */
+  async #fill(out: Uint8Array): Promise<number> {
+    const size = out.length;
     let filled = 0;
-    this.#reader ??= (d as ReadableStream<Uint8Array>).getReader();
+    this.#reader ??= (this.#data as ReadableStream<Uint8Array>).getReader();
     while (filled < size) {
       let piece = this.#pending;
       this.#pending = null;
@@ -157,11 +202,7 @@ class ChunkSource {
       filled += take;
       if (take < piece.length) this.#pending = piece.subarray(take);
     }
-    if (filled === 0) return null;
-    const chunk = filled === size ? out : out.subarray(0, filled);
-    this.#buffered = { start: offset, bytes: chunk };
-    this.#streamPos = offset + filled;
-    return chunk;
+    return filled;
   }
 
   /** Whether the stream ended exactly at `offset` (for deferred length). */
@@ -198,6 +239,24 @@ function sleep(ms: number, signal?: AbortSignal): Promise<boolean> {
   });
 }
 
+/** A chunk read while a request is in flight, for the request after it. */
+interface ReadAhead {
+  readonly offset: number;
+  readonly result: Promise<{ chunk: Chunk | null } | { error: unknown }>;
+}
+
+/**
+ * Whether a failed request may be retried: network faults, timeouts, 5xx,
+ * 423 and 429, and 409 when `conflict` (a PATCH at a stale offset re-syncs).
+ */
+function isTransient(e: ServiceError, conflict: boolean): boolean {
+  if (e.category === "NETWORK" || e.category === "TIMEOUT") return true;
+  const s = e.status;
+  return s !== null && (s >= 500 || s === 423 || s === 429 || (conflict && s === 409));
+}
+
+const cancelled = () => failure({ message: "Upload paused: cancelled", category: "CANCELLED" });
+
 class Upload implements ResumableUpload {
   #client: BaseClient;
   #bucket: string;
@@ -206,6 +265,9 @@ class Upload implements ResumableUpload {
   #o: ResumableUploadOptions;
   #chunkSize: number;
   #url: string | null;
+  /** Total bytes once known: the source's length, or found when a stream ends. */
+  #total: number | null;
+  #ahead: ReadAhead | null = null;
   #progress: MutableStateFlow<ResumableUploadProgress>;
   #running: Promise<ServiceResult<void>> | null = null;
 
@@ -222,6 +284,7 @@ class Upload implements ResumableUpload {
     this.#o = o;
     this.#chunkSize = o.chunkSize ?? RESUMABLE_DEFAULT_CHUNK_SIZE;
     this.#source = new ChunkSource(data, o.size ?? null);
+    this.#total = this.#source.length;
     this.#url = o.uploadUrl ?? null;
     this.#progress = new MutableStateFlow(progressOf(0, this.#source.length ?? 0));
   }
@@ -271,35 +334,120 @@ class Upload implements ResumableUpload {
     return pairs.map(([k, v]) => `${k} ${encodeBase64(v)}`).join(",");
   }
 
-  #delay(attempt: number, retryAfter: string | null): number {
+  #maxAttempts(): number {
+    return this.#o.maxAttempts ?? 5;
+  }
+
+  #delay(attempt: number, retryAfter: number | null): number {
     const policy = resolveRetryPolicy({
-      maxAttempts: this.#o.maxAttempts ?? 5,
+      maxAttempts: this.#maxAttempts(),
       baseDelayMs: this.#o.retryBaseDelayMs ?? 500,
       maxDelayMs: this.#o.retryMaxDelayMs ?? 10_000,
     });
-    const after = parseRetryAfter(retryAfter);
+    const after = parseRetryAfter(retryAfter === null ? null : String(retryAfter));
     return Math.max(backoffDelay(attempt, policy), Math.min(after ?? 0, 60_000));
   }
 
-  async #create(signal?: AbortSignal): Promise<ServiceResult<void>> {
+  /** Starts reading the chunk at `offset` in the background; reads never overlap. */
+  #readAhead(offset: number): void {
+    const before = this.#ahead;
+    if (before?.offset === offset) return;
+    const read = () => this.#source.read(offset, this.#chunkSize);
+    this.#ahead = {
+      offset,
+      result: (before ? before.result.then(read) : read()).then(
+        (chunk) => ({ chunk }),
+        (error: unknown) => ({ error }),
+      ),
+    };
+  }
+
+  /** The chunk at `offset`: the one read ahead when it starts there, else a new read. */
+  async #chunkAt(offset: number): Promise<Chunk | null> {
+    const ahead = this.#ahead;
+    this.#ahead = null;
+    if (ahead) {
+      const r = await ahead.result; // even a discarded read must finish before the next one
+      if (ahead.offset === offset) {
+        if ("error" in r) throw r.error;
+        return r.chunk;
+      }
+    }
+    return await this.#source.read(offset, this.#chunkSize);
+  }
+
+  /** Reads ahead the chunk after `chunk` (at `offset`) unless it is the last one. */
+  #readNext(offset: number, chunk: Chunk | null, last: boolean): void {
+    const end = offset + (chunk === null ? 0 : sizeOf(chunk));
+    if (chunk !== null && !last && (this.#total === null || end < this.#total)) {
+      this.#readAhead(end);
+    }
+  }
+
+  /**
+   * Creates the upload, sending the first chunk when `creationWithUpload`,
+   * and retries transient faults with backoff (the chunk is re-read from 0).
+   * Resolves the offset the server accepted.
+   */
+  async #create(signal?: AbortSignal): Promise<ServiceResult<number>> {
+    const withUpload = this.#o.creationWithUpload ?? true;
+    for (let attempt = 1;; attempt++) {
+      const first = withUpload ? await this.#firstChunk() : null;
+      const sending = this.#post(first, signal);
+      if (withUpload) this.#readNext(0, first, false);
+      else if (this.#total !== 0) this.#readAhead(0);
+      const r = await sending;
+      if (r.ok) return await this.#created(r.value.headers, first === null ? 0 : sizeOf(first));
+      if (signal?.aborted || !isTransient(r.error, false) || attempt >= this.#maxAttempts()) {
+        return r;
+      }
+      if (!(await sleep(this.#delay(attempt, r.error.retryAfter), signal))) return cancelled();
+    }
+  }
+
+  /**
+   * Reads the chunk at byte 0 for creation-with-upload; a stream that ends
+   * within it gets a known length.
+   */
+  async #firstChunk(): Promise<Chunk | null> {
+    const chunk = await this.#chunkAt(0);
+    const length = chunk === null ? 0 : sizeOf(chunk);
+    if (this.#total === null && (chunk === null || (await this.#source.endsAt(length)))) {
+      this.#total = length;
+    }
+    return chunk;
+  }
+
+  #post(
+    first: Chunk | null,
+    signal?: AbortSignal,
+  ): Promise<ServiceResult<{ headers: Headers }>> {
     const headers: Record<string, string> = {
       ...TUS,
       "Upload-Metadata": this.#metadata(),
       "x-upsert": String(this.#o.upsert ?? false),
     };
-    if (this.#source.length !== null) headers["Upload-Length"] = String(this.#source.length);
+    if (this.#total !== null) headers["Upload-Length"] = String(this.#total);
     else headers["Upload-Defer-Length"] = "1";
-    const r = await this.#client.request({
+    const body = first !== null && sizeOf(first) > 0
+      ? { body: first, contentType: "application/offset+octet-stream" }
+      : {};
+    return this.#client.request({
       method: "POST",
       area: "storage",
       path: "/upload/resumable",
       headers,
+      ...body,
       responseType: "none",
+      retry: false,
       timeout: 0,
       signal,
     });
-    if (!r.ok) return r;
-    const location = r.value.headers.get("location");
+  }
+
+  /** Takes the Location and the accepted offset (absent: 0, the body was ignored) of a 201. */
+  async #created(headers: Headers, sent: number): Promise<ServiceResult<number>> {
+    const location = headers.get("location");
     if (!location) {
       return failure({
         message: "The server created the upload without a Location",
@@ -308,7 +456,17 @@ class Upload implements ResumableUpload {
     }
     this.#url = new URL(location, `${this.#client.url}/storage/v1/upload/resumable`).href;
     await this.#o.urlStore?.set(this.#fingerprint(), this.#url);
-    return success(undefined);
+    const raw = headers.get("upload-offset");
+    if (raw === null) return success(0);
+    const offset = parseUploadOffset(raw);
+    if (offset === null || offset > sent) {
+      return failure({
+        message:
+          `The server sent an invalid Upload-Offset on creation: ${raw} (${sent} bytes sent)`,
+        category: "DECODE",
+      });
+    }
+    return success(offset);
   }
 
   async #head(signal?: AbortSignal): Promise<ServiceResult<number>> {
@@ -324,7 +482,7 @@ class Upload implements ResumableUpload {
     });
     if (!r.ok) return r;
     const offset = parseUploadOffset(r.value.headers.get("upload-offset"));
-    if (offset === null || (this.#source.length !== null && offset > this.#source.length)) {
+    if (offset === null || (this.#total !== null && offset > this.#total)) {
       return failure({
         message: `The server sent an invalid Upload-Offset: ${
           r.value.headers.get("upload-offset")
@@ -332,6 +490,9 @@ class Upload implements ResumableUpload {
         category: "DECODE",
       });
     }
+    // A deferred length the server already knows is not declared twice.
+    const length = parseUploadOffset(r.value.headers.get("upload-length"));
+    if (this.#total === null && length !== null && length >= offset) this.#total = length;
     return success(offset);
   }
 
@@ -351,7 +512,6 @@ class Upload implements ResumableUpload {
   }
 
   async #loop(signal?: AbortSignal): Promise<ServiceResult<void>> {
-    const cancelled = () => failure({ message: "Upload paused: cancelled", category: "CANCELLED" });
     if (!this.#url && this.#o.urlStore) {
       this.#url = (await this.#o.urlStore.get(this.#fingerprint())) ?? null;
     }
@@ -377,41 +537,47 @@ class Upload implements ResumableUpload {
     if (!this.#url) {
       const c = await this.#create(signal);
       if (!c.ok) return signal?.aborted ? cancelled() : c;
+      offset = c.value;
     }
-    const total = this.#source.length;
-    this.#setProgress(offset, total ?? 0);
+    return await this.#send(offset, signal);
+  }
+
+  /** PATCHes chunks from `offset` until every byte is accepted, reading one chunk ahead. */
+  async #send(offset: number, signal?: AbortSignal): Promise<ServiceResult<void>> {
+    this.#setProgress(offset, this.#total ?? 0);
     let attempt = 0;
     let lastOffset = offset;
     while (true) {
       if (signal?.aborted) return cancelled();
+      const total = this.#total;
       if (total !== null && offset >= total) break;
-      const chunk = await this.#source.read(offset, this.#chunkSize);
-      const done = chunk === null ||
-        (total === null && (await this.#source.endsAt(offset + chunk.length)));
-      if (chunk === null && total === null) {
-        // Deferred length and nothing left: declare the final length.
-        const fin = await this.#patch(new Uint8Array(0), offset, offset, signal);
-        if (!fin.ok) return signal?.aborted ? cancelled() : fin;
-        break;
+      const chunk = await this.#chunkAt(offset);
+      if (chunk === null && total !== null) {
+        return failure({
+          message:
+            `Cannot upload as the stream ended at byte ${offset}: its declared size is ${total}`,
+          category: "INVALID_ARGUMENT",
+        });
       }
       const body = chunk ?? new Uint8Array(0);
-      const r = await this.#patch(
-        body,
-        offset,
-        done && total === null ? offset + body.length : null,
-        signal,
-      );
+      const end = offset + sizeOf(body);
+      // Deferred length: the chunk that ends the stream declares the final length.
+      const last = total === null && (chunk === null || (await this.#source.endsAt(end)));
+      const sending = this.#patch(body, offset, last ? end : null, signal);
+      this.#readNext(offset, chunk, last); // once the request is on its way
+      const r = await sending;
       if (r.ok) {
         const next = r.value;
-        if (next < offset || next > offset + body.length) {
+        if (next < offset || next > end) {
           return failure({
             message: `The server moved Upload-Offset from ${offset} to ${next}`,
             category: "DECODE",
           });
         }
-        if (next === offset && body.length > 0) {
+        if (last) this.#total = end;
+        if (next === offset && end > offset) {
           attempt++;
-          if (attempt >= (this.#o.maxAttempts ?? 5)) {
+          if (attempt >= this.#maxAttempts()) {
             return failure({
               message: `The server did not advance the upload past byte ${offset}`,
               category: "SERVER",
@@ -423,25 +589,15 @@ class Upload implements ResumableUpload {
         offset = next;
         if (offset > lastOffset) attempt = 0;
         lastOffset = offset;
-        this.#setProgress(offset, total ?? (done ? offset : 0));
-        if (done && total === null) break;
+        this.#setProgress(offset, this.#total ?? 0);
         continue;
       }
       if (signal?.aborted) return cancelled();
       const e = r.error;
-      const transient = e.category === "NETWORK" || e.category === "TIMEOUT" ||
-        (e.status !== null &&
-          (e.status >= 500 || e.status === 409 || e.status === 423 || e.status === 429));
-      if (!transient) return r;
+      if (!isTransient(e, true)) return r;
       attempt++;
-      if (attempt >= (this.#o.maxAttempts ?? 5)) return r;
-      if (
-        e.status !== 409 &&
-        !(await sleep(
-          this.#delay(attempt, e.retryAfter === null ? null : String(e.retryAfter)),
-          signal,
-        ))
-      ) {
+      if (attempt >= this.#maxAttempts()) return r;
+      if (e.status !== 409 && !(await sleep(this.#delay(attempt, e.retryAfter), signal))) {
         return cancelled();
       }
       const h = await this.#head(signal);
@@ -450,15 +606,15 @@ class Upload implements ResumableUpload {
         continue;
       }
       offset = h.value;
-      this.#setProgress(offset, total ?? 0);
+      this.#setProgress(offset, this.#total ?? 0);
     }
     await this.#o.urlStore?.remove(this.#fingerprint());
-    this.#setProgress(offset, total ?? offset);
+    this.#setProgress(offset, this.#total ?? offset);
     return success(undefined);
   }
 
   async #patch(
-    body: Uint8Array,
+    body: Chunk,
     offset: number,
     finalLength: number | null,
     signal?: AbortSignal,

@@ -16,34 +16,108 @@ import { serve } from "../support/serve.ts";
 const BASE = "https://project.example.com";
 const KEY = "anon-key-0123456789";
 
-/** A scripted TUS server: POST creates, PATCH advances, HEAD reports. */
+/** The scripted server's state, for faults that accept part of a chunk. */
+interface ScriptState {
+  offset: number;
+  /** The declared Upload-Length, if any. */
+  length: string | null;
+}
+
+type Inject = (req: RecordedRequest, n: number, state: ScriptState) => Response | null;
+
+/**
+ * A scripted TUS server: POST creates (taking an `application/offset+octet-stream`
+ * body, as creation-with-upload), PATCH advances, HEAD reports the offset and
+ * any declared length.
+ */
 function tusScript(
-  opts: { location?: string; onPatch?: (req: RecordedRequest, n: number) => Response | null } = {},
+  opts: {
+    location?: string;
+    /** Answer 201 without Upload-Offset, as a server without creation-with-upload. */
+    ignorePostBody?: boolean;
+    onPost?: (req: RecordedRequest, n: number) => Response | null;
+    onPatch?: Inject;
+  } = {},
 ) {
-  let offset = 0;
+  const state: ScriptState = { offset: 0, length: null };
+  let posts = 0;
   let patches = 0;
   return (req: RecordedRequest) => {
     if (req.method === "POST") {
-      return new Response(null, {
-        status: 201,
-        headers: { location: opts.location ?? `${BASE}/storage/v1/upload/resumable/id1` },
-      });
+      posts++;
+      const injected = opts.onPost?.(req, posts);
+      if (injected) return injected;
+      state.offset = 0;
+      state.length = req.headers.get("upload-length");
+      const headers: Record<string, string> = {
+        location: opts.location ?? `${BASE}/storage/v1/upload/resumable/id1`,
+      };
+      const withBody = req.headers.get("content-type") === "application/offset+octet-stream";
+      if (withBody && !opts.ignorePostBody) {
+        state.offset = req.bytes?.length ?? 0;
+        headers["upload-offset"] = String(state.offset);
+      }
+      return new Response(null, { status: 201, headers });
     }
     if (req.method === "HEAD") {
-      return new Response(null, { status: 200, headers: { "upload-offset": String(offset) } });
+      const headers: Record<string, string> = { "upload-offset": String(state.offset) };
+      if (state.length !== null) headers["upload-length"] = state.length;
+      return new Response(null, { status: 200, headers });
     }
     patches++;
-    const injected = opts.onPatch?.(req, patches);
+    const injected = opts.onPatch?.(req, patches, state);
     if (injected) return injected;
-    offset += req.bytes?.length ?? 0;
-    return new Response(null, { status: 204, headers: { "upload-offset": String(offset) } });
+    state.length = req.headers.get("upload-length") ?? state.length;
+    state.offset += req.bytes?.length ?? 0;
+    return new Response(null, { status: 204, headers: { "upload-offset": String(state.offset) } });
   };
 }
 
-Deno.test("creation speaks the storage dialect: Tus-Resumable, Upload-Length, Base64 Upload-Metadata, x-upsert, bearer", async () => {
+/** `n` distinct bytes. */
+function seq(n: number): Uint8Array {
+  return new Uint8Array(n).map((_, i) => (i * 7 + 1) & 0xff);
+}
+
+/** A one-shot stream of `data` in pieces of `piece` bytes, pulled only on demand. */
+function oneShot(data: Uint8Array, piece: number, pulled = { bytes: 0 }) {
+  let i = 0;
+  return new ReadableStream<Uint8Array>({
+    pull(c) {
+      if (i >= data.length) return c.close();
+      const part = data.slice(i, i + piece);
+      i += part.length;
+      pulled.bytes = i;
+      c.enqueue(part);
+    },
+  }, { highWaterMark: 0 });
+}
+
+/** The bytes the script received, POST bodies and PATCH bodies at their offsets. */
+function received(requests: RecordedRequest[]): Uint8Array {
+  const parts: Array<[number, Uint8Array]> = [];
+  for (const r of requests) {
+    if (r.method === "POST" && r.bytes) parts.push([0, r.bytes]);
+    if (r.method === "PATCH" && r.bytes) {
+      parts.push([Number(r.headers.get("upload-offset")), r.bytes]);
+    }
+  }
+  const size = Math.max(0, ...parts.map(([o, b]) => o + b.length));
+  const out = new Uint8Array(size);
+  for (const [o, b] of parts) out.set(b, o);
+  return out;
+}
+
+const patchesOf = (requests: RecordedRequest[]) =>
+  requests.filter((r) => r.method === "PATCH").map((p) => [
+    p.headers.get("upload-offset"),
+    p.bytes?.length ?? 0,
+  ]);
+
+Deno.test("creation speaks the storage dialect: Tus-Resumable, Upload-Length, Base64 Upload-Metadata, x-upsert, bearer; the POST carries the first chunk", async () => {
   const rec = recordingFetch(tusScript());
   const client = createBaseClient(BASE, KEY, { fetch: rec.fetch, accessToken: "user-token-1" });
-  const up = createResumableUpload(client, "videos", "/a/intro.mp4", new Uint8Array(10), {
+  const data = seq(10);
+  const up = createResumableUpload(client, "videos", "/a/intro.mp4", data, {
     contentType: "video/mp4",
     cacheControl: 3600,
     upsert: true,
@@ -52,13 +126,16 @@ Deno.test("creation speaks the storage dialect: Tus-Resumable, Upload-Length, Ba
   });
   assert.equal(rec.requests.length, 0, "no I/O before await");
   assert.ok((await up.await()).ok);
+  assert.deepEqual(rec.requests.map((r) => r.method), ["POST", "PATCH", "PATCH"]);
   const post = rec.requests[0];
-  assert.equal(post.method, "POST");
   assert.equal(post.url.href, `${BASE}/storage/v1/upload/resumable`);
   assert.equal(post.headers.get("tus-resumable"), "1.0.0");
   assert.equal(post.headers.get("upload-length"), "10");
+  assert.equal(post.headers.get("upload-defer-length"), null);
   assert.equal(post.headers.get("x-upsert"), "true");
   assert.equal(post.headers.get("authorization"), "Bearer user-token-1");
+  assert.equal(post.headers.get("content-type"), "application/offset+octet-stream");
+  assert.deepEqual(post.bytes, data.slice(0, 4), "the first chunk, byte for byte");
   const meta = Object.fromEntries(
     post.headers.get("upload-metadata")!.split(",").map((p) => p.split(" ")).map((
       [k, v],
@@ -71,14 +148,323 @@ Deno.test("creation speaks the storage dialect: Tus-Resumable, Upload-Length, Ba
     cacheControl: "3600",
     metadata: '{"owner":"me"}',
   });
+  assert.deepEqual(patchesOf(rec.requests), [["4", 4], ["8", 2]]);
   const patches = rec.requests.filter((r) => r.method === "PATCH");
-  assert.deepEqual(patches.map((p) => [p.headers.get("upload-offset"), p.bytes!.length]), [
-    ["0", 4],
-    ["4", 4],
-    ["8", 2],
-  ]);
   assert.equal(patches[0].headers.get("content-type"), "application/offset+octet-stream");
+  assert.deepEqual(patches[0].bytes, data.slice(4, 8));
+  assert.deepEqual(patches[1].bytes, data.slice(8));
+  assert.deepEqual(received(rec.requests), data);
   assert.equal(up.uploadUrl, `${BASE}/storage/v1/upload/resumable/id1`);
+});
+
+Deno.test("creationWithUpload: false keeps the empty POST, then PATCHes of chunkSize from 0", async () => {
+  const rec = recordingFetch(tusScript());
+  const client = createBaseClient(BASE, KEY, { fetch: rec.fetch });
+  const data = seq(10);
+  const r = await createResumableUpload(client, "b", "p", data, {
+    chunkSize: 4,
+    creationWithUpload: false,
+  }).await();
+  assert.ok(r.ok);
+  assert.deepEqual(rec.requests.map((x) => x.method), ["POST", "PATCH", "PATCH", "PATCH"]);
+  const post = rec.requests[0];
+  assert.equal(post.bytes, null);
+  assert.equal(post.headers.get("content-type"), null);
+  assert.equal(post.headers.get("upload-length"), "10");
+  assert.deepEqual(patchesOf(rec.requests), [["0", 4], ["4", 4], ["8", 2]]);
+  assert.deepEqual(received(rec.requests), data);
+});
+
+Deno.test("a server that ignores the creation body (no Upload-Offset) gets every byte by PATCH from 0", async () => {
+  const rec = recordingFetch(tusScript({ ignorePostBody: true }));
+  const client = createBaseClient(BASE, KEY, { fetch: rec.fetch });
+  const data = seq(10);
+  assert.ok((await createResumableUpload(client, "b", "p", data, { chunkSize: 4 }).await()).ok);
+  assert.deepEqual(rec.requests[0].bytes, data.slice(0, 4));
+  assert.deepEqual(patchesOf(rec.requests), [["0", 4], ["4", 4], ["8", 2]]);
+  assert.deepEqual(rec.requests.at(-1)!.bytes, data.slice(8));
+  // A small stream: its length, known after the first read, is declared once, in the POST.
+  const small = recordingFetch(tusScript({ ignorePostBody: true }));
+  const up = createResumableUpload(
+    createBaseClient(BASE, KEY, { fetch: small.fetch }),
+    "b",
+    "p",
+    oneShot(data.slice(0, 3), 2),
+  );
+  assert.ok((await up.await()).ok);
+  assert.deepEqual(small.requests.map((x) => x.method), ["POST", "PATCH"]);
+  assert.equal(small.requests[0].headers.get("upload-length"), "3");
+  assert.equal(small.requests[1].headers.get("upload-length"), null);
+  assert.deepEqual(small.requests[1].bytes, data.slice(0, 3));
+  assert.equal(up.progress.value.isComplete, true);
+});
+
+Deno.test("a stream of unknown length that fits in one chunk uploads in ONE POST with Upload-Length", async () => {
+  const rec = recordingFetch(tusScript());
+  const data = seq(5);
+  const up = createResumableUpload(
+    createBaseClient(BASE, KEY, { fetch: rec.fetch }),
+    "b",
+    "p",
+    oneShot(data, 2),
+    { chunkSize: 8 },
+  );
+  assert.ok((await up.await()).ok);
+  const post = rec.only;
+  assert.equal(post.method, "POST");
+  assert.equal(post.headers.get("upload-length"), "5");
+  assert.equal(post.headers.get("upload-defer-length"), null);
+  assert.deepEqual(post.bytes, data);
+  assert.deepEqual({ ...up.progress.value }, {
+    bytesUploaded: 5,
+    totalBytes: 5,
+    fraction: 1,
+    isComplete: true,
+  });
+  // Longer than a chunk: deferred length, declared by the PATCH that ends the stream.
+  const long = recordingFetch(tusScript());
+  const more = seq(10);
+  assert.ok(
+    (await createResumableUpload(
+      createBaseClient(BASE, KEY, { fetch: long.fetch }),
+      "b",
+      "p",
+      oneShot(more, 3),
+      { chunkSize: 4 },
+    ).await()).ok,
+  );
+  assert.equal(long.requests[0].headers.get("upload-defer-length"), "1");
+  assert.equal(long.requests[0].headers.get("upload-length"), null);
+  assert.deepEqual(patchesOf(long.requests), [["4", 4], ["8", 2]]);
+  assert.deepEqual(
+    long.requests.slice(1).map((p) => p.headers.get("upload-length")),
+    [null, "10"],
+  );
+  assert.deepEqual(received(long.requests), more);
+});
+
+Deno.test("an empty upload is one POST with Upload-Length: 0 and no body, from every input type", async () => {
+  const inputs = [
+    new Uint8Array(0),
+    new Blob([]),
+    oneShot(new Uint8Array(0), 1),
+  ];
+  for (const data of inputs) {
+    const rec = recordingFetch(tusScript());
+    const up = createResumableUpload(
+      createBaseClient(BASE, KEY, { fetch: rec.fetch }),
+      "b",
+      "e",
+      data,
+    );
+    const r = await up.await();
+    assert.ok(r.ok, r.ok ? "" : r.error.message);
+    const post = rec.only;
+    assert.equal(post.method, "POST");
+    assert.equal(post.headers.get("upload-length"), "0");
+    assert.equal(post.headers.get("upload-defer-length"), null);
+    assert.equal(post.bytes, null);
+    assert.equal(post.headers.get("content-type"), null);
+    assert.equal(up.progress.value.bytesUploaded, 0);
+    assert.ok(up.uploadUrl);
+  }
+});
+
+Deno.test("a POST failing transiently (network, 500, 429) is retried with backoff and re-sends the same first chunk", async () => {
+  for (const one of [true, false]) {
+    const rec = recordingFetch(tusScript({
+      onPost: (_r, n) => {
+        if (n === 1) throw new TypeError("connection reset");
+        if (n === 2) return new Response("boom", { status: 500 });
+        if (n === 3) return new Response(null, { status: 429, headers: { "retry-after": "0" } });
+        return null;
+      },
+    }));
+    const data = seq(10);
+    const r = await createResumableUpload(
+      createBaseClient(BASE, KEY, { fetch: rec.fetch }),
+      "b",
+      "p",
+      one ? oneShot(data, 3) : data,
+      { chunkSize: 4, retryBaseDelayMs: 1, size: 10 },
+    ).await();
+    assert.ok(r.ok, r.ok ? "" : r.error.message);
+    const posts = rec.requests.filter((x) => x.method === "POST");
+    assert.equal(posts.length, 4);
+    for (const p of posts) assert.deepEqual(p.bytes, data.slice(0, 4));
+    assert.deepEqual(patchesOf(rec.requests), [["4", 4], ["8", 2]]);
+    assert.deepEqual(received(rec.requests), data);
+  }
+  // Not transient (409: the object exists) or out of attempts: the failure is returned.
+  const dup = recordingFetch(tusScript({ onPost: () => new Response("dup", { status: 409 }) }));
+  const d = await createResumableUpload(
+    createBaseClient(BASE, KEY, { fetch: dup.fetch }),
+    "b",
+    "p",
+    seq(3),
+    { retryBaseDelayMs: 1 },
+  ).await();
+  assert.equal(d.errorOrNull()?.status, 409);
+  assert.equal(dup.requests.length, 1);
+  const down = recordingFetch(tusScript({ onPost: () => new Response("down", { status: 503 }) }));
+  const f = await createResumableUpload(
+    createBaseClient(BASE, KEY, { fetch: down.fetch }),
+    "b",
+    "p",
+    seq(3),
+    { retryBaseDelayMs: 1, maxAttempts: 2 },
+  ).await();
+  assert.equal(f.errorOrNull()?.status, 503);
+  assert.equal(down.requests.length, 2);
+});
+
+Deno.test("read-ahead: the next chunk is read while a request is in flight, never more than one chunk ahead", async () => {
+  const pulled = { bytes: 0 };
+  const ahead: number[] = [];
+  const script = tusScript();
+  const rec = recordingFetch(async (req) => {
+    await new Promise((r) => setTimeout(r, 5));
+    const start = Number(req.headers.get("upload-offset") ?? 0);
+    ahead.push(pulled.bytes - start - (req.bytes?.length ?? 0));
+    return script(req);
+  });
+  const data = seq(20);
+  const r = await createResumableUpload(
+    createBaseClient(BASE, KEY, { fetch: rec.fetch }),
+    "b",
+    "p",
+    oneShot(data, 4, pulled),
+    { chunkSize: 4, size: 20 },
+  ).await();
+  assert.ok(r.ok, r.ok ? "" : r.error.message);
+  assert.deepEqual(rec.requests.map((x) => x.method), ["POST", "PATCH", "PATCH", "PATCH", "PATCH"]);
+  // Bytes read beyond the request in flight: one chunk, none after the last.
+  assert.deepEqual(ahead, [4, 4, 4, 4, 0]);
+  assert.deepEqual(received(rec.requests), data);
+});
+
+Deno.test("a re-sync into the chunk in flight re-sends from a one-shot stream's kept chunks; further back fails clearly", async () => {
+  const data = seq(14);
+  // The server keeps half of the PATCH at 4, then fails: HEAD says 6.
+  const partial = recordingFetch(tusScript({
+    onPatch: (req, n, s) => {
+      if (n !== 1) return null;
+      s.offset += (req.bytes?.length ?? 0) / 2;
+      return new Response("dropped", { status: 502 });
+    },
+  }));
+  const r = await createResumableUpload(
+    createBaseClient(BASE, KEY, { fetch: partial.fetch }),
+    "b",
+    "p",
+    oneShot(data, 3),
+    { chunkSize: 4, retryBaseDelayMs: 1 },
+  ).await();
+  assert.ok(r.ok, r.ok ? "" : r.error.message);
+  assert.deepEqual(partial.requests.map((x) => x.method), [
+    "POST",
+    "PATCH",
+    "HEAD",
+    "PATCH",
+    "PATCH",
+    "PATCH",
+  ]);
+  assert.deepEqual(patchesOf(partial.requests), [["4", 4], ["6", 2], ["8", 4], ["12", 2]]);
+  assert.equal(partial.requests.at(-1)!.headers.get("upload-length"), "14");
+  assert.deepEqual(received(partial.requests), data);
+  // A 409 re-syncs to the start of the chunk in flight: sent again from memory.
+  const conflict = recordingFetch(tusScript({
+    onPatch: (_r, n) => (n === 1 ? new Response("offset", { status: 409 }) : null),
+  }));
+  const c = await createResumableUpload(
+    createBaseClient(BASE, KEY, { fetch: conflict.fetch }),
+    "b",
+    "p",
+    oneShot(data, 5),
+    { chunkSize: 4, size: 14 },
+  ).await();
+  assert.ok(c.ok, c.ok ? "" : c.error.message);
+  assert.deepEqual(patchesOf(conflict.requests), [["4", 4], ["4", 4], ["8", 4], ["12", 2]]);
+  assert.deepEqual(received(conflict.requests), data);
+  // The server lost the first chunk: a Blob is re-read, a one-shot stream cannot be.
+  const lost = () =>
+    tusScript({
+      onPatch: (_r, n, s) => {
+        if (n !== 1) return null;
+        s.offset = 0;
+        return new Response("lost", { status: 500 });
+      },
+    });
+  const blob = recordingFetch(lost());
+  const b = await createResumableUpload(
+    createBaseClient(BASE, KEY, { fetch: blob.fetch }),
+    "b",
+    "p",
+    new Blob([data as Uint8Array<ArrayBuffer>]),
+    { chunkSize: 4, retryBaseDelayMs: 1 },
+  ).await();
+  assert.ok(b.ok, b.ok ? "" : b.error.message);
+  assert.deepEqual(patchesOf(blob.requests), [["4", 4], ["0", 4], ["4", 4], ["8", 4], ["12", 2]]);
+  const stream = recordingFetch(lost());
+  const s = await createResumableUpload(
+    createBaseClient(BASE, KEY, { fetch: stream.fetch }),
+    "b",
+    "p",
+    oneShot(data, 4),
+    { chunkSize: 4, retryBaseDelayMs: 1, size: 14 },
+  ).await();
+  assert.equal(s.errorOrNull()?.category, "INVALID_ARGUMENT");
+  assert.match(s.errorOrNull()!.message, /one-shot stream at byte 0/);
+});
+
+Deno.test("a deferred length the server already took (HEAD shows Upload-Length) is not declared twice", async () => {
+  const data = seq(10);
+  // The PATCH declaring the length fails after the server took the length and one byte.
+  const rec = recordingFetch(tusScript({
+    onPatch: (req, n, s) => {
+      if (n !== 2) return null;
+      s.length = req.headers.get("upload-length");
+      s.offset += 1;
+      return new Response("boom", { status: 500 });
+    },
+  }));
+  const up = createResumableUpload(
+    createBaseClient(BASE, KEY, { fetch: rec.fetch }),
+    "b",
+    "p",
+    oneShot(data, 3),
+    { chunkSize: 4, retryBaseDelayMs: 1 },
+  );
+  const r = await up.await();
+  assert.ok(r.ok, r.ok ? "" : r.error.message);
+  assert.deepEqual(
+    rec.requests.map((
+      x,
+    ) => [x.method, x.headers.get("upload-offset"), x.headers.get("upload-length")]),
+    [
+      ["POST", null, null],
+      ["PATCH", "4", null],
+      ["PATCH", "8", "10"],
+      ["HEAD", null, null],
+      ["PATCH", "9", null],
+    ],
+  );
+  assert.deepEqual(received(rec.requests), data);
+  assert.equal(up.progress.value.totalBytes, 10);
+});
+
+Deno.test("a stream shorter than its declared size fails clearly instead of retrying empty PATCHes", async () => {
+  const rec = recordingFetch(tusScript());
+  const r = await createResumableUpload(
+    createBaseClient(BASE, KEY, { fetch: rec.fetch }),
+    "b",
+    "p",
+    oneShot(seq(6), 4),
+    { chunkSize: 4, size: 10 },
+  ).await();
+  assert.equal(r.errorOrNull()?.category, "INVALID_ARGUMENT");
+  assert.match(r.errorOrNull()!.message, /ended at byte 6: its declared size is 10/);
+  assert.deepEqual(rec.requests.map((x) => x.method), ["POST", "PATCH"]);
 });
 
 Deno.test("chunkSize must be a positive integer (RangeError at once); default is 6 MiB", () => {
@@ -96,11 +482,17 @@ Deno.test("chunkSize must be a positive integer (RangeError at once); default is
 Deno.test("a Location on another origin never receives the API key or the bearer token", async () => {
   const rec = recordingFetch(tusScript({ location: "https://uploads.other.example/files/abc" }));
   const client = createBaseClient(BASE, KEY, { fetch: rec.fetch, accessToken: "user-token-1" });
-  assert.ok((await createResumableUpload(client, "b", "p", new Uint8Array(3)).await()).ok);
-  const patch = rec.requests.find((r) => r.method === "PATCH")!;
-  assert.equal(patch.url.origin, "https://uploads.other.example");
-  assert.equal(patch.headers.get("authorization"), null);
-  assert.equal(patch.headers.get("apikey"), null);
+  assert.ok(
+    (await createResumableUpload(client, "b", "p", new Uint8Array(3), { chunkSize: 1 }).await()).ok,
+  );
+  assert.equal(rec.requests[0].headers.get("authorization"), "Bearer user-token-1");
+  const patches = rec.requests.filter((r) => r.method === "PATCH");
+  assert.equal(patches.length, 2);
+  for (const patch of patches) {
+    assert.equal(patch.url.origin, "https://uploads.other.example");
+    assert.equal(patch.headers.get("authorization"), null);
+    assert.equal(patch.headers.get("apikey"), null);
+  }
 });
 
 Deno.test("each request reads the client's current token (an upload outlives a refresh)", async () => {
@@ -114,7 +506,7 @@ Deno.test("each request reads the client's current token (an upload outlives a r
   const client = createBaseClient(BASE, KEY, { fetch: rec.fetch, accessToken: "token-before" });
   holder.client = client;
   assert.ok(
-    (await createResumableUpload(client, "b", "p", new Uint8Array(4), { chunkSize: 2 }).await()).ok,
+    (await createResumableUpload(client, "b", "p", new Uint8Array(6), { chunkSize: 2 }).await()).ok,
   );
   const auths = rec.requests.filter((r) => r.method === "PATCH").map((r) =>
     r.headers.get("authorization")
@@ -137,6 +529,7 @@ Deno.test("Upload-Offset is parsed strictly; backwards or past-the-chunk offsets
     "b",
     "p",
     new Uint8Array(4),
+    { chunkSize: 2 },
   ).await();
   assert.equal(r1.errorOrNull()?.category, "DECODE");
   const past = recordingFetch(
@@ -149,22 +542,45 @@ Deno.test("Upload-Offset is parsed strictly; backwards or past-the-chunk offsets
     "b",
     "p",
     new Uint8Array(4),
+    { chunkSize: 2 },
   ).await();
   assert.match(r2.errorOrNull()!.message, /moved Upload-Offset/);
+  // The same rules for the offset a creation-with-upload POST answers.
+  for (const bad of ["lots", "-1", "3"]) {
+    const rec = recordingFetch(tusScript({
+      onPost: () =>
+        new Response(null, {
+          status: 201,
+          headers: { location: `${BASE}/storage/v1/upload/resumable/x`, "upload-offset": bad },
+        }),
+    }));
+    const r = await createResumableUpload(
+      createBaseClient(BASE, KEY, { fetch: rec.fetch }),
+      "b",
+      "p",
+      new Uint8Array(4),
+      { chunkSize: 2 },
+    ).await();
+    assert.equal(r.errorOrNull()?.category, "DECODE", bad);
+    assert.match(r.errorOrNull()!.message, /invalid Upload-Offset on creation/);
+    assert.equal(rec.requests.length, 1);
+  }
 });
 
 Deno.test("a server that never advances gets backoff then a clear failure, not a tight loop", async () => {
   const rec = recordingFetch(
     tusScript({
-      onPatch: () => new Response(null, { status: 204, headers: { "upload-offset": "0" } }),
+      onPatch: (_r, _n, s) =>
+        new Response(null, { status: 204, headers: { "upload-offset": String(s.offset) } }),
     }),
   );
   const client = createBaseClient(BASE, KEY, { fetch: rec.fetch });
   const r = await createResumableUpload(client, "b", "p", new Uint8Array(4), {
+    chunkSize: 2,
     maxAttempts: 3,
     retryBaseDelayMs: 1,
   }).await();
-  assert.match(r.errorOrNull()!.message, /did not advance/);
+  assert.match(r.errorOrNull()!.message, /did not advance the upload past byte 2/);
   assert.equal(rec.requests.filter((x) => x.method === "PATCH").length, 3);
 });
 
@@ -177,6 +593,7 @@ Deno.test("4xx other than 409/423/429 fails without retry; 423 and 429 back off 
     "b",
     "p",
     new Uint8Array(4),
+    { chunkSize: 2 },
   ).await();
   assert.equal(r.errorOrNull()?.status, 403);
   assert.equal(forbidden.requests.filter((x) => x.method === "PATCH").length, 1);
@@ -192,12 +609,19 @@ Deno.test("4xx other than 409/423/429 fails without retry; 423 and 429 back off 
     createBaseClient(BASE, KEY, { fetch: busy.fetch }),
     "b",
     "p",
-    new Uint8Array(4),
-    {
-      retryBaseDelayMs: 1,
-    },
+    new Uint8Array(6),
+    { chunkSize: 2, retryBaseDelayMs: 1 },
   ).await();
   assert.ok(ok.ok, ok.ok ? "" : ok.error.message);
+  assert.deepEqual(busy.requests.map((x) => x.method), [
+    "POST",
+    "PATCH",
+    "HEAD",
+    "PATCH",
+    "HEAD",
+    "PATCH",
+    "PATCH",
+  ]);
 });
 
 Deno.test("404/410 for a saved URL restarts re-readable data and fails clearly for a one-shot stream", async () => {
@@ -222,7 +646,8 @@ Deno.test("404/410 for a saved URL restarts re-readable data and fails clearly f
     { uploadUrl: saved },
   ).await();
   assert.ok(r.ok);
-  assert.deepEqual(a.requests.map((x) => x.method), ["HEAD", "POST", "PATCH"]);
+  assert.deepEqual(a.requests.map((x) => x.method), ["HEAD", "POST"]);
+  assert.equal(utf8Decode(a.requests[1].bytes!), "abcd");
   const b = recordingFetch(gone());
   const stream = new ReadableStream<Uint8Array>({
     start: (c) => (c.enqueue(new Uint8Array([1])), c.close()),
@@ -246,7 +671,7 @@ Deno.test("the URL store remembers an interrupted upload by fingerprint and forg
     remove: (k) => void saved.delete(k),
   };
   const rec = recordingFetch(
-    tusScript({ onPatch: (_r, n) => (n === 2 ? new Response("nope", { status: 400 }) : null) }),
+    tusScript({ onPatch: (_r, n) => (n === 1 ? new Response("nope", { status: 400 }) : null) }),
   );
   const client = createBaseClient(BASE, KEY, { fetch: rec.fetch });
   const first = await createResumableUpload(client, "b", "p", new Uint8Array(4), {
