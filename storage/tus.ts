@@ -440,6 +440,9 @@ class Upload implements ResumableUpload {
       ...body,
       responseType: "none",
       retry: false,
+      // A TUS peer never redirects an upload; refusing redirects also lets the
+      // runtime drop its replay copy of the body (Node keeps one otherwise).
+      redirect: "error",
       timeout: 0,
       signal,
     });
@@ -631,6 +634,9 @@ class Upload implements ResumableUpload {
       credentials: this.#sameOrigin(url) ? "token" : "none",
       responseType: "none",
       retry: false,
+      // A TUS peer never redirects an upload; refusing redirects also lets the
+      // runtime drop its replay copy of the body (Node keeps one otherwise).
+      redirect: "error",
       timeout: 0,
       signal,
     });

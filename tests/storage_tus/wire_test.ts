@@ -173,6 +173,8 @@ Deno.test("creationWithUpload: false keeps the empty POST, then PATCHes of chunk
   assert.equal(post.headers.get("upload-length"), "10");
   assert.deepEqual(patchesOf(rec.requests), [["0", 4], ["4", 4], ["8", 2]]);
   assert.deepEqual(received(rec.requests), data);
+  // Uploads refuse redirects (so the runtime keeps no replay copy of the body).
+  assert.deepEqual(rec.requests.map((x) => x.redirect), ["error", "error", "error", "error"]);
 });
 
 Deno.test("a server that ignores the creation body (no Upload-Offset) gets every byte by PATCH from 0", async () => {

@@ -19,6 +19,8 @@ export interface RecordedRequest {
   /** Whether the body was a ReadableStream when handed to fetch. */
   streamed: boolean;
   signal: AbortSignal | null;
+  /** The `redirect` option as given to fetch (undefined when not set). */
+  redirect: RequestRedirect | undefined;
 }
 
 /** Answers one request. */
@@ -67,6 +69,7 @@ export function recordingFetch(
       duplex: (init as { duplex?: string } | undefined)?.duplex,
       streamed,
       signal: init?.signal ?? null,
+      redirect: init?.redirect,
     };
     const index = requests.length;
     requests.push(rec);
