@@ -2,6 +2,7 @@
 // Runs under `node --test` inside a temporary project where the npm build is installed by name.
 import test from "node:test";
 import assert from "node:assert/strict";
+import { createServer } from "node:http";
 import { createClient } from "fetchbase";
 import { generatePkceParams, getClaims } from "fetchbase/auth";
 import { column } from "fetchbase/database";
@@ -38,4 +39,29 @@ test("npm build on Node and Bun: sign up, local ES256 verification, streamed upl
   assert.ok(r.ok);
   assert.equal(r.value.count, 2);
   assert.deepEqual(JSON.parse(r.value.body).map((x) => x.title), ["alpha", "alphabet"]);
+});
+
+test("a timeout and a cancellation really abort a request the server never answers", async () => {
+  let closed = 0;
+  const server = createServer((req) => req.on("close", () => closed++));
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  try {
+    const base = `http://127.0.0.1:${server.address().port}`;
+    const c = createClient(base, key, { timeout: 200 });
+    const t0 = Date.now();
+    const timedOut = await c.database.select("todos");
+    assert.equal(timedOut.ok, false);
+    assert.equal(timedOut.error.category, "TIMEOUT");
+    assert.ok(Date.now() - t0 < 3000);
+    const ac = new AbortController();
+    setTimeout(() => ac.abort(), 100);
+    const cancelled = await c.database.select("todos", { signal: ac.signal, timeout: 0 });
+    assert.equal(cancelled.error.category, "CANCELLED");
+    // The runtime's fetch read the lazily created signal: the server saw both connections close.
+    for (let i = 0; i < 100 && closed < 2; i++) await new Promise((r) => setTimeout(r, 20));
+    assert.equal(closed, 2);
+  } finally {
+    server.closeAllConnections?.();
+    server.close();
+  }
 });
