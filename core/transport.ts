@@ -12,6 +12,7 @@ import { encodeQuery, type QueryInit } from "./query.ts";
 import { failure, type ServiceResult, success } from "./result.ts";
 import { backoffDelay, parseRetryAfter, RETRYABLE_STATUSES, type RetryPolicy } from "./retry.ts";
 import { utf8Decode } from "./encoding.ts";
+import { sleep } from "./_sleep.ts";
 import { VERSION } from "./version.ts";
 
 /** Which service a request targets; selects the path prefix. */
@@ -244,28 +245,12 @@ function secretsOf(ctx: TransportContext, req: TransportRequest<ResponseType>) {
   return [ctx.apiKey, ctx.accessToken, req.accessToken];
 }
 
-function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve(false);
-    const onAbort = () => {
-      clearTimeout(timer);
-      resolve(false);
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener("abort", onAbort);
-      resolve(true);
-    }, ms);
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
-}
-
 /** Why the controller of one call was aborted. */
 type AbortCause = "cancelled" | "timeout";
 
-/** What an attempt needs to know of its call. */
+/** What an attempt needs to know of its call: why it was aborted, if it was. */
 interface AbortState {
   cause: AbortCause | null;
-  signalRead: boolean;
 }
 
 /** Microtask turns an attempt may take before the timeout timer is armed. */
@@ -292,7 +277,6 @@ type Outcome = ServiceResult<unknown>;
  */
 class Call implements AbortState {
   cause: AbortCause | null = null;
-  signalRead = false;
   // The controller's signal is created only when a fetch reads it (a getter
   // on the init): Node spends microseconds building each AbortSignal.
   readonly controller: AbortController = new AbortController();
@@ -494,10 +478,8 @@ class LazySignalInit {
     readonly headers: Record<string, string>,
     readonly redirect: RequestRedirect,
     readonly controller: AbortController,
-    readonly st: AbortState,
   ) {}
   get signal(): AbortSignal {
-    this.st.signalRead = true;
     return this.controller.signal;
   }
 }
@@ -522,7 +504,6 @@ async function attemptOnce(
       headerRecord(ctx, req),
       req.redirect ?? "follow",
       controller,
-      st,
     );
     if (req.json !== undefined) init.body = JSON.stringify(req.json);
     else if (req.body !== undefined) {

@@ -5,7 +5,7 @@
 
 import type { BaseClient } from "../core/client.ts";
 import { failure, type ServiceResult } from "../core/result.ts";
-import { requestBody, type TransportRequest } from "../core/transport.ts";
+import { request, requestBody, type TransportRequest } from "../core/transport.ts";
 import {
   type CountOption,
   type ExplainOptions,
@@ -179,19 +179,23 @@ function transportRequest(client: BaseClient, req: PgRequest): TransportRequest<
 
 /** Sends a PostgREST request through the core transport. */
 export function send(client: BaseClient, req: PgRequest): Promise<ServiceResult<PgResponse>> {
-  const init = transportRequest(client, req);
-  if (typeof init === "string") {
-    return Promise.resolve(failure({ message: init, category: "INVALID_ARGUMENT" }));
-  }
   // A transport response already has the PgResponse shape.
-  return client.request(init);
+  return dispatch(client, req, request);
 }
 
 /** Sends a PostgREST request and resolves only the body text. */
 export function sendBody(client: BaseClient, req: PgRequest): Promise<ServiceResult<string>> {
+  return dispatch(client, req, requestBody);
+}
+
+function dispatch<T>(
+  client: BaseClient,
+  req: PgRequest,
+  via: (ctx: BaseClient, init: TransportRequest<"text">) => Promise<ServiceResult<T>>,
+): Promise<ServiceResult<T>> {
   const init = transportRequest(client, req);
   if (typeof init === "string") {
     return Promise.resolve(failure({ message: init, category: "INVALID_ARGUMENT" }));
   }
-  return requestBody(client, init);
+  return via(client, init);
 }

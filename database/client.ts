@@ -6,14 +6,13 @@
  */
 
 import type { BaseClient } from "../core/client.ts";
-import { type ServiceResult, success } from "../core/result.ts";
+import type { ServiceResult } from "../core/result.ts";
 import {
   acceptHeader,
   checkMaxAffected,
   cleanColumns,
   pathSegment,
   type PgRequest,
-  type PgResponse,
   preferHeader,
   send,
   sendBody,
@@ -226,10 +225,6 @@ function wherePairs(
   return w.predicates.map(renderTopLevel);
 }
 
-function bodyOf(r: ServiceResult<PgResponse>): ServiceResult<string> {
-  return r.ok ? success(r.value.body) : r;
-}
-
 /** Keys of every row of a JSON array body, in first-seen order (null when not an array). */
 export function unionOfKeys(body: string): string[] | null {
   let parsed: unknown;
@@ -385,7 +380,7 @@ export class DatabaseClient {
       pairs.push(["on_conflict", cleanColumns(options.onConflict)]);
     }
     if (returning === ReturnOption.REPRESENTATION) pairs.unshift(["select", "*"]);
-    return send(this.client, {
+    return sendBody(this.client, {
       method: "POST",
       path: `/${pathSegment(table, "table")}`,
       pairs,
@@ -406,7 +401,7 @@ export class DatabaseClient {
       retry: false,
       signal: options.signal,
       timeout: options.timeout,
-    }).then(bodyOf);
+    });
   }
 
   #mutate(
@@ -415,14 +410,14 @@ export class DatabaseClient {
     body: string | undefined,
     block: ((w: WhereBuilder) => unknown) | null | undefined,
     options: MutateOptions,
-  ): Promise<ServiceResult<PgResponse>> {
+  ): Promise<ServiceResult<string>> {
     checkMaxAffected(options.maxAffected);
     const returning = options.returning ?? ReturnOption.REPRESENTATION;
     const pairs: Array<[string, string]> = wherePairs(block);
     if (returning === ReturnOption.REPRESENTATION || options.columns) {
       pairs.unshift(["select", cleanColumns(options.columns ?? "*")]);
     }
-    return send(this.client, {
+    return sendBody(this.client, {
       method,
       path: `/${pathSegment(table, "table")}`,
       pairs,
@@ -460,7 +455,7 @@ export class DatabaseClient {
     block: ((w: WhereBuilder) => unknown) | null,
     options: MutateOptions = {},
   ): Promise<ServiceResult<string>> {
-    return this.#mutate("PATCH", table, body, block, options).then(bodyOf);
+    return this.#mutate("PATCH", table, body, block, options);
   }
 
   /**
@@ -484,7 +479,7 @@ export class DatabaseClient {
     if (returning === ReturnOption.REPRESENTATION) {
       pairs.unshift(["select", cleanColumns(options.columns ?? "*")]);
     }
-    return send(this.client, {
+    return sendBody(this.client, {
       method: "PUT",
       path: `/${pathSegment(table, "table")}`,
       pairs,
@@ -496,7 +491,7 @@ export class DatabaseClient {
       retry: false,
       signal: options.signal,
       timeout: options.timeout,
-    }).then(bodyOf);
+    });
   }
 
   /**
@@ -512,7 +507,7 @@ export class DatabaseClient {
     block: ((w: WhereBuilder) => unknown) | null,
     options: MutateOptions = {},
   ): Promise<ServiceResult<string>> {
-    return this.#mutate("DELETE", table, undefined, block, options).then(bodyOf);
+    return this.#mutate("DELETE", table, undefined, block, options);
   }
 
   /**

@@ -63,20 +63,15 @@ export type Columns<Row> = { readonly [K in keyof Row & string]-?: Column<Row[K]
  * @returns An object whose every property is the column of that name.
  */
 export function columns<Row>(): Columns<Row> {
-  // A plain object in front of a Proxy prototype: the first read of a name
-  // goes through the trap, which stores the column as an own property, so
-  // later reads are ordinary property loads.
-  const own: Record<string, Column<unknown>> = Object.create(
-    new Proxy(Object.create(null), {
-      get(_target, key) {
-        if (typeof key !== "string") return undefined;
-        const c = column(key);
-        Object.defineProperty(own, key, { value: c, enumerable: true });
-        return c;
-      },
-    }),
-  );
-  return own as Columns<Row>;
+  const cache = new Map<string, Column<unknown>>();
+  return new Proxy({}, {
+    get(_target, key) {
+      if (typeof key !== "string") return undefined;
+      let c = cache.get(key);
+      if (!c) cache.set(key, c = column(key));
+      return c;
+    },
+  }) as Columns<Row>;
 }
 
 /** A column given as a {@linkcode Column} or a plain name. */

@@ -11,7 +11,8 @@
 
 import type { BaseClient } from "../core/client.ts";
 import { encodeBase64 } from "../core/encoding.ts";
-import { backoffDelay, parseRetryAfter, resolveRetryPolicy } from "../core/retry.ts";
+import { backoffDelay, resolveRetryPolicy } from "../core/retry.ts";
+import { sleep } from "../core/_sleep.ts";
 import { failure, type ServiceError, type ServiceResult, success } from "../core/result.ts";
 import { MutableStateFlow, type StateFlow } from "../core/state_flow.ts";
 import { checkObjectPath, encodeBucket } from "./_path.ts";
@@ -224,21 +225,6 @@ class ChunkSource {
 
 const TUS = { "Tus-Resumable": "1.0.0" } as const;
 
-function sleep(ms: number, signal?: AbortSignal): Promise<boolean> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve(false);
-    const onAbort = () => {
-      clearTimeout(t);
-      resolve(false);
-    };
-    const t = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve(true);
-    }, ms);
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
-}
-
 /** A chunk read while a request is in flight, for the request after it. */
 interface ReadAhead {
   readonly offset: number;
@@ -338,14 +324,14 @@ class Upload implements ResumableUpload {
     return this.#o.maxAttempts ?? 5;
   }
 
+  /** Backoff for `attempt`, at least the server's `Retry-After` (seconds, capped at 60 s). */
   #delay(attempt: number, retryAfter: number | null): number {
     const policy = resolveRetryPolicy({
       maxAttempts: this.#maxAttempts(),
       baseDelayMs: this.#o.retryBaseDelayMs ?? 500,
       maxDelayMs: this.#o.retryMaxDelayMs ?? 10_000,
     });
-    const after = parseRetryAfter(retryAfter === null ? null : String(retryAfter));
-    return Math.max(backoffDelay(attempt, policy), Math.min(after ?? 0, 60_000));
+    return Math.max(backoffDelay(attempt, policy), Math.min((retryAfter ?? 0) * 1000, 60_000));
   }
 
   /** Starts reading the chunk at `offset` in the background; reads never overlap. */

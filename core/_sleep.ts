@@ -1,0 +1,21 @@
+/**
+ * Waits `ms` milliseconds; an abort of `signal` ends the wait early.
+ *
+ * @module
+ */
+
+/** Resolves true after `ms`, or false at once when `signal` is (or becomes) aborted. */
+export function sleep(ms: number, signal?: AbortSignal): Promise<boolean> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve(false);
+    const onAbort = () => {
+      clearTimeout(timer);
+      resolve(false);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve(true);
+    }, ms);
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
