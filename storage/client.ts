@@ -1,17 +1,18 @@
 /**
  * The storage client: buckets, objects, listings, signed and local URLs.
- * A thin facade: every operation lives in `_ops.ts` as a function over the
- * base client.
+ * A thin facade: object operations are the standalone functions of
+ * `objects.ts`, the rest functions of `_ops.ts`, `analytics.ts` and
+ * `vectors.ts`, all over the base client.
  *
  * @module
  */
 
 import type { BaseClient } from "../core/client.ts";
 
-import { failure, type ServiceResult, success } from "../core/result.ts";
+import type { ServiceResult } from "../core/result.ts";
+import { guard } from "./_guard.ts";
 import * as ops from "./_ops.ts";
-import { encodeObjectPath } from "./_path.ts";
-import { transformQuery, withQuery } from "./_urls.ts";
+import * as objects from "./objects.ts";
 import * as an from "./analytics.ts";
 import * as vec from "./vectors.ts";
 import {
@@ -41,29 +42,8 @@ export type {
   UploadData,
   UploadOptions,
 } from "./_ops.ts";
-
-/**
- * Turns an eager argument error (TypeError or RangeError thrown before any
- * request) into `Failure(INVALID_ARGUMENT)`; the transport itself never rejects.
- */
-function guard<T>(p: Promise<ServiceResult<T>>): Promise<ServiceResult<T>> {
-  return p.catch((e: unknown) => {
-    if (e instanceof TypeError || e instanceof RangeError) {
-      return failure({ message: e.message, category: "INVALID_ARGUMENT", cause: e });
-    }
-    throw e;
-  });
-}
-
-/** Options of the local public/authenticated URL builders. */
-export interface UrlOptions {
-  /** Image transforms: the URL targets the render endpoint. */
-  transform?: ImageTransformOptions | null;
-  /** Ask for an attachment. Default false. */
-  download?: boolean;
-  /** Attachment file name (implies `download`). */
-  fileName?: string | null;
-}
+import type { UrlOptions } from "./objects.ts";
+export type { UrlOptions };
 
 /**
  * Storage under `/storage/v1`. Object paths are bucket-relative keys
@@ -179,7 +159,7 @@ export class StorageClient {
     data: ops.UploadData,
     options?: ops.UploadOptions,
   ): Promise<ServiceResult<string>> {
-    return guard(ops.uploadObject(this.client, "POST", bucket, path, data, options));
+    return objects.upload(this.client, bucket, path, data, options);
   }
 
   /**
@@ -197,7 +177,7 @@ export class StorageClient {
     data: ops.UploadData,
     options?: ops.UploadOptions,
   ): Promise<ServiceResult<string>> {
-    return guard(ops.uploadObject(this.client, "PUT", bucket, path, data, options));
+    return objects.update(this.client, bucket, path, data, options);
   }
 
   /**
@@ -217,7 +197,7 @@ export class StorageClient {
     data: ops.UploadData,
     options?: ops.UploadOptions,
   ): Promise<ServiceResult<string>> {
-    return guard(ops.uploadToSignedUrl(this.client, bucket, path, token, data, options));
+    return objects.uploadToSignedUrl(this.client, bucket, path, token, data, options);
   }
 
   /**
@@ -522,15 +502,12 @@ export class StorageClient {
    * @param options `download`, `fileName`, `range`.
    * @returns The text.
    */
-  async download(
+  download(
     bucket: string,
     path: string,
-    options: ops.DownloadOptions = {},
+    options?: ops.DownloadOptions,
   ): Promise<ServiceResult<string>> {
-    const r = await guard(
-      ops.downloadRaw(this.client, "authenticated", bucket, path, options, "text"),
-    );
-    return r.ok ? success(r.value.body) : r;
+    return objects.download(this.client, bucket, path, options);
   }
 
   /**
@@ -541,13 +518,12 @@ export class StorageClient {
    * @param options `download`, `fileName`, `range`.
    * @returns The text.
    */
-  async downloadPublic(
+  downloadPublic(
     bucket: string,
     path: string,
-    options: ops.DownloadOptions = {},
+    options?: ops.DownloadOptions,
   ): Promise<ServiceResult<string>> {
-    const r = await guard(ops.downloadRaw(this.client, "public", bucket, path, options, "text"));
-    return r.ok ? success(r.value.body) : r;
+    return objects.downloadPublic(this.client, bucket, path, options);
   }
 
   /**
@@ -559,15 +535,12 @@ export class StorageClient {
    * @param options `transform`, `download`, `fileName`, `range`.
    * @returns The bytes.
    */
-  async downloadBytes(
+  downloadBytes(
     bucket: string,
     path: string,
-    options: ops.DownloadOptions = {},
+    options?: ops.DownloadOptions,
   ): Promise<ServiceResult<Uint8Array>> {
-    const r = await guard(
-      ops.downloadRaw(this.client, "authenticated", bucket, path, options, "bytes"),
-    );
-    return r.ok ? success(r.value.body) : r;
+    return objects.downloadBytes(this.client, bucket, path, options);
   }
 
   /**
@@ -578,13 +551,12 @@ export class StorageClient {
    * @param options `transform`, `download`, `fileName`, `range`.
    * @returns The bytes.
    */
-  async downloadPublicBytes(
+  downloadPublicBytes(
     bucket: string,
     path: string,
-    options: ops.DownloadOptions = {},
+    options?: ops.DownloadOptions,
   ): Promise<ServiceResult<Uint8Array>> {
-    const r = await guard(ops.downloadRaw(this.client, "public", bucket, path, options, "bytes"));
-    return r.ok ? success(r.value.body) : r;
+    return objects.downloadPublicBytes(this.client, bucket, path, options);
   }
 
   /**
@@ -596,30 +568,12 @@ export class StorageClient {
    * @param options `public`, `transform`, `download`, `fileName`, `range`.
    * @returns The stream with its headers.
    */
-  async downloadStream(
+  downloadStream(
     bucket: string,
     path: string,
-    options: ops.DownloadOptions & { public?: boolean } = {},
+    options?: ops.DownloadOptions & { public?: boolean },
   ): Promise<ServiceResult<ops.DownloadStream>> {
-    const r = await guard(ops.downloadRaw(
-      this.client,
-      options.public ? "public" : "authenticated",
-      bucket,
-      path,
-      options,
-      "stream",
-    ));
-    if (!r.ok) return r;
-    const h = r.value.headers;
-    const length = h.get("content-length");
-    return success({
-      stream: r.value.body ?? new ReadableStream<Uint8Array>({ start: (c) => c.close() }),
-      status: r.value.status,
-      contentType: h.get("content-type"),
-      contentLength: length !== null && /^\d+$/.test(length) ? Number(length) : null,
-      contentRange: h.get("content-range"),
-      etag: h.get("etag"),
-    });
+    return objects.downloadStream(this.client, bucket, path, options);
   }
 
   /**
@@ -635,7 +589,7 @@ export class StorageClient {
     path: string,
     options?: ops.StorageCallOptions,
   ): Promise<ServiceResult<FileObject>> {
-    return guard(ops.info(this.client, "authenticated", bucket, path, options));
+    return objects.info(this.client, bucket, path, options);
   }
 
   /**
@@ -651,7 +605,7 @@ export class StorageClient {
     path: string,
     options?: ops.StorageCallOptions,
   ): Promise<ServiceResult<FileObject>> {
-    return guard(ops.info(this.client, "public", bucket, path, options));
+    return objects.infoPublic(this.client, bucket, path, options);
   }
 
   /**
@@ -662,13 +616,12 @@ export class StorageClient {
    * @param options Cancellation.
    * @returns Whether it exists.
    */
-  async exists(
+  exists(
     bucket: string,
     path: string,
     options?: ops.StorageCallOptions,
   ): Promise<ServiceResult<boolean>> {
-    const r = await this.info(bucket, path, options);
-    return r.ok ? success(true) : ops.isMissing(r) ? success(false) : r;
+    return objects.exists(this.client, bucket, path, options);
   }
 
   /**
@@ -679,13 +632,12 @@ export class StorageClient {
    * @param options Cancellation.
    * @returns Whether it exists.
    */
-  async existsPublic(
+  existsPublic(
     bucket: string,
     path: string,
     options?: ops.StorageCallOptions,
   ): Promise<ServiceResult<boolean>> {
-    const r = await this.infoPublic(bucket, path, options);
-    return r.ok ? success(true) : ops.isMissing(r) ? success(false) : r;
+    return objects.existsPublic(this.client, bucket, path, options);
   }
 
   /**
@@ -696,7 +648,7 @@ export class StorageClient {
    * @returns The entries.
    */
   list(bucket: string, options?: ops.ListOptions): Promise<ServiceResult<FileObject[]>> {
-    return guard(ops.list(this.client, bucket, options));
+    return objects.list(this.client, bucket, options);
   }
 
   /**
@@ -710,7 +662,7 @@ export class StorageClient {
     bucket: string,
     options?: ops.ListV2Options,
   ): Promise<ServiceResult<ObjectListV2Response>> {
-    return guard(ops.listV2(this.client, bucket, options));
+    return objects.listV2(this.client, bucket, options);
   }
 
   /**
@@ -726,9 +678,9 @@ export class StorageClient {
     bucket: string,
     fromPath: string,
     toPath: string,
-    options: ops.StorageCallOptions & { destinationBucket?: string | null } = {},
+    options?: ops.StorageCallOptions & { destinationBucket?: string | null },
   ): Promise<ServiceResult<void>> {
-    return guard(ops.moveOrCopy(this.client, "move", bucket, fromPath, toPath, options));
+    return objects.move(this.client, bucket, fromPath, toPath, options);
   }
 
   /**
@@ -744,12 +696,12 @@ export class StorageClient {
     bucket: string,
     fromPath: string,
     toPath: string,
-    options: ops.StorageCallOptions & {
+    options?: ops.StorageCallOptions & {
       destinationBucket?: string | null;
       copyMetadata?: boolean | null;
-    } = {},
+    },
   ): Promise<ServiceResult<void>> {
-    return guard(ops.moveOrCopy(this.client, "copy", bucket, fromPath, toPath, options));
+    return objects.copy(this.client, bucket, fromPath, toPath, options);
   }
 
   /**
@@ -760,13 +712,12 @@ export class StorageClient {
    * @param options Cancellation.
    * @returns Nothing.
    */
-  async deleteObject(
+  deleteObject(
     bucket: string,
     path: string,
     options?: ops.StorageCallOptions,
   ): Promise<ServiceResult<void>> {
-    const r = await guard(ops.deleteObjects(this.client, bucket, [path], options));
-    return r.ok ? success(undefined) : r;
+    return objects.deleteObject(this.client, bucket, path, options);
   }
 
   /**
@@ -782,7 +733,7 @@ export class StorageClient {
     paths: readonly string[],
     options?: ops.StorageCallOptions,
   ): Promise<ServiceResult<FileObject[]>> {
-    return guard(ops.deleteObjects(this.client, bucket, paths, options));
+    return objects.deleteObjects(this.client, bucket, paths, options);
   }
 
   /**
@@ -800,7 +751,7 @@ export class StorageClient {
     expiresIn: number,
     options?: ops.SignedUrlOptions,
   ): Promise<ServiceResult<string>> {
-    return guard(ops.createSignedUrl(this.client, bucket, path, expiresIn, options));
+    return objects.createSignedUrl(this.client, bucket, path, expiresIn, options);
   }
 
   /**
@@ -818,7 +769,7 @@ export class StorageClient {
     expiresIn: number,
     options?: Omit<ops.SignedUrlOptions, "transform">,
   ): Promise<ServiceResult<string[]>> {
-    return guard(ops.createSignedUrls(this.client, bucket, paths, expiresIn, options));
+    return objects.createSignedUrls(this.client, bucket, paths, expiresIn, options);
   }
 
   /**
@@ -829,13 +780,12 @@ export class StorageClient {
    * @param options `upsert`.
    * @returns The token.
    */
-  async createSignedUploadUrl(
+  createSignedUploadUrl(
     bucket: string,
     path: string,
     options?: ops.StorageCallOptions & { upsert?: boolean },
   ): Promise<ServiceResult<string>> {
-    const r = await guard(ops.createSignedUploadUrl(this.client, bucket, path, options));
-    return r.ok ? success(r.value.token) : r;
+    return objects.createSignedUploadUrl(this.client, bucket, path, options);
   }
 
   /**
@@ -851,7 +801,7 @@ export class StorageClient {
     path: string,
     options?: ops.StorageCallOptions & { upsert?: boolean },
   ): Promise<ServiceResult<UploadSignedUrl>> {
-    return guard(ops.createSignedUploadUrl(this.client, bucket, path, options));
+    return objects.createSignedUploadUrlWithPath(this.client, bucket, path, options);
   }
 
   /**
@@ -867,26 +817,9 @@ export class StorageClient {
     bucket: string,
     path: string,
     token: string,
-    options: { download?: boolean; fileName?: string | null } = {},
+    options?: { download?: boolean; fileName?: string | null },
   ): string {
-    if (typeof token !== "string" || token.trim() === "") {
-      throw new TypeError("Cannot build the URL as 'token' is blank");
-    }
-    const base = `${this.client.url}/storage/v1/object/sign/${encodeObjectPath(bucket, path)}`;
-    return withQuery(base, [["token", token], ...ops.downloadQuery(options)]);
-  }
-
-  #local(
-    visibility: "public" | "authenticated",
-    bucket: string,
-    path: string,
-    o: UrlOptions,
-  ): string {
-    const family = o.transform ? `render/image/${visibility}` : `object/${visibility}`;
-    return withQuery(
-      `${this.client.url}/storage/v1/${family}/${encodeObjectPath(bucket, path)}`,
-      ops.downloadQuery(o),
-    );
+    return objects.getSignedDownloadUrl(this.client, bucket, path, token, options);
   }
 
   /**
@@ -898,8 +831,8 @@ export class StorageClient {
    * @param options `transform`, `download`, `fileName`.
    * @returns The URL.
    */
-  getPublicUrl(bucket: string, path: string, options: UrlOptions = {}): string {
-    return this.#local("public", bucket, path, options);
+  getPublicUrl(bucket: string, path: string, options?: UrlOptions): string {
+    return objects.getPublicUrl(this.client, bucket, path, options);
   }
 
   /**
@@ -910,8 +843,8 @@ export class StorageClient {
    * @param options `transform`, `download`, `fileName`.
    * @returns The URL.
    */
-  getAuthenticatedUrl(bucket: string, path: string, options: UrlOptions = {}): string {
-    return this.#local("authenticated", bucket, path, options);
+  getAuthenticatedUrl(bucket: string, path: string, options?: UrlOptions): string {
+    return objects.getAuthenticatedUrl(this.client, bucket, path, options);
   }
 
   /**
@@ -927,10 +860,7 @@ export class StorageClient {
     path: string,
     transform?: ImageTransformOptions | null,
   ): string {
-    return withQuery(
-      `${this.client.url}/storage/v1/render/image/public/${encodeObjectPath(bucket, path)}`,
-      transform ? transformQuery(transform) : [],
-    );
+    return objects.getPublicRenderUrl(this.client, bucket, path, transform);
   }
 
   /**
@@ -946,10 +876,7 @@ export class StorageClient {
     path: string,
     transform?: ImageTransformOptions | null,
   ): string {
-    return withQuery(
-      `${this.client.url}/storage/v1/render/image/authenticated/${encodeObjectPath(bucket, path)}`,
-      transform ? transformQuery(transform) : [],
-    );
+    return objects.getAuthenticatedRenderUrl(this.client, bucket, path, transform);
   }
 }
 

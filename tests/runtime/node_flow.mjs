@@ -6,6 +6,7 @@ import { createServer } from "node:http";
 import { createClient } from "fetchbase";
 import { generatePkceParams, getClaims } from "fetchbase/auth";
 import { column } from "fetchbase/database";
+import { createSignedUrl, downloadBytes, upload } from "fetchbase/storage/objects";
 
 const url = process.env.FETCHBASE_URL;
 const key = process.env.FETCHBASE_KEY;
@@ -27,6 +28,15 @@ test("npm build on Node and Bun: sign up, local ES256 verification, streamed upl
   assert.ok((await client.storage.upload(bucket, "a/stream.bin", body)).ok);
   const back = await client.storage.downloadBytes(bucket, "a/stream.bin");
   assert.equal(back.value.length, 50_000);
+  // The standalone object functions from their own subpath, over the same client.
+  assert.ok((await upload(client, bucket, "b/plain.txt", "standalone")).ok);
+  const text = await downloadBytes(client, bucket, "b/plain.txt");
+  assert.equal(new TextDecoder().decode(text.value), "standalone");
+  const signed = await createSignedUrl(client, bucket, "b/plain.txt", 60);
+  assert.ok(
+    signed.ok &&
+      signed.value.startsWith(`${url}/storage/v1/object/sign/${bucket}/b/plain.txt?token=`),
+  );
 
   await client.database.insert(
     "todos",

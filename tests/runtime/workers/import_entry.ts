@@ -4,10 +4,11 @@ import * as core from "../../../core/mod.ts";
 import * as auth from "../../../auth/mod.ts";
 import * as session from "../../../session/mod.ts";
 import * as storage from "../../../storage/mod.ts";
+import * as storageObjects from "../../../storage/objects.ts";
 import * as database from "../../../database/mod.ts";
 import * as hono from "../../../hono/mod.ts";
 
-const loaded = { root, core, auth, session, storage, database, hono };
+const loaded = { root, core, auth, session, storage, storageObjects, database, hono };
 const calls = (globalThis as unknown as { __importCalls: string[] }).__importCalls.slice();
 const added = Object.keys(globalThis).filter((k) => !before.includes(k) && k !== "__importCalls");
 

@@ -1,0 +1,869 @@
+/**
+ * Object operations as standalone functions over a base client: uploads,
+ * downloads, info, listing, move, copy, delete, signed and local URLs.
+ * `StorageClient` forwards to these; importing them directly lets a
+ * bundler keep only what an edge function calls (no bucket, analytics or
+ * vector code).
+ *
+ * @example Upload and sign without the storage client
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { createSignedUrl, upload } from "@fetchbase/fetchbase/storage/objects";
+ *
+ * const client = createBaseClient("https://p.example", "anon-key");
+ * await upload(client, "docs", "a.txt", "hello", { contentType: "text/plain" });
+ * const url = await createSignedUrl(client, "docs", "a.txt", 60);
+ * ```
+ *
+ * @module
+ */
+
+import type { BaseClient } from "../core/client.ts";
+import { type ServiceResult, success } from "../core/result.ts";
+import { guard } from "./_guard.ts";
+import * as ops from "./_ops.ts";
+import type {
+  DownloadOptions,
+  DownloadStream,
+  ListOptions,
+  ListV2Options,
+  SignedUrlOptions,
+  StorageCallOptions,
+  UploadData,
+  UploadOptions,
+} from "./_ops.ts";
+import { encodeObjectPath } from "./_path.ts";
+import { transformQuery, withQuery } from "./_urls.ts";
+import type {
+  FileObject,
+  ImageTransformOptions,
+  ObjectListV2Response,
+  UploadSignedUrl,
+} from "./models.ts";
+
+export type {
+  DownloadOptions,
+  DownloadStream,
+  ListOptions,
+  ListV2Options,
+  SignedUrlOptions,
+  StorageCallOptions,
+  UploadData,
+  UploadOptions,
+} from "./_ops.ts";
+
+/** Options of the local public/authenticated URL builders. */
+export interface UrlOptions {
+  /** Image transforms: the URL targets the render endpoint. */
+  transform?: ImageTransformOptions | null;
+  /** Ask for an attachment. Default false. */
+  download?: boolean;
+  /** Attachment file name (implies `download`). */
+  fileName?: string | null;
+}
+
+function localUrl(
+  client: BaseClient,
+  visibility: "public" | "authenticated",
+  bucket: string,
+  path: string,
+  o: UrlOptions,
+): string {
+  const family = o.transform ? `render/image/${visibility}` : `object/${visibility}`;
+  return withQuery(
+    `${client.url}/storage/v1/${family}/${encodeObjectPath(bucket, path)}`,
+    ops.downloadQuery(o),
+  );
+}
+
+/**
+ * Uploads an object (`POST /object/{bucket}/{path}`), streaming `Blob` and
+ * `ReadableStream` bodies; 409 when it exists and `upsert` is false.
+ *
+ * @example Uploading bytes
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { upload } from "@fetchbase/fetchbase/storage/objects";
+ *
+ * const client = createBaseClient("https://p.example", "anon-key");
+ * const r = await upload(client, "docs", "a.txt", "hello", { contentType: "text/plain" });
+ * ```
+ *
+ * @param client The base client whose transport sends the request.
+ * @param bucket The bucket id.
+ * @param path The object key.
+ * @param data Bytes, ArrayBuffer, Blob, stream or text.
+ * @param options Content type, upsert, cache control, metadata.
+ * @returns The key the server reports (`bucket/path`).
+ */
+export function upload(
+  client: BaseClient,
+  bucket: string,
+  path: string,
+  data: UploadData,
+  options?: UploadOptions,
+): Promise<ServiceResult<string>> {
+  return guard(ops.uploadObject(client, "POST", bucket, path, data, options));
+}
+
+/**
+ * Replaces an object (`PUT /object/{bucket}/{path}`).
+ *
+ * @example Replacing an object
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { update } from "@fetchbase/fetchbase/storage/objects";
+ *
+ * const client = createBaseClient("https://p.example", "anon-key");
+ * await update(client, "docs", "a.txt", "hello again");
+ * ```
+ *
+ * @param client The base client whose transport sends the request.
+ * @param bucket The bucket id.
+ * @param path The object key.
+ * @param data Bytes, ArrayBuffer, Blob, stream or text.
+ * @param options Same as {@linkcode upload}.
+ * @returns The key.
+ */
+export function update(
+  client: BaseClient,
+  bucket: string,
+  path: string,
+  data: UploadData,
+  options?: UploadOptions,
+): Promise<ServiceResult<string>> {
+  return guard(ops.uploadObject(client, "PUT", bucket, path, data, options));
+}
+
+/**
+ * Uploads to a signed upload URL with its token; no bearer token is needed.
+ *
+ * @example Uploading with a token
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { uploadToSignedUrl } from "@fetchbase/fetchbase/storage/objects";
+ *
+ * const client = createBaseClient("https://p.example", "anon-key");
+ * await uploadToSignedUrl(client, "docs", "a.txt", "token-from-server", "hello");
+ * ```
+ *
+ * @param client The base client whose transport sends the request.
+ * @param bucket The bucket id.
+ * @param path The object key.
+ * @param token The token from {@linkcode createSignedUploadUrl}.
+ * @param data Bytes, ArrayBuffer, Blob, stream or text.
+ * @param options Content type, cache control, metadata.
+ * @returns The key.
+ */
+export function uploadToSignedUrl(
+  client: BaseClient,
+  bucket: string,
+  path: string,
+  token: string,
+  data: UploadData,
+  options?: UploadOptions,
+): Promise<ServiceResult<string>> {
+  return guard(ops.uploadToSignedUrl(client, bucket, path, token, data, options));
+}
+
+/**
+ * Downloads an object as text from the authenticated endpoint (the render
+ * endpoint with `transform`).
+ *
+ * @example Downloading text
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { download } from "@fetchbase/fetchbase/storage/objects";
+ *
+ * const client = createBaseClient("https://p.example", "anon-key");
+ * const r = await download(client, "docs", "a.txt");
+ * ```
+ *
+ * @param client The base client whose transport sends the request.
+ * @param bucket The bucket id.
+ * @param path The object key.
+ * @param options `transform`, `download`, `fileName`, `range`.
+ * @returns The text.
+ */
+export async function download(
+  client: BaseClient,
+  bucket: string,
+  path: string,
+  options: DownloadOptions = {},
+): Promise<ServiceResult<string>> {
+  const r = await guard(ops.downloadRaw(client, "authenticated", bucket, path, options, "text"));
+  return r.ok ? success(r.value.body) : r;
+}
+
+/**
+ * Downloads an object as text from the public endpoint (no token).
+ *
+ * @example Downloading public text
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { downloadPublic } from "@fetchbase/fetchbase/storage/objects";
+ *
+ * const client = createBaseClient("https://p.example", "anon-key");
+ * const r = await downloadPublic(client, "docs", "a.txt");
+ * ```
+ *
+ * @param client The base client whose transport sends the request.
+ * @param bucket The bucket id.
+ * @param path The object key.
+ * @param options `transform`, `download`, `fileName`, `range`.
+ * @returns The text.
+ */
+export async function downloadPublic(
+  client: BaseClient,
+  bucket: string,
+  path: string,
+  options: DownloadOptions = {},
+): Promise<ServiceResult<string>> {
+  const r = await guard(ops.downloadRaw(client, "public", bucket, path, options, "text"));
+  return r.ok ? success(r.value.body) : r;
+}
+
+/**
+ * Downloads bytes from the authenticated endpoint (the render endpoint with
+ * `transform`); an empty object gives empty bytes.
+ *
+ * @example Downloading bytes
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { downloadBytes } from "@fetchbase/fetchbase/storage/objects";
+ *
+ * const client = createBaseClient("https://p.example", "anon-key");
+ * const r = await downloadBytes(client, "docs", "a.txt");
+ * ```
+ *
+ * @param client The base client whose transport sends the request.
+ * @param bucket The bucket id.
+ * @param path The object key.
+ * @param options `transform`, `download`, `fileName`, `range`.
+ * @returns The bytes.
+ */
+export async function downloadBytes(
+  client: BaseClient,
+  bucket: string,
+  path: string,
+  options: DownloadOptions = {},
+): Promise<ServiceResult<Uint8Array>> {
+  const r = await guard(ops.downloadRaw(client, "authenticated", bucket, path, options, "bytes"));
+  return r.ok ? success(r.value.body) : r;
+}
+
+/**
+ * Downloads bytes from the public endpoint (no token).
+ *
+ * @example Downloading public bytes
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { downloadPublicBytes } from "@fetchbase/fetchbase/storage/objects";
+ *
+ * const client = createBaseClient("https://p.example", "anon-key");
+ * const r = await downloadPublicBytes(client, "docs", "a.txt");
+ * ```
+ *
+ * @param client The base client whose transport sends the request.
+ * @param bucket The bucket id.
+ * @param path The object key.
+ * @param options `transform`, `download`, `fileName`, `range`.
+ * @returns The bytes.
+ */
+export async function downloadPublicBytes(
+  client: BaseClient,
+  bucket: string,
+  path: string,
+  options: DownloadOptions = {},
+): Promise<ServiceResult<Uint8Array>> {
+  const r = await guard(ops.downloadRaw(client, "public", bucket, path, options, "bytes"));
+  return r.ok ? success(r.value.body) : r;
+}
+
+/**
+ * Streams an object without buffering it, e.g. into an edge function's
+ * response; `range` reads part of it (206).
+ *
+ * @example Piping an object into a response
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { downloadStream } from "@fetchbase/fetchbase/storage/objects";
+ *
+ * const client = createBaseClient("https://p.example", "anon-key");
+ * const r = await downloadStream(client, "videos", "intro.mp4", { range: { start: 0, end: 1023 } });
+ * if (r.ok) console.log(r.value.status, r.value.contentRange);
+ * ```
+ *
+ * @param client The base client whose transport sends the request.
+ * @param bucket The bucket id.
+ * @param path The object key.
+ * @param options `public`, `transform`, `download`, `fileName`, `range`.
+ * @returns The stream with its headers.
+ */
+export async function downloadStream(
+  client: BaseClient,
+  bucket: string,
+  path: string,
+  options: DownloadOptions & { public?: boolean } = {},
+): Promise<ServiceResult<DownloadStream>> {
+  const r = await guard(ops.downloadRaw(
+    client,
+    options.public ? "public" : "authenticated",
+    bucket,
+    path,
+    options,
+    "stream",
+  ));
+  if (!r.ok) return r;
+  const h = r.value.headers;
+  const length = h.get("content-length");
+  return success({
+    stream: r.value.body ?? new ReadableStream<Uint8Array>({ start: (c) => c.close() }),
+    status: r.value.status,
+    contentType: h.get("content-type"),
+    contentLength: length !== null && /^\d+$/.test(length) ? Number(length) : null,
+    contentRange: h.get("content-range"),
+    etag: h.get("etag"),
+  });
+}
+
+/**
+ * Reads an object's metadata without its body; 404 when absent.
+ *
+ * @example Reading metadata
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { info } from "@fetchbase/fetchbase/storage/objects";
+ *
+ * const client = createBaseClient("https://p.example", "anon-key");
+ * const r = await info(client, "docs", "a.txt");
+ * ```
+ *
+ * @param client The base client whose transport sends the request.
+ * @param bucket The bucket id.
+ * @param path The object key.
+ * @param options Cancellation and timeout.
+ * @returns The file object.
+ */
+export function info(
+  client: BaseClient,
+  bucket: string,
+  path: string,
+  options?: StorageCallOptions,
+): Promise<ServiceResult<FileObject>> {
+  return guard(ops.info(client, "authenticated", bucket, path, options));
+}
+
+/**
+ * Reads an object's metadata through the public info endpoint.
+ *
+ * @example Reading public metadata
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { infoPublic } from "@fetchbase/fetchbase/storage/objects";
+ *
+ * const client = createBaseClient("https://p.example", "anon-key");
+ * const r = await infoPublic(client, "docs", "a.txt");
+ * ```
+ *
+ * @param client The base client whose transport sends the request.
+ * @param bucket The bucket id.
+ * @param path The object key.
+ * @param options Cancellation and timeout.
+ * @returns The file object.
+ */
+export function infoPublic(
+  client: BaseClient,
+  bucket: string,
+  path: string,
+  options?: StorageCallOptions,
+): Promise<ServiceResult<FileObject>> {
+  return guard(ops.info(client, "public", bucket, path, options));
+}
+
+/**
+ * Whether an object exists: a 404 is `Success(false)`; other failures stay.
+ *
+ * @example Checking for an object
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { exists } from "@fetchbase/fetchbase/storage/objects";
+ *
+ * const client = createBaseClient("https://p.example", "anon-key");
+ * const r = await exists(client, "docs", "a.txt");
+ * ```
+ *
+ * @param client The base client whose transport sends the request.
+ * @param bucket The bucket id.
+ * @param path The object key.
+ * @param options Cancellation and timeout.
+ * @returns Whether it exists.
+ */
+export async function exists(
+  client: BaseClient,
+  bucket: string,
+  path: string,
+  options?: StorageCallOptions,
+): Promise<ServiceResult<boolean>> {
+  const r = await info(client, bucket, path, options);
+  return r.ok ? success(true) : ops.isMissing(r) ? success(false) : r;
+}
+
+/**
+ * Like {@linkcode exists}, through the public info endpoint.
+ *
+ * @example Checking a public object
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { existsPublic } from "@fetchbase/fetchbase/storage/objects";
+ *
+ * const client = createBaseClient("https://p.example", "anon-key");
+ * const r = await existsPublic(client, "docs", "a.txt");
+ * ```
+ *
+ * @param client The base client whose transport sends the request.
+ * @param bucket The bucket id.
+ * @param path The object key.
+ * @param options Cancellation and timeout.
+ * @returns Whether it exists.
+ */
+export async function existsPublic(
+  client: BaseClient,
+  bucket: string,
+  path: string,
+  options?: StorageCallOptions,
+): Promise<ServiceResult<boolean>> {
+  const r = await infoPublic(client, bucket, path, options);
+  return r.ok ? success(true) : ops.isMissing(r) ? success(false) : r;
+}
+
+/**
+ * Lists one folder level (`POST /object/list`).
+ *
+ * @example Listing a folder
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { list } from "@fetchbase/fetchbase/storage/objects";
+ *
+ * const client = createBaseClient("https://p.example", "anon-key");
+ * const r = await list(client, "docs", { prefix: "2026" });
+ * ```
+ *
+ * @param client The base client whose transport sends the request.
+ * @param bucket The bucket id.
+ * @param options Prefix, limit (100), offset (0), sort, search.
+ * @returns The entries.
+ */
+export function list(
+  client: BaseClient,
+  bucket: string,
+  options?: ListOptions,
+): Promise<ServiceResult<FileObject[]>> {
+  return guard(ops.list(client, bucket, options));
+}
+
+/**
+ * Lists with a cursor (`POST /object/list-v2`).
+ *
+ * @example Listing with a cursor
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { listV2 } from "@fetchbase/fetchbase/storage/objects";
+ *
+ * const client = createBaseClient("https://p.example", "anon-key");
+ * const r = await listV2(client, "docs", { prefix: "2026/" });
+ * ```
+ *
+ * @param client The base client whose transport sends the request.
+ * @param bucket The bucket id.
+ * @param options Prefix, cursor, limit, delimiter, sort.
+ * @returns One page.
+ */
+export function listV2(
+  client: BaseClient,
+  bucket: string,
+  options?: ListV2Options,
+): Promise<ServiceResult<ObjectListV2Response>> {
+  return guard(ops.listV2(client, bucket, options));
+}
+
+/**
+ * Moves an object; the source no longer exists.
+ *
+ * @example Moving an object
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { move } from "@fetchbase/fetchbase/storage/objects";
+ *
+ * const client = createBaseClient("https://p.example", "anon-key");
+ * await move(client, "docs", "a.txt", "old/a.txt");
+ * ```
+ *
+ * @param client The base client whose transport sends the request.
+ * @param bucket The bucket id.
+ * @param fromPath The source key.
+ * @param toPath The destination key.
+ * @param options `destinationBucket`.
+ * @returns Nothing.
+ */
+export function move(
+  client: BaseClient,
+  bucket: string,
+  fromPath: string,
+  toPath: string,
+  options: StorageCallOptions & { destinationBucket?: string | null } = {},
+): Promise<ServiceResult<void>> {
+  return guard(ops.moveOrCopy(client, "move", bucket, fromPath, toPath, options));
+}
+
+/**
+ * Copies an object; the source stays.
+ *
+ * @example Copying an object
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { copy } from "@fetchbase/fetchbase/storage/objects";
+ *
+ * const client = createBaseClient("https://p.example", "anon-key");
+ * await copy(client, "docs", "a.txt", "backup/a.txt");
+ * ```
+ *
+ * @param client The base client whose transport sends the request.
+ * @param bucket The bucket id.
+ * @param fromPath The source key.
+ * @param toPath The destination key.
+ * @param options `destinationBucket`, `copyMetadata`.
+ * @returns Nothing.
+ */
+export function copy(
+  client: BaseClient,
+  bucket: string,
+  fromPath: string,
+  toPath: string,
+  options: StorageCallOptions & {
+    destinationBucket?: string | null;
+    copyMetadata?: boolean | null;
+  } = {},
+): Promise<ServiceResult<void>> {
+  return guard(ops.moveOrCopy(client, "copy", bucket, fromPath, toPath, options));
+}
+
+/**
+ * Deletes one object.
+ *
+ * @example Deleting an object
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { deleteObject } from "@fetchbase/fetchbase/storage/objects";
+ *
+ * const client = createBaseClient("https://p.example", "anon-key");
+ * await deleteObject(client, "docs", "a.txt");
+ * ```
+ *
+ * @param client The base client whose transport sends the request.
+ * @param bucket The bucket id.
+ * @param path The object key.
+ * @param options Cancellation and timeout.
+ * @returns Nothing.
+ */
+export async function deleteObject(
+  client: BaseClient,
+  bucket: string,
+  path: string,
+  options?: StorageCallOptions,
+): Promise<ServiceResult<void>> {
+  const r = await guard(ops.deleteObjects(client, bucket, [path], options));
+  return r.ok ? success(undefined) : r;
+}
+
+/**
+ * Deletes many objects in one request.
+ *
+ * @example Deleting many objects
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { deleteObjects } from "@fetchbase/fetchbase/storage/objects";
+ *
+ * const client = createBaseClient("https://p.example", "anon-key");
+ * const r = await deleteObjects(client, "docs", ["a.txt", "b.txt"]);
+ * ```
+ *
+ * @param client The base client whose transport sends the request.
+ * @param bucket The bucket id.
+ * @param paths The object keys.
+ * @param options Cancellation and timeout.
+ * @returns The removed entries.
+ */
+export function deleteObjects(
+  client: BaseClient,
+  bucket: string,
+  paths: readonly string[],
+  options?: StorageCallOptions,
+): Promise<ServiceResult<FileObject[]>> {
+  return guard(ops.deleteObjects(client, bucket, paths, options));
+}
+
+/**
+ * Signs a download URL usable without credentials until expiry.
+ *
+ * @example Sharing an object for a minute
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { createSignedUrl } from "@fetchbase/fetchbase/storage/objects";
+ *
+ * const client = createBaseClient("https://p.example", "anon-key");
+ * const r = await createSignedUrl(client, "docs", "a.txt", 60);
+ * if (r.ok) console.log(r.value);
+ * ```
+ *
+ * @param client The base client whose transport sends the request.
+ * @param bucket The bucket id.
+ * @param path The object key.
+ * @param expiresIn Lifetime in seconds (> 0).
+ * @param options `download`, `fileName`, `transform`.
+ * @returns The absolute URL.
+ */
+export function createSignedUrl(
+  client: BaseClient,
+  bucket: string,
+  path: string,
+  expiresIn: number,
+  options?: SignedUrlOptions,
+): Promise<ServiceResult<string>> {
+  return guard(ops.createSignedUrl(client, bucket, path, expiresIn, options));
+}
+
+/**
+ * Signs many download URLs in one request, in input order.
+ *
+ * @example Signing many URLs
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { createSignedUrls } from "@fetchbase/fetchbase/storage/objects";
+ *
+ * const client = createBaseClient("https://p.example", "anon-key");
+ * const r = await createSignedUrls(client, "docs", ["a.txt", "b.txt"], 60);
+ * ```
+ *
+ * @param client The base client whose transport sends the request.
+ * @param bucket The bucket id.
+ * @param paths The object keys.
+ * @param expiresIn Lifetime in seconds (> 0).
+ * @param options `download`, `fileName`.
+ * @returns The absolute URLs.
+ */
+export function createSignedUrls(
+  client: BaseClient,
+  bucket: string,
+  paths: readonly string[],
+  expiresIn: number,
+  options?: Omit<SignedUrlOptions, "transform">,
+): Promise<ServiceResult<string[]>> {
+  return guard(ops.createSignedUrls(client, bucket, paths, expiresIn, options));
+}
+
+/**
+ * Creates a signed upload token for a path.
+ *
+ * @example Handing out an upload token
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { createSignedUploadUrl } from "@fetchbase/fetchbase/storage/objects";
+ *
+ * const client = createBaseClient("https://p.example", "anon-key");
+ * const r = await createSignedUploadUrl(client, "docs", "a.txt", { upsert: true });
+ * ```
+ *
+ * @param client The base client whose transport sends the request.
+ * @param bucket The bucket id.
+ * @param path The object key.
+ * @param options `upsert`.
+ * @returns The token.
+ */
+export async function createSignedUploadUrl(
+  client: BaseClient,
+  bucket: string,
+  path: string,
+  options?: StorageCallOptions & { upsert?: boolean },
+): Promise<ServiceResult<string>> {
+  const r = await guard(ops.createSignedUploadUrl(client, bucket, path, options));
+  return r.ok ? success(r.value.token) : r;
+}
+
+/**
+ * Creates a signed upload URL with its token and bound path.
+ *
+ * @example Handing out an upload URL
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { createSignedUploadUrlWithPath } from "@fetchbase/fetchbase/storage/objects";
+ *
+ * const client = createBaseClient("https://p.example", "anon-key");
+ * const r = await createSignedUploadUrlWithPath(client, "docs", "a.txt");
+ * if (r.ok) console.log(r.value.url);
+ * ```
+ *
+ * @param client The base client whose transport sends the request.
+ * @param bucket The bucket id.
+ * @param path The object key.
+ * @param options `upsert`.
+ * @returns The URL, token and path.
+ */
+export function createSignedUploadUrlWithPath(
+  client: BaseClient,
+  bucket: string,
+  path: string,
+  options?: StorageCallOptions & { upsert?: boolean },
+): Promise<ServiceResult<UploadSignedUrl>> {
+  return guard(ops.createSignedUploadUrl(client, bucket, path, options));
+}
+
+/**
+ * Builds a signed download URL from a token you already hold (no I/O).
+ * A blank token throws `TypeError`.
+ *
+ * @example Building a URL from a held token
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { getSignedDownloadUrl } from "@fetchbase/fetchbase/storage/objects";
+ *
+ * const client = createBaseClient("https://p.example", "anon-key");
+ * console.log(getSignedDownloadUrl(client, "docs", "a.txt", "token-from-server"));
+ * ```
+ *
+ * @param client The base client whose transport sends the request.
+ * @param bucket The bucket id.
+ * @param path The object key.
+ * @param token The signing token.
+ * @param options `download`, `fileName`.
+ * @returns The URL.
+ */
+export function getSignedDownloadUrl(
+  client: BaseClient,
+  bucket: string,
+  path: string,
+  token: string,
+  options: { download?: boolean; fileName?: string | null } = {},
+): string {
+  if (typeof token !== "string" || token.trim() === "") {
+    throw new TypeError("Cannot build the URL as 'token' is blank");
+  }
+  const base = `${client.url}/storage/v1/object/sign/${encodeObjectPath(bucket, path)}`;
+  return withQuery(base, [["token", token], ...ops.downloadQuery(options)]);
+}
+
+/**
+ * The public URL of an object (no I/O); resolves only for public buckets.
+ * With `transform` it targets the render endpoint.
+ *
+ * @example A public link
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { getPublicUrl } from "@fetchbase/fetchbase/storage/objects";
+ *
+ * const client = createBaseClient("https://p.example", "anon-key");
+ * console.log(getPublicUrl(client, "avatars", "a b.png"));
+ * ```
+ *
+ * @param client The base client whose transport sends the request.
+ * @param bucket The bucket id.
+ * @param path The object key.
+ * @param options `transform`, `download`, `fileName`.
+ * @returns The URL.
+ */
+export function getPublicUrl(
+  client: BaseClient,
+  bucket: string,
+  path: string,
+  options: UrlOptions = {},
+): string {
+  return localUrl(client, "public", bucket, path, options);
+}
+
+/**
+ * The authenticated URL of an object (no I/O); fetching it needs credentials.
+ * With `transform` it targets the render endpoint.
+ *
+ * @example An authenticated link
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { getAuthenticatedUrl } from "@fetchbase/fetchbase/storage/objects";
+ *
+ * const client = createBaseClient("https://p.example", "anon-key");
+ * console.log(getAuthenticatedUrl(client, "avatars", "a b.png"));
+ * ```
+ *
+ * @param client The base client whose transport sends the request.
+ * @param bucket The bucket id.
+ * @param path The object key.
+ * @param options `transform`, `download`, `fileName`.
+ * @returns The URL.
+ */
+export function getAuthenticatedUrl(
+  client: BaseClient,
+  bucket: string,
+  path: string,
+  options: UrlOptions = {},
+): string {
+  return localUrl(client, "authenticated", bucket, path, options);
+}
+
+/**
+ * The public render URL (`/render/image/public`) with transforms as query (no I/O).
+ *
+ * @example A public thumbnail
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { getPublicRenderUrl } from "@fetchbase/fetchbase/storage/objects";
+ *
+ * const client = createBaseClient("https://p.example", "anon-key");
+ * console.log(getPublicRenderUrl(client, "avatars", "me.png", { width: 64, height: 64 }));
+ * ```
+ *
+ * @param client The base client whose transport sends the request.
+ * @param bucket The bucket id.
+ * @param path The object key.
+ * @param transform The transforms.
+ * @returns The URL.
+ */
+export function getPublicRenderUrl(
+  client: BaseClient,
+  bucket: string,
+  path: string,
+  transform?: ImageTransformOptions | null,
+): string {
+  return withQuery(
+    `${client.url}/storage/v1/render/image/public/${encodeObjectPath(bucket, path)}`,
+    transform ? transformQuery(transform) : [],
+  );
+}
+
+/**
+ * The authenticated render URL (`/render/image/authenticated`) (no I/O).
+ *
+ * @example An authenticated thumbnail
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { getAuthenticatedRenderUrl } from "@fetchbase/fetchbase/storage/objects";
+ *
+ * const client = createBaseClient("https://p.example", "anon-key");
+ * console.log(getAuthenticatedRenderUrl(client, "avatars", "me.png", { width: 64, height: 64 }));
+ * ```
+ *
+ * @param client The base client whose transport sends the request.
+ * @param bucket The bucket id.
+ * @param path The object key.
+ * @param transform The transforms.
+ * @returns The URL.
+ */
+export function getAuthenticatedRenderUrl(
+  client: BaseClient,
+  bucket: string,
+  path: string,
+  transform?: ImageTransformOptions | null,
+): string {
+  return withQuery(
+    `${client.url}/storage/v1/render/image/authenticated/${encodeObjectPath(bucket, path)}`,
+    transform ? transformQuery(transform) : [],
+  );
+}
