@@ -18,7 +18,9 @@ const entries: Record<string, string> = {
     `import { createBaseClient } from "${root}core/client.ts"; export { createDatabaseClient } from "${root}database/client.ts"; export { column, columns } from "${root}database/column.ts"; export { selectTyped, selectSingleTyped, selectWithCountTyped, insertTyped, updateTyped, deleteTyped } from "${root}database/typed.ts"; export { rpcTyped } from "${root}database/rpc_typed.ts"; export { createBaseClient };`,
   "(b') fetchbase verify-only (createClaimsVerifier + getClaims)":
     `import { createBaseClient } from "${root}core/client.ts"; import { createClaimsVerifier, getClaims } from "${root}auth/get_claims.ts"; export { createBaseClient, createClaimsVerifier, getClaims };`,
-  "(d) fetchbase storage upload + signed URLs + resumable":
+  "(d) fetchbase storage upload + signed URLs + resumable (storage/objects functions)":
+    `import { createBaseClient } from "${root}core/client.ts"; export { upload, update, uploadToSignedUrl, createSignedUrl, createSignedUrls, createSignedUploadUrl, getSignedDownloadUrl } from "${root}storage/objects.ts"; import { createResumableUpload, uploadResumable } from "${root}storage/tus.ts"; export { createBaseClient, createResumableUpload, uploadResumable };`,
+  "(d, whole client) fetchbase StorageClient class + resumable":
     `import { createBaseClient } from "${root}core/client.ts"; import { createStorageClient } from "${root}storage/client.ts"; import { createResumableUpload } from "${root}storage/tus.ts"; export { createBaseClient, createStorageClient, createResumableUpload };`,
   "@supabase/supabase-js": `export * from "@supabase/supabase-js";`,
   "@supabase/auth-js": `export * from "@supabase/auth-js";`,
@@ -90,7 +92,7 @@ const targets = [
   ],
   [
     "(d) <= half of storage-js + tus-js-client",
-    gz("(d) fetchbase storage upload + signed URLs + resumable"),
+    gz("(d) fetchbase storage upload + signed URLs + resumable (storage/objects functions)"),
     anchorsStorage / 2,
   ],
 ] as const;
