@@ -16,6 +16,7 @@ import { sleep } from "../core/_sleep.ts";
 import { failure, type ServiceError, type ServiceResult, success } from "../core/result.ts";
 import { MutableStateFlow, type StateFlow } from "../core/state_flow.ts";
 import { checkObjectPath, encodeBucket } from "./_path.ts";
+import { chunkBody, currentUserAgent, streamsChunksByDefault } from "./_chunk_body.ts";
 
 /** The default chunk size: 6 MiB. Every chunk but the last is exactly `chunkSize`. */
 export const RESUMABLE_DEFAULT_CHUNK_SIZE: number = 6 * 1024 * 1024;
@@ -77,6 +78,15 @@ export interface ResumableUploadOptions {
    * POST, then sends every chunk by PATCH. Default true.
    */
   creationWithUpload?: boolean;
+  /**
+   * Send each chunk of bytes (from a stream or a `Uint8Array`) as a stream
+   * holding that one piece, with its `Content-Length`, instead of as bytes.
+   * Node's fetch copies a byte body before sending it, a chunk of garbage per
+   * request; a stream goes out as it is. Browsers accept stream bodies only
+   * over HTTP/2. Default: true on Node, false elsewhere. A Blob is always
+   * sent as slices.
+   */
+  streamChunks?: boolean;
 }
 
 /** A resumable upload; no I/O happens until {@linkcode ResumableUpload.await}. */
@@ -131,7 +141,9 @@ interface KeptChunk {
  * source, from a given offset. A one-shot stream keeps its last two chunks
  * (the one in flight and the one read ahead), so a re-sync back into either
  * is served from memory; reading a third reuses the buffer of the oldest,
- * whose request is over by then (fetch copies a body when it is sent).
+ * whose request is over by then (its answer has come, and a TUS server
+ * answers a PATCH only after reading its body; a body sent as a stream is
+ * not copied, so this ordering is what makes the reuse safe).
  */
 class ChunkSource {
   readonly length: number | null;
@@ -250,6 +262,7 @@ class Upload implements ResumableUpload {
   #source: ChunkSource;
   #o: ResumableUploadOptions;
   #chunkSize: number;
+  #streamChunks: boolean;
   #url: string | null;
   /** Total bytes once known: the source's length, or found when a stream ends. */
   #total: number | null;
@@ -269,6 +282,7 @@ class Upload implements ResumableUpload {
     this.#path = path;
     this.#o = o;
     this.#chunkSize = o.chunkSize ?? RESUMABLE_DEFAULT_CHUNK_SIZE;
+    this.#streamChunks = o.streamChunks ?? streamsChunksByDefault(currentUserAgent());
     this.#source = new ChunkSource(data, o.size ?? null);
     this.#total = this.#source.length;
     this.#url = o.uploadUrl ?? null;
@@ -416,7 +430,10 @@ class Upload implements ResumableUpload {
     if (this.#total !== null) headers["Upload-Length"] = String(this.#total);
     else headers["Upload-Defer-Length"] = "1";
     const body = first !== null && sizeOf(first) > 0
-      ? { body: first, contentType: "application/offset+octet-stream" }
+      ? {
+        body: chunkBody(first, this.#streamChunks, headers),
+        contentType: "application/offset+octet-stream",
+      }
       : {};
     return this.#client.request({
       method: "POST",
@@ -611,11 +628,12 @@ class Upload implements ResumableUpload {
     const url = this.#url!;
     const headers: Record<string, string> = { ...TUS, "Upload-Offset": String(offset) };
     if (finalLength !== null) headers["Upload-Length"] = String(finalLength);
+    const payload = chunkBody(body, this.#streamChunks, headers);
     const r = await this.#client.request({
       method: "PATCH",
       url,
       headers,
-      body,
+      body: payload,
       contentType: "application/offset+octet-stream",
       credentials: this.#sameOrigin(url) ? "token" : "none",
       responseType: "none",

@@ -51,6 +51,45 @@ test("npm build on Node and Bun: sign up, local ES256 verification, streamed upl
   assert.deepEqual(JSON.parse(r.value.body).map((x) => x.title), ["alpha", "alphabet"]);
 });
 
+test("resumable upload from a stream: on Node each chunk goes as a one-piece stream with its Content-Length, on Bun as bytes", async () => {
+  const sent = [];
+  const recording = (input, init) => {
+    if (String(input).includes("/upload/resumable") && init.method !== "HEAD") {
+      sent.push({
+        method: init.method,
+        stream: init.body instanceof ReadableStream,
+        length: init.headers["content-length"] ?? null,
+      });
+    }
+    return fetch(input, init);
+  };
+  const client = createClient(url, key, { fetch: recording });
+  const s = await client.auth.signUpWithEmail(`tus-${Date.now()}@example.test`, "secret-pw");
+  assert.ok(s.ok, s.ok ? "" : s.error.message);
+  client.setAccessToken(s.value.accessToken);
+  const bucket = `t-${crypto.randomUUID().slice(0, 8)}`;
+  assert.ok((await client.storage.createBucket(bucket, bucket)).ok);
+  const chunk = 64 * 1024;
+  const data = new Uint8Array(chunk * 3 + 321).map((_, i) => (i * 31 + (i >> 8)) & 0xff);
+  const up = client.storage.createResumableUpload(bucket, "r/big.bin", new Blob([data]).stream(), {
+    chunkSize: chunk,
+  });
+  const r = await up.await();
+  assert.ok(r.ok, r.ok ? "" : r.error.message);
+  const back = await client.storage.downloadBytes(bucket, "r/big.bin");
+  assert.deepEqual(back.value, data);
+  const onNode = typeof globalThis.Bun === "undefined";
+  const sizes = [chunk, chunk, chunk, 321];
+  assert.deepEqual(
+    sent,
+    sizes.map((n, i) => ({
+      method: i === 0 ? "POST" : "PATCH",
+      stream: onNode,
+      length: onNode ? String(n) : null,
+    })),
+  );
+});
+
 test("a timeout and a cancellation really abort a request the server never answers", async () => {
   let closed = 0;
   const server = createServer((req) => req.on("close", () => closed++));

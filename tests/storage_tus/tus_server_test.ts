@@ -134,33 +134,37 @@ const inputs: Array<[string, (b: Uint8Array) => ResumableData, (b: Uint8Array) =
 const bodyBytes = (seen: Array<{ method: string; bytes: number }>) =>
   seen.filter((s) => s.method === "POST" || s.method === "PATCH").reduce((n, s) => n + s.bytes, 0);
 
-Deno.test("bytes on the TUS peer equal bytes sent: empty, 1 byte, one chunk, many chunks, odd tail; every input type", async () => {
+Deno.test("bytes on the TUS peer equal bytes sent: empty, 1 byte, one chunk, many chunks, odd tail; every input type; chunks as bytes and as streams", async () => {
   const peer = await tusPeer();
   try {
     const client = createBaseClient(peer.url, "anon-key-123456");
     for (const size of [0, 1, CHUNK, CHUNK * 3, CHUNK * 2 + 123]) {
-      for (const [label, make, sized] of inputs) {
-        const data = bytes(size);
-        const up = createResumableUpload(client, "b", `f-${size}.bin`, make(data), {
-          chunkSize: CHUNK,
-          ...sized(data),
-        });
-        assert.equal(up.uploadUrl, null);
-        const seen: number[] = [];
-        up.progress.subscribe((p) => seen.push(p.bytesUploaded));
-        const r = await up.await();
-        assert.ok(r.ok, `${label} ${size}: ${r.ok ? "" : r.error.message}`);
-        assert.ok(up.uploadUrl);
-        assert.deepEqual(await peer.bytesOf(up.uploadUrl!), data, `${label} ${size}`);
-        assert.equal(up.progress.value.bytesUploaded, size);
-        if (size > 0) {
-          assert.equal(up.progress.value.isComplete, true);
-          assert.equal(up.progress.value.fraction, 1);
-          assert.ok(
-            seen.length >= Math.ceil(size / CHUNK),
-            `progress after every chunk (${label} ${size})`,
-          );
-          assert.equal(up.progress.value.totalBytes, size);
+      for (const [input, make, sized] of inputs) {
+        for (const streamChunks of [false, true]) {
+          const label = `${input}, streamChunks: ${streamChunks}`;
+          const data = bytes(size);
+          const up = createResumableUpload(client, "b", `f-${size}.bin`, make(data), {
+            chunkSize: CHUNK,
+            streamChunks,
+            ...sized(data),
+          });
+          assert.equal(up.uploadUrl, null);
+          const seen: number[] = [];
+          up.progress.subscribe((p) => seen.push(p.bytesUploaded));
+          const r = await up.await();
+          assert.ok(r.ok, `${label} ${size}: ${r.ok ? "" : r.error.message}`);
+          assert.ok(up.uploadUrl);
+          assert.deepEqual(await peer.bytesOf(up.uploadUrl!), data, `${label} ${size}`);
+          assert.equal(up.progress.value.bytesUploaded, size);
+          if (size > 0) {
+            assert.equal(up.progress.value.isComplete, true);
+            assert.equal(up.progress.value.fraction, 1);
+            assert.ok(
+              seen.length >= Math.ceil(size / CHUNK),
+              `progress after every chunk (${label} ${size})`,
+            );
+            assert.equal(up.progress.value.totalBytes, size);
+          }
         }
       }
     }
@@ -275,28 +279,32 @@ for (const fault of ["500-once", "409-once", "drop-midway"] as const) {
     const { server, seen } = await faultyProxy(peer.url, fault);
     try {
       const client = createBaseClient(server.url, "anon-key-123456");
-      for (const [label, make, sized] of inputs) {
-        seen.length = 0;
-        const data = bytes(CHUNK * 3 + 5);
-        const up = createResumableUpload(client, "b", `fault-${label}.bin`, make(data), {
-          chunkSize: CHUNK,
-          retryBaseDelayMs: 1,
-          ...sized(data),
-        });
-        const r = await up.await();
-        assert.ok(r.ok, `${fault} ${label}: ${r.ok ? "" : r.error.message}`);
-        assert.deepEqual(await peer.bytesOf(up.uploadUrl!), data, `${fault} ${label}`);
-        assert.ok(seen.some((s) => s.method === "HEAD"), "re-synced with HEAD");
-        // The first chunk rides the POST; the fault hits the PATCH at 2 * CHUNK.
-        assert.deepEqual(seen.slice(0, 3).map((s) => [s.method, s.offset, s.bytes]), [
-          ["POST", null, CHUNK],
-          ["PATCH", String(CHUNK), CHUNK],
-          ["PATCH", String(CHUNK * 2), CHUNK],
-        ]);
-        const sent = bodyBytes(seen);
-        // Only the rejected part is sent again: a whole chunk after 500/409, half a chunk after the drop.
-        const resent = fault === "drop-midway" ? CHUNK / 2 : CHUNK;
-        assert.equal(sent, data.length + resent, `${fault} ${label}: ${sent} bytes sent`);
+      for (const [input, make, sized] of inputs) {
+        for (const streamChunks of [false, true]) {
+          const label = `${input}, streamChunks: ${streamChunks}`;
+          seen.length = 0;
+          const data = bytes(CHUNK * 3 + 5);
+          const up = createResumableUpload(client, "b", `fault-${input}.bin`, make(data), {
+            chunkSize: CHUNK,
+            retryBaseDelayMs: 1,
+            streamChunks,
+            ...sized(data),
+          });
+          const r = await up.await();
+          assert.ok(r.ok, `${fault} ${label}: ${r.ok ? "" : r.error.message}`);
+          assert.deepEqual(await peer.bytesOf(up.uploadUrl!), data, `${fault} ${label}`);
+          assert.ok(seen.some((s) => s.method === "HEAD"), "re-synced with HEAD");
+          // The first chunk rides the POST; the fault hits the PATCH at 2 * CHUNK.
+          assert.deepEqual(seen.slice(0, 3).map((s) => [s.method, s.offset, s.bytes]), [
+            ["POST", null, CHUNK],
+            ["PATCH", String(CHUNK), CHUNK],
+            ["PATCH", String(CHUNK * 2), CHUNK],
+          ]);
+          const sent = bodyBytes(seen);
+          // Only the rejected part is sent again: a whole chunk after 500/409, half a chunk after the drop.
+          const resent = fault === "drop-midway" ? CHUNK / 2 : CHUNK;
+          assert.equal(sent, data.length + resent, `${fault} ${label}: ${sent} bytes sent`);
+        }
       }
     } finally {
       await server.close();

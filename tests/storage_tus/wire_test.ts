@@ -6,9 +6,11 @@ import {
   createStorageClient,
   parseUploadOffset,
   RESUMABLE_DEFAULT_CHUNK_SIZE,
+  type ResumableData,
   uploadResumable,
   type UploadUrlStore,
 } from "../../storage/mod.ts";
+import { streamsChunksByDefault } from "../../storage/_chunk_body.ts";
 import { createLocalBackend } from "../../demo/local_backend/mod.ts";
 import { type RecordedRequest, recordingFetch } from "../support/recording_fetch.ts";
 import { serve } from "../support/serve.ts";
@@ -175,6 +177,69 @@ Deno.test("creationWithUpload: false keeps the empty POST, then PATCHes of chunk
   assert.deepEqual(received(rec.requests), data);
   // Uploads refuse redirects (so the runtime keeps no replay copy of the body).
   assert.deepEqual(rec.requests.map((x) => x.redirect), ["error", "error", "error", "error"]);
+});
+
+Deno.test("streamChunks: chunks of bytes go as one-piece streams with their Content-Length; a Blob as slices; default true only on Node", async () => {
+  const shape = (requests: RecordedRequest[]) =>
+    requests.map((x) => [x.method, x.streamed, x.duplex, x.headers.get("content-length")]);
+  const data = seq(10);
+  const sources: Array<[string, () => ResumableData, number | undefined]> = [
+    ["bytes", () => data, undefined],
+    ["stream", () => oneShot(data, 3), 10],
+  ];
+  for (const [label, make, size] of sources) {
+    const rec = recordingFetch(tusScript());
+    const client = createBaseClient(BASE, KEY, { fetch: rec.fetch });
+    const r = await createResumableUpload(client, "b", "p", make(), {
+      chunkSize: 4,
+      streamChunks: true,
+      size,
+    }).await();
+    assert.ok(r.ok, label);
+    assert.deepEqual(shape(rec.requests), [
+      ["POST", true, "half", "4"],
+      ["PATCH", true, "half", "4"],
+      ["PATCH", true, "half", "2"],
+    ], label);
+    assert.deepEqual(received(rec.requests), data, label);
+  }
+  for (
+    const [label, input, streamChunks] of [
+      ["bytes, streamChunks: false", data, false],
+      ["Blob, streamChunks: true", new Blob([data as Uint8Array<ArrayBuffer>]), true],
+      // Deno's user agent: the default is bytes.
+      ["bytes, default in Deno", data, undefined],
+    ] as const
+  ) {
+    const rec = recordingFetch(tusScript());
+    const client = createBaseClient(BASE, KEY, { fetch: rec.fetch });
+    const r = await createResumableUpload(client, "b", "p", input, { chunkSize: 4, streamChunks })
+      .await();
+    assert.ok(r.ok, label);
+    assert.deepEqual(
+      shape(rec.requests),
+      [["POST", false, undefined, null], ["PATCH", false, undefined, null], [
+        "PATCH",
+        false,
+        undefined,
+        null,
+      ]],
+      label,
+    );
+    assert.deepEqual(received(rec.requests), data, label);
+  }
+  assert.equal(streamsChunksByDefault(undefined), true, "Node before 21 has no navigator");
+  assert.equal(streamsChunksByDefault("Node.js/22"), true);
+  for (
+    const ua of [
+      "Deno/2.5.0",
+      "Bun/1.2.0",
+      "Cloudflare-Workers",
+      "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0",
+    ]
+  ) {
+    assert.equal(streamsChunksByDefault(ua), false, ua);
+  }
 });
 
 Deno.test("a server that ignores the creation body (no Upload-Offset) gets every byte by PATCH from 0", async () => {

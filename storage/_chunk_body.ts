@@ -1,0 +1,56 @@
+/**
+ * How a resumable-upload chunk goes on the wire. Kept apart from the upload
+ * loop so the choice is a pure function.
+ *
+ * @module
+ */
+
+import type { RequestBody } from "../core/transport.ts";
+
+/**
+ * Whether chunks of bytes are sent as one-piece streams unless the caller
+ * says otherwise: on Node only. Node's fetch copies every byte body before
+ * sending it (a whole chunk of garbage per request, which is what made peak
+ * memory depend on how long an upload ran) but sends a stream as it is, with
+ * the `Content-Length` it is given. Node is the runtime without `navigator`
+ * (before Node 21) or with a `Node.js/` user agent. Browsers accept stream
+ * bodies only over HTTP/2, and Deno measured no gain while sending streams
+ * chunked, so everywhere else bytes are sent as they are.
+ *
+ * @param userAgent `navigator.userAgent`, or undefined without `navigator`.
+ * @returns True on Node.
+ */
+export function streamsChunksByDefault(userAgent: string | undefined): boolean {
+  return userAgent === undefined || userAgent.startsWith("Node.js/");
+}
+
+/** The running runtime's `navigator.userAgent`, read at call time (never at import). */
+export function currentUserAgent(): string | undefined {
+  return (globalThis as { navigator?: { userAgent?: string } }).navigator?.userAgent;
+}
+
+/**
+ * The request body for a chunk. Bytes become a stream holding that one piece
+ * when `stream` is true, and `headers` gets their `Content-Length` (runtimes
+ * that ignore it send the stream chunked). Empty bytes and a Blob slice are
+ * sent as they are (the runtime streams a Blob).
+ *
+ * @param chunk The chunk.
+ * @param stream Whether bytes go as a stream.
+ * @param headers The request headers, completed in place.
+ * @returns The body.
+ */
+export function chunkBody(
+  chunk: Uint8Array | Blob,
+  stream: boolean,
+  headers: Record<string, string>,
+): RequestBody {
+  if (!stream || !(chunk instanceof Uint8Array) || chunk.length === 0) return chunk;
+  headers["Content-Length"] = String(chunk.length);
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      controller.enqueue(chunk);
+      controller.close();
+    },
+  });
+}
