@@ -2,7 +2,8 @@
  * Resumable-upload throughput and memory on Node: fetchbase (npm build) vs a
  * hand-written TUS loop over fetch and one over node:http, each upload in
  * its own Node process against the same @tus/server process, for 256 MiB
- * and 1 GiB generated streams. Writes bench/results/tus_node.md.
+ * and 1 GiB generated streams, and fetchbase from a file-backed Blob of the
+ * same sizes. Writes bench/results/tus_node.md.
  *
  * Fairness: one untimed warm-up upload per mode first (the server process
  * is cold at the start and slowed whichever upload came first), then the
@@ -52,7 +53,7 @@ async function one(mode: string, mib: number): Promise<Result> {
   return JSON.parse(new TextDecoder().decode(out.stdout).trim().split("\n").at(-1)!);
 }
 
-const modes = ["fetchbase", "fetchloop", "httploop"];
+const modes = ["fetchbase", "fetchbase-blob", "fetchloop", "httploop"];
 const results: Record<string, Result[]> = {};
 for (const mode of modes) await one(mode, 64);
 for (const mib of [256, 1024]) {
@@ -97,6 +98,21 @@ lines.push(
   `Memory: fetchbase 1 GiB vs 256 MiB differ by ${
     (f1g - f256).toFixed(0)
   } MiB (one chunk is 6 MiB); fetchbase vs the fetch loop at 1 GiB: ${(f1g - l1g).toFixed(0)} MiB.`,
+  "",
+  // Peak RSS depends on when V8 collects each chunk's garbage: show the spread the medians hide.
+  `Per round, fetchbase peak RSS above idle: 256 MiB ${
+    results["fetchbase@256"].map((r) => r.peakAboveBaselineMiB.toFixed(0)).join(", ")
+  }; 1 GiB ${
+    results["fetchbase@1024"].map((r) => r.peakAboveBaselineMiB.toFixed(0)).join(", ")
+  } MiB.`,
+  "",
+  `From a file-backed Blob (\`fs.openAsBlob\`, made before the baseline): 256 MiB ${
+    stat("fetchbase-blob", 256).mibps.toFixed(0)
+  } MiB/s, peak RSS above idle ${stat("fetchbase-blob", 256).mem.toFixed(0)} MiB; 1 GiB ${
+    stat("fetchbase-blob", 1024).mibps.toFixed(0)
+  } MiB/s, ${stat("fetchbase-blob", 1024).mem.toFixed(0)} MiB (per round: ${
+    results["fetchbase-blob@256"].map((r) => r.peakAboveBaselineMiB.toFixed(0)).join(", ")
+  }; ${results["fetchbase-blob@1024"].map((r) => r.peakAboveBaselineMiB.toFixed(0)).join(", ")}).`,
   "",
 );
 // The same round's uploads run back to back: their ratio shows the spread that medians hide.

@@ -1,6 +1,10 @@
 // @ts-nocheck -- one upload in its own Node process, for bench/tus_node.ts.
-// Usage: node tus_upload.mjs <mode: fetchbase|fetchloop|httploop> <MiB> <base url> <npm build dir>
+// Usage: node tus_upload.mjs <mode: fetchbase|fetchbase-blob|fetchloop|httploop> <MiB> <base url> <npm build dir>
 import { request } from "node:http";
+import { createWriteStream, openAsBlob, rmSync } from "node:fs";
+import { once } from "node:events";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 
 const [mode, mib, base, pkg] = process.argv.slice(2);
 const MIB = 1024 * 1024;
@@ -106,8 +110,30 @@ async function fetchbase() {
   if (!r.ok) throw new Error(r.error.message);
 }
 
-const run = { fetchbase, fetchloop: fetchLoop, httploop: httpLoop }[mode];
-if (mode === "fetchbase") await import(`${pkg}/esm/storage/mod.js`); // load code before the baseline
+/** fetchbase uploading a Blob (made before the baseline, so only the upload's memory counts). */
+let blob = null;
+async function fetchbaseBlob() {
+  const { createBaseClient } = await import(`${pkg}/esm/core/mod.js`);
+  const { createResumableUpload } = await import(`${pkg}/esm/storage/mod.js`);
+  const client = createBaseClient(base, "bench-key-123456");
+  const r = await createResumableUpload(client, "a", "b", blob, { chunkSize: CHUNK }).await();
+  if (!r.ok) throw new Error(r.error.message);
+}
+
+const run =
+  { fetchbase, "fetchbase-blob": fetchbaseBlob, fetchloop: fetchLoop, httploop: httpLoop }[
+    mode
+  ];
+if (mode.startsWith("fetchbase")) await import(`${pkg}/esm/storage/mod.js`); // load code before the baseline
+if (mode === "fetchbase-blob") {
+  // A file-backed Blob, as a Node server would upload a file: nothing of it in memory.
+  const file = join(tmpdir(), `fetchbase-bench-${process.pid}.bin`);
+  const out = createWriteStream(file);
+  for await (const piece of source()) if (!out.write(piece)) await once(out, "drain");
+  await new Promise((resolve) => out.end(resolve));
+  blob = await openAsBlob(file);
+  process.on("exit", () => rmSync(file, { force: true }));
+}
 globalThis.gc?.();
 const baseline = process.memoryUsage().rss;
 let peak = baseline;
