@@ -52,6 +52,12 @@ export type {
   UploadOptions,
 } from "./_ops.ts";
 
+/** The body of a guarded download. */
+async function bodyOf<T>(p: Promise<ServiceResult<{ body: T }>>): Promise<ServiceResult<T>> {
+  const r = await guard(p);
+  return r.ok ? success(r.value.body) : r;
+}
+
 /** Options of the local public/authenticated URL builders. */
 export interface UrlOptions {
   /** Image transforms: the URL targets the render endpoint. */
@@ -191,8 +197,7 @@ export async function download(
   path: string,
   options: DownloadOptions = {},
 ): Promise<ServiceResult<string>> {
-  const r = await guard(ops.downloadRaw(client, "authenticated", bucket, path, options, "text"));
-  return r.ok ? success(r.value.body) : r;
+  return await bodyOf(ops.downloadRaw(client, "authenticated", bucket, path, options, "text"));
 }
 
 /**
@@ -219,8 +224,7 @@ export async function downloadPublic(
   path: string,
   options: DownloadOptions = {},
 ): Promise<ServiceResult<string>> {
-  const r = await guard(ops.downloadRaw(client, "public", bucket, path, options, "text"));
-  return r.ok ? success(r.value.body) : r;
+  return await bodyOf(ops.downloadRaw(client, "public", bucket, path, options, "text"));
 }
 
 /**
@@ -248,8 +252,7 @@ export async function downloadBytes(
   path: string,
   options: DownloadOptions = {},
 ): Promise<ServiceResult<Uint8Array>> {
-  const r = await guard(ops.downloadRaw(client, "authenticated", bucket, path, options, "bytes"));
-  return r.ok ? success(r.value.body) : r;
+  return await bodyOf(ops.downloadRaw(client, "authenticated", bucket, path, options, "bytes"));
 }
 
 /**
@@ -276,8 +279,7 @@ export async function downloadPublicBytes(
   path: string,
   options: DownloadOptions = {},
 ): Promise<ServiceResult<Uint8Array>> {
-  const r = await guard(ops.downloadRaw(client, "public", bucket, path, options, "bytes"));
-  return r.ok ? success(r.value.body) : r;
+  return await bodyOf(ops.downloadRaw(client, "public", bucket, path, options, "bytes"));
 }
 
 /**
