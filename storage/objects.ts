@@ -33,7 +33,7 @@ import type {
   UploadOptions,
 } from "./_ops.ts";
 import { encodeObjectPath } from "./_path.ts";
-import { transformQuery, withQuery } from "./_urls.ts";
+import { withQuery } from "./_urls.ts";
 import type {
   FileObject,
   ImageTransformOptions,
@@ -53,6 +53,14 @@ export type {
 } from "./_ops.ts";
 
 /** The body of a guarded download. */
+/** `Success(true)` for an object's info, `Success(false)` for a 404, else the failure. */
+async function presence(
+  p: Promise<ServiceResult<FileObject>>,
+): Promise<ServiceResult<boolean>> {
+  const r = await p;
+  return r.ok ? success(true) : ops.isMissing(r) ? success(false) : r;
+}
+
 async function bodyOf<T>(p: Promise<ServiceResult<{ body: T }>>): Promise<ServiceResult<T>> {
   const r = await guard(p);
   return r.ok ? success(r.value.body) : r;
@@ -68,14 +76,16 @@ export interface UrlOptions {
   fileName?: string | null;
 }
 
+/** A local object or render URL; `render` picks the render endpoint even without transforms. */
 function localUrl(
   client: BaseClient,
   visibility: "public" | "authenticated",
   bucket: string,
   path: string,
   o: UrlOptions,
+  render: boolean = !!o.transform,
 ): string {
-  const family = o.transform ? `render/image/${visibility}` : `object/${visibility}`;
+  const family = render ? `render/image/${visibility}` : `object/${visibility}`;
   return withQuery(
     `${client.url}/storage/v1/${family}/${encodeObjectPath(bucket, path)}`,
     ops.downloadQuery(o),
@@ -407,8 +417,7 @@ export async function exists(
   path: string,
   options?: StorageCallOptions,
 ): Promise<ServiceResult<boolean>> {
-  const r = await info(client, bucket, path, options);
-  return r.ok ? success(true) : ops.isMissing(r) ? success(false) : r;
+  return await presence(info(client, bucket, path, options));
 }
 
 /**
@@ -435,8 +444,7 @@ export async function existsPublic(
   path: string,
   options?: StorageCallOptions,
 ): Promise<ServiceResult<boolean>> {
-  const r = await infoPublic(client, bucket, path, options);
-  return r.ok ? success(true) : ops.isMissing(r) ? success(false) : r;
+  return await presence(infoPublic(client, bucket, path, options));
 }
 
 /**
@@ -834,10 +842,7 @@ export function getPublicRenderUrl(
   path: string,
   transform?: ImageTransformOptions | null,
 ): string {
-  return withQuery(
-    `${client.url}/storage/v1/render/image/public/${encodeObjectPath(bucket, path)}`,
-    transform ? transformQuery(transform) : [],
-  );
+  return localUrl(client, "public", bucket, path, { transform }, true);
 }
 
 /**
@@ -864,8 +869,5 @@ export function getAuthenticatedRenderUrl(
   path: string,
   transform?: ImageTransformOptions | null,
 ): string {
-  return withQuery(
-    `${client.url}/storage/v1/render/image/authenticated/${encodeObjectPath(bucket, path)}`,
-    transform ? transformQuery(transform) : [],
-  );
+  return localUrl(client, "authenticated", bucket, path, { transform }, true);
 }

@@ -101,29 +101,21 @@ async function httpLoop() {
   }
 }
 
+/** A file-backed Blob for mode fetchbase-blob, made before the baseline (see below). */
+let blob = null;
+
+/** fetchbase uploading the generated stream, or the Blob in mode fetchbase-blob. */
 async function fetchbase() {
   const { createBaseClient } = await import(`${pkg}/esm/core/mod.js`);
   const { createResumableUpload } = await import(`${pkg}/esm/storage/mod.js`);
   const client = createBaseClient(base, "bench-key-123456");
-  const r = await createResumableUpload(client, "a", "b", source(), { chunkSize: CHUNK, size })
-    .await();
-  if (!r.ok) throw new Error(r.error.message);
-}
-
-/** fetchbase uploading a Blob (made before the baseline, so only the upload's memory counts). */
-let blob = null;
-async function fetchbaseBlob() {
-  const { createBaseClient } = await import(`${pkg}/esm/core/mod.js`);
-  const { createResumableUpload } = await import(`${pkg}/esm/storage/mod.js`);
-  const client = createBaseClient(base, "bench-key-123456");
-  const r = await createResumableUpload(client, "a", "b", blob, { chunkSize: CHUNK }).await();
+  const data = blob ?? source();
+  const r = await createResumableUpload(client, "a", "b", data, { chunkSize: CHUNK, size }).await();
   if (!r.ok) throw new Error(r.error.message);
 }
 
 const run =
-  { fetchbase, "fetchbase-blob": fetchbaseBlob, fetchloop: fetchLoop, httploop: httpLoop }[
-    mode
-  ];
+  { fetchbase, "fetchbase-blob": fetchbase, fetchloop: fetchLoop, httploop: httpLoop }[mode];
 if (mode.startsWith("fetchbase")) await import(`${pkg}/esm/storage/mod.js`); // load code before the baseline
 if (mode === "fetchbase-blob") {
   // A file-backed Blob, as a Node server would upload a file: nothing of it in memory.
