@@ -58,6 +58,7 @@ export interface StateFlow<T> {
 export class MutableStateFlow<T> implements StateFlow<T> {
   #value: T;
   #listeners: Set<StateListener<T>> = new Set();
+  #version = 0;
 
   /**
    * Creates a flow holding `initial`.
@@ -76,7 +77,11 @@ export class MutableStateFlow<T> implements StateFlow<T> {
   set value(next: T) {
     if (Object.is(next, this.#value)) return;
     this.#value = next;
+    const version = ++this.#version;
     for (const listener of [...this.#listeners]) {
+      // A listener that set a newer value has had it delivered to everyone:
+      // the rest must not receive this older one after it.
+      if (version !== this.#version) return;
       if (!this.#listeners.has(listener)) continue;
       try {
         listener(next);

@@ -244,6 +244,11 @@ export async function refreshTokenAndSaveSession(
   manager: SessionManager,
   refreshToken: string,
 ): Promise<ServiceResult<Session>> {
+  // The manager's own token goes through its single-flight refresh: two
+  // grants with one refresh token would make the server see a reuse.
+  const s = manager.sessionState.value;
+  const held = s.kind === "Authenticated" ? s.session : s.kind === "Expired" ? s.lastSession : null;
+  if (held !== null && held.refreshToken === refreshToken) return await manager.refreshSession();
   const r = await auth.refreshToken(refreshToken);
   if (r.ok) await manager.saveSession(r.value, { event: AuthStateChangeEvent.TOKEN_REFRESHED });
   return r;

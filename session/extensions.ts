@@ -22,6 +22,7 @@ import type { JsonObject } from "../core/decode.ts";
 import { withMaskedFields } from "../core/mask.ts";
 import { type Failure, failure, type ServiceResult, success } from "../core/result.ts";
 import { AuthStateChangeEvent, type SessionManager } from "./manager.ts";
+import { copySession, copyUser } from "./_copy.ts";
 
 const noSession = (): Failure => failure({ message: "No active session", category: "NO_SESSION" });
 
@@ -65,6 +66,19 @@ function makeSession(
 }
 
 /**
+ * Stores `user` in the manager's session as it is now, not as it was when the
+ * request left (a refresh may have rotated the tokens meanwhile); nothing is
+ * stored when the session has ended or belongs to another user by then.
+ */
+async function saveUser(manager: SessionManager, before: Session, user: User): Promise<void> {
+  const now = manager.currentSession;
+  if (!now || now.user.id !== before.user.id) return;
+  await manager.saveSession(copySession(now, { user }), {
+    event: AuthStateChangeEvent.USER_UPDATED,
+  });
+}
+
+/**
  * Fetches the current user; with `updateStoredSession` the stored session gets it.
  *
  * @example getUserForCurrentSession
@@ -92,11 +106,7 @@ export async function getUserForCurrentSession(
   const session = manager.currentSession;
   if (!session) return noSession();
   const r = await auth.getUser(session.accessToken);
-  if (r.ok && options.updateStoredSession) {
-    await manager.saveSession({ ...session, user: r.value }, {
-      event: AuthStateChangeEvent.USER_UPDATED,
-    });
-  }
+  if (r.ok && options.updateStoredSession) await saveUser(manager, session, r.value);
   return r;
 }
 
@@ -158,11 +168,7 @@ export async function updateUserForCurrentSession(
   const session = manager.currentSession;
   if (!session) return noSession();
   const r = await auth.updateUser(session.accessToken, updates);
-  if (r.ok && (options.updateStoredSession ?? true)) {
-    await manager.saveSession({ ...session, user: r.value }, {
-      event: AuthStateChangeEvent.USER_UPDATED,
-    });
-  }
+  if (r.ok && (options.updateStoredSession ?? true)) await saveUser(manager, session, r.value);
   return r;
 }
 
@@ -190,6 +196,9 @@ export function refreshCurrentSession(manager: SessionManager): Promise<ServiceR
 
 /**
  * Signs the current session out and clears storage; with no session it succeeds when `succeedIfNoSession` (default).
+ * A lapsed (`Expired`) session is signed out too. An answer of 401, 403 or 404
+ * means the server no longer knows the token or its session, so the session
+ * is cleared and the call succeeds; any other failure keeps it.
  *
  * @example signOutCurrentSession
  * ```ts
@@ -217,9 +226,15 @@ export async function signOutCurrentSession(
     succeedIfNoSession?: boolean;
   } = {},
 ): Promise<ServiceResult<void>> {
-  const session = manager.currentSession;
+  const state = manager.sessionState.value;
+  const session = state.kind === "Authenticated"
+    ? state.session
+    : state.kind === "Expired"
+    ? state.lastSession
+    : null;
   if (!session) return (options.succeedIfNoSession ?? true) ? success(undefined) : noSession();
-  const r = await auth.signOut(session.accessToken, { scope: options.scope ?? SignOutScope.LOCAL });
+  let r = await auth.signOut(session.accessToken, { scope: options.scope ?? SignOutScope.LOCAL });
+  if (!r.ok && [401, 403, 404].includes(r.error.status ?? 0)) r = success(undefined);
   if (r.ok && (options.clearStoredSessionOnSuccess ?? true)) await manager.clearSession();
   return r;
 }
@@ -430,9 +445,12 @@ export async function unlinkIdentityAndUpdateSession(
     const identities = (session.user.identities ?? []).filter((i) =>
       i.id !== identityId && i.identityId !== identityId
     );
-    await manager.saveSession({ ...session, user: { ...session.user, identities } }, {
-      event: AuthStateChangeEvent.USER_UPDATED,
-    });
+    await manager.saveSession(
+      copySession(session, { user: copyUser(session.user, { identities }) }),
+      {
+        event: AuthStateChangeEvent.USER_UPDATED,
+      },
+    );
   }
   return r;
 }

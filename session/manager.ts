@@ -11,6 +11,8 @@ import type { Session } from "../auth/models.ts";
 import type { BaseClient } from "../core/client.ts";
 import { failure, type ServiceError, type ServiceResult, success } from "../core/result.ts";
 import { MutableStateFlow, type StateFlow } from "../core/state_flow.ts";
+import { parseJwtClaims } from "../auth/jwt.ts";
+import { copySession } from "./_copy.ts";
 import { InMemorySessionStorage, type SessionStorage } from "./storage.ts";
 
 /**
@@ -35,7 +37,12 @@ export const AuthStateChangeEvent = {
 /** One of the {@linkcode AuthStateChangeEvent} values. */
 export type AuthStateChangeEvent = typeof AuthStateChangeEvent[keyof typeof AuthStateChangeEvent];
 
-/** The manager's state. */
+/**
+ * The manager's state. `Expired` holds a session whose access token has
+ * lapsed and whose refresh has not succeeded yet (retried with backoff under
+ * auto-refresh). The base client keeps the lapsed token meanwhile, so
+ * requests fail with 401 rather than silently running as the anonymous key.
+ */
 export type SessionState =
   | { kind: "NotAuthenticated" }
   | { kind: "Loading" }
@@ -81,6 +88,36 @@ function isInvalidGrant(e: ServiceError): boolean {
 
 const nowSeconds = () => Date.now() / 1000;
 
+/** The longest delay `setTimeout` honours (2^31 - 1 ms); longer waits are re-armed. */
+const MAX_TIMER_MS = 2_147_483_647;
+
+/**
+ * The session with `expiresAt` filled in, so that its expiry survives storage:
+ * a server that sent no `expires_at` gets now + `expiresIn`.
+ */
+function withExpiry(session: Session): Session {
+  if (session.expiresAt !== null && session.expiresAt > 0) return session;
+  return copySession(session, { expiresAt: Math.floor(nowSeconds()) + session.expiresIn });
+}
+
+/**
+ * A stored session without `expiresAt` (saved by an older version): the
+ * access token's `exp` claim, or 0 (treated as expired) when it has none.
+ */
+function storedExpiry(session: Session): Session {
+  if (session.expiresAt !== null && session.expiresAt > 0) return session;
+  const claims = parseJwtClaims(session.accessToken);
+  const exp = claims.ok && typeof claims.value.exp === "number" ? claims.value.exp : 0;
+  return copySession(session, { expiresAt: exp });
+}
+
+function superseded(): ServiceResult<Session> {
+  return failure({
+    message: "The session changed while it was being refreshed",
+    category: "CANCELLED",
+  });
+}
+
 /**
  * Keeps one session: persisted, applied to the base client, refreshed before
  * expiry. One refresh is in flight at a time and every caller shares it. A
@@ -113,7 +150,6 @@ export class SessionManager {
   readonly #retryMax: number;
   readonly #state = new MutableStateFlow<SessionState>({ kind: "NotAuthenticated" });
   readonly #listeners = new Set<AuthStateChangeCallback>();
-  #savedAt = 0;
   #inflight: Promise<ServiceResult<Session>> | null = null;
   #timer: ReturnType<typeof setTimeout> | null = null;
   #autoRefresh = false;
@@ -194,9 +230,17 @@ export class SessionManager {
   }
 
   #expiresAtMs(session: Session): number {
-    return session.expiresAt !== null && session.expiresAt > 0
-      ? session.expiresAt * 1000
-      : this.#savedAt + session.expiresIn * 1000;
+    return (session.expiresAt ?? 0) * 1000;
+  }
+
+  /** The refresh token of the live or lapsed session, or null. */
+  #heldRefreshToken(): string | null {
+    const s = this.#state.value;
+    return s.kind === "Authenticated"
+      ? s.session.refreshToken
+      : s.kind === "Expired"
+      ? s.lastSession.refreshToken
+      : null;
   }
 
   #apply(session: Session): void {
@@ -218,18 +262,20 @@ export class SessionManager {
     if (!session || typeof session.accessToken !== "string" || session.accessToken.trim() === "") {
       throw new TypeError("Cannot save the session as it has no access token");
     }
-    this.#savedAt = Date.now();
+    const live = withExpiry(session);
     this.#failures = 0;
-    await this.#storage.save(session);
-    this.#apply(session);
+    this.#inflight = null; // a refresh of the previous session no longer concerns callers
+    await this.#storage.save(live);
+    this.#apply(live);
     this.#schedule();
-    this.#emit(options.event ?? AuthStateChangeEvent.SIGNED_IN, session);
+    this.#emit(options.event ?? AuthStateChangeEvent.SIGNED_IN, live);
   }
 
   /** Forgets the session: storage, base-client token, timers; emits SIGNED_OUT. */
   async clearSession(): Promise<void> {
     this.#clearTimer();
     this.#failures = 0;
+    this.#inflight = null;
     try {
       await this.#storage.clear();
     } finally {
@@ -264,19 +310,29 @@ export class SessionManager {
     }
     const pending = this.#refresh(session);
     this.#inflight = pending;
-    pending.finally(() => {
+    const done = () => {
       if (this.#inflight === pending) this.#inflight = null;
-    });
+    };
+    pending.then(done, done);
     return pending;
   }
 
+  /**
+   * One refresh-token grant. Its answer applies only while the manager still
+   * holds the session it refreshed: after a sign-out or another sign-in it is
+   * dropped (Failure CANCELLED), whatever the server said. A disposed manager
+   * still stores the new tokens, since the server has spent the old ones.
+   * Never rejects.
+   */
   async #refresh(session: Session): Promise<ServiceResult<Session>> {
     const r = await this.#auth.refreshToken(session.refreshToken);
-    if (this.#disposed) return r;
+    const held = () => this.#heldRefreshToken() === session.refreshToken;
+    if (!held()) return superseded();
     if (r.ok) {
-      const next = r.value;
+      const answer = r.value;
       if (
-        next.accessToken.trim() === "" || next.refreshToken.trim() === "" || !(next.expiresIn > 0)
+        answer.accessToken.trim() === "" || answer.refreshToken.trim() === "" ||
+        !(answer.expiresIn > 0)
       ) {
         return this.#transient(
           session,
@@ -284,16 +340,36 @@ export class SessionManager {
             .error,
         );
       }
-      this.#savedAt = Date.now();
+      const next = withExpiry(answer);
       this.#failures = 0;
-      await this.#storage.save(next);
+      let stored: unknown = null;
+      try {
+        await this.#storage.save(next);
+      } catch (error) {
+        stored = error ?? new Error("unknown storage error");
+      }
+      if (!held()) return superseded();
+      // The new tokens are live even when storage failed: the old ones are spent.
       this.#apply(next);
       this.#schedule();
       this.#emit(AuthStateChangeEvent.TOKEN_REFRESHED, next);
+      if (stored !== null) {
+        return failure({
+          message: `The session was refreshed but could not be stored: ${
+            stored instanceof Error ? stored.name : String(stored)
+          }`,
+          category: "UNKNOWN",
+          cause: stored,
+        });
+      }
       return success(next);
     }
     if (isInvalidGrant(r.error)) {
-      await this.clearSession();
+      try {
+        await this.clearSession();
+      } catch {
+        // The session is cleared in memory; storage reported its own failure.
+      }
       return r;
     }
     return this.#transient(session, r.error);
@@ -320,23 +396,24 @@ export class SessionManager {
    */
   async restoreSession(): Promise<ServiceResult<Session>> {
     this.#state.value = { kind: "Loading" };
-    let stored: Session | null = null;
+    let loaded: Session | null = null;
     try {
-      stored = await this.#storage.load();
+      loaded = await this.#storage.load();
     } catch {
-      stored = null;
+      loaded = null;
     }
-    if (!stored) {
+    if (!loaded) {
       this.#state.value = { kind: "NotAuthenticated" };
       return failure({ message: "No active session", category: "NO_SESSION" });
     }
-    this.#savedAt = Date.now();
-    if (stored.expiresAt !== null && stored.expiresAt <= nowSeconds()) {
+    const stored = storedExpiry(loaded);
+    if (this.#expiresAtMs(stored) <= Date.now()) {
       this.#state.value = { kind: "Expired", lastSession: stored };
       return this.refreshSession();
     }
     this.#apply(stored);
     this.#schedule();
+    this.#emit(AuthStateChangeEvent.SIGNED_IN, stored);
     return success(stored);
   }
 
@@ -383,10 +460,13 @@ export class SessionManager {
 
   #setTimer(ms: number, fn: () => void): void {
     this.#clearTimer();
+    const wait = Number.isNaN(ms) ? 0 : Math.max(0, ms);
     const t = setTimeout(() => {
       this.#timer = null;
-      fn();
-    }, Math.max(0, ms));
+      // A wait past setTimeout's limit is served in slices.
+      if (wait > MAX_TIMER_MS) this.#setTimer(wait - MAX_TIMER_MS, fn);
+      else fn();
+    }, Math.min(wait, MAX_TIMER_MS));
     // Never keep a process alive just to refresh (Node and Deno timers expose unref()).
     if (
       typeof t === "object" && t !== null && "unref" in t &&
@@ -399,9 +479,20 @@ export class SessionManager {
 
   #schedule(): void {
     if (!this.#autoRefresh || this.#disposed) return;
+    const s = this.#state.value;
+    if (s.kind === "Expired") {
+      // A lapsed session keeps its pending retry, or gets one now.
+      if (this.#timer === null && s.lastSession.refreshToken.trim() !== "") {
+        this.#setTimer(0, () => void this.refreshSession());
+      }
+      return;
+    }
     const session = this.currentSession;
     if (!session || session.refreshToken.trim() === "") return this.#clearTimer();
-    const due = this.#expiresAtMs(session) - this.#buffer * 1000 - Date.now();
+    // The buffer never exceeds half the token's lifetime: a server issuing
+    // tokens shorter than the buffer gets refreshes at half-life, not a loop.
+    const buffer = Math.min(this.#buffer * 1000, Math.max(0, session.expiresIn) * 500);
+    const due = this.#expiresAtMs(session) - buffer - Date.now();
     this.#setTimer(due, () => void this.refreshSession());
   }
 }

@@ -8,6 +8,7 @@
 
 import { withMaskedFields } from "../core/mask.ts";
 import type { Session, User } from "../auth/models.ts";
+import { SESSION_SECRETS, USER_SECRETS } from "./_copy.ts";
 
 /** Persists one session; every method may be sync or async. */
 export interface SessionStorage {
@@ -31,13 +32,6 @@ export interface KeyValueStore {
 
 /** The default storage key. */
 export const DEFAULT_KEY = "fetchbase.auth.session";
-
-const SESSION_SECRETS = [
-  "accessToken",
-  "refreshToken",
-  "providerToken",
-  "providerRefreshToken",
-] as const;
 
 /**
  * Serialises a session to JSON (tokens included: storage needs them).
@@ -121,7 +115,7 @@ export function parseStoredSession(text: string | null | undefined): Session | n
       phoneConfirmedAt: str(user.phoneConfirmedAt),
       confirmedAt: str(user.confirmedAt),
       lastSignInAt: str(user.lastSignInAt),
-    }, ["email", "phone"]),
+    }, [...USER_SECRETS]),
     providerToken: str(o.providerToken),
     providerRefreshToken: str(o.providerRefreshToken),
   }, [...SESSION_SECRETS]);

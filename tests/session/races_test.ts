@@ -1,0 +1,424 @@
+// Session manager races, timer limits and lapsed sessions: each test holds the
+// server's answers back (or moves fake time) to put the manager in the window
+// where the race happens.
+import assert from "node:assert/strict";
+import FakeTimers from "@sinonjs/fake-timers";
+import { createAuthClient, decodeSession } from "../../auth/mod.ts";
+import { createBaseClient } from "../../core/client.ts";
+import { MutableStateFlow } from "../../core/state_flow.ts";
+import {
+  createSessionManager,
+  getUserForCurrentSession,
+  InMemorySessionStorage,
+  KeyValueSessionStorage,
+  refreshTokenAndSaveSession,
+  signOutCurrentSession,
+  unlinkIdentityAndUpdateSession,
+  updateUserForCurrentSession,
+} from "../../session/mod.ts";
+
+const BASE = "https://project.example.com";
+const KEY = "anon-key-0123456789";
+
+function sessionJson(n: number, o: { expires_in?: number; expires_at?: number | null } = {}) {
+  const now = Math.floor(Date.now() / 1000);
+  return {
+    access_token: `access-${n}`,
+    refresh_token: `refresh-${n}`,
+    expires_in: o.expires_in ?? 3600,
+    expires_at: o.expires_at === undefined ? now + (o.expires_in ?? 3600) : o.expires_at,
+    token_type: "bearer",
+    user: { id: "u1", email: "a@x.io", identities: [{ id: "i1" }, { id: "i2" }] },
+  };
+}
+
+const json = (body: unknown, status = 200) =>
+  new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
+
+interface Held {
+  method: string;
+  path: string;
+  body: string;
+  release(answer: Response | Error): void;
+}
+
+/** A fetch whose answers wait until the test releases them. */
+function heldServer() {
+  const held: Held[] = [];
+  const fetch = async (input: RequestInfo | URL, init?: RequestInit) => {
+    const req = new Request(input, init);
+    const body = await req.text();
+    return await new Promise<Response>((resolve, reject) => {
+      held.push({
+        method: req.method,
+        path: new URL(req.url).pathname,
+        body,
+        release: (a) => a instanceof Error ? reject(a) : resolve(a),
+      });
+    });
+  };
+  const client = createBaseClient(BASE, KEY, { fetch, retry: { maxAttempts: 1 }, timeout: 0 });
+  const find = (part: string) => held.find((h) => h.path.endsWith(part))!;
+  return { held, client, auth: createAuthClient(client), find };
+}
+
+/** A fetch answering at once through `answer`; counts refresh grants. */
+function autoServer(answer: (path: string) => Response) {
+  const paths: string[] = [];
+  const fetch = (input: RequestInfo | URL, init?: RequestInit) => {
+    const path = new URL(new Request(input, init).url).pathname;
+    paths.push(path);
+    return Promise.resolve().then(() => answer(path));
+  };
+  const client = createBaseClient(BASE, KEY, { fetch, retry: { maxAttempts: 1 }, timeout: 0 });
+  return {
+    client,
+    auth: createAuthClient(client),
+    grants: () => paths.filter((p) => p.endsWith("/token")).length,
+  };
+}
+
+const turns = async (n = 20) => {
+  for (let i = 0; i < n; i++) await Promise.resolve();
+};
+
+type Clock = ReturnType<typeof FakeTimers.install>;
+function withClock<T>(fn: (clock: Clock) => Promise<T>): Promise<T> {
+  const clock = FakeTimers.install({
+    toFake: ["setTimeout", "clearTimeout", "Date"],
+    now: 1_800_000_000_000,
+  });
+  return fn(clock).finally(() => clock.uninstall());
+}
+
+Deno.test("a refresh answered after clearSession is dropped: no resurrected session", async () => {
+  const s = heldServer();
+  const storage = new InMemorySessionStorage();
+  const m = createSessionManager(s.auth, s.client, { storage, autoRefresh: false });
+  const events: string[] = [];
+  m.onAuthStateChange((e) => events.push(e), { emitInitialSession: false });
+  await m.saveSession(decodeSession(sessionJson(1)));
+  const pending = m.refreshSession();
+  await turns();
+  await m.clearSession();
+  s.find("/token").release(json(sessionJson(2)));
+  const r = await pending;
+  assert.equal(r.ok, false);
+  assert.equal(r.errorOrNull()?.category, "CANCELLED");
+  assert.equal(m.sessionState.value.kind, "NotAuthenticated");
+  assert.equal(s.client.accessToken, null);
+  assert.equal(storage.load(), null);
+  assert.deepEqual(events, ["SIGNED_IN", "SIGNED_OUT"]);
+  m.dispose();
+});
+
+Deno.test("a refresh of the old session answered after a new sign-in leaves the new session alone", async () => {
+  for (
+    const answer of [
+      json(sessionJson(2)),
+      json({ error_code: "refresh_token_not_found", msg: "Invalid Refresh Token" }, 400),
+    ]
+  ) {
+    const s = heldServer();
+    const m = createSessionManager(s.auth, s.client, { autoRefresh: false });
+    await m.saveSession(decodeSession(sessionJson(1)));
+    const pending = m.refreshSession();
+    await turns();
+    await m.saveSession(decodeSession(sessionJson(9)));
+    s.find("/token").release(answer);
+    await pending;
+    assert.equal(m.accessToken, "access-9");
+    assert.equal(s.client.accessToken, "access-9");
+    // A refresh asked for now concerns the new session, not the old grant.
+    const next = m.refreshSession();
+    await turns();
+    const grants = s.held.filter((h) => h.path.endsWith("/token"));
+    assert.equal(grants.length, 2);
+    assert.match(grants[1].body, /refresh-9/);
+    grants[1].release(json(sessionJson(10)));
+    assert.equal((await next).getOrThrow().accessToken, "access-10");
+    m.dispose();
+  }
+});
+
+Deno.test("a user update answered after a refresh stores the user in the refreshed session", async () => {
+  const s = heldServer();
+  const m = createSessionManager(s.auth, s.client, { autoRefresh: false });
+  await m.saveSession(decodeSession(sessionJson(1)));
+  const update = updateUserForCurrentSession(s.auth, m, { data: { a: 1 } });
+  const read = getUserForCurrentSession(s.auth, m, { updateStoredSession: true });
+  await turns();
+  const refresh = m.refreshSession();
+  await turns();
+  s.find("/token").release(json(sessionJson(2)));
+  await refresh;
+  for (const h of s.held.filter((h) => h.path.endsWith("/user"))) {
+    h.release(json({ id: "u1", email: "new@x.io" }));
+  }
+  await Promise.all([update, read]);
+  assert.equal(m.currentSession?.refreshToken, "refresh-2");
+  assert.equal(s.client.accessToken, "access-2");
+  assert.equal(m.currentSession?.user.email, "new@x.io");
+  // The copy is masked like the original.
+  assert.doesNotMatch(String(m.currentSession), /access-2|refresh-2/);
+  assert.doesNotMatch(Deno.inspect(m.currentSession), /access-2|refresh-2/);
+  m.dispose();
+});
+
+Deno.test("unlinking an identity keeps the session masked", async () => {
+  const s = autoServer(() => new Response(null, { status: 204 }));
+  const m = createSessionManager(s.auth, s.client, { autoRefresh: false });
+  await m.saveSession(decodeSession(sessionJson(1)));
+  const r = await unlinkIdentityAndUpdateSession(s.auth, "access-1", "i1", m);
+  assert.equal(r.ok, true);
+  assert.deepEqual(m.currentSession?.user.identities?.map((i) => i.id), ["i2"]);
+  assert.doesNotMatch(Deno.inspect(m.currentSession), /access-1|refresh-1|a@x\.io/);
+  m.dispose();
+});
+
+Deno.test("dispose during a refresh still stores the new tokens (the old refresh token is spent)", async () => {
+  const s = heldServer();
+  const storage = new InMemorySessionStorage();
+  const m = createSessionManager(s.auth, s.client, { storage, autoRefresh: false });
+  await m.saveSession(decodeSession(sessionJson(1)));
+  const pending = m.refreshSession();
+  await turns();
+  m.dispose();
+  s.find("/token").release(json(sessionJson(2)));
+  assert.equal((await pending).ok, true);
+  assert.equal(storage.load()?.refreshToken, "refresh-2");
+});
+
+Deno.test("refreshTokenAndSaveSession with the manager's token shares its single refresh", async () => {
+  const s = heldServer();
+  const m = createSessionManager(s.auth, s.client, { autoRefresh: false });
+  await m.saveSession(decodeSession(sessionJson(1)));
+  const a = m.refreshSession();
+  const b = refreshTokenAndSaveSession(s.auth, m, "refresh-1");
+  await turns();
+  assert.equal(s.held.length, 1);
+  s.held[0].release(json(sessionJson(2)));
+  const [ra, rb] = await Promise.all([a, b]);
+  assert.equal(ra.getOrThrow().accessToken, "access-2");
+  assert.equal(rb.getOrThrow().accessToken, "access-2");
+  m.dispose();
+});
+
+Deno.test("a storage failure while refreshing is a Failure, never an unhandled rejection", async () => {
+  let failing = false;
+  const map = new Map<string, string>();
+  const store = {
+    get: (k: string) => map.get(k) ?? null,
+    set: (k: string, v: string) => {
+      if (failing) throw new DOMException("full", "QuotaExceededError");
+      map.set(k, v);
+    },
+    remove: (k: string) => void map.delete(k),
+  };
+  const s = autoServer(() => json(sessionJson(2)));
+  const m = createSessionManager(s.auth, s.client, {
+    storage: new KeyValueSessionStorage(store),
+    autoRefresh: false,
+  });
+  await m.saveSession(decodeSession(sessionJson(1)));
+  failing = true;
+  const r = await m.refreshSession();
+  assert.equal(r.ok, false);
+  assert.equal(r.errorOrNull()?.category, "UNKNOWN");
+  assert.match(r.errorOrNull()!.message, /refreshed but could not be stored: QuotaExceededError/);
+  // The new tokens are live in memory: the server has spent the old ones.
+  assert.equal(s.client.accessToken, "access-2");
+  await new Promise((done) => setTimeout(done, 5)); // an unhandled rejection would fail here
+  m.dispose();
+});
+
+Deno.test("a token lifetime beyond setTimeout's limit waits instead of refreshing at once", () =>
+  withClock(async (clock) => {
+    const days = 30 * 86_400;
+    const s = autoServer(() => json(sessionJson(2, { expires_in: days })));
+    const m = createSessionManager(s.auth, s.client);
+    m.startAutoRefresh();
+    await m.saveSession(decodeSession(sessionJson(1, { expires_in: days })));
+    await clock.tickAsync(60_000);
+    assert.equal(s.grants(), 0);
+    // Due 60 s before expiry: one slice of 2^31 - 1 ms, then the rest.
+    await clock.tickAsync(days * 1000 - 60_000 - 60_000 - 1_000);
+    assert.equal(s.grants(), 0);
+    await clock.tickAsync(2_000);
+    assert.equal(s.grants(), 1);
+    m.dispose();
+  }));
+
+Deno.test("a token shorter than refreshBufferSeconds is refreshed at half-life, not in a loop", () =>
+  withClock(async (clock) => {
+    const s = autoServer(() => json(sessionJson(2, { expires_in: 30 })));
+    const m = createSessionManager(s.auth, s.client); // buffer 60 s
+    m.startAutoRefresh();
+    await m.saveSession(decodeSession(sessionJson(1, { expires_in: 30 })));
+    await clock.tickAsync(14_000);
+    assert.equal(s.grants(), 0);
+    await clock.tickAsync(1_000);
+    assert.equal(s.grants(), 1);
+    await clock.tickAsync(15_000);
+    assert.equal(s.grants(), 2);
+    m.dispose();
+  }));
+
+Deno.test("startAutoRefresh on a lapsed session keeps retrying until the network returns", () =>
+  withClock(async (clock) => {
+    let offline = true;
+    const s = autoServer(() => {
+      if (offline) throw new TypeError("network down");
+      return json(sessionJson(2));
+    });
+    const storage = new InMemorySessionStorage();
+    storage.save(
+      decodeSession(sessionJson(1, { expires_at: Math.floor(Date.now() / 1000) - 10 })),
+    );
+    const m = createSessionManager(s.auth, s.client, { storage });
+    await m.initialize();
+    assert.equal(m.sessionState.value.kind, "Expired");
+    m.startAutoRefresh();
+    offline = false;
+    await clock.tickAsync(5 * 60_000);
+    assert.equal(m.sessionState.value.kind, "Authenticated");
+    assert.equal(m.accessToken, "access-2");
+    m.dispose();
+  }));
+
+Deno.test("startAutoRefresh on a lapsed session without a pending retry refreshes now", async () => {
+  let offline = true;
+  const s = autoServer(() => {
+    if (offline) throw new TypeError("network down");
+    return json(sessionJson(2));
+  });
+  const storage = new InMemorySessionStorage();
+  storage.save(decodeSession(sessionJson(1, { expires_at: Math.floor(Date.now() / 1000) - 10 })));
+  const m = createSessionManager(s.auth, s.client, { storage, autoRefresh: false });
+  await m.restoreSession(); // its one refresh fails, and nothing is scheduled
+  assert.equal(m.sessionState.value.kind, "Expired");
+  assert.equal(s.grants(), 1);
+  offline = false;
+  m.startAutoRefresh();
+  await new Promise((done) => setTimeout(done, 5));
+  assert.equal(s.grants(), 2);
+  assert.equal(m.sessionState.value.kind, "Authenticated");
+  m.dispose();
+});
+
+Deno.test("a stored session without expiresAt is dated by its save, not by its restore", () =>
+  withClock(async (clock) => {
+    const map = new Map<string, string>();
+    const store = {
+      get: (k: string) => map.get(k) ?? null,
+      set: (k: string, v: string) => void map.set(k, v),
+      remove: (k: string) => void map.delete(k),
+    };
+    const s = autoServer(() => json(sessionJson(2)));
+    const first = createSessionManager(s.auth, s.client, {
+      storage: new KeyValueSessionStorage(store),
+      autoRefresh: false,
+    });
+    await first.saveSession(decodeSession(sessionJson(1, { expires_at: null })));
+    first.dispose();
+    clock.tick(3 * 86_400_000); // a new process three days later
+    const later = createSessionManager(s.auth, s.client, {
+      storage: new KeyValueSessionStorage(store),
+      autoRefresh: false,
+    });
+    const r = await later.restoreSession();
+    assert.equal(s.grants(), 1, "the lapsed token was refreshed, not applied");
+    assert.equal(r.getOrThrow().accessToken, "access-2");
+    later.dispose();
+  }));
+
+Deno.test("a legacy stored session without expiresAt takes the token's exp, else counts as lapsed", async () => {
+  const b64 = (o: unknown) => btoa(JSON.stringify(o)).replace(/=+$/, "");
+  const future = Math.floor(Date.now() / 1000) + 600;
+  const jwt = `${b64({ alg: "HS256" })}.${b64({ exp: future, sub: "u1" })}.c2ln`;
+  const legacy = (token: string) =>
+    JSON.stringify({
+      accessToken: token,
+      refreshToken: "refresh-1",
+      expiresIn: 3600,
+      expiresAt: null,
+      tokenType: "bearer",
+      user: { id: "u1" },
+    });
+  for (const [token, grants] of [[jwt, 0], ["opaque-token", 1]] as const) {
+    const map = new Map([["fetchbase.auth.session", legacy(token)]]);
+    const store = {
+      get: (k: string) => map.get(k) ?? null,
+      set: (k: string, v: string) => void map.set(k, v),
+      remove: (k: string) => void map.delete(k),
+    };
+    const s = autoServer(() => json(sessionJson(2)));
+    const m = createSessionManager(s.auth, s.client, {
+      storage: new KeyValueSessionStorage(store),
+      autoRefresh: false,
+    });
+    await m.restoreSession();
+    assert.equal(s.grants(), grants, token);
+    if (grants === 0) assert.equal(m.currentSession?.expiresAt, future);
+    m.dispose();
+  }
+});
+
+Deno.test("restoring a live session emits SIGNED_IN to listeners subscribed before", async () => {
+  const s = autoServer(() => json(sessionJson(2)));
+  const storage = new InMemorySessionStorage();
+  storage.save(decodeSession(sessionJson(1)));
+  const m = createSessionManager(s.auth, s.client, { storage, autoRefresh: false });
+  const events: [string, string | null][] = [];
+  m.onAuthStateChange((e, session) => events.push([e, session?.accessToken ?? null]));
+  await m.initialize();
+  assert.deepEqual(events, [["INITIAL_SESSION", null], ["SIGNED_IN", "access-1"]]);
+  m.dispose();
+});
+
+Deno.test("signOutCurrentSession signs a lapsed session out; 401/403/404 count as signed out", async () => {
+  for (const status of [204, 401, 403, 404, 500]) {
+    const s = autoServer((path) =>
+      path.endsWith("/logout")
+        ? status === 204 ? new Response(null, { status }) : json({ msg: "no" }, status)
+        : (() => {
+          throw new TypeError("offline");
+        })()
+    );
+    const storage = new InMemorySessionStorage();
+    storage.save(
+      decodeSession(sessionJson(1, { expires_at: Math.floor(Date.now() / 1000) - 10 })),
+    );
+    const m = createSessionManager(s.auth, s.client, { storage, autoRefresh: false });
+    await m.restoreSession();
+    assert.equal(m.sessionState.value.kind, "Expired");
+    const r = await signOutCurrentSession(s.auth, m);
+    if (status === 500) {
+      assert.equal(r.ok, false);
+      assert.equal(storage.load()?.refreshToken, "refresh-1", "kept for a retry");
+    } else {
+      assert.equal(r.ok, true, String(status));
+      assert.equal(storage.load(), null);
+      assert.equal(m.sessionState.value.kind, "NotAuthenticated");
+      assert.equal(s.client.accessToken, null);
+    }
+    m.dispose();
+  }
+});
+
+Deno.test("StateFlow: a listener that sets a newer value is never followed by the older one", async () => {
+  const flow = new MutableStateFlow(0);
+  const later: number[] = [];
+  flow.subscribe((v) => {
+    if (v === 1) flow.value = 2;
+  });
+  flow.subscribe((v) => later.push(v));
+  const it = flow[Symbol.asyncIterator]();
+  assert.equal((await it.next()).value, 0);
+  flow.value = 1;
+  assert.equal(flow.value, 2);
+  assert.equal(later.at(-1), 2);
+  assert.deepEqual(later, [0, 2]);
+  assert.equal((await it.next()).value, 2);
+  await it.return?.();
+});
