@@ -22,13 +22,17 @@ export type FilterValue = string | number | boolean | null | Date | bigint;
 // Names that passed the check (bounded); most queries reuse a few columns.
 const CHECKED = new Set<string>();
 
-/** Refuses column names that would change the query's shape. */
-export function checkColumn(name: string): string {
+/**
+ * Refuses column names that would change the query's shape. `asKey` false is
+ * for names that are not query keys (order terms), where `limit` or `order`
+ * are ordinary column names.
+ */
+export function checkColumn(name: string, asKey = true): string {
   if (CHECKED.has(name)) return name;
   if (typeof name !== "string" || name.trim() === "") {
     throw new TypeError("Cannot filter as the column name must be a non-blank string");
   }
-  if (RESERVED_KEYS.has(name)) {
+  if (asKey && RESERVED_KEYS.has(name)) {
     throw new TypeError(
       `Cannot filter on column '${name}' as it collides with a reserved PostgREST query key`,
     );
@@ -38,6 +42,7 @@ export function checkColumn(name: string): string {
       `Cannot filter on column '${name}' as it contains a reserved character (, ( ) & = # " \\ or whitespace)`,
     );
   }
+  if (!asKey) return name; // the cache holds only names valid as keys
   if (CHECKED.size >= 512) CHECKED.clear();
   CHECKED.add(name);
   return name;

@@ -154,7 +154,13 @@ export function encodePairs(pairs: ReadonlyArray<readonly [string, string]>): st
 }
 
 function transportRequest(client: BaseClient, req: PgRequest): TransportRequest<"text"> | string {
-  const query = encodePairs(req.pairs);
+  let query: string;
+  try {
+    query = encodePairs(req.pairs);
+  } catch {
+    // encodeURIComponent refuses a lone UTF-16 surrogate.
+    return "Cannot send the request as a filter or parameter is not well-formed Unicode (it holds a lone surrogate)";
+  }
   const length = client.url.length + 8 + req.path.length + 1 + query.length;
   if (length > MAX_URL_LENGTH) {
     return `Cannot send the request as its URL is ${length} characters long, over the safe limit of ${MAX_URL_LENGTH}; move large filters into an RPC`;

@@ -84,7 +84,7 @@ export class QueryBuilder {
     const key = options.referencedTable ? `${checkColumn(options.referencedTable)}.order` : "order";
     const orders = this.#order ??= new Map();
     const list = orders.get(key) ?? [];
-    list.push(`${checkColumn(columnName(column))}.${order}${nulls ? "." + nulls : ""}`);
+    list.push(`${checkColumn(columnName(column), false)}.${order}${nulls ? "." + nulls : ""}`);
     orders.set(key, list);
     return this;
   }

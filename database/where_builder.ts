@@ -45,6 +45,29 @@ export interface TextSearchOptions {
   type?: TextSearchType;
 }
 
+/**
+ * A group must hold a predicate: PostgREST rejects `or=()`, and dropping an
+ * empty `or` (no row) or `and` (every row) would change what the query means.
+ */
+function emptyCheck(operator: string, inner: WhereBuilder): void {
+  if (inner.predicates.length === 0) {
+    throw new TypeError(`Cannot filter with ${operator} as its block added no predicate`);
+  }
+}
+
+/**
+ * An `in.(...)` list. PostgREST sends its items as text, so a null would be
+ * the word 'null' (a failed cast, or a false match), never SQL NULL.
+ */
+function inOperand(values: readonly unknown[], what: string): string {
+  if (Array.isArray(values) && values.includes(null)) {
+    throw new TypeError(
+      `Cannot filter with ${what} as the list holds null; combine isNull() in an or() group instead`,
+    );
+  }
+  return listOperand(values, what);
+}
+
 function negate(p: Predicate): Predicate {
   return { ...p, negated: !p.negated };
 }
@@ -85,7 +108,7 @@ export class WhereBuilder {
 
   #nullable(column: ColumnRef<unknown>, operator: string, value: unknown, what: string): this {
     if (value === null) {
-      this.#add(column, "is", "null");
+      this.#add(column, "is", "null", true);
       if (operator === "neq") {
         const last = this.predicates.pop()!;
         this.predicates.push(negate(last));
@@ -169,7 +192,10 @@ export class WhereBuilder {
    * @returns This builder.
    */
   within<T>(column: ColumnRef<T>, range: ClosedRange<NoInfer<T>>): this {
-    const name = checkColumn(columnName(column));
+    const full = checkColumn(columnName(column));
+    // Inside a group PostgREST reads no table path: `author.age` becomes `author.and=(age...)`.
+    const dot = full.lastIndexOf(".");
+    const name = dot === -1 ? full : full.slice(dot + 1);
     const f = (operator: string, v: unknown): Predicate => ({
       kind: "filter",
       column: name,
@@ -182,7 +208,7 @@ export class WhereBuilder {
       kind: "group",
       operator: "and",
       negated: false,
-      referencedTable: null,
+      referencedTable: dot === -1 ? null : full.slice(0, dot),
       items: [f("gte", range?.from), f("lte", range?.to)],
     });
     return this;
@@ -196,6 +222,8 @@ export class WhereBuilder {
    * @returns This builder.
    */
   isDistinctFrom<T>(column: ColumnRef<T>, value: NoInfer<T> | null): this {
+    // IS DISTINCT FROM NULL is IS NOT NULL; `isdistinct.null` would compare with the text 'null'.
+    if (value === null) return this.isNotNull(column);
     return this.#add(column, "isdistinct", scalar(value, "isDistinctFrom"));
   }
 
@@ -206,7 +234,7 @@ export class WhereBuilder {
    * @returns This builder.
    */
   isNull(column: ColumnRef<unknown>): this {
-    return this.#add(column, "is", "null");
+    return this.#add(column, "is", "null", true);
   }
 
   /**
@@ -216,7 +244,7 @@ export class WhereBuilder {
    * @returns This builder.
    */
   isNotNull(column: ColumnRef<unknown>): this {
-    this.#add(column, "is", "null");
+    this.#add(column, "is", "null", true);
     this.predicates.push(negate(this.predicates.pop()!));
     return this;
   }
@@ -234,7 +262,7 @@ export class WhereBuilder {
         `Cannot filter with isExactly as the value must be a boolean: current value is ${value}`,
       );
     }
-    return this.#add(column, "is", String(value));
+    return this.#add(column, "is", String(value), true);
   }
 
   /**
@@ -333,7 +361,7 @@ export class WhereBuilder {
    * @returns This builder.
    */
   inList<T>(column: ColumnRef<T>, values: readonly NoInfer<T>[]): this {
-    return this.#add(column, "in", listOperand(values, "inList"), true);
+    return this.#add(column, "in", inOperand(values, "inList"), true);
   }
 
   /**
@@ -344,7 +372,7 @@ export class WhereBuilder {
    * @returns This builder.
    */
   notInList<T>(column: ColumnRef<T>, values: readonly NoInfer<T>[]): this {
-    this.#add(column, "in", listOperand(values, "notInList"), true);
+    this.#add(column, "in", inOperand(values, "notInList"), true);
     this.predicates.push(negate(this.predicates.pop()!));
     return this;
   }
@@ -463,7 +491,7 @@ export class WhereBuilder {
       );
     }
     const config = options.config;
-    if (config !== undefined && config !== null && !/^[A-Za-z0-9_.]+$/.test(config)) {
+    if (config !== undefined && config !== null && !/^[A-Za-z0-9_$]+$/.test(config)) {
       throw new TypeError(
         `Cannot search as 'config' is not a configuration name: current value is ${config}`,
       );
@@ -496,6 +524,7 @@ export class WhereBuilder {
     const inner = new WhereBuilder();
     block(inner);
     if (referencedTable !== null) checkColumn(referencedTable);
+    emptyCheck(operator, inner);
     this.predicates.push({
       kind: "group",
       operator,
@@ -540,6 +569,7 @@ export class WhereBuilder {
   not(block: (w: WhereBuilder) => unknown): this {
     const inner = new WhereBuilder();
     block(inner);
+    emptyCheck("not", inner);
     if (inner.predicates.length === 1) this.predicates.push(negate(inner.predicates[0]));
     else if (inner.predicates.length > 1) {
       this.predicates.push({
@@ -562,9 +592,23 @@ export function renderInGroup(p: Predicate): string {
     }
     return `${p.negated ? "not." : ""}${p.operator}(${p.items.map(renderInGroup).join(",")})`;
   }
-  return `${p.column}.${p.negated ? "not." : ""}${p.operator}.${
-    p.list ? p.value : quoteItem(p.value)
-  }`;
+  if (p.column.includes(".")) {
+    throw new TypeError(
+      `Cannot filter on '${p.column}' inside a group as PostgREST reads no table path there; pass 'referencedTable' to or() or and()`,
+    );
+  }
+  return `${p.column}.${p.negated ? "not." : ""}${p.operator}.${groupValue(p)}`;
+}
+
+/**
+ * A value inside a group. PostgREST reads an unquoted `{...}` array there up
+ * to its first brace, so an array whose elements hold braces goes quoted as a
+ * whole (PostgREST tries a quoted value first).
+ */
+function groupValue(p: Predicate & { kind: "filter" }): string {
+  if (!p.list) return quoteItem(p.value);
+  if (p.value.startsWith("{") && /[{}]/.test(p.value.slice(1, -1))) return quoteItem(p.value);
+  return p.value;
 }
 
 /** Renders a top-level predicate as a query pair. */

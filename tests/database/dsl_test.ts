@@ -245,3 +245,110 @@ Deno.test("dates become ISO strings; numbers and booleans are verbatim", () => {
     [["at", "gt.2026-01-02T00:00:00.000Z"], ["b", "eq.false"], ["n", "eq.1.5"]],
   );
 });
+
+Deno.test("is-values stay bare inside groups (PostgREST's `is` reads only null/true/false/unknown)", () => {
+  assert.deepEqual(
+    where((w) =>
+      w.or((o) =>
+        o.isNull(t.title).eq(t.title, null).neq(t.title, null).isNotNull(t.id).isExactly(
+          t.done,
+          true,
+        )
+      )
+    ),
+    [["or", "(title.is.null,title.is.null,title.not.is.null,id.not.is.null,done.is.true)"]],
+  );
+  assert.deepEqual(where((w) => w.not((n) => n.isNull(t.title).eq(t.id, 1))), [[
+    "not.and",
+    "(title.is.null,id.eq.1)",
+  ]]);
+  // A string "null" is still quoted: it is the text, not NULL.
+  assert.deepEqual(where((w) => w.or((o) => o.eq(t.title, "null").isNull(t.title))), [[
+    "or",
+    '(title.eq."null",title.is.null)',
+  ]]);
+});
+
+Deno.test("isDistinctFrom(null) is IS NOT NULL, at top level and in groups", () => {
+  assert.deepEqual(where((w) => w.isDistinctFrom(t.title, null)), [["title", "not.is.null"]]);
+  assert.deepEqual(where((w) => w.or((o) => o.isDistinctFrom(t.title, null).eq(t.id, 1))), [[
+    "or",
+    "(title.not.is.null,id.eq.1)",
+  ]]);
+});
+
+Deno.test("arrays holding braces go quoted whole inside groups; plain arrays stay bare", () => {
+  assert.deepEqual(
+    where((w) => w.or((o) => o.contains(t.tags, ["a}b", "c"]).eq(t.id, 1))),
+    [["or", '(tags.cs."{\\"a}b\\",c}",id.eq.1)']],
+  );
+  assert.deepEqual(
+    where((w) => w.or((o) => o.likeAnyOf(t.title, ["%x{%", "y"]).eq(t.id, 1))),
+    [["or", '(title.like(any)."{\\"%x{%\\",y}",id.eq.1)']],
+  );
+  assert.deepEqual(where((w) => w.or((o) => o.contains(t.tags, ["a,b", "c"]).eq(t.id, 1))), [[
+    "or",
+    '(tags.cs.{"a,b",c},id.eq.1)',
+  ]]);
+  // Top level takes the rest of the value verbatim: no quoting needed there.
+  assert.deepEqual(where((w) => w.contains(t.tags, ["a}b"])), [["tags", 'cs.{"a}b"}']]);
+});
+
+Deno.test("within on an embedded column targets the embedded table; dotted columns in groups are refused", () => {
+  assert.deepEqual(where((w) => w.within(column<number>("author.age"), { from: 1, to: 5 })), [[
+    "author.and",
+    "(age.gte.1,age.lte.5)",
+  ]]);
+  assert.deepEqual(where((w) => w.within(column<number>("a.b.c"), { from: 1, to: 5 })), [[
+    "a.b.and",
+    "(c.gte.1,c.lte.5)",
+  ]]);
+  assert.throws(
+    () => where((w) => w.or((o) => o.eq(column<number>("author.age"), 1).eq(t.id, 2))),
+    { name: "TypeError", message: /inside a group .*referencedTable/ },
+  );
+});
+
+Deno.test("empty or/and/not blocks are refused (PostgREST rejects `or=()`)", () => {
+  for (
+    const block of [
+      (w: WhereBuilder) => w.or(() => {}),
+      (w: WhereBuilder) => w.and(() => {}),
+      (w: WhereBuilder) => w.not(() => {}),
+      (w: WhereBuilder) => w.or((o) => o.and(() => {})),
+    ]
+  ) {
+    assert.throws(() => where(block), { name: "TypeError", message: /added no predicate/ });
+  }
+});
+
+Deno.test("text-search configurations are PostgREST identifiers (no dots)", () => {
+  assert.throws(
+    () => where((w) => w.textSearch(t.title, "x", { config: "pg_catalog.english" })),
+    TypeError,
+  );
+  assert.deepEqual(where((w) => w.textSearch(t.title, "x", { config: "english" })), [[
+    "title",
+    "plfts(english).x",
+  ]]);
+});
+
+Deno.test("inList refuses null items (PostgREST would send the text 'null')", () => {
+  assert.throws(() => where((w) => w.inList(t.id, [1, null as unknown as number])), {
+    name: "TypeError",
+    message: /holds null/,
+  });
+  assert.throws(() => where((w) => w.notInList(t.id, [null as unknown as number])), TypeError);
+  assert.deepEqual(where((w) => w.contains(t.tags, ["a", null as unknown as string])), [[
+    "tags",
+    "cs.{a,null}",
+  ]]);
+});
+
+Deno.test("order terms may name columns that are reserved query keys", () => {
+  assert.deepEqual(render((q) => q.orderBy(column("limit")).orderBy(column("order"))), [[
+    "order",
+    "limit.asc,order.asc",
+  ]]);
+  assert.throws(() => where((w) => w.eq(column("limit"), 1)), TypeError);
+});

@@ -256,6 +256,15 @@ Deno.test("blank table, function or schema is a TypeError; an over-long URL is a
   assert.equal(rec.requests.length, 0);
 });
 
+Deno.test("a lone surrogate in a filter value is a Failure before sending, not a thrown URIError", async () => {
+  const { db, rec } = makeDb();
+  const title = column<string>("title");
+  const r = await db.select("t", { block: (b) => b.where((w) => w.eq(title, "\uD800x")) });
+  assert.equal(r.errorOrNull()?.category, "INVALID_ARGUMENT");
+  assert.match(r.errorOrNull()!.message, /lone surrogate/);
+  assert.equal(rec.requests.length, 0);
+});
+
 Deno.test("PostgREST errors map to ServiceError with code, details and hint", async () => {
   const { db } = makeDb(() =>
     jsonResponse({
