@@ -19,7 +19,8 @@ export interface AuthCallOptions {
 
 export interface GoTrueCall<T> {
   method?: string;
-  path: string;
+  /** The path, or a function building it (an id that cannot be encoded becomes a Failure). */
+  path: string | (() => string);
   query?: QueryInit;
   body?: unknown;
   accessToken?: string | null;
@@ -29,10 +30,20 @@ export interface GoTrueCall<T> {
 
 export function gotrue<T>(client: BaseClient, call: GoTrueCall<T>): Promise<ServiceResult<T>> {
   const method = call.method ?? "GET";
+  let path: string;
+  try {
+    path = typeof call.path === "function" ? call.path() : call.path;
+  } catch (error) {
+    return Promise.resolve(failure({
+      message: error instanceof Error ? error.message : String(error),
+      category: "INVALID_ARGUMENT",
+      cause: error,
+    }));
+  }
   return client.request({
     method,
     area: "auth",
-    path: call.path,
+    path,
     query: call.query,
     json: call.body,
     accessToken: call.accessToken,

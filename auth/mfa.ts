@@ -26,6 +26,7 @@ import type {
 } from "./models.ts";
 import { decodeChallenge, decodeEnroll, decodeMfaVerify, listFactors } from "./_decoders.ts";
 import { getUser } from "./user.ts";
+import { encodeComponent } from "../core/_uri.ts";
 
 /** Options of {@linkcode mfaEnroll}. */
 export interface MfaEnrollOptions extends AuthCallOptions {
@@ -72,7 +73,7 @@ export function mfaChallenge(
   }
   return gotrue(client, {
     method: "POST",
-    path: `/factors/${encodeURIComponent(factorId)}/challenge`,
+    path: () => `/factors/${encodeComponent(factorId)}/challenge`,
     body: o.channel ? { channel: o.channel } : {},
     accessToken,
     decode: decodeChallenge,
@@ -105,7 +106,7 @@ export function mfaVerify(
   } else body.code = code;
   return gotrue(client, {
     method: "POST",
-    path: `/factors/${encodeURIComponent(factorId)}/verify`,
+    path: () => `/factors/${encodeComponent(factorId)}/verify`,
     body,
     accessToken,
     decode: decodeMfaVerify,
@@ -124,7 +125,7 @@ export function mfaUnenroll(
   }
   return gotrue(client, {
     method: "DELETE",
-    path: `/factors/${encodeURIComponent(factorId)}`,
+    path: () => `/factors/${encodeComponent(factorId)}`,
     accessToken,
     decode: (v) => ({ id: (v as { id?: string } | null)?.id ?? factorId }),
     options: o,

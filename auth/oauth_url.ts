@@ -8,6 +8,7 @@
 import type { BaseClient } from "../core/client.ts";
 import type { OAuthResponse } from "./models.ts";
 import type { PkceParams } from "./pkce.ts";
+import { encodeComponent } from "../core/_uri.ts";
 
 /** Options of the OAuth URL builders. */
 export interface OAuthUrlOptions {
@@ -30,7 +31,7 @@ export function _providerUrl(base: string, provider: string, o: OAuthUrlOptions)
   if (typeof provider !== "string" || provider.trim() === "") {
     throw new TypeError("Cannot build the OAuth URL as 'provider' is blank");
   }
-  const e = encodeURIComponent;
+  const e = encodeComponent;
   const parts = [`provider=${e(provider)}`];
   if (o.redirectTo) parts.push(`redirect_to=${e(o.redirectTo)}`);
   if (o.scopes && o.scopes.length > 0) parts.push(`scopes=${e(o.scopes.join(" "))}`);

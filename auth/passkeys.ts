@@ -27,6 +27,7 @@ import {
   decodePasskeyOptions,
   decodeRedirect,
 } from "./_decoders.ts";
+import { encodeComponent } from "../core/_uri.ts";
 
 const needToken = (t: string, what: string) =>
   blank(t) ? invalid(`Cannot ${what} as 'accessToken' is blank`) : null;
@@ -123,7 +124,7 @@ export function passkeyUpdate(
   return needToken(accessToken, "rename a passkey") ??
     gotrue(client, {
       method: "PATCH",
-      path: `/passkeys/${encodeURIComponent(passkeyId)}`,
+      path: () => `/passkeys/${encodeComponent(passkeyId)}`,
       body: { friendly_name: friendlyName },
       accessToken,
       decode: decodePasskey,
@@ -141,7 +142,7 @@ export function passkeyDelete(
   return needToken(accessToken, "delete a passkey") ??
     gotrue(client, {
       method: "DELETE",
-      path: `/passkeys/${encodeURIComponent(passkeyId)}`,
+      path: () => `/passkeys/${encodeComponent(passkeyId)}`,
       accessToken,
       decode: unit,
       options: o,
@@ -159,7 +160,7 @@ export function oauthGetAuthorizationDetails(
   }
   return needToken(accessToken, "read an authorization") ??
     gotrue(client, {
-      path: `/oauth/authorizations/${encodeURIComponent(authorizationId)}`,
+      path: () => `/oauth/authorizations/${encodeComponent(authorizationId)}`,
       accessToken,
       decode: decodeAuthorizationDetails,
       options: o,
@@ -177,7 +178,7 @@ export function oauthConsent(
   return needToken(accessToken, `${action} an authorization`) ??
     gotrue(client, {
       method: "POST",
-      path: `/oauth/authorizations/${encodeURIComponent(authorizationId)}/consent`,
+      path: () => `/oauth/authorizations/${encodeComponent(authorizationId)}/consent`,
       body: { action },
       accessToken,
       decode: decodeRedirect,

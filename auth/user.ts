@@ -30,6 +30,7 @@ import {
 import { decodeHealth, decodeSettings } from "./_decoders.ts";
 import type { PkceParams } from "./pkce.ts";
 import { _providerUrl } from "./oauth_url.ts";
+import { encodeComponent } from "../core/_uri.ts";
 
 export function getUser(
   client: BaseClient,
@@ -139,7 +140,7 @@ export function unlinkIdentity(
   if (blank(identityId)) return invalid("Cannot unlink as 'identityId' is blank");
   return gotrue(client, {
     method: "DELETE",
-    path: `/user/identities/${encodeURIComponent(identityId)}`,
+    path: () => `/user/identities/${encodeComponent(identityId)}`,
     accessToken,
     decode: unit,
     options: o,

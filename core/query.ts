@@ -4,6 +4,8 @@
  * @module
  */
 
+import { encodeComponent } from "./_uri.ts";
+
 /** A query value; `null` and `undefined` entries are left out. */
 export type QueryValue = string | number | boolean | null | undefined;
 
@@ -30,7 +32,7 @@ export type QueryInit =
  * @returns The encoded text.
  */
 export function encodeQueryComponent(value: string): string {
-  return encodeURIComponent(value).replace(
+  return encodeComponent(value).replace(
     /[!'()*]/g,
     (c) => "%" + c.charCodeAt(0).toString(16).toUpperCase(),
   );

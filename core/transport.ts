@@ -293,16 +293,19 @@ class Call implements AbortState {
   readonly #deadline: number;
   readonly #maxAttempts: number;
   readonly #bodyOnly: boolean;
+  readonly #url: string;
 
   constructor(
     ctx: TransportContext,
     req: TransportRequest<ResponseType>,
+    url: string,
     method: string,
     timeout: number,
     maxAttempts: number,
     bodyOnly: boolean,
   ) {
     this.#bodyOnly = bodyOnly;
+    this.#url = url;
     this.#ctx = ctx;
     this.#req = req;
     this.#method = method;
@@ -324,7 +327,9 @@ class Call implements AbortState {
   }
 
   #send(): void {
-    attemptOnce(this.#ctx, this.#req, this.#method, this.controller, this).then(this.#onResult);
+    attemptOnce(this.#ctx, this.#req, this.#url, this.#method, this.controller, this).then(
+      this.#onResult,
+    );
   }
 
   #watch = (): void => {
@@ -462,8 +467,19 @@ function start(
     );
   }
   if (req.signal?.aborted) return Promise.resolve(abortFailure("cancelled", timeout));
+  let url: string;
+  try {
+    url = buildUrl(ctx, req);
+  } catch (error) {
+    // A query value that cannot be encoded (a lone surrogate) is the caller's input.
+    return Promise.resolve(failure({
+      message: error instanceof Error ? error.message : String(error),
+      category: "INVALID_ARGUMENT",
+      cause: error,
+    }));
+  }
   const max = retryAllowed ? ctx.retry.maxAttempts : 1;
-  return new Call(ctx, req, method, timeout, max, bodyOnly).run();
+  return new Call(ctx, req, url, method, timeout, max, bodyOnly).run();
 }
 
 /**
@@ -492,6 +508,7 @@ type AttemptResult =
 async function attemptOnce(
   ctx: TransportContext,
   req: TransportRequest<ResponseType>,
+  url: string,
   method: string,
   controller: AbortController,
   st: AbortState,
@@ -510,7 +527,7 @@ async function attemptOnce(
       init.body = req.body as BodyInit;
       if (req.body instanceof ReadableStream) init.duplex = "half";
     }
-    response = await ctx.fetch(buildUrl(ctx, req), init as RequestInit);
+    response = await ctx.fetch(url, init as RequestInit);
   } catch (error) {
     if (st.cause !== null) return { kind: "aborted", cause: error };
     const detail = error instanceof Error ? error.message : String(error);

@@ -13,6 +13,7 @@ import {
   type ReturnOption,
   type UpsertResolution,
 } from "./models.ts";
+import { encodeComponent } from "../core/_uri.ts";
 
 /** The longest URL sent; proxies commonly refuse more than 8 KiB. */
 export const MAX_URL_LENGTH = 8192;
@@ -108,7 +109,7 @@ export function pathSegment(name: string, what: string): string {
   if (typeof name !== "string" || name.trim() === "") {
     throw new TypeError(`Cannot build the request as '${what}' must be a non-blank string`);
   }
-  return encodeURIComponent(name);
+  return encodeComponent(name);
 }
 
 /** A PostgREST request before transport. */
@@ -148,7 +149,7 @@ export function encodePairs(pairs: ReadonlyArray<readonly [string, string]>): st
   let q = "";
   for (const [k, v] of pairs) {
     // encodeURIComponent leaves ( ) * ! ' unescaped, which query strings allow and PostgREST reads.
-    q += (q === "" ? "" : "&") + encodeURIComponent(k) + "=" + encodeURIComponent(v);
+    q += (q === "" ? "" : "&") + encodeComponent(k) + "=" + encodeComponent(v);
   }
   return q;
 }

@@ -9,6 +9,7 @@
 import { withMaskedFields } from "../core/mask.ts";
 import type { Session, User } from "../auth/models.ts";
 import { SESSION_SECRETS, USER_SECRETS } from "./_copy.ts";
+import { encodeComponent } from "../core/_uri.ts";
 
 /** Persists one session; every method may be sync or async. */
 export interface SessionStorage {
@@ -382,7 +383,7 @@ export class CookieSessionStorage implements SessionStorage {
    * @param session The session.
    */
   save(session: Session): void {
-    const value = encodeURIComponent(serializeSession(session));
+    const value = encodeComponent(serializeSession(session));
     const size = this.#o.chunkSize;
     const chunks: string[] = [];
     for (let i = 0; i < value.length; i += size) chunks.push(value.slice(i, i + size));

@@ -21,6 +21,7 @@ import {
   type UploadSignedUrl,
 } from "./models.ts";
 import { transformQuery } from "./_urls.ts";
+import { encodeComponent } from "../core/_uri.ts";
 
 /** Cancellation and timeout, accepted by every storage call. */
 export interface StorageCallOptions {
@@ -590,7 +591,7 @@ export function absoluteSigned(
 ): string {
   let url = `${client.url}/storage/v1${signedURL.startsWith("/") ? "" : "/"}${signedURL}`;
   if (o.fileName) {
-    url += `${url.includes("?") ? "&" : "?"}download=${encodeURIComponent(o.fileName)}`;
+    url += `${url.includes("?") ? "&" : "?"}download=${encodeComponent(o.fileName)}`;
   } else if (o.download) url += `${url.includes("?") ? "&" : "?"}download=`;
   return url;
 }

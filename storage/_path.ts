@@ -6,6 +6,7 @@
  */
 
 import { type Failure, failure } from "../core/result.ts";
+import { encodeComponent } from "../core/_uri.ts";
 
 /** Returns the normalised key, or an error message. */
 export function checkObjectPath(path: string): { key: string } | { error: string } {
@@ -32,14 +33,14 @@ export function encodeBucket(bucket: string): string {
       `Cannot use the bucket id as it must be a non-blank string without '/': current value is ${bucket}`,
     );
   }
-  return encodeURIComponent(bucket);
+  return encodeComponent(bucket);
 }
 
 /** `bucket/encoded/key`; throws TypeError for a bad bucket or path. */
 export function encodeObjectPath(bucket: string, path: string): string {
   const checked = checkObjectPath(path);
   if ("error" in checked) throw new TypeError(checked.error);
-  return `${encodeBucket(bucket)}/${checked.key.split("/").map(encodeURIComponent).join("/")}`;
+  return `${encodeBucket(bucket)}/${checked.key.split("/").map(encodeComponent).join("/")}`;
 }
 
 /** Like {@linkcode encodeObjectPath} but returns a Failure instead of throwing. */

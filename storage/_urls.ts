@@ -3,6 +3,7 @@
  */
 
 import type { ImageTransformOptions } from "./models.ts";
+import { encodeComponent } from "../core/_uri.ts";
 
 /** Transform fields as render query pairs; null fields are omitted. */
 export function transformQuery(t: ImageTransformOptions): Array<[string, string]> {
@@ -28,6 +29,6 @@ export function transformQuery(t: ImageTransformOptions): Array<[string, string]
 /** Appends pairs to a URL. */
 export function withQuery(url: string, pairs: ReadonlyArray<readonly [string, string]>): string {
   if (pairs.length === 0) return url;
-  const q = pairs.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join("&");
+  const q = pairs.map(([k, v]) => `${encodeComponent(k)}=${encodeComponent(v)}`).join("&");
   return url + (url.includes("?") ? "&" : "?") + q;
 }

@@ -16,9 +16,10 @@ import {
   optString,
   reqString,
 } from "../core/decode.ts";
-import { type ServiceResult, success } from "../core/result.ts";
+import { failure, type ServiceResult, success } from "../core/result.ts";
 import type { QueryInit } from "../core/query.ts";
 import type { SortOrder } from "./models.ts";
+import { encodeComponent } from "../core/_uri.ts";
 
 /** An analytics (Iceberg) bucket. */
 export interface AnalyticsBucket {
@@ -116,7 +117,7 @@ export function deleteAnalyticsBucket(
   return client.request({
     method: "DELETE",
     area: "storage",
-    path: `/iceberg/bucket/${encodeURIComponent(name)}`,
+    path: `/iceberg/bucket/${encodeComponent(name)}`,
     json: {},
     responseType: "none",
     signal: o.signal,
@@ -269,7 +270,7 @@ export function encodeNamespace(namespace: readonly string[]): string {
       "Cannot use the namespace as it must be a non-empty list of non-empty levels",
     );
   }
-  return encodeURIComponent(namespace.join("\u001f"));
+  return encodeComponent(namespace.join("\u001f"));
 }
 
 /**
@@ -334,7 +335,16 @@ export class AnalyticsCatalogClient {
         : r;
     });
     const p = await this.#prefix;
-    return p.ok ? success(`/v1/${encodeURIComponent(p.value)}${path}`) : p;
+    if (!p.ok) return p;
+    try {
+      return success(`/v1/${encodeComponent(p.value)}${path}`);
+    } catch (error) {
+      return failure({
+        message: "Cannot use the catalog's route prefix as it is not well-formed Unicode",
+        category: "DECODE",
+        cause: error,
+      });
+    }
   }
 
   async #at(
@@ -642,7 +652,7 @@ export class AnalyticsCatalogClient {
   ): Promise<ServiceResult<JsonObject>> {
     return this.#at(
       "POST",
-      `/namespaces/${encodeNamespace(namespace)}/tables/${encodeURIComponent(name)}`,
+      `/namespaces/${encodeNamespace(namespace)}/tables/${encodeComponent(name)}`,
       { ...options, json: request },
     );
   }
@@ -686,7 +696,7 @@ export class AnalyticsCatalogClient {
   ): Promise<ServiceResult<void>> {
     const r = await this.#at(
       "DELETE",
-      `/namespaces/${encodeNamespace(namespace)}/tables/${encodeURIComponent(name)}`,
+      `/namespaces/${encodeNamespace(namespace)}/tables/${encodeComponent(name)}`,
       {
         ...options,
         query: [["purgeRequested", String(options.purge ?? false)]],
@@ -710,7 +720,7 @@ export class AnalyticsCatalogClient {
   ): Promise<ServiceResult<JsonObject>> {
     return this.#at(
       "GET",
-      `/namespaces/${encodeNamespace(namespace)}/tables/${encodeURIComponent(name)}`,
+      `/namespaces/${encodeNamespace(namespace)}/tables/${encodeComponent(name)}`,
       {
         ...options,
         query: [["snapshots", options.snapshots]],
