@@ -37,10 +37,20 @@ function invalid(reason: string): Failure {
   });
 }
 
-/** Whether `part` is unpadded base64url of a possible length (empty only if allowed). */
+/** Last characters whose unused low bits are zero, by `length % 4` (2: four bits, 3: two). */
+const CANONICAL_LAST: Readonly<Record<number, string>> = { 2: "AQgw", 3: "AEIMQUYcgkosw048" };
+
+/**
+ * Whether `part` is canonical unpadded base64url (empty only if allowed):
+ * a possible length, and no set bit past the data in the last character, so
+ * no token has a second spelling (a signature with flipped trailing bits
+ * would otherwise verify too).
+ */
 function isBase64Url(part: string, allowEmpty: boolean): boolean {
   if (part.length === 0) return allowEmpty;
-  return part.length % 4 !== 1 && BASE64URL.test(part);
+  const rest = part.length % 4;
+  if (rest === 1 || !BASE64URL.test(part)) return false;
+  return rest === 0 || CANONICAL_LAST[rest].includes(part[part.length - 1]);
 }
 
 /**
@@ -50,7 +60,8 @@ function isBase64Url(part: string, allowEmpty: boolean): boolean {
 function base64UrlToText(part: string): string {
   const binary = atob(part.replace(/-/g, "+").replace(/_/g, "/"));
   if (!NON_ASCII.test(binary)) return binary;
-  decoder ??= new TextDecoder("utf-8", { fatal: true });
+  // ignoreBOM keeps a leading BOM, which JSON.parse then refuses (RFC 8259 §8.1), as GoTrue does.
+  decoder ??= new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
   return decoder.decode(binaryToBytes(binary));
 }
 

@@ -63,7 +63,10 @@ function buildResult(d: DecodedJwt): JwtClaimsResult {
 
 function checkTimes(payload: JsonObject, allowExpired: boolean) {
   const now = Date.now() / 1000;
-  const { exp, nbf } = payload;
+  const { exp, nbf, iat } = payload;
+  if (iat !== undefined && (typeof iat !== "number" || !Number.isFinite(iat))) {
+    return rejected("Cannot accept the JWT as its 'iat' claim is not a number", "bad_jwt");
+  }
   if (!allowExpired) {
     if (typeof exp !== "number" || !Number.isFinite(exp)) {
       return rejected("Cannot accept the JWT as its 'exp' claim is missing", "bad_jwt");

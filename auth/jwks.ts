@@ -15,6 +15,9 @@
  *   else started at most `inflightWaitMs` (2 s) before fetching for
  *   themselves (on Cloudflare Workers a fetch started for one request may
  *   never settle for another);
+ * - a failed fetch (network, timeout, non-200, bad JSON) is answered from
+ *   memory for `cooldownMs` without refetching, so a failing endpoint costs
+ *   one timeout per cooldown rather than one per verification;
  * - an optional {@linkcode JwksCache} keeps the raw set across cold starts.
  *
  * Only ES256 keys (`kty` `EC`, `crv` `P-256`, `use` absent or `sig`, `alg`
@@ -27,7 +30,7 @@
 
 import type { BaseClient } from "../core/client.ts";
 import type { JsonObject } from "../core/decode.ts";
-import { failure, type ServiceResult, success } from "../core/result.ts";
+import { type Failure, failure, type ServiceResult, success } from "../core/result.ts";
 import { decodeJwk, type Jwk, type JwkSet } from "./jwt.ts";
 
 /** The JWKS route under `/auth/v1`. */
@@ -85,7 +88,7 @@ export interface JwksCache {
 export interface JwksOptions {
   /** How long a fetched set is used before it is refreshed. Default 600000 (10 min). */
   maxAgeMs?: number;
-  /** No refetch for an unknown `kid` within this time of the last fetch. Default 30000. */
+  /** No refetch for an unknown `kid` within this time of the last fetch, nor after a failed fetch. Default 30000. */
   cooldownMs?: number;
   /** How long a `kid` missing after a refetch is answered as absent. Default 60000. */
   negativeCacheMs?: number;
@@ -323,6 +326,8 @@ export class JwksResolver {
   #state: KeySetState | null = null;
   #inflight: Flight | null = null;
   #external: { startedAt: number; promise: Promise<void> } | null = null;
+  /** The last failed fetch: for `cooldownMs` after it, lookups answer it without refetching. */
+  #failed: { at: number; result: Failure } | null = null;
   readonly #negative = new Map<string, number>();
 
   /**
@@ -510,9 +515,20 @@ export class JwksResolver {
     if (parsed.ok) this.#state = parsed.value;
   }
 
+  #fail(result: Failure): Failure {
+    this.#failed = { at: Date.now(), result };
+    return result;
+  }
+
   /** Gets a new set: joins a live shared fetch (bounded) or starts one. */
   async #refresh(signal?: AbortSignal): Promise<ServiceResult<KeySetState>> {
     if (signal?.aborted) return cancelled();
+    // A failing endpoint is asked again only after the cooldown: otherwise
+    // every verification would wait out its timeout before falling back.
+    const failed = this.#failed;
+    if (failed !== null && Math.max(0, Date.now() - failed.at) < this.#cooldown) {
+      return failed.result;
+    }
     const before = this.#state;
     for (let joined = 0;; joined++) {
       // A fetch that finished while this caller waited is as good as its own.
@@ -546,10 +562,11 @@ export class JwksResolver {
       timeout: this.#timeout,
       maxBodyBytes: this.#maxBodyBytes,
     });
-    if (!r.ok) return r;
+    if (!r.ok) return this.#fail(r);
     const fetchedAt = Date.now();
     const parsed = parseKeySet(r.value, fetchedAt, this.#state);
-    if (!parsed.ok) return parsed;
+    if (!parsed.ok) return this.#fail(parsed);
+    this.#failed = null;
     if (this.#state === null || this.#state.fetchedAt <= fetchedAt) this.#state = parsed.value;
     const cache = this.#cache;
     if (cache !== undefined) {

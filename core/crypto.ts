@@ -50,6 +50,11 @@ export function randomBytes(length: number): Uint8Array<ArrayBuffer> {
  * @returns The random string.
  */
 export function randomString(length: number, alphabet: string): string {
+  if (!Number.isSafeInteger(length) || length < 0) {
+    throw new RangeError(
+      `Cannot draw a random string as 'length' must be a non-negative integer: current value is ${length}`,
+    );
+  }
   if (alphabet.length < 2 || alphabet.length > 256) {
     throw new RangeError(
       `Cannot draw a random string as 'alphabet' must hold 2 to 256 characters: current length is ${alphabet.length}`,

@@ -110,9 +110,10 @@ export function encodeBase64Url(
 }
 
 /**
- * Decodes base64 or base64url text (padding optional, either alphabet).
- * Throws a `TypeError` for characters outside the alphabets or an impossible
- * length.
+ * Decodes base64 or base64url text (padding optional, either alphabet but
+ * not both). Throws a `TypeError` for characters outside the alphabets, an
+ * impossible length, wrong padding, or bits set past the data in the last
+ * character (so every byte string has one spelling).
  *
  * @example Decoding
  * ```ts
@@ -127,11 +128,14 @@ export function encodeBase64Url(
 export function decodeBase64(text: string): Uint8Array<ArrayBuffer> {
   let end = text.length;
   while (end > 0 && text.charCodeAt(end - 1) === 61) end--; // "="
-  if (text.length - end > 2 || end % 4 === 1) {
+  const pad = text.length - end;
+  if (end % 4 === 1 || (pad > 0 && pad !== (4 - (end % 4)) % 4)) {
     throw new TypeError(
-      `Cannot decode base64 as its length is invalid: current length is ${text.length}`,
+      `Cannot decode base64 as its length or padding is invalid: current length is ${text.length}`,
     );
   }
+  let standard = false;
+  let urlSafe = false;
   const out = new Uint8Array(Math.floor((end * 3) / 4));
   let buffer = 0;
   let bits = 0;
@@ -144,12 +148,20 @@ export function decodeBase64(text: string): Uint8Array<ArrayBuffer> {
         `Cannot decode base64 as it contains an invalid character at index ${i}`,
       );
     }
+    if (c === 43 || c === 47) standard = true; // + /
+    else if (c === 45 || c === 95) urlSafe = true; // - _
     buffer = (buffer << 6) | v;
     bits += 6;
     if (bits >= 8) {
       bits -= 8;
       out[o++] = (buffer >> bits) & 0xff;
     }
+  }
+  if (standard && urlSafe) {
+    throw new TypeError("Cannot decode base64 as it mixes the standard and URL-safe alphabets");
+  }
+  if ((buffer & ((1 << bits) - 1)) !== 0) {
+    throw new TypeError("Cannot decode base64 as its last character has bits set past the data");
   }
   return out;
 }

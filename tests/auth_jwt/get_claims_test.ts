@@ -384,3 +384,88 @@ Deno.test("getClaims honours the caller's signal", async () => {
   assert.ok((await getClaims(h.auth, token)).ok);
   assert.equal(h.jwksCalls(), 1);
 });
+
+Deno.test("a failing JWKS endpoint is asked once per cooldown, not once per verification", async () => {
+  const clock = FakeTimers.install({ toFake: ["Date"], now: Date.now() });
+  try {
+    const key = await makeKey("k1");
+    const token = await signEs256({ alg: "ES256", kid: "k1" }, claims(), key.privateKey);
+    for (
+      const answer of [
+        () => new Response("boom", { status: 500 }),
+        () => new Response("<html>", { status: 200 }),
+        () => {
+          throw new TypeError("connection refused");
+        },
+      ]
+    ) {
+      let down = true;
+      const h = harness({
+        jwks: () => (down ? answer() : jwksBody(key.jwk)),
+        user: () => jsonResponse(USER),
+        options: { cooldownMs: 30_000 },
+      });
+      for (let i = 0; i < 20; i++) assert.ok((await getClaims(h.auth, token)).ok);
+      assert.equal(h.jwksCalls(), 1, "one fetch for twenty verifications");
+      assert.equal(h.userCalls(), 20, "each verified by the server meanwhile");
+      down = false;
+      clock.tick(29_000);
+      assert.ok((await getClaims(h.auth, token)).ok);
+      assert.equal(h.jwksCalls(), 1);
+      clock.tick(2_000);
+      assert.ok((await getClaims(h.auth, token)).ok);
+      assert.equal(h.jwksCalls(), 2, "asked again after the cooldown");
+      assert.equal(h.userCalls(), 21, "then verified locally");
+    }
+  } finally {
+    clock.uninstall();
+  }
+});
+
+Deno.test("a signature with bits set past its data (a second spelling) is rejected", async () => {
+  const key = await makeKey("k1");
+  const token = await signEs256({ alg: "ES256", kid: "k1" }, claims(), key.privateKey);
+  const h = harness({ jwks: () => jwksBody(key.jwk), user: () => jsonResponse(USER) });
+  assert.ok((await getClaims(h.auth, token)).ok);
+  // 64 bytes are 86 characters: the last one carries 2 data bits and 4 unused ones.
+  const last = token[token.length - 1];
+  const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+  const twin = token.slice(0, -1) + alphabet[alphabet.indexOf(last) + 1];
+  const r = await getClaims(h.auth, twin);
+  assert.equal(r.ok, false);
+  assert.equal(r.errorOrNull()?.category, "INVALID_ARGUMENT");
+  assert.equal(h.userCalls(), 0);
+});
+
+Deno.test("a payload starting with a UTF-8 BOM is not JSON (as GoTrue reads it)", async () => {
+  const key = await makeKey("k1");
+  const header = b64json({ alg: "ES256", kid: "k1" });
+  const bom = new Uint8Array([
+    0xef,
+    0xbb,
+    0xbf,
+    ...new TextEncoder().encode(JSON.stringify(claims())),
+  ]);
+  const input = `${header}.${encodeBase64Url(bom)}`;
+  const sig = await crypto.subtle.sign(
+    { name: "ECDSA", hash: "SHA-256" },
+    key.privateKey,
+    new TextEncoder().encode(input),
+  );
+  const token = `${input}.${encodeBase64Url(new Uint8Array(sig))}`;
+  const h = harness({ jwks: () => jwksBody(key.jwk), user: () => jsonResponse(USER) });
+  const r = await getClaims(h.auth, token);
+  assert.equal(r.ok, false);
+  assert.match(r.errorOrNull()!.message, /payload is not base64url-encoded UTF-8 JSON/);
+});
+
+Deno.test("a non-numeric iat is rejected", async () => {
+  const key = await makeKey("k1");
+  const h = harness({ jwks: () => jwksBody(key.jwk), user: () => jsonResponse(USER) });
+  for (const iat of ["abc", null, { n: 1 }]) {
+    const token = await signEs256({ alg: "ES256", kid: "k1" }, claims({ iat }), key.privateKey);
+    const r = await getClaims(h.auth, token);
+    assert.equal(r.ok, false, String(iat));
+    assert.match(r.errorOrNull()!.message, /'iat' claim is not a number/);
+  }
+});

@@ -77,3 +77,21 @@ Deno.test("randomBytes and randomString validate input and draw from the alphabe
   assert.ok(s.includes("a") && s.includes("b"));
   assert.throws(() => randomString(3, "a"), RangeError);
 });
+
+Deno.test("decodeBase64 refuses wrong padding, a second spelling and mixed alphabets", () => {
+  for (const bad of ["QQ=", "QUJD==", "QUJD=", "QR", "QR==", "QUJ=A", "Q+-/_A"]) {
+    assert.throws(() => decodeBase64(bad), TypeError, bad);
+  }
+  assert.deepEqual([...decodeBase64("QQ==")], [65]);
+  assert.deepEqual([...decodeBase64("QQ")], [65]);
+  assert.deepEqual([...decodeBase64("QUI=")], [65, 66]);
+  assert.deepEqual([...decodeBase64("-_8")], [251, 255]);
+  assert.deepEqual([...decodeBase64("+/8=")], [251, 255]);
+});
+
+Deno.test("randomString refuses a length that is not a non-negative integer", () => {
+  for (const bad of [2.5, -1, NaN, Infinity]) {
+    assert.throws(() => randomString(bad, "ab"), RangeError, String(bad));
+  }
+  assert.equal(randomString(0, "ab"), "");
+});
