@@ -97,7 +97,12 @@ export interface TransportRequest<R extends ResponseType = "json"> {
   responseType?: R;
   /** Largest successful body accepted, in bytes (not for streams). */
   maxBodyBytes?: number;
-  /** Redirect handling passed to fetch. Default `"follow"`. */
+  /**
+   * Redirect handling. By default the transport follows up to 5 redirects
+   * itself: within the origin as fetch would; to another origin only for
+   * GET and HEAD, and without the API key, the bearer or the client-wide
+   * headers. A mode given here is passed to fetch as it is.
+   */
   redirect?: RequestRedirect;
 }
 
@@ -381,6 +386,7 @@ class Call implements AbortState {
       return this.#finish(success(this.#bodyOnly ? result.response.body : result.response));
     }
     const out = result.failure;
+    if (result.final) return this.#finish(out);
     const transient = out.error.category === "NETWORK" ||
       (out.error.status !== null && RETRYABLE_STATUSES.has(out.error.status));
     if (!transient || this.#attempt >= this.#maxAttempts) return this.#finish(out);
@@ -482,6 +488,75 @@ function start(
   return new Call(ctx, req, url, method, timeout, max, bodyOnly).run();
 }
 
+const REDIRECTS: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);
+const MAX_REDIRECTS = 5;
+
+function refused(message: string, category: "NETWORK" | "INVALID_ARGUMENT"): AttemptResult {
+  return {
+    kind: "failed",
+    failure: failure({ message, category }),
+    retryAfterMs: null,
+    final: true,
+  };
+}
+
+function headersValid(headers: Record<string, string>): boolean {
+  try {
+    new Headers(headers);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The next hop of a redirect, or why it is refused. 303, and 301/302 after a
+ * POST, become a bodiless GET (as fetch does). Another origin gets only GET
+ * and HEAD, and none of the API key, the bearer or the client-wide headers.
+ */
+function redirectInit(
+  init: LazySignalInit,
+  status: number,
+  from: string,
+  location: string,
+  ctx: TransportContext,
+  hops: number,
+): [string, LazySignalInit] | string {
+  if (hops >= MAX_REDIRECTS) return `Redirect refused: more than ${MAX_REDIRECTS} redirects`;
+  let to: URL;
+  try {
+    to = new URL(location, from);
+  } catch {
+    return "Redirect refused: the Location is not a URL";
+  }
+  if (to.protocol !== "https:" && to.protocol !== "http:") {
+    return "Redirect refused: the Location is not an http(s) URL";
+  }
+  let method = init.method;
+  let body = init.body;
+  const next = { ...init.headers };
+  if (method !== "HEAD" && (status === 303 || (method === "POST" && status < 303))) {
+    method = "GET";
+    body = undefined;
+    delete next["content-type"];
+  }
+  if (body instanceof ReadableStream) {
+    return "Redirect refused: a streamed body cannot be sent again";
+  }
+  if (to.origin !== new URL(from).origin) {
+    if (method !== "GET" && method !== "HEAD") {
+      return `Redirect refused: a ${method} is not sent to another origin`;
+    }
+    delete next.apikey;
+    delete next.authorization;
+    for (const k in ctx.headers) delete next[k.toLowerCase()];
+  }
+  const out = new LazySignalInit(method, next, "manual", init.controller);
+  if (body !== undefined) out.body = body;
+  if (init.duplex) out.duplex = init.duplex;
+  return [to.href, out];
+}
+
 /**
  * A fetch init whose `signal` comes into being only when the fetch reads it
  * (a prototype getter keeps the object's shape fast).
@@ -502,7 +577,13 @@ class LazySignalInit {
 
 type AttemptResult =
   | { kind: "ok"; response: TransportResponse<unknown> }
-  | { kind: "failed"; failure: ReturnType<typeof failure>; retryAfterMs: number | null }
+  | {
+    kind: "failed";
+    failure: ReturnType<typeof failure>;
+    retryAfterMs: number | null;
+    /** A failure that repeats whatever the attempt (refused redirect, bad header): no retry. */
+    final?: boolean;
+  }
   | { kind: "aborted"; cause: unknown };
 
 async function attemptOnce(
@@ -515,42 +596,47 @@ async function attemptOnce(
 ): Promise<AttemptResult> {
   const secrets = secretsOf(ctx, req);
   let response: Response;
-  try {
-    const init = new LazySignalInit(
-      method,
-      headerRecord(ctx, req),
-      req.redirect ?? "follow",
-      controller,
-    );
-    if (req.json !== undefined) init.body = JSON.stringify(req.json);
-    else if (req.body !== undefined) {
-      init.body = req.body as BodyInit;
-      if (req.body instanceof ReadableStream) init.duplex = "half";
+  const headers = headerRecord(ctx, req);
+  let init = new LazySignalInit(method, headers, req.redirect ?? "manual", controller);
+  if (req.json !== undefined) init.body = JSON.stringify(req.json);
+  else if (req.body !== undefined) {
+    init.body = req.body as BodyInit;
+    if (req.body instanceof ReadableStream) init.duplex = "half";
+  }
+  let target = url;
+  for (let hops = 0;; hops++) {
+    try {
+      response = await ctx.fetch(target, init as RequestInit);
+    } catch (error) {
+      if (st.cause !== null) return { kind: "aborted", cause: error };
+      if (!headersValid(init.headers)) {
+        return refused(
+          "Cannot send the request as a header value is invalid (a control character?)",
+          "INVALID_ARGUMENT",
+        );
+      }
+      const detail = error instanceof Error ? error.message : String(error);
+      return {
+        kind: "failed",
+        failure: failure({
+          message: redactSecrets(`Network error: ${detail}`, secrets),
+          category: "NETWORK",
+          cause: error,
+        }),
+        retryAfterMs: null,
+      };
     }
-    response = await ctx.fetch(url, init as RequestInit);
-  } catch (error) {
-    if (st.cause !== null) return { kind: "aborted", cause: error };
-    const detail = error instanceof Error ? error.message : String(error);
-    return {
-      kind: "failed",
-      failure: failure({
-        message: redactSecrets(`Network error: ${detail}`, secrets),
-        category: "NETWORK",
-        cause: error,
-      }),
-      retryAfterMs: null,
-    };
+    if (req.redirect !== undefined || !REDIRECTS.has(response.status)) break;
+    const location = response.headers.get("location");
+    if (location === null) break;
+    await response.body?.cancel().catch(() => {});
+    const next = redirectInit(init, response.status, target, location, ctx, hops);
+    if (typeof next === "string") return refused(next, "NETWORK");
+    [target, init] = next;
   }
 
   if (response.status === 0 || response.type === "opaqueredirect") {
-    return {
-      kind: "failed",
-      failure: failure({
-        message: "Redirect refused for this request",
-        category: "NETWORK",
-      }),
-      retryAfterMs: null,
-    };
+    return refused("Redirect refused for this request", "NETWORK");
   }
 
   try {

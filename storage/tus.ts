@@ -484,6 +484,8 @@ class Upload implements ResumableUpload {
       credentials: this.#sameOrigin(url) ? "token" : "none",
       responseType: "none",
       retry: false,
+      // An offset and length from wherever a redirect leads are not the upload's.
+      redirect: "error",
       signal,
     });
     if (!r.ok) return r;
