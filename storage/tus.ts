@@ -64,6 +64,12 @@ export interface ResumableUploadOptions {
   size?: number | null;
   /** Attempts per request on transient faults. Default 5. */
   maxAttempts?: number;
+  /**
+   * Timeout of each upload request in milliseconds (a timed-out PATCH is
+   * retried after a HEAD); 0 disables. Default: the client's timeout plus one
+   * second per 64 KiB the request sends.
+   */
+  timeout?: number;
   /** Backoff base in milliseconds. Default 500. */
   retryBaseDelayMs?: number;
   /** Backoff cap in milliseconds. Default 10000. */
@@ -168,39 +174,117 @@ class ChunkSource {
     }
   }
 
-  /** Returns `size` bytes from `offset` (fewer at the end); null at end of data. */
+  /**
+   * Returns `size` bytes from `offset` (fewer only at the end of the data);
+   * null at the end. A stream is read forward only: an offset past what was
+   * read skips the bytes between (a resumed upload starts its stream at byte
+   * 0), and an offset inside the kept chunks re-reads from memory, topped up
+   * from the stream so that only the last chunk is ever short. A stream with
+   * a declared length is read no further than it, and must end there
+   * (`RangeError` otherwise, before its last bytes are sent).
+   */
   async read(offset: number, size: number): Promise<Chunk | null> {
-    if (this.length !== null && offset >= this.length) return null;
-    const d = this.#data;
-    if (d instanceof Uint8Array) return d.subarray(offset, Math.min(d.length, offset + size));
-    if (typeof Blob !== "undefined" && d instanceof Blob) {
-      return d.slice(offset, Math.min(d.size, offset + size));
+    if (this.length !== null && offset >= this.length) {
+      if (!this.rereadable && offset === this.#streamPos) await this.#checkDeclaredEnd();
+      return null;
     }
+    const want = this.length === null ? size : Math.min(size, this.length - offset);
+    const d = this.#data;
+    if (d instanceof Uint8Array) return d.subarray(offset, offset + want);
+    if (typeof Blob !== "undefined" && d instanceof Blob) return d.slice(offset, offset + want);
     const kept = this.#kept.find((k) => offset >= k.start && offset < k.start + k.bytes.length);
-    if (kept) return kept.bytes.subarray(offset - kept.start);
-    if (offset !== this.#streamPos) {
+    if (kept) {
+      const from = offset - kept.start;
+      if (kept.bytes.length - from >= want) return kept.bytes.subarray(from, from + want);
+      return await this.#merge(offset, want);
+    }
+    if (offset < this.#streamPos) {
       throw new RangeError(
         `Cannot resume a one-shot stream at byte ${offset}: the stream is at byte ${this.#streamPos} and cannot be re-read`,
       );
     }
+    if (offset > this.#streamPos) {
+      this.#kept = [];
+      await this.#skip(offset - this.#streamPos);
+    }
     // The oldest chunk leaves before its buffer is overwritten.
     const dropped = this.#kept.length === 2 ? this.#kept.shift()! : null;
-    const buffer = dropped?.buffer.length === size ? dropped.buffer : new Uint8Array(size);
-    const filled = await this.#fill(buffer);
+    const buffer = dropped?.buffer.length === want ? dropped.buffer : new Uint8Array(want);
+    const filled = await this.#fill(buffer, 0);
     if (filled === 0) {
       if (dropped) this.#kept.unshift(dropped); // nothing was written over it
       return null;
     }
-    const bytes = filled === size ? buffer : buffer.subarray(0, filled);
+    const bytes = filled === want ? buffer : buffer.subarray(0, filled);
     this.#kept.push({ start: offset, bytes, buffer });
     this.#streamPos = offset + filled;
+    await this.#checkDeclaredEnd();
     return bytes;
   }
 
-  /** Reads the next bytes of the stream into `out` until it is full or the stream ends; returns the count. */
-  async #fill(out: Uint8Array): Promise<number> {
-    const size = out.length;
+  /**
+   * After a re-sync into the middle of kept data: one new buffer from
+   * `offset` holding every kept byte from there (a read ahead included),
+   * topped up from the stream to a whole chunk. It replaces the kept chunks
+   * (a rare path, after a fault); the chunk returned is its first `want`
+   * bytes.
+   */
+  async #merge(offset: number, want: number): Promise<Chunk | null> {
+    const out = new Uint8Array(Math.max(want, this.#streamPos - offset));
     let filled = 0;
+    for (const k of this.#kept) {
+      const at = offset + filled;
+      if (k.start + k.bytes.length <= at || k.start > at) continue;
+      const piece = k.bytes.subarray(at - k.start);
+      out.set(piece, filled);
+      filled += piece.length;
+    }
+    if (offset + filled !== this.#streamPos) {
+      throw new RangeError(
+        `Cannot re-read the stream at byte ${offset}: its kept bytes have a gap`,
+      );
+    }
+    if (filled < want) {
+      filled += await this.#fill(out, filled);
+      this.#streamPos = offset + filled;
+    }
+    const all = filled === out.length ? out : out.subarray(0, filled);
+    this.#kept = [{ start: offset, bytes: all, buffer: out }];
+    await this.#checkDeclaredEnd();
+    return all.subarray(0, Math.min(want, filled));
+  }
+
+  /** Reads and drops `count` bytes of the stream (a resumed upload's accepted part). */
+  async #skip(count: number): Promise<void> {
+    const scratch = new Uint8Array(Math.min(count, 1024 * 1024));
+    let left = count;
+    while (left > 0) {
+      const n = await this.#fill(left >= scratch.length ? scratch : scratch.subarray(0, left), 0);
+      if (n === 0) {
+        throw new RangeError(
+          `Cannot resume the stream at byte ${this.#streamPos + count - left}: it ended before`,
+        );
+      }
+      left -= n;
+    }
+    this.#streamPos += count;
+  }
+
+  /** A stream with a declared length must end exactly there. */
+  async #checkDeclaredEnd(): Promise<void> {
+    if (
+      this.length !== null && this.#streamPos === this.length && !(await this.#streamEnded())
+    ) {
+      throw new RangeError(
+        `Cannot upload as the stream is longer than its declared size of ${this.length} bytes`,
+      );
+    }
+  }
+
+  /** Reads the next bytes of the stream into `out` from `from` until it is full or the stream ends; returns the count read. */
+  async #fill(out: Uint8Array, from: number): Promise<number> {
+    const size = out.length;
+    let filled = from;
     this.#reader ??= (this.#data as ReadableStream<Uint8Array>).getReader();
     while (filled < size) {
       let piece = this.#pending;
@@ -215,18 +299,29 @@ class ChunkSource {
       filled += take;
       if (take < piece.length) this.#pending = piece.subarray(take);
     }
-    return filled;
+    return filled - from;
+  }
+
+  /** Whether nothing has been read from the source yet (a stream can still start over). */
+  get untouched(): boolean {
+    return this.#reader === null;
   }
 
   /** Whether the stream ended exactly at `offset` (for deferred length). */
   async endsAt(offset: number): Promise<boolean> {
     if (this.length !== null) return offset >= this.length;
     if (offset !== this.#streamPos) return false;
-    if (this.#pending) return false;
+    return await this.#streamEnded();
+  }
+
+  /** Whether the stream has nothing after its current position (peeks one piece). */
+  async #streamEnded(): Promise<boolean> {
     this.#reader ??= (this.#data as ReadableStream<Uint8Array>).getReader();
-    const { done, value } = await this.#reader.read();
-    if (done) return true;
-    this.#pending = value;
+    while (this.#pending === null) {
+      const { done, value } = await this.#reader.read();
+      if (done) return true;
+      if (value.length > 0) this.#pending = value;
+    }
     return false;
   }
 
@@ -254,6 +349,28 @@ function isTransient(e: ServiceError, conflict: boolean): boolean {
 }
 
 const cancelled = () => failure({ message: "Upload paused: cancelled", category: "CANCELLED" });
+
+const ABORTED: unique symbol = Symbol("aborted");
+
+/** `promise`, or ABORTED as soon as `signal` aborts (a stalled source cannot hold a pause). */
+function untilAborted<T>(promise: Promise<T>, signal?: AbortSignal): Promise<T | typeof ABORTED> {
+  if (!signal) return promise;
+  if (signal.aborted) return Promise.resolve(ABORTED);
+  return new Promise((resolve, reject) => {
+    const onAbort = () => resolve(ABORTED);
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(
+      (v) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(v);
+      },
+      (e) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(e);
+      },
+    );
+  });
+}
 
 class Upload implements ResumableUpload {
   #client: BaseClient;
@@ -305,8 +422,23 @@ class Upload implements ResumableUpload {
   }
 
   await(options: { signal?: AbortSignal } = {}): Promise<ServiceResult<void>> {
-    this.#running ??= this.#run(options.signal).finally(() => (this.#running = null));
-    return this.#running;
+    const signal = options.signal;
+    if (this.#running === null) {
+      this.#running = this.#run(signal).finally(() => (this.#running = null));
+      return this.#running;
+    }
+    // A second caller joins the run; its own signal ends only its own wait.
+    const running = this.#running;
+    if (!signal) return running;
+    if (signal.aborted) return Promise.resolve(cancelled());
+    return new Promise((resolve) => {
+      const onAbort = () => resolve(cancelled());
+      signal.addEventListener("abort", onAbort, { once: true });
+      running.then((r) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(r);
+      });
+    });
   }
 
   #fingerprint(): string {
@@ -336,6 +468,17 @@ class Upload implements ResumableUpload {
 
   #maxAttempts(): number {
     return this.#o.maxAttempts ?? 5;
+  }
+
+  /**
+   * The timeout of a request sending `bytes`: the option, else the client's
+   * timeout plus one second per 64 KiB (a 6 MiB chunk gets 96 s more, room
+   * for links down to about 0.5 Mbit/s); 0 (no timeout) stays 0.
+   */
+  #timeoutFor(bytes: number): number {
+    if (this.#o.timeout !== undefined) return this.#o.timeout;
+    const base = this.#client.timeout;
+    return base > 0 ? base + Math.ceil(bytes / 65.536) : 0;
   }
 
   /** Backoff for `attempt`, at least the server's `Retry-After` (seconds, capped at 60 s). */
@@ -392,7 +535,12 @@ class Upload implements ResumableUpload {
   async #create(signal?: AbortSignal): Promise<ServiceResult<number>> {
     const withUpload = this.#o.creationWithUpload ?? true;
     for (let attempt = 1;; attempt++) {
-      const first = withUpload ? await this.#firstChunk() : null;
+      let first: Chunk | null = null;
+      if (withUpload) {
+        const read = await untilAborted(this.#firstChunk(), signal);
+        if (read === ABORTED) return cancelled();
+        first = read;
+      }
       const sending = this.#post(first, signal);
       if (withUpload) this.#readNext(0, first, false);
       else if (this.#total !== 0) this.#readAhead(0);
@@ -446,7 +594,7 @@ class Upload implements ResumableUpload {
       // A TUS peer never redirects an upload; refusing redirects also lets the
       // runtime drop its replay copy of the body (Node keeps one otherwise).
       redirect: "error",
-      timeout: 0,
+      timeout: this.#timeoutFor(first === null ? 0 : sizeOf(first)),
       signal,
     });
   }
@@ -475,6 +623,16 @@ class Upload implements ResumableUpload {
     return success(offset);
   }
 
+  /** HEAD with backoff on transient faults (423, 429 and 5xx honour `Retry-After`). */
+  async #headWithRetry(signal?: AbortSignal): Promise<ServiceResult<number>> {
+    for (let attempt = 1;; attempt++) {
+      const h = await this.#head(signal);
+      if (h.ok || signal?.aborted || !isTransient(h.error, false)) return h;
+      if (attempt >= this.#maxAttempts()) return h;
+      if (!(await sleep(this.#delay(attempt, h.error.retryAfter), signal))) return cancelled();
+    }
+  }
+
   async #head(signal?: AbortSignal): Promise<ServiceResult<number>> {
     const url = this.#url!;
     const r = await this.#client.request({
@@ -486,6 +644,7 @@ class Upload implements ResumableUpload {
       retry: false,
       // An offset and length from wherever a redirect leads are not the upload's.
       redirect: "error",
+      timeout: this.#o.timeout,
       signal,
     });
     if (!r.ok) return r;
@@ -500,14 +659,25 @@ class Upload implements ResumableUpload {
     }
     // A deferred length the server already knows is not declared twice.
     const length = parseUploadOffset(r.value.headers.get("upload-length"));
+    if (this.#total !== null && length !== null && length !== this.#total) {
+      return failure({
+        message:
+          `Cannot resume as the saved upload is ${length} bytes long and the data is ${this.#total}`,
+        category: "CONFLICT",
+      });
+    }
     if (this.#total === null && length !== null && length >= offset) this.#total = length;
     return success(offset);
   }
 
   async #run(signal?: AbortSignal): Promise<ServiceResult<void>> {
     try {
-      return await this.#loop(signal);
+      const r = await this.#loop(signal);
+      // A one-shot stream is done with once the run fails: release (and cancel) it.
+      if (!r.ok && !this.#source.rereadable) this.#source.cancel();
+      return r;
     } catch (e) {
+      if (!this.#source.rereadable) this.#source.cancel();
       if (e instanceof RangeError) {
         return failure({ message: e.message, category: "INVALID_ARGUMENT", cause: e });
       }
@@ -525,11 +695,12 @@ class Upload implements ResumableUpload {
     }
     let offset = 0;
     if (this.#url) {
-      const h = await this.#head(signal);
+      const h = await this.#headWithRetry(signal);
       if (!h.ok) {
         if (signal?.aborted) return cancelled();
         if (h.error.status === 404 || h.error.status === 410) {
-          if (!this.#source.rereadable) {
+          await this.#o.urlStore?.remove(this.#fingerprint());
+          if (!this.#source.rereadable && !this.#source.untouched) {
             return failure({
               message:
                 "The saved upload no longer exists and a one-shot stream cannot be re-read from the start",
@@ -537,7 +708,6 @@ class Upload implements ResumableUpload {
               status: h.error.status,
             });
           }
-          await this.#o.urlStore?.remove(this.#fingerprint());
           this.#url = null;
         } else return h;
       } else offset = h.value;
@@ -559,7 +729,9 @@ class Upload implements ResumableUpload {
       if (signal?.aborted) return cancelled();
       const total = this.#total;
       if (total !== null && offset >= total) break;
-      const chunk = await this.#chunkAt(offset);
+      const read = await untilAborted(this.#chunkAt(offset), signal);
+      if (read === ABORTED) return cancelled();
+      const chunk = read;
       if (chunk === null && total !== null) {
         return failure({
           message:
@@ -605,13 +777,17 @@ class Upload implements ResumableUpload {
       if (!isTransient(e, true)) return r;
       attempt++;
       if (attempt >= this.#maxAttempts()) return r;
-      if (e.status !== 409 && !(await sleep(this.#delay(attempt, e.retryAfter), signal))) {
-        return cancelled();
-      }
+      if (!(await sleep(this.#delay(attempt, e.retryAfter), signal))) return cancelled();
       const h = await this.#head(signal);
       if (!h.ok) {
         if (signal?.aborted) return cancelled();
         continue;
+      }
+      if (h.value < lastOffset) {
+        return failure({
+          message: `The server moved Upload-Offset back from ${lastOffset} to ${h.value}`,
+          category: "DECODE",
+        });
       }
       offset = h.value;
       this.#setProgress(offset, this.#total ?? 0);
@@ -643,7 +819,7 @@ class Upload implements ResumableUpload {
       // A TUS peer never redirects an upload; refusing redirects also lets the
       // runtime drop its replay copy of the body (Node keeps one otherwise).
       redirect: "error",
-      timeout: 0,
+      timeout: this.#timeoutFor(sizeOf(body)),
       signal,
     });
     if (!r.ok) return r;
@@ -690,6 +866,18 @@ export function createResumableUpload(
   if (!Number.isSafeInteger(chunkSize) || chunkSize <= 0) {
     throw new RangeError(
       `Cannot upload as 'chunkSize' must be a positive integer: current value is ${chunkSize}`,
+    );
+  }
+  const size = options.size;
+  if (size !== undefined && size !== null && (!Number.isSafeInteger(size) || size < 0)) {
+    throw new RangeError(
+      `Cannot upload as 'size' must be a non-negative integer: current value is ${size}`,
+    );
+  }
+  const timeout = options.timeout;
+  if (timeout !== undefined && !(typeof timeout === "number" && timeout >= 0)) {
+    throw new RangeError(
+      `Cannot upload as 'timeout' must be a non-negative number: current value is ${timeout}`,
     );
   }
   encodeBucket(bucket);
