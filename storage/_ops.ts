@@ -8,7 +8,7 @@ import { asArray, asObject, decodeResult, reqString } from "../core/decode.ts";
 import { encodeBase64 } from "../core/encoding.ts";
 import { failure, type ServiceResult, success } from "../core/result.ts";
 import type { RequestBody } from "../core/transport.ts";
-import { encodeBucket, objectPathOrFailure } from "./_path.ts";
+import { encodeBucket, encodeObjectPath, objectPathOrFailure } from "./_path.ts";
 import {
   type Bucket,
   decodeBucket,
@@ -386,7 +386,9 @@ export async function info(
   if (typeof encoded !== "string") return encoded;
   const r = await client.request({
     area: "storage",
-    path: visibility === "public" ? `/object/info/public/${encoded}` : `/object/info/${encoded}`,
+    // The authenticated route answers a bad token with 403; the plain one would treat it as
+    // anonymous and report an existing private object as missing.
+    path: `/object/info/${visibility === "public" ? "public" : "authenticated"}/${encoded}`,
     credentials: visibility === "public" ? "none" : "token",
     signal: o.signal,
     timeout: o.timeout,
@@ -584,12 +586,25 @@ function checkExpires(expiresIn: number) {
   }
 }
 
+/**
+ * The absolute signed URL. The server answers its route with the key as it
+ * was signed but not URL-encoded (`/object/sign/b/a b?.txt?token=...`), so
+ * the key part is rebuilt from `encoded` (`bucket/key` as sent) and only the
+ * route and the query from `?token=` are taken from the answer.
+ */
 export function absoluteSigned(
   client: BaseClient,
   signedURL: string,
   o: { download?: boolean; fileName?: string | null },
+  encoded?: string,
 ): string {
-  let url = `${client.url}/storage/v1${signedURL.startsWith("/") ? "" : "/"}${signedURL}`;
+  let rel = signedURL.startsWith("/") ? signedURL : `/${signedURL}`;
+  const sign = rel.indexOf("/sign/");
+  const query = rel.lastIndexOf("?token=");
+  if (encoded !== undefined && sign >= 0 && query > sign) {
+    rel = `${rel.slice(0, sign + 6)}${encoded}${rel.slice(query)}`;
+  }
+  let url = `${client.url}/storage/v1${rel}`;
   if (o.fileName) {
     url += `${url.includes("?") ? "&" : "?"}download=${encodeComponent(o.fileName)}`;
   } else if (o.download) url += `${url.includes("?") ? "&" : "?"}download=`;
@@ -606,6 +621,12 @@ export async function createSignedUrl(
   checkExpires(expiresIn);
   const encoded = objectPathOrFailure(bucket, path);
   if (typeof encoded !== "string") return encoded;
+  // The single-path route signs its path as decodeURI leaves it, so `%3F` and `%23` stay
+  // escaped in the token and the download check fails; the batch route takes keys in JSON.
+  if (!o.transform && /[?#]/.test(path)) {
+    const r = await createSignedUrls(client, bucket, [path], expiresIn, o);
+    return r.ok ? success(r.value[0]) : r;
+  }
   const transform = o.transform
     ? Object.fromEntries(
       Object.entries(o.transform).filter(([, v]) => v !== null && v !== undefined),
@@ -621,7 +642,8 @@ export async function createSignedUrl(
   });
   return decodeResult(
     r,
-    (v) => absoluteSigned(client, reqString(asObject(v.body, "signature"), "signedURL"), o),
+    (v) =>
+      absoluteSigned(client, reqString(asObject(v.body, "signature"), "signedURL"), o, encoded),
   );
 }
 
@@ -664,7 +686,7 @@ export async function createSignedUrls(
         category: "NOT_FOUND",
       });
     }
-    out.push(absoluteSigned(client, d.url, o));
+    out.push(absoluteSigned(client, d.url, o, encodeObjectPath(bucket, keys[i])));
   }
   return success(out);
 }
@@ -687,10 +709,21 @@ export async function createSignedUploadUrl(
     timeout: o.timeout,
   });
   return decodeResult(r, (v) => {
-    const rel = reqString(asObject(v.body, "upload signature"), "url");
-    const url = new URL(`${client.url}/storage/v1${rel}`);
-    const token = url.searchParams.get("token");
+    const body = asObject(v.body, "upload signature");
+    const rel = reqString(body, "url");
+    // The answer's url holds the key unencoded (a '?' in it would end the path): take the
+    // token from the body, else from the last `?token=`, and build the URL from the key as sent.
+    const at = rel.lastIndexOf("?token=");
+    const token = typeof body.token === "string" && body.token !== ""
+      ? body.token
+      : at >= 0
+      ? decodeURIComponent(rel.slice(at + 7).split("&")[0])
+      : "";
     if (!token) throw new Error("the answer carries no token");
-    return { url: url.href, token, path: path.replace(/^\/+/, "") };
+    return {
+      url: `${client.url}/storage/v1/object/upload/sign/${encoded}?token=${encodeComponent(token)}`,
+      token,
+      path: path.replace(/^\/+/, ""),
+    };
   });
 }

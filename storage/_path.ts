@@ -36,11 +36,25 @@ export function encodeBucket(bucket: string): string {
   return encodeComponent(bucket);
 }
 
+/** Characters legal in a path segment (RFC 3986 sub-delims, `:` and `@`) that stay literal. */
+const PCHAR_ESCAPES = /%(?:3A|40|26|3D|2B|24|2C|3B)/g;
+
+/**
+ * One key segment for a URL path: percent-encoded, except `: @ & = + $ , ;`,
+ * which a path may hold as they are. The Storage API signs the path as it
+ * arrives and checks downloads against the decoded key, so a key such as
+ * `a+b.txt` only gets a working signed URL when sent literally, as the
+ * service's own clients do.
+ */
+function encodeSegment(segment: string): string {
+  return encodeComponent(segment).replace(PCHAR_ESCAPES, decodeURIComponent);
+}
+
 /** `bucket/encoded/key`; throws TypeError for a bad bucket or path. */
 export function encodeObjectPath(bucket: string, path: string): string {
   const checked = checkObjectPath(path);
   if ("error" in checked) throw new TypeError(checked.error);
-  return `${encodeBucket(bucket)}/${checked.key.split("/").map(encodeComponent).join("/")}`;
+  return `${encodeBucket(bucket)}/${checked.key.split("/").map(encodeSegment).join("/")}`;
 }
 
 /** Like {@linkcode encodeObjectPath} but returns a Failure instead of throwing. */

@@ -264,7 +264,7 @@ Deno.test("info, infoPublic, exists (404 and storage's 400/404 → false), exist
     jsonResponse({ message: "denied" }, { status: 403 }),
   ]);
   const fo = (await storage.info("docs", "a.txt")).getOrThrow();
-  assert.equal(rec.last.url.pathname, "/storage/v1/object/info/docs/a.txt");
+  assert.equal(rec.last.url.pathname, "/storage/v1/object/info/authenticated/docs/a.txt");
   assert.equal(fo.size, 5);
   assert.equal(fo.contentType, "text/plain");
   assert.equal(fo.cacheControl, "max-age=60");
@@ -407,6 +407,39 @@ Deno.test("createSignedUrl(s): absolute URLs, download names, transform only whe
   assert.equal(
     (await storage.createSignedUrl("docs", "a", 0)).errorOrNull()?.category,
     "INVALID_ARGUMENT",
+  );
+});
+
+Deno.test("keys keep `+ & = : , $ ; @` literal in paths, and signed URLs are rebuilt from the key as sent", async () => {
+  const { storage, rec } = makeStorage([
+    // The Storage API answers with the key unencoded.
+    jsonResponse({ signedURL: "/object/sign/d/a b+c&d.txt?token=t1" }),
+    jsonResponse([{ path: "q?x #1.txt", signedURL: "/object/sign/d/q?x #1.txt?token=t2" }]),
+    jsonResponse([{ path: "p?.txt", signedURL: "/object/sign/d/p?.txt?token=t3" }]),
+    jsonResponse({ url: "/object/upload/sign/d/u?.txt?token=t4", token: "t4" }),
+    jsonResponse({ url: "/object/upload/sign/d/v.txt?token=t%2B5" }),
+  ]);
+  const one = (await storage.createSignedUrl("d", "a b+c&d.txt", 60)).getOrThrow();
+  assert.equal(rec.last.url.pathname, "/storage/v1/object/sign/d/a%20b+c&d.txt");
+  assert.equal(one, `${S}/object/sign/d/a%20b+c&d.txt?token=t1`);
+  const many = (await storage.createSignedUrls("d", ["q?x #1.txt"], 60)).getOrThrow();
+  assert.deepEqual(many, [`${S}/object/sign/d/q%3Fx%20%231.txt?token=t2`]);
+  // A '?' or '#' key goes through the batch route: the single route would sign it escaped.
+  const q = (await storage.createSignedUrl("d", "p?.txt", 60)).getOrThrow();
+  assert.equal(rec.last.url.pathname, "/storage/v1/object/sign/d");
+  assert.deepEqual(rec.last.json(), { expiresIn: 60, paths: ["p?.txt"] });
+  assert.equal(q, `${S}/object/sign/d/p%3F.txt?token=t3`);
+  const up = (await storage.createSignedUploadUrlWithPath("d", "u?.txt")).getOrThrow();
+  assert.deepEqual(up, {
+    url: `${S}/object/upload/sign/d/u%3F.txt?token=t4`,
+    token: "t4",
+    path: "u?.txt",
+  });
+  const legacy = (await storage.createSignedUploadUrl("d", "v.txt")).getOrThrow();
+  assert.equal(legacy, "t+5", "without a body token, the url's token is used");
+  assert.equal(
+    storage.getPublicUrl("d", "x:y@z,1;2$=+&.txt"),
+    `${S}/object/public/d/x:y@z,1;2$=+&.txt`,
   );
 });
 
