@@ -12,10 +12,11 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<boolean> {
       clearTimeout(timer);
       resolve(false);
     };
+    // Beyond setTimeout's limit (2^31 - 1 ms) the timer would fire at once.
     const timer = setTimeout(() => {
       signal?.removeEventListener("abort", onAbort);
       resolve(true);
-    }, ms);
+    }, Math.min(ms, 2_147_483_647));
     signal?.addEventListener("abort", onAbort, { once: true });
   });
 }

@@ -175,7 +175,8 @@ export function errorFromResponse(
     if (trimmed === "") {
       message = `${label} (empty body)`;
     } else {
-      const flat = trimmed.replace(/\s+/g, " ");
+      // Redact before cutting: a secret across the cut would otherwise leave its prefix.
+      const flat = redactSecrets(trimmed.replace(/\s+/g, " "), secrets);
       const cut = flat.length > ERROR_EXCERPT_LENGTH || parts.truncated;
       message = `${label}: ${flat.slice(0, ERROR_EXCERPT_LENGTH)}${cut ? "…" : ""}`;
     }
@@ -184,9 +185,9 @@ export function errorFromResponse(
     message: redactSecrets(message, secrets),
     category,
     status,
-    code,
+    code: code === null ? null : redactSecrets(code, secrets),
     details: details === null ? null : redactSecrets(details, secrets),
-    hint,
+    hint: hint === null ? null : redactSecrets(hint, secrets),
     retryAfter,
   });
 }

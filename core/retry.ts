@@ -108,8 +108,12 @@ export function backoffDelay(
   return Math.round(exp / 2 + (exp / 2) * random());
 }
 
+const IMF_FIXDATE =
+  /^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d{2}:\d{2}:\d{2} GMT$/;
+
 /**
- * Parses a `Retry-After` header (delta seconds or an HTTP date) into
+ * Parses a `Retry-After` header (delta seconds, or an HTTP date in the
+ * IMF-fixdate form) into
  * milliseconds. Garbage, negative numbers and past dates give null or 0;
  * huge values are returned as they are, for the caller to cap.
  *
@@ -131,12 +135,13 @@ export function parseRetryAfter(
 ): number | null {
   if (value === null || value === undefined) return null;
   const text = value.trim();
-  if (text === "" || text.length > 64) return null;
   if (/^\d+$/.test(text)) {
+    // Any count of digits is a wait; one too large to hold is a very long one.
     const seconds = Number(text);
     return Number.isSafeInteger(seconds) ? seconds * 1000 : Number.MAX_SAFE_INTEGER;
   }
-  if (!/[a-z]/i.test(text)) return null;
+  // An HTTP date in its preferred form (IMF-fixdate, RFC 9110 §5.6.7), strictly.
+  if (!IMF_FIXDATE.test(text)) return null;
   const date = Date.parse(text);
   if (Number.isNaN(date)) return null;
   return Math.max(0, date - now);

@@ -239,7 +239,8 @@ function headerRecord(
         ? req.body.type
         : "application/octet-stream");
   }
-  for (const k in ctx.headers) headers[k.toLowerCase()] = ctx.headers[k];
+  // Client-wide headers may carry credentials: a request sent without credentials gets none.
+  if (mode !== "none") { for (const k in ctx.headers) headers[k.toLowerCase()] = ctx.headers[k]; }
   if (req.headers) { for (const k in req.headers) headers[k.toLowerCase()] = req.headers[k]; }
   return headers;
 }
@@ -247,7 +248,20 @@ function headerRecord(
 const CLIENT_INFO = `fetchbase/${VERSION}`;
 
 function secretsOf(ctx: TransportContext, req: TransportRequest<ResponseType>) {
-  return [ctx.apiKey, ctx.accessToken, req.accessToken];
+  const out = [ctx.apiKey, ctx.accessToken, req.accessToken];
+  // Credentials passed as headers (per call or client-wide) are secrets too.
+  for (const headers of [ctx.headers, req.headers]) {
+    for (const k in headers) {
+      const name = k.toLowerCase();
+      if (
+        name === "apikey" || name === "authorization" || name.includes("key") ||
+        name.includes("token")
+      ) {
+        out.push(headers[k].replace(/^Bearer\s+/i, ""));
+      }
+    }
+  }
+  return out;
 }
 
 /** Why the controller of one call was aborted. */
@@ -257,6 +271,9 @@ type AbortCause = "cancelled" | "timeout";
 interface AbortState {
   cause: AbortCause | null;
 }
+
+/** The longest delay `setTimeout` honours (2^31 - 1 ms); a longer one fires at once. */
+const MAX_TIMER_MS = 2_147_483_647;
 
 /** Microtask turns an attempt may take before the timeout timer is armed. */
 const SETTLE_TURNS = 24;
@@ -316,7 +333,8 @@ class Call implements AbortState {
     this.#method = method;
     this.#timeout = timeout;
     this.#maxAttempts = maxAttempts;
-    this.#deadline = timeout > 0 && Number.isFinite(timeout) ? Date.now() + timeout : 0;
+    // A timeout past setTimeout's limit (about 24.8 days) is as good as none.
+    this.#deadline = timeout > 0 && timeout <= MAX_TIMER_MS ? Date.now() + timeout : 0;
   }
 
   run(): Promise<Outcome> {
@@ -394,6 +412,10 @@ class Call implements AbortState {
     if (result.retryAfterMs !== null) {
       if (result.retryAfterMs > this.#ctx.retry.maxRetryAfterMs) return this.#finish(out);
       delay = Math.max(delay, result.retryAfterMs);
+    }
+    // A wait that ends past the deadline would only turn this answer into a timeout.
+    if (delay > MAX_TIMER_MS || (this.#deadline !== 0 && Date.now() + delay >= this.#deadline)) {
+      return this.#finish(out);
     }
     this.#arm();
     sleep(delay, this.controller.signal).then((slept) => {
@@ -690,10 +712,9 @@ async function attemptOnce(
             return {
               kind: "failed",
               failure: failure({
-                message: redactSecrets(
-                  `Response is not valid JSON: ${text.slice(0, 80).replace(/\s+/g, " ")}`,
-                  secrets,
-                ),
+                message: `Response is not valid JSON: ${
+                  redactSecrets(text.slice(0, 4096), secrets).slice(0, 80).replace(/\s+/g, " ")
+                }`,
                 category: "DECODE",
                 status: response.status,
                 cause: error,

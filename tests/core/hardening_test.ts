@@ -1,0 +1,119 @@
+// Transport edges: credentials-free requests, redaction before cutting,
+// waits past setTimeout's limit, Retry-After past the deadline, strict dates.
+import assert from "node:assert/strict";
+import FakeTimers from "@sinonjs/fake-timers";
+import { createBaseClient } from "../../core/client.ts";
+import { errorFromResponse } from "../../core/http_error.ts";
+import { parseRetryAfter } from "../../core/retry.ts";
+import { buildHeaders } from "../../core/transport.ts";
+import { jsonResponse, recordingFetch } from "../support/recording_fetch.ts";
+
+const BASE = "https://project.example";
+const KEY = "sb_secret_0123456789abcdefghijklmnopqrstuv";
+const TOKEN = "eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJ1MSJ9.c2lnbmF0dXJl";
+
+Deno.test("credentials 'none' sends neither credentials nor client-wide headers", () => {
+  const c = createBaseClient(BASE, KEY, {
+    headers: { Authorization: "Bearer client-wide-secret", apikey: KEY, "x-tenant": "t" },
+  });
+  const h = buildHeaders(c, { credentials: "none", url: "https://tus.other.example/u" });
+  assert.equal(h.get("authorization"), null);
+  assert.equal(h.get("apikey"), null);
+  assert.equal(h.get("x-tenant"), null);
+  assert.equal(buildHeaders(c, {}).get("x-tenant"), "t");
+});
+
+Deno.test("error fields are redacted, and excerpts are redacted before they are cut", () => {
+  const e = errorFromResponse({
+    status: 400,
+    statusText: "Bad Request",
+    headers: new Headers(),
+    body: JSON.stringify({ msg: "Invalid", error: `token ${TOKEN} revoked`, hint: `use ${KEY}` }),
+    truncated: false,
+  }, [KEY]);
+  assert.doesNotMatch(JSON.stringify(e), new RegExp(`${KEY}|eyJhbGciOiJFUzI1NiJ9\\.eyJzdWIi`));
+  // A key straddling the 200-character excerpt must not leave its first characters.
+  const pad = "x".repeat(190);
+  const cut = errorFromResponse({
+    status: 500,
+    statusText: "",
+    headers: new Headers(),
+    body: `${pad} ${KEY}`,
+    truncated: false,
+  }, [KEY]);
+  assert.doesNotMatch(cut.message, /sb_secret/);
+});
+
+Deno.test("a token sent in per-call headers is redacted from errors", async () => {
+  const rec = recordingFetch(() =>
+    new Response(`bad header ${"k".repeat(3)} per-call-secret-123`, { status: 500 })
+  );
+  const c = createBaseClient(BASE, KEY, { fetch: rec.fetch });
+  const r = await c.request({
+    method: "POST",
+    path: "/x",
+    headers: { "x-api-key": "per-call-secret-123" },
+  });
+  assert.doesNotMatch(r.errorOrNull()!.message, /per-call-secret-123/);
+});
+
+Deno.test("timeouts and Retry-After waits past 2^31-1 ms never fire at once", async () => {
+  const clock = FakeTimers.install({ toFake: ["setTimeout", "clearTimeout", "Date"] });
+  try {
+    let calls = 0;
+    const slow = createBaseClient(BASE, KEY, {
+      fetch: () => {
+        calls++;
+        return new Promise((resolve) => setTimeout(() => resolve(jsonResponse({})), 60_000));
+      },
+    });
+    const pending = slow.request({ path: "/x", timeout: 3e9 });
+    await clock.tickAsync(61_000);
+    assert.ok((await pending).ok, "no instant timeout");
+    const busy = createBaseClient(BASE, KEY, {
+      fetch: () => {
+        calls++;
+        return Promise.resolve(
+          new Response("busy", { status: 503, headers: { "retry-after": "2500000" } }),
+        );
+      },
+      retry: { maxRetryAfterMs: 3e9 },
+    });
+    calls = 0;
+    const r = await busy.request({ path: "/x", timeout: 0 });
+    assert.equal(r.errorOrNull()?.status, 503);
+    assert.equal(calls, 1, "a wait of about 29 days is not attempted (nor fired at once)");
+  } finally {
+    clock.uninstall();
+  }
+});
+
+Deno.test("a Retry-After that ends past the deadline returns the answer at once", async () => {
+  let calls = 0;
+  const c = createBaseClient(BASE, KEY, {
+    fetch: () => {
+      calls++;
+      return Promise.resolve(
+        new Response("busy", { status: 503, headers: { "retry-after": "10" } }),
+      );
+    },
+  });
+  const started = Date.now();
+  const r = await c.request({ path: "/x", timeout: 1000 });
+  assert.equal(r.errorOrNull()?.status, 503);
+  assert.equal(r.errorOrNull()?.retryAfter, 10);
+  assert.equal(calls, 1);
+  assert.ok(Date.now() - started < 500);
+});
+
+Deno.test("Retry-After: digits or an IMF-fixdate only", () => {
+  const now = Date.parse("Sun, 06 Nov 1994 08:49:37 GMT");
+  assert.equal(parseRetryAfter("3", now), 3000);
+  assert.equal(parseRetryAfter("Sun, 06 Nov 1994 08:49:47 GMT", now), 10_000);
+  assert.equal(parseRetryAfter("9".repeat(65), now), Number.MAX_SAFE_INTEGER);
+  for (
+    const bad of ["a 1", "soon 99", "x 2030", "-1", "1.5", "Sunday, 06-Nov-94 08:49:37 GMT", ""]
+  ) {
+    assert.equal(parseRetryAfter(bad, now), null, bad);
+  }
+});
