@@ -115,12 +115,14 @@ export class BaseClient implements TransportContext {
   }
 
   /**
-   * Applies an access token to later requests; a blank token is ignored.
+   * Applies an access token to later requests, without surrounding
+   * whitespace. A blank token, null or undefined is never applied (the
+   * current one stays); {@linkcode BaseClient.clearAccessToken} drops it.
    *
    * @param token The access token.
    */
   setAccessToken(token: string | null | undefined): void {
-    if (typeof token === "string" && token.trim() !== "") this.#accessToken = token;
+    if (typeof token === "string" && token.trim() !== "") this.#accessToken = token.trim();
   }
 
   /** Drops the access token; requests then carry the API key. */

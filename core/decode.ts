@@ -170,7 +170,10 @@ export function reqNumber(obj: Record<string, unknown>, key: string): number {
 export function optNumber(obj: Record<string, unknown>, key: string): number | null {
   const v = obj[key];
   if (typeof v === "number" && Number.isFinite(v)) return v;
-  if (typeof v === "string" && /^-?\d+(\.\d+)?$/.test(v.trim())) return Number(v);
+  if (typeof v === "string" && /^-?\d+(\.\d+)?$/.test(v.trim())) {
+    const n = Number(v);
+    return Number.isFinite(n) ? n : null;
+  }
   return null;
 }
 

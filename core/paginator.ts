@@ -77,7 +77,14 @@ export function createPaginator<T>(pageSize: number, fetchPage: PageFetcher<T>):
   const isLoading = new MutableStateFlow(false);
   const isEnd = new MutableStateFlow(false);
   const error = new MutableStateFlow<ServiceError | null>(null);
-  let inFlight: Promise<ServiceResult<readonly T[]>> | null = null;
+  /** The page being fetched, shared by its callers; aborted only when every one of them has. */
+  let flight:
+    | {
+      promise: Promise<ServiceResult<readonly T[]>>;
+      controller: AbortController;
+      waiting: number;
+    }
+    | null = null;
 
   const load = async (signal?: AbortSignal): Promise<ServiceResult<readonly T[]>> => {
     isLoading.value = true;
@@ -108,13 +115,35 @@ export function createPaginator<T>(pageSize: number, fetchPage: PageFetcher<T>):
     error,
     loadNext(options?: { signal?: AbortSignal }) {
       if (isEnd.value) return Promise.resolve(success([] as readonly T[]));
-      if (inFlight) return inFlight;
-      const pending = load(options?.signal);
-      inFlight = pending;
-      pending.then(() => {
-        if (inFlight === pending) inFlight = null;
+      const signal = options?.signal;
+      if (signal?.aborted) {
+        return Promise.resolve(
+          failure({ message: "Request was cancelled", category: "CANCELLED" }),
+        );
+      }
+      if (flight === null) {
+        const controller = new AbortController();
+        const promise = load(controller.signal);
+        const started = { promise, controller, waiting: 0 };
+        flight = started;
+        promise.then(() => {
+          if (flight === started) flight = null;
+        });
+      }
+      const f = flight;
+      f.waiting++;
+      if (!signal) return f.promise; // never gives up: the fetch goes on for it
+      return new Promise((resolve) => {
+        const onAbort = () => {
+          resolve(failure({ message: "Request was cancelled", category: "CANCELLED" }));
+          if (--f.waiting === 0) f.controller.abort(signal.reason);
+        };
+        signal.addEventListener("abort", onAbort, { once: true });
+        f.promise.then((r) => {
+          signal.removeEventListener("abort", onAbort);
+          resolve(r);
+        });
       });
-      return pending;
     },
   };
 }

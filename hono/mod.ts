@@ -71,17 +71,37 @@ export interface FetchbaseAuthOptions {
   auth?: AuthClient;
 }
 
-function deny(status: 401 | 403, error: string, message: string): Response {
+function deny(status: 401 | 403 | 503, error: string, message: string): Response {
   const headers = new Headers({ "content-type": "application/json" });
-  if (status === 401) headers.set("www-authenticate", `Bearer error="invalid_token"`);
+  // RFC 6750 §3.1: no error code when the request carried no credentials.
+  if (status === 401) {
+    headers.set(
+      "www-authenticate",
+      error === "missing_token" ? "Bearer" : `Bearer error="invalid_token"`,
+    );
+  }
+  if (status === 503) headers.set("retry-after", "5");
   return new Response(JSON.stringify({ error, message }), { status, headers });
 }
+
+/** Failures that say nothing about the token: the verifier could not ask (JWKS or auth down). */
+const UNAVAILABLE: ReadonlySet<string> = new Set([
+  "NETWORK",
+  "TIMEOUT",
+  "SERVER",
+  "RATE_LIMITED",
+  "DECODE",
+  "CANCELLED",
+  "UNKNOWN",
+]);
 
 /**
  * Creates the middleware. The JWKS is fetched once and cached per middleware
  * instance, so a valid ES256 token with a cached key costs no network call.
  * Missing, malformed, expired or forged tokens get 401 with a JSON body
- * `{ error, message }`; an insufficient assurance level gets 403.
+ * `{ error, message }`; an insufficient assurance level gets 403; when the
+ * token cannot be checked (JWKS and auth server unreachable or failing) the
+ * answer is 503 `auth_unavailable` with `Retry-After`, without internals.
  *
  * @example Requiring MFA
  * ```ts
@@ -114,6 +134,10 @@ export function fetchbaseAuth(
       signal: c.req.raw.signal,
     });
     if (!result.ok) {
+      // An outage is not the caller's fault, and its details (hosts, errors) stay inside.
+      if (UNAVAILABLE.has(result.error.category)) {
+        return deny(503, "auth_unavailable", "The token cannot be verified right now");
+      }
       return deny(401, result.error.code ?? "invalid_token", result.error.message);
     }
     if (options.requireAal2 && result.value.claims.authenticatorAssuranceLevel !== "aal2") {

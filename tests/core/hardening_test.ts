@@ -117,3 +117,18 @@ Deno.test("Retry-After: digits or an IMF-fixdate only", () => {
     assert.equal(parseRetryAfter(bad, now), null, bad);
   }
 });
+
+Deno.test("access tokens are applied trimmed; blank or null never replaces one; huge numbers are not finite values", async () => {
+  const { optNumber } = await import("../../core/decode.ts");
+  const c = createBaseClient(BASE, KEY);
+  c.setAccessToken("  padded-token  ");
+  assert.equal(c.accessToken, "padded-token");
+  assert.equal(buildHeaders(c, {}).get("authorization"), "Bearer padded-token");
+  c.setAccessToken(null);
+  c.setAccessToken("   ");
+  assert.equal(c.accessToken, "padded-token");
+  c.clearAccessToken();
+  assert.equal(c.accessToken, null);
+  assert.equal(optNumber({ n: "1" + "0".repeat(400) }, "n"), null);
+  assert.equal(optNumber({ n: "42" }, "n"), 42);
+});

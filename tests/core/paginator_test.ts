@@ -64,3 +64,38 @@ Deno.test("pageSize must be a positive integer", () => {
   assert.throws(() => createPaginator(0, () => Promise.resolve(success([]))), RangeError);
   assert.throws(() => createPaginator(1.5, () => Promise.resolve(success([]))), RangeError);
 });
+
+Deno.test("one caller's abort does not cancel another caller's page; all aborting cancels the fetch", async () => {
+  let seen: AbortSignal | undefined;
+  let release = () => {};
+  const p = createPaginator<number>(2, (_offset, _size, signal) => {
+    seen = signal;
+    return new Promise((resolve) => {
+      release = () => resolve(success([1, 2]));
+      signal?.addEventListener(
+        "abort",
+        () => resolve(failure({ message: "aborted", category: "CANCELLED" })),
+      );
+    });
+  });
+  const a = new AbortController();
+  const first = p.loadNext({ signal: a.signal });
+  const second = p.loadNext();
+  a.abort();
+  assert.equal((await first).errorOrNull()?.category, "CANCELLED");
+  assert.equal(seen?.aborted, false, "the shared fetch goes on for the other caller");
+  release();
+  assert.deepEqual((await second).getOrThrow(), [1, 2]);
+  assert.deepEqual(p.items.value, [1, 2]);
+
+  const b = new AbortController();
+  const c = new AbortController();
+  const x = p.loadNext({ signal: b.signal });
+  const y = p.loadNext({ signal: c.signal });
+  b.abort();
+  assert.equal(seen?.aborted, false);
+  c.abort();
+  assert.equal(seen?.aborted, true, "aborted once every caller has");
+  assert.equal((await x).errorOrNull()?.category, "CANCELLED");
+  assert.equal((await y).errorOrNull()?.category, "CANCELLED");
+});

@@ -182,3 +182,33 @@ Deno.test("Deno edge example: todos as the caller (row-level security), streamed
     await p.server.close();
   }
 });
+
+Deno.test("middleware: an auth outage is 503 without internals; no error code without credentials", async () => {
+  const down: typeof fetch = () =>
+    Promise.reject(new TypeError("connection refused (internal host 10.0.0.5:9999)"));
+  const app = new Hono<{ Variables: FetchbaseVariables }>();
+  app.use(
+    "*",
+    fetchbaseAuth({
+      url: "https://p.example",
+      apiKey: "anon-key",
+      clientOptions: { fetch: down, retry: { maxAttempts: 1 } },
+    }),
+  );
+  app.get("/me", (c) => c.text("ok"));
+  const p = await project();
+  try {
+    const token = await p.mint({});
+    const r = await app.request("/me", { headers: { authorization: `Bearer ${token}` } });
+    assert.equal(r.status, 503);
+    const body = await r.json();
+    assert.equal(body.error, "auth_unavailable");
+    assert.doesNotMatch(JSON.stringify(body), /10\.0\.0\.5|refused/);
+    assert.equal(r.headers.get("www-authenticate"), null);
+    const none = await app.request("/me");
+    assert.equal(none.status, 401);
+    assert.equal(none.headers.get("www-authenticate"), "Bearer");
+  } finally {
+    await p.server.close();
+  }
+});
