@@ -170,6 +170,22 @@ export async function updateBucket(
   o: UpdateBucketOptions = {},
 ): Promise<ServiceResult<Bucket>> {
   const path = `/bucket/${encodeBucket(id)}`;
+  // The Storage API requires `public` on every update and keeps a bucket's name: read the
+  // bucket first when `public` is not given, or a name is, so that an update never silently
+  // does less than asked.
+  let isPublic = o.public;
+  if (isPublic === undefined || isPublic === null || (o.name !== undefined && o.name !== null)) {
+    const current = await getBucket(client, id, o);
+    if (!current.ok) return current;
+    if (o.name !== undefined && o.name !== null && o.name !== current.value.name) {
+      return failure({
+        message:
+          `Cannot rename bucket '${id}': the Storage API keeps a bucket's name ('${current.value.name}')`,
+        category: "INVALID_ARGUMENT",
+      });
+    }
+    isPublic ??= current.value.public;
+  }
   const r = await client.request({
     method: "PUT",
     area: "storage",
@@ -177,7 +193,7 @@ export async function updateBucket(
     json: dropNulls({
       id,
       name: o.name,
-      public: o.public,
+      public: isPublic,
       file_size_limit: o.fileSizeLimit,
       allowed_mime_types: o.allowedMimeTypes,
     }),
@@ -425,9 +441,9 @@ export async function list(
 ): Promise<ServiceResult<FileObject[]>> {
   const limit = o.limit ?? 100;
   const offset = o.offset ?? 0;
-  if (!Number.isSafeInteger(limit) || limit < 0) {
+  if (!Number.isSafeInteger(limit) || limit < 1) {
     throw new RangeError(
-      `Cannot list as 'limit' must be a non-negative integer: current value is ${limit}`,
+      `Cannot list as 'limit' must be a positive integer: current value is ${limit}`,
     );
   }
   if (!Number.isSafeInteger(offset) || offset < 0) {
@@ -440,10 +456,13 @@ export async function list(
     area: "storage",
     path: `/object/list/${encodeBucket(bucket)}`,
     json: dropNulls({
-      prefix: o.prefix ?? "",
+      prefix: (o.prefix ?? "").replace(/^\/+/, ""),
       limit,
       offset,
-      sortBy: { column: o.sortBy ?? "name", order: o.sortOrder ?? SortOrder.ASC },
+      // The order applies to a given sort column; without one the server default (name, asc).
+      sortBy: o.sortBy
+        ? { column: o.sortBy, order: o.sortOrder ?? SortOrder.ASC }
+        : { column: "name", order: SortOrder.ASC },
       search: o.search,
     }),
     retry: true,
@@ -499,10 +518,31 @@ function checkKey(bucket: string, path: string): string | ServiceResult<never> {
   return typeof e === "string" ? path.replace(/^\/+/, "") : e;
 }
 
-function checkKeys(bucket: string, paths: readonly string[]): string[] | ServiceResult<never> {
+/**
+ * A key that travels in a JSON body (delete, move, copy), not in a URL: any
+ * non-empty key the server may hold, `trail/` or `a//b` included (the URL
+ * rules would refuse them, and such objects could not be removed).
+ */
+function bodyKey(bucket: string, path: string): string | ServiceResult<never> {
+  encodeBucket(bucket);
+  const key = typeof path === "string" ? path.replace(/^\/+/, "") : "";
+  if (key === "") {
+    return failure({
+      message: "Cannot use the object path as it must be a non-empty string",
+      category: "INVALID_ARGUMENT",
+    });
+  }
+  return key;
+}
+
+function checkKeys(
+  bucket: string,
+  paths: readonly string[],
+  check: (bucket: string, path: string) => string | ServiceResult<never> = checkKey,
+): string[] | ServiceResult<never> {
   const keys: string[] = [];
   for (const p of paths) {
-    const k = checkKey(bucket, p);
+    const k = check(bucket, p);
     if (typeof k !== "string") return k;
     keys.push(k);
   }
@@ -519,9 +559,9 @@ export async function moveOrCopy(
 ): Promise<ServiceResult<void>> {
   encodeBucket(bucket);
   if (o.destinationBucket) encodeBucket(o.destinationBucket);
-  const from = checkKey(bucket, fromPath);
+  const from = bodyKey(bucket, fromPath);
   if (typeof from !== "string") return from;
-  const to = checkKey(o.destinationBucket ?? bucket, toPath);
+  const to = bodyKey(o.destinationBucket ?? bucket, toPath);
   if (typeof to !== "string") return to;
   const r = await client.request({
     method: "POST",
@@ -553,7 +593,7 @@ export async function deleteObjects(
       category: "INVALID_ARGUMENT",
     });
   }
-  const keys = checkKeys(bucket, paths);
+  const keys = checkKeys(bucket, paths, bodyKey);
   if (!Array.isArray(keys)) return keys;
   const r = await client.request({
     method: "DELETE",

@@ -215,7 +215,7 @@ export function decodeFileObject(json: unknown): FileObject {
     id: optString(o, "id"),
     bucketId: pick("bucket_id", "bucketId"),
     createdAt: pick("created_at", "createdAt"),
-    updatedAt: pick("updated_at", "updatedAt"),
+    updatedAt: pick("updated_at", "updatedAt", "last_modified"),
     metadata,
     size: optNumber(o, "size") ?? optNumber(meta, "size") ?? optNumber(meta, "contentLength"),
     contentType: pick("content_type", "contentType", "mimetype"),

@@ -18,6 +18,7 @@ import {
   listOrThrow,
   listPaginator,
   ServiceException,
+  SortOrder,
   withCacheNonce,
 } from "../../storage/mod.ts";
 import { jsonResponse } from "../support/recording_fetch.ts";
@@ -547,4 +548,59 @@ Deno.test("listPaginator: nothing before loadNext, offset pages, pageSize > 0", 
   assert.equal(p.isEnd.value, true);
   assert.deepEqual(rec.requests.map((r) => (r.json() as { offset: number }).offset), [0, 2]);
   assert.throws(() => listPaginator(storage, "docs", { pageSize: 0 }), RangeError);
+});
+
+Deno.test("updateBucket reads the bucket for a missing `public` and refuses a rename the server would ignore", async () => {
+  const { storage, rec } = makeStorage((req) =>
+    req.method === "GET"
+      ? jsonResponse({ id: "docs", name: "docs", public: true })
+      : jsonResponse({ message: "Successfully updated" })
+  );
+  const r = await storage.updateBucket("docs", { fileSizeLimit: 10 });
+  assert.ok(r.ok);
+  const put = rec.requests.find((q) => q.method === "PUT")!;
+  assert.deepEqual(put.json(), { id: "docs", public: true, file_size_limit: 10 });
+  const before = rec.requests.length;
+  const rename = await storage.updateBucket("docs", { name: "other", public: false });
+  assert.equal(rename.errorOrNull()?.category, "INVALID_ARGUMENT");
+  assert.match(rename.errorOrNull()!.message, /keeps a bucket's name/);
+  assert.equal(rec.requests.slice(before).filter((q) => q.method === "PUT").length, 0);
+  // Public given and no name: no read first.
+  const n = rec.requests.length;
+  await storage.updateBucket("docs", { public: false });
+  assert.equal(rec.requests[n].method, "PUT");
+});
+
+Deno.test("keys in JSON bodies may hold empty segments the server stores (trail/, a//b)", async () => {
+  const { storage, rec } = makeStorage(() => jsonResponse([]));
+  assert.ok((await storage.deleteObjects("d", ["trail/", "a//b.txt", "/x"])).ok);
+  assert.deepEqual(rec.last.json(), { prefixes: ["trail/", "a//b.txt", "x"] });
+  const { storage: s2, rec: r2 } = makeStorage(() => jsonResponse({ message: "ok" }));
+  assert.ok((await s2.move("d", "a//b.txt", "c/")).ok);
+  assert.deepEqual(r2.last.json(), { bucketId: "d", sourceKey: "a//b.txt", destinationKey: "c/" });
+  assert.equal((await s2.deleteObjects("d", [""])).errorOrNull()?.category, "INVALID_ARGUMENT");
+});
+
+Deno.test("list: the order applies only with a sort column; prefixes lose a leading slash; limit >= 1", async () => {
+  const { storage, rec } = makeStorage(() => jsonResponse([]));
+  await storage.list("d", { sortOrder: SortOrder.DESC, prefix: "/dir" });
+  assert.deepEqual(rec.last.json(), {
+    prefix: "dir",
+    limit: 100,
+    offset: 0,
+    sortBy: { column: "name", order: "asc" },
+  });
+  await storage.list("d", { sortBy: "created_at", sortOrder: SortOrder.DESC });
+  assert.deepEqual((rec.last.json() as { sortBy: unknown }).sortBy, {
+    column: "created_at",
+    order: "desc",
+  });
+  assert.equal((await storage.list("d", { limit: 0 })).errorOrNull()?.category, "INVALID_ARGUMENT");
+});
+
+Deno.test("info takes updatedAt from last_modified when that is what the server sends", async () => {
+  const { storage } = makeStorage(() =>
+    jsonResponse({ id: "1", name: "a.txt", last_modified: "2026-11-23T00:00:00Z", size: 3 })
+  );
+  assert.equal((await storage.info("d", "a.txt")).getOrThrow().updatedAt, "2026-11-23T00:00:00Z");
 });
