@@ -7,7 +7,7 @@
  */
 
 import { createPaginator, type Paginator } from "../core/paginator.ts";
-import { ServiceException, type ServiceResult, success } from "../core/result.ts";
+import { failure, ServiceException, type ServiceResult, success } from "../core/result.ts";
 import type {
   ListOptions,
   SignedUrlOptions,
@@ -222,7 +222,11 @@ export function createSignedRenderUrl(
   options: StorageCallOptions = {},
 ): Promise<ServiceResult<string>> {
   if (!transform || typeof transform !== "object") {
-    throw new TypeError("Cannot sign a render URL as 'transform' is required");
+    // Like every other argument error of an async storage operation: a Failure.
+    return Promise.resolve(failure({
+      message: "Cannot sign a render URL as 'transform' is required",
+      category: "INVALID_ARGUMENT",
+    }));
   }
   return storage.createSignedUrl(bucket, path, expiresIn, {
     ...options,

@@ -476,6 +476,14 @@ Deno.test("signed download and render families; render batches stop at the first
   const byPathR = (await createSignedRenderUrlsByPath(storage, "d", ["q"], 60, { height: 5 }))
     .getOrThrow();
   assert.ok(byPathR.q);
+  const missing = await createSignedRenderUrl(
+    storage,
+    "d",
+    "q",
+    60,
+    null as unknown as { height: number },
+  );
+  assert.equal(missing.errorOrNull()?.category, "INVALID_ARGUMENT");
 });
 
 Deno.test("local URL builders: no I/O, transforms with nulls omitted, bulk and ByPath forms", () => {
