@@ -171,6 +171,11 @@ export interface RpcGetOptions extends CallOptions {
   schema?: string | null;
   /** Arguments as query parameters. Default none. */
   queryParams?: RpcQueryParams;
+  /**
+   * Arguments as one object (or its JSON text), flattened after the
+   * query parameters: nulls omitted, objects and arrays as JSON text.
+   */
+  params?: string | Record<string, unknown> | null;
   /** Response format. Default ROWS. */
   format?: ResponseFormat;
   /** Count option. */
@@ -187,6 +192,15 @@ export interface RpcGetOptions extends CallOptions {
 
 export type { PgRequest, PgResponse } from "./_request.ts";
 
+/** `Prefer` directives of `base`, each replaced by the one of `extra` with its name, then the rest of `extra`. */
+function mergePrefer(base: string, extra: string): string {
+  const name = (d: string) => d.split("=")[0].trim().toLowerCase();
+  const given = extra.split(",").map((d) => d.trim()).filter((d) => d !== "");
+  const names = new Set(given.map(name));
+  const kept = base.split(",").map((d) => d.trim()).filter((d) => d !== "" && !names.has(name(d)));
+  return [...kept, ...given].join(",");
+}
+
 function headersOf(
   schema: string | null | undefined,
   profileHeader: "Accept-Profile" | "Content-Profile",
@@ -202,7 +216,14 @@ function headersOf(
     const v = base[k];
     if (v !== null && v !== undefined) out[k] = v;
   }
-  if (extra) { for (const k in extra) out[k] = extra[k]; }
+  if (extra) {
+    for (const k in extra) {
+      // A caller's Prefer overrides the directives it names and keeps the others (max-affected!).
+      if (k.toLowerCase() === "prefer" && out.Prefer) {
+        out.Prefer = mergePrefer(out.Prefer, extra[k]);
+      } else out[k] = extra[k];
+    }
+  }
   return out;
 }
 
@@ -579,6 +600,9 @@ export class DatabaseClient {
     const q = options.queryParams ?? [];
     const args: Array<[string, string]> = (Array.isArray(q) ? q : Object.entries(q))
       .map(([k, v]) => [k, v] as [string, string]);
+    if (options.params !== undefined && options.params !== null) {
+      args.push(...flattenParams(options.params));
+    }
     return {
       method: format === ResponseFormat.HEAD ? "HEAD" : "GET",
       path: `/rpc/${pathSegment(fn, "function")}`,
@@ -621,15 +645,35 @@ export class DatabaseClient {
  * @returns The pairs.
  */
 export function flattenParams(params: string | Record<string, unknown>): Array<[string, string]> {
-  const obj = typeof params === "string" ? JSON.parse(params) : params;
+  let obj: unknown = params;
+  if (typeof params === "string") {
+    try {
+      obj = JSON.parse(params);
+    } catch (cause) {
+      throw new TypeError(
+        "Cannot pass arguments as query parameters as 'params' is not JSON",
+        { cause },
+      );
+    }
+  }
   if (obj === null || typeof obj !== "object" || Array.isArray(obj)) {
     throw new TypeError(
       "Cannot pass arguments as query parameters as 'params' must be a JSON object",
     );
   }
   const out: Array<[string, string]> = [];
-  for (const [k, v] of Object.entries(obj as Record<string, unknown>)) {
+  for (const [k, raw] of Object.entries(obj as Record<string, unknown>)) {
+    // As JSON would encode it: a Date (anything with toJSON) becomes its string.
+    const v = raw !== null && typeof raw === "object" &&
+        typeof (raw as { toJSON?: unknown }).toJSON === "function"
+      ? (raw as { toJSON(): unknown }).toJSON()
+      : raw;
     if (v === null || v === undefined) continue;
+    if (typeof v === "number" && Number.isInteger(v) && !Number.isSafeInteger(v)) {
+      throw new TypeError(
+        `Cannot pass '${k}' as a query argument as ${v} is beyond JavaScript's safe integers; pass it as a string`,
+      );
+    }
     out.push([k, typeof v === "object" ? JSON.stringify(v) : String(v)]);
   }
   return out;

@@ -240,7 +240,7 @@ Deno.test("headers option merges over computed headers", async () => {
     headers: { "x-trace": "1", Prefer: "count=planned" },
   });
   assert.equal(rec.last.headers.get("x-trace"), "1");
-  assert.equal(rec.last.headers.get("prefer"), "count=planned");
+  assert.equal(rec.last.headers.get("prefer"), "count=planned", "a named directive is replaced");
 });
 
 Deno.test("blank table, function or schema is a TypeError; an over-long URL is a Failure before sending", async () => {
@@ -280,4 +280,31 @@ Deno.test("PostgREST errors map to ServiceError with code, details and hint", as
   assert.equal(e.category, "NOT_FOUND");
   assert.equal(e.code, "42P01");
   assert.equal(e.hint, "Perhaps you meant todos");
+});
+
+Deno.test("a caller's Prefer adds to the computed directives instead of replacing them", async () => {
+  const { db, rec } = makeDb(() => new Response("[]"));
+  await db.update("t", '{"a":1}', (w) => w.eq(id, 1), {
+    maxAffected: 5,
+    rollback: true,
+    headers: { Prefer: "timezone=UTC" },
+  });
+  const prefer = rec.last.headers.get("prefer")!;
+  for (const d of ["tx=rollback", "handling=strict", "max-affected=5", "timezone=UTC"]) {
+    assert.ok(prefer.includes(d), `${d} in ${prefer}`);
+  }
+});
+
+Deno.test("GET RPC arguments: Dates as JSON text, an object form for rpcGet, unsafe integers refused", async () => {
+  const { db, rec } = makeDb(() => new Response("[]"));
+  await db.rpcGet("f", { params: { since: new Date(0), tags: ["a"], skip: null } });
+  assert.deepEqual(pairs(rec.last.url), [["since", "1970-01-01T00:00:00.000Z"], ["tags", '["a"]']]);
+  assert.throws(
+    () => db.rpc("f", { params: '{"id": 9007199254740993}', format: ResponseFormat.HEAD }),
+    { name: "TypeError", message: /safe integers/ },
+  );
+  assert.throws(
+    () => db.rpc("f", { params: "hello", format: ResponseFormat.HEAD }),
+    { name: "TypeError", message: /'params' is not JSON/ },
+  );
 });
