@@ -26,6 +26,8 @@ export interface GoTrueCall<T> {
   accessToken?: string | null;
   decode: (body: unknown) => T;
   options?: AuthCallOptions;
+  /** Whether the transport may retry. Default: GET only. */
+  retry?: boolean;
 }
 
 export function gotrue<T>(client: BaseClient, call: GoTrueCall<T>): Promise<ServiceResult<T>> {
@@ -47,7 +49,7 @@ export function gotrue<T>(client: BaseClient, call: GoTrueCall<T>): Promise<Serv
     query: call.query,
     json: call.body,
     accessToken: call.accessToken,
-    retry: method === "GET",
+    retry: call.retry ?? method === "GET",
     signal: call.options?.signal,
     timeout: call.options?.timeout,
   }).then((r) => decodeResult(r, (v) => call.decode(v.body)));

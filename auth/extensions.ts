@@ -161,7 +161,9 @@ export function sendPhoneOtp(
 }
 
 /**
- * Resends the sign-up email (type EMAIL).
+ * Resends the sign-up email. The document names type EMAIL; GoTrue's
+ * `/resend` takes only `signup`, `email_change`, `sms` and `phone_change`
+ * (400 otherwise), so the wire type is `signup`, as auth-js sends.
  *
  * @example Resend
  * ```ts
@@ -184,7 +186,7 @@ export function resendSignUpEmailOtp(
   captchaToken?: string | null,
   redirectTo?: string | null,
 ): Promise<ServiceResult<void>> {
-  return auth.resendEmailOtp(OtpType.EMAIL, email, { captchaToken, redirectTo });
+  return auth.resendEmailOtp(OtpType.SIGNUP, email, { captchaToken, redirectTo });
 }
 
 /**

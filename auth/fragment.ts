@@ -46,7 +46,8 @@ export function parseSessionTokensFromFragment(
       });
     }
   }
-  const error = params.get("error_description") ?? params.get("error");
+  // An empty description still reports the error.
+  const error = params.get("error_description") || params.get("error");
   if (error) {
     return failure({
       message: error,
@@ -62,8 +63,9 @@ export function parseSessionTokensFromFragment(
       });
     }
   }
-  const expiresIn = Number(params.get("expires_in"));
-  if (!Number.isFinite(expiresIn) || expiresIn < 0) {
+  const expiresText = params.get("expires_in")!;
+  const expiresIn = Number(expiresText);
+  if (!/^\d+$/.test(expiresText) || !Number.isSafeInteger(expiresIn)) {
     return failure({
       message: "Cannot parse the fragment as 'expires_in' is not a number",
       category: "DECODE",

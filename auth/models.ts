@@ -385,7 +385,9 @@ export interface NativeAuthCredential {
 function decodeIdentity(json: unknown): UserIdentity {
   const o = asObject(json, "identity");
   return {
-    id: optString(o, "id") ?? reqString(o, "identity_id"),
+    // GoTrue's primary key is `identity_id` (its `id` is the provider's user id): the
+    // document makes `id` the primary key, the value `unlinkIdentity` takes.
+    id: optString(o, "identity_id") ?? reqString(o, "id"),
     identityId: optString(o, "identity_id"),
     provider: optString(o, "provider"),
     userId: optString(o, "user_id"),

@@ -6,7 +6,7 @@
  */
 
 import type { BaseClient } from "../core/client.ts";
-import { asObject, reqString } from "../core/decode.ts";
+import { asObject, decodeResult, reqString } from "../core/decode.ts";
 import type { ServiceResult } from "../core/result.ts";
 import {
   type AuthCallOptions,
@@ -73,7 +73,14 @@ export function reauthenticate(
   o: AuthCallOptions = {},
 ): Promise<ServiceResult<void>> {
   if (blank(accessToken)) return invalid("Cannot reauthenticate as 'accessToken' is blank");
-  return gotrue(client, { path: "/reauthenticate", accessToken, decode: unit, options: o });
+  // Each request sends a new code and voids the last one: never retried.
+  return gotrue(client, {
+    path: "/reauthenticate",
+    accessToken,
+    decode: unit,
+    options: o,
+    retry: false,
+  });
 }
 
 export function signOut(
@@ -126,7 +133,7 @@ export function linkIdentity(
     signal: o.signal,
     timeout: o.timeout,
   }).then((r) =>
-    r.ok ? r.map((v) => ({ url: reqString(asObject(v.body, "link answer"), "url"), provider })) : r
+    decodeResult(r, (v) => ({ url: reqString(asObject(v.body, "link answer"), "url"), provider }))
   );
 }
 

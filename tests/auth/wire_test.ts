@@ -234,7 +234,11 @@ Deno.test("user operations carry the explicit token: get, identities, update, re
   assert.equal(rec.last.url.href, `${A}/user`);
   assert.equal(rec.last.headers.get("authorization"), `Bearer ${TOKEN}`);
   assert.equal(u.identities?.[0].identityId, "pk-1");
-  assert.deepEqual((await auth.getUserIdentities(TOKEN)).getOrThrow().map((i) => i.id), ["prov-1"]);
+  assert.deepEqual(
+    (await auth.getUserIdentities(TOKEN)).getOrThrow().map((i) => i.id),
+    ["pk-1"],
+    "id is GoTrue's primary key, identity_id",
+  );
   await auth.updateUser(TOKEN, {
     email: "b@x.io",
     password: "p2",
@@ -570,7 +574,11 @@ Deno.test("convenience extensions wrap the right operations", async () => {
   await sendPhoneOtp(auth, "+1", "whatsapp");
   assert.equal((rec.last.json() as Record<string, unknown>).channel, "whatsapp");
   await resendSignUpEmailOtp(auth, "a@x");
-  assert.equal((rec.last.json() as Record<string, unknown>).type, "email");
+  assert.equal(
+    (rec.last.json() as Record<string, unknown>).type,
+    "signup",
+    "what GoTrue's /resend takes",
+  );
   await resendPhoneSignInOtp(auth, "+1");
   assert.equal((rec.last.json() as Record<string, unknown>).type, "sms");
   await verifyEmailOtp(auth, "a@x", "1", "recovery");
@@ -585,4 +593,45 @@ Deno.test("convenience extensions wrap the right operations", async () => {
   assert.equal((rec.last.json() as Record<string, unknown>).token_hash, "h");
   await forgotPassword(auth, "a@x", "https://r");
   assert.equal(rec.last.url.pathname, "/auth/v1/recover");
+});
+
+Deno.test("review fixes: unlink takes the identity's primary key; reauthenticate is never retried; link answers that do not decode are Failures", async () => {
+  const { auth, rec } = makeAuth((req) => {
+    if (req.url.pathname.endsWith("/user") && req.method === "GET") {
+      return jsonResponse({
+        id: "u1",
+        identities: [{
+          id: "1234567",
+          identity_id: "bbbbbbbb-0000-4000-8000-000000000001",
+          provider: "github",
+        }],
+      });
+    }
+    if (req.url.pathname.endsWith("/reauthenticate")) return new Response("busy", { status: 503 });
+    if (req.url.pathname.endsWith("/authorize")) return jsonResponse({});
+    return new Response(null, { status: 204 });
+  });
+  const [identity] = (await auth.getUserIdentities(TOKEN)).getOrThrow();
+  await auth.unlinkIdentity(TOKEN, identity.id);
+  assert.equal(
+    rec.last.url.pathname,
+    "/auth/v1/user/identities/bbbbbbbb-0000-4000-8000-000000000001",
+  );
+  const before = rec.requests.length;
+  assert.equal((await auth.reauthenticate(TOKEN)).errorOrNull()?.status, 503);
+  assert.equal(rec.requests.length - before, 1, "one code sent, not three");
+  const link = await auth.linkIdentity(TOKEN, "github");
+  assert.equal(link.errorOrNull()?.category, "DECODE");
+});
+
+Deno.test("fragments: an empty error description still reports the error; expires_in must be digits", async () => {
+  const e = parseSessionTokensFromFragment("#error=server_error&error_description=");
+  assert.equal(e.errorOrNull()?.category, "UNAUTHORIZED");
+  assert.equal(e.errorOrNull()?.message, "server_error");
+  for (const bad of ["%20%20", "3600.9", "-1", "1e3"]) {
+    const r = parseSessionTokensFromFragment(
+      `#access_token=a.b.c&refresh_token=r&token_type=bearer&expires_in=${bad}`,
+    );
+    assert.equal(r.errorOrNull()?.category, "DECODE", bad);
+  }
 });
