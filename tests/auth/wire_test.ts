@@ -624,7 +624,7 @@ Deno.test("review fixes: unlink takes the identity's primary key; reauthenticate
   assert.equal(link.errorOrNull()?.category, "DECODE");
 });
 
-Deno.test("fragments: an empty error description still reports the error; expires_in must be digits", async () => {
+Deno.test("fragments: an empty error description still reports the error; expires_in must be digits", () => {
   const e = parseSessionTokensFromFragment("#error=server_error&error_description=");
   assert.equal(e.errorOrNull()?.category, "UNAUTHORIZED");
   assert.equal(e.errorOrNull()?.message, "server_error");
