@@ -14,6 +14,7 @@ import { randomString } from "../core/crypto.ts";
 import type { JsonObject } from "../core/decode.ts";
 import { type ServiceResult, success } from "../core/result.ts";
 import type { SessionManager } from "./manager.ts";
+import { withMaskedFields } from "../core/mask.ts";
 
 const auths = new WeakMap<BaseClient, AuthClient>();
 function authOf(client: BaseClient): AuthClient {
@@ -253,7 +254,10 @@ export async function signInWith(
 ): Promise<ServiceResult<Session>> {
   const c = await provider.signIn();
   if (!c.ok) return c;
-  options.onCredential?.(c.value);
+  // The document: a credential's rendering masks its tokens, name and email.
+  options.onCredential?.(
+    withMaskedFields({ ...c.value }, ["idToken", "accessToken", "nonce", "fullName", "email"]),
+  );
   return auth.signInWithIdToken(c.value.provider, c.value.idToken, {
     accessToken: c.value.accessToken,
     nonce: c.value.nonce,

@@ -159,8 +159,17 @@ Deno.test("native sign-in redeems the credential with the id_token grant; genera
         }),
       ),
   };
-  assert.ok((await signInWith(auth, provider, { onCredential: (c) => seen.push(c.idToken) })).ok);
+  const rendered: string[] = [];
+  assert.ok(
+    (await signInWith(auth, provider, {
+      onCredential: (c) => {
+        seen.push(c.idToken);
+        rendered.push(String(c), Deno.inspect(c));
+      },
+    })).ok,
+  );
   assert.deepEqual(seen, ["apple-id-token"]);
+  for (const text of rendered) assert.doesNotMatch(text, /apple-id-token|raw-nonce|Ada/);
   assert.deepEqual(rec.last.json(), {
     provider: "apple",
     id_token: "apple-id-token",
