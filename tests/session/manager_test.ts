@@ -1,5 +1,4 @@
 import assert from "node:assert/strict";
-import FakeTimers from "@sinonjs/fake-timers";
 import { createAuthClient, decodeSession } from "../../auth/mod.ts";
 import { createBaseClient } from "../../core/client.ts";
 import {
@@ -11,21 +10,7 @@ import {
   updateUserForCurrentSession,
 } from "../../session/mod.ts";
 import { jsonResponse, type RecordedRequest, recordingFetch } from "../support/recording_fetch.ts";
-
-const BASE = "https://project.example.com";
-const KEY = "anon-key-0123456789";
-
-function sessionJson(n: number, o: { expires_in?: number; expires_at?: number | null } = {}) {
-  const now = Math.floor(Date.now() / 1000);
-  return {
-    access_token: `access-${n}`,
-    refresh_token: `refresh-${n}`,
-    expires_in: o.expires_in ?? 3600,
-    expires_at: o.expires_at === undefined ? now + (o.expires_in ?? 3600) : o.expires_at,
-    token_type: "bearer",
-    user: { id: "u1", email: "a@x.io" },
-  };
-}
+import { BASE, KEY, sessionJson, withClock } from "./_helpers.ts";
 
 /** A GoTrue stand-in: refresh grants rotate tokens; a script can inject faults. */
 function gotrue(fault?: (req: RecordedRequest, n: number) => Response | null) {
@@ -45,15 +30,6 @@ function gotrue(fault?: (req: RecordedRequest, n: number) => Response | null) {
   });
   const client = createBaseClient(BASE, KEY, { fetch: rec.fetch, retry: { maxAttempts: 1 } });
   return { rec, client, auth: createAuthClient(client), grants: () => grants };
-}
-
-type Clock = ReturnType<typeof FakeTimers.install>;
-function withClock<T>(fn: (clock: Clock) => Promise<T>): Promise<T> {
-  const clock = FakeTimers.install({
-    toFake: ["setTimeout", "clearTimeout", "Date"],
-    now: 1_800_000_000_000,
-  });
-  return fn(clock).finally(() => clock.uninstall());
 }
 
 Deno.test("saveSession persists, applies the token, emits SIGNED_IN; clearSession undoes it", async () => {

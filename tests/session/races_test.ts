@@ -2,7 +2,6 @@
 // server's answers back (or moves fake time) to put the manager in the window
 // where the race happens.
 import assert from "node:assert/strict";
-import FakeTimers from "@sinonjs/fake-timers";
 import { createAuthClient, decodeSession } from "../../auth/mod.ts";
 import { createBaseClient } from "../../core/client.ts";
 import { MutableStateFlow } from "../../core/state_flow.ts";
@@ -16,21 +15,7 @@ import {
   unlinkIdentityAndUpdateSession,
   updateUserForCurrentSession,
 } from "../../session/mod.ts";
-
-const BASE = "https://project.example.com";
-const KEY = "anon-key-0123456789";
-
-function sessionJson(n: number, o: { expires_in?: number; expires_at?: number | null } = {}) {
-  const now = Math.floor(Date.now() / 1000);
-  return {
-    access_token: `access-${n}`,
-    refresh_token: `refresh-${n}`,
-    expires_in: o.expires_in ?? 3600,
-    expires_at: o.expires_at === undefined ? now + (o.expires_in ?? 3600) : o.expires_at,
-    token_type: "bearer",
-    user: { id: "u1", email: "a@x.io", identities: [{ id: "i1" }, { id: "i2" }] },
-  };
-}
+import { BASE, KEY, sessionJson, withClock } from "./_helpers.ts";
 
 const json = (body: unknown, status = 200) =>
   new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
@@ -81,15 +66,6 @@ function autoServer(answer: (path: string) => Response) {
 const turns = async (n = 20) => {
   for (let i = 0; i < n; i++) await Promise.resolve();
 };
-
-type Clock = ReturnType<typeof FakeTimers.install>;
-function withClock<T>(fn: (clock: Clock) => Promise<T>): Promise<T> {
-  const clock = FakeTimers.install({
-    toFake: ["setTimeout", "clearTimeout", "Date"],
-    now: 1_800_000_000_000,
-  });
-  return fn(clock).finally(() => clock.uninstall());
-}
 
 Deno.test("a refresh answered after clearSession is dropped: no resurrected session", async () => {
   const s = heldServer();

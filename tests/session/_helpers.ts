@@ -1,0 +1,34 @@
+/** Shared fixtures of the session tests: a project, GoTrue session bodies, fake time. */
+
+import FakeTimers from "@sinonjs/fake-timers";
+
+export const BASE = "https://project.example.com";
+export const KEY = "anon-key-0123456789";
+
+/** A GoTrue session body whose tokens end in `n`; the user has two identities. */
+export function sessionJson(
+  n: number,
+  o: { expires_in?: number; expires_at?: number | null } = {},
+): Record<string, unknown> {
+  const now = Math.floor(Date.now() / 1000);
+  return {
+    access_token: `access-${n}`,
+    refresh_token: `refresh-${n}`,
+    expires_in: o.expires_in ?? 3600,
+    expires_at: o.expires_at === undefined ? now + (o.expires_in ?? 3600) : o.expires_at,
+    token_type: "bearer",
+    user: { id: "u1", email: "a@x.io", identities: [{ id: "i1" }, { id: "i2" }] },
+  };
+}
+
+/** A fake clock (timers and Date) installed for the duration of `fn`. */
+export type Clock = ReturnType<typeof FakeTimers.install>;
+
+/** Runs `fn` with a fake clock starting at a fixed instant, then uninstalls it. */
+export function withClock<T>(fn: (clock: Clock) => Promise<T>): Promise<T> {
+  const clock = FakeTimers.install({
+    toFake: ["setTimeout", "clearTimeout", "Date"],
+    now: 1_800_000_000_000,
+  });
+  return fn(clock).finally(() => clock.uninstall());
+}
