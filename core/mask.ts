@@ -11,6 +11,23 @@ const NODE_INSPECT = Symbol.for("nodejs.util.inspect.custom");
 /** The text that replaces a secret in renderings. */
 export const MASK = "***";
 
+/** Field names masked at any depth of every masked object. */
+const ALWAYS_MASKED: readonly string[] = [
+  "accessToken",
+  "refreshToken",
+  "providerToken",
+  "providerRefreshToken",
+  "access_token",
+  "refresh_token",
+  "provider_token",
+  "provider_refresh_token",
+  "idToken",
+  "password",
+  "currentPassword",
+  "email",
+  "phone",
+];
+
 /**
  * Attaches masked renderings to `obj` (non-enumerable, so JSON, spreading and
  * equality checks are unaffected) and returns it.
@@ -32,13 +49,18 @@ export function withMaskedFields<T extends object>(
   obj: T,
   secretKeys: ReadonlyArray<keyof T & string>,
 ): T {
-  const maskedCopy = (): Record<string, unknown> => {
-    const copy: Record<string, unknown> = { ...obj } as Record<string, unknown>;
-    for (const key of secretKeys) {
-      if (copy[key] !== null && copy[key] !== undefined) copy[key] = MASK;
+  const secrets = new Set<string>([...ALWAYS_MASKED, ...secretKeys]);
+  // Deep: a secret nested anywhere (an identity's email, user_metadata.phone) is hidden too.
+  const mask = (value: unknown, depth: number): unknown => {
+    if (value === null || typeof value !== "object" || depth > 8) return value;
+    if (Array.isArray(value)) return value.map((v) => mask(v, depth + 1));
+    const copy: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) {
+      copy[k] = secrets.has(k) && v !== null && v !== undefined ? MASK : mask(v, depth + 1);
     }
     return copy;
   };
+  const maskedCopy = (): Record<string, unknown> => mask(obj, 0) as Record<string, unknown>;
   Object.defineProperties(obj, {
     toString: {
       value: () =>

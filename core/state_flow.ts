@@ -117,20 +117,20 @@ export class MutableStateFlow<T> implements StateFlow<T> {
    */
   [Symbol.asyncIterator](): AsyncIterator<T> {
     let pending: { value: T } | null = null;
-    let wake: (() => void) | null = null;
+    // Every waiting next() (several when not awaited one by one) is woken on a change.
+    const waiters: Array<() => void> = [];
+    const wakeAll = () => {
+      for (const w of waiters.splice(0)) w();
+    };
     let done = false;
     const stop = this.subscribe((v) => {
       pending = { value: v };
-      const w = wake;
-      wake = null;
-      w?.();
+      wakeAll();
     });
     const finish = (): IteratorResult<T> => {
       done = true;
       stop();
-      const w = wake;
-      wake = null;
-      w?.();
+      wakeAll();
       return { done: true, value: undefined };
     };
     return {
@@ -141,7 +141,7 @@ export class MutableStateFlow<T> implements StateFlow<T> {
             pending = null;
             return { done: false, value };
           }
-          await new Promise<void>((resolve) => (wake = resolve));
+          await new Promise<void>((resolve) => waiters.push(resolve));
         }
         return { done: true, value: undefined };
       },

@@ -96,7 +96,8 @@ const MAX_TIMER_MS = 2_147_483_647;
  * a server that sent no `expires_at` gets now + `expiresIn`.
  */
 function withExpiry(session: Session): Session {
-  if (session.expiresAt !== null && session.expiresAt > 0) return session;
+  // Always a masked copy: a plain object handed in must not print its tokens once held.
+  if (session.expiresAt !== null && session.expiresAt > 0) return copySession(session, {});
   return copySession(session, { expiresAt: Math.floor(nowSeconds()) + session.expiresIn });
 }
 
@@ -265,10 +266,14 @@ export class SessionManager {
     const live = withExpiry(session);
     this.#failures = 0;
     this.#inflight = null; // a refresh of the previous session no longer concerns callers
-    await this.#storage.save(live);
+    // Live in memory first: a storage that fails still leaves the session usable (and says so).
     this.#apply(live);
-    this.#schedule();
-    this.#emit(options.event ?? AuthStateChangeEvent.SIGNED_IN, live);
+    try {
+      await this.#storage.save(live);
+    } finally {
+      this.#schedule();
+      this.#emit(options.event ?? AuthStateChangeEvent.SIGNED_IN, live);
+    }
   }
 
   /** Forgets the session: storage, base-client token, timers; emits SIGNED_OUT. */

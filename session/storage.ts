@@ -89,10 +89,19 @@ export function parseStoredSession(text: string | null | undefined): Session | n
   }
   if (
     o.expiresAt !== null && o.expiresAt !== undefined &&
-    (typeof o.expiresAt !== "number" || o.expiresAt < 0)
+    (typeof o.expiresAt !== "number" || !Number.isFinite(o.expiresAt) || o.expiresAt < 0)
   ) return null;
   const user = o.user as Record<string, unknown> | null;
   if (!user || typeof user !== "object" || !nonEmpty(user.id)) return null;
+  // Fields later code walks must have their shape: objects, and lists of objects.
+  const isObject = (x: unknown) => x !== null && typeof x === "object" && !Array.isArray(x);
+  const optObject = (x: unknown) => x === null || x === undefined || isObject(x);
+  const optObjects = (x: unknown) =>
+    x === null || x === undefined || (Array.isArray(x) && x.every(isObject));
+  if (
+    !optObject(user.appMetadata) || !optObject(user.userMetadata) ||
+    !optObjects(user.identities) || !optObjects(user.factors)
+  ) return null;
   const str = (x: unknown) => (typeof x === "string" ? x : null);
   return withMaskedFields({
     accessToken: o.accessToken as string,
@@ -176,6 +185,8 @@ export class InMemorySessionStorage implements SessionStorage {
  */
 export class KeyValueSessionStorage implements SessionStorage {
   readonly #store: KeyValueStore;
+  /** The last write or removal: each waits for the one before, so a clear is never overtaken. */
+  #last: Promise<unknown> = Promise.resolve();
   /** The key the session is stored under. */
   readonly key: string;
 
@@ -195,8 +206,15 @@ export class KeyValueSessionStorage implements SessionStorage {
    *
    * @param session The session.
    */
-  async save(session: Session): Promise<void> {
-    await this.#store.set(this.key, serializeSession(session));
+  save(session: Session): Promise<void> {
+    const text = serializeSession(session);
+    return this.#queue(() => this.#store.set(this.key, text));
+  }
+
+  #queue(op: () => void | Promise<void>): Promise<void> {
+    const run = this.#last.then(op, op);
+    this.#last = run.catch(() => {});
+    return run;
   }
 
   /**
@@ -213,8 +231,8 @@ export class KeyValueSessionStorage implements SessionStorage {
   }
 
   /** Removes the session. */
-  async clear(): Promise<void> {
-    await this.#store.remove(this.key);
+  clear(): Promise<void> {
+    return this.#queue(() => this.#store.remove(this.key));
   }
 }
 
@@ -234,10 +252,24 @@ export class KeyValueSessionStorage implements SessionStorage {
 export function webStorageStore(
   storage: Pick<Storage, "getItem" | "setItem" | "removeItem">,
 ): KeyValueStore {
+  // Web Storage may refuse writes (Safari private mode, a full quota): the session then
+  // lives in memory for this page instead of failing the sign-in.
   return {
     get: (k) => storage.getItem(k),
-    set: (k, v) => storage.setItem(k, v),
-    remove: (k) => storage.removeItem(k),
+    set: (k, v) => {
+      try {
+        storage.setItem(k, v);
+      } catch {
+        // not persisted
+      }
+    },
+    remove: (k) => {
+      try {
+        storage.removeItem(k);
+      } catch {
+        // nothing persisted to remove
+      }
+    },
   };
 }
 
@@ -299,12 +331,22 @@ export interface CookieOptions {
   chunkSize?: number;
 }
 
+/**
+ * Parses a `Cookie` header. The first of duplicate names wins (browsers send
+ * the most specific cookie first), quoted values are unquoted, and `, `
+ * joins of several `Cookie` headers (as `Headers.get` makes them) split too.
+ */
 function parseCookies(header: string | null): Map<string, string> {
   const out = new Map<string, string>();
-  for (const part of (header ?? "").split(";")) {
+  for (const part of (header ?? "").split(/;|,(?=\s*[^\s=;,]+=)/)) {
     const eq = part.indexOf("=");
     if (eq < 0) continue;
-    out.set(part.slice(0, eq).trim(), part.slice(eq + 1).trim());
+    const name = part.slice(0, eq).trim();
+    let value = part.slice(eq + 1).trim();
+    if (value.length >= 2 && value.startsWith('"') && value.endsWith('"')) {
+      value = value.slice(1, -1);
+    }
+    if (!out.has(name)) out.set(name, value);
   }
   return out;
 }
@@ -354,6 +396,28 @@ export class CookieSessionStorage implements SessionStorage {
       httpOnly: options.httpOnly ?? true,
       chunkSize: options.chunkSize ?? 3180,
     };
+    const o = this.#o;
+    if (!/^[!#$%&'*+\-.^_`|~0-9A-Za-z]{1,200}$/.test(o.name)) {
+      throw new RangeError(
+        `Cannot store cookies as 'name' must be a cookie token of 1 to 200 characters: current value is ${o.name}`,
+      );
+    }
+    if (!Number.isSafeInteger(o.maxAge) || o.maxAge < 0) {
+      throw new RangeError(
+        `Cannot store cookies as 'maxAge' must be a non-negative integer of seconds: current value is ${o.maxAge}`,
+      );
+    }
+    if (o.sameSite === "None" && !o.secure) {
+      throw new RangeError(
+        "Cannot store cookies as SameSite=None requires 'secure' (browsers drop them)",
+      );
+    }
+    // Browsers keep a cookie of at most 4096 bytes, name and attributes included.
+    if (o.chunkSize > 3800 - o.name.length - (o.domain?.length ?? 0) - o.path.length) {
+      throw new RangeError(
+        `Cannot store cookies as 'chunkSize' leaves no room under the 4096-byte cookie limit: current value is ${o.chunkSize}`,
+      );
+    }
     if (!Number.isInteger(this.#o.chunkSize) || this.#o.chunkSize < 100) {
       throw new RangeError(
         `Cannot store cookies as 'chunkSize' must be an integer >= 100: current value is ${this.#o.chunkSize}`,
