@@ -236,10 +236,26 @@ export interface IcebergTableMetadataResponse {
 const strMap = (v: unknown): Record<string, string> =>
   v && typeof v === "object" && !Array.isArray(v)
     ? Object.fromEntries(
-      Object.entries(v as Record<string, unknown>).map(([k, x]) => [k, String(x)]),
+      Object.entries(v as Record<string, unknown>)
+        .filter(([, x]) => x !== null && x !== undefined)
+        .map(([k, x]) => [k, String(x)]),
     )
     : {};
 const strList = (v: unknown): string[] => (Array.isArray(v) ? v.map(String) : []);
+/** `promise`, or null as soon as `signal` aborts. */
+function untilAborted<T>(promise: Promise<T>, signal?: AbortSignal): Promise<T | null> {
+  if (!signal) return promise;
+  if (signal.aborted) return Promise.resolve(null);
+  return new Promise((resolve) => {
+    const onAbort = () => resolve(null);
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then((v) => {
+      signal.removeEventListener("abort", onAbort);
+      resolve(v);
+    });
+  });
+}
+
 function pageTokens<T extends object>(o: Record<string, unknown>, rest: T) {
   const snake = optString(o, "next-page-token");
   const camel = optString(o, "nextPageToken");
@@ -264,10 +280,10 @@ const decodeTableMeta = (v: unknown): IcebergTableMetadataResponse => {
 export function encodeNamespace(namespace: readonly string[]): string {
   if (
     !Array.isArray(namespace) || namespace.length === 0 ||
-    namespace.some((l) => typeof l !== "string" || l === "")
+    namespace.some((l) => typeof l !== "string" || l === "" || l.includes("\u001f"))
   ) {
     throw new TypeError(
-      "Cannot use the namespace as it must be a non-empty list of non-empty levels",
+      "Cannot use the namespace as it must be a non-empty list of non-empty levels without U+001F",
     );
   }
   return encodeComponent(namespace.join("\u001f"));
@@ -328,16 +344,20 @@ export class AnalyticsCatalogClient {
   }
 
   async #route(path: string, o: CatalogCallOptions): Promise<ServiceResult<string>> {
-    this.#prefix ??= this.getConfigTyped({ signal: o.signal }).then((r) => {
+    // One config request serves every call, so it carries no caller's signal: each caller
+    // stops waiting on its own signal only.
+    this.#prefix ??= this.getConfigTyped().then((r) => {
       if (!r.ok) this.#prefix = null;
-      return r.ok
-        ? success(r.value.overrides.prefix ?? r.value.defaults.prefix ?? this.bucketName)
-        : r;
+      if (!r.ok) return r;
+      const given = r.value.overrides.prefix ?? r.value.defaults.prefix;
+      return success(given ?? this.bucketName);
     });
-    const p = await this.#prefix;
+    const p = await untilAborted(this.#prefix, o.signal);
+    if (p === null) return failure({ message: "Request was cancelled", category: "CANCELLED" });
     if (!p.ok) return p;
     try {
-      return success(`/v1/${encodeComponent(p.value)}${path}`);
+      // An empty prefix means none (Iceberg REST): `/v1/namespaces`.
+      return success(p.value === "" ? `/v1${path}` : `/v1/${encodeComponent(p.value)}${path}`);
     } catch (error) {
       return failure({
         message: "Cannot use the catalog's route prefix as it is not well-formed Unicode",

@@ -181,6 +181,8 @@ function call<T>(
     area: "storage",
     path: `/vector/${op}`,
     json: clean,
+    // An operation without a result ignores the body, whatever it holds ("OK", HTML...).
+    responseType: decode === (unit as unknown) ? "none" : "json",
     signal: o.signal,
   })
     .then((r) => decodeResult(r, (v) => decode(v.body)));
@@ -389,6 +391,15 @@ export function putVectors(
   o: VectorCallOptions & { dimension?: number | null } = {},
 ): Promise<ServiceResult<void>> {
   checkBatch(vectors?.length ?? 0, "put vectors");
+  const bad = vectors.findIndex((v) =>
+    v === null || typeof v !== "object" || typeof v.key !== "string"
+  );
+  if (bad >= 0) {
+    return Promise.resolve(failure({
+      message: `Vector ${bad} must be an object with a string key`,
+      category: "INVALID_ARGUMENT",
+    }));
+  }
   const dims = checkDimension(vectors.map((v) => v.data), o.dimension);
   if (!dims.ok) return Promise.resolve(dims);
   return call(
@@ -456,6 +467,13 @@ export function listVectors(
         `Cannot list vectors as 'segmentCount' must be 1..16: current value is ${o.segmentCount}`,
       );
     }
+  }
+  const hasCount = o.segmentCount !== undefined && o.segmentCount !== null;
+  const hasIndex = o.segmentIndex !== undefined && o.segmentIndex !== null;
+  if (hasCount !== hasIndex) {
+    throw new RangeError(
+      "Cannot list vectors as 'segmentCount' and 'segmentIndex' must be given together",
+    );
   }
   if (o.segmentIndex !== undefined && o.segmentIndex !== null) {
     const count = o.segmentCount ?? 1;

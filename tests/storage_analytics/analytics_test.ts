@@ -290,3 +290,28 @@ Deno.test("catalog wire: register, commit, load with snapshots, raw rename; the 
   ]);
   assert.equal(rec.requests.filter((r) => r.url.pathname.endsWith("/v1/config")).length, 1);
 });
+
+Deno.test("catalog: one caller's abort leaves the shared config request to the others; odd prefixes and separator levels", async () => {
+  let release = () => {};
+  const { storage, rec } = makeStorage((req) => {
+    if (req.url.pathname.endsWith("/v1/config")) {
+      return new Promise<Response>((resolve) => {
+        release = () =>
+          resolve(jsonResponse({ overrides: { prefix: "" }, defaults: { prefix: null } }));
+      });
+    }
+    return jsonResponse({ namespaces: [] });
+  });
+  const catalog = storage.analyticsCatalog("lake");
+  const ac = new AbortController();
+  const first = catalog.listNamespaces({ signal: ac.signal });
+  const second = catalog.listNamespaces();
+  await new Promise((r) => setTimeout(r, 5));
+  ac.abort();
+  assert.equal((await first).errorOrNull()?.category, "CANCELLED");
+  release();
+  assert.ok((await second).ok);
+  // An empty prefix means none.
+  assert.equal(rec.last.url.pathname, "/storage/v1/iceberg/v1/namespaces");
+  assert.throws(() => encodeNamespace(["a\u001fb"]), TypeError);
+});

@@ -256,3 +256,18 @@ Deno.test("conformance with @supabase/storage-js vectors: same routes and bodies
     assert.equal(a.headers.get("authorization"), b.headers.get("authorization"));
   }
 });
+
+Deno.test("vectors: segments come in pairs; null vectors are Failures; write answers are not parsed", async () => {
+  const { storage, rec } = makeStorage(() =>
+    new Response("OK", { headers: { "content-type": "text/plain" } })
+  );
+  assert.throws(() => storage.listVectors("vb", "ix", { segmentIndex: 0 }), RangeError);
+  assert.throws(() => storage.listVectors("vb", "ix", { segmentCount: 4 }), RangeError);
+  const bad = await storage.putVectors("vb", "ix", [
+    null as unknown as { key: string; data: { float32: number[] } },
+  ]);
+  assert.equal(bad.errorOrNull()?.category, "INVALID_ARGUMENT");
+  const ok = await storage.putVectors("vb", "ix", [{ key: "k", data: { float32: [1, 2] } }]);
+  assert.ok(ok.ok, ok.ok ? "" : ok.error.message);
+  assert.equal(rec.last.url.pathname, "/storage/v1/vector/PutVectors");
+});
