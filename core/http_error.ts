@@ -161,7 +161,11 @@ export function errorFromResponse(
       message = pickString(errorField as Record<string, unknown>, "message");
     }
     code = pickString(obj, "error_code", "code") ??
-      (typeof errorField === "string" && errorField !== message ? errorField : null);
+      (typeof errorField === "string" && errorField !== message ? errorField : null) ??
+      // Iceberg REST: { error: { message, type: "NoSuchTableException", code: 404 } }.
+      (errorField && typeof errorField === "object"
+        ? pickString(errorField as Record<string, unknown>, "type")
+        : null);
     details = pickString(obj, "details");
     // The Storage API answers some errors with HTTP 400 and the real status in `statusCode`.
     const inner = Number(pickString(obj, "statusCode"));

@@ -132,3 +132,18 @@ Deno.test("access tokens are applied trimmed; blank or null never replaces one; 
   assert.equal(optNumber({ n: "1" + "0".repeat(400) }, "n"), null);
   assert.equal(optNumber({ n: "42" }, "n"), 42);
 });
+
+Deno.test("Iceberg error bodies keep their exception type as the code", () => {
+  const e = errorFromResponse({
+    status: 404,
+    statusText: "Not Found",
+    headers: new Headers(),
+    body: JSON.stringify({
+      error: { message: "Table does not exist: ns.t", type: "NoSuchTableException", code: 404 },
+    }),
+    truncated: false,
+  }, []);
+  assert.equal(e.code, "NoSuchTableException");
+  assert.equal(e.message, "Table does not exist: ns.t");
+  assert.equal(e.category, "NOT_FOUND");
+});
