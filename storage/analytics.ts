@@ -242,6 +242,15 @@ const strMap = (v: unknown): Record<string, string> =>
     )
     : {};
 const strList = (v: unknown): string[] => (Array.isArray(v) ? v.map(String) : []);
+/** A thrown argument error as the Failure every async operation answers with. */
+function invalidArgument(error: unknown) {
+  return failure({
+    message: error instanceof Error ? error.message : String(error),
+    category: "INVALID_ARGUMENT",
+    cause: error,
+  });
+}
+
 /** `promise`, or null as soon as `signal` aborts. */
 function untilAborted<T>(promise: Promise<T>, signal?: AbortSignal): Promise<T | null> {
   if (!signal) return promise;
@@ -369,10 +378,16 @@ export class AnalyticsCatalogClient {
 
   async #at(
     method: string,
-    path: string,
+    path: string | (() => string),
     o: CatalogCallOptions & { query?: QueryInit; json?: unknown } = {},
   ): Promise<ServiceResult<JsonObject>> {
-    const route = await this.#route(path, o);
+    let built: string;
+    try {
+      built = typeof path === "function" ? path() : path;
+    } catch (error) {
+      return invalidArgument(error); // a bad namespace or table name is the caller's input
+    }
+    const route = await this.#route(built, o);
     if (!route.ok) return route;
     return this.#request(method, route.value, o);
   }
@@ -418,8 +433,14 @@ export class AnalyticsCatalogClient {
       pageSize?: number | null;
     } = {},
   ): Promise<ServiceResult<JsonObject>> {
+    let parent: string | null = null;
+    try {
+      parent = options.parent ? decodeURIComponent(encodeNamespace(options.parent)) : null;
+    } catch (error) {
+      return Promise.resolve(invalidArgument(error));
+    }
     const query: Array<[string, string | null | undefined]> = [
-      ["parent", options.parent ? decodeURIComponent(encodeNamespace(options.parent)) : null],
+      ["parent", parent],
       ["pageToken", options.pageToken],
       ["pageSize", options.pageSize?.toString()],
     ];
@@ -456,7 +477,11 @@ export class AnalyticsCatalogClient {
     namespace: string[],
     options: CatalogCallOptions & { properties?: Record<string, string> } = {},
   ): Promise<ServiceResult<JsonObject>> {
-    encodeNamespace(namespace);
+    try {
+      encodeNamespace(namespace);
+    } catch (error) {
+      return Promise.resolve(invalidArgument(error));
+    }
     const props = options.properties ?? {};
     return this.#at("POST", "/namespaces", {
       ...options,
@@ -495,7 +520,7 @@ export class AnalyticsCatalogClient {
     namespace: string[],
     options: CatalogCallOptions = {},
   ): Promise<ServiceResult<void>> {
-    const r = await this.#at("DELETE", `/namespaces/${encodeNamespace(namespace)}`, options);
+    const r = await this.#at("DELETE", () => `/namespaces/${encodeNamespace(namespace)}`, options);
     return r.ok ? r.map(() => undefined) : r;
   }
 
@@ -510,7 +535,7 @@ export class AnalyticsCatalogClient {
     namespace: string[],
     options: CatalogCallOptions = {},
   ): Promise<ServiceResult<JsonObject>> {
-    return this.#at("GET", `/namespaces/${encodeNamespace(namespace)}`, options);
+    return this.#at("GET", () => `/namespaces/${encodeNamespace(namespace)}`, options);
   }
 
   /**
@@ -547,7 +572,7 @@ export class AnalyticsCatalogClient {
     const json: Record<string, unknown> = {};
     if (options.removals) json.removals = options.removals;
     if (options.updates) json.updates = options.updates;
-    return this.#at("POST", `/namespaces/${encodeNamespace(namespace)}/properties`, {
+    return this.#at("POST", () => `/namespaces/${encodeNamespace(namespace)}/properties`, {
       ...options,
       json,
     });
@@ -587,7 +612,7 @@ export class AnalyticsCatalogClient {
     namespace: string[],
     options: CatalogCallOptions & { pageToken?: string | null; pageSize?: number | null } = {},
   ): Promise<ServiceResult<JsonObject>> {
-    return this.#at("GET", `/namespaces/${encodeNamespace(namespace)}/tables`, {
+    return this.#at("GET", () => `/namespaces/${encodeNamespace(namespace)}/tables`, {
       ...options,
       query: [["pageToken", options.pageToken], ["pageSize", options.pageSize?.toString()]],
     });
@@ -626,7 +651,7 @@ export class AnalyticsCatalogClient {
     request: JsonObject,
     options: CatalogCallOptions = {},
   ): Promise<ServiceResult<JsonObject>> {
-    return this.#at("POST", `/namespaces/${encodeNamespace(namespace)}/tables`, {
+    return this.#at("POST", () => `/namespaces/${encodeNamespace(namespace)}/tables`, {
       ...options,
       json: request,
     });
@@ -672,7 +697,7 @@ export class AnalyticsCatalogClient {
   ): Promise<ServiceResult<JsonObject>> {
     return this.#at(
       "POST",
-      `/namespaces/${encodeNamespace(namespace)}/tables/${encodeComponent(name)}`,
+      () => `/namespaces/${encodeNamespace(namespace)}/tables/${encodeComponent(name)}`,
       { ...options, json: request },
     );
   }
@@ -716,7 +741,7 @@ export class AnalyticsCatalogClient {
   ): Promise<ServiceResult<void>> {
     const r = await this.#at(
       "DELETE",
-      `/namespaces/${encodeNamespace(namespace)}/tables/${encodeComponent(name)}`,
+      () => `/namespaces/${encodeNamespace(namespace)}/tables/${encodeComponent(name)}`,
       {
         ...options,
         query: [["purgeRequested", String(options.purge ?? false)]],
@@ -740,7 +765,7 @@ export class AnalyticsCatalogClient {
   ): Promise<ServiceResult<JsonObject>> {
     return this.#at(
       "GET",
-      `/namespaces/${encodeNamespace(namespace)}/tables/${encodeComponent(name)}`,
+      () => `/namespaces/${encodeNamespace(namespace)}/tables/${encodeComponent(name)}`,
       {
         ...options,
         query: [["snapshots", options.snapshots]],
@@ -777,7 +802,7 @@ export class AnalyticsCatalogClient {
     request: JsonObject,
     options: CatalogCallOptions = {},
   ): Promise<ServiceResult<JsonObject>> {
-    return this.#at("POST", `/namespaces/${encodeNamespace(namespace)}/register`, {
+    return this.#at("POST", () => `/namespaces/${encodeNamespace(namespace)}/register`, {
       ...options,
       json: request,
     });
@@ -833,8 +858,12 @@ export class AnalyticsCatalogClient {
     destination: IcebergTableIdentifier,
     options: CatalogCallOptions = {},
   ): Promise<ServiceResult<void>> {
-    encodeNamespace(source.namespace);
-    encodeNamespace(destination.namespace);
+    try {
+      encodeNamespace(source.namespace);
+      encodeNamespace(destination.namespace);
+    } catch (error) {
+      return Promise.resolve(invalidArgument(error));
+    }
     return this.renameTable({
       source: { namespace: source.namespace, name: source.name },
       destination: { namespace: destination.namespace, name: destination.name },

@@ -66,9 +66,19 @@ Deno.test("auth operations answer Failure(INVALID_ARGUMENT) for a lone surrogate
   assert.equal(sent, before);
 });
 
-Deno.test("analytics: a lone surrogate in a namespace is refused eagerly like any bad namespace; one in the server's prefix is DECODE", async () => {
+Deno.test("analytics: a bad namespace (lone surrogate, empty, separator) is Failure(INVALID_ARGUMENT); a bad server prefix is DECODE", async () => {
   const catalog = createStorageClient(client).analyticsCatalog("bucket1");
-  assert.throws(() => catalog.listTables([LONE]), notUnicode);
+  const bad = await catalog.listTables([LONE]);
+  assert.equal(bad.errorOrNull()?.category, "INVALID_ARGUMENT");
+  assert.match(bad.errorOrNull()!.message, /lone UTF-16 surrogate/);
+  for (
+    const r of [
+      await catalog.getNamespaceMetadata([]),
+      await catalog.listNamespaces({ parent: [] }),
+      await catalog.createNamespace([""]),
+      await catalog.deleteNamespace(["a\u001fb"]),
+    ]
+  ) assert.equal(r.errorOrNull()?.category, "INVALID_ARGUMENT");
   const served = createBaseClient("https://p.example", "anon-key-0123456789", {
     fetch: () =>
       Promise.resolve(
