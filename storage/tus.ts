@@ -43,7 +43,11 @@ export interface UploadUrlStore {
   remove(fingerprint: string): void | Promise<void>;
 }
 
-/** What a resumable upload reads from. */
+/**
+ * What a resumable upload reads from. Bytes and a Blob can be re-read; a
+ * stream is read once, forward. A byte stream (a file's or a request's
+ * body) is read straight into the upload's chunk buffers.
+ */
 export type ResumableData = Uint8Array | Blob | ReadableStream<Uint8Array>;
 
 /** Options of {@linkcode createResumableUpload}. */
@@ -155,7 +159,8 @@ class ChunkSource {
   readonly length: number | null;
   readonly rereadable: boolean;
   #data: ResumableData;
-  #reader: ReadableStreamDefaultReader<Uint8Array> | null = null;
+  #reader: ReadableStreamDefaultReader<Uint8Array> | ReadableStreamBYOBReader | null = null;
+  #byob = false;
   #pending: Uint8Array | null = null;
   #streamPos = 0;
   #kept: KeptChunk[] = [];
@@ -209,10 +214,21 @@ class ChunkSource {
     }
     // The oldest chunk leaves before its buffer is overwritten.
     const dropped = this.#kept.length === 2 ? this.#kept.shift()! : null;
-    const buffer = dropped?.buffer.length === want ? dropped.buffer : new Uint8Array(want);
-    const filled = await this.#fill(buffer, 0);
+    const [buffer, filled] = await this.#fill(
+      dropped?.buffer.length === want ? dropped.buffer : new Uint8Array(want),
+      0,
+    );
     if (filled === 0) {
-      if (dropped) this.#kept.unshift(dropped); // nothing was written over it
+      // Nothing was written over it (a byte stream may have moved its memory).
+      if (dropped) {
+        this.#kept.unshift(
+          dropped.buffer === buffer ? dropped : {
+            start: dropped.start,
+            bytes: buffer.subarray(0, dropped.bytes.length),
+            buffer,
+          },
+        );
+      }
       return null;
     }
     const bytes = filled === want ? buffer : buffer.subarray(0, filled);
@@ -230,7 +246,7 @@ class ChunkSource {
    * bytes.
    */
   async #merge(offset: number, want: number): Promise<Chunk | null> {
-    const out = new Uint8Array(Math.max(want, this.#streamPos - offset));
+    let out: Uint8Array = new Uint8Array(Math.max(want, this.#streamPos - offset));
     let filled = 0;
     for (const k of this.#kept) {
       const at = offset + filled;
@@ -245,7 +261,9 @@ class ChunkSource {
       );
     }
     if (filled < want) {
-      filled += await this.#fill(out, filled);
+      const [moved, n] = await this.#fill(out, filled);
+      out = moved;
+      filled += n;
       this.#streamPos = offset + filled;
     }
     const all = filled === out.length ? out : out.subarray(0, filled);
@@ -256,10 +274,14 @@ class ChunkSource {
 
   /** Reads and drops `count` bytes of the stream (a resumed upload's accepted part). */
   async #skip(count: number): Promise<void> {
-    const scratch = new Uint8Array(Math.min(count, 1024 * 1024));
+    let scratch: Uint8Array = new Uint8Array(Math.min(count, 1024 * 1024));
     let left = count;
     while (left > 0) {
-      const n = await this.#fill(left >= scratch.length ? scratch : scratch.subarray(0, left), 0);
+      const [moved, n] = await this.#fill(
+        left >= scratch.length ? scratch : scratch.subarray(0, left),
+        0,
+      );
+      scratch = new Uint8Array(moved.buffer, moved.byteOffset, scratch.length);
       if (n === 0) {
         throw new RangeError(
           `Cannot resume the stream at byte ${this.#streamPos + count - left}: it ended before`,
@@ -281,16 +303,50 @@ class ChunkSource {
     }
   }
 
-  /** Reads the next bytes of the stream into `out` from `from` until it is full or the stream ends; returns the count read. */
-  async #fill(out: Uint8Array, from: number): Promise<number> {
+  /**
+   * The stream's reader, made on first use: a BYOB reader when the stream is
+   * a byte stream (files, request and response bodies), so that its bytes
+   * are read straight into the chunk buffers, and a default reader otherwise.
+   */
+  #open(): ReadableStreamDefaultReader<Uint8Array> | ReadableStreamBYOBReader {
+    if (this.#reader) return this.#reader;
+    const stream = this.#data as ReadableStream<Uint8Array>;
+    try {
+      this.#reader = stream.getReader({ mode: "byob" });
+      this.#byob = true;
+    } catch {
+      this.#reader = stream.getReader(); // not a byte stream (a locked one throws here too)
+    }
+    return this.#reader;
+  }
+
+  /**
+   * Reads the next bytes of the stream into `out` from `from` until it is
+   * full or the stream ends. Returns the buffer holding them and the count
+   * read: `out` itself, or for a byte stream the same range of the memory
+   * it moved `out`'s bytes into (a BYOB read transfers the buffer it fills,
+   * so `out` is unusable afterwards).
+   */
+  async #fill(out: Uint8Array, from: number): Promise<[Uint8Array, number]> {
     const size = out.length;
     let filled = from;
-    this.#reader ??= (this.#data as ReadableStream<Uint8Array>).getReader();
+    const reader = this.#open();
     while (filled < size) {
       let piece = this.#pending;
       this.#pending = null;
+      if (!piece && this.#byob) {
+        const { done, value } = await (reader as ReadableStreamBYOBReader).read(
+          out.subarray(filled) as Uint8Array<ArrayBuffer>,
+        );
+        // No view back only when the stream was cancelled: its bytes are not needed.
+        if (!value) return [new Uint8Array(size), 0];
+        out = new Uint8Array(value.buffer, value.byteOffset - filled, size);
+        if (done) break;
+        filled += value.length;
+        continue;
+      }
       if (!piece) {
-        const { done, value } = await this.#reader.read();
+        const { done, value } = await (reader as ReadableStreamDefaultReader<Uint8Array>).read();
         if (done) break;
         piece = value;
       }
@@ -299,7 +355,7 @@ class ChunkSource {
       filled += take;
       if (take < piece.length) this.#pending = piece.subarray(take);
     }
-    return filled - from;
+    return [out, filled - from];
   }
 
   /** Whether nothing has been read from the source yet (a stream can still start over). */
@@ -316,10 +372,12 @@ class ChunkSource {
 
   /** Whether the stream has nothing after its current position (peeks one piece). */
   async #streamEnded(): Promise<boolean> {
-    this.#reader ??= (this.#data as ReadableStream<Uint8Array>).getReader();
+    const reader = this.#open();
     while (this.#pending === null) {
-      const { done, value } = await this.#reader.read();
-      if (done) return true;
+      const { done, value } = this.#byob
+        ? await (reader as ReadableStreamBYOBReader).read(new Uint8Array(1))
+        : await (reader as ReadableStreamDefaultReader<Uint8Array>).read();
+      if (done || !value) return true;
       if (value.length > 0) this.#pending = value;
     }
     return false;

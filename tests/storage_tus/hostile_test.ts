@@ -25,6 +25,33 @@ function streamOf(data: Uint8Array, piece: number): ReadableStream<Uint8Array> {
   }, { highWaterMark: 0 });
 }
 
+/** The same as a byte stream: a BYOB read gets at most `piece` bytes written into its view. */
+function byteStreamOf(data: Uint8Array, piece: number): ReadableStream<Uint8Array> {
+  let i = 0;
+  return new ReadableStream({
+    type: "bytes",
+    pull(c) {
+      const req = c.byobRequest;
+      if (i >= data.length) {
+        c.close();
+        req?.respond(0);
+        return;
+      }
+      if (!req?.view) {
+        c.enqueue(data.slice(i, i + piece));
+        i += piece;
+        return;
+      }
+      const n = Math.min(piece, req.view.byteLength, data.length - i);
+      new Uint8Array(req.view.buffer, req.view.byteOffset, n).set(data.subarray(i, i + n));
+      i += n;
+      req.respond(n);
+    },
+  });
+}
+
+const streamKinds = [["stream", streamOf], ["byte stream", byteStreamOf]] as const;
+
 /** A TUS server holding `state`; `hook` may answer a request first. */
 function server(
   state: { offset: number; length: string | null },
@@ -72,19 +99,21 @@ Deno.test("resuming with data of another length than the saved upload is a CONFL
 });
 
 Deno.test("a stream longer than its declared size fails before its last bytes are sent", async () => {
-  for (const [size, chunkSize] of [[10, 4], [10, 100], [0, 4]]) {
-    const rec = server({ offset: 0, length: null });
-    const r = await createResumableUpload(
-      createBaseClient(BASE, KEY, { fetch: rec.fetch }),
-      "b",
-      "p",
-      streamOf(seq(20), 3),
-      { size, chunkSize },
-    ).await();
-    assert.equal(r.errorOrNull()?.category, "INVALID_ARGUMENT", `size ${size}`);
-    assert.match(r.errorOrNull()!.message, /longer than its declared size/);
-    const sent = rec.requests.reduce((n, q) => n + (q.bytes?.length ?? 0), 0);
-    assert.ok(sent < size || size === 0 && sent === 0, `never all ${size} bytes (sent ${sent})`);
+  for (const [kind, make] of streamKinds) {
+    for (const [size, chunkSize] of [[10, 4], [10, 100], [0, 4]]) {
+      const rec = server({ offset: 0, length: null });
+      const r = await createResumableUpload(
+        createBaseClient(BASE, KEY, { fetch: rec.fetch }),
+        "b",
+        "p",
+        make(seq(20), 3),
+        { size, chunkSize },
+      ).await();
+      assert.equal(r.errorOrNull()?.category, "INVALID_ARGUMENT", `${kind}, size ${size}`);
+      assert.match(r.errorOrNull()!.message, /longer than its declared size/);
+      const sent = rec.requests.reduce((n, q) => n + (q.bytes?.length ?? 0), 0);
+      assert.ok(sent < size || size === 0 && sent === 0, `never all ${size} bytes (sent ${sent})`);
+    }
   }
 });
 
@@ -100,19 +129,21 @@ Deno.test("size and timeout options are validated at once", () => {
 });
 
 Deno.test("a new handle with the saved URL resumes a stream from the server's offset, skipping what it has", async () => {
-  const data = seq(10);
-  const state = { offset: 6, length: "10" };
-  const rec = server(state);
-  const r = await createResumableUpload(
-    createBaseClient(BASE, KEY, { fetch: rec.fetch }),
-    "b",
-    "p",
-    streamOf(data, 4),
-    { uploadUrl: SAVED, size: 10, chunkSize: 4 },
-  ).await();
-  assert.ok(r.ok, r.ok ? "" : r.error.message);
-  assert.deepEqual(patches(rec), [[6, 4]]);
-  assert.deepEqual([...rec.requests.at(-1)!.bytes!], [...data.subarray(6)]);
+  for (const [kind, make] of streamKinds) {
+    const data = seq(10);
+    const state = { offset: 6, length: "10" };
+    const rec = server(state);
+    const r = await createResumableUpload(
+      createBaseClient(BASE, KEY, { fetch: rec.fetch }),
+      "b",
+      "p",
+      make(data, 4),
+      { uploadUrl: SAVED, size: 10, chunkSize: 4 },
+    ).await();
+    assert.ok(r.ok, `${kind}: ${r.ok ? "" : r.error.message}`);
+    assert.deepEqual(patches(rec), [[6, 4]], kind);
+    assert.deepEqual([...rec.requests.at(-1)!.bytes!], [...data.subarray(6)], kind);
+  }
 });
 
 Deno.test("the first HEAD of a resume backs off on 423/429/503 (Retry-After honoured)", async () => {

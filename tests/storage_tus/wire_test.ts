@@ -94,6 +94,26 @@ function oneShot(data: Uint8Array, piece: number, pulled = { bytes: 0 }) {
   }, { highWaterMark: 0 });
 }
 
+/** The same as a byte stream: a BYOB read gets at most `piece` bytes written into its view. */
+function oneShotByte(data: Uint8Array, piece: number) {
+  let i = 0;
+  return new ReadableStream({
+    type: "bytes",
+    pull(c) {
+      const req = c.byobRequest!;
+      if (i >= data.length) {
+        c.close();
+        req.respond(0);
+        return;
+      }
+      const n = Math.min(piece, req.view!.byteLength, data.length - i);
+      new Uint8Array(req.view!.buffer, req.view!.byteOffset, n).set(data.subarray(i, i + n));
+      i += n;
+      req.respond(n);
+    },
+  });
+}
+
 /** The bytes the script received, POST bodies and PATCH bodies at their offsets. */
 function received(requests: RecordedRequest[]): Uint8Array {
   const parts: Array<[number, Uint8Array]> = [];
@@ -410,89 +430,91 @@ Deno.test("read-ahead: the next chunk is read while a request is in flight, neve
   assert.deepEqual(received(rec.requests), data);
 });
 
-Deno.test("a re-sync into the chunk in flight re-sends from a one-shot stream's kept chunks; further back fails clearly", async () => {
-  const data = seq(14);
-  // The server keeps half of the PATCH at 4, then fails: HEAD says 6.
-  const partial = recordingFetch(tusScript({
-    onPatch: (req, n, s) => {
-      if (n !== 1) return null;
-      s.offset += (req.bytes?.length ?? 0) / 2;
-      return new Response("dropped", { status: 502 });
-    },
-  }));
-  const r = await createResumableUpload(
-    createBaseClient(BASE, KEY, { fetch: partial.fetch }),
-    "b",
-    "p",
-    oneShot(data, 3),
-    { chunkSize: 4, retryBaseDelayMs: 1 },
-  ).await();
-  assert.ok(r.ok, r.ok ? "" : r.error.message);
-  assert.deepEqual(partial.requests.map((x) => x.method), [
-    "POST",
-    "PATCH",
-    "HEAD",
-    "PATCH",
-    "PATCH",
-  ]);
-  // From 6 the kept bytes are topped up from the stream: every chunk but the last is whole.
-  assert.deepEqual(patchesOf(partial.requests), [["4", 4], ["6", 4], ["10", 4]]);
-  assert.equal(partial.requests.at(-1)!.headers.get("upload-length"), "14");
-  assert.deepEqual(received(partial.requests), data);
-  // A 409 re-syncs to the start of the chunk in flight: sent again from memory.
-  const conflict = recordingFetch(tusScript({
-    onPatch: (_r, n) => (n === 1 ? new Response("offset", { status: 409 }) : null),
-  }));
-  const c = await createResumableUpload(
-    createBaseClient(BASE, KEY, { fetch: conflict.fetch }),
-    "b",
-    "p",
-    oneShot(data, 5),
-    { chunkSize: 4, size: 14 },
-  ).await();
-  assert.ok(c.ok, c.ok ? "" : c.error.message);
-  assert.deepEqual(patchesOf(conflict.requests), [["4", 4], ["4", 4], ["8", 4], ["12", 2]]);
-  assert.deepEqual(received(conflict.requests), data);
-  // The server lost an accepted chunk (its offset went back): never re-sent, a clear failure.
-  const lost = () =>
-    tusScript({
+Deno.test("a re-sync into the chunk in flight re-sends from a one-shot stream's kept chunks (default and byte streams); further back fails clearly", async () => {
+  for (const makeStream of [oneShot, oneShotByte]) {
+    const data = seq(14);
+    // The server keeps half of the PATCH at 4, then fails: HEAD says 6.
+    const partial = recordingFetch(tusScript({
+      onPatch: (req, n, s) => {
+        if (n !== 1) return null;
+        s.offset += (req.bytes?.length ?? 0) / 2;
+        return new Response("dropped", { status: 502 });
+      },
+    }));
+    const r = await createResumableUpload(
+      createBaseClient(BASE, KEY, { fetch: partial.fetch }),
+      "b",
+      "p",
+      makeStream(data, 3),
+      { chunkSize: 4, retryBaseDelayMs: 1 },
+    ).await();
+    assert.ok(r.ok, r.ok ? "" : r.error.message);
+    assert.deepEqual(partial.requests.map((x) => x.method), [
+      "POST",
+      "PATCH",
+      "HEAD",
+      "PATCH",
+      "PATCH",
+    ]);
+    // From 6 the kept bytes are topped up from the stream: every chunk but the last is whole.
+    assert.deepEqual(patchesOf(partial.requests), [["4", 4], ["6", 4], ["10", 4]]);
+    assert.equal(partial.requests.at(-1)!.headers.get("upload-length"), "14");
+    assert.deepEqual(received(partial.requests), data);
+    // A 409 re-syncs to the start of the chunk in flight: sent again from memory.
+    const conflict = recordingFetch(tusScript({
+      onPatch: (_r, n) => (n === 1 ? new Response("offset", { status: 409 }) : null),
+    }));
+    const c = await createResumableUpload(
+      createBaseClient(BASE, KEY, { fetch: conflict.fetch }),
+      "b",
+      "p",
+      makeStream(data, 5),
+      { chunkSize: 4, size: 14 },
+    ).await();
+    assert.ok(c.ok, c.ok ? "" : c.error.message);
+    assert.deepEqual(patchesOf(conflict.requests), [["4", 4], ["4", 4], ["8", 4], ["12", 2]]);
+    assert.deepEqual(received(conflict.requests), data);
+    // The server lost an accepted chunk (its offset went back): never re-sent, a clear failure.
+    const lost = () =>
+      tusScript({
+        onPatch: (_r, n, s) => {
+          if (n !== 1) return null;
+          s.offset = 0;
+          return new Response("lost", { status: 500 });
+        },
+      });
+    for (
+      const source of [() => new Blob([data as Uint8Array<ArrayBuffer>]), () => makeStream(data, 4)]
+    ) {
+      const rec = recordingFetch(lost());
+      const r = await createResumableUpload(
+        createBaseClient(BASE, KEY, { fetch: rec.fetch }),
+        "b",
+        "p",
+        source(),
+        { chunkSize: 4, retryBaseDelayMs: 1, size: 14 },
+      ).await();
+      assert.equal(r.errorOrNull()?.category, "DECODE");
+      assert.match(r.errorOrNull()!.message, /moved Upload-Offset back from 4 to 0/);
+      assert.deepEqual(patchesOf(rec.requests), [["4", 4]], "no byte sent twice");
+    }
+    // Further back than the kept chunks, a one-shot stream fails clearly.
+    const far = recordingFetch(tusScript({
       onPatch: (_r, n, s) => {
         if (n !== 1) return null;
         s.offset = 0;
-        return new Response("lost", { status: 500 });
+        return new Response("offset", { status: 409 });
       },
-    });
-  for (
-    const source of [() => new Blob([data as Uint8Array<ArrayBuffer>]), () => oneShot(data, 4)]
-  ) {
-    const rec = recordingFetch(lost());
-    const r = await createResumableUpload(
-      createBaseClient(BASE, KEY, { fetch: rec.fetch }),
+    }));
+    const f = await createResumableUpload(
+      createBaseClient(BASE, KEY, { fetch: far.fetch }),
       "b",
       "p",
-      source(),
+      makeStream(data, 4),
       { chunkSize: 4, retryBaseDelayMs: 1, size: 14 },
     ).await();
-    assert.equal(r.errorOrNull()?.category, "DECODE");
-    assert.match(r.errorOrNull()!.message, /moved Upload-Offset back from 4 to 0/);
-    assert.deepEqual(patchesOf(rec.requests), [["4", 4]], "no byte sent twice");
+    assert.equal(f.ok, false);
   }
-  // Further back than the kept chunks, a one-shot stream fails clearly.
-  const far = recordingFetch(tusScript({
-    onPatch: (_r, n, s) => {
-      if (n !== 1) return null;
-      s.offset = 0;
-      return new Response("offset", { status: 409 });
-    },
-  }));
-  const f = await createResumableUpload(
-    createBaseClient(BASE, KEY, { fetch: far.fetch }),
-    "b",
-    "p",
-    oneShot(data, 4),
-    { chunkSize: 4, retryBaseDelayMs: 1, size: 14 },
-  ).await();
-  assert.equal(f.ok, false);
 });
 
 Deno.test("a deferred length the server already took (HEAD shows Upload-Length) is not declared twice", async () => {
