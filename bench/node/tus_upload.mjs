@@ -1,5 +1,5 @@
 // @ts-nocheck -- one upload in its own Node process, for bench/tus_node.ts.
-// Usage: node tus_upload.mjs <mode: fetchbase|fetchbase-blob|fetchloop|httploop> <MiB> <base url> <npm build dir>
+// Usage: node tus_upload.mjs <mode: fetchbase|fetchbase-bytes|fetchbase-blob|fetchloop|httploop> <MiB> <base url> <npm build dir>
 import { request } from "node:http";
 import { createWriteStream, openAsBlob, rmSync } from "node:fs";
 import { once } from "node:events";
@@ -20,6 +20,32 @@ function source() {
       if (sent >= size) return c.close();
       const n = Math.min(MIB, size - sent);
       c.enqueue(new Uint8Array(n).fill(sent / MIB & 0xff));
+      sent += n;
+    },
+  });
+}
+
+/**
+ * The same bytes as a byte stream, the kind a file read stream or a request
+ * body is: a BYOB read gets up to 1 MiB written into its own view (as a file
+ * read writes into the buffer it is given); a default read gets a new piece.
+ */
+function byteSource() {
+  let sent = 0;
+  return new ReadableStream({
+    type: "bytes",
+    pull(c) {
+      const req = c.byobRequest;
+      if (sent >= size) {
+        c.close();
+        req?.respond(0);
+        return;
+      }
+      const n = Math.min(MIB, size - sent, req?.view?.byteLength ?? MIB);
+      if (req?.view) {
+        new Uint8Array(req.view.buffer, req.view.byteOffset, n).fill(sent / MIB & 0xff);
+        req.respond(n);
+      } else c.enqueue(new Uint8Array(n).fill(sent / MIB & 0xff));
       sent += n;
     },
   });
@@ -109,13 +135,18 @@ async function fetchbase() {
   const { createBaseClient } = await import(`${pkg}/esm/core/mod.js`);
   const { createResumableUpload } = await import(`${pkg}/esm/storage/mod.js`);
   const client = createBaseClient(base, "bench-key-123456");
-  const data = blob ?? source();
+  const data = blob ?? (mode === "fetchbase-bytes" ? byteSource() : source());
   const r = await createResumableUpload(client, "a", "b", data, { chunkSize: CHUNK, size }).await();
   if (!r.ok) throw new Error(r.error.message);
 }
 
-const run =
-  { fetchbase, "fetchbase-blob": fetchbase, fetchloop: fetchLoop, httploop: httpLoop }[mode];
+const run = {
+  fetchbase,
+  "fetchbase-bytes": fetchbase,
+  "fetchbase-blob": fetchbase,
+  fetchloop: fetchLoop,
+  httploop: httpLoop,
+}[mode];
 if (mode.startsWith("fetchbase")) await import(`${pkg}/esm/storage/mod.js`); // load code before the baseline
 if (mode === "fetchbase-blob") {
   // A file-backed Blob, as a Node server would upload a file: nothing of it in memory.
