@@ -90,6 +90,43 @@ test("resumable upload from a stream: on Node each chunk goes as a one-piece str
   );
 });
 
+test("resumable upload from a byte stream: read with a BYOB reader into the chunk buffers, bytes intact", async () => {
+  const client = createClient(url, key);
+  const s = await client.auth.signUpWithEmail(`byob-${Date.now()}@example.test`, "secret-pw");
+  assert.ok(s.ok, s.ok ? "" : s.error.message);
+  client.setAccessToken(s.value.accessToken);
+  const bucket = `t-${crypto.randomUUID().slice(0, 8)}`;
+  assert.ok((await client.storage.createBucket(bucket, bucket)).ok);
+  const chunk = 64 * 1024;
+  const data = new Uint8Array(chunk * 2 + 999).map((_, i) => (i * 13 + (i >> 9)) & 0xff);
+  let at = 0;
+  let views = 0;
+  const stream = new ReadableStream({
+    type: "bytes",
+    pull(c) {
+      const req = c.byobRequest;
+      if (at >= data.length) {
+        c.close();
+        req?.respond(0);
+        return;
+      }
+      if (!req?.view) throw new Error("expected a BYOB read");
+      views++;
+      const n = Math.min(5000, req.view.byteLength, data.length - at);
+      new Uint8Array(req.view.buffer, req.view.byteOffset, n).set(data.subarray(at, at + n));
+      at += n;
+      req.respond(n);
+    },
+  });
+  const r = await client.storage.createResumableUpload(bucket, "r/byob.bin", stream, {
+    chunkSize: chunk,
+  }).await();
+  assert.ok(r.ok, r.ok ? "" : r.error.message);
+  assert.ok(views >= Math.ceil(data.length / 5000));
+  const back = await client.storage.downloadBytes(bucket, "r/byob.bin");
+  assert.deepEqual(back.value, data);
+});
+
 test("a timeout and a cancellation really abort a request the server never answers", async () => {
   let closed = 0;
   const server = createServer((req) => req.on("close", () => closed++));
