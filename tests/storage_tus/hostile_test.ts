@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import { createBaseClient } from "../../core/client.ts";
 import { createResumableUpload, type UploadUrlStore } from "../../storage/mod.ts";
 import { type RecordedRequest, recordingFetch } from "../support/recording_fetch.ts";
+import { byteStream } from "../support/byte_stream.ts";
 
 const BASE = "https://project.example.com";
 const KEY = "anon-key-0123456789";
@@ -25,32 +26,7 @@ function streamOf(data: Uint8Array, piece: number): ReadableStream<Uint8Array> {
   }, { highWaterMark: 0 });
 }
 
-/** The same as a byte stream: a BYOB read gets at most `piece` bytes written into its view. */
-function byteStreamOf(data: Uint8Array, piece: number): ReadableStream<Uint8Array> {
-  let i = 0;
-  return new ReadableStream({
-    type: "bytes",
-    pull(c) {
-      const req = c.byobRequest;
-      if (i >= data.length) {
-        c.close();
-        req?.respond(0);
-        return;
-      }
-      if (!req?.view) {
-        c.enqueue(data.slice(i, i + piece));
-        i += piece;
-        return;
-      }
-      const n = Math.min(piece, req.view.byteLength, data.length - i);
-      new Uint8Array(req.view.buffer, req.view.byteOffset, n).set(data.subarray(i, i + n));
-      i += n;
-      req.respond(n);
-    },
-  });
-}
-
-const streamKinds = [["stream", streamOf], ["byte stream", byteStreamOf]] as const;
+const streamKinds = [["stream", streamOf], ["byte stream", byteStream]] as const;
 
 /** A TUS server holding `state`; `hook` may answer a request first. */
 function server(

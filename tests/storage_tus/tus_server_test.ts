@@ -9,6 +9,7 @@ import { FileStore } from "@tus/file-store";
 import { createBaseClient } from "../../core/client.ts";
 import { createResumableUpload, type ResumableData } from "../../storage/mod.ts";
 import { serve } from "../support/serve.ts";
+import { byteStream } from "../support/byte_stream.ts";
 
 const PATH = "/storage/v1/upload/resumable";
 
@@ -121,37 +122,6 @@ function asStream(b: Uint8Array, piece = 1000): ReadableStream<Uint8Array> {
   });
 }
 
-/**
- * A byte stream, as files and request bodies are: a BYOB read gets at most
- * `piece` bytes written into its own view; a default read gets a new piece.
- * `byobPulls` counts the pulls that came with a view to fill.
- */
-function asByteStream(b: Uint8Array, piece = 1000, byobPulls = { count: 0 }) {
-  let i = 0;
-  return new ReadableStream({
-    type: "bytes",
-    pull(c) {
-      if (i >= b.length) {
-        c.close();
-        c.byobRequest?.respond(0);
-        return;
-      }
-      const req = c.byobRequest;
-      if (req?.view) {
-        byobPulls.count++;
-        const view = new Uint8Array(req.view.buffer, req.view.byteOffset, req.view.byteLength);
-        const n = Math.min(piece, view.length, b.length - i);
-        view.set(b.subarray(i, i + n));
-        i += n;
-        req.respond(n);
-      } else {
-        c.enqueue(b.slice(i, i + piece));
-        i += piece;
-      }
-    },
-  });
-}
-
 const CHUNK = 64 * 1024;
 /** Input types: label, data, the `size` option a stream needs (none: deferred length). */
 const inputs: Array<[string, (b: Uint8Array) => ResumableData, (b: Uint8Array) => object]> = [
@@ -159,8 +129,8 @@ const inputs: Array<[string, (b: Uint8Array) => ResumableData, (b: Uint8Array) =
   ["Blob", (b) => new Blob([b as Uint8Array<ArrayBuffer>]), () => ({})],
   ["stream with size", (b) => asStream(b), (b) => ({ size: b.length })],
   ["stream of unknown length", (b) => asStream(b, 777), () => ({})],
-  ["byte stream with size", (b) => asByteStream(b, 5000), (b) => ({ size: b.length })],
-  ["byte stream of unknown length", (b) => asByteStream(b, 777), () => ({})],
+  ["byte stream with size", (b) => byteStream(b, 5000), (b) => ({ size: b.length })],
+  ["byte stream of unknown length", (b) => byteStream(b, 777), () => ({})],
 ];
 
 /** Bytes the proxy saw in POST and PATCH bodies. */
@@ -217,7 +187,7 @@ Deno.test("a byte stream is read into the chunk buffers (BYOB): the source fills
         client,
         "b",
         `byob-${sized}.bin`,
-        asByteStream(data, 4096, pulls),
+        byteStream(data, 4096, pulls),
         { chunkSize: CHUNK, ...(sized ? { size: data.length } : {}) },
       );
       const r = await up.await();

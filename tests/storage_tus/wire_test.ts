@@ -14,6 +14,7 @@ import { streamsChunksByDefault } from "../../storage/_chunk_body.ts";
 import { createLocalBackend } from "../../demo/local_backend/mod.ts";
 import { type RecordedRequest, recordingFetch } from "../support/recording_fetch.ts";
 import { serve } from "../support/serve.ts";
+import { byteStream } from "../support/byte_stream.ts";
 
 const BASE = "https://project.example.com";
 const KEY = "anon-key-0123456789";
@@ -92,26 +93,6 @@ function oneShot(data: Uint8Array, piece: number, pulled = { bytes: 0 }) {
       c.enqueue(part);
     },
   }, { highWaterMark: 0 });
-}
-
-/** The same as a byte stream: a BYOB read gets at most `piece` bytes written into its view. */
-function oneShotByte(data: Uint8Array, piece: number) {
-  let i = 0;
-  return new ReadableStream({
-    type: "bytes",
-    pull(c) {
-      const req = c.byobRequest!;
-      if (i >= data.length) {
-        c.close();
-        req.respond(0);
-        return;
-      }
-      const n = Math.min(piece, req.view!.byteLength, data.length - i);
-      new Uint8Array(req.view!.buffer, req.view!.byteOffset, n).set(data.subarray(i, i + n));
-      i += n;
-      req.respond(n);
-    },
-  });
 }
 
 /** The bytes the script received, POST bodies and PATCH bodies at their offsets. */
@@ -431,7 +412,7 @@ Deno.test("read-ahead: the next chunk is read while a request is in flight, neve
 });
 
 Deno.test("a re-sync into the chunk in flight re-sends from a one-shot stream's kept chunks (default and byte streams); further back fails clearly", async () => {
-  for (const makeStream of [oneShot, oneShotByte]) {
+  for (const makeStream of [oneShot, byteStream]) {
     const data = seq(14);
     // The server keeps half of the PATCH at 4, then fails: HEAD says 6.
     const partial = recordingFetch(tusScript({
