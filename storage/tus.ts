@@ -162,8 +162,13 @@ class ChunkSource {
   #reader: ReadableStreamDefaultReader<Uint8Array> | ReadableStreamBYOBReader | null = null;
   #byob = false;
   #pending: Uint8Array | null = null;
+  /** A byte stream's reused buffer for reads that cannot go straight into a chunk. */
+  #scratch: Uint8Array | null = null;
   #streamPos = 0;
   #kept: KeptChunk[] = [];
+  /** Where the last chunk returned starts: the chunk in flight while the next is read. */
+  #lastStart: number | null = null;
+  #cancelled = false;
 
   constructor(data: ResumableData, size: number | null) {
     this.#data = data;
@@ -200,8 +205,11 @@ class ChunkSource {
     const kept = this.#kept.find((k) => offset >= k.start && offset < k.start + k.bytes.length);
     if (kept) {
       const from = offset - kept.start;
-      if (kept.bytes.length - from >= want) return kept.bytes.subarray(from, from + want);
-      return await this.#merge(offset, want);
+      const chunk = kept.bytes.length - from >= want
+        ? kept.bytes.subarray(from, from + want)
+        : await this.#merge(offset, want);
+      this.#lastStart = offset;
+      return chunk;
     }
     if (offset < this.#streamPos) {
       throw new RangeError(
@@ -234,54 +242,60 @@ class ChunkSource {
     const bytes = filled === want ? buffer : buffer.subarray(0, filled);
     this.#kept.push({ start: offset, bytes, buffer });
     this.#streamPos = offset + filled;
+    this.#lastStart = offset;
     await this.#checkDeclaredEnd();
     return bytes;
   }
 
   /**
-   * After a re-sync into the middle of kept data: one new buffer from
-   * `offset` holding every kept byte from there (a read ahead included),
-   * topped up from the stream to a whole chunk. It replaces the kept chunks
-   * (a rare path, after a fault); the chunk returned is its first `want`
-   * bytes.
+   * After a re-sync into the middle of kept data, or a read ahead that
+   * starts inside it: one new buffer holding every kept byte from `offset`
+   * (from the start of the chunk in flight when that is earlier, so that a
+   * second fault can still re-send it), topped up from the stream to a whole
+   * chunk after `offset`. It replaces the kept chunks (a rare path, after a
+   * fault); the chunk returned is its `want` bytes from `offset`.
    */
   async #merge(offset: number, want: number): Promise<Chunk | null> {
-    let out: Uint8Array = new Uint8Array(Math.max(want, this.#streamPos - offset));
+    const inFlight = this.#lastStart;
+    const start = inFlight !== null && inFlight < offset &&
+        this.#kept.some((k) => inFlight >= k.start && inFlight < k.start + k.bytes.length)
+      ? inFlight
+      : offset;
+    const need = offset - start + want;
+    let out: Uint8Array = new Uint8Array(Math.max(need, this.#streamPos - start));
     let filled = 0;
     for (const k of this.#kept) {
-      const at = offset + filled;
+      const at = start + filled;
       if (k.start + k.bytes.length <= at || k.start > at) continue;
       const piece = k.bytes.subarray(at - k.start);
       out.set(piece, filled);
       filled += piece.length;
     }
-    if (offset + filled !== this.#streamPos) {
+    if (start + filled !== this.#streamPos) {
       throw new RangeError(
         `Cannot re-read the stream at byte ${offset}: its kept bytes have a gap`,
       );
     }
-    if (filled < want) {
+    if (filled < need) {
       const [moved, n] = await this.#fill(out, filled);
       out = moved;
       filled += n;
-      this.#streamPos = offset + filled;
+      this.#streamPos = start + filled;
     }
     const all = filled === out.length ? out : out.subarray(0, filled);
-    this.#kept = [{ start: offset, bytes: all, buffer: out }];
+    this.#kept = [{ start, bytes: all, buffer: out }];
     await this.#checkDeclaredEnd();
-    return all.subarray(0, Math.min(want, filled));
+    return all.subarray(offset - start, Math.min(need, filled));
   }
 
   /** Reads and drops `count` bytes of the stream (a resumed upload's accepted part). */
   async #skip(count: number): Promise<void> {
     let scratch: Uint8Array = new Uint8Array(Math.min(count, 1024 * 1024));
+    const room = scratch.length;
     let left = count;
     while (left > 0) {
-      const [moved, n] = await this.#fill(
-        left >= scratch.length ? scratch : scratch.subarray(0, left),
-        0,
-      );
-      scratch = new Uint8Array(moved.buffer, moved.byteOffset, scratch.length);
+      const [moved, n] = await this.#fill(left >= room ? scratch : scratch.subarray(0, left), 0);
+      scratch = new Uint8Array(moved.buffer, 0, room);
       if (n === 0) {
         throw new RangeError(
           `Cannot resume the stream at byte ${this.#streamPos + count - left}: it ended before`,
@@ -320,33 +334,58 @@ class ChunkSource {
     return this.#reader;
   }
 
+  /** After `cancel()` (a failed or paused run) nothing more is read: no truncated upload. */
+  #checkLive(): void {
+    if (this.#cancelled) {
+      throw new RangeError(
+        "Cannot read the stream as it was cancelled when an earlier run of this upload failed or was paused; resume with a new handle, the saved uploadUrl and a fresh stream",
+      );
+    }
+  }
+
   /**
    * Reads the next bytes of the stream into `out` from `from` until it is
    * full or the stream ends. Returns the buffer holding them and the count
    * read: `out` itself, or for a byte stream the same range of the memory
    * it moved `out`'s bytes into (a BYOB read transfers the buffer it fills,
-   * so `out` is unusable afterwards).
+   * so `out` is unusable afterwards). A byte stream reads straight into
+   * `out` only where `out` starts its buffer: Node 20's file streams
+   * mishandle views at an offset, so the rest goes through one reused
+   * scratch buffer and is copied (still no garbage per piece).
    */
   async #fill(out: Uint8Array, from: number): Promise<[Uint8Array, number]> {
     const size = out.length;
     let filled = from;
     const reader = this.#open();
     while (filled < size) {
+      this.#checkLive();
       let piece = this.#pending;
       this.#pending = null;
-      if (!piece && this.#byob) {
+      if (!piece && this.#byob && filled === 0 && out.byteOffset === 0) {
         const { done, value } = await (reader as ReadableStreamBYOBReader).read(
-          out.subarray(filled) as Uint8Array<ArrayBuffer>,
+          out as Uint8Array<ArrayBuffer>,
         );
-        // No view back only when the stream was cancelled: its bytes are not needed.
-        if (!value) return [new Uint8Array(size), 0];
-        out = new Uint8Array(value.buffer, value.byteOffset - filled, size);
+        this.#checkLive(); // a cancelled read gives no view back: its bytes are gone
+        out = new Uint8Array(value!.buffer, 0, size);
         if (done) break;
-        filled += value.length;
+        filled = value!.length;
         continue;
+      }
+      if (!piece && this.#byob) {
+        const scratch = this.#scratch ?? new Uint8Array(Math.min(size, 1024 * 1024));
+        const room = scratch.length; // read before the read moves (detaches) it
+        this.#scratch = null;
+        const { done, value } = await (reader as ReadableStreamBYOBReader).read(
+          scratch.subarray(0, Math.min(room, size - filled)) as Uint8Array<ArrayBuffer>,
+        );
+        this.#checkLive();
+        this.#scratch = new Uint8Array(value!.buffer, 0, room);
+        if (done) break;
+        piece = value!; // no longer than the room left: copied whole below
       }
       if (!piece) {
         const { done, value } = await (reader as ReadableStreamDefaultReader<Uint8Array>).read();
+        this.#checkLive();
         if (done) break;
         piece = value;
       }
@@ -374,16 +413,24 @@ class ChunkSource {
   async #streamEnded(): Promise<boolean> {
     const reader = this.#open();
     while (this.#pending === null) {
+      this.#checkLive();
       const { done, value } = this.#byob
         ? await (reader as ReadableStreamBYOBReader).read(new Uint8Array(1))
         : await (reader as ReadableStreamDefaultReader<Uint8Array>).read();
-      if (done || !value) return true;
-      if (value.length > 0) this.#pending = value;
+      this.#checkLive();
+      if (done) return true;
+      if (value!.length > 0) this.#pending = value!;
     }
     return false;
   }
 
+  /** Whether the stream was cancelled: it cannot be read any more. */
+  get cancelled(): boolean {
+    return this.#cancelled;
+  }
+
   cancel(): void {
+    this.#cancelled = true;
     this.#reader?.cancel().catch(() => {});
   }
 }
@@ -800,7 +847,13 @@ class Upload implements ResumableUpload {
       const body = chunk ?? new Uint8Array(0);
       const end = offset + sizeOf(body);
       // Deferred length: the chunk that ends the stream declares the final length.
-      const last = total === null && (chunk === null || (await this.#source.endsAt(end)));
+      let last = total === null && chunk === null;
+      if (total === null && chunk !== null) {
+        // A stalled source may hold the end-of-stream check: an abort ends the wait.
+        const ends = await untilAborted(this.#source.endsAt(end), signal);
+        if (ends === ABORTED) return cancelled();
+        last = ends;
+      }
       const sending = this.#patch(body, offset, last ? end : null, signal);
       this.#readNext(offset, chunk, last); // once the request is on its way
       const r = await sending;

@@ -3,6 +3,9 @@
 import test from "node:test";
 import assert from "node:assert/strict";
 import { createServer } from "node:http";
+import { open, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { createClient } from "fetchbase";
 import { generatePkceParams, getClaims } from "fetchbase/auth";
 import { column } from "fetchbase/database";
@@ -125,6 +128,31 @@ test("resumable upload from a byte stream: read with a BYOB reader into the chun
   assert.ok(views >= Math.ceil(data.length / 5000));
   const back = await client.storage.downloadBytes(bucket, "r/byob.bin");
   assert.deepEqual(back.value, data);
+});
+
+test("resumable upload from a file's byte stream of unknown length (FileHandle.readableWebStream)", async () => {
+  const client = createClient(url, key);
+  const s = await client.auth.signUpWithEmail(`file-${Date.now()}@example.test`, "secret-pw");
+  assert.ok(s.ok, s.ok ? "" : s.error.message);
+  client.setAccessToken(s.value.accessToken);
+  const bucket = `t-${crypto.randomUUID().slice(0, 8)}`;
+  assert.ok((await client.storage.createBucket(bucket, bucket)).ok);
+  const data = new Uint8Array(200_000).map((_, i) => (i * 7 + (i >> 10)) & 0xff);
+  const file = join(tmpdir(), `fetchbase-${crypto.randomUUID()}.bin`);
+  await writeFile(file, data);
+  const fh = await open(file);
+  try {
+    // Node 20's file byte streams take only views at the start of their buffer.
+    const stream = fh.readableWebStream({ type: "bytes" });
+    const r = await client.storage.createResumableUpload(bucket, "r/file.bin", stream, {
+      chunkSize: 65536,
+    }).await();
+    assert.ok(r.ok, r.ok ? "" : r.error.message);
+    assert.deepEqual((await client.storage.downloadBytes(bucket, "r/file.bin")).value, data);
+  } finally {
+    await fh.close();
+    await rm(file, { force: true });
+  }
 });
 
 test("a timeout and a cancellation really abort a request the server never answers", async () => {

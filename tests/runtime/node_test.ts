@@ -66,7 +66,7 @@ Deno.test("npm build installs by name and runs real flows on Node and Bun; the N
     };
     const t = await run("node", ["--test", "flow.test.mjs"], { cwd: `${tmp}/app`, env });
     assert.equal(t.code, 0, t.text);
-    assert.match(t.text, /# pass 4\n/);
+    assert.match(t.text, /# pass 5\n/);
 
     // Bun (the `bun` npm package) runs the same flows against the same installed package.
     const b = await run(`${root}node_modules/.bin/bun`, ["test", "./flow.test.mjs"], {
@@ -74,7 +74,7 @@ Deno.test("npm build installs by name and runs real flows on Node and Bun; the N
       env,
     });
     assert.equal(b.code, 0, b.text);
-    assert.match(b.text, /\b4 pass\b/);
+    assert.match(b.text, /\b5 pass\b/);
 
     await Deno.copyFile(`${root}edge_examples/node/server.mjs`, `${tmp}/app/server.mjs`);
     const port = 20000 + Math.floor(Math.random() * 20000);
