@@ -83,6 +83,50 @@ export function redactSecrets(
   );
 }
 
+/**
+ * An error fit to keep as a `cause`: the error itself when no secret shows
+ * in its message, its stack or its causes, else a copy (same `name`) with
+ * them redacted by {@linkcode redactSecrets}. Runtimes put the request URL,
+ * query included, in network errors, and a printed error shows its causes.
+ *
+ * @example Redacting a cause
+ * ```ts
+ * import { redactCause } from "@fetchbase/fetchbase/core";
+ *
+ * const e = redactCause(new TypeError("fetch https://x/?key=sb_secret_123 failed"), ["sb_secret_123"]);
+ * console.log((e as Error).message); // fetch https://x/?key=*** failed
+ * ```
+ *
+ * @param error The error.
+ * @param secrets The values to hide.
+ * @returns The error, or a redacted copy.
+ */
+export function redactCause(
+  error: unknown,
+  secrets: ReadonlyArray<string | null | undefined>,
+): unknown {
+  return redactCauseAt(error, secrets, 0);
+}
+
+function redactCauseAt(
+  error: unknown,
+  secrets: ReadonlyArray<string | null | undefined>,
+  depth: number,
+): unknown {
+  if (typeof error === "string") return redactSecrets(error, secrets);
+  if (!(error instanceof Error) || depth > 4) return error;
+  const message = redactSecrets(error.message, secrets);
+  const stack = error.stack === undefined ? undefined : redactSecrets(error.stack, secrets);
+  const cause = error.cause === undefined
+    ? undefined
+    : redactCauseAt(error.cause, secrets, depth + 1);
+  if (message === error.message && stack === error.stack && cause === error.cause) return error;
+  const copy = new Error(message, cause === undefined ? undefined : { cause });
+  copy.name = error.name;
+  copy.stack = stack;
+  return copy;
+}
+
 /** How many characters of a non-JSON error body appear in a message. */
 export const ERROR_EXCERPT_LENGTH = 200;
 

@@ -7,7 +7,7 @@
  * @module
  */
 
-import { errorFromResponse, redactSecrets } from "./http_error.ts";
+import { errorFromResponse, redactCause, redactSecrets } from "./http_error.ts";
 import { encodeQuery, type QueryInit } from "./query.ts";
 import { failure, type ServiceResult, success } from "./result.ts";
 import { backoffDelay, parseRetryAfter, RETRYABLE_STATUSES, type RetryPolicy } from "./retry.ts";
@@ -247,17 +247,23 @@ function headerRecord(
 
 const CLIENT_INFO = `fetchbase/${VERSION}`;
 
+/**
+ * Whether a header carries a credential: `apikey`, any `*authorization`,
+ * `cookie`, and any name holding "key", "token" or "secret". Their values
+ * are redacted from messages and never follow a redirect to another origin.
+ */
+function isCredentialHeader(name: string): boolean {
+  return name.includes("authorization") || name === "cookie" || name.includes("key") ||
+    name.includes("token") || name.includes("secret");
+}
+
 function secretsOf(ctx: TransportContext, req: TransportRequest<ResponseType>) {
   const out = [ctx.apiKey, ctx.accessToken, req.accessToken];
   // Credentials passed as headers (per call or client-wide) are secrets too.
   for (const headers of [ctx.headers, req.headers]) {
     for (const k in headers) {
-      const name = k.toLowerCase();
-      if (
-        name === "apikey" || name === "authorization" || name.includes("key") ||
-        name.includes("token")
-      ) {
-        out.push(headers[k].replace(/^Bearer\s+/i, ""));
+      if (isCredentialHeader(k.toLowerCase())) {
+        out.push(headers[k], headers[k].replace(/^[A-Za-z]+\s+/, ""));
       }
     }
   }
@@ -352,6 +358,23 @@ class Call implements AbortState {
   #send(): void {
     attemptOnce(this.#ctx, this.#req, this.#url, this.#method, this.controller, this).then(
       this.#onResult,
+      // Never expected: an attempt resolves every fault. A throw still settles the call.
+      (error: unknown) => {
+        const secrets = secretsOf(this.#ctx, this.#req);
+        this.#onResult({
+          kind: "failed",
+          failure: failure({
+            message: redactSecrets(
+              `Request failed: ${error instanceof Error ? error.message : String(error)}`,
+              secrets,
+            ),
+            category: "UNKNOWN",
+            cause: redactCause(error, secrets),
+          }),
+          retryAfterMs: null,
+          final: true,
+        });
+      },
     );
   }
 
@@ -506,6 +529,24 @@ function start(
       cause: error,
     }));
   }
+  if (req.json !== undefined) {
+    // Serialised once for every attempt; a value JSON cannot hold is the caller's input.
+    let text: string | undefined;
+    try {
+      text = JSON.stringify(req.json);
+    } catch (error) {
+      return Promise.resolve(failure({
+        message: `Cannot send the request as its JSON body cannot be serialised: ${
+          error instanceof Error ? error.message : String(error)
+        }`,
+        category: "INVALID_ARGUMENT",
+        cause: error,
+      }));
+    }
+    if (text !== undefined) {
+      req = { ...req, json: undefined, body: text, contentType: "application/json" };
+    }
+  }
   const max = retryAllowed ? ctx.retry.maxAttempts : 1;
   return new Call(ctx, req, url, method, timeout, max, bodyOnly).run();
 }
@@ -560,7 +601,10 @@ function redirectInit(
   if (method !== "HEAD" && (status === 303 || (method === "POST" && status < 303))) {
     method = "GET";
     body = undefined;
-    delete next["content-type"];
+    // The fetch standard's request-body headers go with the body.
+    for (const h of ["content-type", "content-encoding", "content-language", "content-location"]) {
+      delete next[h];
+    }
   }
   if (body instanceof ReadableStream) {
     return "Redirect refused: a streamed body cannot be sent again";
@@ -569,8 +613,8 @@ function redirectInit(
     if (method !== "GET" && method !== "HEAD") {
       return `Redirect refused: a ${method} is not sent to another origin`;
     }
-    delete next.apikey;
-    delete next.authorization;
+    // No credential (client-wide or per call) and no client-wide header leaves the origin.
+    for (const k in next) if (isCredentialHeader(k)) delete next[k];
     for (const k in ctx.headers) delete next[k.toLowerCase()];
   }
   const out = new LazySignalInit(method, next, "manual", init.controller);
@@ -643,7 +687,7 @@ async function attemptOnce(
         failure: failure({
           message: redactSecrets(`Network error: ${detail}`, secrets),
           category: "NETWORK",
-          cause: error,
+          cause: redactCause(error, secrets),
         }),
         retryAfterMs: null,
       };
@@ -717,7 +761,7 @@ async function attemptOnce(
                 }`,
                 category: "DECODE",
                 status: response.status,
-                cause: error,
+                cause: redactCause(error, secrets),
               }),
               retryAfterMs: null,
             };
@@ -741,7 +785,7 @@ async function attemptOnce(
       failure: failure({
         message: redactSecrets(`Network error while reading the body: ${detail}`, secrets),
         category: "NETWORK",
-        cause: error,
+        cause: redactCause(error, secrets),
       }),
       retryAfterMs: null,
     };

@@ -147,3 +147,44 @@ Deno.test("Iceberg error bodies keep their exception type as the code", () => {
   assert.equal(e.message, "Table does not exist: ns.t");
   assert.equal(e.category, "NOT_FOUND");
 });
+
+Deno.test("a JSON body that cannot be serialised is an immediate INVALID_ARGUMENT, with or without a timeout; nothing is sent", async () => {
+  let calls = 0;
+  const client = createBaseClient("https://p.example", "anon-key-123456", {
+    fetch: () => (calls++, Promise.resolve(new Response("{}"))),
+  });
+  const circular: Record<string, unknown> = {};
+  circular.self = circular;
+  for (const json of [{ id: 1n }, circular]) {
+    for (const timeout of [0, 60_000]) {
+      const r = await client.request({ method: "POST", area: "rest", path: "/t", json, timeout });
+      assert.equal(r.errorOrNull()?.category, "INVALID_ARGUMENT");
+      assert.match(r.errorOrNull()!.message, /JSON body cannot be serialised/);
+    }
+  }
+  assert.equal(calls, 0);
+});
+
+Deno.test("secrets in a network error's cause are redacted: nothing printed shows a token", async () => {
+  const jwt = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ1c2VyIn0.c2lnbmF0dXJlLXZhbHVl";
+  const inner = new Error(`connect failed for https://p.example/rest/v1/t?token=${jwt}`);
+  const client = createBaseClient("https://p.example", "anon-key-123456", {
+    fetch: (input) =>
+      Promise.reject(new TypeError(`error sending request for url (${input})`, { cause: inner })),
+  });
+  const r = await client.request({ area: "rest", path: "/t", query: { token: jwt }, retry: false });
+  const e = r.errorOrNull()!;
+  assert.equal(e.category, "NETWORK");
+  let thrown: unknown = null;
+  try {
+    r.getOrThrow();
+  } catch (x) {
+    thrown = x;
+  }
+  assert.ok(thrown instanceof Error);
+  const printed = Deno.inspect(e, { depth: 10 }) + Deno.inspect(thrown, { depth: 10 });
+  assert.ok(!printed.includes(jwt), printed);
+  assert.ok(!printed.includes("anon-key-123456"));
+  assert.equal((e.cause as Error).name, "TypeError");
+  assert.match(String((e.cause as Error).message), /error sending request/);
+});

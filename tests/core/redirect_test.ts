@@ -126,3 +126,48 @@ Deno.test("an invalid header value is INVALID_ARGUMENT and is not retried", asyn
   assert.equal(r.errorOrNull()?.category, "INVALID_ARGUMENT");
   assert.equal(calls, 1);
 });
+
+Deno.test("per-call credential headers (keys, tokens, cookies, any *authorization) never follow a redirect to another origin", async () => {
+  const { rec, client } = make((req) =>
+    req.url.host === "project.example"
+      ? to("https://cdn.example/file", 302)
+      : new Response("file", { status: 200 })
+  );
+  const headers = {
+    "x-api-key": "per-call-api-key-123",
+    "x-refresh-token": "per-call-refresh-123",
+    "x-client-secret": "per-call-secret-123",
+    cookie: "sid=per-call-cookie",
+    "proxy-authorization": "Basic cHJveHk6cHc=",
+    "x-trace": "trace-1",
+  };
+  const r = await client.request({ area: "storage", path: "/a", headers, responseType: "text" });
+  assert.equal(r.getOrThrow().body, "file");
+  const [first, second] = rec.requests;
+  for (const name of Object.keys(headers)) assert.ok(first.headers.has(name), name);
+  for (const name of Object.keys(headers).filter((n) => n !== "x-trace")) {
+    assert.equal(second.headers.get(name), null, `${name} left the origin`);
+  }
+  assert.equal(second.headers.get("x-trace"), "trace-1");
+});
+
+Deno.test("a POST turned into a GET by a 303 drops the body and every body header", async () => {
+  const { rec, client } = make((req) =>
+    req.url.pathname === "/rest/v1/rpc/f" ? to("/rest/v1/done", 303) : jsonResponse({ ok: 1 })
+  );
+  const r = await client.request({
+    method: "POST",
+    area: "rest",
+    path: "/rpc/f",
+    body: "payload",
+    contentType: "text/plain",
+    headers: { "content-language": "en", "content-encoding": "identity", "content-location": "/x" },
+  });
+  assert.ok(r.ok);
+  const second = rec.requests[1];
+  assert.equal(second.method, "GET");
+  assert.equal(second.bytes, null);
+  for (const h of ["content-type", "content-language", "content-encoding", "content-location"]) {
+    assert.equal(second.headers.get(h), null, h);
+  }
+});
