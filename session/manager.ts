@@ -156,6 +156,12 @@ export class SessionManager {
   #autoRefresh = false;
   #failures = 0;
   #disposed = false;
+  /** Storage operations run one after another, in call order (a clear never overtakes a save). */
+  #io: Promise<unknown> = Promise.resolve();
+  /** Bumped whenever the held session changes in memory: a slower restore then stands down. */
+  #generation = 0;
+  /** Bumped by every save and clear: a save's event is dropped once another one followed. */
+  #epoch = 0;
 
   /**
    * Builds a manager; prefer {@linkcode createSessionManager}.
@@ -180,15 +186,38 @@ export class SessionManager {
     this.#retryMax = config.retryMaxDelayMs ?? 60_000;
   }
 
-  /** The state as a {@linkcode StateFlow}. */
+  /**
+   * The state as a {@linkcode StateFlow}. A session whose access token has
+   * lapsed is `Expired`, never `Authenticated`, when it is read.
+   */
   get sessionState(): StateFlow<SessionState> {
+    this.#checkLapsed();
     return this.#state;
   }
 
-  /** The live session, or null. */
+  /** The live session, or null (a lapsed one is not live). */
   get currentSession(): Session | null {
+    this.#checkLapsed();
     const s = this.#state.value;
     return s.kind === "Authenticated" ? s.session : null;
+  }
+
+  /** An `Authenticated` session past its expiry becomes `Expired` (a refresh may recover it). */
+  #checkLapsed(): void {
+    const s = this.#state.value;
+    if (
+      s.kind === "Authenticated" && s.session.expiresAt != null &&
+      this.#expiresAtMs(s.session) <= Date.now()
+    ) {
+      this.#state.value = { kind: "Expired", lastSession: s.session };
+    }
+  }
+
+  /** Runs a storage operation after every earlier one has settled. */
+  #serial<T>(op: () => T | Promise<T>): Promise<T> {
+    const run = this.#io.then(op, op);
+    this.#io = run.then(() => {}, () => {});
+    return run;
   }
 
   /** The live access token, or null. */
@@ -245,6 +274,7 @@ export class SessionManager {
   }
 
   #apply(session: Session): void {
+    this.#generation++;
     this.#client.setAccessToken(session.accessToken);
     this.#state.value = { kind: "Authenticated", session };
   }
@@ -265,14 +295,19 @@ export class SessionManager {
     }
     const live = withExpiry(session);
     this.#failures = 0;
-    this.#inflight = null; // a refresh of the previous session no longer concerns callers
+    // A refresh of another session no longer concerns callers; one of these tokens still does.
+    if (this.#heldRefreshToken() !== live.refreshToken) this.#inflight = null;
+    const epoch = ++this.#epoch;
     // Live in memory first: a storage that fails still leaves the session usable (and says so).
     this.#apply(live);
     try {
-      await this.#storage.save(live);
+      await this.#serial(() => this.#storage.save(live));
     } finally {
-      this.#schedule();
-      this.#emit(options.event ?? AuthStateChangeEvent.SIGNED_IN, live);
+      // A sign-out or another save while this one was stored has the last word.
+      if (epoch === this.#epoch) {
+        this.#schedule();
+        this.#emit(options.event ?? AuthStateChangeEvent.SIGNED_IN, live);
+      }
     }
   }
 
@@ -281,8 +316,10 @@ export class SessionManager {
     this.#clearTimer();
     this.#failures = 0;
     this.#inflight = null;
+    this.#epoch++;
+    this.#generation++;
     try {
-      await this.#storage.clear();
+      await this.#serial(() => this.#storage.clear());
     } finally {
       this.#client.clearAccessToken();
       const had = this.#state.value.kind !== "NotAuthenticated";
@@ -349,7 +386,7 @@ export class SessionManager {
       this.#failures = 0;
       let stored: unknown = null;
       try {
-        await this.#storage.save(next);
+        await this.#serial(() => this.#storage.save(next));
       } catch (error) {
         stored = error ?? new Error("unknown storage error");
       }
@@ -400,15 +437,39 @@ export class SessionManager {
    * @returns The session, or why not.
    */
   async restoreSession(): Promise<ServiceResult<Session>> {
-    this.#state.value = { kind: "Loading" };
+    // A session held in memory stays visible (and refreshable) while storage is read.
+    if (this.#state.value.kind === "NotAuthenticated") this.#state.value = { kind: "Loading" };
+    const generation = this.#generation;
     let loaded: Session | null = null;
+    let unreadable = false;
     try {
       loaded = await this.#storage.load();
     } catch {
-      loaded = null;
+      unreadable = true;
+    }
+    if (generation !== this.#generation) {
+      // A sign-in, refresh or sign-out happened meanwhile: what was read is older.
+      const current = this.currentSession;
+      return current
+        ? success(current)
+        : failure({ message: "No active session", category: "NO_SESSION" });
     }
     if (!loaded) {
-      this.#state.value = { kind: "NotAuthenticated" };
+      const s = this.#state.value as SessionState; // not narrowed by the assignment above
+      if (s.kind === "Loading") this.#state.value = { kind: "NotAuthenticated" };
+      else if (!unreadable && s.kind !== "NotAuthenticated") {
+        // Storage holds no session (signed out elsewhere): none is held here either.
+        this.#clearTimer();
+        this.#failures = 0;
+        this.#inflight = null;
+        this.#epoch++;
+        this.#generation++;
+        this.#client.clearAccessToken();
+        this.#state.value = { kind: "NotAuthenticated" };
+        this.#emit(AuthStateChangeEvent.SIGNED_OUT, null);
+      } else if (unreadable && s.kind === "Authenticated") {
+        return success(s.session); // a storage fault signs nobody out
+      }
       return failure({ message: "No active session", category: "NO_SESSION" });
     }
     const stored = storedExpiry(loaded);
@@ -429,7 +490,7 @@ export class SessionManager {
    * @returns The session, or why not.
    */
   async initialize(): Promise<ServiceResult<Session>> {
-    if (this.#autoRefreshConfigured) this.#autoRefresh = true;
+    if (this.#autoRefreshConfigured && !this.#disposed) this.#autoRefresh = true;
     return await this.restoreSession();
   }
 
@@ -465,6 +526,7 @@ export class SessionManager {
 
   #setTimer(ms: number, fn: () => void): void {
     this.#clearTimer();
+    if (this.#disposed) return;
     const wait = Number.isNaN(ms) ? 0 : Math.max(0, ms);
     const t = setTimeout(() => {
       this.#timer = null;
@@ -484,6 +546,7 @@ export class SessionManager {
 
   #schedule(): void {
     if (!this.#autoRefresh || this.#disposed) return;
+    this.#checkLapsed();
     const s = this.#state.value;
     if (s.kind === "Expired") {
       // A lapsed session keeps its pending retry, or gets one now.

@@ -2,7 +2,7 @@
 // server's answers back (or moves fake time) to put the manager in the window
 // where the race happens.
 import assert from "node:assert/strict";
-import { createAuthClient, decodeSession } from "../../auth/mod.ts";
+import { createAuthClient, decodeSession, type Session } from "../../auth/mod.ts";
 import { createBaseClient } from "../../core/client.ts";
 import { MutableStateFlow } from "../../core/state_flow.ts";
 import {
@@ -398,3 +398,143 @@ Deno.test("StateFlow: a listener that sets a newer value is never followed by th
   assert.equal((await it.next()).value, 2);
   await it.return?.();
 });
+
+Deno.test("a save of the same tokens during a refresh keeps the refresh shared: one grant per refresh token", async () => {
+  const s = heldServer();
+  const m = createSessionManager(s.auth, s.client, { autoRefresh: false });
+  await m.saveSession(decodeSession(sessionJson(1)));
+  const first = m.refreshSession();
+  await turns();
+  const update = updateUserForCurrentSession(s.auth, m, { data: { theme: "dark" } });
+  await turns();
+  s.find("/user").release(json({ id: "u1", email: "a@example.com" }));
+  await update; // saves a copy with the same tokens (USER_UPDATED)
+  const second = m.refreshSession();
+  await turns();
+  assert.equal(second, first);
+  const grants = s.held.filter((h) => h.path.endsWith("/token"));
+  assert.equal(grants.length, 1);
+  grants[0].release(json(sessionJson(2)));
+  assert.equal((await second).getOrThrow().refreshToken, "refresh-2");
+  m.dispose();
+});
+
+Deno.test("restore: no stored session signs the held one out; a refresh or sign-in during the read wins over what was read", () =>
+  withClock(async (clock) => {
+    // Storage emptied elsewhere: SIGNED_OUT, no token on the client, no timer.
+    const s = heldServer();
+    const storage = new InMemorySessionStorage();
+    const m = createSessionManager(s.auth, s.client, { storage });
+    m.startAutoRefresh();
+    const events: string[] = [];
+    m.onAuthStateChange((e) => events.push(e), { emitInitialSession: false });
+    await m.saveSession(decodeSession(sessionJson(1)));
+    storage.clear();
+    assert.equal((await m.restoreSession()).ok, false);
+    assert.deepEqual(events, ["SIGNED_IN", "SIGNED_OUT"]);
+    assert.equal(s.client.accessToken, null);
+    assert.equal(clock.countTimers(), 0);
+    m.dispose();
+
+    // A storage whose load answers later, with what it held when called.
+    class SlowLoad {
+      #inner = new InMemorySessionStorage();
+      release: () => void = () => {};
+      save(x: Session) {
+        this.#inner.save(x);
+      }
+      clear() {
+        this.#inner.clear();
+      }
+      load() {
+        const snapshot = this.#inner.load();
+        return new Promise<Session | null>((r) => (this.release = () => r(snapshot)));
+      }
+    }
+    // A refresh answered while storage is read is applied, not dropped.
+    const s2 = heldServer();
+    const slow = new SlowLoad();
+    const m2 = createSessionManager(s2.auth, s2.client, { storage: slow, autoRefresh: false });
+    await m2.saveSession(decodeSession(sessionJson(1)));
+    const refresh = m2.refreshSession();
+    await turns();
+    const restore = m2.restoreSession();
+    await turns();
+    s2.find("/token").release(json(sessionJson(2)));
+    assert.ok((await refresh).ok);
+    slow.release();
+    await restore;
+    assert.equal(m2.currentSession?.refreshToken, "refresh-2");
+    assert.equal(s2.client.accessToken, "access-2");
+    m2.dispose();
+
+    // A sign-in while storage is read is not replaced by the older stored session.
+    const s3 = heldServer();
+    const slow3 = new SlowLoad();
+    slow3.save(decodeSession(sessionJson(1)));
+    const m3 = createSessionManager(s3.auth, s3.client, { storage: slow3, autoRefresh: false });
+    const seen: Array<[string, string | null]> = [];
+    m3.onAuthStateChange((e, x) => seen.push([e, x?.accessToken ?? null]), {
+      emitInitialSession: false,
+    });
+    const init = m3.initialize();
+    await turns();
+    await m3.saveSession(decodeSession(sessionJson(9)));
+    slow3.release();
+    assert.equal((await init).getOrThrow().accessToken, "access-9");
+    assert.equal(m3.accessToken, "access-9");
+    assert.equal(s3.client.accessToken, "access-9");
+    assert.deepEqual(seen, [["SIGNED_IN", "access-9"]]);
+    m3.dispose();
+  }));
+
+Deno.test("a session past its expiry reads as Expired, never as the live session (auto-refresh off)", () =>
+  withClock(async (clock) => {
+    const s = heldServer();
+    const m = createSessionManager(s.auth, s.client, { autoRefresh: false });
+    await m.saveSession(decodeSession(sessionJson(1, { expires_in: 3600 })));
+    assert.equal(m.accessToken, "access-1");
+    clock.tick(2 * 3600_000);
+    assert.equal(m.accessToken, null);
+    assert.equal(m.currentSession, null);
+    const state = m.sessionState.value;
+    assert.equal(state.kind, "Expired");
+    assert.equal(state.kind === "Expired" && state.lastSession.refreshToken, "refresh-1");
+    m.dispose();
+  }));
+
+Deno.test("a sign-out during a sign-in's slow storage write has the last word: events, state and storage agree", async () => {
+  const s = heldServer();
+  let stored: unknown = null;
+  const storage = {
+    save: (x: unknown) => new Promise<void>((r) => setTimeout(() => (stored = x, r()), 20)),
+    load: () => stored as never,
+    clear: () => new Promise<void>((r) => setTimeout(() => (stored = null, r()), 1)),
+  };
+  const m = createSessionManager(s.auth, s.client, { storage, autoRefresh: false });
+  const events: string[] = [];
+  m.onAuthStateChange((e) => events.push(e), { emitInitialSession: false });
+  await Promise.all([m.saveSession(decodeSession(sessionJson(1))), m.clearSession()]);
+  assert.equal(m.sessionState.value.kind, "NotAuthenticated");
+  assert.deepEqual(events, ["SIGNED_OUT"]);
+  assert.equal(stored, null, "the clear ran after the save");
+  m.dispose();
+});
+
+Deno.test("a disposed manager arms no timer, even when initialize() is called after dispose()", () =>
+  withClock(async (clock) => {
+    let grants = 0;
+    const client = createBaseClient(BASE, KEY, {
+      fetch: () => (grants++, Promise.reject(new TypeError("offline"))),
+      retry: { maxAttempts: 1 },
+      timeout: 0,
+    });
+    const storage = new InMemorySessionStorage();
+    storage.save(decodeSession(sessionJson(1, { expires_at: Math.floor(Date.now() / 1000) - 10 })));
+    const m = createSessionManager(createAuthClient(client), client, { storage });
+    m.dispose();
+    await m.initialize();
+    assert.equal(clock.countTimers(), 0);
+    await clock.tickAsync(10 * 60_000);
+    assert.equal(grants, 1);
+  }));
