@@ -312,7 +312,6 @@ class Call implements AbortState {
   #finished = false;
   #turns = 0;
   #attempt = 1;
-  #keepListener = false;
   #resolve: (r: Outcome) => void = () => {};
   readonly #ctx: TransportContext;
   readonly #req: TransportRequest<ResponseType>;
@@ -404,9 +403,7 @@ class Call implements AbortState {
     if (this.#finished) return;
     this.#finished = true;
     if (this.#timer !== undefined) clearTimeout(this.#timer);
-    if (!this.#keepListener) {
-      this.#req.signal?.removeEventListener("abort", this.#onUserAbort);
-    }
+    this.#req.signal?.removeEventListener("abort", this.#onUserAbort);
     this.#resolve(outcome);
   }
 
@@ -422,9 +419,16 @@ class Call implements AbortState {
       );
     }
     if (result.kind === "ok") {
-      // A streamed body stays tied to the caller's signal after we return.
-      this.#keepListener = this.#req.responseType === "stream";
-      return this.#finish(success(this.#bodyOnly ? result.response.body : result.response));
+      let response = result.response;
+      const signal = this.#req.signal;
+      if (
+        signal && this.#req.responseType === "stream" && response.body instanceof ReadableStream
+      ) {
+        // A streamed body stays tied to the caller's signal until it ends or is cancelled.
+        const cut = (reason: unknown) => this.controller.abort(reason);
+        response = { ...response, body: abortableBody(response.body, signal, cut) };
+      }
+      return this.#finish(success(this.#bodyOnly ? response.body : response));
     }
     const out = result.failure;
     if (result.final) return this.#finish(out);
@@ -621,6 +625,52 @@ function redirectInit(
   if (body !== undefined) out.body = body;
   if (init.duplex) out.duplex = init.duplex;
   return [to.href, out];
+}
+
+/**
+ * `stream` tied to `signal`: an abort cuts the connection (`cut`) and errors
+ * the stream; the listener goes once the stream has ended, failed or been
+ * cancelled, so a long-lived signal collects none.
+ */
+function abortableBody(
+  stream: ReadableStream<Uint8Array>,
+  signal: AbortSignal,
+  cut: (reason: unknown) => void,
+): ReadableStream<Uint8Array> {
+  const reader = stream.getReader();
+  let out: ReadableStreamDefaultController<Uint8Array>;
+  const onAbort = () => {
+    cut(signal.reason);
+    reader.cancel(signal.reason).catch(() => {});
+    try {
+      out.error(signal.reason);
+    } catch {
+      // already closed
+    }
+  };
+  const release = () => signal.removeEventListener("abort", onAbort);
+  signal.addEventListener("abort", onAbort, { once: true });
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      out = controller;
+    },
+    async pull(controller) {
+      try {
+        const { done, value } = await reader.read();
+        if (done) {
+          release();
+          controller.close();
+        } else controller.enqueue(value);
+      } catch (error) {
+        release();
+        controller.error(error);
+      }
+    },
+    cancel(reason) {
+      release();
+      return reader.cancel(reason);
+    },
+  }, { highWaterMark: 0 });
 }
 
 /**

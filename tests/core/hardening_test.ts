@@ -188,3 +188,28 @@ Deno.test("secrets in a network error's cause are redacted: nothing printed show
   assert.equal((e.cause as Error).name, "TypeError");
   assert.match(String((e.cause as Error).message), /error sending request/);
 });
+
+Deno.test("a streamed body holds the caller's signal only until it ends or is cancelled; an abort still cuts it", async () => {
+  const client = createBaseClient("https://p.example", "anon-key-123456", {
+    fetch: () => Promise.resolve(new Response("0123456789".repeat(100))),
+  });
+  const ac = new AbortController();
+  let listening = 0;
+  const add = ac.signal.addEventListener.bind(ac.signal);
+  const remove = ac.signal.removeEventListener.bind(ac.signal);
+  ac.signal.addEventListener =
+    ((...a: Parameters<typeof add>) => (listening++, add(...a))) as typeof add;
+  ac.signal.removeEventListener =
+    ((...a: Parameters<typeof remove>) => (listening--, remove(...a))) as typeof remove;
+  const stream = () =>
+    client.request({ area: "storage", path: "/f", responseType: "stream", signal: ac.signal });
+  for (let i = 0; i < 5; i++) {
+    const body = (await stream()).getOrThrow().body!;
+    assert.equal((await new Response(body).text()).length, 1000);
+  }
+  for (let i = 0; i < 5; i++) await (await stream()).getOrThrow().body!.cancel();
+  assert.equal(listening, 0, "no listener left on a reused signal");
+  const open = (await stream()).getOrThrow().body!;
+  ac.abort(new Error("stop"));
+  await assert.rejects(new Response(open).text()); // its `once` listener went with the abort
+});
