@@ -4,7 +4,7 @@
  * @module
  */
 
-const encoder = new TextEncoder();
+const encoder = /* @__PURE__ */ new TextEncoder();
 
 /**
  * Encodes a string as UTF-8 bytes.
@@ -42,7 +42,7 @@ export function utf8Decode(bytes: Uint8Array, fatal = false): string {
 }
 
 const B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-const B64_LOOKUP: Int16Array = (() => {
+const B64_LOOKUP: Int16Array = /* @__PURE__ */ (() => {
   const table = new Int16Array(128).fill(-1);
   for (let i = 0; i < B64.length; i++) table[B64.charCodeAt(i)] = i;
   table["-".charCodeAt(0)] = 62;

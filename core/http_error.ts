@@ -99,31 +99,24 @@ export function redactSecrets(
  *
  * @param error The error.
  * @param secrets The values to hide.
+ * @param depth How many causes deep this error is (causes past 4 are kept as they are).
  * @returns The error, or a redacted copy.
  */
 export function redactCause(
   error: unknown,
   secrets: ReadonlyArray<string | null | undefined>,
-): unknown {
-  return redactCauseAt(error, secrets, 0);
-}
-
-function redactCauseAt(
-  error: unknown,
-  secrets: ReadonlyArray<string | null | undefined>,
-  depth: number,
+  depth = 0,
 ): unknown {
   if (typeof error === "string") return redactSecrets(error, secrets);
   if (!(error instanceof Error) || depth > 4) return error;
-  const message = redactSecrets(error.message, secrets);
-  const stack = error.stack === undefined ? undefined : redactSecrets(error.stack, secrets);
-  const cause = error.cause === undefined
-    ? undefined
-    : redactCauseAt(error.cause, secrets, depth + 1);
-  if (message === error.message && stack === error.stack && cause === error.cause) return error;
-  const copy = new Error(message, cause === undefined ? undefined : { cause });
+  const { message, stack, cause } = error;
+  const copy = new Error(
+    redactSecrets(message, secrets),
+    cause === undefined ? undefined : { cause: redactCause(cause, secrets, depth + 1) },
+  );
+  copy.stack = stack && redactSecrets(stack, secrets);
+  if (copy.message === message && copy.stack === stack && copy.cause === cause) return error;
   copy.name = error.name;
-  copy.stack = stack;
   return copy;
 }
 

@@ -310,6 +310,7 @@ class Call implements AbortState {
   readonly controller: AbortController = new AbortController();
   #timer: ReturnType<typeof setTimeout> | undefined;
   #finished = false;
+  #keepListener = false;
   #turns = 0;
   #attempt = 1;
   #resolve: (r: Outcome) => void = () => {};
@@ -357,23 +358,19 @@ class Call implements AbortState {
   #send(): void {
     attemptOnce(this.#ctx, this.#req, this.#url, this.#method, this.controller, this).then(
       this.#onResult,
-      // Never expected: an attempt resolves every fault. A throw still settles the call.
-      (error: unknown) => {
-        const secrets = secretsOf(this.#ctx, this.#req);
+      // An attempt resolves every fault it meets; a throw (a mistyped header
+      // value from untyped code) still settles the call. Its cause holds no secret.
+      (error: unknown) =>
         this.#onResult({
           kind: "failed",
           failure: failure({
-            message: redactSecrets(
-              `Request failed: ${error instanceof Error ? error.message : String(error)}`,
-              secrets,
-            ),
-            category: "UNKNOWN",
-            cause: redactCause(error, secrets),
+            message: "Cannot send the request as it is malformed",
+            category: "INVALID_ARGUMENT",
+            cause: error,
           }),
           retryAfterMs: null,
           final: true,
-        });
-      },
+        }),
     );
   }
 
@@ -403,7 +400,9 @@ class Call implements AbortState {
     if (this.#finished) return;
     this.#finished = true;
     if (this.#timer !== undefined) clearTimeout(this.#timer);
-    this.#req.signal?.removeEventListener("abort", this.#onUserAbort);
+    if (!this.#keepListener) {
+      this.#req.signal?.removeEventListener("abort", this.#onUserAbort);
+    }
     this.#resolve(outcome);
   }
 
@@ -419,15 +418,10 @@ class Call implements AbortState {
       );
     }
     if (result.kind === "ok") {
-      let response = result.response;
-      const signal = this.#req.signal;
-      if (
-        signal && this.#req.responseType === "stream" && response.body instanceof ReadableStream
-      ) {
-        // A streamed body stays tied to the caller's signal until it ends or is cancelled.
-        const cut = (reason: unknown) => this.controller.abort(reason);
-        response = { ...response, body: abortableBody(response.body, signal, cut) };
-      }
+      // A streamed body stays tied to the caller's signal: through the fetch's
+      // own signal where the runtime can join signals, else through our listener.
+      this.#keepListener = this.#req.responseType === "stream" && !canJoinSignals();
+      const response = result.response;
       return this.#finish(success(this.#bodyOnly ? response.body : response));
     }
     const out = result.failure;
@@ -522,34 +516,25 @@ function start(
     );
   }
   if (req.signal?.aborted) return Promise.resolve(abortFailure("cancelled", timeout));
-  let url: string;
+  let url: string | undefined;
   try {
     url = buildUrl(ctx, req);
+    // JSON is serialised once for every attempt.
+    if (req.json !== undefined) {
+      const body: string | undefined = JSON.stringify(req.json); // undefined for a function
+      req = { ...req, json: undefined, body, contentType: "application/json" };
+    }
   } catch (error) {
-    // A query value that cannot be encoded (a lone surrogate) is the caller's input.
+    // A query value that cannot be encoded (a lone surrogate) or a value JSON
+    // cannot hold (a BigInt, a cycle) is the caller's input.
+    const message = error instanceof Error ? error.message : String(error);
     return Promise.resolve(failure({
-      message: error instanceof Error ? error.message : String(error),
+      message: url === undefined
+        ? message
+        : `Cannot send the request as its JSON body cannot be serialised: ${message}`,
       category: "INVALID_ARGUMENT",
       cause: error,
     }));
-  }
-  if (req.json !== undefined) {
-    // Serialised once for every attempt; a value JSON cannot hold is the caller's input.
-    let text: string | undefined;
-    try {
-      text = JSON.stringify(req.json);
-    } catch (error) {
-      return Promise.resolve(failure({
-        message: `Cannot send the request as its JSON body cannot be serialised: ${
-          error instanceof Error ? error.message : String(error)
-        }`,
-        category: "INVALID_ARGUMENT",
-        cause: error,
-      }));
-    }
-    if (text !== undefined) {
-      req = { ...req, json: undefined, body: text, contentType: "application/json" };
-    }
   }
   const max = retryAllowed ? ctx.retry.maxAttempts : 1;
   return new Call(ctx, req, url, method, timeout, max, bodyOnly).run();
@@ -557,6 +542,24 @@ function start(
 
 const REDIRECTS: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);
 const MAX_REDIRECTS = 5;
+
+/** A transport fault as a retryable `NETWORK` failure, secrets redacted from message and cause. */
+function networkFailure(
+  what: string,
+  error: unknown,
+  secrets: ReadonlyArray<string | null | undefined>,
+): AttemptResult {
+  const detail = error instanceof Error ? error.message : String(error);
+  return {
+    kind: "failed",
+    failure: failure({
+      message: redactSecrets(`${what}: ${detail}`, secrets),
+      category: "NETWORK",
+      cause: redactCause(error, secrets),
+    }),
+    retryAfterMs: null,
+  };
+}
 
 function refused(message: string, category: "NETWORK" | "INVALID_ARGUMENT"): AttemptResult {
   return {
@@ -622,55 +625,10 @@ function redirectInit(
     for (const k in ctx.headers) delete next[k.toLowerCase()];
   }
   const out = new LazySignalInit(method, next, "manual", init.controller);
+  out.caller = init.caller;
   if (body !== undefined) out.body = body;
   if (init.duplex) out.duplex = init.duplex;
   return [to.href, out];
-}
-
-/**
- * `stream` tied to `signal`: an abort cuts the connection (`cut`) and errors
- * the stream; the listener goes once the stream has ended, failed or been
- * cancelled, so a long-lived signal collects none.
- */
-function abortableBody(
-  stream: ReadableStream<Uint8Array>,
-  signal: AbortSignal,
-  cut: (reason: unknown) => void,
-): ReadableStream<Uint8Array> {
-  const reader = stream.getReader();
-  let out: ReadableStreamDefaultController<Uint8Array>;
-  const onAbort = () => {
-    cut(signal.reason);
-    reader.cancel(signal.reason).catch(() => {});
-    try {
-      out.error(signal.reason);
-    } catch {
-      // already closed
-    }
-  };
-  const release = () => signal.removeEventListener("abort", onAbort);
-  signal.addEventListener("abort", onAbort, { once: true });
-  return new ReadableStream<Uint8Array>({
-    start(controller) {
-      out = controller;
-    },
-    async pull(controller) {
-      try {
-        const { done, value } = await reader.read();
-        if (done) {
-          release();
-          controller.close();
-        } else controller.enqueue(value);
-      } catch (error) {
-        release();
-        controller.error(error);
-      }
-    },
-    cancel(reason) {
-      release();
-      return reader.cancel(reason);
-    },
-  }, { highWaterMark: 0 });
 }
 
 /**
@@ -686,9 +644,17 @@ class LazySignalInit {
     readonly redirect: RequestRedirect,
     readonly controller: AbortController,
   ) {}
+  /** For a streamed answer: the caller's signal, joined to the fetch's own. */
+  caller?: AbortSignal;
   get signal(): AbortSignal {
-    return this.controller.signal;
+    const own = this.controller.signal;
+    return this.caller ? AbortSignal.any([own, this.caller]) : own;
   }
+}
+
+/** Whether `AbortSignal.any` exists (every current runtime; not Node before 20.3). */
+function canJoinSignals(): boolean {
+  return typeof AbortSignal.any === "function";
 }
 
 type AttemptResult =
@@ -714,8 +680,9 @@ async function attemptOnce(
   let response: Response;
   const headers = headerRecord(ctx, req);
   let init = new LazySignalInit(method, headers, req.redirect ?? "manual", controller);
-  if (req.json !== undefined) init.body = JSON.stringify(req.json);
-  else if (req.body !== undefined) {
+  // A streamed body outlives the call: the caller's signal must reach it without a listener.
+  if (req.responseType === "stream" && req.signal && canJoinSignals()) init.caller = req.signal;
+  if (req.body !== undefined) {
     init.body = req.body as BodyInit;
     if (req.body instanceof ReadableStream) init.duplex = "half";
   }
@@ -731,16 +698,7 @@ async function attemptOnce(
           "INVALID_ARGUMENT",
         );
       }
-      const detail = error instanceof Error ? error.message : String(error);
-      return {
-        kind: "failed",
-        failure: failure({
-          message: redactSecrets(`Network error: ${detail}`, secrets),
-          category: "NETWORK",
-          cause: redactCause(error, secrets),
-        }),
-        retryAfterMs: null,
-      };
+      return networkFailure("Network error", error, secrets);
     }
     if (req.redirect !== undefined || !REDIRECTS.has(response.status)) break;
     const location = response.headers.get("location");
@@ -829,15 +787,6 @@ async function attemptOnce(
         retryAfterMs: null,
       };
     }
-    const detail = error instanceof Error ? error.message : String(error);
-    return {
-      kind: "failed",
-      failure: failure({
-        message: redactSecrets(`Network error while reading the body: ${detail}`, secrets),
-        category: "NETWORK",
-        cause: redactCause(error, secrets),
-      }),
-      retryAfterMs: null,
-    };
+    return networkFailure("Network error while reading the body", error, secrets);
   }
 }

@@ -338,7 +338,7 @@ class ChunkSource {
   #checkLive(): void {
     if (this.#cancelled) {
       throw new RangeError(
-        "Cannot read the stream as it was cancelled when an earlier run of this upload failed or was paused; resume with a new handle, the saved uploadUrl and a fresh stream",
+        "Cannot read the stream as a failed or paused run cancelled it; resume with a fresh stream",
       );
     }
   }
@@ -361,26 +361,25 @@ class ChunkSource {
       this.#checkLive();
       let piece = this.#pending;
       this.#pending = null;
-      if (!piece && this.#byob && filled === 0 && out.byteOffset === 0) {
+      if (!piece && this.#byob) {
+        // Straight into `out` where it starts its buffer, else into the scratch buffer.
+        const direct = filled === 0 && out.byteOffset === 0;
+        const into = direct ? out : (this.#scratch ??= new Uint8Array(Math.min(size, 1 << 20)));
+        const room = into.length; // read before the read moves (detaches) it
         const { done, value } = await (reader as ReadableStreamBYOBReader).read(
-          out as Uint8Array<ArrayBuffer>,
+          (direct ? into : into.subarray(0, Math.min(room, size - filled))) as Uint8Array<
+            ArrayBuffer
+          >,
         );
         this.#checkLive(); // a cancelled read gives no view back: its bytes are gone
-        out = new Uint8Array(value!.buffer, 0, size);
+        const moved = new Uint8Array(value!.buffer, 0, room);
+        if (direct) out = moved;
+        else this.#scratch = moved;
         if (done) break;
-        filled = value!.length;
-        continue;
-      }
-      if (!piece && this.#byob) {
-        const scratch = this.#scratch ?? new Uint8Array(Math.min(size, 1024 * 1024));
-        const room = scratch.length; // read before the read moves (detaches) it
-        this.#scratch = null;
-        const { done, value } = await (reader as ReadableStreamBYOBReader).read(
-          scratch.subarray(0, Math.min(room, size - filled)) as Uint8Array<ArrayBuffer>,
-        );
-        this.#checkLive();
-        this.#scratch = new Uint8Array(value!.buffer, 0, room);
-        if (done) break;
+        if (direct) {
+          filled = value!.length;
+          continue;
+        }
         piece = value!; // no longer than the room left: copied whole below
       }
       if (!piece) {
@@ -424,11 +423,6 @@ class ChunkSource {
     return false;
   }
 
-  /** Whether the stream was cancelled: it cannot be read any more. */
-  get cancelled(): boolean {
-    return this.#cancelled;
-  }
-
   cancel(): void {
     this.#cancelled = true;
     this.#reader?.cancel().catch(() => {});
@@ -464,16 +458,7 @@ function untilAborted<T>(promise: Promise<T>, signal?: AbortSignal): Promise<T |
   return new Promise((resolve, reject) => {
     const onAbort = () => resolve(ABORTED);
     signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(
-      (v) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(v);
-      },
-      (e) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(e);
-      },
-    );
+    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
   });
 }
 
@@ -533,17 +518,7 @@ class Upload implements ResumableUpload {
       return this.#running;
     }
     // A second caller joins the run; its own signal ends only its own wait.
-    const running = this.#running;
-    if (!signal) return running;
-    if (signal.aborted) return Promise.resolve(cancelled());
-    return new Promise((resolve) => {
-      const onAbort = () => resolve(cancelled());
-      signal.addEventListener("abort", onAbort, { once: true });
-      running.then((r) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(r);
-      });
-    });
+    return untilAborted(this.#running, signal).then((r) => r === ABORTED ? cancelled() : r);
   }
 
   #fingerprint(): string {

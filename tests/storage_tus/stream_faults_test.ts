@@ -161,7 +161,7 @@ Deno.test("a one-shot stream whose run failed is not read again: a second await 
     assert.equal((await up.await()).errorOrNull()?.status, 403, kind);
     const again = await up.await();
     assert.equal(again.errorOrNull()?.category, "INVALID_ARGUMENT", kind);
-    assert.match(again.errorOrNull()!.message, /cancelled when an earlier run/);
+    assert.match(again.errorOrNull()!.message, /a failed or paused run cancelled it/);
     assert.equal(state.log.filter((l) => l.includes("/L")).length, 0, state.log.join(" "));
   }
 });
