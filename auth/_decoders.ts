@@ -42,7 +42,7 @@ export function decodeEnroll(json: unknown): MfaEnrollResponse {
     totp: totp
       ? withMaskedFields(
         {
-          qrCode: optString(totp, "qr_code") ?? "",
+          qrCode: svgDataUri(optString(totp, "qr_code") ?? ""),
           secret: optString(totp, "secret") ?? "",
           uri: optString(totp, "uri") ?? "",
         },
@@ -54,12 +54,24 @@ export function decodeEnroll(json: unknown): MfaEnrollResponse {
   };
 }
 
+/** GoTrue sends the TOTP QR code as SVG markup; the model holds a data URI (`<img src>`). */
+function svgDataUri(qr: string): string {
+  return qr.trimStart().startsWith("<") ? `data:image/svg+xml;utf-8,${qr}` : qr;
+}
+
 export function decodeChallenge(json: unknown): MfaChallengeResponse {
   const o = asObject(json, "challenge");
+  const webauthn = optObject(o, "webauthn");
   return {
     id: reqString(o, "id"),
     type: optString(o, "type"),
     expiresAt: optNumber(o, "expires_at"),
+    webauthn: webauthn
+      ? {
+        type: optString(webauthn, "type"),
+        credentialOptions: webauthn.credential_options ?? null,
+      }
+      : null,
   };
 }
 

@@ -43,8 +43,10 @@ const CANONICAL_LAST: Readonly<Record<number, string>> = { 2: "AQgw", 3: "AEIMQU
 /**
  * Whether `part` is canonical unpadded base64url (empty only if allowed):
  * a possible length, and no set bit past the data in the last character, so
- * no token has a second spelling (a signature with flipped trailing bits
- * would otherwise verify too).
+ * no token has a second base64url spelling (a signature with flipped
+ * trailing bits would otherwise verify too). ECDSA's own malleability (`s`
+ * and `n - s` both verify) is accepted, as WebCrypto and GoTrue accept it:
+ * Go signs with either, so requiring low `s` would refuse valid tokens.
  */
 function isBase64Url(part: string, allowEmpty: boolean): boolean {
   if (part.length === 0) return allowEmpty;

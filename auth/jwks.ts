@@ -14,7 +14,11 @@
  * - concurrent callers share one in-flight fetch, but wait for a fetch someone
  *   else started at most `inflightWaitMs` (2 s) before fetching for
  *   themselves (on Cloudflare Workers a fetch started for one request may
- *   never settle for another);
+ *   never settle for another); a caller that has waited on two shared
+ *   fetches in vain gives up (`TIMEOUT`; `getClaims` then asks the server)
+ *   instead of adding a fetch per caller to a stalled endpoint;
+ * - an external cache entry dated more than 5 s ahead of this clock is
+ *   ignored (re-read, it would otherwise seem fresh for ever);
  * - a failed fetch (network, timeout, non-200, bad JSON) is answered from
  *   memory for `cooldownMs` without refetching, so a failing endpoint costs
  *   one timeout per cooldown rather than one per verification;
@@ -48,6 +52,8 @@ export const JWKS_DEFAULTS: Readonly<Required<Omit<JwksOptions, "cache">>> = Obj
 
 /** Most unknown `kid`s remembered at once; the list is emptied when it would grow past this. */
 const MAX_NEGATIVE_ENTRIES = 1024;
+/** How far ahead of this clock an external cache entry may be dated and still be used. */
+const EXTERNAL_CLOCK_SKEW_MS = 5_000;
 
 /** Private or symmetric JWK members: an entry that has one is refused. */
 const PRIVATE_MEMBERS = ["d", "p", "q", "dp", "dq", "qi", "oth", "k"] as const;
@@ -509,7 +515,11 @@ export class JwksResolver {
       !entry || typeof entry.jwks !== "string" || typeof entry.fetchedAt !== "number" ||
       !Number.isFinite(entry.fetchedAt)
     ) return;
-    const fetchedAt = Math.min(entry.fetchedAt, Date.now());
+    // An entry from a clock ahead of ours counts as fetched now, but one further
+    // ahead than the skew is ignored: re-read, it would seem fresh for ever.
+    const now = Date.now();
+    if (entry.fetchedAt > now + EXTERNAL_CLOCK_SKEW_MS) return;
+    const fetchedAt = Math.min(entry.fetchedAt, now);
     if (this.#state !== null && this.#state.fetchedAt >= fetchedAt) return;
     const parsed = parseKeySet(entry.jwks, fetchedAt, this.#state);
     if (parsed.ok) this.#state = parsed.value;
@@ -536,8 +546,16 @@ export class JwksResolver {
         return success(this.#state);
       }
       const current = this.#inflight;
-      if (joined >= 2 || !this.#flightAlive(current)) {
-        const own = this.#startFlight(joined < 2);
+      if (joined >= 2) {
+        // Two shared fetches did not answer in time: the endpoint is stalled.
+        // The caller falls back rather than adding one more fetch per caller.
+        return failure({
+          message: "The JWKS endpoint did not answer in time",
+          category: "TIMEOUT",
+        });
+      }
+      if (!this.#flightAlive(current)) {
+        const own = this.#startFlight(true);
         const r = await bounded(own.promise, 0, signal);
         return r.kind === "done" ? r.value : cancelled();
       }

@@ -168,7 +168,7 @@ export interface ParsedSessionTokens {
 
 /** TOTP enrolment details; secret and uri are masked in renderings. */
 export interface MfaTotpDetails {
-  /** QR code (SVG data URI). */
+  /** QR code as an SVG data URI (GoTrue's SVG markup, prefixed as auth-js does). */
   qrCode: string;
   /** The shared secret. */
   secret: string;
@@ -198,6 +198,12 @@ export interface MfaChallengeResponse {
   type: string | null;
   /** Expiry in Unix seconds. */
   expiresAt: number | null;
+  /**
+   * For a WebAuthn factor: what the browser needs to answer the challenge
+   * (`type` "create" or "request", and the `PublicKeyCredential` options as
+   * GoTrue sent them); null for other factors.
+   */
+  webauthn: { type: string | null; credentialOptions: unknown } | null;
 }
 
 /** The answer of `mfaVerify`: a new AAL2 session; tokens masked. */

@@ -122,10 +122,19 @@ export function fetchbaseAuth(
     createAuthClient(createClient(options.url, options.apiKey, options.clientOptions));
   const audience = options.audience === undefined ? "authenticated" : options.audience;
   return async (c, next) => {
-    const header = c.req.header("authorization") ?? "";
-    const match = /^Bearer\s+(\S+)$/i.exec(header.trim());
-    if (!match) {
+    const header = (c.req.header("authorization") ?? "").trim();
+    if (header === "") {
       return deny(401, "missing_token", "An Authorization: Bearer <token> header is required");
+    }
+    // Credentials that are there but not one Bearer token (another scheme, two
+    // headers joined by a comma, extra words) are invalid, not missing.
+    const match = /^Bearer\s+([^\s,]+)$/i.exec(header);
+    if (!match) {
+      return deny(
+        401,
+        "invalid_token",
+        "The Authorization header must hold exactly one Bearer <token>",
+      );
     }
     const token = match[1];
     const result = await getClaims(auth, token, {

@@ -363,7 +363,7 @@ Deno.test("MFA: enroll (TOTP secret masked), challenge, verify (AAL2 session), u
       id: "f1",
       type: "totp",
       totp: {
-        qr_code: "data:svg",
+        qr_code: '<?xml version="1.0"?><svg></svg>',
         secret: "SECRETSECRET",
         uri: "otpauth://totp/x?secret=SECRETSECRET",
       },
@@ -391,6 +391,8 @@ Deno.test("MFA: enroll (TOTP secret masked), challenge, verify (AAL2 session), u
     issuer: "acme",
   });
   assert.equal(e.totp?.secret, "SECRETSECRET");
+  // GoTrue sends SVG markup; the model holds a data URI, as auth-js gives it.
+  assert.equal(e.totp?.qrCode, 'data:image/svg+xml;utf-8,<?xml version="1.0"?><svg></svg>');
   assert.ok(!String(e.totp).includes("SECRETSECRET"));
   assert.ok(!Deno.inspect(e.totp).includes("SECRETSECRET"));
   await auth.mfaChallenge(TOKEN, "f1");
@@ -634,4 +636,20 @@ Deno.test("fragments: an empty error description still reports the error; expire
     );
     assert.equal(r.errorOrNull()?.category, "DECODE", bad);
   }
+});
+
+Deno.test("MFA: a WebAuthn challenge keeps GoTrue's credential options for the browser", async () => {
+  const options = { challenge: "Y2hhbGxlbmdl", rpId: "example.com", allowCredentials: [] };
+  const { auth } = makeAuth([
+    jsonResponse({
+      id: "c9",
+      type: "webauthn",
+      expires_at: 1700,
+      webauthn: { type: "request", credential_options: { publicKey: options } },
+    }),
+    jsonResponse({ id: "c8", type: "totp", expires_at: 1700 }),
+  ]);
+  const c = (await auth.mfaChallenge(TOKEN, "f9")).getOrThrow();
+  assert.deepEqual(c.webauthn, { type: "request", credentialOptions: { publicKey: options } });
+  assert.equal((await auth.mfaChallenge(TOKEN, "f1")).getOrThrow().webauthn, null);
 });

@@ -8,7 +8,18 @@ import {
   requestJwks,
 } from "../../auth/jwks.ts";
 import { jsonResponse } from "../support/recording_fetch.ts";
-import { API_KEY, BASE_URL, deferred, harness, jwksBody, makeKey, never } from "./_helpers.ts";
+import {
+  API_KEY,
+  BASE_URL,
+  claims,
+  deferred,
+  harness,
+  jwksBody,
+  makeKey,
+  never,
+  signEs256,
+} from "./_helpers.ts";
+import { getClaims } from "../../auth/get_claims.ts";
 
 Deno.test("the JWKS request: GET with the API key, manual redirect, path under /auth/v1", async () => {
   const seen: { url: string; init: RequestInit }[] = [];
@@ -463,4 +474,40 @@ Deno.test("resolver options are validated eagerly", () => {
     assert.throws(() => createJwksResolver(client, { [name]: Number.NaN }), RangeError, name);
   }
   assert.equal(String(createJwksResolver(client)).includes(API_KEY), false);
+});
+
+Deno.test("a stalled JWKS endpoint gets a bounded number of fetches, however many verifications wait on it", async () => {
+  const k = await makeKey("k1");
+  const h = harness({
+    jwks: (_i, signal) => never(signal),
+    user: () => jsonResponse({ id: "u1", aud: "authenticated" }),
+    options: { timeout: 600, inflightWaitMs: 50 },
+  });
+  const token = await signEs256({ alg: "ES256", kid: "k1" }, claims(), k.privateKey);
+  const results = await Promise.all(Array.from({ length: 40 }, () => getClaims(h.auth, token)));
+  assert.ok(h.jwksCalls() <= 3, `${h.jwksCalls()} JWKS fetches`);
+  // Each verification still gets an answer: the server's, as for an unreachable JWKS.
+  assert.equal(results.filter((r) => r.ok).length, 40);
+  await new Promise((r) => setTimeout(r, 700)); // let the shared fetch time out
+});
+
+Deno.test("an external cache entry dated further ahead than the clock skew is not taken as fresh for ever", async () => {
+  const old = await makeKey("old");
+  const fresh = await makeKey("new");
+  for (const [ahead, expectFetch] of [[60 * 60_000, true], [2_000, false]] as const) {
+    const stored = { jwks: JSON.stringify({ keys: [old.jwk] }), fetchedAt: Date.now() + ahead };
+    const h = harness({
+      jwks: () => jwksBody(fresh.jwk), // the server rotated "old" out
+      options: { cache: { get: () => stored, set: () => {} } },
+    });
+    const token = await signEs256({ alg: "ES256", kid: "old" }, claims(), old.privateKey);
+    const r = await getClaims(h.auth, token);
+    if (expectFetch) {
+      assert.equal(h.jwksCalls(), 1, "an entry an hour ahead is ignored: the server is asked");
+      assert.equal(r.ok, false, "the rotated-out key no longer verifies");
+    } else {
+      assert.equal(h.jwksCalls(), 0, "an entry within the skew is used");
+      assert.ok(r.ok);
+    }
+  }
 });

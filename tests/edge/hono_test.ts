@@ -61,7 +61,13 @@ Deno.test("middleware: 401 JSON for missing, malformed, expired and forged token
     assert.equal(missing.status, 401);
     assert.equal((await missing.json()).error, "missing_token");
     assert.match(missing.headers.get("www-authenticate") ?? "", /Bearer/);
-    assert.equal((await call("Basic abc")).status, 401);
+    // Credentials that are there but not one Bearer token are invalid, not missing.
+    for (const header of ["Basic abc", "Bearer a.b.c extra", "Bearer a.b.c, Bearer d.e.f"]) {
+      const bad = await call(header);
+      assert.equal(bad.status, 401, header);
+      assert.equal((await bad.json()).error, "invalid_token", header);
+      assert.match(bad.headers.get("www-authenticate") ?? "", /error="invalid_token"/);
+    }
     const malformed = await call("Bearer not.a.jwt");
     assert.equal(malformed.status, 401);
     assert.ok((await malformed.json()).message);
