@@ -109,6 +109,10 @@ export function pathSegment(name: string, what: string): string {
   if (typeof name !== "string" || name.trim() === "") {
     throw new TypeError(`Cannot build the request as '${what}' must be a non-blank string`);
   }
+  if (name === "." || name === "..") {
+    // A dot segment: URL parsers resolve it into another route (`/rest/v1/`).
+    throw new TypeError(`Cannot build the request as '${what}' cannot be ${name}`);
+  }
   return encodeComponent(name);
 }
 

@@ -65,6 +65,8 @@ function inOperand(values: readonly unknown[], what: string): string {
       `Cannot filter with ${what} as the list holds null; combine isNull() in an or() group instead`,
     );
   }
+  // PostgREST reads `in.("")` as the empty list: the one empty string goes twice.
+  if (Array.isArray(values) && values.length === 1 && values[0] === "") return '("","")';
   return listOperand(values, what);
 }
 

@@ -60,7 +60,19 @@ export interface ListBucketsOptions extends StorageCallOptions {
   search?: string | null;
 }
 
+/** Paging values are integers: `limit` from `min`, `offset` from 0 (RangeError otherwise). */
+function checkPaging(op: string, limit: unknown, offset: unknown, min = 1): void {
+  for (const [name, v, least] of [["limit", limit, min], ["offset", offset, 0]] as const) {
+    if (v != null && (!Number.isSafeInteger(v) || (v as number) < least)) {
+      throw new RangeError(
+        `Cannot ${op} as '${name}' must be an integer of at least ${least}: current value is ${v}`,
+      );
+    }
+  }
+}
+
 export function bucketQuery(o: ListBucketsOptions): Array<[string, string | null | undefined]> {
+  checkPaging("list buckets", o.limit, o.offset);
   return [
     ["limit", o.limit?.toString()],
     ["offset", o.offset?.toString()],
@@ -493,6 +505,7 @@ export async function listV2(
   bucket: string,
   o: ListV2Options = {},
 ): Promise<ServiceResult<ObjectListV2Response>> {
+  checkPaging("list", o.limit, null);
   const r = await client.request({
     method: "POST",
     area: "storage",
@@ -667,6 +680,7 @@ export async function createSignedUrl(
     const r = await createSignedUrls(client, bucket, [path], expiresIn, o);
     return r.ok ? success(r.value[0]) : r;
   }
+  if (o.transform) transformQuery(o.transform); // the same checks as render URLs
   const transform = o.transform
     ? Object.fromEntries(
       Object.entries(o.transform).filter(([, v]) => v !== null && v !== undefined),

@@ -28,7 +28,11 @@ export function checkObjectPath(path: string): { key: string } | { error: string
 
 /** Encodes a bucket id as one path segment; throws TypeError when blank. */
 export function encodeBucket(bucket: string): string {
-  if (typeof bucket !== "string" || bucket.trim() === "" || bucket.includes("/")) {
+  // `.` and `..` would be dot segments: URL parsers resolve them into another route.
+  if (
+    typeof bucket !== "string" || bucket.trim() === "" || bucket.includes("/") ||
+    bucket === "." || bucket === ".."
+  ) {
     throw new TypeError(
       `Cannot use the bucket id as it must be a non-blank string without '/': current value is ${bucket}`,
     );

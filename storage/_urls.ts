@@ -20,8 +20,23 @@ export function transformQuery(t: ImageTransformOptions): Array<[string, string]
   };
   num("width");
   num("height");
-  if (t.resize) out.push(["resize", t.resize]);
-  if (t.format) out.push(["format", t.format]);
+  if (t.resize) {
+    if (t.resize !== "cover" && t.resize !== "contain" && t.resize !== "fill") {
+      throw new TypeError(
+        `Cannot transform as 'resize' must be cover, contain or fill: current value is ${t.resize}`,
+      );
+    }
+    out.push(["resize", t.resize]);
+  }
+  if (t.format) {
+    // Server-defined names (origin, webp, avif, ...): a word, nothing to escape.
+    if (typeof t.format !== "string" || !/^[a-z0-9]+$/i.test(t.format)) {
+      throw new TypeError(
+        `Cannot transform as 'format' must be a format name such as webp: current value is ${t.format}`,
+      );
+    }
+    out.push(["format", t.format]);
+  }
   num("quality");
   return out;
 }

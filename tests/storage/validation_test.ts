@@ -1,0 +1,68 @@
+// Argument checks that refuse a request before it is sent: transform values
+// on every route that takes them, paging values, and bucket ids or table
+// names that would be dot segments (URL parsers resolve them into another route).
+import assert from "node:assert/strict";
+import { jsonResponse } from "../support/recording_fetch.ts";
+import { makeStorage } from "./_helpers.ts";
+import { makeDb } from "../database/_helpers.ts";
+
+Deno.test("createSignedUrl checks transform values like render URLs do; resize and format are checked everywhere", async () => {
+  const { storage, rec } = makeStorage(() =>
+    jsonResponse({ signedURL: "/object/sign/b/a.png?token=t" })
+  );
+  const bad = [
+    { width: -1 },
+    { quality: 1.5 },
+    { resize: "stretch" },
+    { format: "png&x=1" },
+  ] as const;
+  for (const transform of bad) {
+    // deno-lint-ignore no-explicit-any
+    const t = transform as any;
+    const signed = await storage.createSignedUrl("b", "a.png", 60, { transform: t });
+    assert.equal(signed.errorOrNull()?.category, "INVALID_ARGUMENT", JSON.stringify(t));
+    const bytes = await storage.downloadBytes("b", "a.png", { transform: t });
+    assert.equal(bytes.errorOrNull()?.category, "INVALID_ARGUMENT", JSON.stringify(t));
+  }
+  assert.equal(rec.requests.length, 0);
+  const ok = await storage.createSignedUrl("b", "a.png", 60, {
+    transform: { width: 10, resize: "contain", format: "webp" },
+  });
+  assert.ok(ok.ok);
+  assert.deepEqual(rec.last.json(), {
+    expiresIn: 60,
+    transform: { width: 10, resize: "contain", format: "webp" },
+  });
+});
+
+Deno.test("listV2 and listBuckets refuse paging values that are not integers in range", async () => {
+  const { storage, rec } = makeStorage(() => jsonResponse([]));
+  for (const limit of [-5, 0, 1.5]) {
+    const r = await storage.listV2("b", { limit });
+    assert.equal(r.errorOrNull()?.category, "INVALID_ARGUMENT", `listV2 limit ${limit}`);
+  }
+  for (const o of [{ limit: -1 }, { offset: 1.5 }, { offset: -1 }]) {
+    const r = await storage.listBuckets(o);
+    assert.equal(r.errorOrNull()?.category, "INVALID_ARGUMENT", JSON.stringify(o));
+  }
+  assert.equal(rec.requests.length, 0);
+  assert.ok((await storage.listBuckets({ limit: 10, offset: 0 })).ok);
+  assert.equal(rec.last.url.search, "?limit=10&offset=0");
+});
+
+Deno.test("a bucket id or table name of . or .. is refused: it would resolve to another route", async () => {
+  const { storage, rec } = makeStorage(() => jsonResponse({ Key: "x" }));
+  for (const bucket of [".", ".."]) {
+    const up = await storage.upload(bucket, "victim/secret.txt", new Uint8Array(1));
+    assert.equal(up.errorOrNull()?.category, "INVALID_ARGUMENT", bucket);
+    assert.throws(() => storage.getPublicUrl(bucket, "x.txt"), TypeError);
+  }
+  assert.equal(rec.requests.length, 0);
+  const { db, rec: dbRec } = makeDb(() => jsonResponse([]));
+  for (const name of [".", ".."]) {
+    // Thrown at once, as for a blank name.
+    assert.throws(() => db.select(name), TypeError);
+    assert.throws(() => db.rpc(name), TypeError);
+  }
+  assert.equal(dbRec.requests.length, 0);
+});
