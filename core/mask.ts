@@ -7,6 +7,8 @@
 
 const DENO_INSPECT = Symbol.for("Deno.customInspect");
 const NODE_INSPECT = Symbol.for("nodejs.util.inspect.custom");
+/** A masked object's own masked copy, so that an outer rendering applies the inner secret keys too. */
+const MASKED_COPY: unique symbol = Symbol("maskedCopy");
 
 /** The text that replaces a secret in renderings. */
 export const MASK = "***";
@@ -52,7 +54,11 @@ export function withMaskedFields<T extends object>(
   const secrets = new Set<string>([...ALWAYS_MASKED, ...secretKeys]);
   // Deep: a secret nested anywhere (an identity's email, user_metadata.phone) is hidden too.
   const mask = (value: unknown, depth: number): unknown => {
-    if (value === null || typeof value !== "object" || depth > 8) return value;
+    if (value === null || typeof value !== "object") return value;
+    // Past this depth nothing is printed, so no secret deeper down can show.
+    if (depth > 8) return "[…]";
+    const inner = (value as { [MASKED_COPY]?: () => unknown })[MASKED_COPY];
+    if (value !== obj && typeof inner === "function") return inner();
     if (Array.isArray(value)) return value.map((v) => mask(v, depth + 1));
     const copy: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value)) {
@@ -63,19 +69,12 @@ export function withMaskedFields<T extends object>(
   const maskedCopy = (): Record<string, unknown> => mask(obj, 0) as Record<string, unknown>;
   Object.defineProperties(obj, {
     toString: {
-      value: () =>
-        JSON.stringify(
-          maskedCopy(),
-          (_k, v) =>
-            v && typeof v === "object" && !Array.isArray(v) && Object.hasOwn(v, "toString") &&
-              v !== obj
-              ? JSON.parse(String(v))
-              : v,
-        ),
+      value: () => JSON.stringify(maskedCopy()),
       enumerable: false,
       configurable: true,
       writable: true,
     },
+    [MASKED_COPY]: { value: maskedCopy, enumerable: false, configurable: true },
     [DENO_INSPECT]: {
       value: (inspect: (v: unknown, o: unknown) => string, options: unknown) =>
         inspect(maskedCopy(), options),

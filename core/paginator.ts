@@ -121,7 +121,8 @@ export function createPaginator<T>(pageSize: number, fetchPage: PageFetcher<T>):
           failure({ message: "Request was cancelled", category: "CANCELLED" }),
         );
       }
-      if (flight === null) {
+      // A fetch every earlier caller gave up on is aborted: a new caller starts afresh.
+      if (flight === null || flight.controller.signal.aborted) {
         const controller = new AbortController();
         const promise = load(controller.signal);
         const started = { promise, controller, waiting: 0 };

@@ -402,6 +402,21 @@ export class CookieSessionStorage implements SessionStorage {
         `Cannot store cookies as 'name' must be a cookie token of 1 to 200 characters: current value is ${o.name}`,
       );
     }
+    // Attribute values end at ';': one inside would add attributes to every Set-Cookie.
+    if (typeof o.path !== "string" || !/^\/[\x21-\x3a\x3c-\x7e]*$/.test(o.path)) {
+      throw new RangeError(
+        `Cannot store cookies as 'path' must start with '/' and hold no ';', space or control character: current value is ${o.path}`,
+      );
+    }
+    if (
+      o.domain !== undefined &&
+      (typeof o.domain !== "string" ||
+        !/^\.?[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?$/.test(o.domain))
+    ) {
+      throw new RangeError(
+        `Cannot store cookies as 'domain' must be a host name: current value is ${o.domain}`,
+      );
+    }
     if (!Number.isSafeInteger(o.maxAge) || o.maxAge < 0) {
       throw new RangeError(
         `Cannot store cookies as 'maxAge' must be a non-negative integer of seconds: current value is ${o.maxAge}`,

@@ -114,10 +114,18 @@ export function deleteAnalyticsBucket(
   name: string,
   o: CatalogCallOptions = {},
 ): Promise<ServiceResult<void>> {
+  let path: string;
+  try {
+    path = `/iceberg/bucket/${nameSegment(name, "bucket name")}`;
+  } catch (error) {
+    return Promise.resolve(
+      failure({ message: (error as Error).message, category: "INVALID_ARGUMENT", cause: error }),
+    );
+  }
   return client.request({
     method: "DELETE",
     area: "storage",
-    path: `/iceberg/bucket/${encodeComponent(name)}`,
+    path,
     json: {},
     responseType: "none",
     signal: o.signal,
@@ -285,6 +293,21 @@ const decodeTableMeta = (v: unknown): IcebergTableMetadataResponse => {
   };
 };
 
+/**
+ * Encodes a name as one path segment. Empty, `.` and `..` are refused: URL
+ * parsers resolve dot segments, and an empty one reaches another route.
+ */
+function nameSegment(name: string, what: string): string {
+  if (typeof name !== "string" || name === "" || name === "." || name === "..") {
+    throw new TypeError(
+      `Cannot use the ${what} as it must be a non-empty string other than . and ..: current value is ${
+        JSON.stringify(name)
+      }`,
+    );
+  }
+  return encodeComponent(name);
+}
+
 /** Encodes a multi-level namespace as the protocol requires (levels joined by U+001F). */
 export function encodeNamespace(namespace: readonly string[]): string {
   if (
@@ -295,7 +318,7 @@ export function encodeNamespace(namespace: readonly string[]): string {
       "Cannot use the namespace as it must be a non-empty list of non-empty levels without U+001F",
     );
   }
-  return encodeComponent(namespace.join("\u001f"));
+  return nameSegment(namespace.join("\u001f"), "namespace");
 }
 
 /**
@@ -366,10 +389,16 @@ export class AnalyticsCatalogClient {
     if (!p.ok) return p;
     try {
       // An empty prefix means none (Iceberg REST): `/v1/namespaces`.
-      return success(p.value === "" ? `/v1${path}` : `/v1/${encodeComponent(p.value)}${path}`);
+      // The prefix is a path (Iceberg clients insert it as it is): each segment encoded.
+      if (p.value.split("/").some((seg) => seg === "." || seg === "..")) {
+        throw new TypeError("a dot segment");
+      }
+      const prefix = p.value.split("/").map(encodeComponent).join("/");
+      return success(p.value === "" ? `/v1${path}` : `/v1/${prefix}${path}`);
     } catch (error) {
       return failure({
-        message: "Cannot use the catalog's route prefix as it is not well-formed Unicode",
+        message:
+          "Cannot use the catalog's route prefix as it is not well-formed Unicode or holds a dot segment",
         category: "DECODE",
         cause: error,
       });
@@ -697,7 +726,7 @@ export class AnalyticsCatalogClient {
   ): Promise<ServiceResult<JsonObject>> {
     return this.#at(
       "POST",
-      () => `/namespaces/${encodeNamespace(namespace)}/tables/${encodeComponent(name)}`,
+      () => `/namespaces/${encodeNamespace(namespace)}/tables/${nameSegment(name, "table name")}`,
       { ...options, json: request },
     );
   }
@@ -741,7 +770,7 @@ export class AnalyticsCatalogClient {
   ): Promise<ServiceResult<void>> {
     const r = await this.#at(
       "DELETE",
-      () => `/namespaces/${encodeNamespace(namespace)}/tables/${encodeComponent(name)}`,
+      () => `/namespaces/${encodeNamespace(namespace)}/tables/${nameSegment(name, "table name")}`,
       {
         ...options,
         query: [["purgeRequested", String(options.purge ?? false)]],
@@ -765,7 +794,7 @@ export class AnalyticsCatalogClient {
   ): Promise<ServiceResult<JsonObject>> {
     return this.#at(
       "GET",
-      () => `/namespaces/${encodeNamespace(namespace)}/tables/${encodeComponent(name)}`,
+      () => `/namespaces/${encodeNamespace(namespace)}/tables/${nameSegment(name, "table name")}`,
       {
         ...options,
         query: [["snapshots", options.snapshots]],
@@ -883,7 +912,7 @@ export class AnalyticsCatalogClient {
 export function analyticsCatalog(client: BaseClient, bucketName: string): AnalyticsCatalogClient {
   if (
     typeof bucketName !== "string" || bucketName.trim() === "" ||
-    !/^[A-Za-z0-9._-]+$/.test(bucketName)
+    !/^[A-Za-z0-9._-]+$/.test(bucketName) || /^\.{1,2}$/.test(bucketName)
   ) {
     throw new TypeError(
       `Cannot open the catalog as 'bucketName' must be non-blank and hold only letters, digits, '.', '_' and '-': current value is ${

@@ -232,7 +232,8 @@ function checkDimension(
   for (const [i, v] of vectors.entries()) {
     if (
       !v || !Array.isArray(v.float32) ||
-      v.float32.some((x) => typeof x !== "number" || !Number.isFinite(x))
+      // Finite as a float32: beyond ±3.4028234663852886e38 the server would store ±Infinity.
+      v.float32.some((x) => typeof x !== "number" || !Number.isFinite(Math.fround(x)))
     ) {
       return failure({
         message: `Vector ${i} must hold finite float32 components`,

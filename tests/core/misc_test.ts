@@ -82,3 +82,23 @@ Deno.test("createClient builds a Client without I/O", () => {
   assert.equal(c.url, "https://p.example");
   assert.equal(calls, 0);
 });
+
+Deno.test("masked renderings: data keys named toString render, tokens at any depth stay hidden, inner secret keys apply", () => {
+  let deep: Record<string, unknown> = { access_token: "deep-secret-token" };
+  for (let i = 0; i < 12; i++) deep = { level: deep };
+  const inner = withMaskedFields({ secret: "TOTPSECRET", uri: "otpauth://x" }, ["secret", "uri"]);
+  const outer = withMaskedFields({
+    meta: { toString: "not a function", valueOf: 1 },
+    deep,
+    totp: inner,
+    accessToken: "outer-token",
+  }, []);
+  const text = String(outer);
+  assert.ok(text.includes('"toString":"not a function"'), text);
+  for (const secret of ["deep-secret-token", "TOTPSECRET", "otpauth://x", "outer-token"]) {
+    assert.ok(!text.includes(secret), `${secret} in ${text}`);
+    assert.ok(!Deno.inspect(outer, { depth: 30 }).includes(secret), secret);
+  }
+  // JSON keeps everything.
+  assert.ok(JSON.stringify(outer).includes("deep-secret-token"));
+});

@@ -99,3 +99,26 @@ Deno.test("one caller's abort does not cancel another caller's page; all abortin
   assert.equal((await x).errorOrNull()?.category, "CANCELLED");
   assert.equal((await y).errorOrNull()?.category, "CANCELLED");
 });
+
+Deno.test("a caller without a signal never joins a fetch that every earlier caller aborted", async () => {
+  let calls = 0;
+  const p = createPaginator<string>(10, (_offset, _limit, signal) => {
+    calls++;
+    return new Promise((resolve) => {
+      if (calls === 1) {
+        // The first fetch ends only when aborted.
+        signal?.addEventListener(
+          "abort",
+          () => resolve(failure({ message: "aborted", category: "CANCELLED" })),
+        );
+      } else resolve(success(["a"]));
+    });
+  });
+  const ac = new AbortController();
+  const a = p.loadNext({ signal: ac.signal });
+  ac.abort();
+  assert.equal((await a).errorOrNull()?.category, "CANCELLED");
+  const b = await p.loadNext();
+  assert.deepEqual(b.getOrThrow(), ["a"]);
+  assert.equal(calls, 2);
+});

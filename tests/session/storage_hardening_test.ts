@@ -160,3 +160,15 @@ Deno.test("StateFlow: next() called twice without awaiting settles both", async 
   await it.return?.();
   assert.equal((await c).done, true);
 });
+
+Deno.test("cookie path and domain are checked: an attribute cannot be smuggled into every Set-Cookie", () => {
+  for (const path of ["/; Domain=evil.example", "no-slash", "/a b", "/\n"]) {
+    assert.throws(() => new CookieSessionStorage(null, { path }), RangeError, path);
+  }
+  for (const domain of ["evil.example; SameSite=None", "a b.example", "", "-bad.example"]) {
+    assert.throws(() => new CookieSessionStorage(null, { domain }), RangeError, domain);
+  }
+  // Ordinary values pass.
+  new CookieSessionStorage(null, { path: "/app/v1", domain: ".example.com" });
+  new CookieSessionStorage(null, { domain: "app.example.com" });
+});

@@ -315,3 +315,36 @@ Deno.test("catalog: one caller's abort leaves the shared config request to the o
   assert.equal(rec.last.url.pathname, "/storage/v1/iceberg/v1/namespaces");
   assert.throws(() => encodeNamespace(["a\u001fb"]), TypeError);
 });
+
+Deno.test("catalog names that are empty, . or .. are INVALID_ARGUMENT: they would reach another route", async () => {
+  const { storage, rec } = makeStorage((req) =>
+    req.url.pathname.endsWith("/v1/config")
+      ? jsonResponse({ defaults: {}, overrides: { prefix: "catalogs/lake" } })
+      : jsonResponse({})
+  );
+  const catalog = storage.analyticsCatalog("lake");
+  for (const name of ["", ".", ".."]) {
+    for (
+      const r of [
+        await catalog.deleteTable(["sales"], name),
+        await catalog.getTable(["sales"], name),
+        await catalog.updateTable(["sales"], name, {}),
+      ]
+    ) {
+      assert.equal(r.errorOrNull()?.category, "INVALID_ARGUMENT", JSON.stringify(name));
+    }
+  }
+  for (const ns of [["."], [".."]]) {
+    const r = await catalog.listTables(ns);
+    assert.equal(r.errorOrNull()?.category, "INVALID_ARGUMENT", JSON.stringify(ns));
+  }
+  for (const name of [".", ".."]) {
+    const r = await storage.deleteAnalyticsBucket(name);
+    assert.equal(r.errorOrNull()?.category, "INVALID_ARGUMENT", name);
+    assert.throws(() => storage.analyticsCatalog(name), TypeError);
+  }
+  assert.ok(rec.requests.every((q) => q.url.pathname.endsWith("/v1/config")));
+  // A prefix is a path: its segments are encoded, its slashes kept.
+  await catalog.listNamespaces();
+  assert.equal(rec.last.url.pathname, "/storage/v1/iceberg/v1/catalogs/lake/namespaces");
+});

@@ -165,6 +165,12 @@ Deno.test("limits: batches 1..500, segments 1..16 and index bounds throw RangeEr
   }], { dimension: 3 });
   assert.equal(wrong.errorOrNull()?.category, "INVALID_ARGUMENT");
   assert.match(wrong.errorOrNull()!.message, /2 components but the index dimension is 3/);
+  // A component a float32 cannot hold (it would be stored as Infinity) is refused.
+  const huge = await storage.putVectors("vb", "ix", [{
+    key: "h",
+    data: { float32: [1e39, 0, 0] },
+  }]);
+  assert.equal(huge.errorOrNull()?.category, "INVALID_ARGUMENT");
   const q = await storage.queryVectors("vb", "ix", { float32: [1] }, { dimension: 3 });
   assert.equal(q.errorOrNull()?.category, "INVALID_ARGUMENT");
   assert.equal(rec.requests.length, 0);
