@@ -156,7 +156,8 @@ interface KeptChunk {
  * not copied, so this ordering is what makes the reuse safe).
  */
 class ChunkSource {
-  readonly length: number | null;
+  /** The data's length: known for bytes and Blobs, from `size` or the server for streams. */
+  length: number | null;
   readonly rereadable: boolean;
   #data: ResumableData;
   #reader: ReadableStreamDefaultReader<Uint8Array> | ReadableStreamBYOBReader | null = null;
@@ -396,6 +397,33 @@ class ChunkSource {
     return [out, filled - from];
   }
 
+  /**
+   * Takes a length the server holds for a stream of unknown length (a
+   * resumed upload): the stream is read no further and must end there.
+   */
+  declare(length: number): void {
+    this.length ??= length;
+  }
+
+  /**
+   * Checks that a stream ends exactly at `at` before its upload is reported
+   * complete, reading (and dropping) the bytes up to there when a resume
+   * found them already on the server. `RangeError` otherwise.
+   */
+  async verifyEnd(at: number): Promise<void> {
+    if (this.rereadable) return;
+    if (this.#streamPos > at) {
+      throw new RangeError(`Cannot complete the upload as the stream is longer than ${at} bytes`);
+    }
+    if (this.#streamPos < at) {
+      this.#kept = [];
+      await this.#skip(at - this.#streamPos);
+    }
+    if (!(await this.#streamEnded())) {
+      throw new RangeError(`Cannot complete the upload as the stream is longer than ${at} bytes`);
+    }
+  }
+
   /** Whether nothing has been read from the source yet (a stream can still start over). */
   get untouched(): boolean {
     return this.#reader === null;
@@ -473,6 +501,8 @@ class Upload implements ResumableUpload {
   #url: string | null;
   /** Total bytes once known: the source's length, or found when a stream ends. */
   #total: number | null;
+  /** The `Upload-Length` this handle sent (deferred length), if any. */
+  #declared: number | null = null;
   #ahead: ReadAhead | null = null;
   #progress: MutableStateFlow<ResumableUploadProgress>;
   #running: Promise<ServiceResult<void>> | null = null;
@@ -706,14 +736,20 @@ class Upload implements ResumableUpload {
   /** HEAD with backoff on transient faults (423, 429 and 5xx honour `Retry-After`). */
   async #headWithRetry(signal?: AbortSignal): Promise<ServiceResult<number>> {
     for (let attempt = 1;; attempt++) {
-      const h = await this.#head(signal);
+      const h = await this.#head(signal, true);
       if (h.ok || signal?.aborted || !isTransient(h.error, false)) return h;
       if (attempt >= this.#maxAttempts()) return h;
       if (!(await sleep(this.#delay(attempt, h.error.retryAfter), signal))) return cancelled();
     }
   }
 
-  async #head(signal?: AbortSignal): Promise<ServiceResult<number>> {
+  /**
+   * Reads the server's offset (and length). A length the server holds for a
+   * stream of unknown length is adopted on a resume (`resuming`: the stream
+   * must then end there) or when this handle declared it; otherwise the
+   * server claims a length this upload never sent: `CONFLICT`.
+   */
+  async #head(signal?: AbortSignal, resuming = false): Promise<ServiceResult<number>> {
     const url = this.#url!;
     const r = await this.#client.request({
       method: "HEAD",
@@ -746,7 +782,17 @@ class Upload implements ResumableUpload {
         category: "CONFLICT",
       });
     }
-    if (this.#total === null && length !== null && length >= offset) this.#total = length;
+    if (this.#total === null && length !== null && length >= offset) {
+      if (!resuming && length !== this.#declared) {
+        return failure({
+          message:
+            `The server reports an upload length of ${length} bytes that this upload did not declare`,
+          category: "CONFLICT",
+        });
+      }
+      this.#total = length;
+      this.#source.declare(length);
+    }
     return success(offset);
   }
 
@@ -804,7 +850,8 @@ class Upload implements ResumableUpload {
   async #send(offset: number, signal?: AbortSignal): Promise<ServiceResult<void>> {
     this.#setProgress(offset, this.#total ?? 0);
     let attempt = 0;
-    let lastOffset = offset;
+    let lastOffset = offset; // the highest offset the server has confirmed
+    let sentEnd = offset; // the end of the bytes sent so far
     while (true) {
       if (signal?.aborted) return cancelled();
       const total = this.#total;
@@ -829,6 +876,7 @@ class Upload implements ResumableUpload {
         if (ends === ABORTED) return cancelled();
         last = ends;
       }
+      sentEnd = Math.max(sentEnd, end);
       const sending = this.#patch(body, offset, last ? end : null, signal);
       this.#readNext(offset, chunk, last); // once the request is on its way
       const r = await sending;
@@ -867,16 +915,30 @@ class Upload implements ResumableUpload {
       const h = await this.#head(signal);
       if (!h.ok) {
         if (signal?.aborted) return cancelled();
+        if (h.error.category === "CONFLICT") return h;
         continue;
       }
-      if (h.value < lastOffset) {
+      if (h.value < lastOffset || h.value > sentEnd) {
         return failure({
-          message: `The server moved Upload-Offset back from ${lastOffset} to ${h.value}`,
+          message: h.value < lastOffset
+            ? `The server moved Upload-Offset back from ${lastOffset} to ${h.value}`
+            : `The server claims ${h.value} bytes but only ${sentEnd} were sent`,
           category: "DECODE",
         });
       }
+      // Progress seen through the HEAD renews the retry budget, as an accepted PATCH does.
+      if (h.value > lastOffset) attempt = 0;
+      lastOffset = h.value;
       offset = h.value;
       this.#setProgress(offset, this.#total ?? 0);
+    }
+    if (!this.#source.rereadable) {
+      // A stream must end where the upload does (a resume may not have read it yet).
+      const ahead = this.#ahead;
+      this.#ahead = null;
+      if (ahead) await ahead.result;
+      const checked = await untilAborted(this.#source.verifyEnd(offset), signal);
+      if (checked === ABORTED) return cancelled();
     }
     await this.#o.urlStore?.remove(this.#fingerprint());
     this.#setProgress(offset, this.#total ?? offset);
@@ -891,7 +953,10 @@ class Upload implements ResumableUpload {
   ): Promise<ServiceResult<number>> {
     const url = this.#url!;
     const headers: Record<string, string> = { ...TUS, "Upload-Offset": String(offset) };
-    if (finalLength !== null) headers["Upload-Length"] = String(finalLength);
+    if (finalLength !== null) {
+      headers["Upload-Length"] = String(finalLength);
+      this.#declared = finalLength;
+    }
     const payload = chunkBody(body, this.#streamChunks, headers);
     const r = await this.#client.request({
       method: "PATCH",

@@ -228,3 +228,78 @@ Deno.test("a byte source that takes only views at the start of their buffer (Nod
     }
   }
 });
+
+/** Answers HEAD with `offset` (and `length`), as a server that lies would. */
+const headAnswer = (offset: number, length?: number) =>
+  new Response(null, {
+    status: 200,
+    headers: {
+      "upload-offset": String(offset),
+      ...(length === undefined ? {} : { "upload-length": String(length) }),
+    },
+  });
+
+Deno.test("HEAD re-syncs are checked: an offset that goes back or past what was sent fails (DECODE), never skipping or resending bytes", async () => {
+  // Back (chunks of 8): the PATCH at 8 is stored but answered 500, HEAD says 16; the next
+  // PATCH fails, and HEAD now says 8.
+  let heads = 0;
+  let patches = 0;
+  const back = tusServer((req, server) => {
+    if (req.method === "PATCH" && ++patches <= 2) {
+      if (patches === 1) server.take(req.body);
+      return new Response(null, { status: 500 });
+    }
+    if (req.method === "HEAD") return headAnswer(++heads === 1 ? 16 : 8);
+    return null;
+  });
+  const r1 = await upload(back.fetch, defaultStream(seq(32), 4), { size: 32 }).await();
+  assert.equal(r1.errorOrNull()?.category, "DECODE", back.state.log.join(" "));
+  assert.match(r1.errorOrNull()!.message, /back from 16 to 8/);
+  // Past: the PATCH at 8 (chunks of 8) fails and HEAD claims 20 bytes although only 16 were sent.
+  let failed = false;
+  const past = tusServer((req) => {
+    if (req.method === "PATCH" && !failed) {
+      failed = true;
+      return new Response(null, { status: 500 });
+    }
+    return req.method === "HEAD" ? headAnswer(20) : null;
+  });
+  const r2 = await upload(past.fetch, byteSource(seq(24), 4), {}).await();
+  assert.equal(r2.errorOrNull()?.category, "DECODE");
+  assert.match(r2.errorOrNull()!.message, /claims 20 bytes but only 16 were sent/);
+});
+
+Deno.test("an Upload-Length this upload never declared is a CONFLICT mid-upload; on a resume the stream must end there", async () => {
+  let failed = false;
+  const mid = tusServer((req) => {
+    if (req.method === "PATCH" && !failed) {
+      failed = true;
+      return new Response(null, { status: 500 });
+    }
+    return req.method === "HEAD" ? headAnswer(8, 8) : null;
+  });
+  const r = await upload(mid.fetch, defaultStream(seq(10), 4), {}).await();
+  assert.equal(r.errorOrNull()?.category, "CONFLICT");
+  // Resume: the server holds 8 bytes of an 8-byte upload; a fresh stream of 12 is not that upload.
+  for (const [kind, make] of kinds) {
+    const done = tusServer((req) => req.method === "HEAD" ? headAnswer(8, 8) : null);
+    const longer = await upload(done.fetch, make(seq(12), 4), { uploadUrl: URL_ }).await();
+    assert.equal(longer.errorOrNull()?.category, "INVALID_ARGUMENT", kind);
+    assert.match(longer.errorOrNull()!.message, /longer than 8 bytes/);
+    assert.ok(done.state.log.every((l) => l.startsWith("HEAD")), done.state.log.join(" "));
+    const same = await upload(done.fetch, make(seq(8), 4), { uploadUrl: URL_ }).await();
+    assert.ok(same.ok, `${kind}: ${same.ok ? "" : same.error.message}`);
+  }
+});
+
+Deno.test("progress seen through a HEAD renews the retry budget: a proxy that loses every answer still completes", async () => {
+  const { fetch, state } = tusServer((req, server) => {
+    if (req.method !== "PATCH") return null;
+    server.take(req.body); // stored, but the answer is lost
+    return new Response(null, { status: 502 });
+  });
+  const data = seq(48); // five PATCHes, each stored and each answered 502
+  const r = await upload(fetch, defaultStream(data, 4), { size: 48, maxAttempts: 3 }).await();
+  assert.ok(r.ok, r.ok ? "" : r.error.message);
+  assert.deepEqual(state.data, data);
+});
