@@ -46,8 +46,9 @@ export function parseSessionTokensFromFragment(
       });
     }
   }
-  // An empty description still reports the error.
-  const error = params.get("error_description") || params.get("error");
+  // An empty description still reports the error; so does an error code alone.
+  const error = params.get("error_description") || params.get("error") ||
+    params.get("error_code");
   if (error) {
     return failure({
       message: error,
@@ -76,6 +77,11 @@ export function parseSessionTokensFromFragment(
     refreshToken: params.get("refresh_token")!,
     expiresIn,
     tokenType: params.get("token_type")!,
+    // The provider's tokens (OAuth sign-in with provider scopes), only when sent.
+    ...(params.get("provider_token") ? { providerToken: params.get("provider_token")! } : {}),
+    ...(params.get("provider_refresh_token")
+      ? { providerRefreshToken: params.get("provider_refresh_token")! }
+      : {}),
   }, ["accessToken", "refreshToken"]));
 }
 

@@ -164,6 +164,10 @@ export interface ParsedSessionTokens {
   expiresIn: number;
   /** Token type. */
   tokenType: string;
+  /** The OAuth provider's access token, when the fragment carries one (masked in renderings). */
+  providerToken?: string | null;
+  /** The OAuth provider's refresh token, when the fragment carries one (masked in renderings). */
+  providerRefreshToken?: string | null;
 }
 
 /** TOTP enrolment details; secret and uri are masked in renderings. */

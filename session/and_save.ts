@@ -18,6 +18,8 @@ import type { OtpVerifyResult, Session } from "../auth/models.ts";
 import type { JsonObject } from "../core/decode.ts";
 import { failure, type ServiceResult, success } from "../core/result.ts";
 import { AuthStateChangeEvent, type SessionManager } from "./manager.ts";
+import { copySession } from "./_copy.ts";
+import { heldSession, sameSession, saved, superseded } from "./_held.ts";
 
 /**
  * Email password sign-in, then saves the session.
@@ -49,8 +51,7 @@ export async function signInWithEmailAndSaveSession(
   options?: CaptchaOptions,
 ): Promise<ServiceResult<Session>> {
   const r = await auth.signInWithEmail(email, password, options);
-  if (r.ok) await manager.saveSession(r.value);
-  return r;
+  return r.ok ? await saved(manager, r.value, r) : r;
 }
 
 /**
@@ -83,8 +84,7 @@ export async function signInWithPhoneAndSaveSession(
   options?: CaptchaOptions,
 ): Promise<ServiceResult<Session>> {
   const r = await auth.signInWithPhone(phone, password, options);
-  if (r.ok) await manager.saveSession(r.value);
-  return r;
+  return r.ok ? await saved(manager, r.value, r) : r;
 }
 
 /**
@@ -117,8 +117,7 @@ export async function signUpWithEmailAndSaveSession(
   options?: SignUpWithEmailOptions,
 ): Promise<ServiceResult<Session>> {
   const r = await auth.signUpWithEmail(email, password, options);
-  if (r.ok && r.value.accessToken !== "") await manager.saveSession(r.value);
-  return r;
+  return r.ok && r.value.accessToken !== "" ? await saved(manager, r.value, r) : r;
 }
 
 /**
@@ -151,8 +150,7 @@ export async function signUpWithPhoneAndSaveSession(
   options?: SignUpWithPhoneOptions,
 ): Promise<ServiceResult<Session>> {
   const r = await auth.signUpWithPhone(phone, password, options);
-  if (r.ok && r.value.accessToken !== "") await manager.saveSession(r.value);
-  return r;
+  return r.ok && r.value.accessToken !== "" ? await saved(manager, r.value, r) : r;
 }
 
 /**
@@ -181,8 +179,7 @@ export async function signInAnonymouslyAndSaveSession(
   options?: CaptchaOptions & { data?: JsonObject | null },
 ): Promise<ServiceResult<Session>> {
   const r = await auth.signInAnonymously(options);
-  if (r.ok) await manager.saveSession(r.value);
-  return r;
+  return r.ok ? await saved(manager, r.value, r) : r;
 }
 
 /**
@@ -215,8 +212,7 @@ export async function signInWithIdTokenAndSaveSession(
   options?: SignInWithIdTokenOptions,
 ): Promise<ServiceResult<Session>> {
   const r = await auth.signInWithIdToken(provider, idToken, options);
-  if (r.ok) await manager.saveSession(r.value);
-  return r;
+  return r.ok ? await saved(manager, r.value, r) : r;
 }
 
 /**
@@ -250,8 +246,7 @@ export async function refreshTokenAndSaveSession(
   const held = s.kind === "Authenticated" ? s.session : s.kind === "Expired" ? s.lastSession : null;
   if (held !== null && held.refreshToken === refreshToken) return await manager.refreshSession();
   const r = await auth.refreshToken(refreshToken);
-  if (r.ok) await manager.saveSession(r.value, { event: AuthStateChangeEvent.TOKEN_REFRESHED });
-  return r;
+  return r.ok ? await saved(manager, r.value, r, AuthStateChangeEvent.TOKEN_REFRESHED) : r;
 }
 
 /**
@@ -285,11 +280,12 @@ export async function verifyOtpAndSaveSession(
 ): Promise<ServiceResult<OtpVerifyResult>> {
   const r = await auth.verifyOtp(token, type, options);
   if (r.ok && r.value.kind === "Authenticated") {
-    await manager.saveSession(r.value.session, {
-      event: type === "recovery"
-        ? AuthStateChangeEvent.PASSWORD_RECOVERY
-        : AuthStateChangeEvent.SIGNED_IN,
-    });
+    return await saved(
+      manager,
+      r.value.session,
+      r,
+      type === "recovery" ? AuthStateChangeEvent.PASSWORD_RECOVERY : AuthStateChangeEvent.SIGNED_IN,
+    );
   }
   return r;
 }
@@ -325,11 +321,12 @@ export async function verifyOtpWithTokenHashAndSaveSession(
 ): Promise<ServiceResult<OtpVerifyResult>> {
   const r = await auth.verifyOtpWithTokenHash(tokenHash, type, options);
   if (r.ok && r.value.kind === "Authenticated") {
-    await manager.saveSession(r.value.session, {
-      event: type === "recovery"
-        ? AuthStateChangeEvent.PASSWORD_RECOVERY
-        : AuthStateChangeEvent.SIGNED_IN,
-    });
+    return await saved(
+      manager,
+      r.value.session,
+      r,
+      type === "recovery" ? AuthStateChangeEvent.PASSWORD_RECOVERY : AuthStateChangeEvent.SIGNED_IN,
+    );
   }
   return r;
 }
@@ -367,7 +364,11 @@ export async function mfaVerifyAndSaveSession(
   if (!session) return failure({ message: "No active session", category: "NO_SESSION" });
   const r = await auth.mfaVerify(session.accessToken, factorId, challengeId, code);
   if (!r.ok) return r;
-  const next: Session = { ...r.value, providerToken: null, providerRefreshToken: null };
-  await manager.saveSession(next, { event: AuthStateChangeEvent.MFA_CHALLENGE_VERIFIED });
-  return success(next);
+  // A sign-out or another sign-in while the code was checked has the last word.
+  if (!sameSession(session, heldSession(manager))) return superseded();
+  const next: Session = copySession(r.value as Session, {
+    providerToken: null,
+    providerRefreshToken: null,
+  });
+  return await saved(manager, next, success(next), AuthStateChangeEvent.MFA_CHALLENGE_VERIFIED);
 }

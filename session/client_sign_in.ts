@@ -14,6 +14,7 @@ import { randomString } from "../core/crypto.ts";
 import type { JsonObject } from "../core/decode.ts";
 import { type ServiceResult, success } from "../core/result.ts";
 import type { SessionManager } from "./manager.ts";
+import { saved } from "./_held.ts";
 import { withMaskedFields } from "../core/mask.ts";
 
 const auths = new WeakMap<BaseClient, AuthClient>();
@@ -210,7 +211,8 @@ export async function clientSignOut(
     return success(undefined);
   }
   const r = await authOf(client).signOut(token, { scope: options.scope ?? SignOutScope.GLOBAL });
-  if (r.ok) client.clearAccessToken();
+  // A token applied while the call was under way is another session's: it stays.
+  if (r.ok && client.accessToken === token) client.clearAccessToken();
   return r;
 }
 
@@ -299,8 +301,7 @@ export async function signInWithAndSaveSession(
   } = {},
 ): Promise<ServiceResult<Session>> {
   const r = await signInWith(auth, provider, options);
-  if (r.ok) await manager.saveSession(r.value);
-  return r;
+  return r.ok ? await saved(manager, r.value, r) : r;
 }
 
 const NONCE_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";

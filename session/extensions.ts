@@ -23,6 +23,7 @@ import { withMaskedFields } from "../core/mask.ts";
 import { type Failure, failure, type ServiceResult, success } from "../core/result.ts";
 import { AuthStateChangeEvent, type SessionManager } from "./manager.ts";
 import { copySession, copyUser } from "./_copy.ts";
+import { heldSession, sameSession, saved, storageFailure, superseded } from "./_held.ts";
 
 const noSession = (): Failure => failure({ message: "No active session", category: "NO_SESSION" });
 
@@ -70,12 +71,20 @@ function makeSession(
  * request left (a refresh may have rotated the tokens meanwhile); nothing is
  * stored when the session has ended or belongs to another user by then.
  */
-async function saveUser(manager: SessionManager, before: Session, user: User): Promise<void> {
+async function saveUser(
+  manager: SessionManager,
+  before: Session,
+  user: User,
+): Promise<Failure | null> {
   const now = manager.currentSession;
-  if (!now || now.user.id !== before.user.id) return;
-  await manager.saveSession(copySession(now, { user }), {
-    event: AuthStateChangeEvent.USER_UPDATED,
-  });
+  if (!now || !sameSession(before, now)) return null;
+  const r = await saved(
+    manager,
+    copySession(now, { user }),
+    success(undefined),
+    AuthStateChangeEvent.USER_UPDATED,
+  );
+  return r.ok ? null : r as Failure;
 }
 
 /**
@@ -106,7 +115,10 @@ export async function getUserForCurrentSession(
   const session = manager.currentSession;
   if (!session) return noSession();
   const r = await auth.getUser(session.accessToken);
-  if (r.ok && options.updateStoredSession) await saveUser(manager, session, r.value);
+  if (r.ok && options.updateStoredSession) {
+    const stored = await saveUser(manager, session, r.value);
+    if (stored) return stored;
+  }
   return r;
 }
 
@@ -168,7 +180,10 @@ export async function updateUserForCurrentSession(
   const session = manager.currentSession;
   if (!session) return noSession();
   const r = await auth.updateUser(session.accessToken, updates);
-  if (r.ok && (options.updateStoredSession ?? true)) await saveUser(manager, session, r.value);
+  if (r.ok && (options.updateStoredSession ?? true)) {
+    const stored = await saveUser(manager, session, r.value);
+    if (stored) return stored;
+  }
   return r;
 }
 
@@ -235,7 +250,17 @@ export async function signOutCurrentSession(
   if (!session) return (options.succeedIfNoSession ?? true) ? success(undefined) : noSession();
   let r = await auth.signOut(session.accessToken, { scope: options.scope ?? SignOutScope.LOCAL });
   if (!r.ok && [401, 403, 404].includes(r.error.status ?? 0)) r = success(undefined);
-  if (r.ok && (options.clearStoredSessionOnSuccess ?? true)) await manager.clearSession();
+  // Only the session signed out is cleared: one that replaced it meanwhile stays.
+  if (
+    r.ok && (options.clearStoredSessionOnSuccess ?? true) &&
+    sameSession(session, heldSession(manager))
+  ) {
+    try {
+      await manager.clearSession();
+    } catch (error) {
+      return storageFailure(error);
+    }
+  }
   return r;
 }
 
@@ -367,7 +392,8 @@ export async function linkIdentityWithIdTokenForCurrentSession(
   if (!session) return noSession();
   const r = await auth.linkIdentityWithIdToken(session.accessToken, provider, idToken, options);
   if (r.ok && (options.updateStoredSession ?? true)) {
-    await manager.saveSession(r.value, { event: AuthStateChangeEvent.USER_UPDATED });
+    if (!sameSession(session, heldSession(manager))) return superseded();
+    return await saved(manager, r.value, r, AuthStateChangeEvent.USER_UPDATED);
   }
   return r;
 }
@@ -439,17 +465,22 @@ export async function unlinkIdentityAndUpdateSession(
   manager: SessionManager,
   options: { updateStoredSession?: boolean } = {},
 ): Promise<ServiceResult<void>> {
+  const before = manager.currentSession;
   const r = await auth.unlinkIdentity(accessToken, identityId);
   const session = manager.currentSession;
-  if (r.ok && session && (options.updateStoredSession ?? true)) {
+  // Only the session the identity was unlinked from (by its token) is updated.
+  if (
+    r.ok && session && before && before.accessToken === accessToken &&
+    sameSession(before, session) && (options.updateStoredSession ?? true)
+  ) {
     const identities = (session.user.identities ?? []).filter((i) =>
       i.id !== identityId && i.identityId !== identityId
     );
-    await manager.saveSession(
+    return await saved(
+      manager,
       copySession(session, { user: copyUser(session.user, { identities }) }),
-      {
-        event: AuthStateChangeEvent.USER_UPDATED,
-      },
+      r,
+      AuthStateChangeEvent.USER_UPDATED,
     );
   }
   return r;
@@ -507,8 +538,7 @@ export async function importAuthToken(
     options.tokenType ?? "bearer",
     user,
   );
-  await manager.saveSession(session);
-  return success(session);
+  return await saved(manager, session, success(session));
 }
 
 /**
@@ -540,18 +570,26 @@ export async function importSessionFromFragment(
   if (!t.ok) return t;
   const u = await auth.getUser(t.value.accessToken);
   if (!u.ok) return u;
-  const session = makeSession(
-    t.value.accessToken,
-    t.value.refreshToken,
-    t.value.expiresIn,
-    t.value.tokenType,
-    u.value,
+  const session = copySession(
+    makeSession(
+      t.value.accessToken,
+      t.value.refreshToken,
+      t.value.expiresIn,
+      t.value.tokenType,
+      u.value,
+    ),
+    {
+      providerToken: t.value.providerToken ?? null,
+      providerRefreshToken: t.value.providerRefreshToken ?? null,
+    },
   );
   const recovery = /(^|[#&])type=recovery(&|$)/.test(fragment);
-  await manager.saveSession(session, {
-    event: recovery ? AuthStateChangeEvent.PASSWORD_RECOVERY : AuthStateChangeEvent.SIGNED_IN,
-  });
-  return success(session);
+  return await saved(
+    manager,
+    session,
+    success(session),
+    recovery ? AuthStateChangeEvent.PASSWORD_RECOVERY : AuthStateChangeEvent.SIGNED_IN,
+  );
 }
 
 /**
@@ -617,7 +655,7 @@ export async function exchangeCodeForSessionAndSave(
   manager: SessionManager,
 ): Promise<ServiceResult<Session>> {
   const r = await auth.exchangeCodeForSession(authCode, codeVerifier);
-  if (r.ok) await manager.saveSession(r.value);
+  if (r.ok) return await saved(manager, r.value, r);
   return r;
 }
 

@@ -6,11 +6,16 @@ import { createAuthClient, decodeSession, type Session } from "../../auth/mod.ts
 import { createBaseClient } from "../../core/client.ts";
 import { MutableStateFlow } from "../../core/state_flow.ts";
 import {
+  clientSignOut,
   createSessionManager,
   getUserForCurrentSession,
+  importSessionFromFragment,
   InMemorySessionStorage,
   KeyValueSessionStorage,
+  linkIdentityWithIdTokenForCurrentSession,
+  mfaVerifyAndSaveSession,
   refreshTokenAndSaveSession,
+  signInWithEmailAndSaveSession,
   signOutCurrentSession,
   unlinkIdentityAndUpdateSession,
   updateUserForCurrentSession,
@@ -538,3 +543,100 @@ Deno.test("a disposed manager arms no timer, even when initialize() is called af
     await clock.tickAsync(10 * 60_000);
     assert.equal(grants, 1);
   }));
+
+const asUser = (n: number, id: string) => ({
+  ...sessionJson(n),
+  user: { id, email: `${id}@x.io` },
+});
+
+Deno.test("helpers that waited on the server leave a newer session alone: sign-out, MFA verify, identity link", async () => {
+  // A's sign-out answered after B signed in: B stays.
+  const s = heldServer();
+  const m = createSessionManager(s.auth, s.client, { autoRefresh: false });
+  await m.saveSession(decodeSession(sessionJson(1)));
+  const out = signOutCurrentSession(s.auth, m);
+  await turns();
+  await m.saveSession(decodeSession(asUser(2, "u2")));
+  s.find("/logout").release(new Response(null, { status: 204 }));
+  assert.ok((await out).ok);
+  assert.equal(m.currentSession?.user.id, "u2");
+  // MFA verified after a sign-out, or after another user signed in: nothing saved.
+  for (const between of ["sign-out", "other user"] as const) {
+    const h = heldServer();
+    const mm = createSessionManager(h.auth, h.client, { autoRefresh: false });
+    await mm.saveSession(decodeSession(sessionJson(1)));
+    const events: string[] = [];
+    mm.onAuthStateChange((e) => events.push(e), { emitInitialSession: false });
+    const verify = mfaVerifyAndSaveSession(h.auth, mm, "f1", "c1", "123456");
+    await turns();
+    if (between === "sign-out") await mm.clearSession();
+    else await mm.saveSession(decodeSession(asUser(3, "u2")));
+    h.find("/verify").release(json(sessionJson(2)));
+    assert.equal((await verify).errorOrNull()?.category, "CANCELLED", between);
+    assert.ok(!events.includes("MFA_CHALLENGE_VERIFIED"), between);
+    assert.equal(mm.currentSession?.user.id ?? null, between === "sign-out" ? null : "u2");
+  }
+  // An identity linked after a sign-out does not bring the session back.
+  const l = heldServer();
+  const ml = createSessionManager(l.auth, l.client, { autoRefresh: false });
+  await ml.saveSession(decodeSession(sessionJson(1)));
+  const link = linkIdentityWithIdTokenForCurrentSession(l.auth, ml, "google", "id-token");
+  await turns();
+  await ml.clearSession();
+  l.find("/token").release(json(sessionJson(2)));
+  assert.equal((await link).errorOrNull()?.category, "CANCELLED");
+  assert.equal(ml.currentSession, null);
+});
+
+Deno.test("clientSignOut clears only the token it signed out; the MFA session returned is masked", async () => {
+  const s = heldServer();
+  s.client.setAccessToken("access-1");
+  const out = clientSignOut(s.client);
+  await turns();
+  s.client.setAccessToken("access-9"); // a newer sign-in meanwhile
+  s.find("/logout").release(new Response(null, { status: 204 }));
+  assert.ok((await out).ok);
+  assert.equal(s.client.accessToken, "access-9");
+  const h = heldServer();
+  const m = createSessionManager(h.auth, h.client, { autoRefresh: false });
+  await m.saveSession(decodeSession(sessionJson(1)));
+  const verify = mfaVerifyAndSaveSession(h.auth, m, "f1", "c1", "123456");
+  await turns();
+  h.find("/verify").release(json(sessionJson(2)));
+  const v = (await verify).getOrThrow();
+  assert.ok(!String(v).includes("access-2") && !Deno.inspect(v).includes("refresh-2"));
+});
+
+Deno.test("session helpers resolve a Failure, never reject, when the session storage fails", async () => {
+  const failing = {
+    save: () => Promise.reject(new Error("disk down")),
+    load: () => null,
+    clear: () => Promise.reject(new Error("disk down")),
+  };
+  const { client, auth } = autoServer((path) =>
+    path.endsWith("/logout") ? new Response(null, { status: 204 }) : json(sessionJson(1))
+  );
+  const m = createSessionManager(auth, client, { storage: failing, autoRefresh: false });
+  const signIn = await signInWithEmailAndSaveSession(auth, m, "a@x.io", "pw");
+  assert.equal(signIn.errorOrNull()?.category, "UNKNOWN");
+  assert.equal(m.accessToken, "access-1", "live in memory all the same");
+  const out = await signOutCurrentSession(auth, m);
+  assert.equal(out.errorOrNull()?.category, "UNKNOWN");
+});
+
+Deno.test("a fragment's provider tokens are kept; an error_code alone is an auth error", async () => {
+  const { client, auth } = autoServer(() => json({ id: "u1", email: "a@x.io" }));
+  const m = createSessionManager(auth, client, { autoRefresh: false });
+  const r = await importSessionFromFragment(
+    auth,
+    "#access_token=a.b.c&refresh_token=r1&expires_in=3600&token_type=bearer&provider_token=gh-tok&provider_refresh_token=gh-ref",
+    m,
+  );
+  const session = r.getOrThrow();
+  assert.equal(session.providerToken, "gh-tok");
+  assert.equal(session.providerRefreshToken, "gh-ref");
+  assert.ok(!String(session).includes("gh-tok"));
+  const e = await importSessionFromFragment(auth, "#error_code=otp_expired", m);
+  assert.equal(e.errorOrNull()?.category, "UNAUTHORIZED");
+  assert.equal(e.errorOrNull()?.code, "otp_expired");
+});

@@ -1,0 +1,75 @@
+/**
+ * Guards for the session-aware helpers: a helper that waited on the server
+ * applies its answer only to the session it started from, and a storage
+ * fault becomes a Failure instead of a rejection.
+ *
+ * @module
+ */
+
+import type { Session } from "../auth/models.ts";
+import { parseJwtClaims } from "../auth/jwt.ts";
+import { failure, type ServiceResult } from "../core/result.ts";
+import type { AuthStateChangeEvent, SessionManager } from "./manager.ts";
+
+/** The live or lapsed session the manager holds, or null. */
+export function heldSession(manager: SessionManager): Session | null {
+  const s = manager.sessionState.value;
+  return s.kind === "Authenticated" ? s.session : s.kind === "Expired" ? s.lastSession : null;
+}
+
+function sessionIdOf(session: Session): string | null {
+  const claims = parseJwtClaims(session.accessToken);
+  const id = claims.ok ? claims.value.session_id : null;
+  return typeof id === "string" && id !== "" ? id : null;
+}
+
+/**
+ * Whether `now` continues `before`: the same GoTrue session (`session_id`,
+ * which a refresh keeps and a new sign-in changes), or, for tokens without
+ * one, the same user.
+ */
+export function sameSession(before: Session, now: Session | null): boolean {
+  if (now === null) return false;
+  const a = sessionIdOf(before);
+  const b = sessionIdOf(now);
+  if (a !== null && b !== null) return a === b;
+  return before.user.id === now.user.id;
+}
+
+/** The answer for a helper whose session ended or was replaced while it waited. */
+export function superseded<T>(): ServiceResult<T> {
+  return failure({
+    message:
+      "The session changed while the call was under way (signed out, or another sign-in); nothing was saved",
+    category: "CANCELLED",
+  });
+}
+
+/**
+ * Saves `session` and returns `result`; a storage fault (the session is live
+ * in memory) is returned as a Failure, never thrown.
+ */
+export async function saved<T>(
+  manager: SessionManager,
+  session: Session,
+  result: ServiceResult<T>,
+  event?: AuthStateChangeEvent,
+): Promise<ServiceResult<T>> {
+  try {
+    await manager.saveSession(session, event === undefined ? {} : { event });
+    return result;
+  } catch (error) {
+    return storageFailure(error);
+  }
+}
+
+/** A storage fault as a Failure (the manager's memory is already up to date). */
+export function storageFailure<T>(error: unknown): ServiceResult<T> {
+  return failure({
+    message: `The session was applied but the session storage failed: ${
+      error instanceof Error ? error.name : String(error)
+    }`,
+    category: "UNKNOWN",
+    cause: error,
+  });
+}
