@@ -95,6 +95,10 @@ export function createPaginator<T>(pageSize: number, fetchPage: PageFetcher<T>):
       } catch (cause) {
         result = failure({ message: "Page fetch threw", category: "UNKNOWN", cause });
       }
+      // A page whose every caller gave up is dropped: a new fetch of the same offset follows.
+      if (result.ok && signal?.aborted) {
+        result = failure({ message: "Request was cancelled", category: "CANCELLED" });
+      }
       if (result.ok) {
         items.value = [...items.value, ...result.value];
         error.value = null;

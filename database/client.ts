@@ -27,6 +27,7 @@ import {
   ReturnOption,
   UpsertResolution,
 } from "./models.ts";
+import { listOperand } from "./_encode.ts";
 import { QueryBuilder } from "./query_builder.ts";
 import { renderTopLevel, WhereBuilder } from "./where_builder.ts";
 
@@ -674,7 +675,16 @@ export function flattenParams(params: string | Record<string, unknown>): Array<[
         `Cannot pass '${k}' as a query argument as ${v} is beyond JavaScript's safe integers; pass it as a string`,
       );
     }
-    out.push([k, typeof v === "object" ? JSON.stringify(v) : String(v)]);
+    out.push([
+      k,
+      // An array of scalars is a Postgres array literal, as PostgREST reads GET arguments as
+      // text cast to the parameter type ({1,2} for int[]); other objects go as JSON.
+      Array.isArray(v) && v.every((x) => x === null || typeof x !== "object")
+        ? listOperand(v, `argument '${k}'`, "{", "}")
+        : typeof v === "object"
+        ? JSON.stringify(v)
+        : String(v),
+    ]);
   }
   return out;
 }

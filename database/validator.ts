@@ -58,9 +58,13 @@ export async function validateAll<T>(
   const out: T[] = [];
   for (let i = 0; i < values.length; i++) {
     try {
-      if (typeof validator === "function") out.push(validator(values[i]));
-      else {
-        const r = await validator["~standard"].validate(values[i]);
+      // A Standard Schema first: some (arktype) are also callable, and their call
+      // returns an error object instead of throwing.
+      const standard = (validator as { "~standard"?: { validate?: unknown } })["~standard"];
+      if (typeof validator === "function" && typeof standard?.validate !== "function") {
+        out.push((validator as (v: unknown) => T)(values[i]));
+      } else {
+        const r = await (validator as StandardSchemaV1<T>)["~standard"].validate(values[i]);
         if (r.issues) {
           return failure({
             message: `Cannot decode row ${i}: ${r.issues.map((x) => x.message).join("; ")}`,

@@ -122,3 +122,24 @@ Deno.test("a caller without a signal never joins a fetch that every earlier call
   assert.deepEqual(b.getOrThrow(), ["a"]);
   assert.equal(calls, 2);
 });
+
+Deno.test("a page that arrives after every caller aborted is not appended: no row twice, none skipped", async () => {
+  const offsets: number[] = [];
+  let releaseFirst = () => {};
+  const p = createPaginator<number>(2, (offset) => {
+    offsets.push(offset);
+    const rows = [offset + 1, offset + 2];
+    if (offsets.length === 1) return new Promise((r) => (releaseFirst = () => r(success(rows))));
+    return Promise.resolve(success(rows));
+  });
+  const ac = new AbortController();
+  const first = p.loadNext({ signal: ac.signal });
+  ac.abort();
+  assert.equal((await first).errorOrNull()?.category, "CANCELLED");
+  releaseFirst(); // the abandoned fetch still answers
+  await Promise.resolve();
+  assert.deepEqual((await p.loadNext()).getOrThrow(), [1, 2]);
+  assert.deepEqual((await p.loadNext()).getOrThrow(), [3, 4]);
+  assert.deepEqual(p.items.value, [1, 2, 3, 4]);
+  assert.deepEqual(offsets, [0, 0, 2]);
+});

@@ -223,7 +223,7 @@ Deno.test("rpc family: params object or string, list/single/maybe-single/unit/cs
   assert.equal(rec.last.headers.get("prefer"), "count=exact");
 });
 
-Deno.test("rpcGet family: object params flattened (objects/arrays as JSON, nulls omitted)", async () => {
+Deno.test("rpcGet family: object params flattened (arrays of scalars as Postgres arrays, other objects as JSON, nulls omitted)", async () => {
   const { db, rec } = makeDb([
     new Response("5"),
     jsonResponse([{ id: 1 }]),
@@ -235,15 +235,27 @@ Deno.test("rpcGet family: object params flattened (objects/arrays as JSON, nulls
   ]);
   assert.equal(
     (await rpcGetTyped<number>(db, "f", {
-      params: { a: 1, b: null, c: [1, 2], d: { x: "y" }, e: "s p" },
+      params: {
+        a: 1,
+        b: null,
+        c: [1, 2],
+        d: { x: "y" },
+        e: "s p",
+        f: ["a b", null, "x,y"],
+        g: [{ k: 1 }],
+      },
     })).getOrThrow(),
     5,
   );
   assert.equal(rec.last.method, "GET");
-  assert.deepEqual(pairs(rec.last.url), [["a", "1"], ["c", "[1,2]"], ["d", '{"x":"y"}'], [
-    "e",
-    "s p",
-  ]]);
+  assert.deepEqual(pairs(rec.last.url), [
+    ["a", "1"],
+    ["c", "{1,2}"], // as postgrest-js sends it; an int[] parameter reads it
+    ["d", '{"x":"y"}'],
+    ["e", "s p"],
+    ["f", '{"a b",null,"x,y"}'],
+    ["g", '[{"k":1}]'], // objects inside: JSON, for json/jsonb parameters
+  ]);
   await rpcGetListTyped(db, "f", { queryParams: { n: "5" } });
   assert.deepEqual(pairs(rec.last.url), [["n", "5"]]);
   assert.deepEqual((await rpcGetSingleTyped(db, "f")).getOrThrow(), { id: 1 });
@@ -290,4 +302,24 @@ Deno.test("paginator: a failure lands in error", async () => {
   const p = paginator(db, "t");
   await p.loadNext();
   assert.equal(p.error.value?.category, "SERVER");
+});
+
+Deno.test("a validator that is both callable and a Standard Schema (arktype) is used as a Standard Schema", async () => {
+  const issues = [{ message: "id must be a number (was a string)" }];
+  // arktype's shape: calling it returns an error object instead of throwing.
+  const ark = Object.assign((_v: unknown) => ({ summary: "errors" }), {
+    "~standard": {
+      version: 1 as const,
+      vendor: "arktype",
+      validate: (v: unknown) =>
+        typeof (v as { id?: unknown }).id === "number"
+          ? { value: v as { id: number } }
+          : { issues },
+    },
+  });
+  const { db } = makeDb([jsonResponse([{ id: "x" }]), jsonResponse([{ id: 1 }])]);
+  const bad = await selectTyped(db, "todos", { validator: ark });
+  assert.equal(bad.errorOrNull()?.category, "DECODE");
+  assert.match(bad.errorOrNull()!.message, /id must be a number/);
+  assert.deepEqual((await selectTyped(db, "todos", { validator: ark })).getOrThrow(), [{ id: 1 }]);
 });
