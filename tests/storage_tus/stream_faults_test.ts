@@ -4,6 +4,7 @@
 import assert from "node:assert/strict";
 import { createBaseClient } from "../../core/client.ts";
 import { createResumableUpload, type ResumableUploadOptions } from "../../storage/mod.ts";
+import { byteStream } from "../support/byte_stream.ts";
 
 const BASE = "https://project.example.com";
 const URL_ = `${BASE}/storage/v1/upload/resumable/u1`;
@@ -73,44 +74,9 @@ function defaultStream(data: Uint8Array, piece: number, stallAt = Infinity) {
   }, { highWaterMark: 0 });
 }
 
-/**
- * A byte stream of `data`: a BYOB read gets up to `piece` bytes; pulls from
- * `stallAt` on wait until cancelled. With `startOnly`, a view that does not
- * start its buffer errors the stream, as Node 20's file streams do.
- */
-function byteSource(data: Uint8Array, piece: number, stallAt = Infinity, startOnly = false) {
-  let at = 0;
-  let wake = () => {};
-  return new ReadableStream({
-    type: "bytes",
-    async pull(c) {
-      if (at >= stallAt) await new Promise<void>((r) => (wake = r));
-      const req = c.byobRequest;
-      if (at >= data.length) {
-        c.close();
-        req?.respond(0);
-        return;
-      }
-      if (!req?.view) {
-        c.enqueue(data.slice(at, at + piece));
-        at += piece;
-        return;
-      }
-      if (startOnly && req.view.byteOffset !== 0) {
-        throw new RangeError(
-          `The value of "length" is out of range (view at ${req.view.byteOffset})`,
-        );
-      }
-      const n = Math.min(piece, req.view.byteLength, data.length - at, stallAt - at);
-      new Uint8Array(req.view.buffer, req.view.byteOffset, n).set(data.subarray(at, at + n));
-      at += n;
-      req.respond(n);
-    },
-    cancel() {
-      wake();
-    },
-  });
-}
+/** A byte stream of `data` (see `tests/support/byte_stream.ts`), stalling from `stallAt`. */
+const byteSource = (data: Uint8Array, piece: number, stallAt = Infinity, startOnly = false) =>
+  byteStream(data, piece, { stallAt, startOnly });
 
 const kinds = [
   ["default stream", defaultStream],

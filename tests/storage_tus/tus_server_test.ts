@@ -187,7 +187,7 @@ Deno.test("a byte stream is read into the chunk buffers (BYOB): the source fills
         client,
         "b",
         `byob-${sized}.bin`,
-        byteStream(data, 4096, pulls),
+        byteStream(data, 4096, { byobPulls: pulls }),
         { chunkSize: CHUNK, ...(sized ? { size: data.length } : {}) },
       );
       const r = await up.await();
