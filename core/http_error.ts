@@ -120,6 +120,16 @@ export function redactCause(
   return copy;
 }
 
+/** GoTrue's `weak_password.reasons` (`length`, `characters`, `pwned`) as details text. */
+function weakPasswordReasons(value: unknown): string | null {
+  const reasons = value && typeof value === "object"
+    ? (value as { reasons?: unknown }).reasons
+    : null;
+  return Array.isArray(reasons) && reasons.length > 0 && reasons.every((r) => typeof r === "string")
+    ? reasons.join(", ")
+    : null;
+}
+
 /** How many characters of a non-JSON error body appear in a message. */
 export const ERROR_EXCERPT_LENGTH = 200;
 
@@ -197,13 +207,15 @@ export function errorFromResponse(
     if (!message && errorField && typeof errorField === "object") {
       message = pickString(errorField as Record<string, unknown>, "message");
     }
-    code = pickString(obj, "error_code", "code") ??
+    // A numeric `code` is older GoTrue's HTTP status, not an error code.
+    code = pickString(obj, "error_code") ??
+      (typeof obj.code === "string" && obj.code.trim() !== "" ? obj.code : null) ??
       (typeof errorField === "string" && errorField !== message ? errorField : null) ??
       // Iceberg REST: { error: { message, type: "NoSuchTableException", code: 404 } }.
       (errorField && typeof errorField === "object"
         ? pickString(errorField as Record<string, unknown>, "type")
         : null);
-    details = pickString(obj, "details");
+    details = pickString(obj, "details") ?? weakPasswordReasons(obj.weak_password);
     // The Storage API answers some errors with HTTP 400 and the real status in `statusCode`.
     const inner = Number(pickString(obj, "statusCode"));
     if (status === 400 && Number.isInteger(inner) && inner > 400 && inner <= 599) {

@@ -225,3 +225,32 @@ Deno.test("a streamed body holds no listener on the caller's signal once the cal
   ac.abort(new Error("stop"));
   await assert.rejects(new Response(open).arrayBuffer(), /stop/);
 });
+
+Deno.test("GoTrue error bodies: a numeric code is the HTTP status, not an error code; weak_password reasons become details", () => {
+  const parts = (body: unknown, status = 400) => ({
+    status,
+    statusText: "",
+    headers: new Headers(),
+    body: JSON.stringify(body),
+    truncated: false,
+  });
+  const legacy = errorFromResponse(parts({ code: 400, msg: "Invalid login credentials" }), []);
+  assert.equal(legacy.code, null);
+  assert.equal(legacy.message, "Invalid login credentials");
+  const weak = errorFromResponse(
+    parts({
+      code: 422,
+      error_code: "weak_password",
+      msg: "Password is too weak",
+      weak_password: { reasons: ["length", "characters"] },
+    }, 422),
+    [],
+  );
+  assert.equal(weak.code, "weak_password");
+  assert.equal(weak.details, "length, characters");
+  // PostgREST's string codes are kept.
+  assert.equal(
+    errorFromResponse(parts({ code: "PGRST116", message: "m" }, 406), []).code,
+    "PGRST116",
+  );
+});
