@@ -148,7 +148,7 @@ export class BaseClient implements TransportContext {
    * @returns The rendering.
    */
   toString(): string {
-    return masked.replace("url", `url: ${this.url}`);
+    return masked.replace("url", () => `url: ${this.url}`); // no `$&` patterns from the URL
   }
 
   /**

@@ -55,17 +55,23 @@ export function randomString(length: number, alphabet: string): string {
       `Cannot draw a random string as 'length' must be a non-negative integer: current value is ${length}`,
     );
   }
-  if (alphabet.length < 2 || alphabet.length > 256) {
+  // Characters, not UTF-16 units: an emoji alphabet draws whole emoji.
+  const chars = Array.from(alphabet);
+  if (chars.length < 2 || chars.length > 256) {
     throw new RangeError(
-      `Cannot draw a random string as 'alphabet' must hold 2 to 256 characters: current length is ${alphabet.length}`,
+      `Cannot draw a random string as 'alphabet' must hold 2 to 256 characters: current length is ${chars.length}`,
     );
   }
-  const limit = 256 - (256 % alphabet.length);
+  const limit = 256 - (256 % chars.length);
   let out = "";
-  while (out.length < length) {
-    const bytes = randomBytes(Math.max(16, (length - out.length) * 2));
-    for (let i = 0; i < bytes.length && out.length < length; i++) {
-      if (bytes[i] < limit) out += alphabet[bytes[i] % alphabet.length];
+  let count = 0;
+  while (count < length) {
+    const bytes = randomBytes(Math.max(16, (length - count) * 2));
+    for (let i = 0; i < bytes.length && count < length; i++) {
+      if (bytes[i] < limit) {
+        out += chars[bytes[i] % chars.length];
+        count++;
+      }
     }
   }
   return out;

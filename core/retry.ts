@@ -63,7 +63,9 @@ export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([
 export function resolveRetryPolicy(
   partial: Partial<RetryPolicy> = {},
 ): RetryPolicy {
-  const policy = { ...DEFAULT_RETRY_POLICY, ...partial };
+  // A field given as undefined takes its default, as an absent one does.
+  const given = Object.fromEntries(Object.entries(partial).filter(([, v]) => v !== undefined));
+  const policy: RetryPolicy = { ...DEFAULT_RETRY_POLICY, ...given };
   if (!Number.isInteger(policy.maxAttempts) || policy.maxAttempts < 1) {
     throw new RangeError(
       `Cannot retry as 'maxAttempts' must be a positive integer: current value is ${policy.maxAttempts}`,
@@ -103,7 +105,8 @@ export function backoffDelay(
 ): number {
   const exp = Math.min(
     policy.maxDelayMs,
-    policy.baseDelayMs * 2 ** Math.max(0, attempt - 1),
+    // The exponent is capped so that a zero base never meets an infinite factor (NaN).
+    policy.baseDelayMs * 2 ** Math.min(1000, Math.max(0, attempt - 1)),
   );
   return Math.round(exp / 2 + (exp / 2) * random());
 }
@@ -143,6 +146,7 @@ export function parseRetryAfter(
   // An HTTP date in its preferred form (IMF-fixdate, RFC 9110 §5.6.7), strictly.
   if (!IMF_FIXDATE.test(text)) return null;
   const date = Date.parse(text);
-  if (Number.isNaN(date)) return null;
+  // A date that does not exist (30 Feb) or a wrong weekday does not render back the same.
+  if (Number.isNaN(date) || new Date(date).toUTCString() !== text) return null;
   return Math.max(0, date - now);
 }

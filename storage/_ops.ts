@@ -356,6 +356,11 @@ export interface DownloadStream {
   etag: string | null;
 }
 
+/** Whether a transform sets anything: `{}` (or only nulls) is no transform. */
+export function hasTransform(t: ImageTransformOptions | null | undefined): boolean {
+  return !!t && Object.values(t).some((v) => v !== null && v !== undefined);
+}
+
 export function downloadQuery(o: DownloadOptions): Array<[string, string]> {
   const q: Array<[string, string]> = [];
   if (o.transform) q.push(...transformQuery(o.transform));
@@ -388,7 +393,9 @@ export async function downloadRaw<R extends "text" | "bytes" | "stream">(
 ) {
   const encoded = objectPathOrFailure(bucket, path);
   if (typeof encoded !== "string") return encoded;
-  const family = o.transform ? `/render/image/${visibility}` : `/object/${visibility}`;
+  const family = hasTransform(o.transform)
+    ? `/render/image/${visibility}`
+    : `/object/${visibility}`;
   return await client.request({
     area: "storage",
     path: `${family}/${encoded}`,
@@ -681,6 +688,8 @@ export async function createSignedUrl(
     return r.ok ? success(r.value[0]) : r;
   }
   if (o.transform) transformQuery(o.transform); // the same checks as render URLs
+  // A file name that cannot be encoded fails before anything is signed.
+  if (o.fileName) encodeComponent(o.fileName);
   const transform = o.transform
     ? Object.fromEntries(
       Object.entries(o.transform).filter(([, v]) => v !== null && v !== undefined),
@@ -711,6 +720,7 @@ export async function createSignedUrls(
   checkExpires(expiresIn);
   const keys = checkKeys(bucket, paths);
   if (!Array.isArray(keys)) return keys;
+  if (o.fileName) encodeComponent(o.fileName); // fails before anything is signed
   const r = await client.request({
     method: "POST",
     area: "storage",

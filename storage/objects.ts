@@ -83,7 +83,7 @@ function localUrl(
   bucket: string,
   path: string,
   o: UrlOptions,
-  render: boolean = !!o.transform,
+  render: boolean = ops.hasTransform(o.transform),
 ): string {
   const family = render ? `render/image/${visibility}` : `object/${visibility}`;
   return withQuery(

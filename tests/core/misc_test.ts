@@ -102,3 +102,21 @@ Deno.test("masked renderings: data keys named toString render, tokens at any dep
   // JSON keeps everything.
   assert.ok(JSON.stringify(outer).includes("deep-secret-token"));
 });
+
+Deno.test("core edge inputs: emoji alphabets, undefined retry fields, zero-base backoff, impossible dates, $ in URLs", async () => {
+  const { randomString } = await import("../../core/crypto.ts");
+  const { backoffDelay, parseRetryAfter, resolveRetryPolicy } = await import("../../core/retry.ts");
+  const s = randomString(64, "😀😁");
+  assert.equal(Array.from(s).length, 64);
+  assert.ok([...s].every((c) => c === "😀" || c === "😁"));
+  assert.equal(resolveRetryPolicy({ maxAttempts: undefined }).maxAttempts, 3);
+  const zero = resolveRetryPolicy({ baseDelayMs: 0 });
+  assert.equal(backoffDelay(1100, zero), 0);
+  assert.equal(parseRetryAfter("Sun, 30 Feb 2025 00:00:00 GMT"), null);
+  assert.equal(parseRetryAfter("Mon, 06 Nov 1994 08:49:37 GMT"), null); // it was a Sunday
+  assert.equal(parseRetryAfter("Sun, 06 Nov 1994 08:49:37 GMT"), 0); // a real date, past
+  const { createBaseClient } = await import("../../core/client.ts");
+  const text = String(createBaseClient("https://h.example/$&", "anon-key-123456"));
+  assert.ok(text.includes("url: https://h.example/$&"), text);
+  assert.ok(!text.includes("anon-key-123456"));
+});

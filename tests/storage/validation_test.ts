@@ -66,3 +66,20 @@ Deno.test("a bucket id or table name of . or .. is refused: it would resolve to 
   }
   assert.equal(dbRec.requests.length, 0);
 });
+
+Deno.test("an empty transform is no transform; a file name that cannot be encoded fails before signing", async () => {
+  const { storage, rec } = makeStorage(() => new Response("x"));
+  assert.match(
+    storage.getPublicUrl("b", "a.png", { transform: {} }),
+    /\/object\/public\/b\/a\.png$/,
+  );
+  await storage.downloadBytes("b", "a.png", { transform: { width: null } });
+  assert.equal(rec.last.url.pathname, "/storage/v1/object/authenticated/b/a.png");
+  const before = rec.requests.length;
+  const lone = "\ud800.txt";
+  const one = await storage.createSignedUrl("b", "a.png", 60, { fileName: lone });
+  assert.equal(one.errorOrNull()?.category, "INVALID_ARGUMENT");
+  const many = await storage.createSignedUrls("b", ["a.png"], 60, { fileName: lone });
+  assert.equal(many.errorOrNull()?.category, "INVALID_ARGUMENT");
+  assert.equal(rec.requests.length, before, "nothing sent");
+});
