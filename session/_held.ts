@@ -9,12 +9,20 @@
 import type { Session } from "../auth/models.ts";
 import { parseJwtClaims } from "../auth/jwt.ts";
 import { failure, type ServiceResult } from "../core/result.ts";
-import type { AuthStateChangeEvent, SessionManager } from "./manager.ts";
+import type { AuthStateChangeEvent, SessionManager, SessionState } from "./manager.ts";
+
+/** The live or lapsed session a state holds, or null. */
+export function heldOf(state: SessionState): Session | null {
+  return state.kind === "Authenticated"
+    ? state.session
+    : state.kind === "Expired"
+    ? state.lastSession
+    : null;
+}
 
 /** The live or lapsed session the manager holds, or null. */
 export function heldSession(manager: SessionManager): Session | null {
-  const s = manager.sessionState.value;
-  return s.kind === "Authenticated" ? s.session : s.kind === "Expired" ? s.lastSession : null;
+  return heldOf(manager.sessionState.value);
 }
 
 function sessionIdOf(session: Session): string | null {
@@ -64,11 +72,12 @@ export async function saved<T>(
 }
 
 /** A storage fault as a Failure (the manager's memory is already up to date). */
-export function storageFailure<T>(error: unknown): ServiceResult<T> {
+export function storageFailure<T>(
+  error: unknown,
+  what = "The session was applied but the session storage failed",
+): ServiceResult<T> {
   return failure({
-    message: `The session was applied but the session storage failed: ${
-      error instanceof Error ? error.name : String(error)
-    }`,
+    message: `${what}: ${error instanceof Error ? error.name : String(error)}`,
     category: "UNKNOWN",
     cause: error,
   });

@@ -242,8 +242,7 @@ export async function refreshTokenAndSaveSession(
 ): Promise<ServiceResult<Session>> {
   // The manager's own token goes through its single-flight refresh: two
   // grants with one refresh token would make the server see a reuse.
-  const s = manager.sessionState.value;
-  const held = s.kind === "Authenticated" ? s.session : s.kind === "Expired" ? s.lastSession : null;
+  const held = heldSession(manager);
   if (held !== null && held.refreshToken === refreshToken) return await manager.refreshSession();
   const r = await auth.refreshToken(refreshToken);
   return r.ok ? await saved(manager, r.value, r, AuthStateChangeEvent.TOKEN_REFRESHED) : r;

@@ -241,12 +241,7 @@ export async function signOutCurrentSession(
     succeedIfNoSession?: boolean;
   } = {},
 ): Promise<ServiceResult<void>> {
-  const state = manager.sessionState.value;
-  const session = state.kind === "Authenticated"
-    ? state.session
-    : state.kind === "Expired"
-    ? state.lastSession
-    : null;
+  const session = heldSession(manager);
   if (!session) return (options.succeedIfNoSession ?? true) ? success(undefined) : noSession();
   let r = await auth.signOut(session.accessToken, { scope: options.scope ?? SignOutScope.LOCAL });
   if (!r.ok && [401, 403, 404].includes(r.error.status ?? 0)) r = success(undefined);

@@ -14,6 +14,7 @@ import { MutableStateFlow, type StateFlow } from "../core/state_flow.ts";
 import { parseJwtClaims } from "../auth/jwt.ts";
 import { copySession } from "./_copy.ts";
 import { InMemorySessionStorage, type SessionStorage } from "./storage.ts";
+import { heldOf, storageFailure } from "./_held.ts";
 
 /**
  * Auth events delivered to `onAuthStateChange` listeners.
@@ -265,12 +266,7 @@ export class SessionManager {
 
   /** The refresh token of the live or lapsed session, or null. */
   #heldRefreshToken(): string | null {
-    const s = this.#state.value;
-    return s.kind === "Authenticated"
-      ? s.session.refreshToken
-      : s.kind === "Expired"
-      ? s.lastSession.refreshToken
-      : null;
+    return heldOf(this.#state.value)?.refreshToken ?? null;
   }
 
   #apply(session: Session): void {
@@ -313,19 +309,29 @@ export class SessionManager {
 
   /** Forgets the session: storage, base-client token, timers; emits SIGNED_OUT. */
   async clearSession(): Promise<void> {
+    this.#drop();
+    try {
+      await this.#serial(() => this.#storage.clear());
+    } finally {
+      this.#signedOut();
+    }
+  }
+
+  /** Ends what belongs to the held session: timer, pending refresh, retry count; later saves win. */
+  #drop(): void {
     this.#clearTimer();
     this.#failures = 0;
     this.#inflight = null;
     this.#epoch++;
     this.#generation++;
-    try {
-      await this.#serial(() => this.#storage.clear());
-    } finally {
-      this.#client.clearAccessToken();
-      const had = this.#state.value.kind !== "NotAuthenticated";
-      this.#state.value = { kind: "NotAuthenticated" };
-      if (had) this.#emit(AuthStateChangeEvent.SIGNED_OUT, null);
-    }
+  }
+
+  /** No session in memory: the client's token goes, and SIGNED_OUT when one was held. */
+  #signedOut(): void {
+    this.#client.clearAccessToken();
+    const had = this.#state.value.kind !== "NotAuthenticated";
+    this.#state.value = { kind: "NotAuthenticated" };
+    if (had) this.#emit(AuthStateChangeEvent.SIGNED_OUT, null);
   }
 
   /**
@@ -336,12 +342,7 @@ export class SessionManager {
    */
   refreshSession(): Promise<ServiceResult<Session>> {
     if (this.#inflight) return this.#inflight;
-    const s = this.#state.value;
-    const session = s.kind === "Authenticated"
-      ? s.session
-      : s.kind === "Expired"
-      ? s.lastSession
-      : null;
+    const session = heldOf(this.#state.value);
     if (!session) {
       return Promise.resolve(failure({ message: "No active session", category: "NO_SESSION" }));
     }
@@ -396,13 +397,7 @@ export class SessionManager {
       this.#schedule();
       this.#emit(AuthStateChangeEvent.TOKEN_REFRESHED, next);
       if (stored !== null) {
-        return failure({
-          message: `The session was refreshed but could not be stored: ${
-            stored instanceof Error ? stored.name : String(stored)
-          }`,
-          category: "UNKNOWN",
-          cause: stored,
-        });
+        return storageFailure(stored, "The session was refreshed but could not be stored");
       }
       return success(next);
     }
@@ -459,14 +454,8 @@ export class SessionManager {
       if (s.kind === "Loading") this.#state.value = { kind: "NotAuthenticated" };
       else if (!unreadable && s.kind !== "NotAuthenticated") {
         // Storage holds no session (signed out elsewhere): none is held here either.
-        this.#clearTimer();
-        this.#failures = 0;
-        this.#inflight = null;
-        this.#epoch++;
-        this.#generation++;
-        this.#client.clearAccessToken();
-        this.#state.value = { kind: "NotAuthenticated" };
-        this.#emit(AuthStateChangeEvent.SIGNED_OUT, null);
+        this.#drop();
+        this.#signedOut();
       } else if (unreadable && s.kind === "Authenticated") {
         return success(s.session); // a storage fault signs nobody out
       }
