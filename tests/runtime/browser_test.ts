@@ -80,6 +80,8 @@ Deno.test({
         "--remote-debugging-port=0",
         page,
       ],
+      // Chromium's own temp files go inside ours.
+      env: { TMPDIR: tmp },
       stdout: "null",
       stderr: "null",
     }).spawn();
@@ -103,10 +105,28 @@ Deno.test({
       assert.deepEqual(report.claims, { sub: session.user.id, alg: "ES256" });
       assert.equal(report.health.name, "GoTrue");
     } finally {
-      browser.kill("SIGKILL");
-      await browser.status;
+      await stopBrowser(browser);
       await server.close();
-      await Deno.remove(tmp, { recursive: true }).catch(() => {});
+      await Deno.remove(tmp, { recursive: true });
     }
   },
 });
+
+/**
+ * Stops Chromium the way a user would (SIGTERM), so that it ends its helper
+ * processes and removes its temp files; SIGKILL only if it does not exit
+ * within 10 s.
+ */
+async function stopBrowser(browser: Deno.ChildProcess): Promise<void> {
+  browser.kill("SIGTERM");
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const exited = await Promise.race([
+    browser.status.then(() => true),
+    new Promise<boolean>((r) => (timer = setTimeout(() => r(false), 10_000))),
+  ]);
+  clearTimeout(timer);
+  if (!exited) {
+    browser.kill("SIGKILL");
+    await browser.status;
+  }
+}

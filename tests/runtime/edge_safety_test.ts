@@ -34,6 +34,7 @@ Deno.test("importing every subpath under workerd runs no timer, draws no random 
         "unused-key",
       ],
       "READY",
+      { env: { TMPDIR: tmp } }, // miniflare's own temp dir goes inside ours
     );
     try {
       const base = /READY (\S+)/.exec(worker.output)?.[1];

@@ -26,12 +26,17 @@ Deno.test("the edge example runs in workerd: JWT verification, streamed upload, 
     stderr: "piped",
   }).output();
   assert.equal(bundle.code, 0, new TextDecoder().decode(bundle.stderr));
-  const worker = await spawnUntil("node", [
-    `${root}tests/runtime/workers/run_miniflare.mjs`,
-    `${tmp}/worker.js`,
-    server.url,
-    backend.apiKey,
-  ], "READY");
+  const worker = await spawnUntil(
+    "node",
+    [
+      `${root}tests/runtime/workers/run_miniflare.mjs`,
+      `${tmp}/worker.js`,
+      server.url,
+      backend.apiKey,
+    ],
+    "READY",
+    { env: { TMPDIR: tmp } },
+  ); // miniflare's own temp dir goes inside ours
   try {
     const base = /READY (\S+)/.exec(worker.output)?.[1];
     assert.ok(base, `miniflare did not start: ${worker.output}`);
