@@ -91,7 +91,7 @@ export class BaseClient implements TransportContext {
       );
     }
     this.url = (parsed.origin + parsed.pathname).replace(/\/+$/, "");
-    this.#apiKey = apiKey;
+    this.#apiKey = apiKey.trim(); // as Headers would send it
     this.#fetch = options.fetch;
     this.headers = Object.freeze({ ...options.headers });
     this.timeout = timeout;
@@ -149,6 +149,16 @@ export class BaseClient implements TransportContext {
    */
   toString(): string {
     return masked.replace("url", () => `url: ${this.url}`); // no `$&` patterns from the URL
+  }
+
+  /**
+   * The rendering of {@linkcode BaseClient.toString} for `JSON.stringify`:
+   * client-wide headers can hold credentials (`Authorization`).
+   *
+   * @returns The rendering.
+   */
+  toJSON(): string {
+    return this.toString();
   }
 
   /**

@@ -99,6 +99,8 @@ export async function sha256(
   );
 }
 
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
 /**
  * Compares two strings or byte arrays in time that depends only on their
  * lengths, not on where they differ.
@@ -118,12 +120,21 @@ export function timingSafeEqual(
   a: string | Uint8Array,
   b: string | Uint8Array,
 ): boolean {
-  const x = typeof a === "string" ? utf8Encode(a) : a;
-  const y = typeof b === "string" ? utf8Encode(b) : b;
+  // Two strings compare by UTF-16 code units: UTF-8 would turn every lone surrogate into U+FFFD.
+  const both = typeof a === "string" && typeof b === "string";
+  const unit = (v: string | Uint8Array, i: number): number =>
+    typeof v === "string" ? v.charCodeAt(i) : v[i];
+  const x = both || typeof a !== "string" ? a : utf8Encode(a);
+  const y = both || typeof b !== "string" ? b : utf8Encode(b);
   const n = Math.max(x.length, y.length);
-  let diff = x.length ^ y.length;
+  // A string that is not well-formed equals no byte sequence.
+  let diff = (x.length ^ y.length) |
+    (!both && (a !== x && LONE_SURROGATE.test(a as string) ||
+        b !== y && LONE_SURROGATE.test(b as string))
+      ? 1
+      : 0);
   for (let i = 0; i < n; i++) {
-    diff |= (x[i % (x.length || 1)] ?? 0) ^ (y[i % (y.length || 1)] ?? 0);
+    diff |= (unit(x, i % (x.length || 1)) || 0) ^ (unit(y, i % (y.length || 1)) || 0);
   }
   return diff === 0;
 }

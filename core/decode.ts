@@ -7,6 +7,7 @@
  * @module
  */
 
+import { describeThrown } from "./_thrown.ts";
 import { failure, type ServiceResult, success } from "./result.ts";
 
 /** A JSON object. */
@@ -293,7 +294,7 @@ export function decodeResult<T, U>(
   try {
     return success(decode(result.value));
   } catch (error) {
-    const detail = error instanceof Error ? error.message : String(error);
+    const detail = describeThrown(error);
     return failure({
       message: `Cannot decode the response: ${detail}`,
       category: "DECODE",

@@ -5,6 +5,7 @@
  * @module
  */
 
+import { describeThrown } from "./_thrown.ts";
 import { type ErrorCategory, ServiceError } from "./result.ts";
 import { parseRetryAfter } from "./retry.ts";
 
@@ -73,7 +74,9 @@ export function redactSecrets(
   secrets: ReadonlyArray<string | null | undefined>,
 ): string {
   let out = text;
-  for (const secret of secrets) {
+  for (const raw of secrets) {
+    // Headers drop surrounding whitespace, so the value on the wire (and echoed back) is trimmed.
+    const secret = raw?.trim();
     if (secret && secret.length >= 8) out = out.split(secret).join("***");
   }
   // Anything shaped like a JWT is a token whatever its origin.
@@ -85,9 +88,13 @@ export function redactSecrets(
 
 /**
  * An error fit to keep as a `cause`: the error itself when no secret shows
- * in its message, its stack or its causes, else a copy (same `name`) with
- * them redacted by {@linkcode redactSecrets}. Runtimes put the request URL,
- * query included, in network errors, and a printed error shows its causes.
+ * in its message, its stack or its causes and it has no other own
+ * properties, else a copy (same `name`) with them redacted by
+ * {@linkcode redactSecrets} and the other properties (a request init and its
+ * headers) left out. Runtimes put the request URL, query included, in
+ * network errors, and a printed error shows its causes. A thrown object that
+ * is not an `Error` becomes its redacted text; causes more than 4 deep are
+ * dropped.
  *
  * @example Redacting a cause
  * ```ts
@@ -99,7 +106,7 @@ export function redactSecrets(
  *
  * @param error The error.
  * @param secrets The values to hide.
- * @param depth How many causes deep this error is (causes past 4 are kept as they are).
+ * @param depth How many causes deep this error is (causes past 4 are dropped).
  * @returns The error, or a redacted copy.
  */
 export function redactCause(
@@ -108,16 +115,44 @@ export function redactCause(
   depth = 0,
 ): unknown {
   if (typeof error === "string") return redactSecrets(error, secrets);
-  if (!(error instanceof Error) || depth > 4) return error;
+  if (error === null || (typeof error !== "object" && typeof error !== "function")) return error;
+  if (depth > 4) return undefined;
+  if (!(error instanceof Error)) {
+    // An object may hold anything (a request init with its headers): keep only a redacted text.
+    return redactSecrets(describeThrown(error), secrets);
+  }
   const { message, stack, cause } = error;
   const copy = new Error(
     redactSecrets(message, secrets),
     cause === undefined ? undefined : { cause: redactCause(cause, secrets, depth + 1) },
   );
   copy.stack = stack && redactSecrets(stack, secrets);
-  if (copy.message === message && copy.stack === stack && copy.cause === cause) return error;
+  // Own properties beyond these (`options`, `request`, `config`) can hold headers: drop them.
+  const plain = Object.keys(error).every((k) => k === "cause" || k === "name" || k === "code");
+  if (plain && copy.message === message && copy.stack === stack && copy.cause === cause) {
+    return error;
+  }
   copy.name = error.name;
   return copy;
+}
+
+/**
+ * Masks a secret cut off at the end of a truncated text: its full form is
+ * redacted by {@linkcode redactSecrets}, but a prefix of at least 4
+ * characters left by the cut would still show.
+ */
+function redactCutSecret(
+  text: string,
+  secrets: ReadonlyArray<string | null | undefined>,
+): string {
+  for (const raw of secrets) {
+    const secret = raw?.trim();
+    if (!secret || secret.length < 8) continue;
+    for (let k = Math.min(secret.length - 1, text.length); k >= 4; k--) {
+      if (text.endsWith(secret.slice(0, k))) return `${text.slice(0, -k)}***`;
+    }
+  }
+  return text;
 }
 
 /** GoTrue's `weak_password.reasons` (`length`, `characters`, `pwned`) as details text. */
@@ -191,7 +226,7 @@ export function errorFromResponse(
   let details: string | null = null;
   let hint: string | null = null;
   let parsed: unknown = undefined;
-  const trimmed = body.trim();
+  const trimmed = (parts.truncated ? redactCutSecret(body, secrets) : body).trim();
   if (trimmed.startsWith("{") && !parts.truncated) {
     try {
       parsed = JSON.parse(trimmed);

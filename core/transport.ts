@@ -8,6 +8,7 @@
  */
 
 import { errorFromResponse, redactCause, redactSecrets } from "./http_error.ts";
+import { describeThrown } from "./_thrown.ts";
 import { encodeQuery, type QueryInit } from "./query.ts";
 import { failure, type ServiceResult, success } from "./result.ts";
 import { backoffDelay, parseRetryAfter, RETRYABLE_STATUSES, type RetryPolicy } from "./retry.ts";
@@ -225,7 +226,7 @@ function headerRecord(
   const mode = req.credentials ?? "token";
   if (mode !== "none") {
     headers.apikey = ctx.apiKey;
-    const explicit = req.accessToken && req.accessToken.trim() !== "" ? req.accessToken : null;
+    const explicit = req.accessToken?.trim() || null;
     const bearer = mode === "apikey" ? ctx.apiKey : explicit ?? ctx.accessToken ?? ctx.apiKey;
     headers.authorization = `Bearer ${bearer}`;
   }
@@ -515,6 +516,14 @@ function start(
       ),
     );
   }
+  const cap = req.maxBodyBytes;
+  if (cap !== undefined && !(Number.isSafeInteger(cap) && cap >= 0)) {
+    return Promise.reject(
+      new RangeError(
+        `Cannot send the request as 'maxBodyBytes' must be a non-negative integer: current value is ${cap}`,
+      ),
+    );
+  }
   if (req.signal?.aborted) return Promise.resolve(abortFailure("cancelled", timeout));
   let url: string | undefined;
   try {
@@ -527,7 +536,7 @@ function start(
   } catch (error) {
     // A query value that cannot be encoded (a lone surrogate) or a value JSON
     // cannot hold (a BigInt, a cycle) is the caller's input.
-    const message = error instanceof Error ? error.message : String(error);
+    const message = describeThrown(error);
     return Promise.resolve(failure({
       message: url === undefined
         ? message
@@ -549,7 +558,7 @@ function networkFailure(
   error: unknown,
   secrets: ReadonlyArray<string | null | undefined>,
 ): AttemptResult {
-  const detail = error instanceof Error ? error.message : String(error);
+  const detail = describeThrown(error);
   return {
     kind: "failed",
     failure: failure({
@@ -699,6 +708,9 @@ async function attemptOnce(
         );
       }
       return networkFailure("Network error", error, secrets);
+    }
+    if (typeof response?.status !== "number" || typeof response.headers?.get !== "function") {
+      return refused("The fetch function resolved something other than a Response", "NETWORK");
     }
     if (req.redirect !== undefined || !REDIRECTS.has(response.status)) break;
     const location = response.headers.get("location");

@@ -32,7 +32,12 @@ export function cleanColumns(columns: string): string {
   if (!/[\s"]/.test(columns)) return columns;
   let quoted = false;
   let out = "";
-  for (const ch of columns) {
+  for (let i = 0; i < columns.length; i++) {
+    const ch = columns[i];
+    if (quoted && ch === "\\") {
+      out += ch + (columns[++i] ?? ""); // an escaped character, `\"` included, stays as is
+      continue;
+    }
     if (ch === '"') quoted = !quoted;
     if (!quoted && /\s/.test(ch)) continue;
     out += ch;

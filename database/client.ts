@@ -395,7 +395,7 @@ export class DatabaseClient {
     if (cols && cols.length > 0) {
       pairs.push([
         "columns",
-        cols.map((c) => `"${c.replace(/"/g, '\\"')}"`).join(","),
+        cols.map((c) => `"${c.replace(/["\\]/g, "\\$&")}"`).join(","),
       ]);
     }
     if (options.upsert && options.onConflict) {

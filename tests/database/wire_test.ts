@@ -308,3 +308,13 @@ Deno.test("GET RPC arguments: Dates as JSON text, an object form for rpcGet, uns
     { name: "TypeError", message: /'params' is not JSON/ },
   );
 });
+
+Deno.test('column names are escaped in columns=: a backslash as \\\\, a quote as \\"; select keeps escapes inside quotes', async () => {
+  const { db, rec } = makeDb(() => jsonResponse([], { status: 201 }));
+  await db.insert("t", JSON.stringify([{ "a\\": 1, 'q"': 2 }, { b: 3 }]));
+  assert.equal(q(rec.last.url, "columns"), '"a\\\\","q\\"","b"');
+  await db.insert("t", "[]", { columns: ["x\\", "y"] });
+  assert.equal(q(rec.last.url, "columns"), '"x\\\\","y"');
+  await db.select("t", { columns: 'id, "a\\" b" , c' });
+  assert.equal(q(rec.last.url, "select"), 'id,"a\\" b",c');
+});

@@ -1,0 +1,16 @@
+/** Internal: a thrown value as text. */
+
+/**
+ * A thrown value as text, whatever it is: `String()` throws for objects
+ * without a prototype or with a throwing `toString`.
+ *
+ * @param error The thrown value.
+ * @returns Its message or rendering.
+ */
+export function describeThrown(error: unknown): string {
+  try {
+    return error instanceof Error ? error.message : String(error);
+  } catch {
+    return Object.prototype.toString.call(error);
+  }
+}

@@ -1,0 +1,152 @@
+// Secrets that reach the transport in unusual shapes never leave it, and odd
+// values thrown or returned by a custom fetch become clear failures.
+import assert from "node:assert/strict";
+import { createBaseClient } from "../../core/client.ts";
+import { timingSafeEqual } from "../../core/crypto.ts";
+import { redactCause } from "../../core/http_error.ts";
+import { MAX_ERROR_BODY_BYTES } from "../../core/transport.ts";
+import { createStorageClient } from "../../storage/client.ts";
+
+const BASE = "https://project.example";
+const KEY = "sb_secret_ZXCVBNMASDFGHJKLQWERTYUIOP1234";
+const TOKEN = "opaque-user-token-0123456789abcdef";
+
+/** Everything a failure shows: its rendering, its inspection and its JSON. */
+function shown(value: unknown): string {
+  return `${String(value)}\n${Deno.inspect(value, { depth: 20, showHidden: true })}\n${
+    JSON.stringify(value, (_k, v) => v instanceof Error ? { ...v, m: v.message, s: v.stack } : v)
+  }`;
+}
+
+Deno.test("a key or token with surrounding whitespace is redacted as the trimmed value it goes out as", async () => {
+  const echo: typeof fetch = (_u, init) => {
+    const h = new Headers(init!.headers);
+    return Promise.resolve(
+      new Response(
+        JSON.stringify({ message: `Invalid: ${h.get("apikey")} ${h.get("authorization")}` }),
+        { status: 401 },
+      ),
+    );
+  };
+  const c = createBaseClient(BASE, `${KEY}\n`, { fetch: echo });
+  const r = await c.request({ area: "rest", path: "/t", accessToken: ` ${TOKEN}\r\n` });
+  assert.equal(r.ok, false);
+  const text = shown(r);
+  assert.ok(text.includes("Invalid: *** Bearer ***"), text);
+  assert.ok(!text.includes(KEY) && !text.includes(TOKEN));
+  const viaHeader = createBaseClient(BASE, KEY, {
+    fetch: echo,
+    headers: { authorization: `Bearer ${TOKEN}  ` },
+  });
+  assert.ok(!shown(await viaHeader.request({ area: "rest", path: "/t" })).includes(TOKEN));
+});
+
+Deno.test("JSON.stringify of a client (or a service client holding it) shows no credential header", () => {
+  const c = createBaseClient(BASE, KEY, {
+    headers: { Authorization: `Bearer ${TOKEN}` },
+    accessToken: TOKEN,
+  });
+  for (const v of [c, createStorageClient(c), { nested: c }]) {
+    const json = JSON.stringify(v);
+    assert.ok(!json.includes(TOKEN) && !json.includes(KEY), json);
+    assert.ok(json.includes(BASE));
+  }
+});
+
+Deno.test("a thrown error's other properties (request init, headers) never reach the cause", async () => {
+  const throwers: Array<(init: RequestInit) => unknown> = [
+    (init) => Object.assign(new TypeError("fetch failed"), { options: init }),
+    (init) => Object.assign(new TypeError("fetch failed"), { request: new Request(BASE, init) }),
+    () => ({ message: "x", apikey: KEY }),
+    () => new Error("outer", { cause: { headers: { apikey: KEY } } }),
+  ];
+  for (const make of throwers) {
+    const c = createBaseClient(BASE, KEY, {
+      retry: { maxAttempts: 1 },
+      fetch: (_u, init) => Promise.reject(make(init!)),
+    });
+    const r = await c.request({ area: "rest", path: "/t", accessToken: TOKEN });
+    assert.equal(r.ok, false);
+    assert.equal(r.error!.category, "NETWORK");
+    const text = shown(r);
+    assert.ok(!text.includes(KEY) && !text.includes(TOKEN), text);
+  }
+  // A plain error is kept as it is; causes deeper than 4 are dropped, not kept unredacted.
+  const plain = new TypeError("fetch failed");
+  assert.equal(redactCause(plain, [KEY]), plain);
+  let deep: Error = new Error(`deepest ${KEY}`);
+  for (let i = 0; i < 6; i++) deep = new Error(`level ${i}`, { cause: deep });
+  assert.ok(!shown(redactCause(deep, [KEY])).includes(KEY));
+});
+
+Deno.test("an error body cut at the cap shows no prefix of a secret cut with it", async () => {
+  for (const kept of [4, 12, 30, KEY.length - 1]) {
+    const body = " ".repeat(MAX_ERROR_BODY_BYTES - kept) + KEY + " trailing";
+    const c = createBaseClient(BASE, KEY, {
+      retry: { maxAttempts: 1 },
+      fetch: () => Promise.resolve(new Response(body, { status: 500 })),
+    });
+    const r = await c.request({ area: "rest", path: "/t" });
+    assert.equal(r.ok, false);
+    assert.ok(!r.error!.message.includes(KEY.slice(0, 4)), `${kept}: ${r.error!.message}`);
+    assert.ok(r.error!.message.endsWith("***…"), r.error!.message);
+  }
+});
+
+Deno.test("a fetch that throws an unprintable value or resolves no Response gives a NETWORK failure", async () => {
+  const odd: Array<() => Promise<Response>> = [
+    () => Promise.reject(Object.create(null)),
+    () =>
+      Promise.reject({
+        toString() {
+          throw new Error("no rendering");
+        },
+      }),
+    () => Promise.resolve(undefined as unknown as Response),
+    () => Promise.resolve({} as Response),
+  ];
+  for (const fetch of odd) {
+    const c = createBaseClient(BASE, KEY, { retry: { maxAttempts: 1 }, fetch });
+    const r = await c.request({ area: "rest", path: "/t" });
+    assert.equal(r.ok, false);
+    assert.equal(r.error!.category, "NETWORK", String(r.error));
+  }
+  // A body stream that errors with an unprintable value.
+  const broken = createBaseClient(BASE, KEY, {
+    retry: { maxAttempts: 1 },
+    fetch: () =>
+      Promise.resolve(
+        new Response(
+          new ReadableStream({
+            pull: (ctl) => ctl.error(Object.create(null)),
+          }),
+        ),
+      ),
+  });
+  const r = await broken.request({ area: "rest", path: "/t" });
+  assert.equal(r.errorOrNull()?.category, "NETWORK");
+});
+
+Deno.test("maxBodyBytes must be a non-negative integer", async () => {
+  const c = createBaseClient(BASE, KEY, {
+    fetch: () => Promise.resolve(new Response("[]")),
+  });
+  for (const bad of [-1, Number.NaN, 1.5, Infinity]) {
+    await assert.rejects(
+      () => c.request({ area: "rest", path: "/t", maxBodyBytes: bad }),
+      (e: Error) => e instanceof RangeError && e.message.includes("'maxBodyBytes'"),
+    );
+  }
+  const ok = await c.request({ area: "rest", path: "/t", maxBodyBytes: 2 });
+  assert.deepEqual(ok.ok && ok.value.body, []);
+});
+
+Deno.test("timingSafeEqual tells lone surrogates apart", () => {
+  assert.equal(timingSafeEqual("\ud800", "\udbff"), false);
+  assert.equal(timingSafeEqual("a\ud800", "a\ufffd"), false);
+  assert.equal(timingSafeEqual("\ud800", new TextEncoder().encode("\ufffd")), false);
+  assert.equal(timingSafeEqual("😀x", "😀x"), true);
+  assert.equal(timingSafeEqual("é", new TextEncoder().encode("é")), true);
+  assert.equal(timingSafeEqual("", ""), true);
+  assert.equal(timingSafeEqual("", "a"), false);
+});
