@@ -427,7 +427,9 @@ export class SessionManager {
 
   /**
    * Loads the stored session; an expired one is refreshed, and stays
-   * `Expired` when that is not possible now.
+   * `Expired` when that is not possible now. With auto-refresh on, a live
+   * session already within `refreshBufferSeconds` of expiry is refreshed
+   * before this resolves (the stored one is returned if that fails for now).
    *
    * @returns The session, or why not.
    */
@@ -467,8 +469,15 @@ export class SessionManager {
       return this.refreshSession();
     }
     this.#apply(stored);
-    this.#schedule();
     this.#emit(AuthStateChangeEvent.SIGNED_IN, stored);
+    if (this.#autoRefresh && !this.#disposed && this.#refreshDueIn(stored) <= 0) {
+      // Due now: refresh before answering, not from a timer that fires after a server has
+      // sent its response (and with it the cookies the refresh would have written).
+      const refreshed = await this.refreshSession();
+      const current = this.currentSession;
+      return refreshed.ok || !current ? refreshed : success(current);
+    }
+    this.#schedule();
     return success(stored);
   }
 
@@ -546,11 +555,15 @@ export class SessionManager {
     }
     const session = this.currentSession;
     if (!session || session.refreshToken.trim() === "") return this.#clearTimer();
+    this.#setTimer(this.#refreshDueIn(session), () => void this.refreshSession());
+  }
+
+  /** Milliseconds until `session` is due for refresh (zero or less: now). */
+  #refreshDueIn(session: Session): number {
     // The buffer never exceeds half the token's lifetime: a server issuing
     // tokens shorter than the buffer gets refreshes at half-life, not a loop.
     const buffer = Math.min(this.#buffer * 1000, Math.max(0, session.expiresIn) * 500);
-    const due = this.#expiresAtMs(session) - buffer - Date.now();
-    this.#setTimer(due, () => void this.refreshSession());
+    return this.#expiresAtMs(session) - buffer - Date.now();
   }
 }
 

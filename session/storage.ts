@@ -329,6 +329,14 @@ export interface CookieOptions {
   httpOnly?: boolean;
   /** Largest cookie value before chunking. Default 3180 characters. */
   chunkSize?: number;
+  /**
+   * Most chunks a session may take. Default: as many as fit in 12,720
+   * characters (4 of the default size, about 12.4 KiB), since servers
+   * refuse requests whose headers grow past their limit (Node 16 KiB in all,
+   * nginx 8 KiB per header line), which would lock the user out of the site.
+   * A session that needs more makes `save` throw a `RangeError`.
+   */
+  maxChunks?: number;
 }
 
 /**
@@ -355,7 +363,10 @@ function parseCookies(header: string | null): Map<string, string> {
  * Session storage for server rendering: reads the session from a request's
  * `Cookie` header and collects `Set-Cookie` headers to write on the
  * response. Sessions larger than one cookie allows are split into chunks
- * (`name.0`, `name.1`, ...); stale chunks are deleted.
+ * (`name.0`, `name.1`, ... up to `maxChunks`); every save or clear deletes
+ * each session cookie name it does not write, so the last response's
+ * cookies are the whole session. For a per-request session manager, pass
+ * `autoRefresh: false` and call `dispose()` once the response is built.
  *
  * @example In a request handler
  * ```ts
@@ -395,6 +406,8 @@ export class CookieSessionStorage implements SessionStorage {
       secure: options.secure ?? true,
       httpOnly: options.httpOnly ?? true,
       chunkSize: options.chunkSize ?? 3180,
+      // About 12.4 KiB in all, whatever the chunk size.
+      maxChunks: options.maxChunks ?? Math.max(1, Math.floor(12_720 / (options.chunkSize ?? 3180))),
     };
     const o = this.#o;
     if (!/^[!#$%&'*+\-.^_`|~0-9A-Za-z]{1,200}$/.test(o.name)) {
@@ -417,14 +430,31 @@ export class CookieSessionStorage implements SessionStorage {
         `Cannot store cookies as 'domain' must be a host name: current value is ${o.domain}`,
       );
     }
-    if (!Number.isSafeInteger(o.maxAge) || o.maxAge < 0) {
+    // Max-Age=0 deletes the cookie at once: every save would be lost.
+    if (!Number.isSafeInteger(o.maxAge) || o.maxAge <= 0) {
       throw new RangeError(
-        `Cannot store cookies as 'maxAge' must be a non-negative integer of seconds: current value is ${o.maxAge}`,
+        `Cannot store cookies as 'maxAge' must be a positive integer of seconds: current value is ${o.maxAge}`,
       );
     }
     if (o.sameSite === "None" && !o.secure) {
       throw new RangeError(
         "Cannot store cookies as SameSite=None requires 'secure' (browsers drop them)",
+      );
+    }
+    // Browsers drop prefixed cookies that break the prefix's rules.
+    if (/^__(?:Secure|Host)-/i.test(o.name) && !o.secure) {
+      throw new RangeError(
+        `Cannot store cookies as a '__Secure-' or '__Host-' name requires 'secure': current name is ${o.name}`,
+      );
+    }
+    if (/^__Host-/i.test(o.name) && (o.domain !== undefined || o.path !== "/")) {
+      throw new RangeError(
+        `Cannot store cookies as a '__Host-' name requires path '/' and no domain: current name is ${o.name}`,
+      );
+    }
+    if (!Number.isSafeInteger(o.maxChunks) || o.maxChunks < 1 || o.maxChunks > 50) {
+      throw new RangeError(
+        `Cannot store cookies as 'maxChunks' must be an integer from 1 to 50: current value is ${o.maxChunks}`,
       );
     }
     // Browsers keep a cookie of at most 4096 bytes, name and attributes included.
@@ -449,11 +479,21 @@ export class CookieSessionStorage implements SessionStorage {
     return c;
   }
 
-  #existingChunks(): string[] {
-    const prefix = `${this.#o.name}.`;
-    return [...this.#incoming.keys()].filter((k) =>
-      k === this.#o.name || (k.startsWith(prefix) && /^\d+$/.test(k.slice(prefix.length)))
-    );
+  /**
+   * Every name the session may use: the bare name, each chunk name up to
+   * `maxChunks`, and any other chunk name the request sent. A save or a
+   * clear deletes all it does not write, whatever this request carried, so
+   * concurrent responses cannot leave a mix of two sessions' chunks.
+   */
+  #allNames(): string[] {
+    const { name, maxChunks } = this.#o;
+    const names = new Set([name]);
+    for (let i = 0; i < maxChunks; i++) names.add(`${name}.${i}`);
+    const prefix = `${name}.`;
+    for (const k of this.#incoming.keys()) {
+      if (k.startsWith(prefix) && /^\d+$/.test(k.slice(prefix.length))) names.add(k);
+    }
+    return [...names];
   }
 
   /**
@@ -463,14 +503,17 @@ export class CookieSessionStorage implements SessionStorage {
    */
   save(session: Session): void {
     const value = encodeComponent(serializeSession(session));
-    const size = this.#o.chunkSize;
+    const { chunkSize: size, maxChunks, name } = this.#o;
     const chunks: string[] = [];
     for (let i = 0; i < value.length; i += size) chunks.push(value.slice(i, i + size));
-    const names = chunks.length === 1
-      ? [this.#o.name]
-      : chunks.map((_, i) => `${this.#o.name}.${i}`);
+    if (chunks.length > maxChunks) {
+      throw new RangeError(
+        `Cannot store the session in cookies as it needs ${chunks.length} chunks and 'maxChunks' is ${maxChunks}: keep less user metadata, or raise 'maxChunks' if every server in front allows larger Cookie headers`,
+      );
+    }
+    const names = chunks.length === 1 ? [name] : chunks.map((_, i) => `${name}.${i}`);
     this.#outgoing = names.map((n, i) => this.#cookie(n, chunks[i], this.#o.maxAge));
-    for (const stale of this.#existingChunks()) {
+    for (const stale of this.#allNames()) {
       if (!names.includes(stale)) this.#outgoing.push(this.#cookie(stale, "", 0));
     }
     this.#current = session;
@@ -483,10 +526,10 @@ export class CookieSessionStorage implements SessionStorage {
    */
   load(): Session | null {
     if (this.#current !== undefined) return this.#current;
-    const single = this.#incoming.get(this.#o.name);
+    const single = this.#incoming.get(this.#o.name) || undefined; // an empty one is a deletion
     let raw = single ?? "";
     if (single === undefined) {
-      for (let i = 0;; i++) {
+      for (let i = 0; i < Math.max(this.#o.maxChunks, 50); i++) {
         const part = this.#incoming.get(`${this.#o.name}.${i}`);
         if (part === undefined) break;
         raw += part;
@@ -501,7 +544,7 @@ export class CookieSessionStorage implements SessionStorage {
 
   /** Queues headers that delete every session cookie. */
   clear(): void {
-    this.#outgoing = this.#existingChunks().map((n) => this.#cookie(n, "", 0));
+    this.#outgoing = this.#allNames().map((n) => this.#cookie(n, "", 0));
     this.#current = null;
   }
 

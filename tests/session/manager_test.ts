@@ -3,6 +3,7 @@ import { createAuthClient, decodeSession } from "../../auth/mod.ts";
 import { createBaseClient } from "../../core/client.ts";
 import {
   AuthStateChangeEvent,
+  CookieSessionStorage,
   createSessionManager,
   InMemorySessionStorage,
   KeyValueSessionStorage,
@@ -11,6 +12,8 @@ import {
 } from "../../session/mod.ts";
 import { jsonResponse, type RecordedRequest, recordingFetch } from "../support/recording_fetch.ts";
 import { BASE, KEY, sessionJson, withClock } from "./_helpers.ts";
+
+const nowS = () => Math.floor(Date.now() / 1000);
 
 /** A GoTrue stand-in: refresh grants rotate tokens; a script can inject faults. */
 function gotrue(fault?: (req: RecordedRequest, n: number) => Response | null) {
@@ -317,3 +320,41 @@ Deno.test("a truncated 200 is never persisted, and a refresh that never answers 
     );
     m.dispose();
   }));
+
+Deno.test("a restored session already due for refresh is refreshed before initialize resolves (server rendering)", async () => {
+  const g = gotrue();
+  // A request's cookie holds a session with 30 s left, inside the 60 s buffer.
+  const before = new CookieSessionStorage(null);
+  before.save(decodeSession(sessionJson(1, { expires_in: 3600, expires_at: nowS() + 30 })));
+  const cookie = before.setCookieHeaders().map((c) => c.split(";")[0]).join("; ");
+  const storage = new CookieSessionStorage(cookie);
+  const m = createSessionManager(g.auth, g.client, { storage });
+  const r = await m.initialize();
+  // Everything the response needs is known once initialize resolves.
+  assert.equal(g.grants(), 1);
+  assert.equal(r.getOrThrow().accessToken, "access-2");
+  assert.ok(
+    storage.setCookieHeaders().some((c) => c.startsWith("fb-session=") && !/Max-Age=0/.test(c)),
+  );
+  m.dispose();
+
+  // A refresh that fails for now keeps the still-live stored session.
+  const down = gotrue(() => new Response("", { status: 503 }));
+  const m2 = createSessionManager(down.auth, down.client, {
+    storage: new CookieSessionStorage(cookie),
+  });
+  const r2 = await m2.initialize();
+  assert.equal(r2.getOrThrow().accessToken, "access-1");
+  assert.equal(m2.sessionState.value.kind, "Authenticated");
+  m2.dispose();
+
+  // Outside the buffer, or without auto-refresh, nothing is sent.
+  const calm = gotrue();
+  const m3 = createSessionManager(calm.auth, calm.client, {
+    storage: new CookieSessionStorage(cookie),
+    autoRefresh: false,
+  });
+  assert.equal((await m3.initialize()).getOrThrow().accessToken, "access-1");
+  assert.equal(calm.grants(), 0);
+  m3.dispose();
+});

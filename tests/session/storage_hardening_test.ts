@@ -105,6 +105,13 @@ Deno.test("cookie options that browsers would drop are refused at once", () => {
       { sameSite: "None" as const, secure: false },
       { name: "x".repeat(300) },
       { name: "bad name" },
+      { maxAge: 0 },
+      { name: "__Host-s", domain: "example.com" },
+      { name: "__Host-s", path: "/app" },
+      { name: "__Host-s", secure: false },
+      { name: "__Secure-s", secure: false },
+      { maxChunks: 0 },
+      { maxChunks: 2.5 },
     ]
   ) {
     assert.throws(
@@ -114,6 +121,79 @@ Deno.test("cookie options that browsers would drop are refused at once", () => {
     );
   }
   assert.ok(new CookieSessionStorage(null, { sameSite: "None", secure: true }));
+  assert.ok(new CookieSessionStorage(null, { name: "__Host-s" }));
+  assert.ok(new CookieSessionStorage(null, { name: "__Secure-s", domain: "example.com" }));
+});
+
+/** The cookie jar a browser keeps after applying `Set-Cookie` headers in order. */
+function apply(jar: Map<string, string>, setCookies: string[]): void {
+  for (const c of setCookies) {
+    const [pair] = c.split(";");
+    const eq = pair.indexOf("=");
+    if (/Max-Age=0(?:;|$)/.test(c)) jar.delete(pair.slice(0, eq));
+    else jar.set(pair.slice(0, eq), pair.slice(eq + 1));
+  }
+}
+const header = (jar: Map<string, string>) => [...jar].map(([k, v]) => `${k}=${v}`).join("; ");
+const withBio = (refresh: string, bio: number) =>
+  decodeSession({
+    access_token: "header.payload.signature",
+    refresh_token: refresh,
+    expires_in: 3600,
+    user: { id: "u1", user_metadata: { bio: "b".repeat(bio) } },
+  });
+
+Deno.test("concurrent responses cannot leave two sessions' chunks mixed: the last response wins whole", () => {
+  for (
+    const [first, second] of [
+      [3000, 1500], // three chunks, then two: chunk .2 of the first must go
+      [10, 1500], // one bare cookie, then chunks: the bare one must go
+      [1500, 10], // chunks, then a bare cookie: the chunks must go
+    ]
+  ) {
+    const jar = new Map<string, string>();
+    apply(
+      jar,
+      (() => {
+        const s = new CookieSessionStorage(null, { chunkSize: 1000 });
+        s.save(withBio("refresh-0", 2500));
+        return s.setCookieHeaders();
+      })(),
+    );
+    // Two requests carrying the same cookies; their responses arrive in order.
+    const a = new CookieSessionStorage(header(jar), { chunkSize: 1000 });
+    const b = new CookieSessionStorage(header(jar), { chunkSize: 1000 });
+    a.save(withBio("refresh-a", first));
+    b.save(withBio("refresh-b", second));
+    apply(jar, a.setCookieHeaders());
+    apply(jar, b.setCookieHeaders());
+    const loaded = new CookieSessionStorage(header(jar), { chunkSize: 1000 }).load();
+    assert.equal(loaded?.refreshToken, "refresh-b", `${first} then ${second}: ${[...jar.keys()]}`);
+  }
+  // A clear from a request that carried only some of the cookies still deletes them all.
+  const jar = new Map<string, string>();
+  const s = new CookieSessionStorage(null, { chunkSize: 1000 });
+  s.save(withBio("refresh-0", 2500));
+  apply(jar, s.setCookieHeaders());
+  const partial = new CookieSessionStorage("other=1", { chunkSize: 1000 });
+  partial.clear();
+  apply(jar, partial.setCookieHeaders());
+  assert.deepEqual([...jar.keys()], []);
+});
+
+Deno.test("a session that needs more than maxChunks cookies is refused instead of locking the user out", () => {
+  const s = new CookieSessionStorage(null);
+  assert.throws(
+    () => s.save(withBio("r", 40_000)),
+    (e: Error) =>
+      e instanceof RangeError && /needs \d+ chunks and 'maxChunks' is 4/.test(e.message),
+  );
+  assert.deepEqual(s.setCookieHeaders(), [], "nothing queued");
+  const roomy = new CookieSessionStorage(null, { maxChunks: 20 });
+  roomy.save(withBio("r", 40_000));
+  const jar = new Map<string, string>();
+  apply(jar, roomy.setCookieHeaders());
+  assert.equal(new CookieSessionStorage(header(jar), { maxChunks: 20 }).load()?.refreshToken, "r");
 });
 
 Deno.test("Web Storage that refuses writes does not fail a sign-in", async () => {

@@ -117,9 +117,11 @@ Deno.test("cookie storage round-trips through real Request/Response objects, chu
   next.save(small);
   const headers = next.setCookieHeaders();
   assert.ok(headers.some((h) => h.startsWith("fb-session=") && !h.includes("Max-Age=0")));
-  assert.ok(
-    headers.filter((h) => /^fb-session\.\d+=; .*Max-Age=0/.test(h)).length === setCookies.length,
-  );
+  const written = setCookies.filter((c) => !/Max-Age=0/.test(c)).map((c) => c.split("=")[0]);
+  assert.ok(written.length > 1);
+  for (const name of written) {
+    assert.ok(headers.some((h) => h.startsWith(`${name}=; `) && /Max-Age=0/.test(h)), name);
+  }
   next.clear();
   assert.ok(next.setCookieHeaders().every((h) => /Max-Age=0/.test(h)));
   assert.equal(next.load(), null);
