@@ -14,8 +14,11 @@ export const OAUTH_STATE_BYTES = 32;
 
 /**
  * Generates a random opaque OAuth `state` from the secure random generator.
- * Pass it through `queryParams` under the key `state` and keep it until the
- * redirect comes back.
+ * Put it in the query of `redirectTo` (`https://app.example/cb?state=...`)
+ * and keep it until the redirect comes back: GoTrue keeps that query and adds
+ * its `code`. Never pass it in `queryParams`: GoTrue hands those to the
+ * provider, where a `state` would replace GoTrue's own (the URL builders
+ * refuse it).
  *
  * @example Generating a state
  * ```ts

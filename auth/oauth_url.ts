@@ -16,7 +16,7 @@ export interface OAuthUrlOptions {
   redirectTo?: string | null;
   /** Scopes, space-joined on the wire. Default none. */
   scopes?: readonly string[];
-  /** Extra query parameters (e.g. `state`). */
+  /** Extra query parameters for the provider (e.g. `prompt`); a `state` key is refused (`TypeError`). */
   queryParams?: Readonly<Record<string, string>>;
   /** Ask the endpoint for JSON instead of a 302 (`skip_http_redirect=true`). Default false. */
   skipBrowserRedirect?: boolean;
@@ -39,7 +39,16 @@ export function _providerUrl(base: string, provider: string, o: OAuthUrlOptions)
     parts.push(`code_challenge=${e(o.pkceParams.codeChallenge)}`);
     parts.push(`code_challenge_method=${e(o.pkceParams.codeChallengeMethod.toLowerCase())}`);
   }
-  for (const [k, v] of Object.entries(o.queryParams ?? {})) parts.push(`${e(k)}=${e(v)}`);
+  for (const [k, v] of Object.entries(o.queryParams ?? {})) {
+    // GoTrue hands extra parameters to the provider, where a `state` replaces its own signed
+    // state, and the callback then fails.
+    if (k === "state") {
+      throw new TypeError(
+        "Cannot build the OAuth URL as 'queryParams' holds 'state': GoTrue keeps its own; put yours in redirectTo's query",
+      );
+    }
+    parts.push(`${e(k)}=${e(v)}`);
+  }
   if (o.inviteToken) parts.push(`invite_token=${e(o.inviteToken)}`);
   if (o.skipBrowserRedirect) parts.push("skip_http_redirect=true");
   return `${base}?${parts.join("&")}`;

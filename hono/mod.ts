@@ -71,37 +71,59 @@ export interface FetchbaseAuthOptions {
   auth?: AuthClient;
 }
 
-function deny(status: 401 | 403 | 503, error: string, message: string): Response {
+/**
+ * An answer with a JSON body `{ error, message }` and the RFC 6750 challenge:
+ * a bare `Bearer` when no Bearer credentials came (§3: no error code), else
+ * `Bearer error="..."` for 400 `invalid_request`, 401 `invalid_token` and 403
+ * `insufficient_scope`; a 503 carries `Retry-After` instead.
+ */
+function deny(
+  status: 400 | 401 | 403 | 503,
+  error: string,
+  message: string,
+  retryAfter?: number | null,
+): Response {
   const headers = new Headers({ "content-type": "application/json" });
-  // RFC 6750 §3.1: no error code when the request carried no credentials.
-  if (status === 401) {
-    headers.set(
-      "www-authenticate",
-      error === "missing_token" ? "Bearer" : `Bearer error="invalid_token"`,
-    );
+  if (status === 503) headers.set("retry-after", String(retryAfter ?? 5));
+  else {
+    const code = status === 400
+      ? "invalid_request"
+      : status === 403
+      ? "insufficient_scope"
+      : error === "missing_token"
+      ? null
+      : "invalid_token";
+    headers.set("www-authenticate", code ? `Bearer error="${code}"` : "Bearer");
   }
-  if (status === 503) headers.set("retry-after", "5");
   return new Response(JSON.stringify({ error, message }), { status, headers });
 }
 
-/** Failures that say nothing about the token: the verifier could not ask (JWKS or auth down). */
-const UNAVAILABLE: ReadonlySet<string> = new Set([
-  "NETWORK",
-  "TIMEOUT",
-  "SERVER",
-  "RATE_LIMITED",
-  "DECODE",
-  "CANCELLED",
-  "UNKNOWN",
+/**
+ * GoTrue error codes that are about the token itself (the auth server read
+ * it and refused it), whatever status they come with.
+ */
+const TOKEN_CODES: ReadonlySet<string> = new Set([
+  "bad_jwt",
+  "no_authorization",
+  "session_not_found",
+  "session_expired",
+  "user_not_found",
+  "user_banned",
+  "token_expired",
 ]);
 
 /**
  * Creates the middleware. The JWKS is fetched once and cached per middleware
  * instance, so a valid ES256 token with a cached key costs no network call.
- * Missing, malformed, expired or forged tokens get 401 with a JSON body
- * `{ error, message }`; an insufficient assurance level gets 403; when the
- * token cannot be checked (JWKS and auth server unreachable or failing) the
- * answer is 503 `auth_unavailable` with `Retry-After`, without internals.
+ * Answers follow RFC 6750, each with a JSON body `{ error, message }`: no
+ * Bearer credentials (none, or another scheme) get 401 with a bare
+ * `Bearer` challenge; a Bearer header without exactly one token gets 400
+ * `invalid_request`; an expired, forged or refused token gets 401
+ * `invalid_token`; an insufficient assurance level gets 403
+ * `insufficient_scope`. When the token cannot be checked for any other
+ * reason (JWKS or auth server unreachable, failing or misconfigured) the
+ * answer is 503 `auth_unavailable`, with the auth server's `Retry-After`
+ * (else 5 s) and without internals.
  *
  * @example Requiring MFA
  * ```ts
@@ -123,16 +145,17 @@ export function fetchbaseAuth(
   const audience = options.audience === undefined ? "authenticated" : options.audience;
   return async (c, next) => {
     const header = (c.req.header("authorization") ?? "").trim();
-    if (header === "") {
+    // No Bearer credentials at all (none, or another scheme such as Basic): RFC 6750 §3.
+    if (!/^Bearer(?:\s|$)/i.test(header)) {
       return deny(401, "missing_token", "An Authorization: Bearer <token> header is required");
     }
-    // Credentials that are there but not one Bearer token (another scheme, two
-    // headers joined by a comma, extra words) are invalid, not missing.
+    // A Bearer header without exactly one token (none, extra words, two joined by a comma)
+    // is a malformed request: RFC 6750 §3.1.
     const match = /^Bearer\s+([^\s,]+)$/i.exec(header);
     if (!match) {
       return deny(
-        401,
-        "invalid_token",
+        400,
+        "invalid_request",
         "The Authorization header must hold exactly one Bearer <token>",
       );
     }
@@ -143,11 +166,23 @@ export function fetchbaseAuth(
       signal: c.req.raw.signal,
     });
     if (!result.ok) {
-      // An outage is not the caller's fault, and its details (hosts, errors) stay inside.
-      if (UNAVAILABLE.has(result.error.category)) {
-        return deny(503, "auth_unavailable", "The token cannot be verified right now");
+      const e = result.error;
+      // Refused by the local check (no status) or by the auth server as a token it read.
+      const refused = e.status === null
+        ? e.category === "UNAUTHORIZED" || e.category === "INVALID_ARGUMENT"
+        // A gateway's "Invalid API key" is this server's misconfiguration, not the token.
+        : (e.category === "UNAUTHORIZED" || e.category === "FORBIDDEN" ||
+          TOKEN_CODES.has(e.code ?? "")) && !/api ?key/i.test(e.message);
+      if (refused) {
+        // The server's own words (and whatever a gateway put there) stay inside.
+        return deny(
+          401,
+          e.code ?? "invalid_token",
+          e.status === null ? e.message : "The auth server refused the token",
+        );
       }
-      return deny(401, result.error.code ?? "invalid_token", result.error.message);
+      // Anything else (an outage, a misconfigured URL or key) is not the caller's fault.
+      return deny(503, "auth_unavailable", "The token cannot be verified right now", e.retryAfter);
     }
     if (options.requireAal2 && result.value.claims.authenticatorAssuranceLevel !== "aal2") {
       return deny(

@@ -28,7 +28,10 @@ app.get("/api/todos", async (c) => {
     : c.json({ error: r.error.message }, 502);
 });
 app.post("/api/todos", async (c) => {
-  const body = await c.req.json();
+  const body = await c.req.json().catch(() => null);
+  if (!body || typeof body.title !== "string" || body.title.trim() === "") {
+    return c.json({ error: "title is required" }, 400);
+  }
   const r = await c.get("fetchbase").database.insert(
     "todos",
     JSON.stringify({ title: body.title, done: false }),

@@ -489,20 +489,25 @@ Deno.test("OAuth URLs: provider, redirect, space-joined scopes, params, skip red
   const url = auth.getOAuthSignInUrl("linkedin_oidc", {
     redirectTo: "https://app/cb",
     scopes: ["openid", "email"],
-    queryParams: { state: "s1", prompt: "consent" },
+    queryParams: { access_type: "offline", prompt: "consent" },
     skipBrowserRedirect: true,
     pkceParams: pkce,
     inviteToken: "inv",
   });
   assert.equal(
     url,
-    `${A}/authorize?provider=linkedin_oidc&redirect_to=https%3A%2F%2Fapp%2Fcb&scopes=openid%20email&code_challenge=challenge-123&code_challenge_method=s256&state=s1&prompt=consent&invite_token=inv&skip_http_redirect=true`,
+    `${A}/authorize?provider=linkedin_oidc&redirect_to=https%3A%2F%2Fapp%2Fcb&scopes=openid%20email&code_challenge=challenge-123&code_challenge_method=s256&access_type=offline&prompt=consent&invite_token=inv&skip_http_redirect=true`,
   );
   assert.deepEqual(auth.signInWithOAuth("github"), {
     url: `${A}/authorize?provider=github`,
     provider: "github",
   });
   assert.throws(() => auth.getOAuthSignInUrl(""), TypeError);
+  // A `state` in queryParams would replace GoTrue's own at the provider: refused.
+  assert.throws(
+    () => auth.getOAuthSignInUrl("github", { queryParams: { state: "s1" } }),
+    (e: Error) => e instanceof TypeError && /redirectTo/.test(e.message),
+  );
   assert.equal(rec.requests.length, 0);
 });
 

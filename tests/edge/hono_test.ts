@@ -61,12 +61,17 @@ Deno.test("middleware: 401 JSON for missing, malformed, expired and forged token
     assert.equal(missing.status, 401);
     assert.equal((await missing.json()).error, "missing_token");
     assert.match(missing.headers.get("www-authenticate") ?? "", /Bearer/);
-    // Credentials that are there but not one Bearer token are invalid, not missing.
-    for (const header of ["Basic abc", "Bearer a.b.c extra", "Bearer a.b.c, Bearer d.e.f"]) {
+    // RFC 6750 §3: another scheme is no Bearer credentials at all (no error code) ...
+    const basic = await call("Basic dXNlcjpwYXNz");
+    assert.equal(basic.status, 401);
+    assert.equal((await basic.json()).error, "missing_token");
+    assert.equal(basic.headers.get("www-authenticate"), "Bearer");
+    // ... and §3.1: a Bearer header without exactly one token is a malformed request.
+    for (const header of ["Bearer", "Bearer a.b.c extra", "Bearer a.b.c, Bearer d.e.f"]) {
       const bad = await call(header);
-      assert.equal(bad.status, 401, header);
-      assert.equal((await bad.json()).error, "invalid_token", header);
-      assert.match(bad.headers.get("www-authenticate") ?? "", /error="invalid_token"/);
+      assert.equal(bad.status, 400, header);
+      assert.equal((await bad.json()).error, "invalid_request", header);
+      assert.equal(bad.headers.get("www-authenticate"), 'Bearer error="invalid_request"');
     }
     const malformed = await call("Bearer not.a.jwt");
     assert.equal(malformed.status, 401);
@@ -111,6 +116,12 @@ Deno.test("middleware: issuer and AAL2 options", async () => {
     app.get("/admin", (c) => c.text("ok"));
     const call = async (t: string) =>
       (await app.request("/admin", { headers: { authorization: `Bearer ${t}` } })).status;
+    const low = await app.request("/admin", {
+      headers: { authorization: `Bearer ${await p.mint({ iss: "https://issuer.example" })}` },
+    });
+    assert.equal(low.status, 403);
+    assert.equal(low.headers.get("www-authenticate"), 'Bearer error="insufficient_scope"');
+    assert.equal((await low.json()).error, "insufficient_aal");
     assert.equal(await call(await p.mint({ iss: "https://issuer.example", aal: "aal1" })), 403);
     assert.equal(await call(await p.mint({ iss: "https://issuer.example", aal: "aal2" })), 200);
     assert.equal(await call(await p.mint({ iss: "https://other.example", aal: "aal2" })), 401);
@@ -216,5 +227,65 @@ Deno.test("middleware: an auth outage is 503 without internals; no error code wi
     assert.equal(none.headers.get("www-authenticate"), "Bearer");
   } finally {
     await p.server.close();
+  }
+});
+
+Deno.test("middleware: only a refused token is 401; an auth server answering anything else is 503 with its Retry-After and without its words", async () => {
+  // An HS256 token cannot be checked locally, so every call asks the auth server's /user.
+  const hs256 = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9." +
+    "eyJzdWIiOiJ1MSIsImF1ZCI6ImF1dGhlbnRpY2F0ZWQiLCJleHAiOjQxMDI0NDQ4MDB9.c2lnbmF0dXJl";
+  const cases: Array<[Response, number, string, string | null]> = [
+    [
+      new Response("<html>route not found at 10.0.0.5</html>", { status: 404 }),
+      503,
+      "auth_unavailable",
+      "5",
+    ],
+    [Response.json({ message: "Invalid API key" }, { status: 401 }), 503, "auth_unavailable", "5"],
+    [
+      new Response("slow down", { status: 429, headers: { "retry-after": "120" } }),
+      503,
+      "auth_unavailable",
+      "120",
+    ],
+    [
+      Response.json({ code: 400, msg: "no such route" }, { status: 400 }),
+      503,
+      "auth_unavailable",
+      "5",
+    ],
+    [
+      Response.json({ error_code: "bad_jwt", msg: "invalid JWT at 10.0.0.5" }, { status: 403 }),
+      401,
+      "bad_jwt",
+      null,
+    ],
+    [
+      Response.json({ error_code: "session_not_found", msg: "gone" }, { status: 404 }),
+      401,
+      "session_not_found",
+      null,
+    ],
+  ];
+  for (const [answer, status, error, retryAfter] of cases) {
+    const app = new Hono<{ Variables: FetchbaseVariables }>();
+    app.use(
+      "*",
+      fetchbaseAuth({
+        url: "https://p.example",
+        apiKey: "anon-key",
+        clientOptions: { fetch: () => Promise.resolve(answer.clone()), retry: { maxAttempts: 1 } },
+      }),
+    );
+    app.get("/me", (c) => c.text("ok"));
+    const r = await app.request("/me", { headers: { authorization: `Bearer ${hs256}` } });
+    const text = await r.text();
+    assert.equal(r.status, status, text);
+    assert.equal(JSON.parse(text).error, error);
+    assert.doesNotMatch(text, /10\.0\.0\.5|html|Invalid API key|slow down/);
+    assert.equal(r.headers.get("retry-after"), retryAfter);
+    if (status === 401) {
+      assert.equal(r.headers.get("www-authenticate"), 'Bearer error="invalid_token"');
+    }
   }
 });

@@ -111,6 +111,15 @@ Deno.test("npm build installs by name and runs real flows on Node and Bun; the N
       });
       assert.equal(created.status, 201);
       await created.body?.cancel();
+      for (const bad of ["not json", "null", "{}"]) {
+        const refused = await fetch(`${base}/api/todos`, {
+          method: "POST",
+          headers: auth,
+          body: bad,
+        });
+        assert.equal(refused.status, 400, bad);
+        await refused.body?.cancel();
+      }
       const list = await fetch(`${base}/api/todos?q=node`, { headers: auth }).then((r) => r.json());
       assert.equal(list.count, 1);
       await fetch(`${server.url}/storage/v1/bucket`, {
