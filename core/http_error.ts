@@ -136,25 +136,6 @@ export function redactCause(
   return copy;
 }
 
-/**
- * Masks a secret cut off at the end of a truncated text: its full form is
- * redacted by {@linkcode redactSecrets}, but a prefix of at least 4
- * characters left by the cut would still show.
- */
-function redactCutSecret(
-  text: string,
-  secrets: ReadonlyArray<string | null | undefined>,
-): string {
-  for (const raw of secrets) {
-    const secret = raw?.trim();
-    if (!secret || secret.length < 8) continue;
-    for (let k = Math.min(secret.length - 1, text.length); k >= 4; k--) {
-      if (text.endsWith(secret.slice(0, k))) return `${text.slice(0, -k)}***`;
-    }
-  }
-  return text;
-}
-
 /** GoTrue's `weak_password.reasons` (`length`, `characters`, `pwned`) as details text. */
 function weakPasswordReasons(value: unknown): string | null {
   const reasons = value && typeof value === "object"
@@ -226,7 +207,10 @@ export function errorFromResponse(
   let details: string | null = null;
   let hint: string | null = null;
   let parsed: unknown = undefined;
-  const trimmed = (parts.truncated ? redactCutSecret(body, secrets) : body).trim();
+  // A secret cut by the cap would show its prefix: a cut body loses as much of its end as the
+  // longest secret is long (it is cut anyway, and only its start appears in the message).
+  const cut = parts.truncated ? Math.max(0, ...secrets.map((s) => s?.length ?? 0)) : 0;
+  const trimmed = body.slice(0, body.length - cut).trim();
   if (trimmed.startsWith("{") && !parts.truncated) {
     try {
       parsed = JSON.parse(trimmed);

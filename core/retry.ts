@@ -111,9 +111,6 @@ export function backoffDelay(
   return Math.round(exp / 2 + (exp / 2) * random());
 }
 
-const IMF_FIXDATE =
-  /^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d{2}:\d{2}:\d{2} GMT$/;
-
 /**
  * Parses a `Retry-After` header (delta seconds, or an HTTP date in the
  * IMF-fixdate form) into
@@ -143,10 +140,10 @@ export function parseRetryAfter(
     const seconds = Number(text);
     return Number.isSafeInteger(seconds) ? seconds * 1000 : Number.MAX_SAFE_INTEGER;
   }
-  // An HTTP date in its preferred form (IMF-fixdate, RFC 9110 §5.6.7), strictly.
-  if (!IMF_FIXDATE.test(text)) return null;
+  // An HTTP date in its preferred form (IMF-fixdate, RFC 9110 §5.6.7), strictly: only that
+  // form renders back the same (`toUTCString` writes it), so any other form, a date that does
+  // not exist (30 Feb) or a wrong weekday is ignored.
   const date = Date.parse(text);
-  // A date that does not exist (30 Feb) or a wrong weekday does not render back the same.
   if (Number.isNaN(date) || new Date(date).toUTCString() !== text) return null;
   return Math.max(0, date - now);
 }

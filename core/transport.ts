@@ -166,15 +166,6 @@ async function readCapped(
     if (truncated) reader.cancel().catch(() => {});
     else reader.releaseLock();
   }
-  if (chunks.length === 1 && !truncated) {
-    const only = chunks[0];
-    return {
-      bytes: only.byteOffset === 0 && only.byteLength === only.buffer.byteLength
-        ? only as Uint8Array<ArrayBuffer>
-        : only.slice(),
-      truncated,
-    };
-  }
   const out = new Uint8Array(size);
   let offset = 0;
   for (const chunk of chunks) {
@@ -710,7 +701,7 @@ async function attemptOnce(
       return networkFailure("Network error", error, secrets);
     }
     if (typeof response?.status !== "number" || typeof response.headers?.get !== "function") {
-      return refused("The fetch function resolved something other than a Response", "NETWORK");
+      return refused("fetch resolved no Response", "NETWORK");
     }
     if (req.redirect !== undefined || !REDIRECTS.has(response.status)) break;
     const location = response.headers.get("location");

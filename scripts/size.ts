@@ -97,7 +97,9 @@ const targets = [
   ],
 ] as const;
 const targetRows = targets.map(([label, value, limit]) =>
-  `| ${label} | ${kib(value)} | ${kib(limit)} | ${value <= limit ? "met" : "not met"} |`
+  `| ${label} | ${kib(value)} (${value} B) | ${kib(limit)} (${Math.floor(limit)} B) | ${
+    value <= limit ? "met" : "not met"
+  } |`
 );
 const table = [
   "## Bundle size (esbuild, minified, gzip; measured in the same run)",
