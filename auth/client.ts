@@ -676,7 +676,7 @@ export class AuthClient {
    */
   passkeyStartRegistration(
     accessToken: string,
-    options?: AuthCallOptions,
+    options?: AuthCallOptions & { captchaToken?: string | null },
   ): Promise<ServiceResult<PasskeyRegistrationOptionsResponse>> {
     return pk.passkeyStartRegistration(this.client, accessToken, options);
   }

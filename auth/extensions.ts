@@ -1,15 +1,36 @@
 /**
  * Auth convenience extensions: standalone functions whose first parameter is
  * the {@linkcode AuthClient}; each returns what the wrapped operation returns.
+ * Optional parameters go in a trailing options object under the document's
+ * names, with `signal` (a cancelled call resolves `Failure(CANCELLED)`).
  *
  * @module
  */
 
 import type { JsonObject } from "../core/decode.ts";
 import type { ServiceResult } from "../core/result.ts";
+import type { AuthCallOptions } from "./_request.ts";
 import type { AuthClient } from "./client.ts";
 import { type MessagingChannel, OtpType, SignOutScope } from "./enums.ts";
 import type { MfaVerifyResponse, OtpVerifyResult, Session } from "./models.ts";
+
+/** Options of the extensions that take a captcha token. */
+export interface ExtensionCaptchaOptions extends AuthCallOptions {
+  /** Captcha token. */
+  captchaToken?: string | null;
+}
+
+/** Options of {@linkcode signUp} and {@linkcode signUpPhone}. */
+export interface ExtensionSignUpOptions extends AuthCallOptions {
+  /** User metadata. */
+  data?: JsonObject | null;
+}
+
+/** Options of {@linkcode resendSignUpEmailOtp} and {@linkcode forgotPassword}. */
+export interface ExtensionRedirectOptions extends ExtensionCaptchaOptions {
+  /** Where the email's link leads. */
+  redirectTo?: string | null;
+}
 
 /**
  * Email sign-up ({@linkcode AuthClient.signUpWithEmail}).
@@ -20,26 +41,26 @@ import type { MfaVerifyResponse, OtpVerifyResult, Session } from "./models.ts";
  * import { createAuthClient, signUp } from "@fetchbase/fetchbase/auth";
  *
  * const auth = createAuthClient(createBaseClient("https://p.example", "anon-key"));
- * await signUp(auth, "ada@example.com", "correct horse", { plan: "free" });
+ * await signUp(auth, "ada@example.com", "correct horse", { data: { plan: "free" } });
  * ```
  *
  * @param auth The auth client.
  * @param email The email.
  * @param password The password.
- * @param data User metadata.
+ * @param options User metadata (`data`) and cancellation.
  * @returns The session.
  */
 export function signUp(
   auth: AuthClient,
   email: string,
   password: string,
-  data?: JsonObject | null,
+  options: ExtensionSignUpOptions = {},
 ): Promise<ServiceResult<Session>> {
-  return auth.signUpWithEmail(email, password, { data });
+  return auth.signUpWithEmail(email, password, options);
 }
 
 /**
- * Email password sign-in ({@linkcode AuthClient.signInWithEmail}).
+ * Email and password sign-in ({@linkcode AuthClient.signInWithEmail}).
  *
  * @example Signing in
  * ```ts
@@ -47,24 +68,26 @@ export function signUp(
  * import { createAuthClient, signIn } from "@fetchbase/fetchbase/auth";
  *
  * const auth = createAuthClient(createBaseClient("https://p.example", "anon-key"));
- * const s = await signIn(auth, "ada@example.com", "correct horse");
+ * const session = await signIn(auth, "ada@example.com", "correct horse");
  * ```
  *
  * @param auth The auth client.
  * @param email The email.
  * @param password The password.
+ * @param options Cancellation.
  * @returns The session.
  */
 export function signIn(
   auth: AuthClient,
   email: string,
   password: string,
+  options: AuthCallOptions = {},
 ): Promise<ServiceResult<Session>> {
-  return auth.signInWithEmail(email, password);
+  return auth.signInWithEmail(email, password, options);
 }
 
 /**
- * Phone sign-up.
+ * Phone sign-up ({@linkcode AuthClient.signUpWithPhone}).
  *
  * @example Phone sign-up
  * ```ts
@@ -78,20 +101,20 @@ export function signIn(
  * @param auth The auth client.
  * @param phone The phone.
  * @param password The password.
- * @param data User metadata.
+ * @param options User metadata (`data`) and cancellation.
  * @returns The session.
  */
 export function signUpPhone(
   auth: AuthClient,
   phone: string,
   password: string,
-  data?: JsonObject | null,
+  options: ExtensionSignUpOptions = {},
 ): Promise<ServiceResult<Session>> {
-  return auth.signUpWithPhone(phone, password, { data });
+  return auth.signUpWithPhone(phone, password, options);
 }
 
 /**
- * Phone password sign-in.
+ * Phone and password sign-in ({@linkcode AuthClient.signInWithPhone}).
  *
  * @example Phone sign-in
  * ```ts
@@ -105,14 +128,16 @@ export function signUpPhone(
  * @param auth The auth client.
  * @param phone The phone.
  * @param password The password.
+ * @param options Cancellation.
  * @returns The session.
  */
 export function signInPhone(
   auth: AuthClient,
   phone: string,
   password: string,
+  options: AuthCallOptions = {},
 ): Promise<ServiceResult<Session>> {
-  return auth.signInWithPhone(phone, password);
+  return auth.signInWithPhone(phone, password, options);
 }
 
 /**
@@ -129,10 +154,15 @@ export function signInPhone(
  *
  * @param auth The auth client.
  * @param email The email.
+ * @param options Cancellation.
  * @returns Nothing on dispatch.
  */
-export function sendOtp(auth: AuthClient, email: string): Promise<ServiceResult<void>> {
-  return auth.signInWithOtp({ email });
+export function sendOtp(
+  auth: AuthClient,
+  email: string,
+  options: AuthCallOptions = {},
+): Promise<ServiceResult<void>> {
+  return auth.signInWithOtp({ ...options, email });
 }
 
 /**
@@ -144,20 +174,20 @@ export function sendOtp(auth: AuthClient, email: string): Promise<ServiceResult<
  * import { createAuthClient, sendPhoneOtp } from "@fetchbase/fetchbase/auth";
  *
  * const auth = createAuthClient(createBaseClient("https://p.example", "anon-key"));
- * await sendPhoneOtp(auth, "+15550100", "whatsapp");
+ * await sendPhoneOtp(auth, "+15550100", { channel: "whatsapp" });
  * ```
  *
  * @param auth The auth client.
  * @param phone The phone.
- * @param channel The delivery channel.
+ * @param options The delivery `channel` and cancellation.
  * @returns Nothing on dispatch.
  */
 export function sendPhoneOtp(
   auth: AuthClient,
   phone: string,
-  channel?: MessagingChannel | null,
+  options: AuthCallOptions & { channel?: MessagingChannel | null } = {},
 ): Promise<ServiceResult<void>> {
-  return auth.signInWithOtp({ phone, channel });
+  return auth.signInWithOtp({ ...options, phone });
 }
 
 /**
@@ -171,22 +201,20 @@ export function sendPhoneOtp(
  * import { createAuthClient, resendSignUpEmailOtp } from "@fetchbase/fetchbase/auth";
  *
  * const auth = createAuthClient(createBaseClient("https://p.example", "anon-key"));
- * await resendSignUpEmailOtp(auth, "ada@example.com");
+ * await resendSignUpEmailOtp(auth, "ada@example.com", { redirectTo: "https://app.example" });
  * ```
  *
  * @param auth The auth client.
  * @param email The email.
- * @param captchaToken Captcha token.
- * @param redirectTo Redirect.
+ * @param options `captchaToken`, `redirectTo` and cancellation.
  * @returns Nothing.
  */
 export function resendSignUpEmailOtp(
   auth: AuthClient,
   email: string,
-  captchaToken?: string | null,
-  redirectTo?: string | null,
+  options: ExtensionRedirectOptions = {},
 ): Promise<ServiceResult<void>> {
-  return auth.resendEmailOtp(OtpType.SIGNUP, email, { captchaToken, redirectTo });
+  return auth.resendEmailOtp(OtpType.SIGNUP, email, options);
 }
 
 /**
@@ -203,19 +231,19 @@ export function resendSignUpEmailOtp(
  *
  * @param auth The auth client.
  * @param phone The phone.
- * @param captchaToken Captcha token.
+ * @param options `captchaToken` and cancellation.
  * @returns Nothing.
  */
 export function resendPhoneSignInOtp(
   auth: AuthClient,
   phone: string,
-  captchaToken?: string | null,
+  options: ExtensionCaptchaOptions = {},
 ): Promise<ServiceResult<void>> {
-  return auth.resendPhoneOtp(OtpType.SMS, phone, { captchaToken });
+  return auth.resendPhoneOtp(OtpType.SMS, phone, options);
 }
 
 /**
- * Verifies an email OTP.
+ * Verifies an email OTP of any type.
  *
  * @example Verify
  * ```ts
@@ -223,14 +251,14 @@ export function resendPhoneSignInOtp(
  * import { createAuthClient, verifyEmailOtp } from "@fetchbase/fetchbase/auth";
  *
  * const auth = createAuthClient(createBaseClient("https://p.example", "anon-key"));
- * await verifyEmailOtp(auth, "ada@example.com", "123456", "email");
+ * const r = await verifyEmailOtp(auth, "ada@example.com", "123456", "email");
  * ```
  *
  * @param auth The auth client.
  * @param email The email.
  * @param token The code.
  * @param type The OTP type.
- * @param captchaToken Captcha token.
+ * @param options `captchaToken` and cancellation.
  * @returns The verification result.
  */
 export function verifyEmailOtp(
@@ -238,28 +266,28 @@ export function verifyEmailOtp(
   email: string,
   token: string,
   type: OtpType,
-  captchaToken?: string | null,
+  options: ExtensionCaptchaOptions = {},
 ): Promise<ServiceResult<OtpVerifyResult>> {
-  return auth.verifyOtp(token, type, { email, captchaToken });
+  return auth.verifyOtp(token, type, { ...options, email });
 }
 
 /**
- * Verifies a phone OTP.
+ * Verifies a phone OTP of any type.
  *
- * @example Verify phone
+ * @example Verify SMS
  * ```ts
  * import { createBaseClient } from "@fetchbase/fetchbase/core";
  * import { createAuthClient, verifyPhoneOtp } from "@fetchbase/fetchbase/auth";
  *
  * const auth = createAuthClient(createBaseClient("https://p.example", "anon-key"));
- * await verifyPhoneOtp(auth, "+15550100", "123456", "sms");
+ * const r = await verifyPhoneOtp(auth, "+15550100", "123456", "sms");
  * ```
  *
  * @param auth The auth client.
  * @param phone The phone.
  * @param token The code.
  * @param type The OTP type.
- * @param captchaToken Captcha token.
+ * @param options `captchaToken` and cancellation.
  * @returns The verification result.
  */
 export function verifyPhoneOtp(
@@ -267,94 +295,94 @@ export function verifyPhoneOtp(
   phone: string,
   token: string,
   type: OtpType,
-  captchaToken?: string | null,
+  options: ExtensionCaptchaOptions = {},
 ): Promise<ServiceResult<OtpVerifyResult>> {
-  return auth.verifyOtp(token, type, { phone, captchaToken });
+  return auth.verifyOtp(token, type, { ...options, phone });
 }
 
 /**
- * Verifies an email sign-up OTP (type EMAIL).
+ * Verifies the email sign-up code (type EMAIL).
  *
- * @example Verify sign-up
+ * @example Confirm sign-up
  * ```ts
  * import { createBaseClient } from "@fetchbase/fetchbase/core";
  * import { createAuthClient, verifyEmailSignUpOtp } from "@fetchbase/fetchbase/auth";
  *
  * const auth = createAuthClient(createBaseClient("https://p.example", "anon-key"));
- * await verifyEmailSignUpOtp(auth, "ada@example.com", "123456");
+ * const r = await verifyEmailSignUpOtp(auth, "ada@example.com", "123456");
  * ```
  *
  * @param auth The auth client.
  * @param email The email.
  * @param token The code.
- * @param captchaToken Captcha token.
+ * @param options `captchaToken` and cancellation.
  * @returns The verification result.
  */
 export function verifyEmailSignUpOtp(
   auth: AuthClient,
   email: string,
   token: string,
-  captchaToken?: string | null,
+  options: ExtensionCaptchaOptions = {},
 ): Promise<ServiceResult<OtpVerifyResult>> {
-  return verifyEmailOtp(auth, email, token, OtpType.EMAIL, captchaToken);
+  return verifyEmailOtp(auth, email, token, OtpType.EMAIL, options);
 }
 
 /**
- * Verifies a phone sign-in OTP (type SMS).
+ * Verifies the phone sign-in code (type SMS).
  *
- * @example Verify SMS
+ * @example Confirm SMS
  * ```ts
  * import { createBaseClient } from "@fetchbase/fetchbase/core";
  * import { createAuthClient, verifyPhoneSignInOtp } from "@fetchbase/fetchbase/auth";
  *
  * const auth = createAuthClient(createBaseClient("https://p.example", "anon-key"));
- * await verifyPhoneSignInOtp(auth, "+15550100", "123456");
+ * const r = await verifyPhoneSignInOtp(auth, "+15550100", "123456");
  * ```
  *
  * @param auth The auth client.
  * @param phone The phone.
  * @param token The code.
- * @param captchaToken Captcha token.
+ * @param options `captchaToken` and cancellation.
  * @returns The verification result.
  */
 export function verifyPhoneSignInOtp(
   auth: AuthClient,
   phone: string,
   token: string,
-  captchaToken?: string | null,
+  options: ExtensionCaptchaOptions = {},
 ): Promise<ServiceResult<OtpVerifyResult>> {
-  return verifyPhoneOtp(auth, phone, token, OtpType.SMS, captchaToken);
+  return verifyPhoneOtp(auth, phone, token, OtpType.SMS, options);
 }
 
 /**
- * Verifies an email token hash.
+ * Verifies an email link's token hash ({@linkcode AuthClient.verifyOtpWithTokenHash}).
  *
- * @example Token hash
+ * @example Token hash from a link
  * ```ts
  * import { createBaseClient } from "@fetchbase/fetchbase/core";
  * import { createAuthClient, verifyEmailOtpWithTokenHash } from "@fetchbase/fetchbase/auth";
  *
  * const auth = createAuthClient(createBaseClient("https://p.example", "anon-key"));
- * await verifyEmailOtpWithTokenHash(auth, "pkce_abc", "magiclink");
+ * const r = await verifyEmailOtpWithTokenHash(auth, "hash-from-link", "magiclink");
  * ```
  *
  * @param auth The auth client.
  * @param tokenHash The token hash.
  * @param type The OTP type.
- * @param captchaToken Captcha token.
+ * @param options `captchaToken` and cancellation.
  * @returns The verification result.
  */
 export function verifyEmailOtpWithTokenHash(
   auth: AuthClient,
   tokenHash: string,
   type: OtpType,
-  captchaToken?: string | null,
+  options: ExtensionCaptchaOptions = {},
 ): Promise<ServiceResult<OtpVerifyResult>> {
-  return auth.verifyOtpWithTokenHash(tokenHash, type, { captchaToken });
+  return auth.verifyOtpWithTokenHash(tokenHash, type, options);
 }
 
 /**
- * Sends a password-recovery email.
+ * Sends a password recovery email ({@linkcode AuthClient.resetPasswordForEmail}).
  *
  * @example Recovery
  * ```ts
@@ -362,28 +390,26 @@ export function verifyEmailOtpWithTokenHash(
  * import { createAuthClient, forgotPassword } from "@fetchbase/fetchbase/auth";
  *
  * const auth = createAuthClient(createBaseClient("https://p.example", "anon-key"));
- * await forgotPassword(auth, "ada@example.com", "https://app.example/reset");
+ * await forgotPassword(auth, "ada@example.com", { redirectTo: "https://app.example/reset" });
  * ```
  *
  * @param auth The auth client.
  * @param email The email.
- * @param redirectTo Redirect.
- * @param captchaToken Captcha token.
- * @returns Nothing on dispatch.
+ * @param options `redirectTo`, `captchaToken` and cancellation.
+ * @returns Nothing.
  */
 export function forgotPassword(
   auth: AuthClient,
   email: string,
-  redirectTo?: string | null,
-  captchaToken?: string | null,
+  options: ExtensionRedirectOptions = {},
 ): Promise<ServiceResult<void>> {
-  return auth.resetPasswordForEmail(email, { redirectTo, captchaToken });
+  return auth.resetPasswordForEmail(email, options);
 }
 
 /**
- * Signs out everywhere (scope GLOBAL).
+ * Signs out every session of the user.
  *
- * @example Global sign-out
+ * @example Signing out
  * ```ts
  * import { createBaseClient } from "@fetchbase/fetchbase/core";
  * import { createAuthClient, signOutGlobal } from "@fetchbase/fetchbase/auth";
@@ -394,16 +420,21 @@ export function forgotPassword(
  *
  * @param auth The auth client.
  * @param accessToken The access token.
+ * @param options Cancellation.
  * @returns Nothing.
  */
-export function signOutGlobal(auth: AuthClient, accessToken: string): Promise<ServiceResult<void>> {
-  return auth.signOut(accessToken, { scope: SignOutScope.GLOBAL });
+export function signOutGlobal(
+  auth: AuthClient,
+  accessToken: string,
+  options: AuthCallOptions = {},
+): Promise<ServiceResult<void>> {
+  return auth.signOut(accessToken, { ...options, scope: SignOutScope.GLOBAL });
 }
 
 /**
- * Signs out this session (scope LOCAL).
+ * Signs out this session only.
  *
- * @example Local sign-out
+ * @example Signing out
  * ```ts
  * import { createBaseClient } from "@fetchbase/fetchbase/core";
  * import { createAuthClient, signOutLocal } from "@fetchbase/fetchbase/auth";
@@ -414,16 +445,21 @@ export function signOutGlobal(auth: AuthClient, accessToken: string): Promise<Se
  *
  * @param auth The auth client.
  * @param accessToken The access token.
+ * @param options Cancellation.
  * @returns Nothing.
  */
-export function signOutLocal(auth: AuthClient, accessToken: string): Promise<ServiceResult<void>> {
-  return auth.signOut(accessToken, { scope: SignOutScope.LOCAL });
+export function signOutLocal(
+  auth: AuthClient,
+  accessToken: string,
+  options: AuthCallOptions = {},
+): Promise<ServiceResult<void>> {
+  return auth.signOut(accessToken, { ...options, scope: SignOutScope.LOCAL });
 }
 
 /**
- * Signs out every other session (scope OTHERS).
+ * Signs out every other session of the user.
  *
- * @example Other sessions
+ * @example Signing out
  * ```ts
  * import { createBaseClient } from "@fetchbase/fetchbase/core";
  * import { createAuthClient, signOutOthers } from "@fetchbase/fetchbase/auth";
@@ -434,10 +470,15 @@ export function signOutLocal(auth: AuthClient, accessToken: string): Promise<Ser
  *
  * @param auth The auth client.
  * @param accessToken The access token.
+ * @param options Cancellation.
  * @returns Nothing.
  */
-export function signOutOthers(auth: AuthClient, accessToken: string): Promise<ServiceResult<void>> {
-  return auth.signOut(accessToken, { scope: SignOutScope.OTHERS });
+export function signOutOthers(
+  auth: AuthClient,
+  accessToken: string,
+  options: AuthCallOptions = {},
+): Promise<ServiceResult<void>> {
+  return auth.signOut(accessToken, { ...options, scope: SignOutScope.OTHERS });
 }
 
 /**
@@ -456,6 +497,7 @@ export function signOutOthers(auth: AuthClient, accessToken: string): Promise<Se
  * @param factorId The factor.
  * @param code The code.
  * @param accessToken The access token.
+ * @param options Cancellation.
  * @returns The AAL2 session.
  */
 export async function mfaChallengeAndVerify(
@@ -463,8 +505,9 @@ export async function mfaChallengeAndVerify(
   factorId: string,
   code: string,
   accessToken: string,
+  options: AuthCallOptions = {},
 ): Promise<ServiceResult<MfaVerifyResponse>> {
-  const challenge = await auth.mfaChallenge(accessToken, factorId);
+  const challenge = await auth.mfaChallenge(accessToken, factorId, options);
   if (!challenge.ok) return challenge;
-  return auth.mfaVerify(accessToken, factorId, challenge.value.id, code);
+  return auth.mfaVerify(accessToken, factorId, challenge.value.id, code, options);
 }

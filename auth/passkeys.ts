@@ -35,13 +35,14 @@ const needToken = (t: string, what: string) =>
 export function passkeyStartRegistration(
   client: BaseClient,
   accessToken: string,
-  o: AuthCallOptions = {},
+  o: AuthCallOptions & { captchaToken?: string | null } = {},
 ): Promise<ServiceResult<PasskeyRegistrationOptionsResponse>> {
   return needToken(accessToken, "start a passkey registration") ??
     gotrue(client, {
       method: "POST",
       path: "/passkeys/registration/options",
-      body: {},
+      // The document: every passkey-start operation accepts a captcha token.
+      body: { gotrue_meta_security: security(o.captchaToken) },
       accessToken,
       decode: decodePasskeyOptions,
       options: o,

@@ -6,6 +6,7 @@
  * @module
  */
 
+import type { AuthCallOptions } from "../auth/client.ts";
 import type { Session } from "../auth/models.ts";
 import { parseJwtClaims } from "../auth/jwt.ts";
 import { failure, type ServiceResult } from "../core/result.ts";
@@ -80,5 +81,29 @@ export function storageFailure<T>(
     message: `${what}: ${error instanceof Error ? error.name : String(error)}`,
     category: "UNKNOWN",
     cause: error,
+  });
+}
+
+/** The cancellation and timeout of a helper's options, for the calls it makes. */
+export function call(options: AuthCallOptions): AuthCallOptions {
+  return { signal: options.signal, timeout: options.timeout };
+}
+
+/**
+ * The result of a shared operation, or `Failure(CANCELLED)` as soon as the
+ * caller's signal fires (the operation itself goes on for its other callers).
+ */
+export function untilCancelled<T>(
+  start: () => Promise<ServiceResult<T>>,
+  signal?: AbortSignal,
+): Promise<ServiceResult<T>> {
+  if (!signal) return start();
+  const cancelled = () => failure({ message: "Request was cancelled", category: "CANCELLED" });
+  if (signal.aborted) return Promise.resolve(cancelled()); // nothing is started
+  const promise = start();
+  return new Promise((resolve, reject) => {
+    const onAbort = () => resolve(cancelled());
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
   });
 }

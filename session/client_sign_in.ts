@@ -6,13 +6,18 @@
  * @module
  */
 
-import { type AuthClient, createAuthClient } from "../auth/client.ts";
+import {
+  type AuthCallOptions,
+  type AuthClient,
+  type CaptchaOptions,
+  createAuthClient,
+} from "../auth/client.ts";
 import { type OAuthProvider, SignOutScope } from "../auth/enums.ts";
 import type { NativeAuthCredential, Session } from "../auth/models.ts";
 import type { BaseClient } from "../core/client.ts";
 import { randomString } from "../core/crypto.ts";
 import type { JsonObject } from "../core/decode.ts";
-import { type ServiceResult, success } from "../core/result.ts";
+import { failure, type ServiceResult, success } from "../core/result.ts";
 import type { SessionManager } from "./manager.ts";
 import { saved } from "./_held.ts";
 import { withMaskedFields } from "../core/mask.ts";
@@ -63,23 +68,25 @@ async function applied(
  * @example Sign in
  * ```ts
  * import { createBaseClient } from "@fetchbase/fetchbase/core";
- * import { clientSignInWithEmail } from "@fetchbase/fetchbase/session";
+ * import { signInWithEmail } from "@fetchbase/fetchbase/session";
  *
  * const client = createBaseClient("https://p.example", "anon-key");
- * await clientSignInWithEmail(client, "ada@example.com", "pw");
+ * await signInWithEmail(client, "ada@example.com", "pw");
  * ```
  *
  * @param client The base client.
  * @param email The email.
  * @param password The password.
+ * @param options Captcha and cancellation.
  * @returns The session.
  */
-export function clientSignInWithEmail(
+export function signInWithEmail(
   client: BaseClient,
   email: string,
   password: string,
+  options: CaptchaOptions = {},
 ): Promise<ServiceResult<Session>> {
-  return applied(client, authOf(client).signInWithEmail(email, password));
+  return applied(client, authOf(client).signInWithEmail(email, password, options));
 }
 
 /**
@@ -88,22 +95,24 @@ export function clientSignInWithEmail(
  * @example Sign in by phone
  * ```ts
  * import { createBaseClient } from "@fetchbase/fetchbase/core";
- * import { clientSignInWithPhone } from "@fetchbase/fetchbase/session";
+ * import { signInWithPhone } from "@fetchbase/fetchbase/session";
  *
- * await clientSignInWithPhone(createBaseClient("https://p.example", "anon-key"), "+15550100", "pw");
+ * await signInWithPhone(createBaseClient("https://p.example", "anon-key"), "+15550100", "pw");
  * ```
  *
  * @param client The base client.
  * @param phone The phone.
  * @param password The password.
+ * @param options Captcha and cancellation.
  * @returns The session.
  */
-export function clientSignInWithPhone(
+export function signInWithPhone(
   client: BaseClient,
   phone: string,
   password: string,
+  options: CaptchaOptions = {},
 ): Promise<ServiceResult<Session>> {
-  return applied(client, authOf(client).signInWithPhone(phone, password));
+  return applied(client, authOf(client).signInWithPhone(phone, password, options));
 }
 
 /**
@@ -112,18 +121,18 @@ export function clientSignInWithPhone(
  * @example Anonymous
  * ```ts
  * import { createBaseClient } from "@fetchbase/fetchbase/core";
- * import { clientSignInAnonymously } from "@fetchbase/fetchbase/session";
+ * import { signInAnonymously } from "@fetchbase/fetchbase/session";
  *
- * await clientSignInAnonymously(createBaseClient("https://p.example", "anon-key"));
+ * await signInAnonymously(createBaseClient("https://p.example", "anon-key"));
  * ```
  *
  * @param client The base client.
  * @param options Metadata and captcha.
  * @returns The session.
  */
-export function clientSignInAnonymously(
+export function signInAnonymously(
   client: BaseClient,
-  options: { data?: JsonObject | null; captchaToken?: string | null } = {},
+  options: CaptchaOptions & { data?: JsonObject | null } = {},
 ): Promise<ServiceResult<Session>> {
   return applied(client, authOf(client).signInAnonymously(options));
 }
@@ -134,9 +143,9 @@ export function clientSignInAnonymously(
  * @example Apple
  * ```ts
  * import { createBaseClient } from "@fetchbase/fetchbase/core";
- * import { clientSignInWithIdToken } from "@fetchbase/fetchbase/session";
+ * import { signInWithIdToken } from "@fetchbase/fetchbase/session";
  *
- * await clientSignInWithIdToken(createBaseClient("https://p.example", "anon-key"), "apple", "id-token");
+ * await signInWithIdToken(createBaseClient("https://p.example", "anon-key"), "apple", "id-token");
  * ```
  *
  * @param client The base client.
@@ -145,12 +154,11 @@ export function clientSignInAnonymously(
  * @param options Access token, nonce, captcha.
  * @returns The session.
  */
-export function clientSignInWithIdToken(
+export function signInWithIdToken(
   client: BaseClient,
   provider: OAuthProvider | string,
   idToken: string,
-  options: { accessToken?: string | null; nonce?: string | null; captchaToken?: string | null } =
-    {},
+  options: CaptchaOptions & { accessToken?: string | null; nonce?: string | null } = {},
 ): Promise<ServiceResult<Session>> {
   return applied(client, authOf(client).signInWithIdToken(provider, idToken, options));
 }
@@ -162,24 +170,24 @@ export function clientSignInWithIdToken(
  * @example Sign up
  * ```ts
  * import { createBaseClient } from "@fetchbase/fetchbase/core";
- * import { clientSignUpWithEmail } from "@fetchbase/fetchbase/session";
+ * import { signUpWithEmail } from "@fetchbase/fetchbase/session";
  *
- * await clientSignUpWithEmail(createBaseClient("https://p.example", "anon-key"), "ada@example.com", "pw");
+ * await signUpWithEmail(createBaseClient("https://p.example", "anon-key"), "ada@example.com", "pw");
  * ```
  *
  * @param client The base client.
  * @param email The email.
  * @param password The password.
- * @param data User metadata.
+ * @param options User metadata (`data`), `redirectTo`, captcha and cancellation.
  * @returns The session.
  */
-export async function clientSignUpWithEmail(
+export async function signUpWithEmail(
   client: BaseClient,
   email: string,
   password: string,
-  data?: JsonObject | null,
+  options: CaptchaOptions & { data?: JsonObject | null; redirectTo?: string | null } = {},
 ): Promise<ServiceResult<Session>> {
-  const r = await authOf(client).signUpWithEmail(email, password, { data });
+  const r = await authOf(client).signUpWithEmail(email, password, options);
   if (r.ok && r.value.accessToken !== "") applySession(client, r.value);
   return r;
 }
@@ -192,25 +200,28 @@ export async function clientSignUpWithEmail(
  * @example Sign out
  * ```ts
  * import { createBaseClient } from "@fetchbase/fetchbase/core";
- * import { clientSignOut } from "@fetchbase/fetchbase/session";
+ * import { signOut } from "@fetchbase/fetchbase/session";
  *
- * await clientSignOut(createBaseClient("https://p.example", "anon-key"));
+ * await signOut(createBaseClient("https://p.example", "anon-key"));
  * ```
  *
  * @param client The base client.
- * @param options Scope.
+ * @param options Scope (default GLOBAL) and cancellation.
  * @returns Nothing.
  */
-export async function clientSignOut(
+export async function signOut(
   client: BaseClient,
-  options: { scope?: SignOutScope } = {},
+  options: AuthCallOptions & { scope?: SignOutScope } = {},
 ): Promise<ServiceResult<void>> {
   const token = client.accessToken;
   if (!token) {
     client.clearAccessToken();
     return success(undefined);
   }
-  const r = await authOf(client).signOut(token, { scope: options.scope ?? SignOutScope.GLOBAL });
+  const r = await authOf(client).signOut(token, {
+    ...options,
+    scope: options.scope ?? SignOutScope.GLOBAL,
+  });
   // A token applied while the call was under way is another session's: it stays.
   if (r.ok && client.accessToken === token) client.clearAccessToken();
   return r;
@@ -249,11 +260,9 @@ export interface NativeAuthProvider {
 export async function signInWith(
   auth: AuthClient,
   provider: NativeAuthProvider,
-  options: {
-    captchaToken?: string | null;
-    onCredential?: (credential: NativeAuthCredential) => void;
-  } = {},
+  options: CaptchaOptions & { onCredential?: (credential: NativeAuthCredential) => void } = {},
 ): Promise<ServiceResult<Session>> {
+  if (options.signal?.aborted) return cancelled();
   const c = await provider.signIn();
   if (!c.ok) return c;
   // The document: a credential's rendering masks its tokens, name and email.
@@ -264,6 +273,8 @@ export async function signInWith(
     accessToken: c.value.accessToken,
     nonce: c.value.nonce,
     captchaToken: options.captchaToken,
+    signal: options.signal,
+    timeout: options.timeout,
   });
 }
 
@@ -295,14 +306,13 @@ export async function signInWithAndSaveSession(
   auth: AuthClient,
   manager: SessionManager,
   provider: NativeAuthProvider,
-  options: {
-    captchaToken?: string | null;
-    onCredential?: (credential: NativeAuthCredential) => void;
-  } = {},
+  options: CaptchaOptions & { onCredential?: (credential: NativeAuthCredential) => void } = {},
 ): Promise<ServiceResult<Session>> {
   const r = await signInWith(auth, provider, options);
   return r.ok ? await saved(manager, r.value, r) : r;
 }
+
+const cancelled = () => failure({ message: "Request was cancelled", category: "CANCELLED" });
 
 const NONCE_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 
@@ -317,10 +327,11 @@ const NONCE_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123
  * console.log(generateNonce().length); // 32
  * ```
  *
- * @param byteCount How many characters. Default 32, minimum 16.
+ * @param options `byteCount`: how many characters. Default 32, minimum 16.
  * @returns The nonce.
  */
-export function generateNonce(byteCount = 32): string {
+export function generateNonce(options: { byteCount?: number } = {}): string {
+  const byteCount = options.byteCount ?? 32;
   if (!Number.isInteger(byteCount) || byteCount < 16) {
     throw new RangeError(
       `Cannot generate a nonce as 'byteCount' must be an integer >= 16: current value is ${byteCount}`,

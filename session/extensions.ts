@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { AuthClient } from "../auth/client.ts";
+import type { AuthCallOptions, AuthClient } from "../auth/client.ts";
 import { type OAuthProvider, SignOutScope } from "../auth/enums.ts";
 import { parseSessionTokensFromFragment } from "../auth/fragment.ts";
 import { getClaims, type GetClaimsOptions } from "../auth/get_claims.ts";
@@ -23,7 +23,15 @@ import { withMaskedFields } from "../core/mask.ts";
 import { type Failure, failure, type ServiceResult, success } from "../core/result.ts";
 import { AuthStateChangeEvent, type SessionManager } from "./manager.ts";
 import { copySession, copyUser } from "./_copy.ts";
-import { heldSession, sameSession, saved, storageFailure, superseded } from "./_held.ts";
+import {
+  call,
+  heldSession,
+  sameSession,
+  saved,
+  storageFailure,
+  superseded,
+  untilCancelled,
+} from "./_held.ts";
 
 const noSession = (): Failure => failure({ message: "No active session", category: "NO_SESSION" });
 
@@ -110,11 +118,11 @@ async function saveUser(
 export async function getUserForCurrentSession(
   auth: AuthClient,
   manager: SessionManager,
-  options: { updateStoredSession?: boolean } = {},
+  options: AuthCallOptions & { updateStoredSession?: boolean } = {},
 ): Promise<ServiceResult<User>> {
   const session = manager.currentSession;
   if (!session) return noSession();
-  const r = await auth.getUser(session.accessToken);
+  const r = await auth.getUser(session.accessToken, call(options));
   if (r.ok && options.updateStoredSession) {
     const stored = await saveUser(manager, session, r.value);
     if (stored) return stored;
@@ -139,15 +147,17 @@ export async function getUserForCurrentSession(
  *
  * @param auth The auth client.
  * @param manager The session manager.
+ * @param options Cancellation (`signal`) and `timeout`.
  * @returns Nothing.
  */
 export async function reauthenticateCurrentSession(
   auth: AuthClient,
   manager: SessionManager,
+  options: AuthCallOptions = {},
 ): Promise<ServiceResult<void>> {
   const session = manager.currentSession;
   if (!session) return noSession();
-  return await auth.reauthenticate(session.accessToken);
+  return await auth.reauthenticate(session.accessToken, call(options));
 }
 
 /**
@@ -175,11 +185,11 @@ export async function updateUserForCurrentSession(
   auth: AuthClient,
   manager: SessionManager,
   updates: UserUpdateRequest,
-  options: { updateStoredSession?: boolean } = {},
+  options: AuthCallOptions & { updateStoredSession?: boolean } = {},
 ): Promise<ServiceResult<User>> {
   const session = manager.currentSession;
   if (!session) return noSession();
-  const r = await auth.updateUser(session.accessToken, updates);
+  const r = await auth.updateUser(session.accessToken, updates, call(options));
   if (r.ok && (options.updateStoredSession ?? true)) {
     const stored = await saveUser(manager, session, r.value);
     if (stored) return stored;
@@ -203,10 +213,15 @@ export async function updateUserForCurrentSession(
  * ```
  *
  * @param manager The session manager.
+ * @param options Cancellation (`signal`) and `timeout`.
  * @returns The new session.
  */
-export function refreshCurrentSession(manager: SessionManager): Promise<ServiceResult<Session>> {
-  return manager.refreshSession();
+export function refreshCurrentSession(
+  manager: SessionManager,
+  options: AuthCallOptions = {},
+): Promise<ServiceResult<Session>> {
+  // The refresh is shared with other callers: a signal ends only this caller's wait.
+  return untilCancelled(() => manager.refreshSession(), options.signal);
 }
 
 /**
@@ -235,7 +250,7 @@ export function refreshCurrentSession(manager: SessionManager): Promise<ServiceR
 export async function signOutCurrentSession(
   auth: AuthClient,
   manager: SessionManager,
-  options: {
+  options: AuthCallOptions & {
     scope?: SignOutScope;
     clearStoredSessionOnSuccess?: boolean;
     succeedIfNoSession?: boolean;
@@ -243,7 +258,10 @@ export async function signOutCurrentSession(
 ): Promise<ServiceResult<void>> {
   const session = heldSession(manager);
   if (!session) return (options.succeedIfNoSession ?? true) ? success(undefined) : noSession();
-  let r = await auth.signOut(session.accessToken, { scope: options.scope ?? SignOutScope.LOCAL });
+  let r = await auth.signOut(session.accessToken, {
+    ...call(options),
+    scope: options.scope ?? SignOutScope.LOCAL,
+  });
   if (!r.ok && [401, 403, 404].includes(r.error.status ?? 0)) r = success(undefined);
   // Only the session signed out is cleared: one that replaced it meanwhile stays.
   if (
@@ -282,7 +300,11 @@ export async function signOutCurrentSession(
 export async function getSsoUrlForCurrentSession(
   auth: AuthClient,
   manager: SessionManager,
-  options: { domain?: string | null; providerId?: string | null; redirectTo?: string | null } = {},
+  options: AuthCallOptions & {
+    domain?: string | null;
+    providerId?: string | null;
+    redirectTo?: string | null;
+  } = {},
 ): Promise<ServiceResult<SsoResponse>> {
   const session = manager.currentSession;
   if (!session) return noSession();
@@ -306,15 +328,17 @@ export async function getSsoUrlForCurrentSession(
  *
  * @param auth The auth client.
  * @param manager The session manager.
+ * @param options Cancellation (`signal`) and `timeout`.
  * @returns The identities.
  */
 export async function getUserIdentitiesForCurrentSession(
   auth: AuthClient,
   manager: SessionManager,
+  options: AuthCallOptions = {},
 ): Promise<ServiceResult<UserIdentity[]>> {
   const session = manager.currentSession;
   if (!session) return noSession();
-  return await auth.getUserIdentities(session.accessToken);
+  return await auth.getUserIdentities(session.accessToken, call(options));
 }
 
 /**
@@ -342,8 +366,11 @@ export async function linkIdentityForCurrentSession(
   auth: AuthClient,
   manager: SessionManager,
   provider: OAuthProvider | string,
-  options: { redirectTo?: string | null; scopes?: string[]; queryParams?: Record<string, string> } =
-    {},
+  options: AuthCallOptions & {
+    redirectTo?: string | null;
+    scopes?: string[];
+    queryParams?: Record<string, string>;
+  } = {},
 ): Promise<ServiceResult<LinkIdentityResponse>> {
   const session = manager.currentSession;
   if (!session) return noSession();
@@ -377,7 +404,7 @@ export async function linkIdentityWithIdTokenForCurrentSession(
   manager: SessionManager,
   provider: OAuthProvider | string,
   idToken: string,
-  options: {
+  options: AuthCallOptions & {
     providerAccessToken?: string | null;
     nonce?: string | null;
     updateStoredSession?: boolean;
@@ -418,7 +445,7 @@ export async function unlinkIdentityForCurrentSession(
   auth: AuthClient,
   manager: SessionManager,
   identityId: string,
-  options: { updateStoredSession?: boolean } = {},
+  options: AuthCallOptions & { updateStoredSession?: boolean } = {},
 ): Promise<ServiceResult<void>> {
   const session = manager.currentSession;
   if (!session) return noSession();
@@ -458,10 +485,10 @@ export async function unlinkIdentityAndUpdateSession(
   accessToken: string,
   identityId: string,
   manager: SessionManager,
-  options: { updateStoredSession?: boolean } = {},
+  options: AuthCallOptions & { updateStoredSession?: boolean } = {},
 ): Promise<ServiceResult<void>> {
   const before = manager.currentSession;
-  const r = await auth.unlinkIdentity(accessToken, identityId);
+  const r = await auth.unlinkIdentity(accessToken, identityId, call(options));
   const session = manager.currentSession;
   // Only the session the identity was unlinked from (by its token) is updated.
   if (
@@ -506,7 +533,7 @@ export async function importAuthToken(
   auth: AuthClient,
   manager: SessionManager,
   accessToken: string,
-  options: {
+  options: AuthCallOptions & {
     refreshToken?: string;
     expiresIn?: number;
     tokenType?: string;
@@ -518,7 +545,7 @@ export async function importAuthToken(
   }
   let user: User;
   if (options.retrieveUser ?? true) {
-    const u = await auth.getUser(accessToken);
+    const u = await auth.getUser(accessToken, call(options));
     if (!u.ok) return u;
     user = u.value;
   } else {
@@ -554,16 +581,18 @@ export async function importAuthToken(
  * @param auth The auth client.
  * @param fragment The URL fragment.
  * @param manager The session manager.
+ * @param options Cancellation (`signal`) and `timeout`.
  * @returns The session.
  */
 export async function importSessionFromFragment(
   auth: AuthClient,
   fragment: string,
   manager: SessionManager,
+  options: AuthCallOptions = {},
 ): Promise<ServiceResult<Session>> {
   const t = parseSessionTokensFromFragment(fragment);
   if (!t.ok) return t;
-  const u = await auth.getUser(t.value.accessToken);
+  const u = await auth.getUser(t.value.accessToken, call(options));
   if (!u.ok) return u;
   const session = copySession(
     makeSession(
@@ -605,12 +634,14 @@ export async function importSessionFromFragment(
  * @param auth The auth client.
  * @param url The redirect URL.
  * @param manager The session manager.
+ * @param options Cancellation (`signal`) and `timeout`.
  * @returns The session.
  */
 export async function importSessionFromUrl(
   auth: AuthClient,
   url: string,
   manager: SessionManager,
+  options: AuthCallOptions = {},
 ): Promise<ServiceResult<Session>> {
   const hash = (url ?? "").indexOf("#");
   if (hash < 0) {
@@ -619,7 +650,7 @@ export async function importSessionFromUrl(
       category: "DECODE",
     });
   }
-  return await importSessionFromFragment(auth, url.slice(hash + 1), manager);
+  return await importSessionFromFragment(auth, url.slice(hash + 1), manager, options);
 }
 
 /**
@@ -641,6 +672,7 @@ export async function importSessionFromUrl(
  * @param authCode The code.
  * @param codeVerifier The verifier.
  * @param manager The session manager.
+ * @param options Cancellation (`signal`) and `timeout`.
  * @returns The session.
  */
 export async function exchangeCodeForSessionAndSave(
@@ -648,8 +680,9 @@ export async function exchangeCodeForSessionAndSave(
   authCode: string,
   codeVerifier: string,
   manager: SessionManager,
+  options: AuthCallOptions = {},
 ): Promise<ServiceResult<Session>> {
-  const r = await auth.exchangeCodeForSession(authCode, codeVerifier);
+  const r = await auth.exchangeCodeForSession(authCode, codeVerifier, call(options));
   if (r.ok) return await saved(manager, r.value, r);
   return r;
 }

@@ -560,9 +560,10 @@ export class SessionManager {
 
   /** Milliseconds until `session` is due for refresh (zero or less: now). */
   #refreshDueIn(session: Session): number {
-    // The buffer never exceeds half the token's lifetime: a server issuing
-    // tokens shorter than the buffer gets refreshes at half-life, not a loop.
-    const buffer = Math.min(this.#buffer * 1000, Math.max(0, session.expiresIn) * 500);
+    // `refreshBufferSeconds` before expiry, as the document says; only a token whose whole
+    // lifetime is shorter than the buffer is refreshed at half-life instead, not in a loop.
+    const lifetime = Math.max(0, session.expiresIn) * 1000;
+    const buffer = lifetime > this.#buffer * 1000 ? this.#buffer * 1000 : lifetime / 2;
     return this.#expiresAtMs(session) - buffer - Date.now();
   }
 }

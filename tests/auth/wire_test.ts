@@ -428,8 +428,12 @@ Deno.test("passkeys on /passkeys routes", async () => {
     jsonResponse({ id: "pk1", friendly_name: "work", created_at: "t" }),
     jsonResponse({}),
   ]);
-  assert.equal((await auth.passkeyStartRegistration(TOKEN)).getOrThrow().challengeId, "ch");
+  assert.equal(
+    (await auth.passkeyStartRegistration(TOKEN, { captchaToken: "cap" })).getOrThrow().challengeId,
+    "ch",
+  );
   assert.equal(rec.last.url.href, `${A}/passkeys/registration/options`);
+  assert.deepEqual(rec.last.json(), { gotrue_meta_security: { captcha_token: "cap" } });
   assert.equal(
     (await auth.passkeyVerifyRegistration(TOKEN, "ch", { id: "cred" })).getOrThrow().friendlyName,
     "laptop",
@@ -568,7 +572,7 @@ Deno.test("decoding is tolerant; sessions mask tokens and users mask email in re
 
 Deno.test("convenience extensions wrap the right operations", async () => {
   const { auth, rec } = makeAuth(() => jsonResponse({}));
-  await signUp(auth, "a@x", "p", { k: 1 });
+  await signUp(auth, "a@x", "p", { data: { k: 1 } });
   assert.deepEqual((rec.last.json() as Record<string, unknown>).data, { k: 1 });
   await signIn(auth, "a@x", "p");
   assert.equal(rec.last.url.search, "?grant_type=password");
@@ -578,7 +582,7 @@ Deno.test("convenience extensions wrap the right operations", async () => {
   assert.equal((rec.last.json() as Record<string, unknown>).phone, "+1");
   await sendOtp(auth, "a@x");
   assert.equal(rec.last.url.pathname, "/auth/v1/otp");
-  await sendPhoneOtp(auth, "+1", "whatsapp");
+  await sendPhoneOtp(auth, "+1", { channel: "whatsapp" });
   assert.equal((rec.last.json() as Record<string, unknown>).channel, "whatsapp");
   await resendSignUpEmailOtp(auth, "a@x");
   assert.equal(
@@ -598,8 +602,48 @@ Deno.test("convenience extensions wrap the right operations", async () => {
   assert.equal((rec.last.json() as Record<string, unknown>).type, "sms");
   await verifyEmailOtpWithTokenHash(auth, "h", "invite");
   assert.equal((rec.last.json() as Record<string, unknown>).token_hash, "h");
-  await forgotPassword(auth, "a@x", "https://r");
+  await forgotPassword(auth, "a@x", { redirectTo: "https://r", captchaToken: "cap" });
   assert.equal(rec.last.url.pathname, "/auth/v1/recover");
+  assert.equal(rec.last.url.searchParams.get("redirect_to"), "https://r");
+  assert.deepEqual((rec.last.json() as Record<string, unknown>).gotrue_meta_security, {
+    captcha_token: "cap",
+  });
+  await resendSignUpEmailOtp(auth, "a@x", { captchaToken: "c2", redirectTo: "https://r2" });
+  assert.deepEqual((rec.last.json() as Record<string, unknown>).gotrue_meta_security, {
+    captcha_token: "c2",
+  });
+  await verifyEmailSignUpOtp(auth, "a@x", "1", { captchaToken: "c3" });
+  assert.deepEqual((rec.last.json() as Record<string, unknown>).gotrue_meta_security, {
+    captcha_token: "c3",
+  });
+
+  // Every extension takes a signal: an aborted one resolves Failure(CANCELLED) and sends nothing.
+  const before = rec.requests.length;
+  const signal = AbortSignal.abort();
+  const calls: Array<Promise<{ errorOrNull(): { category: string } | null }>> = [
+    signUp(auth, "a@x", "p", { signal }),
+    signIn(auth, "a@x", "p", { signal }),
+    signUpPhone(auth, "+1", "p", { signal }),
+    signInPhone(auth, "+1", "p", { signal }),
+    sendOtp(auth, "a@x", { signal }),
+    sendPhoneOtp(auth, "+1", { signal }),
+    resendSignUpEmailOtp(auth, "a@x", { signal }),
+    resendPhoneSignInOtp(auth, "+1", { signal }),
+    verifyEmailOtp(auth, "a@x", "1", "email", { signal }),
+    verifyPhoneOtp(auth, "+1", "1", "sms", { signal }),
+    verifyEmailSignUpOtp(auth, "a@x", "1", { signal }),
+    verifyPhoneSignInOtp(auth, "+1", "1", { signal }),
+    verifyEmailOtpWithTokenHash(auth, "h", "invite", { signal }),
+    forgotPassword(auth, "a@x", { signal }),
+    signOutGlobal(auth, "t", { signal }),
+    signOutLocal(auth, "t", { signal }),
+    signOutOthers(auth, "t", { signal }),
+    mfaChallengeAndVerify(auth, "f", "123456", "t", { signal }),
+  ];
+  for (const [i, r] of (await Promise.all(calls)).entries()) {
+    assert.equal(r.errorOrNull()?.category, "CANCELLED", `call ${i}`);
+  }
+  assert.equal(rec.requests.length, before);
 });
 
 Deno.test("review fixes: unlink takes the identity's primary key; reauthenticate is never retried; link answers that do not decode are Failures", async () => {

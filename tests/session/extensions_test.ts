@@ -3,9 +3,6 @@ import { createAuthClient } from "../../auth/mod.ts";
 import { createBaseClient, success } from "../../core/mod.ts";
 import { createLocalBackend } from "../../demo/local_backend/mod.ts";
 import {
-  clientSignInWithEmail,
-  clientSignOut,
-  clientSignUpWithEmail,
   createSessionManager,
   exchangeCodeForSessionAndSave,
   generateNonce,
@@ -26,10 +23,13 @@ import {
   signInAnonymouslyAndSaveSession,
   signInWith,
   signInWithAndSaveSession,
+  signInWithEmail,
   signInWithEmailAndSaveSession,
   signInWithIdTokenAndSaveSession,
   signInWithPhoneAndSaveSession,
+  signOut,
   signOutCurrentSession,
+  signUpWithEmail,
   signUpWithEmailAndSaveSession,
   signUpWithPhoneAndSaveSession,
   unlinkIdentityForCurrentSession,
@@ -128,19 +128,19 @@ Deno.test("client sign-in helpers apply the token; signOut keeps it when the ser
     fetch: rec.fetch,
     retry: { maxAttempts: 1 },
   });
-  assert.ok((await clientSignInWithEmail(client, "a@x.io", "pw")).ok);
+  assert.ok((await signInWithEmail(client, "a@x.io", "pw")).ok);
   assert.equal(client.accessToken, SESSION.access_token);
   fail = true;
-  assert.equal((await clientSignOut(client)).ok, false);
+  assert.equal((await signOut(client)).ok, false);
   assert.equal(client.accessToken, SESSION.access_token, "kept for a retry");
   assert.equal(rec.last.url.search, "?scope=global");
   fail = false;
-  assert.ok((await clientSignOut(client)).ok);
+  assert.ok((await signOut(client)).ok);
   assert.equal(client.accessToken, null);
   const n = rec.requests.length;
-  assert.ok((await clientSignOut(client)).ok);
+  assert.ok((await signOut(client)).ok);
   assert.equal(rec.requests.length, n, "no request when signed out");
-  assert.ok((await clientSignUpWithEmail(client, "b@x.io", "pw")).ok);
+  assert.ok((await signUpWithEmail(client, "b@x.io", "pw")).ok);
   assert.equal(client.accessToken, null, "no token without a session");
 });
 
@@ -188,8 +188,8 @@ Deno.test("native sign-in redeems the credential with the id_token grant; genera
   const c = await signInWith(auth, cancelled);
   assert.equal(c.ok, false);
   assert.match(generateNonce(), /^[A-Za-z0-9_-]{32}$/);
-  assert.equal(generateNonce(16).length, 16);
-  assert.throws(() => generateNonce(15), RangeError);
+  assert.equal(generateNonce({ byteCount: 16 }).length, 16);
+  assert.throws(() => generateNonce({ byteCount: 15 }), RangeError);
   assert.notEqual(generateNonce(), generateNonce());
 });
 
@@ -238,4 +238,95 @@ Deno.test("session flow against the local backend: import token and fragment, up
   assert.equal(manager.currentSession, null);
   assert.equal(client.accessToken, null);
   manager.dispose();
+});
+
+Deno.test("every session-aware and client sign-in helper takes a signal: aborted, it resolves CANCELLED and sends nothing", async () => {
+  const { rec, client, auth, manager } = setup();
+  await manager.saveSession((await auth.signInWithEmail("a@x.io", "pw")).getOrThrow());
+  client.setAccessToken(SESSION.access_token);
+  const before = rec.requests.length;
+  const signal = AbortSignal.abort();
+  const fragment = "access_token=a.b.c&refresh_token=r&expires_in=60&token_type=bearer";
+  const native: NativeAuthProvider = {
+    provider: "apple",
+    signIn: () => Promise.resolve(success({ provider: "apple", idToken: "id" })),
+  };
+  const results = await Promise.all([
+    getUserForCurrentSession(auth, manager, { signal }),
+    reauthenticateCurrentSession(auth, manager, { signal }),
+    updateUserForCurrentSession(auth, manager, { data: { a: 1 } }, { signal }),
+    refreshCurrentSession(manager, { signal }),
+    signOutCurrentSession(auth, manager, { signal, clearStoredSessionOnSuccess: false }),
+    getSsoUrlForCurrentSession(auth, manager, { domain: "x.io", signal }),
+    getUserIdentitiesForCurrentSession(auth, manager, { signal }),
+    linkIdentityForCurrentSession(auth, manager, "github", { signal }),
+    linkIdentityWithIdTokenForCurrentSession(auth, manager, "apple", "id", { signal }),
+    unlinkIdentityForCurrentSession(auth, manager, "i1", { signal }),
+    importAuthToken(auth, manager, "a.b.c", { signal }),
+    importSessionFromFragment(auth, fragment, manager, { signal }),
+    importSessionFromUrl(auth, `https://app.example/#${fragment}`, manager, { signal }),
+    exchangeCodeForSessionAndSave(auth, "code", "verifier", manager, { signal }),
+    signInWithEmail(client, "a@x.io", "pw", { signal }),
+    signUpWithEmail(client, "a@x.io", "pw", { signal, data: { plan: "free" } }),
+    signOut(client, { signal }),
+    signInWith(auth, native, { signal }),
+    signInWithAndSaveSession(auth, manager, native, { signal }),
+  ]);
+  for (const [i, r] of results.entries()) {
+    assert.equal(r.errorOrNull()?.category, "CANCELLED", `call ${i}`);
+  }
+  assert.equal(rec.requests.length, before);
+  assert.equal(manager.currentSession?.accessToken, SESSION.access_token, "nothing was cleared");
+  // signUpWithEmail sends its metadata from the options object.
+  await signUpWithEmail(client, "b@x.io", "pw", { data: { plan: "free" } });
+  assert.deepEqual((rec.last.json() as { data: unknown }).data, { plan: "free" });
+  manager.dispose();
+});
+
+Deno.test("refreshCurrentSession: a signal fired mid-refresh ends only this caller's wait", async () => {
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  const { auth, manager } = setup();
+  await manager.saveSession((await auth.signInWithEmail("a@x.io", "pw")).getOrThrow());
+  const slow = setup(() => jsonResponse({ ...SESSION, refresh_token: "r2" }));
+  const m = createSessionManager(
+    createAuthClient(
+      createBaseClient("https://p.example", "anon-key-123456", {
+        fetch: async (input, init) => {
+          await gate;
+          return slow.rec.fetch(input, init);
+        },
+      }),
+    ),
+    slow.client,
+    { autoRefresh: false },
+  );
+  await m.saveSession(manager.currentSession!);
+  const ac = new AbortController();
+  const waiting = refreshCurrentSession(m, { signal: ac.signal });
+  const other = refreshCurrentSession(m);
+  ac.abort();
+  assert.equal((await waiting).errorOrNull()?.category, "CANCELLED");
+  release();
+  assert.equal((await other).getOrThrow().refreshToken, "r2", "the shared refresh went on");
+  manager.dispose();
+  m.dispose();
+});
+
+Deno.test("the client sign-in helpers carry the document's names, from the package root and ./session", async () => {
+  const root = await import("../../mod.ts") as Record<string, unknown>;
+  const session = await import("../../session/mod.ts") as Record<string, unknown>;
+  for (
+    const name of [
+      "signInWithEmail",
+      "signInWithPhone",
+      "signInAnonymously",
+      "signInWithIdToken",
+      "signUpWithEmail",
+      "signOut",
+    ]
+  ) {
+    assert.equal(typeof root[name], "function", name);
+    assert.equal(root[name], session[name], name);
+  }
 });

@@ -6,7 +6,6 @@ import { createAuthClient, decodeSession, type Session } from "../../auth/mod.ts
 import { createBaseClient } from "../../core/client.ts";
 import { MutableStateFlow } from "../../core/state_flow.ts";
 import {
-  clientSignOut,
   createSessionManager,
   getUserForCurrentSession,
   importSessionFromFragment,
@@ -16,6 +15,7 @@ import {
   mfaVerifyAndSaveSession,
   refreshTokenAndSaveSession,
   signInWithEmailAndSaveSession,
+  signOut,
   signOutCurrentSession,
   unlinkIdentityAndUpdateSession,
   updateUserForCurrentSession,
@@ -242,6 +242,19 @@ Deno.test("a token shorter than refreshBufferSeconds is refreshed at half-life, 
     assert.equal(s.grants(), 1);
     await clock.tickAsync(15_000);
     assert.equal(s.grants(), 2);
+    m.dispose();
+  }));
+
+Deno.test("a token longer than refreshBufferSeconds is refreshed exactly that long before expiry", () =>
+  withClock(async (clock) => {
+    const s = autoServer(() => json(sessionJson(2, { expires_in: 100 })));
+    const m = createSessionManager(s.auth, s.client); // buffer 60 s: due at 40 s
+    m.startAutoRefresh();
+    await m.saveSession(decodeSession(sessionJson(1, { expires_in: 100 })));
+    await clock.tickAsync(39_000);
+    assert.equal(s.grants(), 0);
+    await clock.tickAsync(1_000);
+    assert.equal(s.grants(), 1);
     m.dispose();
   }));
 
@@ -588,10 +601,10 @@ Deno.test("helpers that waited on the server leave a newer session alone: sign-o
   assert.equal(ml.currentSession, null);
 });
 
-Deno.test("clientSignOut clears only the token it signed out; the MFA session returned is masked", async () => {
+Deno.test("signOut clears only the token it signed out; the MFA session returned is masked", async () => {
   const s = heldServer();
   s.client.setAccessToken("access-1");
-  const out = clientSignOut(s.client);
+  const out = signOut(s.client);
   await turns();
   s.client.setAccessToken("access-9"); // a newer sign-in meanwhile
   s.find("/logout").release(new Response(null, { status: 204 }));
