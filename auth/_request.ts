@@ -48,6 +48,8 @@ export function gotrue<T>(client: BaseClient, call: GoTrueCall<T>): Promise<Serv
     path,
     query: call.query,
     json: call.body,
+    // GoTrue's current error format ({ code: <error code>, message }), as auth-js asks for it.
+    headers: { "x-supabase-api-version": "2024-01-01" },
     accessToken: call.accessToken,
     retry: call.retry ?? method === "GET",
     signal: call.options?.signal,

@@ -127,7 +127,8 @@ export class AuthClient {
    *
    * @param phone The phone (blank → Failure).
    * @param password The password.
-   * @param options Metadata, redirect, captcha, PKCE, channel.
+   * @param options Metadata, redirect, captcha, channel (`pkceParams` is not sent: GoTrue
+   * refuses PKCE for a phone sign-up).
    * @returns The session.
    */
   signUpWithPhone(
@@ -285,13 +286,13 @@ export class AuthClient {
    *
    * @param type E.g. SIGNUP or EMAIL_CHANGE.
    * @param email The email.
-   * @param options Captcha, redirect.
+   * @param options Captcha, redirect, and PKCE for a sign-up or email-change link.
    * @returns Nothing.
    */
   resendEmailOtp(
     type: OtpType,
     email: string,
-    options?: si.CaptchaOptions & { redirectTo?: string | null },
+    options?: si.CaptchaOptions & { redirectTo?: string | null; pkceParams?: PkceParams | null },
   ): Promise<ServiceResult<void>> {
     return si.resend(this.client, { email }, type, options);
   }
@@ -379,13 +380,13 @@ export class AuthClient {
    *
    * @param accessToken The access token.
    * @param updates The changes.
-   * @param options Email redirect, cancellation.
+   * @param options Email redirect, PKCE for an email change's link, cancellation.
    * @returns The user.
    */
   updateUser(
     accessToken: string,
     updates: UserUpdateRequest,
-    options?: AuthCallOptions & { emailRedirectTo?: string | null },
+    options?: AuthCallOptions & { emailRedirectTo?: string | null; pkceParams?: PkceParams | null },
   ): Promise<ServiceResult<User>> {
     return us.updateUser(this.client, accessToken, updates, options);
   }

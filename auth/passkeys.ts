@@ -165,6 +165,8 @@ export function oauthGetAuthorizationDetails(
       accessToken,
       decode: decodeAuthorizationDetails,
       options: o,
+      // Not a plain read: GoTrue binds the user and may auto-approve, and a repeat is a 400.
+      retry: false,
     });
 }
 

@@ -100,7 +100,8 @@ export function signUpWithPhone(
       data: o.data ?? {},
       channel: o.channel ?? "sms",
       gotrue_meta_security: security(o.captchaToken),
-      ...pkceBody(o.pkceParams),
+      // No PKCE: GoTrue refuses a phone sign-up with a challenge (400), and answers it with
+      // the session itself; auth-js does not send one either.
     },
     decode: decodeSignUp,
     options: o,
@@ -303,7 +304,7 @@ export function resend(
   client: BaseClient,
   target: { email: string } | { phone: string },
   type: OtpType,
-  o: CaptchaOptions & { redirectTo?: string | null } = {},
+  o: CaptchaOptions & { redirectTo?: string | null; pkceParams?: PkceParams | null } = {},
 ): Promise<ServiceResult<void>> {
   const isEmail = "email" in target;
   if (blank(isEmail ? target.email : target.phone)) {
@@ -313,7 +314,13 @@ export function resend(
     method: "POST",
     path: "/resend",
     query: isEmail ? redirect(o.redirectTo) : [],
-    body: { ...target, type, gotrue_meta_security: security(o.captchaToken) },
+    body: {
+      ...target,
+      type,
+      gotrue_meta_security: security(o.captchaToken),
+      // A resent sign-up or email-change link follows the PKCE flow only with a challenge.
+      ...(isEmail ? pkceBody(o.pkceParams) : {}),
+    },
     decode: unit,
     options: o,
   });

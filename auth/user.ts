@@ -45,11 +45,12 @@ export function updateUser(
   client: BaseClient,
   accessToken: string,
   updates: UserUpdateRequest,
-  o: AuthCallOptions & { emailRedirectTo?: string | null } = {},
+  o: AuthCallOptions & { emailRedirectTo?: string | null; pkceParams?: PkceParams | null } = {},
 ): Promise<ServiceResult<User>> {
   if (blank(accessToken)) return invalid("Cannot update the user as 'accessToken' is blank");
   const body: Record<string, unknown> = {};
-  if (updates.email != null) body.email = updates.email;
+  // An email change's confirmation link follows the PKCE flow only with a challenge.
+  if (updates.email != null) Object.assign(body, { email: updates.email }, pkceBody(o.pkceParams));
   if (updates.phone != null) body.phone = updates.phone;
   if (updates.password != null) body.password = updates.password;
   if (updates.currentPassword != null) body.current_password = updates.currentPassword;

@@ -702,3 +702,36 @@ Deno.test("MFA: a WebAuthn challenge keeps GoTrue's credential options for the b
   assert.deepEqual(c.webauthn, { type: "request", credentialOptions: { publicKey: options } });
   assert.equal((await auth.mfaChallenge(TOKEN, "f1")).getOrThrow().webauthn, null);
 });
+
+Deno.test("GoTrue wire: error format version header; PKCE only where GoTrue takes it; consent details never retried", async () => {
+  const { auth, rec } = makeAuth((req) =>
+    req.url.pathname.includes("/oauth/authorizations/")
+      ? new Response("bad gateway", { status: 502 })
+      : jsonResponse({ id: "u1" })
+  );
+  // Phone sign-up: GoTrue refuses a challenge (400 "PKCE not supported for phone signups").
+  await auth.signUpWithPhone("+15550100", "pw", { pkceParams: pkce });
+  assert.equal(rec.last.headers.get("x-supabase-api-version"), "2024-01-01");
+  const phone = rec.last.json() as Record<string, unknown>;
+  assert.equal(phone.code_challenge, undefined);
+  assert.equal(phone.code_challenge_method, undefined);
+  // Resend of an email link and an email change carry it, so their links follow the PKCE flow.
+  await auth.resendEmailOtp("signup", "a@x.io", { pkceParams: pkce });
+  assert.equal((rec.last.json() as Record<string, unknown>).code_challenge, "challenge-123");
+  assert.equal((rec.last.json() as Record<string, unknown>).code_challenge_method, "s256");
+  await auth.resendPhoneOtp("sms", "+15550100");
+  assert.equal((rec.last.json() as Record<string, unknown>).code_challenge, undefined);
+  await auth.updateUser(TOKEN, { email: "new@x.io" }, { pkceParams: pkce });
+  assert.deepEqual(rec.last.json(), {
+    email: "new@x.io",
+    code_challenge: "challenge-123",
+    code_challenge_method: "s256",
+  });
+  await auth.updateUser(TOKEN, { data: { a: 1 } }, { pkceParams: pkce });
+  assert.deepEqual(rec.last.json(), { data: { a: 1 } }, "no email change, no challenge");
+  // Reading consent details may approve it: a lost answer is not asked again.
+  const before = rec.requests.length;
+  const details = await auth.oauthGetAuthorizationDetails(TOKEN, "az1");
+  assert.equal(details.errorOrNull()?.status, 502);
+  assert.equal(rec.requests.length, before + 1);
+});
