@@ -65,9 +65,17 @@ export type PageFetcher<T> = (
  *
  * @param pageSize Items per page, > 0.
  * @param fetchPage Fetches one page.
+ * @param options `endOnShortPage` (default true): whether a page shorter than
+ * `pageSize` is the last; pass false when the server may cap pages, and the
+ * end is then the first empty page.
  * @returns The paginator.
  */
-export function createPaginator<T>(pageSize: number, fetchPage: PageFetcher<T>): Paginator<T> {
+export function createPaginator<T>(
+  pageSize: number,
+  fetchPage: PageFetcher<T>,
+  options: { endOnShortPage?: boolean } = {},
+): Paginator<T> {
+  const endOnShortPage = options.endOnShortPage ?? true;
   if (!Number.isInteger(pageSize) || pageSize <= 0) {
     throw new RangeError(
       `Cannot paginate as 'pageSize' must be a positive integer: current value is ${pageSize}`,
@@ -102,7 +110,11 @@ export function createPaginator<T>(pageSize: number, fetchPage: PageFetcher<T>):
       if (result.ok) {
         items.value = [...items.value, ...result.value];
         error.value = null;
-        if (result.value.length < pageSize) isEnd.value = true;
+        // A server that caps its pages (PostgREST's db-max-rows) answers short pages before
+        // the end: such a fetcher ends only on an empty page.
+        if (endOnShortPage ? result.value.length < pageSize : result.value.length === 0) {
+          isEnd.value = true;
+        }
       } else {
         error.value = result.error;
       }

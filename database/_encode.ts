@@ -3,7 +3,11 @@
  * rules and column-name checks.
  */
 
-/** Query keys PostgREST reserves; a column of that name cannot be filtered. */
+/**
+ * Query keys PostgREST reserves: a filter cannot use these as its whole key,
+ * and no key may end in `order`, `limit`, `offset`, `and` or `or` as its last
+ * `.` segment (PostgREST reads `author.limit=eq.5` as the embed's limit).
+ */
 export const RESERVED_KEYS: ReadonlySet<string> = new Set([
   "select",
   "order",
@@ -11,10 +15,12 @@ export const RESERVED_KEYS: ReadonlySet<string> = new Set([
   "offset",
   "or",
   "and",
-  "not",
   "columns",
   "on_conflict",
 ]);
+
+/** Last-segment names PostgREST takes for an embed's modifiers. */
+const RESERVED_LAST = /(?:^|\.)(?:order|limit|offset|and|or)$/;
 
 /** A filter operand. */
 export type FilterValue = string | number | boolean | null | Date | bigint;
@@ -32,9 +38,16 @@ export function checkColumn(name: string, asKey = true): string {
   if (typeof name !== "string" || name.trim() === "") {
     throw new TypeError("Cannot filter as the column name must be a non-blank string");
   }
-  if (asKey && RESERVED_KEYS.has(name)) {
+  // The table path is what precedes a JSON path (`->`, `->>`).
+  if (asKey && (RESERVED_KEYS.has(name) || RESERVED_LAST.test(name.split("->")[0]))) {
     throw new TypeError(
       `Cannot filter on column '${name}' as it collides with a reserved PostgREST query key`,
+    );
+  }
+  // PostgREST ends a JSON key at '.' or ':' and ignores the rest: `data->>a.b` reads `a`.
+  if (/->[^]*[.:]/.test(name)) {
+    throw new TypeError(
+      `Cannot filter on column '${name}' as a JSON key in it holds '.' or ':', which PostgREST reads as the key's end`,
     );
   }
   if (/[,()&=#\s"\\]/.test(name)) {

@@ -66,6 +66,12 @@ export function acceptHeader(
       : "application/vnd.pgrst.array+json;nulls=stripped";
   }
   if (explain) {
+    // PostgREST's media types hold plans as text or JSON only (PGRST107 otherwise).
+    if (explain.format === "xml" || explain.format === "yaml") {
+      throw new TypeError(
+        `Cannot explain as PostgREST serves plans only as text or JSON: current format is ${explain.format}`,
+      );
+    }
     const options = (["analyze", "verbose", "settings", "buffers", "wal"] as const)
       .filter((k) => explain[k] === true).join("|");
     accept = `application/vnd.pgrst.plan+${explain.format ?? "text"}; for="${

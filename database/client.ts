@@ -27,7 +27,7 @@ import {
   ReturnOption,
   UpsertResolution,
 } from "./models.ts";
-import { listOperand } from "./_encode.ts";
+import { listOperand, RESERVED_KEYS } from "./_encode.ts";
 import { QueryBuilder } from "./query_builder.ts";
 import { renderTopLevel, WhereBuilder } from "./where_builder.ts";
 
@@ -633,7 +633,11 @@ export class DatabaseClient {
 
 /**
  * Flattens a JSON object of arguments into query pairs: nulls omitted,
- * objects and arrays re-encoded as JSON, scalars as text.
+ * objects and arrays re-encoded as JSON, scalars as text. An argument that
+ * PostgREST would not pass to the function throws `TypeError`: a name it
+ * reserves (`select`, `columns`, `on_conflict`, or ending in `order`,
+ * `limit`, `offset`, `and`, `or`) or a value shaped like a filter
+ * (`cs.stanford.edu`, `not.sure`); such calls need POST.
  *
  * @example Flattening
  * ```ts
@@ -675,19 +679,33 @@ export function flattenParams(params: string | Record<string, unknown>): Array<[
         `Cannot pass '${k}' as a query argument as ${v} is beyond JavaScript's safe integers; pass it as a string`,
       );
     }
-    out.push([
-      k,
+    const text =
       // An array of scalars is a Postgres array literal, as PostgREST reads GET arguments as
       // text cast to the parameter type ({1,2} for int[]); other objects go as JSON.
       Array.isArray(v) && v.every((x) => x === null || typeof x !== "object")
         ? listOperand(v, `argument '${k}'`, "{", "}")
         : typeof v === "object"
         ? JSON.stringify(v)
-        : String(v),
-    ]);
+        : String(v);
+    // PostgREST takes a query key it reserves as a modifier, and a value shaped like
+    // `op.value` as a filter on the result: the function would never see the argument.
+    if (RESERVED_KEYS.has(k) || RESERVED_ARG.test(k) || FILTER_SHAPED.test(text)) {
+      throw new TypeError(
+        `Cannot pass '${k}' as a query argument as PostgREST would read it as a ${
+          FILTER_SHAPED.test(text) ? "filter" : "modifier"
+        }; call the function with POST (rpc)`,
+      );
+    }
+    out.push([k, text]);
   }
   return out;
 }
+
+/** Argument names PostgREST reads as an embed's modifiers (by their last `.` segment). */
+const RESERVED_ARG = /(?:^|\.)(?:order|limit|offset|and|or)$/;
+/** Values PostgREST parses as an operator expression (`cs.x`, `not.x`, `eq(any).{1}`). */
+const FILTER_SHAPED =
+  /^(?:not\.|(?:eq|neq|gt|gte|lt|lte|like|ilike|match|imatch|in|is|isdistinct|cs|cd|ov|sl|sr|nxr|nxl|adj|fts|plfts|phfts|wfts)(?:\([^)]*\))?\.)/;
 
 /**
  * Creates a {@linkcode DatabaseClient}; no I/O.

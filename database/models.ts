@@ -106,9 +106,9 @@ export const ExplainFormat = {
   TEXT: "text",
   /** `application/vnd.pgrst.plan+json`. */
   JSON: "json",
-  /** `application/vnd.pgrst.plan+xml`. */
+  /** Named by the document; PostgREST does not serve it, so a request throws `TypeError`. */
   XML: "xml",
-  /** `application/vnd.pgrst.plan+yaml`. */
+  /** Named by the document; PostgREST does not serve it, so a request throws `TypeError`. */
   YAML: "yaml",
 } as const;
 /** One of the {@linkcode ExplainFormat} values. */

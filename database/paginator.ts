@@ -67,6 +67,8 @@ export function paginator<T>(
       );
     }
   }
+  // PostgREST caps every answer at db-max-rows (1000 on the hosted service) without saying so:
+  // a short page is not the end, an empty one is.
   return createPaginator<T>(pageSize, (offset, limit, signal) =>
     selectTyped<T>(db, table, {
       schema: options.schema,
@@ -77,5 +79,5 @@ export function paginator<T>(
         options.block?.(q);
         q.range(offset, offset + limit - 1);
       },
-    }));
+    }), { endOnShortPage: false });
 }

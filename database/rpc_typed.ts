@@ -7,7 +7,7 @@
  */
 
 import type { ServiceResult } from "../core/result.ts";
-import { success } from "../core/result.ts";
+import { failure, success } from "../core/result.ts";
 import { type CallOptions, type DatabaseClient, flattenParams } from "./client.ts";
 import { decodeOne, decodeRows, discard, isNoRows } from "./_decode.ts";
 import { type CountOption, ResponseFormat } from "./models.ts";
@@ -163,7 +163,10 @@ export function rpcSingleTyped<T>(
 }
 
 /**
- * Calls a function (POST) for at most one row: no rows is `Success(null)`.
+ * Calls a function (POST) for at most one row: no rows is `Success(null)`,
+ * more than one a `PGRST116` failure. The rows are counted here, as
+ * postgrest-js does: asking PostgREST for one object would roll back the
+ * function's writes when it returns no row.
  *
  * @example Maybe one row
  * ```ts
@@ -184,9 +187,31 @@ export function rpcMaybeSingleTyped<T>(
   fn: string,
   options: TypedRpcOptions<T> = {},
 ): Promise<ServiceResult<T | null>> {
-  return call(db, fn, options, ResponseFormat.SINGLE).then((r) =>
-    isNoRows(r) ? success<T | null>(null) : decodeOne<T | null>(r, options.validator)
-  );
+  // Rows, counted here: asking PostgREST for a single object would make it roll back the
+  // call's writes when no row comes back, while this reports success.
+  return call(db, fn, options, ResponseFormat.ROWS).then((r) => {
+    if (!r.ok) return r;
+    let rows: unknown;
+    try {
+      rows = r.value.trim() === "" ? [] : JSON.parse(r.value);
+    } catch {
+      return decodeOne<T | null>(r, options.validator); // its DECODE failure
+    }
+    // A function returning one value (not a set) answers that value, not an array.
+    if (!Array.isArray(rows)) return decodeOne<T | null>(r, options.validator);
+    if (rows.length === 0) return success<T | null>(null);
+    if (rows.length > 1) {
+      return failure({
+        message: "JSON object requested, multiple (or no) rows returned",
+        category: "NOT_FOUND",
+        status: 406,
+        code: "PGRST116",
+        details:
+          `The result contains ${rows.length} rows, application/vnd.pgrst.object+json requires 1 row`,
+      });
+    }
+    return decodeOne<T | null>(success(JSON.stringify(rows[0])), options.validator);
+  });
 }
 
 /**

@@ -219,9 +219,17 @@ Deno.test("misuse is refused before any request", () => {
       "offset",
       "or",
       "and",
-      "not",
       "columns",
       "on_conflict",
+      // PostgREST reads a key ending in these as an embed's modifier, not a filter.
+      "author.limit",
+      "author.offset",
+      "a.b.order",
+      "author.and",
+      "author.or",
+      // A JSON key ends at '.' or ':' for PostgREST.
+      "data->>a.b",
+      "data->a:b",
       "a,b",
       "f(x)",
       "a b",
@@ -230,6 +238,10 @@ Deno.test("misuse is refused before any request", () => {
     assert.throws(() => where((w) => w.eq(column(bad), 1)), TypeError, bad);
   }
   assert.deepEqual(where((w) => w.eq(column("users.name"), "x")), [["users.name", "eq.x"]]);
+  // `not` is an ordinary filter key; so are names that only contain a reserved word.
+  assert.deepEqual(where((w) => w.eq(column("not"), 1)), [["not", "eq.1"]]);
+  assert.deepEqual(where((w) => w.eq(column("author.limits"), 1)), [["author.limits", "eq.1"]]);
+  assert.deepEqual(where((w) => w.eq(column("data->>order"), 1)), [["data->>order", "eq.1"]]);
   assert.throws(() => where((w) => w.eq(column("x"), NaN)), TypeError);
   assert.throws(() => column(""), TypeError);
   assert.throws(() => render((q) => q.orderBy(t.id, { order: "up" as Order })), TypeError);

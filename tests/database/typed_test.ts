@@ -198,8 +198,9 @@ Deno.test("rpc family: params object or string, list/single/maybe-single/unit/cs
     new Response("3"),
     jsonResponse([{ id: 1 }]),
     jsonResponse({ id: 1 }),
-    noRows(),
-    manyRows(),
+    jsonResponse([]),
+    jsonResponse([{ id: 1 }, { id: 2 }]),
+    jsonResponse([{ id: 7 }]),
     new Response(""),
     new Response("id\n1"),
     new Response(null),
@@ -212,8 +213,14 @@ Deno.test("rpc family: params object or string, list/single/maybe-single/unit/cs
   assert.equal(rec.last.text, '{"n":1}');
   assert.deepEqual((await rpcSingleTyped<Todo>(db, "one")).getOrThrow(), { id: 1 });
   assert.equal(rec.last.headers.get("accept"), "application/vnd.pgrst.object+json");
+  // Maybe-single asks for rows and counts them: a single-object request would make PostgREST
+  // roll back the function's writes when it returns no row.
   assert.equal((await rpcMaybeSingleTyped<Todo>(db, "one")).getOrThrow(), null);
-  assert.equal((await rpcMaybeSingleTyped<Todo>(db, "one")).ok, false);
+  assert.notEqual(rec.last.headers.get("accept"), "application/vnd.pgrst.object+json");
+  const many = await rpcMaybeSingleTyped<Todo>(db, "one");
+  assert.equal(many.errorOrNull()?.code, "PGRST116");
+  assert.equal(many.errorOrNull()?.category, "NOT_FOUND");
+  assert.deepEqual((await rpcMaybeSingleTyped<Todo>(db, "one")).getOrThrow(), { id: 7 });
   assert.equal((await rpcUnit(db, "touch")).ok, true);
   assert.equal((await rpcCsv(db, "report")).getOrThrow(), "id\n1");
   assert.equal(rec.last.headers.get("accept"), "text/csv");
@@ -267,7 +274,7 @@ Deno.test("rpcGet family: object params flattened (arrays of scalars as Postgres
   assert.equal(rec.last.headers.get("prefer"), "count=planned");
 });
 
-Deno.test("paginator: nothing before loadNext, range windows per page, end on a short page", async () => {
+Deno.test("paginator: nothing before loadNext, range windows per page, end on the first empty page", async () => {
   const data = Array.from({ length: 5 }, (_, i) => ({ id: i + 1 }));
   const { db, rec } = makeDb((req) => {
     const offset = Number(req.url.searchParams.get("offset") ?? 0);
@@ -279,6 +286,9 @@ Deno.test("paginator: nothing before loadNext, range windows per page, end on a 
   await p.loadNext();
   await p.loadNext();
   await p.loadNext();
+  // A short page may be the server's cap (db-max-rows), not the end: one more page says.
+  assert.equal(p.isEnd.value, false);
+  await p.loadNext();
   assert.equal(p.isEnd.value, true);
   assert.deepEqual(p.items.value.map((r) => r.id), [1, 2, 3, 4, 5]);
   assert.deepEqual(
@@ -287,6 +297,7 @@ Deno.test("paginator: nothing before loadNext, range windows per page, end on a 
       ["0", "2"],
       ["2", "2"],
       ["4", "2"],
+      ["5", "2"],
     ],
   );
   assert.equal(rec.requests[0].url.searchParams.get("order"), "id.asc");
@@ -295,6 +306,18 @@ Deno.test("paginator: nothing before loadNext, range windows per page, end on a 
   assert.throws(() => paginator(db, "t", { pageSize: 0 }), RangeError);
   assert.throws(() => paginator(db, "t", { block: (q) => q.limit(3) }), TypeError);
   assert.throws(() => paginator(db, "t", { block: (q) => q.range(0, 3) }), TypeError);
+});
+
+Deno.test("paginator: a server capping rows (db-max-rows) does not end it early", async () => {
+  const data = Array.from({ length: 25 }, (_, i) => ({ id: i + 1 }));
+  const { db } = makeDb((req) => {
+    const offset = Number(req.url.searchParams.get("offset") ?? 0);
+    const limit = Math.min(10, Number(req.url.searchParams.get("limit"))); // max-rows 10
+    return jsonResponse(data.slice(offset, offset + limit));
+  });
+  const p = paginator<{ id: number }>(db, "todos", { pageSize: 50 });
+  while (!p.isEnd.value) assert.ok((await p.loadNext()).ok);
+  assert.deepEqual(p.items.value.map((r) => r.id), data.map((r) => r.id));
 });
 
 Deno.test("paginator: a failure lands in error", async () => {

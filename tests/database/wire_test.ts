@@ -318,3 +318,55 @@ Deno.test('column names are escaped in columns=: a backslash as \\\\, a quote as
   await db.select("t", { columns: 'id, "a\\" b" , c' });
   assert.equal(q(rec.last.url, "select"), 'id,"a\\" b",c');
 });
+
+Deno.test("GET/HEAD RPC arguments PostgREST would take as modifiers or filters are refused before sending", async () => {
+  const { db, rec } = makeDb();
+  for (
+    const params of [
+      { limit: 10 },
+      { offset: 2 },
+      { "a.order": "x" },
+      { select: "x" },
+      { columns: "x" },
+      { domain: "cs.stanford.edu" },
+      { note: "not.sure" },
+      { host: "is.gd" },
+      { v: "eq(any).{1}" },
+    ]
+  ) {
+    assert.throws(() => db.buildRpcGet("f", { params }), TypeError, JSON.stringify(params));
+    assert.throws(
+      () => db.buildRpc("f", { params: JSON.stringify(params), format: ResponseFormat.HEAD }),
+      TypeError,
+      JSON.stringify(params),
+    );
+  }
+  assert.equal(rec.requests.length, 0);
+  // Ordinary names and values pass, and POST takes anything.
+  await db.rpcGet("f", { params: { limits: 1, note: "nota.bene", domain: "stanford.edu" } });
+  assert.equal(rec.last.url.search, "?limits=1&note=nota.bene&domain=stanford.edu");
+  await db.rpc("f", { params: JSON.stringify({ limit: 10, domain: "cs.stanford.edu" }) });
+  assert.equal(rec.last.text, '{"limit":10,"domain":"cs.stanford.edu"}');
+});
+
+Deno.test("PostgREST edges: JSON details are kept as text; XML and YAML plans are refused before sending", async () => {
+  const rels = [{ cardinality: "many-to-one", relationship: "todos_owner_fkey" }];
+  const { db, rec } = makeDb(() =>
+    jsonResponse({
+      code: "PGRST201",
+      message: "Could not embed because more than one relationship was found",
+      details: rels,
+      hint:
+        "Try changing 'users' to one of the following. Find the desired relationship in the 'details' key.",
+    }, { status: 300 })
+  );
+  const r = await db.select("todos", { columns: "*,users(*)" });
+  assert.equal(r.errorOrNull()?.code, "PGRST201");
+  assert.deepEqual(JSON.parse(r.errorOrNull()?.details ?? "null"), rels);
+  for (const format of [ExplainFormat.XML, ExplainFormat.YAML]) {
+    assert.throws(() => db.buildSelect("todos", { explain: { format } }), TypeError, format);
+  }
+  assert.equal(rec.requests.length, 1);
+  await db.select("todos", { explain: { format: ExplainFormat.JSON } });
+  assert.match(rec.last.headers.get("accept") ?? "", /^application\/vnd\.pgrst\.plan\+json;/);
+});
