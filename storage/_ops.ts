@@ -4,7 +4,7 @@
  */
 
 import type { BaseClient } from "../core/client.ts";
-import { asArray, asObject, decodeResult, reqString } from "../core/decode.ts";
+import { asArray, asObject, decodeResult, optObject, reqString } from "../core/decode.ts";
 import { encodeBase64 } from "../core/encoding.ts";
 import { failure, type ServiceResult, success } from "../core/result.ts";
 import type { RequestBody } from "../core/transport.ts";
@@ -182,21 +182,26 @@ export async function updateBucket(
   o: UpdateBucketOptions = {},
 ): Promise<ServiceResult<Bucket>> {
   const path = `/bucket/${encodeBucket(id)}`;
-  // The Storage API requires `public` on every update and keeps a bucket's name: read the
-  // bucket first when `public` is not given, or a name is, so that an update never silently
-  // does less than asked.
-  let isPublic = o.public;
-  if (isPublic === undefined || isPublic === null || (o.name !== undefined && o.name !== null)) {
+  // The Storage API keeps a bucket's name: a rename is refused, never silently ignored. Only
+  // the fields given are sent (reading `public` first and writing it back would undo a change
+  // made meanwhile).
+  if (o.name !== undefined && o.name !== null) {
     const current = await getBucket(client, id, o);
     if (!current.ok) return current;
-    if (o.name !== undefined && o.name !== null && o.name !== current.value.name) {
+    if (o.name !== current.value.name) {
       return failure({
         message:
           `Cannot rename bucket '${id}': the Storage API keeps a bucket's name ('${current.value.name}')`,
         category: "INVALID_ARGUMENT",
       });
     }
-    isPublic ??= current.value.public;
+  }
+  const isPublic = o.public;
+  if (isPublic == null && o.fileSizeLimit == null && o.allowedMimeTypes == null) {
+    return failure({
+      message: "Cannot update the bucket as no field to change is given",
+      category: "INVALID_ARGUMENT",
+    });
   }
   const r = await client.request({
     method: "PUT",
@@ -428,7 +433,15 @@ export async function info(
     signal: o.signal,
     timeout: o.timeout,
   });
-  return decodeResult(r, (v) => decodeFileObject(v.body));
+  // An info answer's `metadata` is the user's own: no field is taken from it, and the update
+  // time is `last_modified`.
+  return decodeResult(r, (v) => {
+    const body = asObject(v.body, "file object");
+    return {
+      ...decodeFileObject({ ...body, metadata: null }),
+      metadata: optObject(body, "metadata"),
+    };
+  });
 }
 
 export function isMissing(r: ServiceResult<unknown>): boolean {
@@ -683,7 +696,7 @@ export async function createSignedUrl(
   if (typeof encoded !== "string") return encoded;
   // The single-path route signs its path as decodeURI leaves it, so `%3F` and `%23` stay
   // escaped in the token and the download check fails; the batch route takes keys in JSON.
-  if (!o.transform && /[?#]/.test(path)) {
+  if (!hasTransform(o.transform) && /[?#]/.test(path)) {
     const r = await createSignedUrls(client, bucket, [path], expiresIn, o);
     return r.ok ? success(r.value[0]) : r;
   }

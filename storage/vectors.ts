@@ -337,10 +337,9 @@ export function createVectorIndex(
       dataType,
       dimension,
       distanceMetric,
-      metadataConfiguration: o.metadataConfiguration
-        ? {
-          nonFilterableMetadataKeys: o.metadataConfiguration.nonFilterableMetadataKeys ?? undefined,
-        }
+      // The Storage API refuses a configuration without keys: none is sent then.
+      metadataConfiguration: o.metadataConfiguration?.nonFilterableMetadataKeys?.length
+        ? { nonFilterableMetadataKeys: o.metadataConfiguration.nonFilterableMetadataKeys }
         : undefined,
     },
     unit,
@@ -503,9 +502,21 @@ export function listVectors(
     };
   }, o);
 }
+/**
+ * Matches a query asks for when `topK` is not given (the Storage API requires a value).
+ *
+ * @example The default
+ * ```ts
+ * import { QUERY_VECTORS_DEFAULT_TOP_K } from "@fetchbase/fetchbase/storage";
+ *
+ * console.log(QUERY_VECTORS_DEFAULT_TOP_K); // 10
+ * ```
+ */
+export const QUERY_VECTORS_DEFAULT_TOP_K = 10;
+
 /** Options of {@linkcode queryVectors}. */
 export interface QueryVectorsOptions extends VectorCallOptions {
-  /** How many matches. */
+  /** How many matches. Default {@linkcode QUERY_VECTORS_DEFAULT_TOP_K} (10). */
   topK?: number | null;
   /** Metadata filter. */
   filter?: JsonObject | null;
@@ -529,7 +540,8 @@ export function queryVectors(
     vectorBucketName,
     indexName,
     queryVector,
-    topK: o.topK,
+    // The Storage API requires topK (1 to 100); the document makes it optional.
+    topK: o.topK ?? QUERY_VECTORS_DEFAULT_TOP_K,
     filter: o.filter,
     returnDistance: o.returnDistance,
     returnMetadata: o.returnMetadata,

@@ -558,7 +558,7 @@ Deno.test("listPaginator: nothing before loadNext, offset pages, pageSize > 0", 
   assert.throws(() => listPaginator(storage, "docs", { pageSize: 0 }), RangeError);
 });
 
-Deno.test("updateBucket reads the bucket for a missing `public` and refuses a rename the server would ignore", async () => {
+Deno.test("updateBucket sends only the fields given (no read-modify-write of `public`) and refuses a rename the server would ignore", async () => {
   const { storage, rec } = makeStorage((req) =>
     req.method === "GET"
       ? jsonResponse({ id: "docs", name: "docs", public: true })
@@ -566,8 +566,11 @@ Deno.test("updateBucket reads the bucket for a missing `public` and refuses a re
   );
   const r = await storage.updateBucket("docs", { fileSizeLimit: 10 });
   assert.ok(r.ok);
-  const put = rec.requests.find((q) => q.method === "PUT")!;
-  assert.deepEqual(put.json(), { id: "docs", public: true, file_size_limit: 10 });
+  // The Storage API takes any one of public, file_size_limit, allowed_mime_types.
+  assert.equal(rec.requests[0].method, "PUT", "no read first");
+  assert.deepEqual(rec.requests[0].json(), { id: "docs", file_size_limit: 10 });
+  const empty = await storage.updateBucket("docs", {});
+  assert.equal(empty.errorOrNull()?.category, "INVALID_ARGUMENT");
   const before = rec.requests.length;
   const rename = await storage.updateBucket("docs", { name: "other", public: false });
   assert.equal(rename.errorOrNull()?.category, "INVALID_ARGUMENT");
@@ -611,4 +614,35 @@ Deno.test("info takes updatedAt from last_modified when that is what the server 
     jsonResponse({ id: "1", name: "a.txt", last_modified: "2026-11-23T00:00:00Z", size: 3 })
   );
   assert.equal((await storage.info("d", "a.txt")).getOrThrow().updatedAt, "2026-11-23T00:00:00Z");
+});
+
+Deno.test("info takes nothing from the user's metadata; an empty transform signs a ?-key through the batch route", async () => {
+  const { storage, rec } = makeStorage((req) =>
+    req.url.pathname.startsWith("/storage/v1/object/info/")
+      ? jsonResponse({
+        id: "o1",
+        name: "a.txt",
+        bucket_id: "docs",
+        size: 3,
+        content_type: "text/plain",
+        cache_control: null,
+        etag: null,
+        metadata: { updated_at: "1999-01-01", lastAccessedAt: "user-value", etag: "user-etag" },
+        last_modified: "2026-01-01T00:00:00Z",
+        created_at: "2025-01-01T00:00:00Z",
+      })
+      : jsonResponse([{ path: "q?x.txt", signedURL: "/object/sign/docs/q?x.txt?token=t" }])
+  );
+  const info = (await storage.info("docs", "a.txt")).getOrThrow();
+  assert.equal(info.updatedAt, "2026-01-01T00:00:00Z");
+  assert.equal(info.lastAccessedAt, null);
+  assert.equal(info.etag, null);
+  assert.deepEqual(info.metadata, {
+    updated_at: "1999-01-01",
+    lastAccessedAt: "user-value",
+    etag: "user-etag",
+  });
+  await storage.createSignedUrl("docs", "q?x.txt", 60, { transform: {} });
+  assert.equal(rec.last.url.pathname, "/storage/v1/object/sign/docs");
+  assert.deepEqual(rec.last.json(), { expiresIn: 60, paths: ["q?x.txt"] });
 });

@@ -277,3 +277,27 @@ Deno.test("vectors: segments come in pairs; null vectors are Failures; write ans
   assert.ok(ok.ok, ok.ok ? "" : ok.error.message);
   assert.equal(rec.last.url.pathname, "/storage/v1/vector/PutVectors");
 });
+
+Deno.test("Storage API requirements: queryVectors always sends topK; an index without non-filterable keys sends no metadataConfiguration", async () => {
+  const { storage, rec } = makeStorage(() => jsonResponse({ vectors: [] }));
+  await storage.queryVectors("vb", "ix", { float32: [1, 0, 0] });
+  assert.equal((rec.last.json() as { topK: number }).topK, 10);
+  await storage.queryVectors("vb", "ix", { float32: [1, 0, 0] }, { topK: 3 });
+  assert.equal((rec.last.json() as { topK: number }).topK, 3);
+  for (const keys of [null, []]) {
+    await storage.createVectorIndex("vb", "ix", "float32", 3, "cosine", {
+      metadataConfiguration: { nonFilterableMetadataKeys: keys },
+    });
+    assert.equal(
+      (rec.last.json() as Record<string, unknown>).metadataConfiguration,
+      undefined,
+      JSON.stringify(keys),
+    );
+  }
+  await storage.createVectorIndex("vb", "ix", "float32", 3, "cosine", {
+    metadataConfiguration: { nonFilterableMetadataKeys: ["raw"] },
+  });
+  assert.deepEqual((rec.last.json() as Record<string, unknown>).metadataConfiguration, {
+    nonFilterableMetadataKeys: ["raw"],
+  });
+});
