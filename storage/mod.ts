@@ -39,7 +39,7 @@ export type {
   IcebergUpdateNamespacePropertiesResponse,
   ListAnalyticsBucketsOptions,
 } from "./analytics.ts";
-export { VectorDataType, VectorDistanceMetric } from "./vectors.ts";
+export { QUERY_VECTORS_DEFAULT_TOP_K, VectorDataType, VectorDistanceMetric } from "./vectors.ts";
 export type {
   ListVectorBucketsOptions,
   ListVectorsOptions,
