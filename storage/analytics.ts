@@ -6,12 +6,13 @@
  * @module
  */
 
+import { parseJsonInt64, stringifyJsonInt64 } from "./_json_int64.ts";
 import type { BaseClient } from "../core/client.ts";
 import {
   asArray,
   asObject,
   decodeResult,
-  type JsonObject,
+  type JsonValue,
   optObject,
   optString,
   reqString,
@@ -20,6 +21,18 @@ import { failure, type ServiceResult, success } from "../core/result.ts";
 import type { QueryInit } from "../core/query.ts";
 import type { SortOrder } from "./models.ts";
 import { encodeComponent } from "../core/_uri.ts";
+
+/**
+ * A JSON value of the Iceberg catalog: JSON, where integers beyond 2^53
+ * (snapshot ids, sequence numbers) are `bigint`, read and written exactly.
+ */
+export type CatalogJsonValue =
+  | JsonValue
+  | bigint
+  | CatalogJsonValue[]
+  | { [key: string]: CatalogJsonValue };
+/** A JSON object of the Iceberg catalog (see {@linkcode CatalogJsonValue}). */
+export type CatalogJsonObject = { [key: string]: CatalogJsonValue };
 
 /** An analytics (Iceberg) bucket. */
 export interface AnalyticsBucket {
@@ -205,22 +218,22 @@ export interface IcebergTableCreateRequest {
   /** Name. */
   name: string;
   /** Iceberg schema. */
-  schema: JsonObject;
+  schema: CatalogJsonObject;
   /** Location. */
   location?: string | null;
   /** Partition spec. */
-  partitionSpec?: JsonObject | null;
+  partitionSpec?: CatalogJsonObject | null;
   /** Write order. */
-  writeOrder?: JsonObject | null;
+  writeOrder?: CatalogJsonObject | null;
   /** Properties. Default empty. */
   properties?: Record<string, string>;
 }
 /** A commit: requirements and updates applied atomically. */
 export interface IcebergTableCommitRequest {
   /** Requirements. */
-  requirements?: JsonObject[];
+  requirements?: CatalogJsonObject[];
   /** Updates. */
-  updates?: JsonObject[];
+  updates?: CatalogJsonObject[];
 }
 /** A table to register from existing metadata. */
 export interface IcebergTableRegisterRequest {
@@ -234,7 +247,7 @@ export interface IcebergTableMetadataResponse {
   /** Name, when sent. */
   name: string | null;
   /** The table metadata. */
-  metadata: JsonObject | null;
+  metadata: CatalogJsonObject | null;
   /** Table config. */
   config: Record<string, string>;
   /** `metadata-location`. */
@@ -358,20 +371,36 @@ export class AnalyticsCatalogClient {
     method: string,
     path: string,
     o: CatalogCallOptions & { query?: QueryInit; json?: unknown } = {},
-  ): Promise<ServiceResult<JsonObject>> {
+  ): Promise<ServiceResult<CatalogJsonObject>> {
+    // 64-bit snapshot ids and sequence numbers: read as bigint, written as JSON integers.
+    let body: string | undefined;
+    try {
+      body = o.json === undefined ? undefined : stringifyJsonInt64(o.json);
+    } catch (cause) {
+      return Promise.resolve(failure({
+        message: `Cannot send the request as its JSON body cannot be serialised: ${
+          cause instanceof Error ? cause.message : String(cause)
+        }`,
+        category: "INVALID_ARGUMENT",
+        cause,
+      }));
+    }
     return this.#client.request({
       method,
       area: "storage",
       path: `/iceberg${path}`,
       query: o.query,
-      json: o.json,
+      ...(body === undefined ? {} : { body, contentType: "application/json" }),
+      responseType: "text",
       signal: o.signal,
     })
       .then((r) =>
-        decodeResult(
-          r,
-          (v) => (v.body === null ? {} : asObject(v.body, "catalog answer") as JsonObject),
-        )
+        decodeResult(r, (v) => {
+          const text = v.body.trim();
+          return text === ""
+            ? {}
+            : asObject(parseJsonInt64(text), "catalog answer") as CatalogJsonObject;
+        })
       );
   }
 
@@ -409,7 +438,7 @@ export class AnalyticsCatalogClient {
     method: string,
     path: string | (() => string),
     o: CatalogCallOptions & { query?: QueryInit; json?: unknown } = {},
-  ): Promise<ServiceResult<JsonObject>> {
+  ): Promise<ServiceResult<CatalogJsonObject>> {
     let built: string;
     try {
       built = typeof path === "function" ? path() : path;
@@ -427,7 +456,7 @@ export class AnalyticsCatalogClient {
    * @param options Cancellation.
    * @returns The raw JSON.
    */
-  getConfig(options: CatalogCallOptions = {}): Promise<ServiceResult<JsonObject>> {
+  getConfig(options: CatalogCallOptions = {}): Promise<ServiceResult<CatalogJsonObject>> {
     return this.#request("GET", "/v1/config", {
       ...options,
       query: [["warehouse", this.bucketName]],
@@ -461,7 +490,7 @@ export class AnalyticsCatalogClient {
       pageToken?: string | null;
       pageSize?: number | null;
     } = {},
-  ): Promise<ServiceResult<JsonObject>> {
+  ): Promise<ServiceResult<CatalogJsonObject>> {
     let parent: string | null = null;
     try {
       parent = options.parent ? decodeURIComponent(encodeNamespace(options.parent)) : null;
@@ -505,7 +534,7 @@ export class AnalyticsCatalogClient {
   createNamespace(
     namespace: string[],
     options: CatalogCallOptions & { properties?: Record<string, string> } = {},
-  ): Promise<ServiceResult<JsonObject>> {
+  ): Promise<ServiceResult<CatalogJsonObject>> {
     try {
       encodeNamespace(namespace);
     } catch (error) {
@@ -563,7 +592,7 @@ export class AnalyticsCatalogClient {
   getNamespaceMetadata(
     namespace: string[],
     options: CatalogCallOptions = {},
-  ): Promise<ServiceResult<JsonObject>> {
+  ): Promise<ServiceResult<CatalogJsonObject>> {
     return this.#at("GET", () => `/namespaces/${encodeNamespace(namespace)}`, options);
   }
 
@@ -597,7 +626,7 @@ export class AnalyticsCatalogClient {
       removals?: string[] | null;
       updates?: Record<string, string> | null;
     } = {},
-  ): Promise<ServiceResult<JsonObject>> {
+  ): Promise<ServiceResult<CatalogJsonObject>> {
     const json: Record<string, unknown> = {};
     if (options.removals) json.removals = options.removals;
     if (options.updates) json.updates = options.updates;
@@ -640,7 +669,7 @@ export class AnalyticsCatalogClient {
   listTables(
     namespace: string[],
     options: CatalogCallOptions & { pageToken?: string | null; pageSize?: number | null } = {},
-  ): Promise<ServiceResult<JsonObject>> {
+  ): Promise<ServiceResult<CatalogJsonObject>> {
     return this.#at("GET", () => `/namespaces/${encodeNamespace(namespace)}/tables`, {
       ...options,
       query: [["pageToken", options.pageToken], ["pageSize", options.pageSize?.toString()]],
@@ -677,9 +706,9 @@ export class AnalyticsCatalogClient {
    */
   createTable(
     namespace: string[],
-    request: JsonObject,
+    request: CatalogJsonObject,
     options: CatalogCallOptions = {},
-  ): Promise<ServiceResult<JsonObject>> {
+  ): Promise<ServiceResult<CatalogJsonObject>> {
     return this.#at("POST", () => `/namespaces/${encodeNamespace(namespace)}/tables`, {
       ...options,
       json: request,
@@ -699,7 +728,7 @@ export class AnalyticsCatalogClient {
     request: IcebergTableCreateRequest,
     options: CatalogCallOptions = {},
   ): Promise<ServiceResult<IcebergTableMetadataResponse>> {
-    const json: JsonObject = { name: request.name, schema: request.schema };
+    const json: CatalogJsonObject = { name: request.name, schema: request.schema };
     if (request.location) json.location = request.location;
     if (request.partitionSpec) json["partition-spec"] = request.partitionSpec;
     if (request.writeOrder) json["write-order"] = request.writeOrder;
@@ -721,9 +750,9 @@ export class AnalyticsCatalogClient {
   updateTable(
     namespace: string[],
     name: string,
-    request: JsonObject,
+    request: CatalogJsonObject,
     options: CatalogCallOptions = {},
-  ): Promise<ServiceResult<JsonObject>> {
+  ): Promise<ServiceResult<CatalogJsonObject>> {
     return this.#at(
       "POST",
       () => `/namespaces/${encodeNamespace(namespace)}/tables/${nameSegment(name, "table name")}`,
@@ -791,7 +820,7 @@ export class AnalyticsCatalogClient {
     namespace: string[],
     name: string,
     options: CatalogCallOptions & { snapshots?: string | null } = {},
-  ): Promise<ServiceResult<JsonObject>> {
+  ): Promise<ServiceResult<CatalogJsonObject>> {
     return this.#at(
       "GET",
       () => `/namespaces/${encodeNamespace(namespace)}/tables/${nameSegment(name, "table name")}`,
@@ -828,9 +857,9 @@ export class AnalyticsCatalogClient {
    */
   registerTable(
     namespace: string[],
-    request: JsonObject,
+    request: CatalogJsonObject,
     options: CatalogCallOptions = {},
-  ): Promise<ServiceResult<JsonObject>> {
+  ): Promise<ServiceResult<CatalogJsonObject>> {
     return this.#at("POST", () => `/namespaces/${encodeNamespace(namespace)}/register`, {
       ...options,
       json: request,
@@ -867,7 +896,7 @@ export class AnalyticsCatalogClient {
    * @returns Nothing.
    */
   async renameTable(
-    request: JsonObject,
+    request: CatalogJsonObject,
     options: CatalogCallOptions = {},
   ): Promise<ServiceResult<void>> {
     const r = await this.#at("POST", "/tables/rename", { ...options, json: request });

@@ -25,6 +25,8 @@ export { AnalyticsCatalogClient, encodeNamespace } from "./analytics.ts";
 export type {
   AnalyticsBucket,
   CatalogCallOptions,
+  CatalogJsonObject,
+  CatalogJsonValue,
   IcebergCatalogConfig,
   IcebergCreateNamespaceRequest,
   IcebergNamespaceListResponse,

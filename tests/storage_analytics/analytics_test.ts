@@ -3,6 +3,7 @@ import { StorageAnalyticsClient } from "@supabase/storage-js";
 import { Hono } from "hono";
 import { createBaseClient } from "../../core/client.ts";
 import {
+  type CatalogJsonObject,
   createStorageClient,
   encodeNamespace,
   type IcebergTableListResponse,
@@ -347,4 +348,46 @@ Deno.test("catalog names that are empty, . or .. are INVALID_ARGUMENT: they woul
   // A prefix is a path: its segments are encoded, its slashes kept.
   await catalog.listNamespaces();
   assert.equal(rec.last.url.pathname, "/storage/v1/iceberg/v1/catalogs/lake/namespaces");
+});
+
+Deno.test("catalog: 64-bit snapshot ids come back exact (bigint) and go out as JSON integers", async () => {
+  const id = "3497810964824022504";
+  const { storage, rec } = makeStorage((req) =>
+    req.url.pathname.endsWith("/config")
+      ? jsonResponse({ defaults: {}, overrides: { prefix: "lake" } })
+      : new Response(
+        `{"metadata-location":"s3://m","metadata":{"current-snapshot-id":${id},` +
+          `"snapshots":[{"snapshot-id":${id},"sequence-number":7,"summary":{"note":"id ${id}"}}],` +
+          `"last-updated-ms":1700000000000,"big-float":1.5e300}}`,
+        { headers: { "content-type": "application/json" } },
+      )
+  );
+  const catalog = storage.analyticsCatalog("lake");
+  const table = (await catalog.getTable(["sales"], "orders")).getOrThrow() as {
+    metadata: Record<string, unknown>;
+  };
+  const meta = table.metadata;
+  assert.equal(meta["current-snapshot-id"], BigInt(id));
+  const snap = (meta.snapshots as Array<Record<string, unknown>>)[0];
+  assert.equal(snap["snapshot-id"], BigInt(id));
+  assert.equal(snap["sequence-number"], 7, "safe integers stay numbers");
+  assert.equal((snap.summary as { note: string }).note, `id ${id}`, "digits in strings stay text");
+  assert.equal(meta["last-updated-ms"], 1700000000000);
+  assert.equal(meta["big-float"], 1.5e300);
+  await catalog.updateTable(["sales"], "orders", {
+    requirements: [{ type: "assert-ref-snapshot-id", ref: "main", "snapshot-id": BigInt(id) }],
+    updates: [],
+  });
+  assert.equal(rec.last.headers.get("content-type"), "application/json");
+  assert.equal(
+    rec.last.text,
+    `{"requirements":[{"type":"assert-ref-snapshot-id","ref":"main","snapshot-id":${id}}],"updates":[]}`,
+  );
+  // A value JSON cannot hold is refused before sending.
+  const cyclic: CatalogJsonObject = {};
+  cyclic.self = cyclic;
+  const n = rec.requests.length;
+  const bad = await catalog.updateTable(["sales"], "orders", cyclic);
+  assert.equal(bad.errorOrNull()?.category, "INVALID_ARGUMENT");
+  assert.equal(rec.requests.length, n);
 });
