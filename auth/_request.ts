@@ -51,6 +51,10 @@ export function gotrue<T>(client: BaseClient, call: GoTrueCall<T>): Promise<Serv
     // GoTrue's current error format ({ code: <error code>, message }), as auth-js asks for it.
     headers: { "x-supabase-api-version": "2024-01-01" },
     accessToken: call.accessToken,
+    // A call made for no user (sign-up, token grants, OTP, recovery) carries the API key as
+    // its bearer, as auth-js sends: never the client's current token, which may have lapsed
+    // (a refresh) or belong to another user.
+    credentials: call.accessToken ? "token" : "apikey",
     retry: call.retry ?? method === "GET",
     signal: call.options?.signal,
     timeout: call.options?.timeout,

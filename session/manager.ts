@@ -52,7 +52,11 @@ export type SessionState =
 
 /** Configuration of a session manager. */
 export interface SessionConfig {
-  /** Refresh automatically before expiry. Default true. */
+  /**
+   * Refresh automatically before expiry: every saved or restored session
+   * schedules its refresh (call `dispose()` when done with the manager).
+   * Default true.
+   */
   autoRefresh?: boolean;
   /** Seconds before expiry at which the refresh happens. Default 60. */
   refreshBufferSeconds?: number;
@@ -182,6 +186,9 @@ export class SessionManager {
     this.#client = client;
     this.#storage = config.storage ?? new InMemorySessionStorage();
     this.#autoRefreshConfigured = config.autoRefresh ?? true;
+    // "saveSession ... schedules refresh": with auto-refresh configured (the default), a saved
+    // session is refreshed before expiry without initialize() or startAutoRefresh() first.
+    this.#autoRefresh = this.#autoRefreshConfigured;
     this.#buffer = buffer;
     this.#retryBase = config.retryBaseDelayMs ?? 1000;
     this.#retryMax = config.retryMaxDelayMs ?? 60_000;

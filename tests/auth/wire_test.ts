@@ -735,3 +735,14 @@ Deno.test("GoTrue wire: error format version header; PKCE only where GoTrue take
   assert.equal(details.errorOrNull()?.status, 502);
   assert.equal(rec.requests.length, before + 1);
 });
+
+Deno.test("calls made for no user carry the API key as bearer, never the client's current (maybe lapsed) token", async () => {
+  const { auth, rec } = makeAuth();
+  auth.client.setAccessToken("lapsed-user-token-0123456789");
+  await auth.refreshToken("refresh-1");
+  assert.equal(rec.last.headers.get("authorization"), `Bearer ${KEY}`);
+  await auth.signInWithEmail("a@x.io", "pw");
+  assert.equal(rec.last.headers.get("authorization"), `Bearer ${KEY}`);
+  await auth.getUser(TOKEN);
+  assert.equal(rec.last.headers.get("authorization"), `Bearer ${TOKEN}`);
+});

@@ -245,11 +245,11 @@ Deno.test("a token shorter than refreshBufferSeconds is refreshed at half-life, 
     m.dispose();
   }));
 
-Deno.test("a token longer than refreshBufferSeconds is refreshed exactly that long before expiry", () =>
+Deno.test("a token longer than refreshBufferSeconds is refreshed exactly that long before expiry, with no initialize() first", () =>
   withClock(async (clock) => {
     const s = autoServer(() => json(sessionJson(2, { expires_in: 100 })));
     const m = createSessionManager(s.auth, s.client); // buffer 60 s: due at 40 s
-    m.startAutoRefresh();
+    // autoRefresh defaults to true: saveSession schedules the refresh by itself.
     await m.saveSession(decodeSession(sessionJson(1, { expires_in: 100 })));
     await clock.tickAsync(39_000);
     assert.equal(s.grants(), 0);
@@ -653,3 +653,17 @@ Deno.test("a fragment's provider tokens are kept; an error_code alone is an auth
   assert.equal(e.errorOrNull()?.category, "UNAUTHORIZED");
   assert.equal(e.errorOrNull()?.code, "otp_expired");
 });
+
+Deno.test("autoRefresh: false never schedules a refresh, and stopAutoRefresh stops a configured one", () =>
+  withClock(async (clock) => {
+    const s = autoServer(() => json(sessionJson(2, { expires_in: 100 })));
+    const off = createSessionManager(s.auth, s.client, { autoRefresh: false });
+    await off.saveSession(decodeSession(sessionJson(1, { expires_in: 100 })));
+    const stopped = createSessionManager(s.auth, s.client);
+    stopped.stopAutoRefresh();
+    await stopped.saveSession(decodeSession(sessionJson(1, { expires_in: 100 })));
+    await clock.tickAsync(200_000);
+    assert.equal(s.grants(), 0);
+    off.dispose();
+    stopped.dispose();
+  }));
