@@ -6,7 +6,7 @@
  */
 
 import type { BaseClient } from "../core/client.ts";
-import type { ServiceResult } from "../core/result.ts";
+import { failure, type ServiceResult } from "../core/result.ts";
 import {
   acceptHeader,
   checkMaxAffected,
@@ -174,7 +174,11 @@ export interface RpcGetOptions extends CallOptions {
   queryParams?: RpcQueryParams;
   /**
    * Arguments as one object (or its JSON text), flattened after the
-   * query parameters: nulls omitted, objects and arrays as JSON text.
+   * query parameters: nulls omitted, arrays of scalars as Postgres array
+   * literals (`{1,2}`), other objects as JSON text. An argument PostgREST
+   * would not pass to the function (see {@linkcode flattenParams}) makes
+   * `rpcGet` resolve `Failure(INVALID_ARGUMENT)`; `queryParams` go as they
+   * are (filters on the result included).
    */
   params?: string | Record<string, unknown> | null;
   /** Response format. Default ROWS. */
@@ -570,7 +574,10 @@ export class DatabaseClient {
       path,
       pairs,
       headers,
-      body: options.params ?? "{}",
+      // A plain object from JavaScript callers goes as its JSON, not as "[object Object]".
+      body: typeof options.params === "object" && options.params !== null
+        ? JSON.stringify(options.params)
+        : options.params ?? "{}",
       contentType: options.contentType ?? "application/json",
       retry: false,
       signal: options.signal,
@@ -586,7 +593,7 @@ export class DatabaseClient {
    * @returns The raw body.
    */
   rpc(fn: string, options?: RpcOptions): Promise<ServiceResult<string>> {
-    return sendBody(this.client, this.buildRpc(fn, options));
+    return passable(() => sendBody(this.client, this.buildRpc(fn, options)));
   }
 
   /**
@@ -627,13 +634,14 @@ export class DatabaseClient {
    * @returns The raw body.
    */
   rpcGet(fn: string, options?: RpcGetOptions): Promise<ServiceResult<string>> {
-    return sendBody(this.client, this.buildRpcGet(fn, options));
+    return passable(() => sendBody(this.client, this.buildRpcGet(fn, options)));
   }
 }
 
 /**
  * Flattens a JSON object of arguments into query pairs: nulls omitted,
- * objects and arrays re-encoded as JSON, scalars as text. An argument that
+ * arrays of scalars as Postgres array literals (`{1,2}`), other objects as
+ * JSON, scalars as text. An argument that
  * PostgREST would not pass to the function throws `TypeError`: a name it
  * reserves (`select`, `columns`, `on_conflict`, or ending in `order`,
  * `limit`, `offset`, `and`, `or`) or a value shaped like a filter
@@ -643,7 +651,7 @@ export class DatabaseClient {
  * ```ts
  * import { flattenParams } from "@fetchbase/fetchbase/database";
  *
- * console.log(flattenParams({ a: 1, b: null, c: [1, 2] })); // [ [ "a", "1" ], [ "c", "[1,2]" ] ]
+ * console.log(flattenParams({ a: 1, b: null, c: [1, 2] })); // [ [ "a", "1" ], [ "c", "{1,2}" ] ]
  * ```
  *
  * @param params A JSON object (string or value).
@@ -690,7 +698,7 @@ export function flattenParams(params: string | Record<string, unknown>): Array<[
     // PostgREST takes a query key it reserves as a modifier, and a value shaped like
     // `op.value` as a filter on the result: the function would never see the argument.
     if (RESERVED_KEYS.has(k) || RESERVED_ARG.test(k) || FILTER_SHAPED.test(text)) {
-      throw new TypeError(
+      throw new UnpassableArgument(
         `Cannot pass '${k}' as a query argument as PostgREST would read it as a ${
           FILTER_SHAPED.test(text) ? "filter" : "modifier"
         }; call the function with POST (rpc)`,
@@ -699,6 +707,19 @@ export function flattenParams(params: string | Record<string, unknown>): Array<[
     out.push([k, text]);
   }
   return out;
+}
+
+/** An argument GET cannot pass: the call methods answer it as `Failure(INVALID_ARGUMENT)`. */
+class UnpassableArgument extends TypeError {}
+
+/** Runs a call whose arguments may not be passable with GET: that is a Failure, not a throw. */
+function passable(send: () => Promise<ServiceResult<string>>): Promise<ServiceResult<string>> {
+  try {
+    return send();
+  } catch (error) {
+    if (!(error instanceof UnpassableArgument)) throw error;
+    return Promise.resolve(failure({ message: error.message, category: "INVALID_ARGUMENT" }));
+  }
 }
 
 /** Argument names PostgREST reads as an embed's modifiers (by their last `.` segment). */

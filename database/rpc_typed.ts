@@ -8,7 +8,7 @@
 
 import type { ServiceResult } from "../core/result.ts";
 import { failure, success } from "../core/result.ts";
-import { type CallOptions, type DatabaseClient, flattenParams } from "./client.ts";
+import type { CallOptions, DatabaseClient } from "./client.ts";
 import { decodeOne, decodeRows, discard, isNoRows } from "./_decode.ts";
 import { type CountOption, ResponseFormat } from "./models.ts";
 import type { QueryBuilder } from "./query_builder.ts";
@@ -71,13 +71,10 @@ function callGet<T>(
   format: ResponseFormat,
   count?: CountOption | null,
 ) {
-  const pairs: Array<[string, string]> = [
-    ...Object.entries(o.queryParams ?? {}),
-    ...(o.params ? flattenParams(o.params) : []),
-  ];
   return db.rpcGet(fn, {
     schema: o.schema,
-    queryParams: pairs,
+    queryParams: o.queryParams,
+    params: o.params,
     block: o.block,
     format,
     count,

@@ -6,6 +6,7 @@ import {
   parseContentRange,
   ResponseFormat,
   ReturnOption,
+  rpcGetTyped,
   UpsertResolution,
 } from "../../database/mod.ts";
 import { jsonResponse } from "../support/recording_fetch.ts";
@@ -341,7 +342,23 @@ Deno.test("GET/HEAD RPC arguments PostgREST would take as modifiers or filters a
       JSON.stringify(params),
     );
   }
+  // The calls resolve a Failure (the value may be user data, such as an email "not.sure@x.io").
+  const viaGet = await db.rpcGet("find_user", { params: { email: "not.sure@x.io" } });
+  assert.equal(viaGet.errorOrNull()?.category, "INVALID_ARGUMENT");
+  const viaHead = await db.rpc("f", {
+    params: JSON.stringify({ limit: 1 }),
+    format: ResponseFormat.HEAD,
+  });
+  assert.equal(viaHead.errorOrNull()?.category, "INVALID_ARGUMENT");
+  const typed = await rpcGetTyped(db, "find_user", { params: { email: "not.sure@x.io" } });
+  assert.equal(typed.errorOrNull()?.category, "INVALID_ARGUMENT");
   assert.equal(rec.requests.length, 0);
+  // queryParams go as they are: a filter on the result is their purpose.
+  await db.rpcGet("f", { queryParams: { id: "eq.5" } });
+  assert.equal(rec.last.url.search, "?id=eq.5");
+  // A plain object as rpc params (JavaScript callers) goes as its JSON.
+  await db.rpc("f", { params: { a: 1 } as unknown as string });
+  assert.equal(rec.last.text, '{"a":1}');
   // Ordinary names and values pass, and POST takes anything.
   await db.rpcGet("f", { params: { limits: 1, note: "nota.bene", domain: "stanford.edu" } });
   assert.equal(rec.last.url.search, "?limits=1&note=nota.bene&domain=stanford.edu");
