@@ -107,7 +107,7 @@ Deno.test({
     } finally {
       await stopBrowser(browser);
       await server.close();
-      await Deno.remove(tmp, { recursive: true });
+      await removeSoon(tmp);
     }
   },
 });
@@ -128,5 +128,20 @@ async function stopBrowser(browser: Deno.ChildProcess): Promise<void> {
   if (!exited) {
     browser.kill("SIGKILL");
     await browser.status;
+  }
+}
+
+/**
+ * Removes a directory that Chromium's helper processes may still be writing
+ * into for a moment after the browser exits: retried for up to 5 s.
+ */
+async function removeSoon(dir: string): Promise<void> {
+  for (let attempt = 0;; attempt++) {
+    try {
+      return await Deno.remove(dir, { recursive: true });
+    } catch (error) {
+      if (attempt >= 50) throw error;
+      await new Promise((r) => setTimeout(r, 100));
+    }
   }
 }
