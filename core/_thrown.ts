@@ -11,6 +11,6 @@ export function describeThrown(error: unknown): string {
   try {
     return error instanceof Error ? error.message : String(error);
   } catch {
-    return Object.prototype.toString.call(error);
+    return typeof error;
   }
 }

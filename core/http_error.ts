@@ -26,32 +26,24 @@ import { parseRetryAfter } from "./retry.ts";
  * @returns The category.
  */
 export function categoryForStatus(status: number): ErrorCategory {
-  switch (status) {
-    case 400:
-      return "BAD_REQUEST";
-    case 401:
-      return "UNAUTHORIZED";
-    case 403:
-      return "FORBIDDEN";
-    case 404:
-    case 406:
-    case 410:
-      return "NOT_FOUND";
-    case 408:
-      return "TIMEOUT";
-    case 409:
-    case 412:
-    case 423:
-      return "CONFLICT";
-    case 413:
-      return "PAYLOAD_TOO_LARGE";
-    case 429:
-      return "RATE_LIMITED";
-  }
-  if (status >= 500 && status <= 599) return "SERVER";
-  if (status >= 400 && status <= 499) return "BAD_REQUEST";
-  return "UNKNOWN";
+  return BY_STATUS[status] ??
+    (status >= 400 && status < 600 ? (status < 500 ? "BAD_REQUEST" : "SERVER") : "UNKNOWN");
 }
+
+/** The statuses with a category of their own; other 4xx are BAD_REQUEST, 5xx SERVER. */
+const BY_STATUS: Readonly<Record<number, ErrorCategory>> = {
+  401: "UNAUTHORIZED",
+  403: "FORBIDDEN",
+  404: "NOT_FOUND",
+  406: "NOT_FOUND",
+  410: "NOT_FOUND",
+  408: "TIMEOUT",
+  409: "CONFLICT",
+  412: "CONFLICT",
+  423: "CONFLICT",
+  413: "PAYLOAD_TOO_LARGE",
+  429: "RATE_LIMITED",
+};
 
 /**
  * Replaces every occurrence of each secret (API key, tokens) in `text` by
@@ -247,7 +239,7 @@ export function errorFromResponse(
   if (!message) {
     const label = `HTTP ${status}${statusText ? ` ${statusText}` : ""}`;
     if (trimmed === "") {
-      message = `${label} (empty body)`;
+      message = `${label} (${parts.truncated ? "cut" : "empty"} body)`;
     } else {
       // Redact before cutting: a secret across the cut would otherwise leave its prefix.
       const flat = redactSecrets(trimmed.replace(/\s+/g, " "), secrets);

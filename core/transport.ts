@@ -700,7 +700,7 @@ async function attemptOnce(
       }
       return networkFailure("Network error", error, secrets);
     }
-    if (typeof response?.headers?.get !== "function") {
+    if (!(response?.status >= 0 && typeof response.headers?.get === "function")) {
       return refused("fetch resolved no Response", "NETWORK");
     }
     if (req.redirect !== undefined || !REDIRECTS.has(response.status)) break;

@@ -163,7 +163,9 @@ export function rpcSingleTyped<T>(
  * Calls a function (POST) for at most one row: no rows is `Success(null)`,
  * more than one a `PGRST116` failure. The rows are counted here, as
  * postgrest-js does: asking PostgREST for one object would roll back the
- * function's writes when it returns no row.
+ * function's writes when it returns no row. An array answer is read as the
+ * rows of a set-returning function, so a function returning one array value
+ * (`int[]`, a JSON array) belongs with {@linkcode rpcTyped}.
  *
  * @example Maybe one row
  * ```ts

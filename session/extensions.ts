@@ -362,7 +362,7 @@ export async function getUserIdentitiesForCurrentSession(
  * @param options Redirect, scopes, query params.
  * @returns The URL.
  */
-export async function linkIdentityForCurrentSession(
+export function linkIdentityForCurrentSession(
   auth: AuthClient,
   manager: SessionManager,
   provider: OAuthProvider | string,
@@ -373,8 +373,10 @@ export async function linkIdentityForCurrentSession(
   } = {},
 ): Promise<ServiceResult<LinkIdentityResponse>> {
   const session = manager.currentSession;
-  if (!session) return noSession();
-  return await auth.linkIdentity(session.accessToken, provider, options);
+  if (!session) return Promise.resolve(noSession());
+  // Not async: the URL checks (a blank provider, a `state` query parameter) throw at the call,
+  // as documented, instead of rejecting the promise.
+  return auth.linkIdentity(session.accessToken, provider, options);
 }
 
 /**

@@ -50,6 +50,9 @@ export type SessionState =
   | { kind: "Authenticated"; session: Session }
   | { kind: "Expired"; lastSession: Session };
 
+/** The shortest time between a grant and its refresh (half the token's life if shorter). */
+const MIN_REFRESH_GAP_MS = 10_000;
+
 /** Configuration of a session manager. */
 export interface SessionConfig {
   /**
@@ -567,11 +570,13 @@ export class SessionManager {
 
   /** Milliseconds until `session` is due for refresh (zero or less: now). */
   #refreshDueIn(session: Session): number {
-    // `refreshBufferSeconds` before expiry, as the document says; only a token whose whole
-    // lifetime is shorter than the buffer is refreshed at half-life instead, not in a loop.
+    // `refreshBufferSeconds` before expiry, as the document says, but never sooner than 10 s
+    // (or half the token's life, when shorter) after the token was granted: a token not much
+    // longer than the buffer would otherwise be refreshed in a loop.
     const lifetime = Math.max(0, session.expiresIn) * 1000;
-    const buffer = lifetime > this.#buffer * 1000 ? this.#buffer * 1000 : lifetime / 2;
-    return this.#expiresAtMs(session) - buffer - Date.now();
+    const expiresAt = this.#expiresAtMs(session);
+    const earliest = expiresAt - lifetime + Math.min(lifetime / 2, MIN_REFRESH_GAP_MS);
+    return Math.max(expiresAt - this.#buffer * 1000, earliest) - Date.now();
   }
 }
 

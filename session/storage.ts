@@ -365,8 +365,10 @@ function parseCookies(header: string | null): Map<string, string> {
  * response. Sessions larger than one cookie allows are split into chunks
  * (`name.0`, `name.1`, ... up to `maxChunks`); every save or clear deletes
  * each session cookie name it does not write, so the last response's
- * cookies are the whole session. For a per-request session manager, pass
- * `autoRefresh: false` and call `dispose()` once the response is built.
+ * cookies are the whole session. For a per-request session manager, keep
+ * auto-refresh on (the default: `initialize` then refreshes a session that is
+ * due before it resolves, so the response carries the new cookies) and call
+ * `dispose()` once the response is built.
  *
  * @example In a request handler
  * ```ts
@@ -407,7 +409,8 @@ export class CookieSessionStorage implements SessionStorage {
       httpOnly: options.httpOnly ?? true,
       chunkSize: options.chunkSize ?? 3180,
       // About 12.4 KiB in all, whatever the chunk size.
-      maxChunks: options.maxChunks ?? Math.max(1, Math.floor(12_720 / (options.chunkSize ?? 3180))),
+      maxChunks: options.maxChunks ??
+        Math.min(50, Math.max(1, Math.floor(12_720 / (options.chunkSize ?? 3180)))),
     };
     const o = this.#o;
     if (!/^[!#$%&'*+\-.^_`|~0-9A-Za-z]{1,200}$/.test(o.name)) {
@@ -452,11 +455,6 @@ export class CookieSessionStorage implements SessionStorage {
         `Cannot store cookies as a '__Host-' name requires path '/' and no domain: current name is ${o.name}`,
       );
     }
-    if (!Number.isSafeInteger(o.maxChunks) || o.maxChunks < 1 || o.maxChunks > 50) {
-      throw new RangeError(
-        `Cannot store cookies as 'maxChunks' must be an integer from 1 to 50: current value is ${o.maxChunks}`,
-      );
-    }
     // Browsers keep a cookie of at most 4096 bytes, name and attributes included.
     if (o.chunkSize > 3800 - o.name.length - (o.domain?.length ?? 0) - o.path.length) {
       throw new RangeError(
@@ -466,6 +464,11 @@ export class CookieSessionStorage implements SessionStorage {
     if (!Number.isInteger(this.#o.chunkSize) || this.#o.chunkSize < 100) {
       throw new RangeError(
         `Cannot store cookies as 'chunkSize' must be an integer >= 100: current value is ${this.#o.chunkSize}`,
+      );
+    }
+    if (!Number.isSafeInteger(o.maxChunks) || o.maxChunks < 1 || o.maxChunks > 50) {
+      throw new RangeError(
+        `Cannot store cookies as 'maxChunks' must be an integer from 1 to 50: current value is ${o.maxChunks}`,
       );
     }
   }

@@ -185,6 +185,8 @@ export async function updateBucket(
   // The Storage API keeps a bucket's name: a rename is refused, never silently ignored. Only
   // the fields given are sent (reading `public` first and writing it back would undo a change
   // made meanwhile).
+  const isPublic = o.public;
+  const nothing = isPublic == null && o.fileSizeLimit == null && o.allowedMimeTypes == null;
   if (o.name !== undefined && o.name !== null) {
     const current = await getBucket(client, id, o);
     if (!current.ok) return current;
@@ -195,9 +197,8 @@ export async function updateBucket(
         category: "INVALID_ARGUMENT",
       });
     }
-  }
-  const isPublic = o.public;
-  if (isPublic == null && o.fileSizeLimit == null && o.allowedMimeTypes == null) {
+    if (nothing) return current; // the name it already has: nothing to change
+  } else if (nothing) {
     return failure({
       message: "Cannot update the bucket as no field to change is given",
       category: "INVALID_ARGUMENT",

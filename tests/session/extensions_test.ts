@@ -330,3 +330,16 @@ Deno.test("the client sign-in helpers carry the document's names, from the packa
     assert.equal(root[name], session[name], name);
   }
 });
+
+Deno.test("linkIdentityForCurrentSession: a bad URL option throws at the call, never as a rejection", async () => {
+  const { auth, manager } = setup();
+  await manager.saveSession((await auth.signInWithEmail("a@x.io", "pw")).getOrThrow());
+  assert.throws(
+    () => linkIdentityForCurrentSession(auth, manager, "github", { queryParams: { state: "s" } }),
+    TypeError,
+  );
+  // A blank provider is a Failure, as from auth.linkIdentity.
+  const blank = await linkIdentityForCurrentSession(auth, manager, "");
+  assert.equal(blank.errorOrNull()?.category, "INVALID_ARGUMENT");
+  manager.dispose();
+});

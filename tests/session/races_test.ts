@@ -230,19 +230,20 @@ Deno.test("a token lifetime beyond setTimeout's limit waits instead of refreshin
     m.dispose();
   }));
 
-Deno.test("a token shorter than refreshBufferSeconds is refreshed at half-life, not in a loop", () =>
+Deno.test("tokens not much longer than refreshBufferSeconds are refreshed no sooner than 10 s (or half-life) after their grant, not in a loop", () =>
   withClock(async (clock) => {
-    const s = autoServer(() => json(sessionJson(2, { expires_in: 30 })));
-    const m = createSessionManager(s.auth, s.client); // buffer 60 s
-    m.startAutoRefresh();
-    await m.saveSession(decodeSession(sessionJson(1, { expires_in: 30 })));
-    await clock.tickAsync(14_000);
-    assert.equal(s.grants(), 0);
-    await clock.tickAsync(1_000);
-    assert.equal(s.grants(), 1);
-    await clock.tickAsync(15_000);
-    assert.equal(s.grants(), 2);
-    m.dispose();
+    for (const [lifetime, due] of [[30, 10], [61, 10], [16, 8], [100, 40]]) {
+      const s = autoServer(() => json(sessionJson(2, { expires_in: lifetime })));
+      const m = createSessionManager(s.auth, s.client); // buffer 60 s
+      await m.saveSession(decodeSession(sessionJson(1, { expires_in: lifetime })));
+      await clock.tickAsync(due * 1000 - 500);
+      assert.equal(s.grants(), 0, `${lifetime} s token, before ${due} s`);
+      await clock.tickAsync(500);
+      assert.equal(s.grants(), 1, `${lifetime} s token, at ${due} s`);
+      await clock.tickAsync(due * 1000);
+      assert.equal(s.grants(), 2, `${lifetime} s token, again ${due} s after the new grant`);
+      m.dispose();
+    }
   }));
 
 Deno.test("a token longer than refreshBufferSeconds is refreshed exactly that long before expiry, with no initialize() first", () =>

@@ -122,6 +122,12 @@ Deno.test("cookie options that browsers would drop are refused at once", () => {
   }
   assert.ok(new CookieSessionStorage(null, { sameSite: "None", secure: true }));
   assert.ok(new CookieSessionStorage(null, { name: "__Host-s" }));
+  // Small chunk sizes keep working: the default maxChunks is capped at 50.
+  for (const chunkSize of [100, 200, 253]) assert.ok(new CookieSessionStorage(null, { chunkSize }));
+  assert.throws(
+    () => new CookieSessionStorage(null, { chunkSize: Number.NaN }),
+    (e: Error) => e instanceof RangeError && e.message.includes("'chunkSize'"),
+  );
   assert.ok(new CookieSessionStorage(null, { name: "__Secure-s", domain: "example.com" }));
 });
 

@@ -569,8 +569,14 @@ Deno.test("updateBucket sends only the fields given (no read-modify-write of `pu
   // The Storage API takes any one of public, file_size_limit, allowed_mime_types.
   assert.equal(rec.requests[0].method, "PUT", "no read first");
   assert.deepEqual(rec.requests[0].json(), { id: "docs", file_size_limit: 10 });
+  const n0 = rec.requests.length;
   const empty = await storage.updateBucket("docs", {});
   assert.equal(empty.errorOrNull()?.category, "INVALID_ARGUMENT");
+  assert.equal(rec.requests.length, n0, "nothing sent");
+  // Only the name it already has: one read, no write, the bucket as it is.
+  const same = await storage.updateBucket("docs", { name: "docs" });
+  assert.equal(same.getOrThrow().id, "docs");
+  assert.deepEqual(rec.requests.slice(n0).map((q) => q.method), ["GET"]);
   const before = rec.requests.length;
   const rename = await storage.updateBucket("docs", { name: "other", public: false });
   assert.equal(rename.errorOrNull()?.category, "INVALID_ARGUMENT");
