@@ -162,6 +162,9 @@ export class SessionManager {
   #inflight: Promise<ServiceResult<Session>> | null = null;
   #timer: ReturnType<typeof setTimeout> | null = null;
   #autoRefresh = false;
+  /** When (on this clock) the held tokens were applied, and the access token applied. */
+  #appliedAt = 0;
+  #applied: string | null = null;
   #failures = 0;
   #disposed = false;
   /** Storage operations run one after another, in call order (a clear never overtakes a save). */
@@ -281,6 +284,8 @@ export class SessionManager {
 
   #apply(session: Session): void {
     this.#generation++;
+    this.#appliedAt = Date.now();
+    this.#applied = session.accessToken;
     this.#client.setAccessToken(session.accessToken);
     this.#state.value = { kind: "Authenticated", session };
   }
@@ -320,10 +325,12 @@ export class SessionManager {
   /** Forgets the session: storage, base-client token, timers; emits SIGNED_OUT. */
   async clearSession(): Promise<void> {
     this.#drop();
+    const epoch = this.#epoch;
     try {
       await this.#serial(() => this.#storage.clear());
     } finally {
-      this.#signedOut();
+      // A save that came while the clear was stored has the last word.
+      if (epoch === this.#epoch) this.#signedOut();
     }
   }
 
@@ -411,6 +418,28 @@ export class SessionManager {
       }
       return success(next);
     }
+    if (r.error.code === "refresh_token_already_used") {
+      // Another tab or request spent this token first: its session may be in storage. Else the
+      // session ends here, in memory only: clearing storage (or queueing cookie deletions)
+      // would wipe what the winner has just written.
+      let stored: Session | null = null;
+      try {
+        stored = await this.#storage.load();
+      } catch {
+        stored = null;
+      }
+      if (!held()) return superseded();
+      if (stored && stored.refreshToken !== session.refreshToken) {
+        const adopted = withExpiry(stored);
+        this.#apply(adopted);
+        this.#schedule();
+        this.#emit(AuthStateChangeEvent.TOKEN_REFRESHED, adopted);
+        return success(adopted);
+      }
+      this.#drop();
+      this.#signedOut();
+      return r;
+    }
     if (isInvalidGrant(r.error)) {
       try {
         await this.clearSession();
@@ -480,7 +509,7 @@ export class SessionManager {
     }
     this.#apply(stored);
     this.#emit(AuthStateChangeEvent.SIGNED_IN, stored);
-    if (this.#autoRefresh && !this.#disposed && this.#refreshDueIn(stored) <= 0) {
+    if (this.#autoRefresh && !this.#disposed && this.#refreshDueIn(stored, 0) <= 0) {
       // Due now: refresh before answering, not from a timer that fires after a server has
       // sent its response (and with it the cookies the refresh would have written).
       const refreshed = await this.refreshSession();
@@ -520,6 +549,11 @@ export class SessionManager {
     this.#disposed = true;
     this.stopAutoRefresh();
     this.#listeners.clear();
+    // The base client may outlive the manager (one per server, managers per request): the
+    // token this manager applied must not carry over to the next request.
+    if (this.#applied !== null && this.#client.accessToken === this.#applied) {
+      this.#client.clearAccessToken();
+    }
   }
 
   /** The same as {@linkcode SessionManager.dispose}. */
@@ -553,13 +587,17 @@ export class SessionManager {
   }
 
   #schedule(): void {
-    if (!this.#autoRefresh || this.#disposed) return;
+    if (!this.#autoRefresh || this.#disposed || this.#storage.perRequest) return;
     this.#checkLapsed();
     const s = this.#state.value;
     if (s.kind === "Expired") {
-      // A lapsed session keeps its pending retry, or gets one now.
+      // A lapsed session keeps its pending retry, or gets one now; but tokens that arrive
+      // already lapsed (this clock runs ahead of the server's) wait the minimum gap, or every
+      // refresh would start the next one at once.
       if (this.#timer === null && s.lastSession.refreshToken.trim() !== "") {
-        this.#setTimer(0, () => void this.refreshSession());
+        const lifetime = Math.max(0, s.lastSession.expiresIn) * 1000;
+        const wait = this.#appliedAt + Math.min(lifetime / 2, MIN_REFRESH_GAP_MS) - Date.now();
+        this.#setTimer(wait, () => void this.refreshSession());
       }
       return;
     }
@@ -568,14 +606,21 @@ export class SessionManager {
     this.#setTimer(this.#refreshDueIn(session), () => void this.refreshSession());
   }
 
-  /** Milliseconds until `session` is due for refresh (zero or less: now). */
-  #refreshDueIn(session: Session): number {
+  /**
+   * Milliseconds until `session` is due for refresh (zero or less: now).
+   * `receivedAt` is when this clock got the tokens (0 for a stored session).
+   */
+  #refreshDueIn(session: Session, receivedAt = this.#appliedAt): number {
     // `refreshBufferSeconds` before expiry, as the document says, but never sooner than 10 s
     // (or half the token's life, when shorter) after the token was granted: a token not much
     // longer than the buffer would otherwise be refreshed in a loop.
     const lifetime = Math.max(0, session.expiresIn) * 1000;
     const expiresAt = this.#expiresAtMs(session);
-    const earliest = expiresAt - lifetime + Math.min(lifetime / 2, MIN_REFRESH_GAP_MS);
+    // The grant time on the server's clock, or when this clock received the tokens, whichever
+    // is later: a device clock ahead of the server's would otherwise see every new token as
+    // due at once, and refresh in a loop.
+    const gap = Math.min(lifetime / 2, MIN_REFRESH_GAP_MS);
+    const earliest = Math.max(expiresAt - lifetime, receivedAt) + gap;
     return Math.max(expiresAt - this.#buffer * 1000, earliest) - Date.now();
   }
 }

@@ -13,6 +13,13 @@ import { encodeComponent } from "../core/_uri.ts";
 
 /** Persists one session; every method may be sync or async. */
 export interface SessionStorage {
+  /**
+   * True for a storage that lives for one request (cookies on a server):
+   * the manager then arms no refresh timer, which would fire after the
+   * response has gone and spend the browser's refresh token. A due session
+   * is still refreshed by `restoreSession`. Default false.
+   */
+  readonly perRequest?: boolean;
   /** Stores the session. */
   save(session: Session): void | Promise<void>;
   /** The stored session, or null (never throws for a corrupt payload). */
@@ -365,10 +372,12 @@ function parseCookies(header: string | null): Map<string, string> {
  * response. Sessions larger than one cookie allows are split into chunks
  * (`name.0`, `name.1`, ... up to `maxChunks`); every save or clear deletes
  * each session cookie name it does not write, so the last response's
- * cookies are the whole session. For a per-request session manager, keep
- * auto-refresh on (the default: `initialize` then refreshes a session that is
- * due before it resolves, so the response carries the new cookies) and call
- * `dispose()` once the response is built.
+ * cookies are the whole session. It is `perRequest`: a manager arms no
+ * refresh timer for it (one would fire after the response has gone and spend
+ * the browser's refresh token), and with auto-refresh on (the default)
+ * `initialize` refreshes a due session before it resolves, so the response
+ * carries the new cookies. Call the manager's `dispose()` once the response
+ * is built: a base client shared between requests then loses the token.
  *
  * @example In a request handler
  * ```ts
@@ -384,6 +393,8 @@ function parseCookies(header: string | null): Map<string, string> {
  * ```
  */
 export class CookieSessionStorage implements SessionStorage {
+  /** Always true: the cookies belong to one request and its response. */
+  readonly perRequest = true;
   readonly #incoming: Map<string, string>;
   readonly #o: Required<Omit<CookieOptions, "domain">> & { domain?: string };
   #outgoing: string[] = [];

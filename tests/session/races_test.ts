@@ -668,3 +668,106 @@ Deno.test("autoRefresh: false never schedules a refresh, and stopAutoRefresh sto
     off.dispose();
     stopped.dispose();
   }));
+
+Deno.test("a save that comes while a clear is being stored has the last word", async () => {
+  const s = autoServer(() => json(sessionJson(9)));
+  let release!: () => void;
+  const slowClear = new Promise<void>((r) => (release = r));
+  const inner = new InMemorySessionStorage();
+  const storage = {
+    save: (x: Session) => inner.save(x),
+    load: () => inner.load(),
+    clear: () => slowClear.then(() => inner.clear()),
+  };
+  const m = createSessionManager(s.auth, s.client, { storage, autoRefresh: false });
+  await m.saveSession(decodeSession(sessionJson(1)));
+  const clearing = m.clearSession();
+  const saving = m.saveSession(decodeSession(sessionJson(2)));
+  release();
+  await Promise.all([clearing, saving]);
+  assert.equal(m.sessionState.value.kind, "Authenticated");
+  assert.equal(m.accessToken, "access-2");
+  assert.equal(s.client.accessToken, "access-2");
+  m.dispose();
+});
+
+Deno.test("a device clock far ahead of the server's refreshes at most every 10 s, never in a loop", () =>
+  withClock(async (clock) => {
+    const ahead = 4000; // seconds: every token looks lapsed on arrival
+    const answer = () =>
+      json({
+        ...sessionJson(2, { expires_in: 3600 }),
+        expires_at: Math.floor(Date.now() / 1000) - ahead + 3600,
+      });
+    const s = autoServer(answer);
+    const m = createSessionManager(s.auth, s.client);
+    await m.saveSession(decodeSession({
+      ...sessionJson(1, { expires_in: 3600 }),
+      expires_at: Math.floor(Date.now() / 1000) - ahead + 3600,
+    }));
+    await clock.tickAsync(60_000);
+    assert.ok(s.grants() <= 7, `${s.grants()} grants in 60 s`);
+    assert.ok(s.grants() >= 1);
+    m.dispose();
+  }));
+
+Deno.test("refresh_token_already_used: the winner's session in storage is adopted; else the session ends in memory only", async () => {
+  const reused = () =>
+    json(
+      { error_code: "refresh_token_already_used", msg: "Invalid Refresh Token: Already Used" },
+      400,
+    );
+  // Another tab refreshed first and stored its session: adopt it.
+  const s1 = autoServer(reused);
+  const shared = new InMemorySessionStorage();
+  const tab = createSessionManager(s1.auth, s1.client, { storage: shared, autoRefresh: false });
+  await tab.saveSession(decodeSession(sessionJson(1)));
+  shared.save(decodeSession(sessionJson(5)));
+  const adopted = await tab.refreshSession();
+  assert.equal(adopted.getOrThrow().accessToken, "access-5");
+  assert.equal(s1.client.accessToken, "access-5");
+  tab.dispose();
+  // Nothing newer stored (a server request's own cookies): signed out here, storage untouched.
+  const s2 = autoServer(reused);
+  let cleared = 0;
+  const own = new InMemorySessionStorage();
+  const storage = {
+    save: (x: Session) => own.save(x),
+    load: () => own.load(),
+    clear: () => {
+      cleared++;
+      own.clear();
+    },
+  };
+  const req = createSessionManager(s2.auth, s2.client, { storage, autoRefresh: false });
+  await req.saveSession(decodeSession(sessionJson(1)));
+  const lost = await req.refreshSession();
+  assert.equal(lost.errorOrNull()?.code, "refresh_token_already_used");
+  assert.equal(req.sessionState.value.kind, "NotAuthenticated");
+  assert.equal(cleared, 0, "the winner's cookies are not deleted");
+  req.dispose();
+});
+
+Deno.test("per-request storage arms no refresh timer; dispose takes back the token it applied to a shared client", () =>
+  withClock(async (clock) => {
+    const s = autoServer(() => json(sessionJson(2, { expires_in: 100 })));
+    const inner = new InMemorySessionStorage();
+    const storage = {
+      perRequest: true,
+      save: (x: Session) => inner.save(x),
+      load: () => inner.load(),
+      clear: () => inner.clear(),
+    };
+    const m = createSessionManager(s.auth, s.client, { storage });
+    await m.saveSession(decodeSession(sessionJson(1, { expires_in: 100 })));
+    await clock.tickAsync(200_000);
+    assert.equal(s.grants(), 0, "no timer: the response has long gone");
+    assert.equal(s.client.accessToken, "access-1");
+    m.dispose();
+    assert.equal(s.client.accessToken, null, "the next request on this client is anonymous");
+    // A token set by someone else stays.
+    s.client.setAccessToken("set-by-the-app-0123456789");
+    const m2 = createSessionManager(s.auth, s.client, { storage, autoRefresh: false });
+    m2.dispose();
+    assert.equal(s.client.accessToken, "set-by-the-app-0123456789");
+  }));
