@@ -6,17 +6,22 @@
  * integers, so ids read from one answer can be sent back in a commit.
  */
 
-// An escaped U+0000 cannot start a catalog string in practice; it marks a moved integer.
-const MARK = "\u0000int64:";
-const MARKED = /"\\u0000int64:(-?\d+)"/g;
+/** A marker no data can hold: drawn per call, so no string can forge it. */
+function freshMark(): string {
+  return `\u0000int64:${Math.random().toString(36).slice(2)}:`;
+}
+
+const isDigit = (c: number) => c >= 48 && c <= 57;
 
 /**
  * Parses JSON text, turning integer literals beyond `Number.MAX_SAFE_INTEGER`
- * into `bigint`. Throws `SyntaxError` like `JSON.parse`.
+ * into `bigint`. Throws `SyntaxError` exactly when `JSON.parse` does.
  */
 export function parseJsonInt64(text: string): unknown {
+  const plain = JSON.parse(text); // validates first: the rewrite below assumes valid JSON
   let out = "";
   let last = 0;
+  const mark = freshMark();
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c === 34) {
@@ -26,29 +31,32 @@ export function parseJsonInt64(text: string): unknown {
       }
       continue;
     }
-    if (c !== 45 && (c < 48 || c > 57)) continue;
+    if (c !== 45 && !isDigit(c)) continue;
+    // A whole number token: sign, digits, fraction, exponent.
     let j = i + 1;
-    while (j < text.length && text.charCodeAt(j) >= 48 && text.charCodeAt(j) <= 57) j++;
+    while (j < text.length && /[0-9.eE+-]/.test(text[j])) j++;
     const literal = text.slice(i, j);
-    const next = text[j];
-    if (
-      literal.length >= 16 && next !== "." && next !== "e" && next !== "E" &&
-      /^-?[1-9]\d*$/.test(literal) && !Number.isSafeInteger(Number(literal))
-    ) {
-      out += `${text.slice(last, i)}"\\u0000int64:${literal}"`;
+    if (/^-?[1-9]\d{15,}$/.test(literal) && !Number.isSafeInteger(Number(literal))) {
+      out += `${text.slice(last, i)}${JSON.stringify(mark + literal)}`;
       last = j;
     }
     i = j - 1;
   }
-  if (last === 0) return JSON.parse(text);
+  if (last === 0) return plain;
   return JSON.parse(
     out + text.slice(last),
-    (_key, v) => typeof v === "string" && v.startsWith(MARK) ? BigInt(v.slice(MARK.length)) : v,
+    (_key, v) => typeof v === "string" && v.startsWith(mark) ? BigInt(v.slice(mark.length)) : v,
   );
 }
 
 /** `JSON.stringify` that writes `bigint` values as JSON integers. */
 export function stringifyJsonInt64(value: unknown): string | undefined {
-  const text = JSON.stringify(value, (_key, v) => typeof v === "bigint" ? MARK + v : v);
-  return text === undefined ? text : text.replace(MARKED, "$1");
+  const mark = freshMark();
+  const quoted = JSON.stringify(mark).slice(1, -1); // as it appears inside JSON text
+  const text = JSON.stringify(value, (_key, v) => typeof v === "bigint" ? mark + v : v);
+  return text?.split(`"${quoted}`).map((part, n) => {
+    if (n === 0) return part;
+    const end = part.indexOf('"');
+    return part.slice(0, end) + part.slice(end + 1);
+  }).join("");
 }
