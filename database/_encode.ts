@@ -19,6 +19,10 @@ export const RESERVED_KEYS: ReadonlySet<string> = new Set([
   "on_conflict",
 ]);
 
+/** A name as PostgREST's field grammar reads it whole: `a.b.c->k->>0`. */
+const IDENT = "[\\p{L}0-9_$]+(?:-(?!>)[\\p{L}0-9_$]+)*";
+const PATH = new RegExp(`^${IDENT}(?:\\.${IDENT})*(?:->>?(?:-?[0-9]+|[^(\\-:.,>)]+))*$`, "u");
+
 /** Last-segment names PostgREST takes for an embed's modifiers. */
 const RESERVED_LAST = /(?:^|\.)(?:order|limit|offset|and|or)$/;
 
@@ -44,10 +48,11 @@ export function checkColumn(name: string, asKey = true): string {
       `Cannot filter on column '${name}' as it collides with a reserved PostgREST query key`,
     );
   }
-  // PostgREST ends a JSON key at '.' or ':' and ignores the rest: `data->>a.b` reads `a`.
-  if (/->[^]*[.:]/.test(name)) {
+  // PostgREST reads a name up to the first character outside its grammar and ignores the rest
+  // (`a:b` filters `a`, `data->>a.b` reads key `a`): such a name would filter another column.
+  if (!PATH.test(name)) {
     throw new TypeError(
-      `Cannot filter on column '${name}' as a JSON key in it holds '.' or ':', which PostgREST reads as the key's end`,
+      `Cannot filter on column '${name}' as PostgREST would read only part of it (names hold letters, digits, '_', '$' and inner '-'; JSON keys no '.', ':', ',', '>', '(' or ')')`,
     );
   }
   if (/[,()&=#\s"\\]/.test(name)) {

@@ -697,11 +697,18 @@ export function flattenParams(params: string | Record<string, unknown>): Array<[
         : String(v);
     // PostgREST takes a query key it reserves as a modifier, and a value shaped like
     // `op.value` as a filter on the result: the function would never see the argument.
-    if (RESERVED_KEYS.has(k) || RESERVED_ARG.test(k) || FILTER_SHAPED.test(text)) {
+    // And it reads a name up to the first character outside an identifier (`a.b` passes `b`,
+    // `p->x` passes `p`): the function would get another argument, or none.
+    const what = FILTER_SHAPED.test(text)
+      ? "a filter"
+      : RESERVED_KEYS.has(k) || RESERVED_ARG.test(k)
+      ? "a modifier"
+      : ARG_NAME.test(k)
+      ? null
+      : "another name";
+    if (what) {
       throw new UnpassableArgument(
-        `Cannot pass '${k}' as a query argument as PostgREST would read it as a ${
-          FILTER_SHAPED.test(text) ? "filter" : "modifier"
-        }; call the function with POST (rpc)`,
+        `Cannot pass '${k}' as a query argument as PostgREST would read it as ${what}; call the function with POST (rpc)`,
       );
     }
     out.push([k, text]);
@@ -724,9 +731,15 @@ function passable(send: () => Promise<ServiceResult<string>>): Promise<ServiceRe
 
 /** Argument names PostgREST reads as an embed's modifiers (by their last `.` segment). */
 const RESERVED_ARG = /(?:^|\.)(?:order|limit|offset|and|or)$/;
-/** Values PostgREST parses as an operator expression (`cs.x`, `not.x`, `eq(any).{1}`). */
+/**
+ * Values PostgREST parses as an operator expression (`cs.x`, `not.x`,
+ * `eq(any).{1}`, `fts(english).x`): quantifiers follow only the comparison
+ * and pattern operators, a configuration only the full-text ones.
+ */
 const FILTER_SHAPED =
-  /^(?:not\.|(?:eq|neq|gt|gte|lt|lte|like|ilike|match|imatch|in|is|isdistinct|cs|cd|ov|sl|sr|nxr|nxl|adj|fts|plfts|phfts|wfts)(?:\([^)]*\))?\.)/;
+  /^(?:not\.|(?:(?:eq|gte|gt|lte|lt|like|ilike|match|imatch)(?:\((?:any|all)\))?|neq|in|is|isdistinct|cs|cd|ov|sl|sr|nxr|nxl|adj|(?:fts|plfts|phfts|wfts)(?:\([\p{L}0-9_ $]+\))?)\.)/u;
+/** Argument names PostgREST reads whole: identifier characters, inner single dashes. */
+const ARG_NAME = /^[\p{L}0-9_$]+(?:-(?!>)[\p{L}0-9_$]+)*$/u;
 
 /**
  * Creates a {@linkcode DatabaseClient}; no I/O.

@@ -333,6 +333,11 @@ Deno.test("GET/HEAD RPC arguments PostgREST would take as modifiers or filters a
       { note: "not.sure" },
       { host: "is.gd" },
       { v: "eq(any).{1}" },
+      { v: "fts(english).x" },
+      // Names PostgREST would read in part: the function would get another argument.
+      { "a.b": 1 },
+      { "p->x": 2 },
+      { "a:b": 3 },
     ]
   ) {
     assert.throws(() => db.buildRpcGet("f", { params }), TypeError, JSON.stringify(params));
@@ -359,6 +364,12 @@ Deno.test("GET/HEAD RPC arguments PostgREST would take as modifiers or filters a
   // A plain object as rpc params (JavaScript callers) goes as its JSON.
   await db.rpc("f", { params: { a: 1 } as unknown as string });
   assert.equal(rec.last.text, '{"a":1}');
+  // Values that only look like operators pass (a quantifier or config PostgREST would not take).
+  await db.rpcGet("f", {
+    params: { a: "cs(any).x", b: "neq(all).x", c: "fts().x", "first-name": 1 },
+  });
+  assert.equal(rec.last.url.searchParams.get("a"), "cs(any).x");
+  assert.equal(rec.last.url.searchParams.get("first-name"), "1");
   // Ordinary names and values pass, and POST takes anything.
   await db.rpcGet("f", { params: { limits: 1, note: "nota.bene", domain: "stanford.edu" } });
   assert.equal(rec.last.url.search, "?limits=1&note=nota.bene&domain=stanford.edu");
