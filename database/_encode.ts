@@ -21,7 +21,9 @@ export const RESERVED_KEYS: ReadonlySet<string> = new Set([
 
 /** A name as PostgREST's field grammar reads it whole: `a.b.c->k->>0`. */
 const IDENT = "[\\p{L}0-9_$]+(?:-(?!>)[\\p{L}0-9_$]+)*";
-const PATH = new RegExp(`^${IDENT}(?:\\.${IDENT})*(?:->>?(?:-?[0-9]+|[^(\\-:.,>)]+))*$`, "u");
+// A JSON key: PostgREST's `sepByDash (many1 (noneOf "(-:.,>)"))`, so `content-type` reads whole.
+const JSON_KEY = "[^(\\-:.,>)]+(?:-(?!>)[^(\\-:.,>)]+)*";
+const PATH = new RegExp(`^${IDENT}(?:\\.${IDENT})*(?:->>?(?:-?[0-9]+|${JSON_KEY}))*$`, "u");
 
 /** Last-segment names PostgREST takes for an embed's modifiers. */
 const RESERVED_LAST = /(?:^|\.)(?:order|limit|offset|and|or)$/;

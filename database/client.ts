@@ -738,8 +738,9 @@ const RESERVED_ARG = /(?:^|\.)(?:order|limit|offset|and|or)$/;
  */
 const FILTER_SHAPED =
   /^(?:not\.|(?:(?:eq|gte|gt|lte|lt|like|ilike|match|imatch)(?:\((?:any|all)\))?|neq|in|is|isdistinct|cs|cd|ov|sl|sr|nxr|nxl|adj|(?:fts|plfts|phfts|wfts)(?:\([\p{L}0-9_ $]+\))?)\.)/u;
-/** Argument names PostgREST reads whole: identifier characters, inner single dashes. */
-const ARG_NAME = /^[\p{L}0-9_$]+(?:-(?!>)[\p{L}0-9_$]+)*$/u;
+/** Argument names PostgREST reads whole: identifier characters, inner spaces and single dashes. */
+const ARG_NAME =
+  /^[\p{L}0-9_$](?:[\p{L}0-9_$ ]*[\p{L}0-9_$])?(?:-[\p{L}0-9_$](?:[\p{L}0-9_$ ]*[\p{L}0-9_$])?)*$/u;
 
 /**
  * Creates a {@linkcode DatabaseClient}; no I/O.

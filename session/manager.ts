@@ -165,6 +165,10 @@ export class SessionManager {
   /** When (on this clock) the held tokens were applied, and the access token applied. */
   #appliedAt = 0;
   #applied: string | null = null;
+  /** Whether the held tokens came from this manager's own refresh grant. */
+  #fromRefresh = false;
+  /** Bumped by every clear: a refresh answered meanwhile is not stored. */
+  #clears = 0;
   #failures = 0;
   #disposed = false;
   /** Storage operations run one after another, in call order (a clear never overtakes a save). */
@@ -282,11 +286,15 @@ export class SessionManager {
     return heldOf(this.#state.value)?.refreshToken ?? null;
   }
 
-  #apply(session: Session): void {
+  #apply(session: Session, fromRefresh = false): void {
     this.#generation++;
     this.#appliedAt = Date.now();
-    this.#applied = session.accessToken;
-    this.#client.setAccessToken(session.accessToken);
+    this.#fromRefresh = fromRefresh;
+    // A disposed manager no longer hands tokens to a client that may serve other requests.
+    if (!this.#disposed) {
+      this.#applied = session.accessToken.trim(); // as the client keeps it
+      this.#client.setAccessToken(session.accessToken);
+    }
     this.#state.value = { kind: "Authenticated", session };
   }
 
@@ -336,6 +344,7 @@ export class SessionManager {
 
   /** Ends what belongs to the held session: timer, pending refresh, retry count; later saves win. */
   #drop(): void {
+    this.#clears++;
     this.#clearTimer();
     this.#failures = 0;
     this.#inflight = null;
@@ -385,8 +394,10 @@ export class SessionManager {
    * Never rejects.
    */
   async #refresh(session: Session): Promise<ServiceResult<Session>> {
+    const clears = this.#clears;
     const r = await this.#auth.refreshToken(session.refreshToken);
-    const held = () => this.#heldRefreshToken() === session.refreshToken;
+    // Still the session it refreshed, and not cleared meanwhile (a clear may still be storing).
+    const held = () => this.#heldRefreshToken() === session.refreshToken && clears === this.#clears;
     if (!held()) return superseded();
     if (r.ok) {
       const answer = r.value;
@@ -410,7 +421,7 @@ export class SessionManager {
       }
       if (!held()) return superseded();
       // The new tokens are live even when storage failed: the old ones are spent.
-      this.#apply(next);
+      this.#apply(next, true);
       this.#schedule();
       this.#emit(AuthStateChangeEvent.TOKEN_REFRESHED, next);
       if (stored !== null) {
@@ -436,6 +447,15 @@ export class SessionManager {
         this.#emit(AuthStateChangeEvent.TOKEN_REFRESHED, adopted);
         return success(adopted);
       }
+      if (!this.#storage.perRequest && stored?.refreshToken === session.refreshToken) {
+        // A shared storage still holding the spent token would bring a dead session back.
+        try {
+          await this.clearSession();
+        } catch {
+          // Cleared in memory; storage reported its own failure.
+        }
+        return r;
+      }
       this.#drop();
       this.#signedOut();
       return r;
@@ -456,7 +476,7 @@ export class SessionManager {
     if (this.#expiresAtMs(session) <= Date.now()) {
       this.#state.value = { kind: "Expired", lastSession: session };
     }
-    if (this.#autoRefresh) {
+    if (this.#autoRefresh && !this.#storage.perRequest) {
       const exp = Math.min(this.#retryMax, this.#retryBase * 2 ** (this.#failures - 1));
       const delay = Math.max(exp / 2 + (exp / 2) * Math.random(), (error.retryAfter ?? 0) * 1000);
       this.#setTimer(Math.min(delay, this.#retryMax), () => void this.refreshSession());
@@ -509,7 +529,7 @@ export class SessionManager {
     }
     this.#apply(stored);
     this.#emit(AuthStateChangeEvent.SIGNED_IN, stored);
-    if (this.#autoRefresh && !this.#disposed && this.#refreshDueIn(stored, 0) <= 0) {
+    if (this.#autoRefresh && !this.#disposed && this.#refreshDueIn(stored, false) <= 0) {
       // Due now: refresh before answering, not from a timer that fires after a server has
       // sent its response (and with it the cookies the refresh would have written).
       const refreshed = await this.refreshSession();
@@ -596,7 +616,9 @@ export class SessionManager {
       // refresh would start the next one at once.
       if (this.#timer === null && s.lastSession.refreshToken.trim() !== "") {
         const lifetime = Math.max(0, s.lastSession.expiresIn) * 1000;
-        const wait = this.#appliedAt + Math.min(lifetime / 2, MIN_REFRESH_GAP_MS) - Date.now();
+        const wait = this.#fromRefresh
+          ? this.#appliedAt + Math.min(lifetime / 2, MIN_REFRESH_GAP_MS) - Date.now()
+          : 0;
         this.#setTimer(wait, () => void this.refreshSession());
       }
       return;
@@ -607,21 +629,25 @@ export class SessionManager {
   }
 
   /**
-   * Milliseconds until `session` is due for refresh (zero or less: now).
-   * `receivedAt` is when this clock got the tokens (0 for a stored session).
+   * Milliseconds until `session` is due for refresh (zero or less: now):
+   * `refreshBufferSeconds` before expiry, as the document says, but never
+   * sooner than 10 s (or half the token's life, when shorter) after the token
+   * was granted, so a token not much longer than the buffer is not refreshed
+   * in a loop. For tokens this manager's own refresh just received, the grant
+   * time is also when this clock got them (a device clock ahead of the
+   * server's would see each new token as due at once); other sessions (saved,
+   * restored, imported) are never made to wait past their expiry.
    */
-  #refreshDueIn(session: Session, receivedAt = this.#appliedAt): number {
-    // `refreshBufferSeconds` before expiry, as the document says, but never sooner than 10 s
-    // (or half the token's life, when shorter) after the token was granted: a token not much
-    // longer than the buffer would otherwise be refreshed in a loop.
+  #refreshDueIn(session: Session, fresh = this.#fromRefresh): number {
     const lifetime = Math.max(0, session.expiresIn) * 1000;
     const expiresAt = this.#expiresAtMs(session);
-    // The grant time on the server's clock, or when this clock received the tokens, whichever
-    // is later: a device clock ahead of the server's would otherwise see every new token as
-    // due at once, and refresh in a loop.
-    const gap = Math.min(lifetime / 2, MIN_REFRESH_GAP_MS);
-    const earliest = Math.max(expiresAt - lifetime, receivedAt) + gap;
-    return Math.max(expiresAt - this.#buffer * 1000, earliest) - Date.now();
+    const due = expiresAt - this.#buffer * 1000;
+    // An unknown lifetime (expiresIn 0) has no grant time to measure from.
+    if (lifetime === 0) return due - Date.now();
+    const granted = fresh ? Math.max(expiresAt - lifetime, this.#appliedAt) : expiresAt - lifetime;
+    const earliest = granted + Math.min(lifetime / 2, MIN_REFRESH_GAP_MS);
+    const at = Math.max(due, earliest);
+    return (fresh ? at : Math.min(at, expiresAt)) - Date.now();
   }
 }
 

@@ -366,8 +366,9 @@ Deno.test("GET/HEAD RPC arguments PostgREST would take as modifiers or filters a
   assert.equal(rec.last.text, '{"a":1}');
   // Values that only look like operators pass (a quantifier or config PostgREST would not take).
   await db.rpcGet("f", {
-    params: { a: "cs(any).x", b: "neq(all).x", c: "fts().x", "first-name": 1 },
+    params: { a: "cs(any).x", b: "neq(all).x", c: "fts().x", "first-name": 1, "first name": 2 },
   });
+  assert.equal(rec.last.url.searchParams.get("first name"), "2");
   assert.equal(rec.last.url.searchParams.get("a"), "cs(any).x");
   assert.equal(rec.last.url.searchParams.get("first-name"), "1");
   // Ordinary names and values pass, and POST takes anything.

@@ -732,6 +732,7 @@ Deno.test("refresh_token_already_used: the winner's session in storage is adopte
   let cleared = 0;
   const own = new InMemorySessionStorage();
   const storage = {
+    perRequest: true,
     save: (x: Session) => own.save(x),
     load: () => own.load(),
     clear: () => {
@@ -746,6 +747,15 @@ Deno.test("refresh_token_already_used: the winner's session in storage is adopte
   assert.equal(req.sessionState.value.kind, "NotAuthenticated");
   assert.equal(cleared, 0, "the winner's cookies are not deleted");
   req.dispose();
+  // A shared storage that still holds the spent token is cleared: it would bring it back.
+  const s3 = autoServer(reused);
+  const kept = new InMemorySessionStorage();
+  const app = createSessionManager(s3.auth, s3.client, { storage: kept, autoRefresh: false });
+  await app.saveSession(decodeSession(sessionJson(1)));
+  await app.refreshSession();
+  assert.equal(kept.load(), null);
+  assert.equal(app.sessionState.value.kind, "NotAuthenticated");
+  app.dispose();
 });
 
 Deno.test("per-request storage arms no refresh timer; dispose takes back the token it applied to a shared client", () =>
@@ -771,3 +781,90 @@ Deno.test("per-request storage arms no refresh timer; dispose takes back the tok
     m2.dispose();
     assert.equal(s.client.accessToken, "set-by-the-app-0123456789");
   }));
+
+Deno.test("saved, restored or imported sessions never wait past expiry; an unknown lifetime uses the buffer", () =>
+  withClock(async (clock) => {
+    const now = () => Math.floor(Date.now() / 1000);
+    // 3600 s token saved with 5 s left: refreshed at once, not 10 s later.
+    const a = autoServer(() => json(sessionJson(2)));
+    const m1 = createSessionManager(a.auth, a.client);
+    await m1.saveSession(decodeSession({ ...sessionJson(1), expires_at: now() + 5 }));
+    await clock.tickAsync(100);
+    assert.equal(a.grants(), 1);
+    m1.dispose();
+    // Saved already lapsed: refreshed at once.
+    const b = autoServer(() => json(sessionJson(2)));
+    const m2 = createSessionManager(b.auth, b.client);
+    await m2.saveSession(decodeSession({ ...sessionJson(1), expires_at: now() - 5 }));
+    await clock.tickAsync(100);
+    assert.equal(b.grants(), 1);
+    m2.dispose();
+    // expiresIn 0 (importAuthToken without it): refreshBufferSeconds before expiry.
+    const c = autoServer(() => json(sessionJson(2)));
+    const m3 = createSessionManager(c.auth, c.client);
+    await m3.saveSession(
+      decodeSession({ ...sessionJson(1), expires_in: 0, expires_at: now() + 3600 }),
+    );
+    await clock.tickAsync(3540_000 - 1000);
+    assert.equal(c.grants(), 0);
+    await clock.tickAsync(1000);
+    assert.equal(c.grants(), 1);
+    m3.dispose();
+  }));
+
+Deno.test("per-request storage arms no retry timer either; a refresh after dispose leaves the client alone; a trimmed token is taken back", () =>
+  withClock(async (clock) => {
+    const now = () => Math.floor(Date.now() / 1000);
+    const down = autoServer(() => new Response("", { status: 503 }));
+    const inner = new InMemorySessionStorage();
+    const storage = {
+      perRequest: true,
+      save: (x: Session) => inner.save(x),
+      load: () => inner.load(),
+      clear: () => inner.clear(),
+    };
+    inner.save(decodeSession({ ...sessionJson(1), expires_at: now() + 30 }));
+    const m = createSessionManager(down.auth, down.client, { storage });
+    await m.initialize();
+    assert.equal(down.grants(), 1);
+    await clock.tickAsync(120_000);
+    assert.equal(down.grants(), 1, "no retry after the response has gone");
+    m.dispose();
+
+    const held = heldServer();
+    const m2 = createSessionManager(held.auth, held.client, { autoRefresh: false });
+    await m2.saveSession(decodeSession({ ...sessionJson(1), access_token: "access-1-abcdefgh\n" }));
+    assert.equal(held.client.accessToken, "access-1-abcdefgh");
+    const pending = m2.refreshSession();
+    await clock.tickAsync(0);
+    m2.dispose();
+    assert.equal(held.client.accessToken, null, "the trimmed token is taken back");
+    held.find("/token").release(json(sessionJson(2)));
+    await pending;
+    assert.equal(held.client.accessToken, null, "a refresh landing after dispose leaves it alone");
+  }));
+
+Deno.test("a refresh answered while a clear is being stored is not stored", async () => {
+  const held = heldServer();
+  let release!: () => void;
+  const slowClear = new Promise<void>((r) => (release = r));
+  const inner = new InMemorySessionStorage();
+  const storage = {
+    save: (x: Session) => inner.save(x),
+    load: () => inner.load(),
+    clear: () => slowClear.then(() => inner.clear()),
+  };
+  const m = createSessionManager(held.auth, held.client, { storage, autoRefresh: false });
+  await m.saveSession(decodeSession(sessionJson(1)));
+  const refreshing = m.refreshSession();
+  await new Promise((r) => setTimeout(r, 0));
+  const clearing = m.clearSession();
+  held.find("/token").release(json(sessionJson(2)));
+  const r = await refreshing;
+  release();
+  await clearing;
+  assert.equal(r.errorOrNull()?.category, "CANCELLED");
+  assert.equal(inner.load(), null, "the sign-out stands");
+  assert.equal(m.sessionState.value.kind, "NotAuthenticated");
+  m.dispose();
+});
