@@ -169,6 +169,8 @@ export class SessionManager {
   #fromRefresh = false;
   /** Bumped by every clear: a refresh answered meanwhile is not stored. */
   #clears = 0;
+  /** The epoch of a clear still being stored: no refresh starts until a save follows it. */
+  #clearingEpoch: number | null = null;
   #failures = 0;
   #disposed = false;
   /** Storage operations run one after another, in call order (a clear never overtakes a save). */
@@ -315,7 +317,10 @@ export class SessionManager {
     const live = withExpiry(session);
     this.#failures = 0;
     // A refresh of another session no longer concerns callers; one of these tokens still does.
-    if (this.#heldRefreshToken() !== live.refreshToken) this.#inflight = null;
+    if (this.#heldRefreshToken() !== live.refreshToken) {
+      this.#inflight = null;
+      this.#clearTimer(); // the held session's timer (or retry) is not this one's
+    }
     const epoch = ++this.#epoch;
     // Live in memory first: a storage that fails still leaves the session usable (and says so).
     this.#apply(live);
@@ -334,9 +339,11 @@ export class SessionManager {
   async clearSession(): Promise<void> {
     this.#drop();
     const epoch = this.#epoch;
+    this.#clearingEpoch = epoch;
     try {
       await this.#serial(() => this.#storage.clear());
     } finally {
+      if (this.#clearingEpoch === epoch) this.#clearingEpoch = null;
       // A save that came while the clear was stored has the last word.
       if (epoch === this.#epoch) this.#signedOut();
     }
@@ -368,7 +375,8 @@ export class SessionManager {
    */
   refreshSession(): Promise<ServiceResult<Session>> {
     if (this.#inflight) return this.#inflight;
-    const session = heldOf(this.#state.value);
+    // A session being cleared is gone: a grant now would be stored after the clear.
+    const session = this.#clearingEpoch === this.#epoch ? null : heldOf(this.#state.value);
     if (!session) {
       return Promise.resolve(failure({ message: "No active session", category: "NO_SESSION" }));
     }
@@ -435,7 +443,7 @@ export class SessionManager {
       // would wipe what the winner has just written.
       let stored: Session | null = null;
       try {
-        stored = await this.#storage.load();
+        stored = await this.#serial(() => this.#storage.load());
       } catch {
         stored = null;
       }
@@ -499,7 +507,7 @@ export class SessionManager {
     let loaded: Session | null = null;
     let unreadable = false;
     try {
-      loaded = await this.#storage.load();
+      loaded = await this.#serial(() => this.#storage.load());
     } catch {
       unreadable = true;
     }

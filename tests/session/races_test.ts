@@ -480,8 +480,9 @@ Deno.test("restore: no stored session signs the held one out; a refresh or sign-
     const restore = m2.restoreSession();
     await turns();
     s2.find("/token").release(json(sessionJson(2)));
-    assert.ok((await refresh).ok);
+    // Storage runs one operation at a time: the refresh's write waits for the read.
     slow.release();
+    assert.ok((await refresh).ok);
     await restore;
     assert.equal(m2.currentSession?.refreshToken, "refresh-2");
     assert.equal(s2.client.accessToken, "access-2");
@@ -498,8 +499,9 @@ Deno.test("restore: no stored session signs the held one out; a refresh or sign-
     });
     const init = m3.initialize();
     await turns();
-    await m3.saveSession(decodeSession(sessionJson(9)));
+    const saving = m3.saveSession(decodeSession(sessionJson(9)));
     slow3.release();
+    await saving;
     assert.equal((await init).getOrThrow().accessToken, "access-9");
     assert.equal(m3.accessToken, "access-9");
     assert.equal(s3.client.accessToken, "access-9");
@@ -868,3 +870,79 @@ Deno.test("a refresh answered while a clear is being stored is not stored", asyn
   assert.equal(m.sessionState.value.kind, "NotAuthenticated");
   m.dispose();
 });
+
+Deno.test("model-based findings: restore and a lost-race reload wait for pending writes; no refresh during a clear; a lapsed save is not left to an old timer", () =>
+  withClock(async (clock) => {
+    // Restore started with a save in the same tick: the save is what is read.
+    const a = autoServer(() => json(sessionJson(2)));
+    const m1 = createSessionManager(a.auth, a.client, { autoRefresh: false });
+    const events: string[] = [];
+    m1.onAuthStateChange((e) => events.push(e), { emitInitialSession: false });
+    await Promise.all([m1.saveSession(decodeSession(sessionJson(1))), m1.initialize()]);
+    assert.equal(m1.sessionState.value.kind, "Authenticated");
+    assert.equal(a.client.accessToken, "access-1");
+    assert.ok(!events.includes("SIGNED_OUT"), events.join());
+    m1.dispose();
+
+    // refresh_token_already_used while our own newer save is still being written: not adopted.
+    const reused = autoServer(() =>
+      json({ error_code: "refresh_token_already_used", msg: "Already Used" }, 400)
+    );
+    let releaseWrite!: () => void;
+    const inner = new InMemorySessionStorage();
+    inner.save(decodeSession(sessionJson(1)));
+    let slow = false;
+    const storage = {
+      save: (x: Session) =>
+        slow ? new Promise<void>((r) => (releaseWrite = () => r(inner.save(x)))) : inner.save(x),
+      load: () => inner.load(),
+      clear: () => inner.clear(),
+    };
+    const m2 = createSessionManager(reused.auth, reused.client, { storage, autoRefresh: false });
+    await m2.saveSession(decodeSession(sessionJson(1)));
+    slow = true;
+    const saving = m2.saveSession(decodeSession(sessionJson(2)));
+    const refreshing = m2.refreshSession();
+    await clock.tickAsync(0);
+    releaseWrite();
+    await saving;
+    const r = await refreshing;
+    assert.notEqual(
+      r.ok && r.value.refreshToken,
+      "refresh-1",
+      "the stale session is not brought back",
+    );
+    assert.notEqual(m2.currentSession?.refreshToken, "refresh-1");
+    m2.dispose();
+
+    // A refresh asked for while a clear is being stored makes no grant.
+    const c = autoServer(() => json(sessionJson(2)));
+    let releaseClear!: () => void;
+    const inner3 = new InMemorySessionStorage();
+    const storage3 = {
+      save: (x: Session) => inner3.save(x),
+      load: () => inner3.load(),
+      clear: () => new Promise<void>((r) => (releaseClear = () => r(inner3.clear()))),
+    };
+    const m3 = createSessionManager(c.auth, c.client, { storage: storage3, autoRefresh: false });
+    await m3.saveSession(decodeSession(sessionJson(1)));
+    const clearing = m3.clearSession();
+    const refresh3 = await m3.refreshSession();
+    assert.equal(refresh3.errorOrNull()?.category, "NO_SESSION");
+    assert.equal(c.grants(), 0);
+    releaseClear();
+    await clearing;
+    assert.equal(inner3.load(), null);
+    m3.dispose();
+
+    // A lapsed session saved over a live one is refreshed now, not on the old session's timer.
+    const d = autoServer(() => json(sessionJson(3)));
+    const m4 = createSessionManager(d.auth, d.client);
+    await m4.saveSession(decodeSession(sessionJson(1, { expires_in: 3600 })));
+    await m4.saveSession(
+      decodeSession({ ...sessionJson(2), expires_at: Math.floor(Date.now() / 1000) - 1 }),
+    );
+    await clock.tickAsync(1_000);
+    assert.equal(d.grants(), 1);
+    m4.dispose();
+  }));
