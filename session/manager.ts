@@ -169,6 +169,8 @@ export class SessionManager {
   #fromRefresh = false;
   /** Bumped by every clear: a refresh answered meanwhile is not stored. */
   #clears = 0;
+  /** The last event emitted (SIGNED_OUT is never sent twice in a row). */
+  #lastEvent: AuthStateChangeEvent | null = null;
   /** The epoch of a clear still being stored: no refresh starts until a save follows it. */
   #clearingEpoch: number | null = null;
   #failures = 0;
@@ -246,6 +248,9 @@ export class SessionManager {
   }
 
   #emit(event: AuthStateChangeEvent, session: Session | null): void {
+    // A session saved and cleared before it was stored was never announced: no second SIGNED_OUT.
+    if (event === AuthStateChangeEvent.SIGNED_OUT && this.#lastEvent === event) return;
+    this.#lastEvent = event;
     for (const cb of [...this.#listeners]) {
       try {
         cb(event, session);

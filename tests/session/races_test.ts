@@ -946,3 +946,30 @@ Deno.test("model-based findings: restore and a lost-race reload wait for pending
     assert.equal(d.grants(), 1);
     m4.dispose();
   }));
+
+Deno.test("a session saved and cleared before it was stored is never announced, so no second SIGNED_OUT", async () => {
+  const s = autoServer(() => json(sessionJson(2)));
+  let releaseSave!: () => void;
+  const inner = new InMemorySessionStorage();
+  let slow = false;
+  const storage = {
+    save: (x: Session) =>
+      slow ? new Promise<void>((r) => (releaseSave = () => r(inner.save(x)))) : inner.save(x),
+    load: () => inner.load(),
+    clear: () => inner.clear(),
+  };
+  const m = createSessionManager(s.auth, s.client, { storage, autoRefresh: false });
+  const events: string[] = [];
+  m.onAuthStateChange((e) => events.push(e), { emitInitialSession: false });
+  await m.saveSession(decodeSession(sessionJson(1)));
+  await m.clearSession();
+  slow = true;
+  const saving = m.saveSession(decodeSession(sessionJson(2)));
+  const clearing = m.clearSession();
+  await new Promise((r) => setTimeout(r, 0)); // the save's write has started
+  releaseSave();
+  await Promise.all([saving, clearing]);
+  assert.deepEqual(events, ["SIGNED_IN", "SIGNED_OUT"]);
+  assert.equal(m.sessionState.value.kind, "NotAuthenticated");
+  m.dispose();
+});
