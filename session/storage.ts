@@ -516,8 +516,15 @@ export class CookieSessionStorage implements SessionStorage {
    * @param session The session.
    */
   save(session: Session): void {
-    const value = encodeComponent(serializeSession(session));
+    let value = encodeComponent(serializeSession(session));
     const { chunkSize: size, maxChunks, name } = this.#o;
+    if (value.length > size) {
+      // Chunk 0 starts with the chunk count (`3.`): a reader takes exactly that many, so chunks
+      // another response left behind (a deploy that changed chunkSize) are never mixed in.
+      let count = Math.ceil(value.length / size);
+      while (value.length + `${count}.`.length > count * size) count++;
+      value = `${count}.${value}`;
+    }
     const chunks: string[] = [];
     for (let i = 0; i < value.length; i += size) chunks.push(value.slice(i, i + size));
     if (chunks.length > maxChunks) {
@@ -540,12 +547,20 @@ export class CookieSessionStorage implements SessionStorage {
    */
   load(): Session | null {
     if (this.#current !== undefined) return this.#current;
-    const single = this.#incoming.get(this.#o.name) || undefined; // an empty one is a deletion
+    const { name } = this.#o;
+    const single = this.#incoming.get(name) || undefined; // an empty one is a deletion
     let raw = single ?? "";
     if (single === undefined) {
-      for (let i = 0; i < Math.max(this.#o.maxChunks, 50); i++) {
-        const part = this.#incoming.get(`${this.#o.name}.${i}`);
-        if (part === undefined) break;
+      const first = this.#incoming.get(`${name}.0`) ?? "";
+      const counted = /^(\d{1,2})\.(.*)$/s.exec(first); // a session's JSON starts with %7B
+      const count = counted ? Number(counted[1]) : 50;
+      raw = counted ? counted[2] : first;
+      for (let i = 1; first !== "" && i < count; i++) {
+        const part = this.#incoming.get(`${name}.${i}`);
+        if (part === undefined) {
+          if (counted) return null; // a chunk is missing: never a partial session
+          break;
+        }
         raw += part;
       }
     }

@@ -258,3 +258,25 @@ Deno.test("cookie path and domain are checked: an attribute cannot be smuggled i
   new CookieSessionStorage(null, { path: "/app/v1", domain: ".example.com" });
   new CookieSessionStorage(null, { domain: "app.example.com" });
 });
+
+Deno.test("chunk 0 carries the chunk count: chunks left by a response with another chunk size are never mixed in", () => {
+  const jar = new Map<string, string>();
+  const a = new CookieSessionStorage(null, { chunkSize: 1000 });
+  a.save(withBio("refresh-a", 7000));
+  const b = new CookieSessionStorage(null); // chunkSize 3180, maxChunks 4
+  b.save(withBio("refresh-b", 10000));
+  assert.ok(a.setCookieHeaders().filter((c) => !/Max-Age=0/.test(c)).length > 4);
+  assert.equal(b.setCookieHeaders().filter((c) => !/Max-Age=0/.test(c)).length, 4);
+  apply(jar, a.setCookieHeaders());
+  apply(jar, b.setCookieHeaders());
+  assert.ok(jar.has("fb-session.5"), "A's later chunks are still there");
+  for (const options of [{}, { chunkSize: 1000 }]) {
+    const loaded = new CookieSessionStorage(header(jar), options).load();
+    assert.equal(loaded?.refreshToken, "refresh-b", JSON.stringify(options));
+  }
+  // A missing chunk is never read as a shorter session.
+  jar.delete("fb-session.2");
+  assert.equal(new CookieSessionStorage(header(jar)).load(), null);
+  // Every chunk stays within chunkSize, the count included.
+  for (const c of a.setCookieHeaders()) assert.ok(c.split(";")[0].split("=")[1].length <= 1000);
+});
