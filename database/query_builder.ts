@@ -81,7 +81,9 @@ export class QueryBuilder {
         `Cannot order as 'nulls' must be nullsfirst or nullslast: current value is ${nulls}`,
       );
     }
-    const key = options.referencedTable ? `${checkColumn(options.referencedTable)}.order` : "order";
+    const key = options.referencedTable
+      ? `${checkColumn(options.referencedTable, false)}.order`
+      : "order";
     const orders = this.#order ??= new Map();
     const list = orders.get(key) ?? [];
     list.push(`${checkColumn(columnName(column), false)}.${order}${nulls ? "." + nulls : ""}`);
@@ -98,7 +100,7 @@ export class QueryBuilder {
    */
   limit(count: number, options: { referencedTable?: string | null } = {}): this {
     (this.#limit ??= new Map()).set(
-      options.referencedTable ? `${checkColumn(options.referencedTable)}.limit` : "limit",
+      options.referencedTable ? `${checkColumn(options.referencedTable, false)}.limit` : "limit",
       checkCount(count, "limit"),
     );
     return this;
@@ -113,7 +115,7 @@ export class QueryBuilder {
    */
   offset(count: number, options: { referencedTable?: string | null } = {}): this {
     (this.#offset ??= new Map()).set(
-      options.referencedTable ? `${checkColumn(options.referencedTable)}.offset` : "offset",
+      options.referencedTable ? `${checkColumn(options.referencedTable, false)}.offset` : "offset",
       checkCount(count, "offset"),
     );
     return this;

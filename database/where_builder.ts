@@ -525,7 +525,8 @@ export class WhereBuilder {
   ) {
     const inner = new WhereBuilder();
     block(inner);
-    if (referencedTable !== null) checkColumn(referencedTable);
+    // The key is `<table>.or`: the table path may itself end in a reserved word (an embed named `order`).
+    if (referencedTable !== null) checkColumn(referencedTable, false);
     emptyCheck(operator, inner);
     this.predicates.push({
       kind: "group",

@@ -385,3 +385,20 @@ Deno.test("order terms may name columns that are reserved query keys", () => {
   ]]);
   assert.throws(() => where((w) => w.eq(column("limit"), 1)), TypeError);
 });
+
+Deno.test("an embed named like a modifier (order, limit) can be ordered, limited and grouped", () => {
+  assert.deepEqual(
+    render((q) =>
+      q.orderBy(column("id"), { referencedTable: "order" }).limit(3, { referencedTable: "limit" })
+        .offset(1, { referencedTable: "offset" })
+    ),
+    [["order.order", "id.asc"], ["limit.limit", "3"], ["offset.offset", "1"]],
+  );
+  assert.deepEqual(
+    where((w) =>
+      w.or((o) => o.eq(column("a"), 1).eq(column("b"), 2), { referencedTable: "order" })
+    ),
+    [["order.or", "(a.eq.1,b.eq.2)"]],
+  );
+  assert.throws(() => render((q) => q.limit(1, { referencedTable: "a:b" })), TypeError);
+});
