@@ -30,7 +30,7 @@ export interface Paginator<T> {
   readonly items: StateFlow<readonly T[]>;
   /** True while a page is being fetched. */
   readonly isLoading: StateFlow<boolean>;
-  /** True once a page shorter than the page size arrived. */
+  /** True once the last page arrived: a short page, or an empty one when `endOnShortPage` is false. */
   readonly isEnd: StateFlow<boolean>;
   /** The last failure, cleared by the next successful page. */
   readonly error: StateFlow<ServiceError | null>;

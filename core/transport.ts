@@ -1,8 +1,8 @@
 /**
  * The one transport every fetchbase request goes through: URL building,
  * credentials, bodies (streamed, never buffered), timeout, cancellation,
- * retries and error mapping. It never throws; it resolves a
- * {@linkcode ServiceResult}.
+ * retries and error mapping. It resolves a {@linkcode ServiceResult}; only an
+ * invalid `timeout` or `maxBodyBytes` rejects, with `RangeError`.
  *
  * @module
  */

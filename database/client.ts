@@ -645,7 +645,7 @@ export class DatabaseClient {
  * PostgREST would not pass to the function throws `TypeError`: a name it
  * reserves (`select`, `columns`, `on_conflict`, or ending in `order`,
  * `limit`, `offset`, `and`, `or`) or a value shaped like a filter
- * (`cs.stanford.edu`, `not.sure`); such calls need POST.
+ * (`cs.stanford.edu`, `not.sure`), a name PostgREST would read only in part (`a.b`, `p->x`, `a:b`), or an integer beyond 2^53; such calls need POST.
  *
  * @example Flattening
  * ```ts

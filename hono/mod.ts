@@ -113,8 +113,7 @@ const TOKEN_CODES: ReadonlySet<string> = new Set([
 ]);
 
 /**
- * Creates the middleware. The JWKS is fetched once and cached per middleware
- * instance, so a valid ES256 token with a cached key costs no network call.
+ * Creates the middleware. The JWKS is cached by the middleware's auth client (refetched every 10 minutes by default, and shared when `auth` is given), so a valid ES256 token with a cached key costs no network call.
  * Answers follow RFC 6750, each with a JSON body `{ error, message }`: no
  * Bearer credentials (none, or another scheme) get 401 with a bare
  * `Bearer` challenge; a Bearer header without exactly one token gets 400

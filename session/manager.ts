@@ -57,8 +57,8 @@ const MIN_REFRESH_GAP_MS = 10_000;
 export interface SessionConfig {
   /**
    * Refresh automatically before expiry: every saved or restored session
-   * schedules its refresh (call `dispose()` when done with the manager).
-   * Default true.
+   * schedules its refresh (call `dispose()` when done with the manager),
+   * except with a `perRequest` storage, which gets no timer. Default true.
    */
   autoRefresh?: boolean;
   /** Seconds before expiry at which the refresh happens. Default 60. */
@@ -131,7 +131,8 @@ function superseded(): ServiceResult<Session> {
  * Keeps one session: persisted, applied to the base client, refreshed before
  * expiry. One refresh is in flight at a time and every caller shares it. A
  * network error, a 5xx, a 429 or a malformed answer keeps the session and
- * retries with backoff; only an invalid-grant answer ends it.
+ * retries with backoff (with auto-refresh on, and no `perRequest` storage);
+ * only an invalid-grant answer ends it.
  *
  * @example Sign in and keep the session fresh
  * ```ts

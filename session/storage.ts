@@ -338,7 +338,7 @@ export interface CookieOptions {
   chunkSize?: number;
   /**
    * Most chunks a session may take. Default: as many as fit in 12,720
-   * characters (4 of the default size, about 12.4 KiB), since servers
+   * characters (at most 50) (4 of the default size, about 12.4 KiB), since servers
    * refuse requests whose headers grow past their limit (Node 16 KiB in all,
    * nginx 8 KiB per header line), which would lock the user out of the site.
    * A session that needs more makes `save` throw a `RangeError`.

@@ -130,7 +130,7 @@ export interface CreateBucketOptions extends StorageCallOptions {
 
 /** Options of bucket updates: only given fields are sent. */
 export interface UpdateBucketOptions extends StorageCallOptions {
-  /** New display name. */
+  /** The bucket's current name, checked: a rename is refused (`INVALID_ARGUMENT`), as the Storage API keeps names. */
   name?: string | null;
   /** Public flag. */
   public?: boolean | null;
