@@ -52,6 +52,19 @@ function heldServer() {
   return { held, client, auth: createAuthClient(client), find };
 }
 
+/** An in-memory storage whose clear waits until the test calls `release`. */
+function slowClearStorage() {
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  const inner = new InMemorySessionStorage();
+  const storage = {
+    save: (x: Session) => inner.save(x),
+    load: () => inner.load(),
+    clear: () => gate.then(() => inner.clear()),
+  };
+  return { inner, storage, release: () => release() };
+}
+
 /** A fetch answering at once through `answer`; counts refresh grants. */
 function autoServer(answer: (path: string) => Response) {
   const paths: string[] = [];
@@ -673,14 +686,7 @@ Deno.test("autoRefresh: false never schedules a refresh, and stopAutoRefresh sto
 
 Deno.test("a save that comes while a clear is being stored has the last word", async () => {
   const s = autoServer(() => json(sessionJson(9)));
-  let release!: () => void;
-  const slowClear = new Promise<void>((r) => (release = r));
-  const inner = new InMemorySessionStorage();
-  const storage = {
-    save: (x: Session) => inner.save(x),
-    load: () => inner.load(),
-    clear: () => slowClear.then(() => inner.clear()),
-  };
+  const { inner, storage, release } = slowClearStorage();
   const m = createSessionManager(s.auth, s.client, { storage, autoRefresh: false });
   await m.saveSession(decodeSession(sessionJson(1)));
   const clearing = m.clearSession();
@@ -848,14 +854,7 @@ Deno.test("per-request storage arms no retry timer either; a refresh after dispo
 
 Deno.test("a refresh answered while a clear is being stored is not stored", async () => {
   const held = heldServer();
-  let release!: () => void;
-  const slowClear = new Promise<void>((r) => (release = r));
-  const inner = new InMemorySessionStorage();
-  const storage = {
-    save: (x: Session) => inner.save(x),
-    load: () => inner.load(),
-    clear: () => slowClear.then(() => inner.clear()),
-  };
+  const { inner, storage, release } = slowClearStorage();
   const m = createSessionManager(held.auth, held.client, { storage, autoRefresh: false });
   await m.saveSession(decodeSession(sessionJson(1)));
   const refreshing = m.refreshSession();
