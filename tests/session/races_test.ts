@@ -686,7 +686,7 @@ Deno.test("autoRefresh: false never schedules a refresh, and stopAutoRefresh sto
 
 Deno.test("a save that comes while a clear is being stored has the last word", async () => {
   const s = autoServer(() => json(sessionJson(9)));
-  const { inner, storage, release } = slowClearStorage();
+  const { storage, release } = slowClearStorage();
   const m = createSessionManager(s.auth, s.client, { storage, autoRefresh: false });
   await m.saveSession(decodeSession(sessionJson(1)));
   const clearing = m.clearSession();
