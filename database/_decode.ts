@@ -5,7 +5,7 @@
 import { failure, type ServiceResult, success } from "../core/result.ts";
 import { validateAll, type Validator } from "./validator.ts";
 
-function parseJson(body: string): ServiceResult<unknown> {
+export function parseJson(body: string): ServiceResult<unknown> {
   try {
     return success(body.trim() === "" ? null : JSON.parse(body));
   } catch (cause) {
@@ -35,8 +35,15 @@ export async function decodeOne<T>(
 ): Promise<ServiceResult<T>> {
   if (!r.ok) return r;
   const parsed = parseJson(r.value);
-  if (!parsed.ok) return parsed;
-  const v = await validateAll([parsed.value], validator);
+  return parsed.ok ? await decodeValue(parsed.value, validator) : parsed;
+}
+
+/** One parsed value, checked by the validator. */
+export async function decodeValue<T>(
+  value: unknown,
+  validator?: Validator<T> | null,
+): Promise<ServiceResult<T>> {
+  const v = await validateAll([value], validator);
   return v.ok ? success(v.value[0]) : v;
 }
 

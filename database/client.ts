@@ -699,9 +699,7 @@ export function flattenParams(params: string | Record<string, unknown>): Array<[
     // `op.value` as a filter on the result: the function would never see the argument.
     // And it reads a name up to the first character outside an identifier (`a.b` passes `b`,
     // `p->x` passes `p`): the function would get another argument, or none.
-    const what = FILTER_SHAPED.test(text)
-      ? "a filter"
-      : RESERVED_KEYS.has(k) || RESERVED_ARG.test(k)
+    const what = FILTER_SHAPED.test(text) ? "a filter" : RESERVED_KEYS.has(k) // a dotted name ending in one (`a.limit`) fails ARG_NAME below
       ? "a modifier"
       : ARG_NAME.test(k)
       ? null
@@ -729,8 +727,6 @@ function passable(send: () => Promise<ServiceResult<string>>): Promise<ServiceRe
   }
 }
 
-/** Argument names PostgREST reads as an embed's modifiers (by their last `.` segment). */
-const RESERVED_ARG = /(?:^|\.)(?:order|limit|offset|and|or)$/;
 /**
  * Values PostgREST parses as an operator expression (`cs.x`, `not.x`,
  * `eq(any).{1}`, `fts(english).x`): quantifiers follow only the comparison

@@ -9,7 +9,7 @@
 import type { ServiceResult } from "../core/result.ts";
 import { failure, success } from "../core/result.ts";
 import type { CallOptions, DatabaseClient } from "./client.ts";
-import { decodeOne, decodeRows, discard, isNoRows } from "./_decode.ts";
+import { decodeOne, decodeRows, decodeValue, discard, isNoRows, parseJson } from "./_decode.ts";
 import { type CountOption, ResponseFormat } from "./models.ts";
 import type { QueryBuilder } from "./query_builder.ts";
 import type { Validator } from "./validator.ts";
@@ -190,14 +190,11 @@ export function rpcMaybeSingleTyped<T>(
   // call's writes when no row comes back, while this reports success.
   return call(db, fn, options, ResponseFormat.ROWS).then((r) => {
     if (!r.ok) return r;
-    let rows: unknown;
-    try {
-      rows = r.value.trim() === "" ? [] : JSON.parse(r.value);
-    } catch {
-      return decodeOne<T | null>(r, options.validator); // its DECODE failure
-    }
+    const parsed = parseJson(r.value);
+    if (!parsed.ok) return parsed;
+    const rows = parsed.value ?? [];
     // A function returning one value (not a set) answers that value, not an array.
-    if (!Array.isArray(rows)) return decodeOne<T | null>(r, options.validator);
+    if (!Array.isArray(rows)) return decodeValue<T | null>(rows, options.validator);
     if (rows.length === 0) return success<T | null>(null);
     if (rows.length > 1) {
       return failure({
@@ -209,7 +206,7 @@ export function rpcMaybeSingleTyped<T>(
           `The result contains ${rows.length} rows, application/vnd.pgrst.object+json requires 1 row`,
       });
     }
-    return decodeOne<T | null>(success(JSON.stringify(rows[0])), options.validator);
+    return decodeValue<T | null>(rows[0], options.validator);
   });
 }
 

@@ -9,7 +9,8 @@
 import type { AuthCallOptions } from "../auth/client.ts";
 import type { Session } from "../auth/models.ts";
 import { parseJwtClaims } from "../auth/jwt.ts";
-import { failure, type ServiceResult } from "../core/result.ts";
+import { ABORTED, untilAborted } from "../core/_abort.ts";
+import { type Failure, failure, type ServiceResult } from "../core/result.ts";
 import type { AuthStateChangeEvent, SessionManager, SessionState } from "./manager.ts";
 
 /** The live or lapsed session a state holds, or null. */
@@ -97,13 +98,11 @@ export function untilCancelled<T>(
   start: () => Promise<ServiceResult<T>>,
   signal?: AbortSignal,
 ): Promise<ServiceResult<T>> {
-  if (!signal) return start();
-  const cancelled = () => failure({ message: "Request was cancelled", category: "CANCELLED" });
-  if (signal.aborted) return Promise.resolve(cancelled()); // nothing is started
-  const promise = start();
-  return new Promise((resolve, reject) => {
-    const onAbort = () => resolve(cancelled());
-    signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
-  });
+  if (signal?.aborted) return Promise.resolve(cancelled()); // nothing is started
+  return untilAborted(start(), signal).then((r) => r === ABORTED ? cancelled() : r);
+}
+
+/** The Failure of a call whose caller's signal fired. */
+export function cancelled(): Failure {
+  return failure({ message: "Request was cancelled", category: "CANCELLED" });
 }

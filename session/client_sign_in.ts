@@ -17,9 +17,9 @@ import type { NativeAuthCredential, Session } from "../auth/models.ts";
 import type { BaseClient } from "../core/client.ts";
 import { randomString } from "../core/crypto.ts";
 import type { JsonObject } from "../core/decode.ts";
-import { failure, type ServiceResult, success } from "../core/result.ts";
+import { type ServiceResult, success } from "../core/result.ts";
 import type { SessionManager } from "./manager.ts";
-import { saved } from "./_held.ts";
+import { cancelled, saved } from "./_held.ts";
 import { withMaskedFields } from "../core/mask.ts";
 
 const auths = new WeakMap<BaseClient, AuthClient>();
@@ -311,8 +311,6 @@ export async function signInWithAndSaveSession(
   const r = await signInWith(auth, provider, options);
   return r.ok ? await saved(manager, r.value, r) : r;
 }
-
-const cancelled = () => failure({ message: "Request was cancelled", category: "CANCELLED" });
 
 const NONCE_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 

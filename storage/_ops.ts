@@ -697,23 +697,26 @@ export async function createSignedUrl(
   if (typeof encoded !== "string") return encoded;
   // The single-path route signs its path as decodeURI leaves it, so `%3F` and `%23` stay
   // escaped in the token and the download check fails; the batch route takes keys in JSON.
-  if (!hasTransform(o.transform) && /[?#]/.test(path)) {
+  const transformed = hasTransform(o.transform);
+  if (!transformed && /[?#]/.test(path)) {
     const r = await createSignedUrls(client, bucket, [path], expiresIn, o);
     return r.ok ? success(r.value[0]) : r;
   }
   if (o.transform) transformQuery(o.transform); // the same checks as render URLs
   // A file name that cannot be encoded fails before anything is signed.
   if (o.fileName) encodeComponent(o.fileName);
-  const transform = o.transform
-    ? Object.fromEntries(
-      Object.entries(o.transform).filter(([, v]) => v !== null && v !== undefined),
-    )
-    : null;
   const r = await client.request({
     method: "POST",
     area: "storage",
     path: `/object/sign/${encoded}`,
-    json: transform && Object.keys(transform).length > 0 ? { expiresIn, transform } : { expiresIn },
+    json: transformed
+      ? {
+        expiresIn,
+        transform: Object.fromEntries(
+          Object.entries(o.transform!).filter(([, v]) => v !== null && v !== undefined),
+        ),
+      }
+      : { expiresIn },
     signal: o.signal,
     timeout: o.timeout,
   });

@@ -6,6 +6,7 @@
  * @module
  */
 
+import { ABORTED, untilAborted } from "../core/_abort.ts";
 import { parseJsonInt64, stringifyJsonInt64 } from "./_json_int64.ts";
 import type { BaseClient } from "../core/client.ts";
 import {
@@ -272,20 +273,6 @@ function invalidArgument(error: unknown) {
   });
 }
 
-/** `promise`, or null as soon as `signal` aborts. */
-function untilAborted<T>(promise: Promise<T>, signal?: AbortSignal): Promise<T | null> {
-  if (!signal) return promise;
-  if (signal.aborted) return Promise.resolve(null);
-  return new Promise((resolve) => {
-    const onAbort = () => resolve(null);
-    signal.addEventListener("abort", onAbort, { once: true });
-    promise.then((v) => {
-      signal.removeEventListener("abort", onAbort);
-      resolve(v);
-    });
-  });
-}
-
 function pageTokens<T extends object>(o: Record<string, unknown>, rest: T) {
   const snake = optString(o, "next-page-token");
   const camel = optString(o, "nextPageToken");
@@ -414,7 +401,7 @@ export class AnalyticsCatalogClient {
       return success(given ?? this.bucketName);
     });
     const p = await untilAborted(this.#prefix, o.signal);
-    if (p === null) return failure({ message: "Request was cancelled", category: "CANCELLED" });
+    if (p === ABORTED) return failure({ message: "Request was cancelled", category: "CANCELLED" });
     if (!p.ok) return p;
     try {
       // An empty prefix means none (Iceberg REST): `/v1/namespaces`.

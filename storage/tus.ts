@@ -9,6 +9,7 @@
  * @module
  */
 
+import { ABORTED, untilAborted } from "../core/_abort.ts";
 import type { BaseClient } from "../core/client.ts";
 import { encodeBase64 } from "../core/encoding.ts";
 import { backoffDelay, resolveRetryPolicy } from "../core/retry.ts";
@@ -476,19 +477,6 @@ function isTransient(e: ServiceError, conflict: boolean): boolean {
 }
 
 const cancelled = () => failure({ message: "Upload paused: cancelled", category: "CANCELLED" });
-
-const ABORTED: unique symbol = Symbol("aborted");
-
-/** `promise`, or ABORTED as soon as `signal` aborts (a stalled source cannot hold a pause). */
-function untilAborted<T>(promise: Promise<T>, signal?: AbortSignal): Promise<T | typeof ABORTED> {
-  if (!signal) return promise;
-  if (signal.aborted) return Promise.resolve(ABORTED);
-  return new Promise((resolve, reject) => {
-    const onAbort = () => resolve(ABORTED);
-    signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
-  });
-}
 
 class Upload implements ResumableUpload {
   #client: BaseClient;
