@@ -69,21 +69,12 @@ export function encodeBase64(data: Uint8Array | ArrayBuffer | string): string {
     : data instanceof Uint8Array
     ? data
     : new Uint8Array(data);
-  let out = "";
-  let i = 0;
-  for (; i + 2 < bytes.length; i += 3) {
-    const n = (bytes[i] << 16) | (bytes[i + 1] << 8) | bytes[i + 2];
-    out += B64[n >> 18] + B64[(n >> 12) & 63] + B64[(n >> 6) & 63] + B64[n & 63];
+  // btoa takes a binary string; pieces of 32 KiB keep the argument list short.
+  let binary = "";
+  for (let i = 0; i < bytes.length; i += 0x8000) {
+    binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
   }
-  const rest = bytes.length - i;
-  if (rest === 1) {
-    const n = bytes[i] << 16;
-    out += B64[n >> 18] + B64[(n >> 12) & 63] + "==";
-  } else if (rest === 2) {
-    const n = (bytes[i] << 16) | (bytes[i + 1] << 8);
-    out += B64[n >> 18] + B64[(n >> 12) & 63] + B64[(n >> 6) & 63] + "=";
-  }
-  return out;
+  return btoa(binary);
 }
 
 /**

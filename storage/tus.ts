@@ -675,24 +675,42 @@ class Upload implements ResumableUpload {
     };
     if (this.#total !== null) headers["Upload-Length"] = String(this.#total);
     else headers["Upload-Defer-Length"] = "1";
-    const body = first !== null && sizeOf(first) > 0
-      ? {
-        body: chunkBody(first, this.#streamChunks, headers),
-        contentType: "application/offset+octet-stream",
-      }
-      : {};
+    return this.#tus("POST", null, headers, first, signal);
+  }
+
+  /**
+   * One TUS request: to the creation endpoint (`url` null, with credentials)
+   * or to the upload URL (credentials only on the client's origin). A chunk
+   * goes as `application/offset+octet-stream` (none for an empty one).
+   */
+  #tus(
+    method: "POST" | "HEAD" | "PATCH",
+    url: string | null,
+    headers: Record<string, string>,
+    chunk: Chunk | null,
+    signal?: AbortSignal,
+  ): Promise<ServiceResult<{ headers: Headers }>> {
+    const size = chunk === null ? 0 : sizeOf(chunk);
     return this.#client.request({
-      method: "POST",
-      area: "storage",
-      path: "/upload/resumable",
+      method,
+      ...(url === null
+        ? { area: "storage", path: "/upload/resumable" }
+        : { url, credentials: this.#sameOrigin(url) ? "token" : "none" }),
       headers,
-      ...body,
+      ...(size > 0 || method === "PATCH"
+        ? {
+          body: chunkBody(chunk!, this.#streamChunks, headers),
+          contentType: "application/offset+octet-stream",
+        }
+        : {}),
       responseType: "none",
       retry: false,
-      // A TUS peer never redirects an upload; refusing redirects also lets the
+      // A TUS peer never redirects an upload (and an offset from wherever a
+      // redirect leads is not the upload's); refusing redirects also lets the
       // runtime drop its replay copy of the body (Node keeps one otherwise).
       redirect: "error",
-      timeout: this.#timeoutFor(first === null ? 0 : sizeOf(first)),
+      // HEAD sends nothing: the option, or the client's timeout.
+      timeout: method === "HEAD" ? this.#o.timeout : this.#timeoutFor(size),
       signal,
     });
   }
@@ -738,19 +756,7 @@ class Upload implements ResumableUpload {
    * server claims a length this upload never sent: `CONFLICT`.
    */
   async #head(signal?: AbortSignal, resuming = false): Promise<ServiceResult<number>> {
-    const url = this.#url!;
-    const r = await this.#client.request({
-      method: "HEAD",
-      url,
-      headers: { ...TUS },
-      credentials: this.#sameOrigin(url) ? "token" : "none",
-      responseType: "none",
-      retry: false,
-      // An offset and length from wherever a redirect leads are not the upload's.
-      redirect: "error",
-      timeout: this.#o.timeout,
-      signal,
-    });
+    const r = await this.#tus("HEAD", this.#url!, { ...TUS }, null, signal);
     if (!r.ok) return r;
     const offset = parseUploadOffset(r.value.headers.get("upload-offset"));
     if (offset === null || (this.#total !== null && offset > this.#total)) {
@@ -939,28 +945,12 @@ class Upload implements ResumableUpload {
     finalLength: number | null,
     signal?: AbortSignal,
   ): Promise<ServiceResult<number>> {
-    const url = this.#url!;
     const headers: Record<string, string> = { ...TUS, "Upload-Offset": String(offset) };
     if (finalLength !== null) {
       headers["Upload-Length"] = String(finalLength);
       this.#declared = finalLength;
     }
-    const payload = chunkBody(body, this.#streamChunks, headers);
-    const r = await this.#client.request({
-      method: "PATCH",
-      url,
-      headers,
-      body: payload,
-      contentType: "application/offset+octet-stream",
-      credentials: this.#sameOrigin(url) ? "token" : "none",
-      responseType: "none",
-      retry: false,
-      // A TUS peer never redirects an upload; refusing redirects also lets the
-      // runtime drop its replay copy of the body (Node keeps one otherwise).
-      redirect: "error",
-      timeout: this.#timeoutFor(sizeOf(body)),
-      signal,
-    });
+    const r = await this.#tus("PATCH", this.#url!, headers, body, signal);
     if (!r.ok) return r;
     const next = parseUploadOffset(r.value.headers.get("upload-offset"));
     if (next === null) {
