@@ -8,7 +8,7 @@ import { asArray, asObject, decodeResult, optObject, reqString } from "../core/d
 import { encodeBase64 } from "../core/encoding.ts";
 import { failure, type ServiceResult, success } from "../core/result.ts";
 import type { RequestBody } from "../core/transport.ts";
-import { encodeBucket, encodeObjectPath, objectPathOrFailure } from "./_path.ts";
+import { encodeBucket, encodeObjectPath, objectPathOrFailure, pathList } from "./_path.ts";
 import {
   type Bucket,
   decodeBucket,
@@ -71,8 +71,11 @@ function checkPaging(op: string, limit: unknown, offset: unknown, min = 1): void
   }
 }
 
-export function bucketQuery(o: ListBucketsOptions): Array<[string, string | null | undefined]> {
-  checkPaging("list buckets", o.limit, o.offset);
+export function bucketQuery(
+  o: ListBucketsOptions,
+  op = "list buckets",
+): Array<[string, string | null | undefined]> {
+  checkPaging(op, o.limit, o.offset);
   return [
     ["limit", o.limit?.toString()],
     ["offset", o.offset?.toString()],
@@ -618,9 +621,10 @@ export async function moveOrCopy(
 export async function deleteObjects(
   client: BaseClient,
   bucket: string,
-  paths: readonly string[],
+  one: string | readonly string[],
   o: StorageCallOptions = {},
 ): Promise<ServiceResult<FileObject[]>> {
+  const paths = pathList(one);
   if (!Array.isArray(paths) || paths.length === 0) {
     return failure({
       message: "Cannot delete objects as 'paths' is empty",
@@ -698,7 +702,15 @@ export async function createSignedUrl(
   // The single-path route signs its path as decodeURI leaves it, so `%3F` and `%23` stay
   // escaped in the token and the download check fails; the batch route takes keys in JSON.
   const transformed = hasTransform(o.transform);
-  if (!transformed && /[?#]/.test(path)) {
+  if (/[?#]/.test(path)) {
+    // The batch route takes no transform, so no route signs such a key with one.
+    if (transformed) {
+      return failure({
+        message:
+          "Cannot sign a transformed URL as the storage service cannot verify one for a key holding '?' or '#'",
+        category: "INVALID_ARGUMENT",
+      });
+    }
     const r = await createSignedUrls(client, bucket, [path], expiresIn, o);
     return r.ok ? success(r.value[0]) : r;
   }

@@ -69,3 +69,8 @@ export function objectPathOrFailure(bucket: string, path: string): string | Fail
     return failure({ message: (e as Error).message, category: "INVALID_ARGUMENT" });
   }
 }
+
+/** One key or a list of keys (the document's list-or-vararg parameters) as a list. */
+export function pathList(paths: string | readonly string[]): readonly string[] {
+  return typeof paths === "string" ? [paths] : paths;
+}

@@ -21,6 +21,7 @@ import {
 import { failure, type ServiceResult, success } from "../core/result.ts";
 import type { QueryInit } from "../core/query.ts";
 import type { SortOrder } from "./models.ts";
+import { bucketQuery } from "./_ops.ts";
 import { encodeComponent } from "../core/_uri.ts";
 
 /**
@@ -102,25 +103,17 @@ export interface ListAnalyticsBucketsOptions extends CatalogCallOptions {
   search?: string | null;
 }
 
-export function listAnalyticsBuckets(
+export async function listAnalyticsBuckets(
   client: BaseClient,
   o: ListAnalyticsBucketsOptions = {},
 ): Promise<ServiceResult<AnalyticsBucket[]>> {
-  return client.request({
+  const r = await client.request({
     area: "storage",
     path: "/iceberg/bucket",
-    query: [
-      ["limit", o.limit?.toString()],
-      ["offset", o.offset?.toString()],
-      ["sortColumn", o.sortColumn],
-      ["sortOrder", o.sortOrder],
-      [
-        "search",
-        o.search || null,
-      ],
-    ],
+    query: bucketQuery(o, "list analytics buckets"),
     signal: o.signal,
-  }).then((r) => decodeResult(r, (v) => asArray(v.body, "buckets").map(decodeAnalyticsBucket)));
+  });
+  return decodeResult(r, (v) => asArray(v.body, "buckets").map(decodeAnalyticsBucket));
 }
 
 export function deleteAnalyticsBucket(
@@ -480,7 +473,8 @@ export class AnalyticsCatalogClient {
   ): Promise<ServiceResult<CatalogJsonObject>> {
     let parent: string | null = null;
     try {
-      parent = options.parent ? decodeURIComponent(encodeNamespace(options.parent)) : null;
+      // No levels is the root, as null is.
+      parent = options.parent?.length ? decodeURIComponent(encodeNamespace(options.parent)) : null;
     } catch (error) {
       return Promise.resolve(invalidArgument(error));
     }

@@ -241,7 +241,7 @@ export class StorageClient {
   listAnalyticsBuckets(
     options?: an.ListAnalyticsBucketsOptions,
   ): Promise<ServiceResult<an.AnalyticsBucket[]>> {
-    return an.listAnalyticsBuckets(this.client, options);
+    return guard(an.listAnalyticsBuckets(this.client, options));
   }
 
   /**
@@ -724,13 +724,13 @@ export class StorageClient {
    * Deletes many objects in one request.
    *
    * @param bucket The bucket id.
-   * @param paths The object keys.
+   * @param paths The object keys, or one key.
    * @param options Cancellation.
    * @returns The removed entries.
    */
   deleteObjects(
     bucket: string,
-    paths: readonly string[],
+    paths: string | readonly string[],
     options?: ops.StorageCallOptions,
   ): Promise<ServiceResult<FileObject[]>> {
     return objects.deleteObjects(this.client, bucket, paths, options);

@@ -16,6 +16,7 @@ import type {
   UrlOptions,
 } from "./client.ts";
 import type { FileObject, ImageTransformOptions, SortOrder } from "./models.ts";
+import { pathList } from "./_path.ts";
 
 /**
  * Lists a folder, throwing {@linkcode ServiceException} on failure.
@@ -141,7 +142,7 @@ export function createSignedDownloadUrl(
  *
  * @param storage The storage client.
  * @param bucket The bucket id.
- * @param paths The object keys.
+ * @param paths The object keys, or one key.
  * @param expiresIn Lifetime in seconds.
  * @param options `fileName`.
  * @returns The URLs.
@@ -149,17 +150,19 @@ export function createSignedDownloadUrl(
 export function createSignedDownloadUrls(
   storage: StorageClient,
   bucket: string,
-  paths: readonly string[],
+  paths: string | readonly string[],
   expiresIn: number,
   options: Omit<SignedUrlOptions, "download" | "transform"> = {},
 ): Promise<ServiceResult<string[]>> {
-  return storage.createSignedUrls(bucket, paths, expiresIn, { ...options, download: true });
+  return storage.createSignedUrls(bucket, pathList(paths), expiresIn, {
+    ...options,
+    download: true,
+  });
 }
 
-function byPath<T>(paths: readonly string[], values: readonly T[]): Record<string, T> {
-  const out: Record<string, T> = {};
-  paths.forEach((p, i) => (out[p] = values[i]));
-  return out;
+/** Path → value as own properties (a key such as `__proto__` stays a key). */
+function byPath<T>(paths: string | readonly string[], values: readonly T[]): Record<string, T> {
+  return Object.fromEntries(pathList(paths).map((p, i) => [p, values[i]]));
 }
 
 /**
@@ -177,7 +180,7 @@ function byPath<T>(paths: readonly string[], values: readonly T[]): Record<strin
  *
  * @param storage The storage client.
  * @param bucket The bucket id.
- * @param paths The object keys.
+ * @param paths The object keys, or one key.
  * @param expiresIn Lifetime in seconds.
  * @param options `fileName`.
  * @returns Path → URL.
@@ -185,7 +188,7 @@ function byPath<T>(paths: readonly string[], values: readonly T[]): Record<strin
 export async function createSignedDownloadUrlsByPath(
   storage: StorageClient,
   bucket: string,
-  paths: readonly string[],
+  paths: string | readonly string[],
   expiresIn: number,
   options: Omit<SignedUrlOptions, "download" | "transform"> = {},
 ): Promise<ServiceResult<Record<string, string>>> {
@@ -249,7 +252,7 @@ export function createSignedRenderUrl(
  *
  * @param storage The storage client.
  * @param bucket The bucket id.
- * @param paths The object keys.
+ * @param paths The object keys, or one key.
  * @param expiresIn Lifetime in seconds.
  * @param transform The transforms.
  * @param options Cancellation.
@@ -258,13 +261,13 @@ export function createSignedRenderUrl(
 export async function createSignedRenderUrls(
   storage: StorageClient,
   bucket: string,
-  paths: readonly string[],
+  paths: string | readonly string[],
   expiresIn: number,
   transform: ImageTransformOptions,
   options: StorageCallOptions = {},
 ): Promise<ServiceResult<string[]>> {
   const out: string[] = [];
-  for (const p of paths) {
+  for (const p of pathList(paths)) {
     const r = await createSignedRenderUrl(storage, bucket, p, expiresIn, transform, options);
     if (!r.ok) return r;
     out.push(r.value);
@@ -286,7 +289,7 @@ export async function createSignedRenderUrls(
  *
  * @param storage The storage client.
  * @param bucket The bucket id.
- * @param paths The object keys.
+ * @param paths The object keys, or one key.
  * @param expiresIn Lifetime in seconds.
  * @param transform The transforms.
  * @param options Cancellation.
@@ -295,7 +298,7 @@ export async function createSignedRenderUrls(
 export async function createSignedRenderUrlsByPath(
   storage: StorageClient,
   bucket: string,
-  paths: readonly string[],
+  paths: string | readonly string[],
   expiresIn: number,
   transform: ImageTransformOptions,
   options: StorageCallOptions = {},
@@ -318,17 +321,17 @@ export async function createSignedRenderUrlsByPath(
  *
  * @param storage The storage client.
  * @param bucket The bucket id.
- * @param paths The object keys.
+ * @param paths The object keys, or one key.
  * @param options `download`, `fileName`, `transform`.
  * @returns The URLs.
  */
 export function getPublicUrls(
   storage: StorageClient,
   bucket: string,
-  paths: readonly string[],
+  paths: string | readonly string[],
   options: UrlOptions = {},
 ): string[] {
-  return paths.map((p) => storage.getPublicUrl(bucket, p, options));
+  return pathList(paths).map((p) => storage.getPublicUrl(bucket, p, options));
 }
 
 /**
@@ -345,14 +348,14 @@ export function getPublicUrls(
  *
  * @param storage The storage client.
  * @param bucket The bucket id.
- * @param paths The object keys.
+ * @param paths The object keys, or one key.
  * @param options `download`, `fileName`, `transform`.
  * @returns Path → URL.
  */
 export function getPublicUrlsByPath(
   storage: StorageClient,
   bucket: string,
-  paths: readonly string[],
+  paths: string | readonly string[],
   options: UrlOptions = {},
 ): Record<string, string> {
   return byPath(paths, getPublicUrls(storage, bucket, paths, options));
@@ -372,17 +375,17 @@ export function getPublicUrlsByPath(
  *
  * @param storage The storage client.
  * @param bucket The bucket id.
- * @param paths The object keys.
+ * @param paths The object keys, or one key.
  * @param options `download`, `fileName`, `transform`.
  * @returns The URLs.
  */
 export function getAuthenticatedUrls(
   storage: StorageClient,
   bucket: string,
-  paths: readonly string[],
+  paths: string | readonly string[],
   options: UrlOptions = {},
 ): string[] {
-  return paths.map((p) => storage.getAuthenticatedUrl(bucket, p, options));
+  return pathList(paths).map((p) => storage.getAuthenticatedUrl(bucket, p, options));
 }
 
 /**
@@ -399,14 +402,14 @@ export function getAuthenticatedUrls(
  *
  * @param storage The storage client.
  * @param bucket The bucket id.
- * @param paths The object keys.
+ * @param paths The object keys, or one key.
  * @param options `download`, `fileName`, `transform`.
  * @returns Path → URL.
  */
 export function getAuthenticatedUrlsByPath(
   storage: StorageClient,
   bucket: string,
-  paths: readonly string[],
+  paths: string | readonly string[],
   options: UrlOptions = {},
 ): Record<string, string> {
   return byPath(paths, getAuthenticatedUrls(storage, bucket, paths, options));
@@ -426,17 +429,17 @@ export function getAuthenticatedUrlsByPath(
  *
  * @param storage The storage client.
  * @param bucket The bucket id.
- * @param paths The object keys.
+ * @param paths The object keys, or one key.
  * @param transform The transforms.
  * @returns The URLs.
  */
 export function getPublicRenderUrls(
   storage: StorageClient,
   bucket: string,
-  paths: readonly string[],
+  paths: string | readonly string[],
   transform?: ImageTransformOptions | null,
 ): string[] {
-  return paths.map((p) => storage.getPublicRenderUrl(bucket, p, transform));
+  return pathList(paths).map((p) => storage.getPublicRenderUrl(bucket, p, transform));
 }
 
 /**
@@ -453,14 +456,14 @@ export function getPublicRenderUrls(
  *
  * @param storage The storage client.
  * @param bucket The bucket id.
- * @param paths The object keys.
+ * @param paths The object keys, or one key.
  * @param transform The transforms.
  * @returns Path → URL.
  */
 export function getPublicRenderUrlsByPath(
   storage: StorageClient,
   bucket: string,
-  paths: readonly string[],
+  paths: string | readonly string[],
   transform?: ImageTransformOptions | null,
 ): Record<string, string> {
   return byPath(paths, getPublicRenderUrls(storage, bucket, paths, transform));
@@ -480,17 +483,17 @@ export function getPublicRenderUrlsByPath(
  *
  * @param storage The storage client.
  * @param bucket The bucket id.
- * @param paths The object keys.
+ * @param paths The object keys, or one key.
  * @param transform The transforms.
  * @returns The URLs.
  */
 export function getAuthenticatedRenderUrls(
   storage: StorageClient,
   bucket: string,
-  paths: readonly string[],
+  paths: string | readonly string[],
   transform?: ImageTransformOptions | null,
 ): string[] {
-  return paths.map((p) => storage.getAuthenticatedRenderUrl(bucket, p, transform));
+  return pathList(paths).map((p) => storage.getAuthenticatedRenderUrl(bucket, p, transform));
 }
 
 /**
@@ -507,14 +510,14 @@ export function getAuthenticatedRenderUrls(
  *
  * @param storage The storage client.
  * @param bucket The bucket id.
- * @param paths The object keys.
+ * @param paths The object keys, or one key.
  * @param transform The transforms.
  * @returns Path → URL.
  */
 export function getAuthenticatedRenderUrlsByPath(
   storage: StorageClient,
   bucket: string,
-  paths: readonly string[],
+  paths: string | readonly string[],
   transform?: ImageTransformOptions | null,
 ): Record<string, string> {
   return byPath(paths, getAuthenticatedRenderUrls(storage, bucket, paths, transform));

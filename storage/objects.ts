@@ -600,14 +600,14 @@ export async function deleteObject(
  *
  * @param client The base client whose transport sends the request.
  * @param bucket The bucket id.
- * @param paths The object keys.
+ * @param paths The object keys, or one key.
  * @param options Cancellation and timeout.
  * @returns The removed entries.
  */
 export function deleteObjects(
   client: BaseClient,
   bucket: string,
-  paths: readonly string[],
+  paths: string | readonly string[],
   options?: StorageCallOptions,
 ): Promise<ServiceResult<FileObject[]>> {
   return guard(ops.deleteObjects(client, bucket, paths, options));

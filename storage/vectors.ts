@@ -225,15 +225,26 @@ function checkBatch(n: number, what: string) {
   }
 }
 
+/**
+ * Whether every component is a number finite as a float32 (beyond
+ * ±3.4028234663852886e38 the server would store ±Infinity). Holes of a
+ * sparse array count as missing: JSON would send them as null.
+ */
+function allFiniteFloat32(list: readonly number[]): boolean {
+  for (let i = 0; i < list.length; i++) {
+    const x = list[i];
+    if (typeof x !== "number" || !Number.isFinite(Math.fround(x))) return false;
+  }
+  return true;
+}
+
 function checkDimension(
   vectors: readonly VectorData[],
   dimension: number | null | undefined,
 ): ServiceResult<void> {
   for (const [i, v] of vectors.entries()) {
     if (
-      !v || !Array.isArray(v.float32) ||
-      // Finite as a float32: beyond ±3.4028234663852886e38 the server would store ±Infinity.
-      v.float32.some((x) => typeof x !== "number" || !Number.isFinite(Math.fround(x)))
+      !v || !Array.isArray(v.float32) || !allFiniteFloat32(v.float32)
     ) {
       return failure({
         message: `Vector ${i} must hold finite float32 components`,
@@ -323,10 +334,13 @@ export function createVectorIndex(
   distanceMetric: VectorDistanceMetric,
   o: VectorCallOptions & { metadataConfiguration?: VectorMetadataConfiguration | null } = {},
 ): Promise<ServiceResult<void>> {
-  if (!Number.isInteger(dimension) || dimension <= 0) {
-    throw new RangeError(
-      `Cannot create the index as 'dimension' must be a positive integer: current value is ${dimension}`,
-    );
+  // Not one of the document's Limits: a Failure, as every other malformed request.
+  if (!Number.isSafeInteger(dimension) || dimension <= 0) {
+    return Promise.resolve(failure({
+      message:
+        `Cannot create the index as 'dimension' must be a positive integer: current value is ${dimension}`,
+      category: "INVALID_ARGUMENT",
+    }));
   }
   return call(
     client,

@@ -45,9 +45,36 @@ Deno.test("listV2 and listBuckets refuse paging values that are not integers in 
     const r = await storage.listBuckets(o);
     assert.equal(r.errorOrNull()?.category, "INVALID_ARGUMENT", JSON.stringify(o));
   }
+  // Analytics buckets list with the same semantics, so with the same checks.
+  for (const o of [{ limit: 0 }, { offset: 1.5 }, { limit: 0, offset: 1.5 }]) {
+    const r = await storage.listAnalyticsBuckets(o);
+    assert.equal(r.errorOrNull()?.category, "INVALID_ARGUMENT", `analytics ${JSON.stringify(o)}`);
+    assert.match(r.errorOrNull()!.message, /^Cannot list analytics buckets as '(limit|offset)'/);
+  }
   assert.equal(rec.requests.length, 0);
   assert.ok((await storage.listBuckets({ limit: 10, offset: 0 })).ok);
   assert.equal(rec.last.url.search, "?limit=10&offset=0");
+  assert.ok((await storage.listAnalyticsBuckets({ limit: 10, offset: 0 })).ok);
+  assert.equal(rec.last.url.search, "?limit=10&offset=0");
+});
+
+Deno.test("a transformed signed URL for a key holding ? or # is refused: no route signs one the server accepts", async () => {
+  const { storage, rec } = makeStorage(() =>
+    jsonResponse({ signedURL: "/object/sign/b/a.png?token=t" })
+  );
+  for (const key of ["what?.png", "a#1.png"]) {
+    const r = await storage.createSignedUrl("b", key, 60, { transform: { width: 64 } });
+    assert.equal(r.errorOrNull()?.category, "INVALID_ARGUMENT", key);
+    assert.match(r.errorOrNull()!.message, /'\?' or '#'/);
+  }
+  assert.equal(rec.requests.length, 0);
+  // Without a transform such a key is signed through the batch route.
+  assert.ok(
+    (await makeStorage(() =>
+      jsonResponse([{ path: "what?.png", signedURL: "/object/sign/b/x?token=t" }])
+    )
+      .storage.createSignedUrl("b", "what?.png", 60)).ok,
+  );
 });
 
 Deno.test("a bucket id or table name of . or .. is refused: it would resolve to another route", async () => {

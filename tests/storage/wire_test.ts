@@ -372,6 +372,57 @@ Deno.test("move, copy, deleteObject, deleteObjects", async () => {
     (await storage.deleteObjects("docs", [])).errorOrNull()?.category,
     "INVALID_ARGUMENT",
   );
+  // The document's vararg form: one key alone.
+  assert.ok((await storage.deleteObjects("docs", "d.txt")).ok);
+  assert.deepEqual(rec.last.json(), { prefixes: ["d.txt"] });
+});
+
+Deno.test("bulk and ByPath helpers take one key alone (the document's vararg form)", async () => {
+  const { storage, rec } = makeStorage(() =>
+    jsonResponse([{ path: "a.pdf", signedURL: "/object/sign/docs/a.pdf?token=t" }])
+  );
+  assert.deepEqual(getPublicUrls(storage, "img", "a"), [`${S}/object/public/img/a`]);
+  assert.deepEqual(getAuthenticatedUrlsByPath(storage, "img", "a"), {
+    a: `${S}/object/authenticated/img/a`,
+  });
+  assert.deepEqual(getPublicRenderUrls(storage, "img", "a", { width: 1 }), [
+    `${S}/render/image/public/img/a?width=1`,
+  ]);
+  const urls = (await createSignedDownloadUrls(storage, "docs", "a.pdf", 60)).getOrThrow();
+  assert.deepEqual(urls, [`${S}/object/sign/docs/a.pdf?token=t&download=`]);
+  assert.deepEqual(rec.last.json(), { expiresIn: 60, paths: ["a.pdf"] });
+  const keyed = (await createSignedDownloadUrlsByPath(storage, "docs", "a.pdf", 60)).getOrThrow();
+  assert.deepEqual(Object.keys(keyed), ["a.pdf"]);
+});
+
+Deno.test("ByPath maps keep a key named __proto__ as a key, where Object.prototype has its setter", async () => {
+  // Deno drops Object.prototype.__proto__; Node, Bun, Workers and browsers have it.
+  const had = Object.getOwnPropertyDescriptor(Object.prototype, "__proto__");
+  if (!had) {
+    Object.defineProperty(Object.prototype, "__proto__", {
+      get(this: object) {
+        return Object.getPrototypeOf(this);
+      },
+      set(this: object, v: unknown) {
+        if (typeof v === "object") Object.setPrototypeOf(this, v);
+      },
+      configurable: true,
+    });
+  }
+  try {
+    const { storage } = makeStorage(() =>
+      jsonResponse([{ path: "__proto__", signedURL: "/object/sign/b/__proto__?token=t" }])
+    );
+    const local = getPublicUrlsByPath(storage, "b", ["__proto__", "a"]);
+    assert.deepEqual(Object.keys(local), ["__proto__", "a"]);
+    assert.equal(Object.getPrototypeOf(local), Object.prototype);
+    const signed = (await createSignedDownloadUrlsByPath(storage, "b", ["__proto__"], 60))
+      .getOrThrow();
+    assert.deepEqual(Object.keys(signed), ["__proto__"]);
+  } finally {
+    // deno-lint-ignore no-explicit-any
+    if (!had) delete (Object.prototype as any).__proto__;
+  }
 });
 
 Deno.test("createSignedUrl(s): absolute URLs, download names, transform only when set, input order", async () => {

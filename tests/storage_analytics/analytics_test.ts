@@ -193,6 +193,9 @@ Deno.test("catalog flow: config prefix, multi-level namespaces with parents, pag
   assert.ok(seen.includes("/storage/v1/iceberg/v1/wh-lake/namespaces"), "override prefix used");
   const roots = (await catalog.listNamespacesTyped()).getOrThrow();
   assert.deepEqual(roots.namespaces, [["sales"]]);
+  // No parent levels is the root, as no parent is.
+  const emptyParent = (await catalog.listNamespacesTyped({ parent: [] })).getOrThrow();
+  assert.deepEqual(emptyParent.namespaces, [["sales"]]);
   const children = (await catalog.listNamespacesTyped({ parent: ["sales"] })).getOrThrow();
   assert.deepEqual(children.namespaces.sort(), [["sales", "eu"], ["sales", "us"]]);
   const meta = (await catalog.getNamespaceMetadataTyped(["sales", "eu"])).getOrThrow();

@@ -135,7 +135,7 @@ Deno.test("vectors: put, get, list with segments, query, delete", async () => {
   assert.deepEqual(rec.last.json(), { vectorBucketName: "vb", indexName: "ix", keys: ["a", "b"] });
 });
 
-Deno.test("limits: batches 1..500, segments 1..16 and index bounds throw RangeError before any request; dimension mismatch fails", async () => {
+Deno.test("limits: batches 1..500 and segments 1..16 throw RangeError before any request; a bad index dimension, a sparse or wrong-length vector fail", async () => {
   const { storage, rec } = makeStorage();
   const v = (key: string) => ({ key, data: { float32: [1, 2, 3] } });
   assert.throws(() => storage.putVectors("vb", "ix", []), RangeError);
@@ -158,7 +158,17 @@ Deno.test("limits: batches 1..500, segments 1..16 and index bounds throw RangeEr
     () => storage.listVectors("vb", "ix", { segmentCount: 4, segmentIndex: -1 }),
     RangeError,
   );
-  assert.throws(() => storage.createVectorIndex("vb", "ix", "float32", 0, "cosine"), RangeError);
+  // The index dimension is not one of the document's Limits: a Failure, not a throw.
+  for (const bad of [0, -1, 1.5, NaN]) {
+    const r = await storage.createVectorIndex("vb", "ix", "float32", bad, "cosine");
+    assert.equal(r.errorOrNull()?.category, "INVALID_ARGUMENT");
+    assert.match(r.errorOrNull()!.message, /'dimension' must be a positive integer/);
+  }
+  // A hole in a sparse array would go out as null: refused like any non-number.
+  const sparse = [1, 2, 3];
+  delete sparse[1];
+  const holey = await storage.putVectors("vb", "ix", [{ key: "s", data: { float32: sparse } }]);
+  assert.equal(holey.errorOrNull()?.category, "INVALID_ARGUMENT");
   const wrong = await storage.putVectors("vb", "ix", [v("a"), {
     key: "b",
     data: { float32: [1, 2] },
