@@ -50,11 +50,12 @@ export function gotrue<T>(client: BaseClient, call: GoTrueCall<T>): Promise<Serv
     json: call.body,
     // GoTrue's current error format ({ code: <error code>, message }), as auth-js asks for it.
     headers: { "x-supabase-api-version": "2024-01-01" },
-    accessToken: call.accessToken,
-    // A call made for no user (sign-up, token grants, OTP, recovery) carries the API key as
-    // its bearer, as auth-js sends: never the client's current token, which may have lapsed
-    // (a refresh) or belong to another user.
-    credentials: call.accessToken ? "token" : "apikey",
+    // A call made for no user (sign-up, token grants, OTP, recovery, or an optional token
+    // left blank) carries the API key as its bearer, as auth-js sends: never the client's
+    // current token, which may have lapsed (a refresh) or belong to another user.
+    ...(blank(call.accessToken)
+      ? { credentials: "apikey" as const }
+      : { accessToken: call.accessToken, credentials: "token" as const }),
     retry: call.retry ?? method === "GET",
     signal: call.options?.signal,
     timeout: call.options?.timeout,
@@ -79,9 +80,14 @@ export function pkceBody(p: PkceParams | null | undefined): Record<string, strin
   return p
     ? {
       code_challenge: p.codeChallenge,
-      code_challenge_method: p.codeChallengeMethod.toLowerCase(),
+      code_challenge_method: challengeMethod(p),
     }
     : {};
+}
+
+/** The method as GoTrue spells it (`s256`, `plain`); S256 when absent, as the document's default. */
+export function challengeMethod(p: PkceParams): string {
+  return String(p.codeChallengeMethod ?? "S256").toLowerCase();
 }
 
 export function redirect(to: string | null | undefined): Array<[string, string]> {

@@ -134,7 +134,11 @@ async function serverValidate(
   signal: AbortSignal | undefined,
 ): Promise<ServiceResult<JwtClaimsResult>> {
   const r = await auth.getUser(jwt, { signal });
-  return r.ok ? success(buildResult(decoded)) : r;
+  if (r.ok) return success(buildResult(decoded));
+  // GoTrue refuses a token it read with 401 or 403 (`bad_jwt`, `session_not_found`,
+  // ...): the same refusal as a local one, so the same category.
+  const e = r.error;
+  return e.status === 401 || e.status === 403 ? failure({ ...e, category: "UNAUTHORIZED" }) : r;
 }
 
 function hasSubtle(): boolean {
@@ -157,7 +161,8 @@ function hasSubtle(): boolean {
  * the key the client's JWKS resolver gives; a bad signature fails. Every
  * other case (HS256 and other algorithms, no `kid`, a `kid` the JWKS does not
  * hold, an unreachable JWKS, no WebCrypto) is validated by the server:
- * `auth.getUser(jwt)` succeeding accepts the token, its failure is returned.
+ * `auth.getUser(jwt)` succeeding accepts the token, its failure is returned
+ * (a 401 or 403, the server refusing the token, as `UNAUTHORIZED`).
  * Rejections have category `UNAUTHORIZED` and a code (`token_expired`,
  * `token_not_yet_valid`, `invalid_issuer`, `invalid_audience`,
  * `invalid_signature`, `unsupported_algorithm`,
@@ -226,24 +231,21 @@ export async function getClaims(
     key = r.value;
   }
 
-  // Raw r||s of P-256 is 64 bytes: 86 base64url characters.
-  const signature = d.signatureText.length === 86
-    ? base64UrlToBytes(d.signatureText)
-    : new Uint8Array(0);
-  if (signature.length !== 64) {
-    return rejected("Cannot accept the JWT as its signature is invalid", "invalid_signature");
-  }
   encoder ??= new TextEncoder();
-  let valid: boolean;
-  try {
-    valid = await crypto.subtle.verify(
-      SIGNATURE_ALGORITHM,
-      key,
-      signature,
-      encoder.encode(jwt.slice(0, d.signingEnd)),
-    );
-  } catch {
-    valid = false;
+  let valid = false;
+  // Raw r||s of P-256 is 64 bytes: 86 base64url characters.
+  if (d.signatureText.length === 86) {
+    const signature = base64UrlToBytes(d.signatureText);
+    try {
+      valid = signature.length === 64 && await crypto.subtle.verify(
+        SIGNATURE_ALGORITHM,
+        key,
+        signature,
+        encoder.encode(jwt.slice(0, d.signingEnd)),
+      );
+    } catch {
+      // A signature or key WebCrypto refuses is an invalid signature.
+    }
   }
   if (!valid) {
     return rejected("Cannot accept the JWT as its signature is invalid", "invalid_signature");

@@ -9,6 +9,7 @@ import type { BaseClient } from "../core/client.ts";
 import type { OAuthResponse } from "./models.ts";
 import type { PkceParams } from "./pkce.ts";
 import { encodeComponent } from "../core/_uri.ts";
+import { challengeMethod } from "./_request.ts";
 
 /** Options of the OAuth URL builders. */
 export interface OAuthUrlOptions {
@@ -37,7 +38,7 @@ export function _providerUrl(base: string, provider: string, o: OAuthUrlOptions)
   if (o.scopes && o.scopes.length > 0) parts.push(`scopes=${e(o.scopes.join(" "))}`);
   if (o.pkceParams) {
     parts.push(`code_challenge=${e(o.pkceParams.codeChallenge)}`);
-    parts.push(`code_challenge_method=${e(o.pkceParams.codeChallengeMethod.toLowerCase())}`);
+    parts.push(`code_challenge_method=${e(challengeMethod(o.pkceParams))}`);
   }
   for (const [k, v] of Object.entries(o.queryParams ?? {})) {
     // GoTrue hands extra parameters to the provider, where a `state` replaces its own signed

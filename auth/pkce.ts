@@ -17,8 +17,8 @@ export interface PkceParams {
   codeVerifier: string;
   /** The challenge sent in the authorize URL. */
   codeChallenge: string;
-  /** `S256` (default) or `plain`. */
-  codeChallengeMethod: string;
+  /** `S256` (the default when absent) or `plain`. */
+  codeChallengeMethod?: string;
 }
 
 /** Options of {@linkcode generatePkceParams}. */
@@ -91,7 +91,9 @@ export async function pkceChallengeS256(
  * @param options A custom SHA-256 and the method.
  * @returns The verifier, challenge and method.
  */
-export async function generatePkceParams(options: GeneratePkceOptions = {}): Promise<PkceParams> {
+export async function generatePkceParams(
+  options: GeneratePkceOptions = {},
+): Promise<Required<PkceParams>> {
   const method = options.method ?? "S256";
   if (method !== "S256" && method !== "plain") {
     throw new TypeError(

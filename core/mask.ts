@@ -60,11 +60,12 @@ export function withMaskedFields<T extends object>(
     const inner = (value as { [MASKED_COPY]?: () => unknown })[MASKED_COPY];
     if (value !== obj && typeof inner === "function") return inner();
     if (Array.isArray(value)) return value.map((v) => mask(v, depth + 1));
-    const copy: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) {
-      copy[k] = secrets.has(k) && v !== null && v !== undefined ? MASK : mask(v, depth + 1);
-    }
-    return copy;
+    // Own properties, so that a key such as `__proto__` (JSON may hold one) stays a key.
+    return Object.fromEntries(
+      Object.entries(value).map((
+        [k, v],
+      ) => [k, secrets.has(k) && v !== null && v !== undefined ? MASK : mask(v, depth + 1)]),
+    );
   };
   const maskedCopy = (): Record<string, unknown> => mask(obj, 0) as Record<string, unknown>;
   Object.defineProperties(obj, {

@@ -11,6 +11,7 @@ import {
   type AuthClient,
   type CaptchaOptions,
   createAuthClient,
+  type SignUpWithEmailOptions,
 } from "../auth/client.ts";
 import { type OAuthProvider, SignOutScope } from "../auth/enums.ts";
 import type { NativeAuthCredential, Session } from "../auth/models.ts";
@@ -178,14 +179,14 @@ export function signInWithIdToken(
  * @param client The base client.
  * @param email The email.
  * @param password The password.
- * @param options User metadata (`data`), `redirectTo`, captcha and cancellation.
+ * @param options User metadata (`data`), `emailRedirectTo`, captcha, PKCE and cancellation.
  * @returns The session.
  */
 export async function signUpWithEmail(
   client: BaseClient,
   email: string,
   password: string,
-  options: CaptchaOptions & { data?: JsonObject | null; redirectTo?: string | null } = {},
+  options: SignUpWithEmailOptions = {},
 ): Promise<ServiceResult<Session>> {
   const r = await authOf(client).signUpWithEmail(email, password, options);
   if (r.ok && r.value.accessToken !== "") applySession(client, r.value);

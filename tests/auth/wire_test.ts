@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import {
+  createAuthClient,
   forgotPassword,
   mfaChallengeAndVerify,
   parseSessionTokensFromFragment,
@@ -21,8 +22,9 @@ import {
   verifyPhoneOtp,
   verifyPhoneSignInOtp,
 } from "../../auth/mod.ts";
+import { createBaseClient } from "../../core/client.ts";
 import { encodeBase64Url } from "../../core/encoding.ts";
-import { jsonResponse } from "../support/recording_fetch.ts";
+import { jsonResponse, recordingFetch } from "../support/recording_fetch.ts";
 import { BASE, KEY, makeAuth, SESSION, TOKEN } from "./_helpers.ts";
 
 const A = `${BASE}/auth/v1`;
@@ -329,6 +331,29 @@ Deno.test("SSO: domain or provider id (exactly one), skip_http_redirect, optiona
     "INVALID_ARGUMENT",
   );
   assert.equal(rec.requests.length, n);
+});
+
+Deno.test("an optional access token left blank sends the API key, never the client's current token", async () => {
+  const rec = recordingFetch(() => jsonResponse({ url: "https://idp.example/sso" }));
+  const client = createBaseClient(BASE, KEY, { fetch: rec.fetch });
+  client.setAccessToken("someone-elses-token-123");
+  const auth = createAuthClient(client);
+  for (const accessToken of ["  ", "", null]) {
+    assert.ok((await auth.getSsoUrl({ domain: "corp.example", accessToken })).ok);
+    assert.equal(rec.last.headers.get("authorization"), `Bearer ${KEY}`, String(accessToken));
+  }
+});
+
+Deno.test("PKCE params without a method use the document's default, S256", async () => {
+  const { auth, rec } = makeAuth(() => jsonResponse({ id: "u1" }));
+  const bare = { codeVerifier: "v".repeat(64), codeChallenge: "c".repeat(43) };
+  assert.ok((await auth.signUpWithEmail("a@x.io", "pw", { pkceParams: bare })).ok);
+  assert.equal((rec.last.json() as Record<string, unknown>).code_challenge_method, "s256");
+  assert.ok((await auth.resetPasswordForEmail("a@x.io", { pkceParams: bare })).ok);
+  assert.equal((rec.last.json() as Record<string, unknown>).code_challenge_method, "s256");
+  const url = new URL(auth.getOAuthSignInUrl("github", { pkceParams: bare }));
+  assert.equal(url.searchParams.get("code_challenge_method"), "s256");
+  assert.equal(url.searchParams.get("code_challenge"), "c".repeat(43));
 });
 
 Deno.test("settings, health and JWKS need only the API key; settings decode tolerantly", async () => {

@@ -104,6 +104,19 @@ Deno.test("getClaims sends an HS256 token to the server: accepted only if getUse
   const f = await getClaims(bad.auth, token);
   assert.equal(!f.ok && f.error.category, "UNAUTHORIZED");
   assert.equal(bad.userCalls(), 1);
+
+  // GoTrue answers a token it refuses with 403 and a code: the same category as a local refusal.
+  const forbidden = harness({
+    user: () => jsonResponse({ code: "bad_jwt", message: "invalid JWT" }, { status: 403 }),
+  });
+  const g = await getClaims(forbidden.auth, token);
+  assert.equal(!g.ok && g.error.category, "UNAUTHORIZED");
+  assert.equal(!g.ok && g.error.code, "bad_jwt");
+  assert.equal(!g.ok && g.error.status, 403);
+  // An outage is not a refusal.
+  const down = harness({ user: () => jsonResponse({ message: "down" }, { status: 503 }) });
+  const h = await getClaims(down.auth, token);
+  assert.equal(!h.ok && h.error.category, "SERVER");
 });
 
 Deno.test("an HS256 token forged with the public key is never accepted locally", async () => {
@@ -147,7 +160,9 @@ Deno.test("getClaims falls back to the server for a missing kid, an unknown kid 
     user: () => jsonResponse({ msg: "bad" }, { status: 403 }),
   });
   const ur = await getClaims(u.auth, unknown);
-  assert.equal(!ur.ok && ur.error.category, "FORBIDDEN");
+  // The server's refusal is the same refusal as a local one: UNAUTHORIZED, status kept.
+  assert.equal(!ur.ok && ur.error.category, "UNAUTHORIZED");
+  assert.equal(!ur.ok && ur.error.status, 403);
   assert.equal(u.jwksCalls(), 1);
   assert.equal(u.userCalls(), 1);
 

@@ -12,6 +12,7 @@ import {
   reqString,
 } from "../../core/decode.ts";
 import { withMaskedFields } from "../../core/mask.ts";
+import { withProtoSetter } from "../support/proto_setter.ts";
 import { success } from "../../core/result.ts";
 import { encodeQuery } from "../../core/query.ts";
 import { VERSION } from "../../core/version.ts";
@@ -64,6 +65,17 @@ Deno.test("masked renderings hide secrets, JSON keeps them", () => {
     accessToken: "tok-secret",
     refreshToken: null,
     user: { id: "u", email: "a@b.example" },
+  });
+});
+
+Deno.test("a masked rendering keeps a JSON key named __proto__ as a key", async () => {
+  await withProtoSetter(() => {
+    const metadata = JSON.parse('{"__proto__":{"plan":"pro"},"email":"a@b.example"}');
+    const user = withMaskedFields({ id: "u", email: "c@d.example", metadata }, ["email"]);
+    assert.equal(
+      String(user),
+      '{"id":"u","email":"***","metadata":{"__proto__":{"plan":"pro"},"email":"***"}}',
+    );
   });
 });
 

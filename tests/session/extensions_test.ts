@@ -277,9 +277,13 @@ Deno.test("every session-aware and client sign-in helper takes a signal: aborted
   }
   assert.equal(rec.requests.length, before);
   assert.equal(manager.currentSession?.accessToken, SESSION.access_token, "nothing was cleared");
-  // signUpWithEmail sends its metadata from the options object.
-  await signUpWithEmail(client, "b@x.io", "pw", { data: { plan: "free" } });
+  // signUpWithEmail sends its metadata and confirmation redirect from the options object.
+  await signUpWithEmail(client, "b@x.io", "pw", {
+    data: { plan: "free" },
+    emailRedirectTo: "https://app.example/welcome",
+  });
   assert.deepEqual((rec.last.json() as { data: unknown }).data, { plan: "free" });
+  assert.equal(rec.last.url.searchParams.get("redirect_to"), "https://app.example/welcome");
   manager.dispose();
 });
 

@@ -22,6 +22,7 @@ import {
   withCacheNonce,
 } from "../../storage/mod.ts";
 import { jsonResponse } from "../support/recording_fetch.ts";
+import { withProtoSetter } from "../support/proto_setter.ts";
 import { BASE, makeStorage } from "./_helpers.ts";
 
 const S = `${BASE}/storage/v1`;
@@ -396,20 +397,7 @@ Deno.test("bulk and ByPath helpers take one key alone (the document's vararg for
 });
 
 Deno.test("ByPath maps keep a key named __proto__ as a key, where Object.prototype has its setter", async () => {
-  // Deno drops Object.prototype.__proto__; Node, Bun, Workers and browsers have it.
-  const had = Object.getOwnPropertyDescriptor(Object.prototype, "__proto__");
-  if (!had) {
-    Object.defineProperty(Object.prototype, "__proto__", {
-      get(this: object) {
-        return Object.getPrototypeOf(this);
-      },
-      set(this: object, v: unknown) {
-        if (typeof v === "object") Object.setPrototypeOf(this, v);
-      },
-      configurable: true,
-    });
-  }
-  try {
+  await withProtoSetter(async () => {
     const { storage } = makeStorage(() =>
       jsonResponse([{ path: "__proto__", signedURL: "/object/sign/b/__proto__?token=t" }])
     );
@@ -419,10 +407,7 @@ Deno.test("ByPath maps keep a key named __proto__ as a key, where Object.prototy
     const signed = (await createSignedDownloadUrlsByPath(storage, "b", ["__proto__"], 60))
       .getOrThrow();
     assert.deepEqual(Object.keys(signed), ["__proto__"]);
-  } finally {
-    // deno-lint-ignore no-explicit-any
-    if (!had) delete (Object.prototype as any).__proto__;
-  }
+  });
 });
 
 Deno.test("createSignedUrl(s): absolute URLs, download names, transform only when set, input order", async () => {
