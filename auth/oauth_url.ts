@@ -41,8 +41,8 @@ export function _providerUrl(base: string, provider: string, o: OAuthUrlOptions)
     parts.push(`code_challenge_method=${e(challengeMethod(o.pkceParams))}`);
   }
   for (const [k, v] of Object.entries(o.queryParams ?? {})) {
-    // GoTrue hands extra parameters to the provider, where a `state` replaces its own signed
-    // state, and the callback then fails.
+    // Older GoTrue hands extra parameters to the provider, where a `state` replaces its own
+    // signed state and the callback fails; current GoTrue drops it. It never comes back.
     if (k === "state") {
       throw new TypeError(
         "Cannot build the OAuth URL as 'queryParams' holds 'state': GoTrue keeps its own; put yours in redirectTo's query",
