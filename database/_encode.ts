@@ -3,6 +3,8 @@
  * rules and column-name checks.
  */
 
+import { stringifyJson } from "../core/_json_int64.ts";
+
 /**
  * Query keys PostgREST reserves: a filter cannot use these as its whole key,
  * and no key may end in `order`, `limit`, `offset`, `and` or `or` as its last
@@ -68,13 +70,19 @@ export function checkColumn(name: string, asKey = true): string {
   return name;
 }
 
-/** Renders a scalar operand; `undefined` is a TypeError. */
+/**
+ * Renders a scalar operand. `undefined` and `null` are a TypeError: PostgREST
+ * would compare with the text `null` (null-aware operators handle null first).
+ */
 export function scalar(value: unknown, what: string): string {
   if (typeof value === "string") return value;
-  if (value === undefined) {
-    throw new TypeError(`Cannot filter with ${what} as the value is undefined`);
+  if (value === undefined || value === null) {
+    throw new TypeError(
+      `Cannot filter with ${what} as the value is ${value}${
+        value === null ? ": use isNull, or eq with null" : ""
+      }`,
+    );
   }
-  if (value === null) return "null";
   if (value instanceof Date) {
     if (Number.isNaN(value.getTime())) {
       throw new TypeError(`Cannot filter with ${what} as the date is invalid`);
@@ -84,7 +92,7 @@ export function scalar(value: unknown, what: string): string {
   if (typeof value === "number" && !Number.isFinite(value)) {
     throw new TypeError(`Cannot filter with ${what} as the number is not finite: ${value}`);
   }
-  if (typeof value === "object") return JSON.stringify(value);
+  if (typeof value === "object") return stringifyJson(value)!;
   return String(value);
 }
 

@@ -30,6 +30,7 @@ import {
 import { listOperand, RESERVED_KEYS } from "./_encode.ts";
 import { QueryBuilder } from "./query_builder.ts";
 import { renderTopLevel, WhereBuilder } from "./where_builder.ts";
+import { stringifyJson } from "../core/_json_int64.ts";
 
 /** Options every database call accepts. */
 export interface CallOptions {
@@ -576,7 +577,7 @@ export class DatabaseClient {
       headers,
       // A plain object from JavaScript callers goes as its JSON, not as "[object Object]".
       body: typeof options.params === "object" && options.params !== null
-        ? JSON.stringify(options.params)
+        ? stringifyJson(options.params)!
         : options.params ?? "{}",
       contentType: options.contentType ?? "application/json",
       retry: false,
@@ -693,7 +694,7 @@ export function flattenParams(params: string | Record<string, unknown>): Array<[
       Array.isArray(v) && v.every((x) => x === null || typeof x !== "object")
         ? listOperand(v, `argument '${k}'`, "{", "}")
         : typeof v === "object"
-        ? JSON.stringify(v)
+        ? stringifyJson(v)!
         : String(v);
     // PostgREST takes a query key it reserves as a modifier, and a value shaped like
     // `op.value` as a filter on the result: the function would never see the argument.

@@ -84,9 +84,16 @@ export class QueryBuilder {
     const key = options.referencedTable
       ? `${checkColumn(options.referencedTable, false)}.order`
       : "order";
+    const name = checkColumn(columnName(column), false);
+    // PostgREST reads no table path in an order term (`order=author.name` is a 400).
+    if (name.split("->")[0].includes(".")) {
+      throw new TypeError(
+        `Cannot order by '${name}' as an order term takes no table path: order an embed's rows with 'referencedTable'`,
+      );
+    }
     const orders = this.#order ??= new Map();
     const list = orders.get(key) ?? [];
-    list.push(`${checkColumn(columnName(column), false)}.${order}${nulls ? "." + nulls : ""}`);
+    list.push(`${name}.${order}${nulls ? "." + nulls : ""}`);
     orders.set(key, list);
     return this;
   }

@@ -13,6 +13,7 @@ import { decodeOne, decodeRows, decodeValue, discard, isNoRows, parseJson } from
 import { type CountOption, ResponseFormat } from "./models.ts";
 import type { QueryBuilder } from "./query_builder.ts";
 import type { Validator } from "./validator.ts";
+import { stringifyJson } from "../core/_json_int64.ts";
 
 /** Options of the typed POST RPC calls. */
 export interface TypedRpcOptions<T> extends CallOptions {
@@ -42,7 +43,7 @@ export interface TypedRpcGetOptions<T> extends CallOptions {
 
 function paramsText(params: string | Record<string, unknown> | null | undefined): string | null {
   if (params === undefined || params === null) return null;
-  return typeof params === "string" ? params : JSON.stringify(params);
+  return typeof params === "string" ? params : stringifyJson(params)!;
 }
 
 function call<T>(

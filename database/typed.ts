@@ -26,6 +26,7 @@ import {
 import type { QueryBuilder } from "./query_builder.ts";
 import type { Validator } from "./validator.ts";
 import type { WhereBuilder } from "./where_builder.ts";
+import { stringifyJson } from "../core/_json_int64.ts";
 
 /** Options of the typed reads. */
 export interface TypedSelectOptions<T> extends CallOptions {
@@ -281,7 +282,7 @@ export type TypedInsertOptions<T> =
 
 function encodeJson(value: unknown, what: string): string {
   if (value === undefined) throw new TypeError(`Cannot ${what} as the value is undefined`);
-  return JSON.stringify(value);
+  return stringifyJson(value)!;
 }
 
 /**
@@ -458,13 +459,13 @@ function withoutNulls(value: unknown): string {
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
     throw new TypeError("Cannot update as 'value' must be an object");
   }
-  return JSON.stringify(
+  return stringifyJson(
     Object.fromEntries(
       Object.entries(value as Record<string, unknown>).filter(([, v]) =>
         v !== null && v !== undefined
       ),
     ),
-  );
+  )!;
 }
 
 /** Options of the typed updates and deletes. */

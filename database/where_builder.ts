@@ -9,6 +9,7 @@
 import { type Column, columnName, type ColumnRef } from "./column.ts";
 import { checkColumn, type FilterValue, listOperand, quoteItem, scalar } from "./_encode.ts";
 import { TextSearchType } from "./models.ts";
+import { stringifyJson } from "../core/_json_int64.ts";
 
 /** One predicate or group collected by a {@linkcode WhereBuilder}. */
 export type Predicate =
@@ -117,11 +118,19 @@ export class WhereBuilder {
       }
       return this;
     }
-    return this.#add(column, operator, scalar(value, what));
+    return this.#operand(column, operator, value, what);
+  }
+
+  /** A JavaScript array is a Postgres array (`{a,"b c"}`), as for `contains`; else a scalar. */
+  #operand(column: ColumnRef<unknown>, operator: string, value: unknown, what: string): this {
+    return Array.isArray(value)
+      ? this.#add(column, operator, listOperand(value, what, "{", "}"), true)
+      : this.#add(column, operator, scalar(value, what));
   }
 
   /**
-   * `column = value` (`eq`); a null value means `is.null`.
+   * `column = value` (`eq`); a null value means `is.null`, an array is a
+   * Postgres array (`eq.{a,b}`; compare a `jsonb` column with its JSON text).
    *
    * @param column The column.
    * @param value The operand.
@@ -132,7 +141,8 @@ export class WhereBuilder {
   }
 
   /**
-   * `column <> value` (`neq`); a null value means `not.is.null`.
+   * `column <> value` (`neq`); a null value means `not.is.null`, an array is
+   * a Postgres array.
    *
    * @param column The column.
    * @param value The operand.
@@ -226,7 +236,7 @@ export class WhereBuilder {
   isDistinctFrom<T>(column: ColumnRef<T>, value: NoInfer<T> | null): this {
     // IS DISTINCT FROM NULL is IS NOT NULL; `isdistinct.null` would compare with the text 'null'.
     if (value === null) return this.isNotNull(column);
-    return this.#add(column, "isdistinct", scalar(value, "isDistinctFrom"));
+    return this.#operand(column, "isdistinct", value, "isDistinctFrom");
   }
 
   /**
@@ -384,7 +394,7 @@ export class WhereBuilder {
       return this.#add(column, op, listOperand(value, what, "{", "}"), true);
     }
     if (value !== null && typeof value === "object" && !(value instanceof Date)) {
-      return this.#add(column, op, JSON.stringify(value));
+      return this.#add(column, op, stringifyJson(value)!);
     }
     return this.#add(column, op, scalar(value, what));
   }

@@ -7,7 +7,7 @@
  */
 
 import { ABORTED, untilAborted } from "../core/_abort.ts";
-import { parseJsonInt64, stringifyJsonInt64 } from "./_json_int64.ts";
+import { parseJsonInt64, stringifyJsonInt64 } from "../core/_json_int64.ts";
 import type { BaseClient } from "../core/client.ts";
 import {
   asArray,

@@ -45,6 +45,45 @@ Deno.test("comparison operators and their wire names", () => {
   );
 });
 
+Deno.test("an array operand of eq, neq and isDistinctFrom is a Postgres array, as for contains", () => {
+  assert.deepEqual(
+    where((w) =>
+      w.eq(t.tags, ["a", "b c"]).neq(t.tags, []).isDistinctFrom(t.tags, ["x,y", 'q"'])
+        .contains(t.tags, ["a", "b c"])
+    ),
+    [
+      ["tags", 'eq.{a,"b c"}'],
+      ["tags", "neq.{}"],
+      ["tags", 'isdistinct.{"x,y","q\\""}'],
+      ["tags", 'cs.{a,"b c"}'],
+    ],
+  );
+  // Inside a group the array stays one operand.
+  assert.deepEqual(where((w) => w.or((g) => g.eq(t.tags, ["a", "b"]).eq(t.id, 1))), [
+    ["or", "(tags.eq.{a,b},id.eq.1)"],
+  ]);
+});
+
+Deno.test("a null operand of an operator that is not null-aware is refused, not sent as the text null", () => {
+  const title = column<string | null>("title");
+  const range = column<string | null>("during");
+  for (
+    const block of [
+      (w: WhereBuilder) => w.greater(title, null),
+      (w: WhereBuilder) => w.lessEq(title, null),
+      (w: WhereBuilder) => w.like(title as never, null as never),
+      (w: WhereBuilder) => w.ilike(title as never, null as never),
+      (w: WhereBuilder) => w.within(title, { from: null, to: "b" }),
+      (w: WhereBuilder) => w.rangeGt(range as never, null as never),
+      (w: WhereBuilder) => w.contains(title, null),
+    ]
+  ) {
+    assert.throws(() => where(block), { name: "TypeError", message: /value is null/ });
+  }
+  // The null-aware ones still read null as IS NULL.
+  assert.deepEqual(where((w) => w.eq(title, null)), [["title", "is.null"]]);
+});
+
 Deno.test("within is one closed-range predicate", () => {
   assert.deepEqual(where((w) => w.within(t.id, { from: 1, to: 9 })), [[
     "and",
@@ -266,6 +305,13 @@ Deno.test("misuse is refused before any request", () => {
   assert.throws(() => where((w) => w.eq(column("x"), NaN)), TypeError);
   assert.throws(() => column(""), TypeError);
   assert.throws(() => render((q) => q.orderBy(t.id, { order: "up" as Order })), TypeError);
+  // An order term takes no table path (PostgREST answers 400): the embed's rows are ordered
+  // with referencedTable.
+  assert.throws(() => render((q) => q.orderBy(column("author.name"))), {
+    name: "TypeError",
+    message: /referencedTable/,
+  });
+  assert.deepEqual(render((q) => q.orderBy(column("data->>a"))), [["order", "data->>a.asc"]]);
   assert.throws(() => where((w) => w.isExactly(t.done, "yes" as unknown as boolean)), TypeError);
 });
 

@@ -167,6 +167,26 @@ Deno.test("insert/upsert family: bodies, representation, union of keys, minimal"
   assert.throws(() => insertTyped(db, "todos", undefined), TypeError);
 });
 
+Deno.test("bigint values are written as exact JSON integers in typed writes, RPC bodies and filters", async () => {
+  const { db, rec } = makeDb(() => jsonResponse([{ id: 1 }], { status: 201 }));
+  const big = 9007199254740993n; // 2^53 + 1: a number would round it
+  assert.ok((await insertTyped(db, "t", { id: big, name: "a" })).ok);
+  assert.equal(rec.last.text, '{"id":9007199254740993,"name":"a"}');
+  await insertTypedMany(db, "t", [{ id: big }, { id: 2n }]);
+  assert.equal(rec.last.text, '[{"id":9007199254740993},{"id":2}]');
+  await updateTyped(db, "t", { owner: big, note: null }, (w) => w.eq(column("id"), 1));
+  assert.equal(rec.last.text, '{"owner":9007199254740993}');
+  await rpcTyped(db, "f", { params: { id: big, tags: ["x"] } });
+  assert.equal(rec.last.text, '{"id":9007199254740993,"tags":["x"]}');
+  await db.rpc("f", { params: { id: big } as unknown as string });
+  assert.equal(rec.last.text, '{"id":9007199254740993}');
+  await db.select("t", { block: (q) => q.where((w) => w.contains(column("data"), { id: big })) });
+  assert.equal(rec.last.url.searchParams.get("data"), 'cs.{"id":9007199254740993}');
+  // A string that looks like the internal marker stays a string.
+  await insertTyped(db, "t", { id: big, note: "\u0000int64:x:1" });
+  assert.equal(rec.last.text, '{"id":9007199254740993,"note":"\\u0000int64:x:1"}');
+});
+
 Deno.test("update family omits null fields; delete family returns rows or nothing", async () => {
   const { db, rec } = makeDb(() => jsonResponse([{ id: 7, title: "t" }]));
   await updateTyped<Todo & { note: string | null }>(

@@ -391,6 +391,9 @@ Deno.test("PostgREST edges: JSON details are kept as text; XML and YAML plans ar
   );
   const r = await db.select("todos", { columns: "*,users(*)" });
   assert.equal(r.errorOrNull()?.code, "PGRST201");
+  // PostgREST's 300 is a request the caller must change (name the relationship).
+  assert.equal(r.errorOrNull()?.category, "BAD_REQUEST");
+  assert.equal(r.errorOrNull()?.status, 300);
   assert.deepEqual(JSON.parse(r.errorOrNull()?.details ?? "null"), rels);
   for (const format of [ExplainFormat.XML, ExplainFormat.YAML]) {
     assert.throws(() => db.buildSelect("todos", { explain: { format } }), TypeError, format);

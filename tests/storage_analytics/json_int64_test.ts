@@ -1,7 +1,7 @@
 // The catalog's JSON: 64-bit integers exact, everything else exactly as JSON.parse/stringify.
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { parseJsonInt64, stringifyJsonInt64 } from "../../storage/_json_int64.ts";
+import { parseJsonInt64, stringifyJsonInt64 } from "../../core/_json_int64.ts";
 
 Deno.test("parseJsonInt64 equals JSON.parse on any JSON without unsafe integers, and throws where it throws", () => {
   fc.assert(

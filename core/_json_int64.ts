@@ -1,9 +1,10 @@
 /**
- * JSON for the Iceberg catalog, whose snapshot ids and sequence numbers are
- * 64-bit integers: `JSON.parse` would round them (3497810964824022504 becomes
- * ...500), and `JSON.stringify` cannot write a `bigint`. Integers beyond
- * 2^53 are read as `bigint`, and `bigint` values are written as bare JSON
- * integers, so ids read from one answer can be sent back in a commit.
+ * JSON with 64-bit integers, for the Iceberg catalog (snapshot ids, sequence
+ * numbers) and database writes (`int8` ids): `JSON.parse` would round them
+ * (3497810964824022504 becomes ...500), and `JSON.stringify` cannot write a
+ * `bigint`. Integers beyond 2^53 are read as `bigint`, and `bigint` values
+ * are written as bare JSON integers, so ids read from one answer can be sent
+ * back.
  */
 
 /** A marker no data can hold: drawn per call, so no string can forge it. */
@@ -59,4 +60,18 @@ export function stringifyJsonInt64(value: unknown): string | undefined {
     const end = part.indexOf('"');
     return part.slice(0, end) + part.slice(end + 1);
   }).join("");
+}
+
+/**
+ * `JSON.stringify`, with `bigint` values as JSON integers: the plain call
+ * first (no replacer on the common path), the marked rewrite only when it
+ * refuses a `bigint`.
+ */
+export function stringifyJson(value: unknown): string | undefined {
+  try {
+    return JSON.stringify(value);
+  } catch (e) {
+    if (e instanceof TypeError && /bigint/i.test(e.message)) return stringifyJsonInt64(value);
+    throw e;
+  }
 }
