@@ -13,8 +13,8 @@ import { parseRetryAfter } from "./retry.ts";
  * The category of an HTTP status: 400 BAD_REQUEST, 401 UNAUTHORIZED,
  * 403 FORBIDDEN, 404/406/410 NOT_FOUND, 408 TIMEOUT, 409/412/423 CONFLICT,
  * 413 PAYLOAD_TOO_LARGE, 429 RATE_LIMITED, other 4xx BAD_REQUEST, 5xx SERVER,
- * a 3xx that is an answer rather than a redirect BAD_REQUEST (PostgREST's 300
- * for an ambiguous embed or function), anything else UNKNOWN.
+ * 300 BAD_REQUEST (PostgREST's answer to an ambiguous embed or function),
+ * anything else UNKNOWN.
  *
  * @example Mapping a status
  * ```ts
@@ -28,11 +28,12 @@ import { parseRetryAfter } from "./retry.ts";
  */
 export function categoryForStatus(status: number): ErrorCategory {
   return BY_STATUS[status] ??
-    (status >= 300 && status < 600 ? (status < 500 ? "BAD_REQUEST" : "SERVER") : "UNKNOWN");
+    (status >= 400 && status < 600 ? (status < 500 ? "BAD_REQUEST" : "SERVER") : "UNKNOWN");
 }
 
-/** The statuses with a category of their own; other 3xx and 4xx are BAD_REQUEST, 5xx SERVER. */
+/** The statuses with a category of their own; other 4xx are BAD_REQUEST, 5xx SERVER. */
 const BY_STATUS: Readonly<Record<number, ErrorCategory>> = {
+  300: "BAD_REQUEST",
   401: "UNAUTHORIZED",
   403: "FORBIDDEN",
   404: "NOT_FOUND",

@@ -194,10 +194,9 @@ const statusRows: Array<[number, string]> = [
   [503, "SERVER"],
   [504, "SERVER"],
   [520, "SERVER"],
-  // An answer that is not followed: PostgREST's 300 (ambiguous embed or function) and a 3xx
-  // under redirect: "manual" are requests to change.
+  // PostgREST's 300 (ambiguous embed or function) is a request to change.
   [300, "BAD_REQUEST"],
-  [302, "BAD_REQUEST"],
+  [302, "UNKNOWN"],
 ];
 
 Deno.test("every status row maps to its category (no retry for POST)", async () => {
