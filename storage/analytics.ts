@@ -385,6 +385,10 @@ export class AnalyticsCatalogClient {
   }
 
   async #route(path: string, o: CatalogCallOptions): Promise<ServiceResult<string>> {
+    // A call cancelled before it starts starts nothing, the shared config request included.
+    if (o.signal?.aborted) {
+      return failure({ message: "Request was cancelled", category: "CANCELLED" });
+    }
     // One config request serves every call, so it carries no caller's signal: each caller
     // stops waiting on its own signal only.
     this.#prefix ??= this.getConfigTyped().then((r) => {

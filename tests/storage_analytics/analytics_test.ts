@@ -295,6 +295,13 @@ Deno.test("catalog wire: register, commit, load with snapshots, raw rename; the 
   assert.equal(rec.requests.filter((r) => r.url.pathname.endsWith("/v1/config")).length, 1);
 });
 
+Deno.test("catalog: a call cancelled before it starts sends nothing, not even the config request", async () => {
+  const { storage, rec } = makeStorage(() => jsonResponse({ overrides: {}, defaults: {} }));
+  const r = await storage.analyticsCatalog("lake").listNamespaces({ signal: AbortSignal.abort() });
+  assert.equal(r.errorOrNull()?.category, "CANCELLED");
+  assert.equal(rec.requests.length, 0);
+});
+
 Deno.test("catalog: one caller's abort leaves the shared config request to the others; odd prefixes and separator levels", async () => {
   let release = () => {};
   const { storage, rec } = makeStorage((req) => {
