@@ -46,6 +46,21 @@ export function sameSession(before: Session, now: Session | null): boolean {
   return before.user.id === now.user.id;
 }
 
+/**
+ * Whether `accessToken` is one of `session`'s tokens, perhaps from before a
+ * refresh rotated it: the same GoTrue session, or for tokens without a
+ * session id, the same user.
+ */
+export function tokenOf(session: Session, accessToken: string): boolean {
+  if (session.accessToken === accessToken) return true;
+  const claims = parseJwtClaims(accessToken);
+  if (!claims.ok) return false;
+  const sid = claims.value.session_id;
+  const held = sessionIdOf(session);
+  if (typeof sid === "string" && sid !== "" && held !== null) return sid === held;
+  return typeof claims.value.sub === "string" && claims.value.sub === session.user.id;
+}
+
 /** The answer for a helper whose session ended or was replaced while it waited. */
 export function superseded<T>(): ServiceResult<T> {
   return failure({

@@ -6,6 +6,7 @@
  */
 
 import type {
+  AuthCallOptions,
   AuthClient,
   CaptchaOptions,
   SignInWithIdTokenOptions,
@@ -19,7 +20,7 @@ import type { JsonObject } from "../core/decode.ts";
 import { failure, type ServiceResult, success } from "../core/result.ts";
 import { AuthStateChangeEvent, type SessionManager } from "./manager.ts";
 import { copySession } from "./_copy.ts";
-import { heldSession, sameSession, saved, superseded } from "./_held.ts";
+import { call, heldSession, sameSession, saved, superseded, untilCancelled } from "./_held.ts";
 
 /**
  * Email password sign-in, then saves the session.
@@ -233,18 +234,22 @@ export async function signInWithIdTokenAndSaveSession(
  * @param auth The auth client.
  * @param manager The session manager.
  * @param refreshToken The refresh token.
+ * @param options Cancellation and timeout.
  * @returns The session.
  */
 export async function refreshTokenAndSaveSession(
   auth: AuthClient,
   manager: SessionManager,
   refreshToken: string,
+  options: AuthCallOptions = {},
 ): Promise<ServiceResult<Session>> {
   // The manager's own token goes through its single-flight refresh: two
   // grants with one refresh token would make the server see a reuse.
   const held = heldSession(manager);
-  if (held !== null && held.refreshToken === refreshToken) return await manager.refreshSession();
-  const r = await auth.refreshToken(refreshToken);
+  if (held !== null && held.refreshToken === refreshToken) {
+    return await untilCancelled(() => manager.refreshSession(), options.signal);
+  }
+  const r = await auth.refreshToken(refreshToken, call(options));
   return r.ok ? await saved(manager, r.value, r, AuthStateChangeEvent.TOKEN_REFRESHED) : r;
 }
 
@@ -350,6 +355,7 @@ export async function verifyOtpWithTokenHashAndSaveSession(
  * @param factorId The factor.
  * @param challengeId The challenge.
  * @param code The code.
+ * @param options Cancellation and timeout.
  * @returns The AAL2 session.
  */
 export async function mfaVerifyAndSaveSession(
@@ -358,10 +364,11 @@ export async function mfaVerifyAndSaveSession(
   factorId: string,
   challengeId: string,
   code: string,
+  options: AuthCallOptions = {},
 ): Promise<ServiceResult<Session>> {
   const session = manager.currentSession;
   if (!session) return failure({ message: "No active session", category: "NO_SESSION" });
-  const r = await auth.mfaVerify(session.accessToken, factorId, challengeId, code);
+  const r = await auth.mfaVerify(session.accessToken, factorId, challengeId, code, call(options));
   if (!r.ok) return r;
   // A sign-out or another sign-in while the code was checked has the last word.
   if (!sameSession(session, heldSession(manager))) return superseded();

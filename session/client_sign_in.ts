@@ -219,12 +219,13 @@ export async function signOut(
     client.clearAccessToken();
     return success(undefined);
   }
-  const r = await authOf(client).signOut(token, {
-    ...options,
-    scope: options.scope ?? SignOutScope.GLOBAL,
-  });
-  // A token applied while the call was under way is another session's: it stays.
-  if (r.ok && client.accessToken === token) client.clearAccessToken();
+  const scope = options.scope ?? SignOutScope.GLOBAL;
+  const r = await authOf(client).signOut(token, { ...options, scope });
+  // A token applied while the call was under way is another session's: it stays, and so
+  // does this one when only the others were signed out (OTHERS).
+  if (r.ok && scope !== SignOutScope.OTHERS && client.accessToken === token) {
+    client.clearAccessToken();
+  }
   return r;
 }
 

@@ -30,6 +30,7 @@ import {
   saved,
   storageFailure,
   superseded,
+  tokenOf,
   untilCancelled,
 } from "./_held.ts";
 
@@ -258,15 +259,16 @@ export async function signOutCurrentSession(
 ): Promise<ServiceResult<void>> {
   const session = heldSession(manager);
   if (!session) return (options.succeedIfNoSession ?? true) ? success(undefined) : noSession();
-  let r = await auth.signOut(session.accessToken, {
-    ...call(options),
-    scope: options.scope ?? SignOutScope.LOCAL,
-  });
-  if (!r.ok && [401, 403, 404].includes(r.error.status ?? 0)) r = success(undefined);
-  // Only the session signed out is cleared: one that replaced it meanwhile stays.
+  const scope = options.scope ?? SignOutScope.LOCAL;
+  let r = await auth.signOut(session.accessToken, { ...call(options), scope });
+  // A token the server no longer knows is as signed out as it gets.
+  const dead = !r.ok && [401, 403, 404].includes(r.error.status ?? 0);
+  if (dead) r = success(undefined);
+  // Only the session signed out is cleared: one that replaced it meanwhile stays, and so
+  // does this one when only the others were signed out (OTHERS), unless its token is dead.
   if (
-    r.ok && (options.clearStoredSessionOnSuccess ?? true) &&
-    sameSession(session, heldSession(manager))
+    r.ok && (scope !== SignOutScope.OTHERS || dead) &&
+    (options.clearStoredSessionOnSuccess ?? true) && sameSession(session, heldSession(manager))
   ) {
     try {
       await manager.clearSession();
@@ -492,9 +494,10 @@ export async function unlinkIdentityAndUpdateSession(
   const before = manager.currentSession;
   const r = await auth.unlinkIdentity(accessToken, identityId, call(options));
   const session = manager.currentSession;
-  // Only the session the identity was unlinked from (by its token) is updated.
+  // Only the session the identity was unlinked from (by one of its tokens, perhaps one a
+  // refresh has rotated since) is updated.
   if (
-    r.ok && session && before && before.accessToken === accessToken &&
+    r.ok && session && before && tokenOf(before, accessToken) &&
     sameSession(before, session) && (options.updateStoredSession ?? true)
   ) {
     const identities = (session.user.identities ?? []).filter((i) =>
@@ -714,7 +717,8 @@ export async function getClaimsForCurrentSession(
   auth: AuthClient,
   options: GetClaimsOptions = {},
 ): Promise<ServiceResult<JwtClaimsResult>> {
-  const session = manager.currentSession;
+  // allowExpired reads a lapsed session's token too (its claims are checked, not its life).
+  const session = options.allowExpired ? heldSession(manager) : manager.currentSession;
   if (!session) return noSession();
   return await getClaims(auth, session.accessToken, options);
 }
@@ -737,7 +741,8 @@ export async function getClaimsForCurrentSession(
  * @returns The raw claims.
  */
 export function parseCurrentSessionJwtClaims(manager: SessionManager): ServiceResult<JsonObject> {
-  const session = manager.currentSession;
+  // No verification: a lapsed session's claims are as readable as a live one's.
+  const session = heldSession(manager);
   if (!session) return failure({ message: "No active session", category: "NO_SESSION" });
   return parseJwtClaims(session.accessToken);
 }

@@ -101,23 +101,33 @@ const MAX_TIMER_MS = 2_147_483_647;
 
 /**
  * The session with `expiresAt` filled in, so that its expiry survives storage:
- * a server that sent no `expires_at` gets now + `expiresIn`.
+ * a server that sent no `expires_at` gets now + `expiresIn`. An unknown
+ * lifetime (`expiresIn` 0 and no `expiresAt`, an imported opaque token) stays
+ * null: such a session never lapses here, and the server judges its token.
  */
 function withExpiry(session: Session): Session {
   // Always a masked copy: a plain object handed in must not print its tokens once held.
   if (session.expiresAt !== null && session.expiresAt > 0) return copySession(session, {});
-  return copySession(session, { expiresAt: Math.floor(nowSeconds()) + session.expiresIn });
+  return copySession(session, {
+    expiresAt: session.expiresIn > 0 ? Math.floor(nowSeconds()) + session.expiresIn : null,
+  });
 }
 
 /**
- * A stored session without `expiresAt` (saved by an older version): the
- * access token's `exp` claim, or 0 (treated as expired) when it has none.
+ * A stored session without `expiresAt`: the access token's `exp` claim; else
+ * null for an unknown lifetime (`expiresIn` 0), and 0 (treated as expired)
+ * for one saved by an older version.
  */
 function storedExpiry(session: Session): Session {
   if (session.expiresAt !== null && session.expiresAt > 0) return session;
   const claims = parseJwtClaims(session.accessToken);
-  const exp = claims.ok && typeof claims.value.exp === "number" ? claims.value.exp : 0;
-  return copySession(session, { expiresAt: exp });
+  const exp = claims.ok && typeof claims.value.exp === "number" ? claims.value.exp : null;
+  return copySession(session, { expiresAt: exp ?? (session.expiresIn > 0 ? 0 : null) });
+}
+
+/** Whether the access token's known expiry has passed (an unknown one never lapses here). */
+function lapsed(session: Session): boolean {
+  return session.expiresAt != null && session.expiresAt * 1000 <= Date.now();
 }
 
 function superseded(): ServiceResult<Session> {
@@ -211,12 +221,34 @@ export class SessionManager {
 
   /**
    * The state as a {@linkcode StateFlow}. A session whose access token has
-   * lapsed is `Expired`, never `Authenticated`, when it is read.
+   * lapsed is `Expired`, never `Authenticated`, whenever the flow is read
+   * (`value`, `subscribe`, iteration). With auto-refresh on, subscribers
+   * are also told at the expiry itself when no refresh has succeeded by then.
    */
   get sessionState(): StateFlow<SessionState> {
     this.#checkLapsed();
-    return this.#state;
+    return this.#view;
   }
+
+  /** The state flow, checked for a lapse on every read. */
+  readonly #view: StateFlow<SessionState> = (() => {
+    const state = this.#state;
+    const check = () => this.#checkLapsed();
+    return {
+      get value(): SessionState {
+        check();
+        return state.value;
+      },
+      subscribe(listener: (value: SessionState) => void): () => void {
+        check();
+        return state.subscribe(listener);
+      },
+      [Symbol.asyncIterator](): AsyncIterator<SessionState> {
+        check();
+        return state[Symbol.asyncIterator]();
+      },
+    };
+  })();
 
   /** The live session, or null (a lapsed one is not live). */
   get currentSession(): Session | null {
@@ -229,8 +261,7 @@ export class SessionManager {
   #checkLapsed(): void {
     const s = this.#state.value;
     if (
-      s.kind === "Authenticated" && s.session.expiresAt != null &&
-      this.#expiresAtMs(s.session) <= Date.now()
+      s.kind === "Authenticated" && lapsed(s.session)
     ) {
       this.#state.value = { kind: "Expired", lastSession: s.session };
     }
@@ -368,7 +399,9 @@ export class SessionManager {
   /** No session in memory: the client's token goes, and SIGNED_OUT when one was held. */
   #signedOut(): void {
     this.#client.clearAccessToken();
-    const had = this.#state.value.kind !== "NotAuthenticated";
+    // Loading (a restore still reading storage) held nothing that was announced.
+    const kind = this.#state.value.kind;
+    const had = kind === "Authenticated" || kind === "Expired";
     this.#state.value = { kind: "NotAuthenticated" };
     if (had) this.#emit(AuthStateChangeEvent.SIGNED_OUT, null);
   }
@@ -487,13 +520,15 @@ export class SessionManager {
 
   #transient(session: Session, error: ServiceError): ServiceResult<Session> {
     this.#failures++;
-    if (this.#expiresAtMs(session) <= Date.now()) {
-      this.#state.value = { kind: "Expired", lastSession: session };
-    }
+    if (lapsed(session)) this.#state.value = { kind: "Expired", lastSession: session };
     if (this.#autoRefresh && !this.#storage.perRequest) {
       const exp = Math.min(this.#retryMax, this.#retryBase * 2 ** (this.#failures - 1));
       const delay = Math.max(exp / 2 + (exp / 2) * Math.random(), (error.retryAfter ?? 0) * 1000);
-      this.#setTimer(Math.min(delay, this.#retryMax), () => void this.refreshSession());
+      // A retry due after the expiry runs at it instead, so that a failure there tells
+      // subscribers the session is Expired when it lapses, not up to a minute later.
+      const untilExpiry = this.#expiresAtMs(session) - Date.now();
+      const wait = untilExpiry > 0 ? Math.min(delay, untilExpiry) : delay;
+      this.#setTimer(Math.min(wait, this.#retryMax), () => void this.refreshSession());
     }
     return failure(error);
   }
@@ -537,13 +572,16 @@ export class SessionManager {
       return failure({ message: "No active session", category: "NO_SESSION" });
     }
     const stored = storedExpiry(loaded);
-    if (this.#expiresAtMs(stored) <= Date.now()) {
+    if (lapsed(stored)) {
       this.#state.value = { kind: "Expired", lastSession: stored };
       return this.refreshSession();
     }
     this.#apply(stored);
     this.#emit(AuthStateChangeEvent.SIGNED_IN, stored);
-    if (this.#autoRefresh && !this.#disposed && this.#refreshDueIn(stored, false) <= 0) {
+    if (
+      this.#autoRefresh && !this.#disposed && stored.expiresAt != null &&
+      this.#refreshDueIn(stored, false) <= 0
+    ) {
       // Due now: refresh before answering, not from a timer that fires after a server has
       // sent its response (and with it the cookies the refresh would have written).
       const refreshed = await this.refreshSession();
@@ -638,7 +676,10 @@ export class SessionManager {
       return;
     }
     const session = this.currentSession;
-    if (!session || session.refreshToken.trim() === "") return this.#clearTimer();
+    // No refresh token, or no known expiry to refresh before: nothing to schedule.
+    if (!session || session.refreshToken.trim() === "" || session.expiresAt == null) {
+      return this.#clearTimer();
+    }
     this.#setTimer(this.#refreshDueIn(session), () => void this.refreshSession());
   }
 

@@ -90,7 +90,8 @@ export function parseStoredSession(text: string | null | undefined): Session | n
   if (!v || typeof v !== "object") return null;
   const o = v as Record<string, unknown>;
   const nonEmpty = (x: unknown) => typeof x === "string" && x.trim() !== "";
-  if (!nonEmpty(o.accessToken) || !nonEmpty(o.refreshToken)) return null;
+  // An imported token may come without a refresh token (`importAuthToken` defaults it to "").
+  if (!nonEmpty(o.accessToken) || typeof o.refreshToken !== "string") return null;
   if (typeof o.expiresIn !== "number" || !Number.isFinite(o.expiresIn) || o.expiresIn < 0) {
     return null;
   }
@@ -99,7 +100,7 @@ export function parseStoredSession(text: string | null | undefined): Session | n
     (typeof o.expiresAt !== "number" || !Number.isFinite(o.expiresAt) || o.expiresAt < 0)
   ) return null;
   const user = o.user as Record<string, unknown> | null;
-  if (!user || typeof user !== "object" || !nonEmpty(user.id)) return null;
+  if (!user || typeof user !== "object" || typeof user.id !== "string") return null;
   // Fields later code walks must have their shape: objects, and lists of objects.
   const isObject = (x: unknown) => x !== null && typeof x === "object" && !Array.isArray(x);
   const optObject = (x: unknown) => x === null || x === undefined || isObject(x);

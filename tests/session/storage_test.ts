@@ -33,7 +33,7 @@ Deno.test("stored sessions round-trip; corrupt or unusable payloads are null, ne
       "42",
       '{"accessToken":"a"}',
       '{"accessToken":" ","refreshToken":"r","expiresIn":1,"user":{"id":"u"}}',
-      '{"accessToken":"a","refreshToken":"","expiresIn":1,"user":{"id":"u"}}',
+      '{"accessToken":"a","refreshToken":null,"expiresIn":1,"user":{"id":"u"}}',
       '{"accessToken":"a","refreshToken":"r","expiresIn":-1,"user":{"id":"u"}}',
       '{"accessToken":"a","refreshToken":"r","expiresIn":1,"expiresAt":-4,"user":{"id":"u"}}',
       '{"accessToken":"a","refreshToken":"r","expiresIn":1,"user":{}}',
@@ -41,6 +41,12 @@ Deno.test("stored sessions round-trip; corrupt or unusable payloads are null, ne
   ) {
     assert.equal(parseStoredSession(bad), null, String(bad));
   }
+  // An imported token without a refresh token (importAuthToken's default "") is a session.
+  const imported = parseStoredSession(
+    '{"accessToken":"a","refreshToken":"","expiresIn":0,"user":{"id":""}}',
+  );
+  assert.equal(imported?.refreshToken, "");
+  assert.equal(imported?.expiresAt, null);
 });
 
 Deno.test("in-memory, key-value (DEFAULT_KEY), Web Storage and namespace adapters", async () => {
