@@ -17,7 +17,7 @@ export function encodeComponent(value: string): string {
     return encodeURIComponent(value);
   } catch (cause) {
     throw new TypeError(
-      "Cannot encode a URL component as it holds a lone UTF-16 surrogate (not well-formed Unicode)",
+      "Cannot encode a URL component as it holds a lone UTF-16 surrogate",
       { cause },
     );
   }

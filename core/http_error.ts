@@ -194,7 +194,8 @@ export function errorFromResponse(
   parts: ErrorResponseParts,
   secrets: ReadonlyArray<string | null | undefined>,
 ): ServiceError {
-  const { status, statusText, headers, body } = parts;
+  const { statusText, headers, body } = parts;
+  let status = parts.status;
   let category = categoryForStatus(status);
   const retryAfterMs = parseRetryAfter(headers.get("retry-after"));
   const retryAfter = retryAfterMs === null ? null : Math.ceil(retryAfterMs / 1000);
@@ -231,10 +232,11 @@ export function errorFromResponse(
         ? pickString(errorField as Record<string, unknown>, "type")
         : null);
     details = pickString(obj, "details") ?? weakPasswordReasons(obj.weak_password);
-    // The Storage API answers some errors with HTTP 400 and the real status in `statusCode`.
+    // The Storage API answers some errors with HTTP 400 and the real status in `statusCode`:
+    // that status is the error's (a missing bucket is a 404, as the document says).
     const inner = Number(pickString(obj, "statusCode"));
     if (status === 400 && Number.isInteger(inner) && inner > 400 && inner <= 599) {
-      category = categoryForStatus(inner);
+      category = categoryForStatus(status = inner);
     }
     hint = pickString(obj, "hint");
   }

@@ -252,7 +252,24 @@ Deno.test("error bodies of each service give message and code", async () => {
   ]);
   const s404 = (await client(storage404.fetch).request({ path: "/x" })).errorOrNull()!;
   assert.equal(s404.category, "NOT_FOUND");
-  assert.equal(s404.status, 400);
+  // The status the document names (404 for a missing object), not the wire's 400.
+  assert.equal(s404.status, 404);
+  const taken = recordingFetch([
+    new Response(
+      '{"statusCode":"409","error":"Duplicate","message":"The resource already exists"}',
+      {
+        status: 400,
+      },
+    ),
+  ]);
+  const s409 = (await client(taken.fetch).request({ method: "POST", path: "/x" })).errorOrNull()!;
+  assert.equal(s409.category, "CONFLICT");
+  assert.equal(s409.status, 409);
+  // A plain 400 stays 400.
+  const plain = recordingFetch([
+    new Response('{"statusCode":"400","error":"InvalidKey","message":"bad key"}', { status: 400 }),
+  ]);
+  assert.equal((await client(plain.fetch).request({ path: "/x" })).errorOrNull()!.status, 400);
   for (const [body, message, code, extra] of cases) {
     const rec = recordingFetch([new Response(body, { status: 400 })]);
     const e = (await client(rec.fetch).request({ path: "/x" })).errorOrNull()!;
