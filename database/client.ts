@@ -27,7 +27,7 @@ import {
   ReturnOption,
   UpsertResolution,
 } from "./models.ts";
-import { listOperand, RESERVED_KEYS } from "./_encode.ts";
+import { RESERVED_KEYS } from "./_encode.ts";
 import { QueryBuilder } from "./query_builder.ts";
 import { renderTopLevel, WhereBuilder } from "./where_builder.ts";
 import { stringifyJson } from "../core/_json_int64.ts";
@@ -175,8 +175,8 @@ export interface RpcGetOptions extends CallOptions {
   queryParams?: RpcQueryParams;
   /**
    * Arguments as one object (or its JSON text), flattened after the
-   * query parameters: nulls omitted, arrays of scalars as Postgres array
-   * literals (`{1,2}`), other objects as JSON text. An argument PostgREST
+   * query parameters: nulls omitted, objects and arrays as JSON text (pass a
+   * Postgres array parameter its literal as a string, `"{1,2}"`). An argument PostgREST
    * would not pass to the function (see {@linkcode flattenParams}) makes
    * `rpcGet` resolve `Failure(INVALID_ARGUMENT)`; `queryParams` go as they
    * are (filters on the result included).
@@ -641,8 +641,8 @@ export class DatabaseClient {
 
 /**
  * Flattens a JSON object of arguments into query pairs: nulls omitted,
- * arrays of scalars as Postgres array literals (`{1,2}`), other objects as
- * JSON, scalars as text. An argument that
+ * objects and arrays as JSON text (a Postgres array parameter takes its
+ * literal as a string, `"{1,2}"`), scalars as text. An argument that
  * PostgREST would not pass to the function throws `TypeError`: a name it
  * reserves (`select`, `columns`, `on_conflict`, or ending in `order`,
  * `limit`, `offset`, `and`, `or`) or a value shaped like a filter
@@ -652,7 +652,8 @@ export class DatabaseClient {
  * ```ts
  * import { flattenParams } from "@fetchbase/fetchbase/database";
  *
- * console.log(flattenParams({ a: 1, b: null, c: [1, 2] })); // [ [ "a", "1" ], [ "c", "{1,2}" ] ]
+ * console.log(flattenParams({ a: 1, b: null, c: [1, 2], d: "{1,2}" }));
+ * // [ [ "a", "1" ], [ "c", "[1,2]" ], [ "d", "{1,2}" ] ]
  * ```
  *
  * @param params A JSON object (string or value).
@@ -688,14 +689,9 @@ export function flattenParams(params: string | Record<string, unknown>): Array<[
         `Cannot pass '${k}' as a query argument as ${v} is beyond JavaScript's safe integers; pass it as a string`,
       );
     }
-    const text =
-      // An array of scalars is a Postgres array literal, as PostgREST reads GET arguments as
-      // text cast to the parameter type ({1,2} for int[]); other objects go as JSON.
-      Array.isArray(v) && v.every((x) => x === null || typeof x !== "object")
-        ? listOperand(v, `argument '${k}'`, "{", "}")
-        : typeof v === "object"
-        ? stringifyJson(v)!
-        : String(v);
+    // Objects and arrays go as JSON text, as the document says (for json/jsonb parameters); a
+    // Postgres array parameter (int[]) takes its literal as a string ("{1,2}").
+    const text = typeof v === "object" ? stringifyJson(v)! : String(v);
     // PostgREST takes a query key it reserves as a modifier, and a value shaped like
     // `op.value` as a filter on the result: the function would never see the argument.
     // And it reads a name up to the first character outside an identifier (`a.b` passes `b`,

@@ -33,7 +33,7 @@ export interface TypedRpcGetOptions<T> extends CallOptions {
   schema?: string | null;
   /** Arguments as query parameters. */
   queryParams?: Readonly<Record<string, string>>;
-  /** Arguments as an object: top-level fields flattened, arrays of scalars as Postgres array literals (`{1,2}`), other objects as JSON, nulls omitted. */
+  /** Arguments as an object: top-level fields flattened, objects and arrays as JSON text (a Postgres array parameter takes its literal as a string, `"{1,2}"`), nulls omitted. */
   params?: Record<string, unknown> | null;
   /** Filters, order and pagination. */
   block?: (q: QueryBuilder) => unknown;

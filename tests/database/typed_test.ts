@@ -250,7 +250,7 @@ Deno.test("rpc family: params object or string, list/single/maybe-single/unit/cs
   assert.equal(rec.last.headers.get("prefer"), "count=exact");
 });
 
-Deno.test("rpcGet family: object params flattened (arrays of scalars as Postgres arrays, other objects as JSON, nulls omitted)", async () => {
+Deno.test("rpcGet family: object params flattened (objects and arrays as JSON text, as the document says; nulls omitted)", async () => {
   const { db, rec } = makeDb([
     new Response("5"),
     jsonResponse([{ id: 1 }]),
@@ -270,6 +270,7 @@ Deno.test("rpcGet family: object params flattened (arrays of scalars as Postgres
         e: "s p",
         f: ["a b", null, "x,y"],
         g: [{ k: 1 }],
+        h: "{1,2}",
       },
     })).getOrThrow(),
     5,
@@ -277,11 +278,12 @@ Deno.test("rpcGet family: object params flattened (arrays of scalars as Postgres
   assert.equal(rec.last.method, "GET");
   assert.deepEqual(pairs(rec.last.url), [
     ["a", "1"],
-    ["c", "{1,2}"], // as postgrest-js sends it; an int[] parameter reads it
+    ["c", "[1,2]"], // the document: arrays re-encoded as JSON strings
     ["d", '{"x":"y"}'],
     ["e", "s p"],
-    ["f", '{"a b",null,"x,y"}'],
-    ["g", '[{"k":1}]'], // objects inside: JSON, for json/jsonb parameters
+    ["f", '["a b",null,"x,y"]'],
+    ["g", '[{"k":1}]'],
+    ["h", "{1,2}"], // a Postgres array parameter's literal, as given
   ]);
   await rpcGetListTyped(db, "f", { queryParams: { n: "5" } });
   assert.deepEqual(pairs(rec.last.url), [["n", "5"]]);
