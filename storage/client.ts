@@ -42,8 +42,8 @@ export type {
   UploadData,
   UploadOptions,
 } from "./_ops.ts";
-import type { UrlOptions } from "./objects.ts";
-export type { UrlOptions };
+import type { CacheNonceOptions, UrlOptions } from "./objects.ts";
+export type { CacheNonceOptions, UrlOptions };
 
 /**
  * Storage under `/storage/v1`. Object paths are bucket-relative keys
@@ -877,6 +877,23 @@ export class StorageClient {
     transform?: ImageTransformOptions | null,
   ): string {
     return objects.getAuthenticatedRenderUrl(this.client, bucket, path, transform);
+  }
+
+  /**
+   * Appends a cache-busting parameter verbatim; unchanged when the nonce is
+   * null or blank. No I/O.
+   *
+   * @param url The URL.
+   * @param nonce The nonce.
+   * @param options The parameter's `name` (default `cacheNonce`).
+   * @returns The URL.
+   */
+  withCacheNonce(
+    url: string,
+    nonce: string | null | undefined,
+    options?: CacheNonceOptions,
+  ): string {
+    return objects.withCacheNonce(url, nonce, options);
   }
 }
 

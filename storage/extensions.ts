@@ -523,30 +523,5 @@ export function getAuthenticatedRenderUrlsByPath(
   return byPath(paths, getAuthenticatedRenderUrls(storage, bucket, paths, transform));
 }
 
-/**
- * Appends a cache-busting parameter verbatim; unchanged when the nonce is
- * null or blank.
- *
- * @example Busting a CDN cache
- * ```ts
- * import { withCacheNonce } from "@fetchbase/fetchbase/storage";
- *
- * console.log(withCacheNonce("https://x.example/a.png", "v2")); // https://x.example/a.png?cacheNonce=v2
- * ```
- *
- * @param url The URL.
- * @param nonce The nonce.
- * @param name The parameter name. Default `cacheNonce`.
- * @returns The URL.
- */
-export function withCacheNonce(
-  url: string,
-  nonce: string | null | undefined,
-  name = "cacheNonce",
-): string {
-  if (nonce === null || nonce === undefined || nonce.trim() === "") return url;
-  const hash = url.indexOf("#");
-  const base = hash < 0 ? url : url.slice(0, hash);
-  const fragment = hash < 0 ? "" : url.slice(hash);
-  return `${base}${base.includes("?") ? "&" : "?"}${name}=${nonce}${fragment}`;
-}
+// The storage client has it as a member too (the document's operation table).
+export { withCacheNonce } from "./objects.ts";

@@ -871,3 +871,39 @@ export function getAuthenticatedRenderUrl(
 ): string {
   return localUrl(client, "authenticated", bucket, path, { transform }, true);
 }
+
+/** Options of {@linkcode withCacheNonce}. */
+export interface CacheNonceOptions {
+  /** The query parameter's name. Default `cacheNonce`. */
+  name?: string;
+}
+
+/**
+ * Appends a cache-busting parameter verbatim (before any fragment);
+ * unchanged when the nonce is null or blank. No I/O.
+ *
+ * @example Busting a CDN cache
+ * ```ts
+ * import { withCacheNonce } from "@fetchbase/fetchbase/storage/objects";
+ *
+ * console.log(withCacheNonce("https://x.example/a.png", "v2")); // https://x.example/a.png?cacheNonce=v2
+ * console.log(withCacheNonce("https://x.example/a.png", "v2", { name: "v" })); // https://x.example/a.png?v=v2
+ * ```
+ *
+ * @param url The URL.
+ * @param nonce The nonce.
+ * @param options The parameter's `name` (default `cacheNonce`).
+ * @returns The URL.
+ */
+export function withCacheNonce(
+  url: string,
+  nonce: string | null | undefined,
+  options: CacheNonceOptions = {},
+): string {
+  if (nonce === null || nonce === undefined || nonce.trim() === "") return url;
+  const name = options.name ?? "cacheNonce";
+  const hash = url.indexOf("#");
+  const base = hash < 0 ? url : url.slice(0, hash);
+  const fragment = hash < 0 ? "" : url.slice(hash);
+  return `${base}${base.includes("?") ? "&" : "?"}${name}=${nonce}${fragment}`;
+}

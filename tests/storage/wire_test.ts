@@ -573,7 +573,16 @@ Deno.test("local URL builders: no I/O, transforms with nulls omitted, bulk and B
 
 Deno.test("withCacheNonce appends verbatim, keeps fragments, ignores blank", () => {
   assert.equal(withCacheNonce("https://x/a.png", "v 1"), "https://x/a.png?cacheNonce=v 1");
-  assert.equal(withCacheNonce("https://x/a.png?w=1#f", "2", "v"), "https://x/a.png?w=1&v=2#f");
+  assert.equal(
+    withCacheNonce("https://x/a.png?w=1#f", "2", { name: "v" }),
+    "https://x/a.png?w=1&v=2#f",
+  );
+  // A member of the storage client too, as the document's operation table lists it.
+  const { storage } = makeStorage();
+  assert.equal(
+    storage.withCacheNonce("https://x/a.png", "3", { name: "v" }),
+    "https://x/a.png?v=3",
+  );
   assert.equal(withCacheNonce("https://x/a.png", "  "), "https://x/a.png");
   assert.equal(withCacheNonce("https://x/a.png", null), "https://x/a.png");
 });
