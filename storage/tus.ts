@@ -59,7 +59,12 @@ export interface ResumableUploadOptions {
   upsert?: boolean;
   /** Cache-Control max-age in seconds. */
   cacheControl?: number | null;
-  /** Chunk size in bytes, a positive integer (`RangeError` otherwise). Default 6 MiB. */
+  /**
+   * Chunk size in bytes, a positive integer (`RangeError` otherwise).
+   * Default 6 MiB. The hosted service wants every chunk but the last to be
+   * a multiple of 6 MiB; other TUS servers (and the Storage API's file
+   * backend) take any size.
+   */
   chunkSize?: number;
   /** A saved upload URL to resume; null starts a new upload. */
   uploadUrl?: string | null;
@@ -1024,7 +1029,7 @@ export function createResumableUpload(
  * import { createStorageClient, uploadResumable } from "@fetchbase/fetchbase/storage";
  *
  * const storage = createStorageClient(createBaseClient("https://p.example", "anon-key"));
- * const r = await uploadResumable(storage, "videos", "intro.mp4", new Uint8Array(1024), { chunkSize: 256 * 1024 });
+ * const r = await uploadResumable(storage, "videos", "intro.mp4", new Uint8Array(1024), { contentType: "video/mp4" });
  * ```
  *
  * @param storage Anything with `createResumableUpload` (the storage client).
