@@ -37,6 +37,13 @@ import type { JsonObject } from "../core/decode.ts";
 import { type Failure, failure, type ServiceResult, success } from "../core/result.ts";
 import { decodeJwk, type Jwk, type JwkSet } from "./jwt.ts";
 
+/**
+ * An imported verification key: WebCrypto's `CryptoKey`, named through
+ * `crypto.subtle` so that the public types need no DOM library (Node's
+ * types declare WebCrypto under another name).
+ */
+export type VerificationKey = Awaited<ReturnType<typeof crypto.subtle.importKey>>;
+
 /** The JWKS route under `/auth/v1`. */
 export const JWKS_PATH = "/.well-known/jwks.json";
 
@@ -171,8 +178,8 @@ interface KeyEntry {
   jwk: Jwk;
   /** EC P-256 coordinates when the key may verify ES256, else null. */
   ec: { x: string; y: string } | null;
-  key: CryptoKey | null;
-  importing: Promise<CryptoKey | null> | null;
+  key: VerificationKey | null;
+  importing: Promise<VerificationKey | null> | null;
 }
 
 /** A parsed set in memory. */
@@ -393,7 +400,7 @@ export class JwksResolver {
   verificationKey(
     kid: string,
     options: ResolveKeyOptions = {},
-  ): Promise<ServiceResult<CryptoKey | null>> {
+  ): Promise<ServiceResult<VerificationKey | null>> {
     checkKid(kid);
     const cached = this.cachedVerificationKey(kid);
     if (cached !== null) return Promise.resolve(success(cached));
@@ -403,7 +410,7 @@ export class JwksResolver {
   async #verificationKey(
     kid: string,
     signal: AbortSignal | undefined,
-  ): Promise<ServiceResult<CryptoKey | null>> {
+  ): Promise<ServiceResult<VerificationKey | null>> {
     const r = await this.#lookup(kid, signal);
     if (!r.ok) return r;
     const entry = r.value;
@@ -417,7 +424,7 @@ export class JwksResolver {
    * @param kid The key id.
    * @returns The key, or null when it is not imported yet or the set is stale.
    */
-  cachedVerificationKey(kid: string): CryptoKey | null {
+  cachedVerificationKey(kid: string): VerificationKey | null {
     const state = this.#state;
     if (state === null || Date.now() - state.fetchedAt >= this.#maxAge) return null;
     return state.byKid.get(kid)?.key ?? null;
@@ -610,7 +617,7 @@ export class JwksResolver {
   }
 }
 
-function importEntry(entry: KeyEntry): Promise<CryptoKey | null> {
+function importEntry(entry: KeyEntry): Promise<VerificationKey | null> {
   const ec = entry.ec;
   if (ec === null) return Promise.resolve(null);
   entry.importing ??= (async () => {

@@ -61,6 +61,12 @@ export interface ResponseBodies {
 /** One of the keys of {@linkcode ResponseBodies}. */
 export type ResponseType = keyof ResponseBodies;
 
+/**
+ * A fetch redirect mode (`RequestRedirect`, spelled out so that the public
+ * types need no DOM library).
+ */
+export type RedirectMode = "error" | "follow" | "manual";
+
 /** A request for the transport. */
 export interface TransportRequest<R extends ResponseType = "json"> {
   /** HTTP method. Default `GET`. */
@@ -104,7 +110,7 @@ export interface TransportRequest<R extends ResponseType = "json"> {
    * GET and HEAD, and without the API key, the bearer or the client-wide
    * headers. A mode given here is passed to fetch as it is.
    */
-  redirect?: RequestRedirect;
+  redirect?: RedirectMode;
 }
 
 /** A successful HTTP answer. */
@@ -641,7 +647,7 @@ class LazySignalInit {
   constructor(
     readonly method: string,
     readonly headers: Record<string, string>,
-    readonly redirect: RequestRedirect,
+    readonly redirect: RedirectMode,
     readonly controller: AbortController,
   ) {}
   /** For a streamed answer: the caller's signal, joined to the fetch's own. */

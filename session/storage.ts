@@ -258,7 +258,12 @@ export class KeyValueSessionStorage implements SessionStorage {
  * @returns The store.
  */
 export function webStorageStore(
-  storage: Pick<Storage, "getItem" | "setItem" | "removeItem">,
+  // Structural, so that the public types need no DOM library (a Node-only project).
+  storage: {
+    getItem(key: string): string | null;
+    setItem(key: string, value: string): void;
+    removeItem(key: string): void;
+  },
 ): KeyValueStore {
   // Web Storage may refuse writes (Safari private mode, a full quota): the session then
   // lives in memory for this page instead of failing the sign-in.

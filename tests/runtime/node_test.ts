@@ -58,6 +58,47 @@ Deno.test("npm build installs by name and runs real flows on Node and Bun; the N
       `${root}node_modules/@hono/node-server`,
     ], { cwd: `${tmp}/app` });
     assert.equal(install.code, 0, install.text);
+
+    // TypeScript consumers: Node's resolution, strict, library checks on, Node's types only.
+    await Deno.copyFile(`${root}tests/runtime/npm_consumer.mts`, `${tmp}/app/consumer.mts`);
+    await Deno.writeTextFile(
+      `${tmp}/app/tsconfig.json`,
+      JSON.stringify({
+        compilerOptions: {
+          module: "nodenext",
+          moduleResolution: "nodenext",
+          target: "es2022",
+          lib: ["es2022"],
+          types: ["node"],
+          typeRoots: [`${root}node_modules/@types`],
+          strict: true,
+          skipLibCheck: false,
+          noEmit: true,
+        },
+        files: ["consumer.mts"],
+      }),
+    );
+    const tsc = await run("node", [`${root}node_modules/typescript/bin/tsc`, "-p", "."], {
+      cwd: `${tmp}/app`,
+    });
+    assert.equal(tsc.code, 0, tsc.text);
+    // CommonJS: require() of every subpath (Node 20.19+ loads ES modules that way).
+    const cjs = await run("node", [
+      "-e",
+      `for (const p of ${
+        JSON.stringify(Object.keys(pkg.exports).map((s: string) => s.replace(/^\./, "fetchbase")))
+      }) if (typeof require(p) !== "object") process.exit(1);`,
+    ], { cwd: `${tmp}/app` });
+    assert.equal(cjs.code, 0, cjs.text);
+    // Source maps and docs point inside the package and name it by its npm name.
+    const installed = `${tmp}/app/node_modules/fetchbase`;
+    const map = JSON.parse(await Deno.readTextFile(`${installed}/esm/core/client.d.ts.map`));
+    assert.equal(map.sources[0], "../../src/core/client.ts");
+    await Deno.stat(`${installed}/src/core/client.ts`);
+    const dts = await Deno.readTextFile(`${installed}/esm/core/mod.d.ts`);
+    assert.ok(!dts.includes("@fetchbase/fetchbase") && !/from "\.[^"]*\.ts"/.test(dts), dts);
+    assert.ok((await Deno.readTextFile(`${installed}/README.md`)).includes('from "fetchbase"'));
+
     await Deno.copyFile(`${root}tests/runtime/node_flow.mjs`, `${tmp}/app/flow.test.mjs`);
     const env = {
       FETCHBASE_URL: server.url,

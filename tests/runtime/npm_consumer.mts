@@ -1,0 +1,53 @@
+// A TypeScript consumer of the npm package, type-checked by tests/runtime/node_test.ts with
+// the TypeScript compiler from npm: Node's module resolution (nodenext), strict, library
+// checks on, and Node's types only (no DOM library). It is compiled, never run.
+import { createClient } from "fetchbase";
+import { createBaseClient, type ServiceResult } from "fetchbase/core";
+import { createAuthClient, getClaims, type VerificationKey } from "fetchbase/auth";
+import { createSessionManager, KeyValueSessionStorage, webStorageStore } from "fetchbase/session";
+import { createStorageClient } from "fetchbase/storage";
+import { upload } from "fetchbase/storage/objects";
+import { column, createDatabaseClient, selectTyped } from "fetchbase/database";
+import { fetchbaseAuth } from "fetchbase/hono";
+
+interface Todo {
+  id: number;
+  title: string;
+  done: boolean;
+}
+
+const base = createBaseClient("https://p.example", "anon-key");
+const auth = createAuthClient(base);
+const claims = await getClaims(auth, "a.b.c", { expectedAudience: "authenticated" });
+const subject: string | null = claims.ok ? claims.value.claims.subject : null;
+const key: VerificationKey | null = auth.jwks.cachedVerificationKey("kid");
+
+const items = new Map<string, string>();
+const manager = createSessionManager(auth, base, {
+  storage: new KeyValueSessionStorage(webStorageStore({
+    getItem: (k) => items.get(k) ?? null,
+    setItem: (k, v) => void items.set(k, v),
+    removeItem: (k) => void items.delete(k),
+  })),
+});
+manager.dispose();
+
+const storage = createStorageClient(base);
+const key1: ServiceResult<string> = await storage.upload("docs", "a.txt", new Uint8Array(1));
+const signed = await storage.createSignedUrl("docs", "a.txt", 60, { download: true });
+const viaFunction = await upload(base, "docs", "b.txt", new Blob(["x"]));
+
+const db = createDatabaseClient(base);
+const done = column<boolean>("done");
+const raw = await db.select("todos", {
+  columns: "id,title",
+  block: (q) => q.where((w) => w.eq(done, false)).limit(10),
+});
+const todos: ServiceResult<Todo[]> = await selectTyped<Todo>(db, "todos");
+// @ts-expect-error a boolean column takes no string
+db.buildSelect("todos", { block: (q) => q.where((w) => w.eq(done, "yes")) });
+
+const middleware = fetchbaseAuth({ url: "https://p.example", apiKey: "anon-key" });
+const all = createClient("https://p.example", "anon-key");
+
+export { all, key, key1, middleware, raw, signed, subject, todos, viaFunction };
