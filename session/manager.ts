@@ -108,9 +108,13 @@ const MAX_TIMER_MS = 2_147_483_647;
 function withExpiry(session: Session): Session {
   // Always a masked copy: a plain object handed in must not print its tokens once held.
   if (session.expiresAt !== null && session.expiresAt > 0) return copySession(session, {});
-  return copySession(session, {
-    expiresAt: session.expiresIn > 0 ? Math.floor(nowSeconds()) + session.expiresIn : null,
-  });
+  if (session.expiresIn > 0) {
+    return copySession(session, { expiresAt: Math.floor(nowSeconds()) + session.expiresIn });
+  }
+  // No lifetime given: the token's own exp, else an unknown lifetime (null).
+  const claims = parseJwtClaims(session.accessToken);
+  const exp = claims.ok && typeof claims.value.exp === "number" ? claims.value.exp : null;
+  return copySession(session, { expiresAt: exp });
 }
 
 /**
@@ -171,6 +175,7 @@ export class SessionManager {
   readonly #state = new MutableStateFlow<SessionState>({ kind: "NotAuthenticated" });
   readonly #listeners = new Set<AuthStateChangeCallback>();
   #inflight: Promise<ServiceResult<Session>> | null = null;
+  #inflightToken: string | null = null;
   #timer: ReturnType<typeof setTimeout> | null = null;
   #autoRefresh = false;
   /** When (on this clock) the held tokens were applied, and the access token applied. */
@@ -245,7 +250,15 @@ export class SessionManager {
       },
       [Symbol.asyncIterator](): AsyncIterator<SessionState> {
         check();
-        return state[Symbol.asyncIterator]();
+        const it = state[Symbol.asyncIterator]();
+        // Each next() is a read too: a value pending since before the expiry is checked first.
+        return {
+          next: () => {
+            check();
+            return it.next();
+          },
+          return: () => it.return!(),
+        };
       },
     };
   })();
@@ -413,9 +426,13 @@ export class SessionManager {
    * @returns The new session, or why not.
    */
   refreshSession(): Promise<ServiceResult<Session>> {
-    if (this.#inflight) return this.#inflight;
     // A session being cleared is gone: a grant now would be stored after the clear.
     const session = this.#clearingEpoch === this.#epoch ? null : heldOf(this.#state.value);
+    // Only a refresh of the held session's own token is shared: one of a session replaced
+    // since (a restore read another one) will be superseded and must not answer for it.
+    if (this.#inflight && (!session || session.refreshToken === this.#inflightToken)) {
+      return this.#inflight;
+    }
     if (!session) {
       return Promise.resolve(failure({ message: "No active session", category: "NO_SESSION" }));
     }
@@ -426,6 +443,7 @@ export class SessionManager {
     }
     const pending = this.#refresh(session);
     this.#inflight = pending;
+    this.#inflightToken = session.refreshToken;
     const done = () => {
       if (this.#inflight === pending) this.#inflight = null;
     };
@@ -469,6 +487,7 @@ export class SessionManager {
       if (!held()) return superseded();
       // The new tokens are live even when storage failed: the old ones are spent.
       this.#apply(next, true);
+      this.#clearTimer(); // a timer pending now was the spent token's
       this.#schedule();
       this.#emit(AuthStateChangeEvent.TOKEN_REFRESHED, next);
       if (stored !== null) {
@@ -490,6 +509,7 @@ export class SessionManager {
       if (stored && stored.refreshToken !== session.refreshToken) {
         const adopted = withExpiry(stored);
         this.#apply(adopted);
+        this.#clearTimer();
         this.#schedule();
         this.#emit(AuthStateChangeEvent.TOKEN_REFRESHED, adopted);
         return success(adopted);
@@ -520,7 +540,11 @@ export class SessionManager {
 
   #transient(session: Session, error: ServiceError): ServiceResult<Session> {
     this.#failures++;
-    if (lapsed(session)) this.#state.value = { kind: "Expired", lastSession: session };
+    const now = this.#state.value;
+    // Expired once: a failed retry of a session already Expired tells subscribers nothing new.
+    if (lapsed(session) && !(now.kind === "Expired" && now.lastSession === session)) {
+      this.#state.value = { kind: "Expired", lastSession: session };
+    }
     if (this.#autoRefresh && !this.#storage.perRequest) {
       const exp = Math.min(this.#retryMax, this.#retryBase * 2 ** (this.#failures - 1));
       const delay = Math.max(exp / 2 + (exp / 2) * Math.random(), (error.retryAfter ?? 0) * 1000);
@@ -680,7 +704,11 @@ export class SessionManager {
     if (!session || session.refreshToken.trim() === "" || session.expiresAt == null) {
       return this.#clearTimer();
     }
-    this.#setTimer(this.#refreshDueIn(session), () => void this.refreshSession());
+    const due = this.#refreshDueIn(session);
+    const untilExpiry = this.#expiresAtMs(session) - Date.now();
+    // A refresh held back past the expiry (the 10 s gap) still reports the lapse at the expiry.
+    if (due > untilExpiry) this.#setTimer(untilExpiry, () => this.#schedule());
+    else this.#setTimer(due, () => void this.refreshSession());
   }
 
   /**

@@ -1,0 +1,179 @@
+// Findings of model-based testing of the session manager (random operation
+// sequences against a fake GoTrue, fake time and slow or failing storage),
+// each reduced to one sequence: lapses are seen when they happen, and a
+// refresh or restore never leaves a session without its next refresh.
+import assert from "node:assert/strict";
+import { createAuthClient, decodeSession } from "../../auth/mod.ts";
+import { createBaseClient } from "../../core/client.ts";
+import { createSessionManager, InMemorySessionStorage } from "../../session/mod.ts";
+import { BASE, KEY, sessionJson, withClock } from "./_helpers.ts";
+
+const json = (body: unknown, status = 200) =>
+  new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
+const b64u = (o: unknown) =>
+  btoa(JSON.stringify(o)).replace(/=+$/, "").replace(/\+/g, "-").replace(/\//g, "_");
+const jwt = (c: Record<string, unknown>) => `${b64u({ alg: "HS256", typ: "JWT" })}.${b64u(c)}.c2ln`;
+
+Deno.test("a saved session without expiresIn lapses at its token's exp, in memory as after a restore", async () => {
+  await withClock(async (clock) => {
+    const client = createBaseClient(BASE, KEY, {
+      fetch: () => Promise.resolve(json({}, 503)),
+      retry: { maxAttempts: 1 },
+      timeout: 0,
+    });
+    const storage = new InMemorySessionStorage();
+    const m = createSessionManager(createAuthClient(client), client, {
+      storage,
+      autoRefresh: false,
+    });
+    const exp = Math.floor(Date.now() / 1000) + 20;
+    const body = {
+      access_token: jwt({ sub: "u1", exp }),
+      refresh_token: "r1",
+      expires_in: 0,
+      token_type: "bearer",
+      user: { id: "u1" },
+    };
+    await m.saveSession(decodeSession(body));
+    await clock.tickAsync(60_000); // 40 s past the token's exp
+    const inMemory = m.sessionState.value.kind;
+    const m2 = createSessionManager(createAuthClient(client), client, {
+      storage,
+      autoRefresh: false,
+    });
+    await m2.restoreSession();
+    const restored = m2.sessionState.value.kind;
+    m.dispose();
+    m2.dispose();
+    assert.equal(restored, "Expired"); // storedExpiry reads the exp claim
+    assert.equal(inMemory, "Expired", "the same session held in memory lapses too");
+  });
+});
+
+Deno.test("a refresh answered with an already lapsed token drops the spent token's timer and retries soon", async () => {
+  await withClock(async (clock) => {
+    let calls = 0;
+    const fetch = () => {
+      calls++;
+      // First answer: the device clock runs ahead, the new token is already lapsed here.
+      const j = sessionJson(100 + calls, { expires_in: 30 });
+      if (calls === 1) j.expires_at = Math.floor(Date.now() / 1000) - 10;
+      return Promise.resolve(json(j));
+    };
+    const client = createBaseClient(BASE, KEY, { fetch, retry: { maxAttempts: 1 }, timeout: 0 });
+    const m = createSessionManager(createAuthClient(client), client); // autoRefresh on
+    await m.saveSession(decodeSession(sessionJson(1, { expires_in: 3600 }))); // timer at ~3540 s
+    const r = await m.refreshSession(); // manual refresh, answered with a lapsed token
+    assert.ok(r.ok);
+    assert.equal(m.sessionState.value.kind, "Expired");
+    await clock.tickAsync(120_000); // a lapsed fresh token is retried after >= 10 s
+    const kind = m.sessionState.value.kind, grants = calls;
+    m.dispose();
+    assert.ok(grants >= 2, "retried within 120 s, not at the spent token's ~3540 s");
+    assert.equal(kind, "Authenticated");
+  });
+});
+
+Deno.test("a refreshed token with less than the minimum gap left is reported Expired at its expiry", async () => {
+  await withClock(async (clock) => {
+    let calls = 0;
+    const fetch = () => {
+      calls++;
+      if (calls > 1) return Promise.resolve(json({ msg: "unavailable" }, 503));
+      const j = sessionJson(2, { expires_in: 30 });
+      j.expires_at = Math.floor(Date.now() / 1000) + 5; // device clock 25 s ahead of the server's
+      return Promise.resolve(json(j));
+    };
+    const client = createBaseClient(BASE, KEY, { fetch, retry: { maxAttempts: 1 }, timeout: 0 });
+    const m = createSessionManager(createAuthClient(client), client); // autoRefresh on
+    await m.saveSession(decodeSession(sessionJson(1, { expires_in: 3600 })));
+    const heard: [string, number][] = [];
+    const t0 = Date.now();
+    m.sessionState.subscribe((s) => heard.push([s.kind, Date.now() - t0]));
+    assert.ok((await m.refreshSession()).ok); // fresh token, lapses at t0 + 5 s
+    await clock.tickAsync(20_000); // every later refresh fails transiently
+    m.dispose();
+    const expired = heard.find(([k]) => k === "Expired");
+    assert.ok(expired);
+    assert.ok(
+      expired[1] <= 5_000 + 1_000,
+      `Expired heard at +${expired[1]} ms, token lapsed at +5000 ms`,
+    );
+  });
+});
+
+Deno.test("an iterator of the state reads a lapse at each next(), not only when it was made", async () => {
+  await withClock(async (clock) => {
+    const client = createBaseClient(BASE, KEY, {
+      fetch: () => Promise.resolve(json({}, 503)),
+      retry: { maxAttempts: 1 },
+      timeout: 0,
+    });
+    const m = createSessionManager(createAuthClient(client), client, { autoRefresh: false });
+    await m.saveSession(decodeSession(sessionJson(1, { expires_in: 20 })));
+    const it = m.sessionState[Symbol.asyncIterator](); // e.g. a `for await` loop set up at startup
+    await clock.tickAsync(60_000); // 40 s past the expiry
+    const first = (await it.next()).value!;
+    await it.return?.();
+    m.dispose();
+    assert.equal(first.kind, "Expired");
+  });
+});
+
+Deno.test("restoring a lapsed stored session while another session's refresh is in flight refreshes the restored one", async () => {
+  await withClock(async (clock) => {
+    const grants: string[] = [];
+    let release!: () => void;
+    const fetch = async (_: unknown, init?: RequestInit) => {
+      const token = JSON.parse(String(init?.body ?? "{}")).refresh_token;
+      grants.push(token);
+      if (grants.length === 1) await new Promise<void>((r) => (release = r)); // slow network
+      return json(sessionJson(100 + grants.length, { expires_in: 3600 }));
+    };
+    const client = createBaseClient(BASE, KEY, { fetch, retry: { maxAttempts: 1 }, timeout: 0 });
+    const storage = new InMemorySessionStorage();
+    const m = createSessionManager(createAuthClient(client), client, { storage }); // autoRefresh on
+    await m.saveSession(decodeSession(sessionJson(1, { expires_in: 3600 })));
+    const refreshing = m.refreshSession(); // refresh-1 in flight
+    await clock.tickAsync(0);
+    // Another tab signs in as B and stores it; this tab then restores (B's token has lapsed).
+    storage.save(
+      decodeSession(
+        sessionJson(2, { expires_in: 3600, expires_at: Math.floor(Date.now() / 1000) - 10 }),
+      ),
+    );
+    const restoring = m.restoreSession();
+    await clock.tickAsync(0);
+    release();
+    const r = await restoring;
+    await refreshing;
+    await clock.tickAsync(600_000);
+    const kind = m.sessionState.value.kind;
+    m.dispose();
+    // The restore must not share refresh-1's refresh (superseded by the restore): refresh-2 is
+    // granted, and the restored session is live.
+    assert.deepEqual(
+      { restore: r.ok ? "ok" : r.error.category, refreshedB: grants.includes("refresh-2"), kind },
+      { restore: "ok", refreshedB: true, kind: "Authenticated" },
+    );
+  });
+});
+
+Deno.test("failed retries of a lapsed session tell subscribers Expired once", async () => {
+  await withClock(async (clock) => {
+    let grants = 0;
+    const fetch = () => (grants++, Promise.resolve(json({ msg: "unavailable" }, 503)));
+    const client = createBaseClient(BASE, KEY, { fetch, retry: { maxAttempts: 1 }, timeout: 0 });
+    const m = createSessionManager(createAuthClient(client), client, {
+      retryBaseDelayMs: 1_000,
+      retryMaxDelayMs: 5_000,
+    });
+    await m.saveSession(decodeSession(sessionJson(1, { expires_in: 60 })));
+    const kinds: string[] = [];
+    m.sessionState.subscribe((s) => kinds.push(s.kind));
+    await clock.tickAsync(300_000);
+    m.dispose();
+    assert.ok(grants > 5, `retried ${grants} times`);
+    assert.deepEqual(kinds, ["Authenticated", "Expired"]);
+  });
+});
