@@ -638,23 +638,34 @@ function redirectInit(
 }
 
 /**
- * A fetch init whose `signal` comes into being only when the fetch reads it
- * (a prototype getter keeps the object's shape fast).
+ * The `signal` of a {@linkcode LazySignalInit}: an own enumerable getter, so
+ * that a custom fetch copying the init (`{ ...init, headers }`) still gets
+ * it, while the signal comes into being only when it is read. One shared
+ * descriptor keeps every init's shape the same.
  */
+const LAZY_SIGNAL: PropertyDescriptor = {
+  get(this: LazySignalInit): AbortSignal {
+    const own = this.controller.signal;
+    return this.caller ? AbortSignal.any([own, this.caller]) : own;
+  },
+  enumerable: true,
+  configurable: true,
+};
+
+/** A fetch init whose `signal` comes into being only when the fetch reads it. */
 class LazySignalInit {
   body?: BodyInit;
   duplex?: "half";
+  /** For a streamed answer: the caller's signal, joined to the fetch's own. */
+  caller?: AbortSignal;
+  declare readonly signal: AbortSignal;
   constructor(
     readonly method: string,
     readonly headers: Record<string, string>,
     readonly redirect: RedirectMode,
     readonly controller: AbortController,
-  ) {}
-  /** For a streamed answer: the caller's signal, joined to the fetch's own. */
-  caller?: AbortSignal;
-  get signal(): AbortSignal {
-    const own = this.controller.signal;
-    return this.caller ? AbortSignal.any([own, this.caller]) : own;
+  ) {
+    Object.defineProperty(this, "signal", LAZY_SIGNAL);
   }
 }
 

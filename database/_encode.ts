@@ -123,6 +123,16 @@ export function listOperand(
   if (!Array.isArray(values)) {
     throw new TypeError(`Cannot filter with ${what} as the value must be an array`);
   }
-  return open + values.map((v) => v === null ? "null" : quoteItem(scalar(v, what))).join(",") +
+  return open +
+    values.map((v) =>
+      v === null
+        ? "null"
+        // A nested array is a dimension of a Postgres array literal: `{{1,2},{3,4}}`.
+        : Array.isArray(v)
+        ? (open === "{"
+          ? listOperand(v, what, "{", "}")
+          : quoteItem(listOperand(v, what, "{", "}")))
+        : quoteItem(scalar(v, what))
+    ).join(",") +
     close;
 }

@@ -225,11 +225,18 @@ export function refreshCurrentSession(
   return untilCancelled(() => manager.refreshSession(), options.signal);
 }
 
+/** GoTrue codes of a session or user the server has ended. */
+const ENDED: ReadonlySet<string> = new Set(["session_not_found", "user_not_found"]);
+
 /**
  * Signs the current session out and clears storage; with no session it succeeds when `succeedIfNoSession` (default).
- * A lapsed (`Expired`) session is signed out too. An answer of 401, 403 or 404
- * means the server no longer knows the token or its session, so the session
- * is cleared and the call succeeds; any other failure keeps it.
+ * A lapsed (`Expired`) session is signed out too. With scope LOCAL (the
+ * default) an answer of 401, 403 or 404 means the server no longer knows the
+ * token or its session, so the session is cleared and the call succeeds.
+ * GLOBAL and OTHERS need a token the server accepts: a lapsed session is
+ * refreshed first, and only a 404 or an ended session (`session_not_found`,
+ * `user_not_found`) counts as done; a refused token revoked nothing, so it
+ * fails. With OTHERS this session is kept. Any other failure keeps it.
  *
  * @example signOutCurrentSession
  * ```ts
@@ -257,12 +264,23 @@ export async function signOutCurrentSession(
     succeedIfNoSession?: boolean;
   } = {},
 ): Promise<ServiceResult<void>> {
-  const session = heldSession(manager);
+  let session = heldSession(manager);
   if (!session) return (options.succeedIfNoSession ?? true) ? success(undefined) : noSession();
   const scope = options.scope ?? SignOutScope.LOCAL;
+  // Ending the other sessions needs a token the server accepts: a lapsed one is refreshed first.
+  if (scope !== SignOutScope.LOCAL && manager.sessionState.value.kind === "Expired") {
+    const fresh = await untilCancelled(() => manager.refreshSession(), options.signal);
+    if (!fresh.ok) return fresh;
+    session = fresh.value;
+  }
   let r = await auth.signOut(session.accessToken, { ...call(options), scope });
-  // A token the server no longer knows is as signed out as it gets.
-  const dead = !r.ok && [401, 403, 404].includes(r.error.status ?? 0);
+  // A token the server no longer knows is as signed out as it gets locally; for GLOBAL and
+  // OTHERS only a session the server has ended counts (a refused token revoked nothing).
+  const status = r.ok ? 0 : r.error.status ?? 0;
+  const dead = !r.ok &&
+    (scope === SignOutScope.LOCAL
+      ? [401, 403, 404].includes(status)
+      : status === 404 || ENDED.has(r.error.code ?? ""));
   if (dead) r = success(undefined);
   // Only the session signed out is cleared: one that replaced it meanwhile stays, and so
   // does this one when only the others were signed out (OTHERS), unless its token is dead.

@@ -486,6 +486,8 @@ export class SessionManager {
       }
       if (!held()) return superseded();
       // The new tokens are live even when storage failed: the old ones are spent.
+      // A caller asking now (a TOKEN_REFRESHED listener) holds the new token: it shares this.
+      if (this.#inflightToken === session.refreshToken) this.#inflightToken = next.refreshToken;
       this.#apply(next, true);
       this.#clearTimer(); // a timer pending now was the spent token's
       this.#schedule();
@@ -508,6 +510,9 @@ export class SessionManager {
       if (!held()) return superseded();
       if (stored && stored.refreshToken !== session.refreshToken) {
         const adopted = withExpiry(stored);
+        if (this.#inflightToken === session.refreshToken) {
+          this.#inflightToken = adopted.refreshToken;
+        }
         this.#apply(adopted);
         this.#clearTimer();
         this.#schedule();
@@ -547,12 +552,26 @@ export class SessionManager {
     }
     if (this.#autoRefresh && !this.#storage.perRequest) {
       const exp = Math.min(this.#retryMax, this.#retryBase * 2 ** (this.#failures - 1));
-      const delay = Math.max(exp / 2 + (exp / 2) * Math.random(), (error.retryAfter ?? 0) * 1000);
-      // A retry due after the expiry runs at it instead, so that a failure there tells
-      // subscribers the session is Expired when it lapses, not up to a minute later.
+      const backoff = exp / 2 + (exp / 2) * Math.random();
+      // A backoff due after the expiry runs at it instead, so that a failure there tells
+      // subscribers the session is Expired when it lapses, not up to a minute later; the
+      // server's Retry-After is honoured whatever the expiry.
       const untilExpiry = this.#expiresAtMs(session) - Date.now();
-      const wait = untilExpiry > 0 ? Math.min(delay, untilExpiry) : delay;
-      this.#setTimer(Math.min(wait, this.#retryMax), () => void this.refreshSession());
+      const wait = Math.min(
+        Math.max(
+          untilExpiry > 0 ? Math.min(backoff, untilExpiry) : backoff,
+          (error.retryAfter ?? 0) * 1000,
+        ),
+        this.#retryMax,
+      );
+      const refresh = () => void this.refreshSession();
+      if (untilExpiry > 0 && wait > untilExpiry) {
+        // Waiting for the server past the expiry: the lapse is reported at the expiry.
+        this.#setTimer(untilExpiry, () => {
+          this.#checkLapsed();
+          this.#setTimer(wait - untilExpiry, refresh);
+        });
+      } else this.#setTimer(wait, refresh);
     }
     return failure(error);
   }

@@ -900,6 +900,11 @@ export function withCacheNonce(
   nonce: string | null | undefined,
   options: CacheNonceOptions = {},
 ): string {
+  if (typeof options !== "object" || options === null) {
+    throw new TypeError(
+      `Cannot add a cache nonce as 'options' must be an object such as { name }: current value is ${options}`,
+    );
+  }
   if (nonce === null || nonce === undefined || nonce.trim() === "") return url;
   const name = options.name ?? "cacheNonce";
   const hash = url.indexOf("#");

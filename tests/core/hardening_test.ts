@@ -254,3 +254,29 @@ Deno.test("GoTrue error bodies: a numeric code is the HTTP status, not an error 
     "PGRST116",
   );
 });
+
+Deno.test("a custom fetch that copies its init ({ ...init }) still gets the signal: timeouts and aborts reach it", async () => {
+  const seen: AbortSignal[] = [];
+  // A common wrapper: copy the init to add a header, then call the real fetch.
+  const wrapped: typeof fetch = (_input, init) => {
+    const copy: RequestInit = {
+      ...init,
+      headers: { ...(init?.headers as Record<string, string>), x: "1" },
+    };
+    const signal = copy.signal!;
+    seen.push(signal);
+    return new Promise((_, reject) => {
+      signal.addEventListener("abort", () => reject(signal.reason), { once: true });
+    });
+  };
+  const client = createBaseClient("https://p.example", "anon-key", { fetch: wrapped });
+  const timedOut = await client.request({ path: "/slow", timeout: 20, retry: false });
+  assert.equal(timedOut.errorOrNull()?.category, "TIMEOUT");
+  assert.ok(seen[0] instanceof AbortSignal, "the copy carries the signal");
+  assert.ok(seen[0].aborted, "the wrapped fetch was aborted, not left running");
+  const ac = new AbortController();
+  const cancelled = client.request({ path: "/slow", signal: ac.signal, retry: false });
+  ac.abort();
+  assert.equal((await cancelled).errorOrNull()?.category, "CANCELLED");
+  assert.ok(seen[1].aborted);
+});

@@ -58,6 +58,10 @@ Deno.test("an array operand of eq, neq and isDistinctFrom is a Postgres array, a
       ["tags", 'cs.{a,"b c"}'],
     ],
   );
+  // A nested array is another dimension of the literal.
+  assert.deepEqual(where((w) => w.eq(column<number[][]>("grid"), [[1, 2], [3, 4]])), [
+    ["grid", "eq.{{1,2},{3,4}}"],
+  ]);
   // Inside a group the array stays one operand.
   assert.deepEqual(where((w) => w.or((g) => g.eq(t.tags, ["a", "b"]).eq(t.id, 1))), [
     ["or", "(tags.eq.{a,b},id.eq.1)"],

@@ -229,3 +229,55 @@ Deno.test("refreshTokenAndSaveSession takes a signal", async () => {
   assert.equal(g.rec.requests.length, before);
   m.dispose();
 });
+
+Deno.test("GLOBAL and OTHERS sign-outs refresh a lapsed session first; a refused token is not reported as done", async () => {
+  await withClock(async (clock) => {
+    const logouts: string[] = [];
+    const g = gotrue((req) => {
+      if (!req.url.pathname.endsWith("/logout")) return null;
+      const token = (req.headers.get("authorization") ?? "").slice(7);
+      logouts.push(token);
+      return token === "access-1"
+        ? jsonResponse({ code: "bad_jwt", message: "invalid JWT: token is expired" }, {
+          status: 403,
+        })
+        : new Response(null, { status: 204 });
+    });
+    const m = createSessionManager(g.auth, g.client, { autoRefresh: false });
+    await m.saveSession(decodeSession(sessionJson(1, { expires_in: 60 })));
+    await clock.tickAsync(120_000); // lapsed
+    assert.ok((await signOutCurrentSession(g.auth, m, { scope: SignOutScope.OTHERS })).ok);
+    // Refreshed, then the others signed out with the fresh token; this session is kept.
+    assert.deepEqual(logouts, ["access-2"]);
+    assert.equal(m.currentSession?.accessToken, "access-2");
+    m.dispose();
+
+    // A live-looking token the server refuses: GLOBAL revoked nothing, so it fails and keeps it.
+    const m2 = createSessionManager(g.auth, g.client, { autoRefresh: false });
+    await m2.saveSession(decodeSession(sessionJson(1)));
+    const r = await signOutCurrentSession(g.auth, m2, { scope: SignOutScope.GLOBAL });
+    assert.equal(r.errorOrNull()?.code, "bad_jwt");
+    assert.equal(m2.currentSession?.accessToken, "access-1");
+    // LOCAL: the server no longer knowing the token is as signed out as it gets.
+    assert.ok((await signOutCurrentSession(g.auth, m2)).ok);
+    assert.equal(m2.currentSession, null);
+    m2.dispose();
+  });
+});
+
+Deno.test("a TOKEN_REFRESHED listener asking for a refresh shares the one under way", async () => {
+  let grants = 0;
+  const g = gotrue((req) =>
+    req.url.pathname.endsWith("/token") ? jsonResponse(sessionJson(100 + ++grants)) : null
+  );
+  const m = createSessionManager(g.auth, g.client, { autoRefresh: false });
+  await m.saveSession(decodeSession(sessionJson(1)));
+  let fromListener: Promise<unknown> | null = null;
+  m.onAuthStateChange((e) => {
+    if (e === "TOKEN_REFRESHED" && !fromListener) fromListener = m.refreshSession();
+  }, { emitInitialSession: false });
+  assert.ok((await m.refreshSession()).ok);
+  await fromListener;
+  m.dispose();
+  assert.equal(grants, 1);
+});

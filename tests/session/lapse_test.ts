@@ -35,8 +35,10 @@ Deno.test("a saved session without expiresIn lapses at its token's exp, in memor
       user: { id: "u1" },
     };
     await m.saveSession(decodeSession(body));
-    await clock.tickAsync(60_000); // 40 s past the token's exp
-    const inMemory = m.sessionState.value.kind;
+    await clock.tickAsync(10_000); // 10 s before the token's exp: live
+    const before = m.sessionState.value.kind;
+    await clock.tickAsync(20_000); // 10 s past it
+    const after = m.sessionState.value.kind;
     const m2 = createSessionManager(createAuthClient(client), client, {
       storage,
       autoRefresh: false,
@@ -45,8 +47,7 @@ Deno.test("a saved session without expiresIn lapses at its token's exp, in memor
     const restored = m2.sessionState.value.kind;
     m.dispose();
     m2.dispose();
-    assert.equal(restored, "Expired"); // storedExpiry reads the exp claim
-    assert.equal(inMemory, "Expired", "the same session held in memory lapses too");
+    assert.deepEqual([before, after, restored], ["Authenticated", "Expired", "Expired"]);
   });
 });
 
@@ -175,5 +176,31 @@ Deno.test("failed retries of a lapsed session tell subscribers Expired once", as
     m.dispose();
     assert.ok(grants > 5, `retried ${grants} times`);
     assert.deepEqual(kinds, ["Authenticated", "Expired"]);
+  });
+});
+
+Deno.test("a 429's Retry-After is honoured even when the token lapses sooner; the lapse is reported at it", async () => {
+  await withClock(async (clock) => {
+    const grants: number[] = [];
+    const t0 = Date.now();
+    const fetch = () => (grants.push(Date.now() - t0),
+      Promise.resolve(
+        new Response(JSON.stringify({ msg: "slow down" }), {
+          status: 429,
+          headers: { "content-type": "application/json", "retry-after": "50" },
+        }),
+      ));
+    const client = createBaseClient(BASE, KEY, { fetch, retry: { maxAttempts: 1 }, timeout: 0 });
+    const m = createSessionManager(createAuthClient(client), client);
+    const heard: Array<[string, number]> = [];
+    m.sessionState.subscribe((s) => heard.push([s.kind, Date.now() - t0]));
+    await m.saveSession(decodeSession(sessionJson(1, { expires_in: 30 }))); // refresh due at +10 s
+    await clock.tickAsync(59_000);
+    const expired = heard.find(([kind]) => kind === "Expired");
+    await clock.tickAsync(2_000);
+    m.dispose();
+    // The first refresh at +10 s, then not before the server's 50 s: +60 s, not at the expiry.
+    assert.deepEqual(grants, [10_000, 60_000]);
+    assert.ok(expired && expired[1] <= 30_000, JSON.stringify(heard));
   });
 });

@@ -577,6 +577,8 @@ Deno.test("withCacheNonce appends verbatim, keeps fragments, ignores blank", () 
     withCacheNonce("https://x/a.png?w=1#f", "2", { name: "v" }),
     "https://x/a.png?w=1&v=2#f",
   );
+  // The name goes in an options object (a string from JavaScript is refused, not ignored).
+  assert.throws(() => withCacheNonce("https://x/a.png", "2", "v" as never), TypeError);
   // A member of the storage client too, as the document's operation table lists it.
   const { storage } = makeStorage();
   assert.equal(
