@@ -599,13 +599,13 @@ function redirectInit(
   hops: number,
 ): [string, LazySignalInit] | string {
   if (hops >= MAX_REDIRECTS) return `Redirect refused: more than ${MAX_REDIRECTS} redirects`;
-  let to: URL;
+  let to: URL | null = null;
   try {
     to = new URL(location, from);
   } catch {
-    return "Redirect refused: the Location is not a URL";
+    // Not a URL at all: refused as any other Location that is not http(s).
   }
-  if (to.protocol !== "https:" && to.protocol !== "http:") {
+  if (!to || (to.protocol !== "https:" && to.protocol !== "http:")) {
     return "Redirect refused: the Location is not an http(s) URL";
   }
   let method = init.method;
@@ -649,7 +649,6 @@ const LAZY_SIGNAL: PropertyDescriptor = {
     return this.caller ? AbortSignal.any([own, this.caller]) : own;
   },
   enumerable: true,
-  configurable: true,
 };
 
 /** A fetch init whose `signal` comes into being only when the fetch reads it. */
@@ -711,7 +710,7 @@ async function attemptOnce(
       if (st.cause !== null) return { kind: "aborted", cause: error };
       if (!headersValid(init.headers)) {
         return refused(
-          "Cannot send the request as a header value is invalid (a control character?)",
+          "Cannot send the request as a header value is invalid",
           "INVALID_ARGUMENT",
         );
       }
