@@ -48,8 +48,7 @@ export function gotrue<T>(client: BaseClient, call: GoTrueCall<T>): Promise<Serv
     path,
     query: call.query,
     json: call.body,
-    // GoTrue's current error format ({ code: <error code>, message }), as auth-js asks for it.
-    headers: { "x-supabase-api-version": "2024-01-01" },
+    headers: API_VERSION,
     // A call made for no user (sign-up, token grants, OTP, recovery, or an optional token
     // left blank) carries the API key as its bearer, as auth-js sends: never the client's
     // current token, which may have lapsed (a refresh) or belong to another user.
@@ -61,6 +60,11 @@ export function gotrue<T>(client: BaseClient, call: GoTrueCall<T>): Promise<Serv
     timeout: call.options?.timeout,
   }).then((r) => decodeResult(r, (v) => call.decode(v.body)));
 }
+
+/** GoTrue's current error format (`{ code: <error code>, message }`), as auth-js asks for it. */
+export const API_VERSION: Readonly<Record<string, string>> = {
+  "x-supabase-api-version": "2024-01-01",
+};
 
 export const unit = (): void => undefined;
 

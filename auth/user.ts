@@ -9,6 +9,7 @@ import type { BaseClient } from "../core/client.ts";
 import { asObject, decodeResult, reqString } from "../core/decode.ts";
 import type { ServiceResult } from "../core/result.ts";
 import {
+  API_VERSION,
   type AuthCallOptions,
   blank,
   gotrue,
@@ -130,6 +131,7 @@ export function linkIdentity(
   });
   return client.request({
     url,
+    headers: API_VERSION,
     accessToken,
     signal: o.signal,
     timeout: o.timeout,
@@ -214,6 +216,7 @@ export async function getJwks(
   const r = await client.request({
     area: "auth",
     path: "/.well-known/jwks.json",
+    headers: API_VERSION,
     credentials: "apikey",
     responseType: "text",
     signal: o.signal,
