@@ -528,6 +528,10 @@ export class SessionManager {
         }
         return r;
       }
+      // Per request (cookies), a session whose access token is still live stays for this
+      // request: the winner's response carries the new cookies, and a SIGNED_OUT here would
+      // make apps clear them.
+      if (this.#storage.perRequest && !lapsed(session)) return r;
       this.#drop();
       this.#signedOut();
       return r;
@@ -629,7 +633,11 @@ export class SessionManager {
       // sent its response (and with it the cookies the refresh would have written).
       const refreshed = await this.refreshSession();
       const current = this.currentSession;
-      return refreshed.ok || !current ? refreshed : success(current);
+      // A transient failure leaves the stored session live: it is the answer. A refresh whose
+      // new tokens could not be stored (the old ones are spent) is reported, never hidden.
+      return refreshed.ok || !current || current.refreshToken !== stored.refreshToken
+        ? refreshed
+        : success(current);
     }
     this.#schedule();
     return success(stored);
@@ -664,8 +672,8 @@ export class SessionManager {
     this.#disposed = true;
     this.stopAutoRefresh();
     this.#listeners.clear();
-    // The base client may outlive the manager (one per server, managers per request): the
-    // token this manager applied must not carry over to the next request.
+    // The base client may outlive the manager (reused by the next request): the token this
+    // manager applied must not carry over. Concurrent requests need a base client each.
     if (this.#applied !== null && this.#client.accessToken === this.#applied) {
       this.#client.clearAccessToken();
     }

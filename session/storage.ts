@@ -345,9 +345,10 @@ export interface CookieOptions {
   /**
    * Most chunks a session may take. Default: as many as fit in 12,720
    * characters (at most 50) (4 of the default size, about 12.4 KiB), since servers
-   * refuse requests whose headers grow past their limit (Node 16 KiB in all,
-   * nginx 8 KiB per header line), which would lock the user out of the site.
-   * A session that needs more makes `save` throw a `RangeError`.
+   * refuse requests whose headers grow past their limit (Node 16 KiB in all),
+   * which would lock the user out of the site. Behind nginx, whose default
+   * limit is 8 KiB per header line (all cookies share one `Cookie` line), set
+   * 2. A session that needs more makes `save` throw a `RangeError`.
    */
   maxChunks?: number;
 }
@@ -382,8 +383,12 @@ function parseCookies(header: string | null): Map<string, string> {
  * refresh timer for it (one would fire after the response has gone and spend
  * the browser's refresh token), and with auto-refresh on (the default)
  * `initialize` refreshes a due session before it resolves, so the response
- * carries the new cookies. Call the manager's `dispose()` once the response
- * is built: a base client shared between requests then loses the token.
+ * carries the new cookies. The manager puts the session's token on the base
+ * client it is given: give each request its own base client (a client shared
+ * by concurrent requests would run one request's calls with another's token),
+ * and call the manager's `dispose()` once the response is built. The session
+ * read from cookies is the browser's claim, not verified: check its token with
+ * `getClaimsForCurrentSession` before trusting `currentSession.user`.
  *
  * @example In a request handler
  * ```ts
@@ -510,8 +515,15 @@ export class CookieSessionStorage implements SessionStorage {
     const names = new Set([name]);
     for (let i = 0; i < maxChunks; i++) names.add(`${name}.${i}`);
     const prefix = `${name}.`;
+    // Only indices some configuration can write (below 50): a request carrying thousands of
+    // planted chunk names must not make every response delete them all.
     for (const k of this.#incoming.keys()) {
-      if (k.startsWith(prefix) && /^\d+$/.test(k.slice(prefix.length))) names.add(k);
+      if (
+        k.startsWith(prefix) && /^\d{1,2}$/.test(k.slice(prefix.length)) &&
+        +k.slice(prefix.length) < 50
+      ) {
+        names.add(k);
+      }
     }
     return [...names];
   }

@@ -10,7 +10,7 @@
 import { Hono } from "hono";
 import { fetchbaseAuth, type FetchbaseVariables } from "../../hono/mod.ts";
 import { column } from "../../database/mod.ts";
-import type { ClientOptions } from "../../core/mod.ts";
+import type { ClientOptions, ServiceError } from "../../core/mod.ts";
 
 /** Configuration of the app. */
 export interface AppConfig {
@@ -27,6 +27,22 @@ export interface AppConfig {
 const done = column<boolean>("done");
 const title = column<string>("title");
 const id = column<number>("id");
+
+/**
+ * The answer for a failed upstream call: its category and a status, never
+ * its message (a network error names internal URLs). A refused token or a
+ * denied row keeps its 401/403; anything else is the upstream's fault.
+ */
+function upstream(
+  c: { json(body: unknown, status: 401 | 403 | 502): Response },
+  error: ServiceError,
+): Response {
+  const status = error.status === 401 || error.status === 403 ? error.status : 502;
+  return c.json(
+    { error: "The backend could not complete the request", category: error.category },
+    status,
+  );
+}
 
 /** Builds the Hono app. */
 export function createApp(config: AppConfig): Hono<{ Variables: FetchbaseVariables }> {
@@ -59,7 +75,7 @@ export function createApp(config: AppConfig): Hono<{ Variables: FetchbaseVariabl
         }).orderBy(id).limit(50),
     });
     if (!page.ok) {
-      return c.json({ error: page.error.message }, page.error.status === 401 ? 401 : 502);
+      return upstream(c, page.error);
     }
     return c.json({ count: page.value.count, todos: JSON.parse(page.value.body) });
   });
@@ -71,7 +87,7 @@ export function createApp(config: AppConfig): Hono<{ Variables: FetchbaseVariabl
     }
     const db = c.get("fetchbase").database;
     const r = await db.insert("todos", JSON.stringify({ title: body.title, done: false }));
-    if (!r.ok) return c.json({ error: r.error.message }, r.error.status === 403 ? 403 : 502);
+    if (!r.ok) return upstream(c, r.error);
     return c.json(JSON.parse(r.value)[0], 201);
   });
 
@@ -85,9 +101,9 @@ export function createApp(config: AppConfig): Hono<{ Variables: FetchbaseVariabl
       contentType: c.req.header("content-type") ?? "application/octet-stream",
       upsert: true,
     });
-    if (!up.ok) return c.json({ error: up.error.message }, 502);
+    if (!up.ok) return upstream(c, up.error);
     const url = await storage.createSignedUrl(bucket, path, 600);
-    if (!url.ok) return c.json({ error: url.error.message }, 502);
+    if (!url.ok) return upstream(c, url.error);
     return c.json({ key: up.value, signedUrl: url.value }, 201);
   });
 

@@ -13,6 +13,13 @@ if (!url || !apiKey) {
   process.exit(1);
 }
 const title = column("title");
+// A failed upstream call: its category and a status, never its message (a network error
+// names internal URLs). A refused token or a denied row keeps its 401/403.
+const upstream = (c, error) =>
+  c.json(
+    { error: "The backend could not complete the request", category: error.category },
+    error.status === 401 || error.status === 403 ? error.status : 502,
+  );
 const app = new Hono();
 app.get("/health", (c) => c.json({ ok: true }));
 app.use("/api/*", fetchbaseAuth({ url, apiKey }));
@@ -25,7 +32,7 @@ app.get("/api/todos", async (c) => {
   });
   return r.ok
     ? c.json({ count: r.value.count, todos: JSON.parse(r.value.body) })
-    : c.json({ error: r.error.message }, 502);
+    : upstream(c, r.error);
 });
 app.post("/api/todos", async (c) => {
   const body = await c.req.json().catch(() => null);
@@ -36,17 +43,21 @@ app.post("/api/todos", async (c) => {
     "todos",
     JSON.stringify({ title: body.title, done: false }),
   );
-  return r.ok ? c.json(JSON.parse(r.value)[0], 201) : c.json({ error: r.error.message }, 502);
+  return r.ok ? c.json(JSON.parse(r.value)[0], 201) : upstream(c, r.error);
 });
 app.put("/api/files/:name", async (c) => {
   const storage = c.get("fetchbase").storage;
   const path = `${c.get("claims").claims.subject}/${c.req.param("name")}`;
-  const up = await storage.upload("uploads", path, c.req.raw.body, { upsert: true });
-  if (!up.ok) return c.json({ error: up.error.message }, 502);
+  if (!c.req.raw.body) return c.json({ error: "a body is required" }, 400);
+  const up = await storage.upload("uploads", path, c.req.raw.body, {
+    contentType: c.req.header("content-type") ?? "application/octet-stream",
+    upsert: true,
+  });
+  if (!up.ok) return upstream(c, up.error);
   const signed = await storage.createSignedUrl("uploads", path, 600);
   return signed.ok
     ? c.json({ key: up.value, signedUrl: signed.value }, 201)
-    : c.json({ error: signed.error.message }, 502);
+    : upstream(c, signed.error);
 });
 const server = serve({
   fetch: app.fetch,

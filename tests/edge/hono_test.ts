@@ -289,3 +289,36 @@ Deno.test("middleware: only a refused token is 401; an auth server answering any
     }
   }
 });
+
+Deno.test("Deno edge example: an upstream failure answers its category, never its message (no internal URL)", async () => {
+  const p = await project();
+  try {
+    const app = createApp({
+      url: p.server.url,
+      apiKey: p.backend.apiKey,
+      clientOptions: {
+        fetch: (input, init) => {
+          const url = input instanceof Request ? input.url : String(input);
+          // The database is unreachable; auth (JWKS) still answers.
+          if (url.includes("/rest/v1/")) {
+            return Promise.reject(
+              new TypeError("error sending request for url (http://10.1.2.3:1/rest/v1/todos)"),
+            );
+          }
+          return fetch(input, init);
+        },
+        retry: { maxAttempts: 1 },
+      },
+    });
+    const alice = await p.signUp("leak@example.test");
+    const r = await app.request("/api/todos", {
+      headers: { authorization: `Bearer ${alice.access_token}` },
+    });
+    assert.equal(r.status, 502);
+    const body = await r.text();
+    assert.ok(!body.includes("10.1.2.3"), body);
+    assert.equal(JSON.parse(body).category, "NETWORK");
+  } finally {
+    await p.server.close();
+  }
+});

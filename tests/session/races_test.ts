@@ -735,7 +735,9 @@ Deno.test("refresh_token_already_used: the winner's session in storage is adopte
   assert.equal(adopted.getOrThrow().accessToken, "access-5");
   assert.equal(s1.client.accessToken, "access-5");
   tab.dispose();
-  // Nothing newer stored (a server request's own cookies): signed out here, storage untouched.
+  // Nothing newer stored (a server request's own cookies): a live session stays for this
+  // request (no SIGNED_OUT that would make an app clear the winner's cookies); a lapsed one
+  // ends here, in memory only. Storage is untouched either way.
   const s2 = autoServer(reused);
   let cleared = 0;
   const own = new InMemorySessionStorage();
@@ -749,9 +751,16 @@ Deno.test("refresh_token_already_used: the winner's session in storage is adopte
     },
   };
   const req = createSessionManager(s2.auth, s2.client, { storage, autoRefresh: false });
+  const events: string[] = [];
+  req.onAuthStateChange((e) => events.push(e), { emitInitialSession: false });
   await req.saveSession(decodeSession(sessionJson(1)));
   const lost = await req.refreshSession();
   assert.equal(lost.errorOrNull()?.code, "refresh_token_already_used");
+  assert.equal(req.currentSession?.accessToken, "access-1");
+  assert.deepEqual(events, ["SIGNED_IN"]);
+  const past = Math.floor(Date.now() / 1000) - 10;
+  await req.saveSession(decodeSession(sessionJson(2, { expires_at: past })));
+  assert.equal((await req.refreshSession()).errorOrNull()?.code, "refresh_token_already_used");
   assert.equal(req.sessionState.value.kind, "NotAuthenticated");
   assert.equal(cleared, 0, "the winner's cookies are not deleted");
   req.dispose();

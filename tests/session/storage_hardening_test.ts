@@ -280,3 +280,50 @@ Deno.test("chunk 0 carries the chunk count: chunks left by a response with anoth
   // Every chunk stays within chunkSize, the count included.
   for (const c of a.setCookieHeaders()) assert.ok(c.split(";")[0].split("=")[1].length <= 1000);
 });
+
+Deno.test("planted chunk names at indices no configuration writes are not deleted on every response", () => {
+  const header = Array.from({ length: 3000 }, (_, i) => `fb-session.${i}=x`).join("; ");
+  const storage = new CookieSessionStorage(header);
+  storage.save(session);
+  const headers = storage.setCookieHeaders();
+  assert.ok(headers.length <= 51, `${headers.length} Set-Cookie headers for one save`);
+  // Every index a configuration can write (below 50) is still deleted when not written.
+  assert.ok(headers.some((h) => h.startsWith("fb-session.49=;")));
+  assert.ok(!headers.some((h) => h.startsWith("fb-session.50=")));
+});
+
+Deno.test("a due refresh whose new session cannot be stored is reported, not hidden behind the spent one", async () => {
+  const now = Math.floor(Date.now() / 1000);
+  const fresh = {
+    access_token: "access-2",
+    refresh_token: "refresh-2",
+    expires_in: 3600,
+    expires_at: now + 3600,
+    token_type: "bearer",
+    user: { id: "u1" },
+  };
+  const client = createBaseClient("https://p.example", "anon-key", {
+    fetch: () =>
+      Promise.resolve(
+        new Response(JSON.stringify(fresh), { headers: { "content-type": "application/json" } }),
+      ),
+  });
+  const due = decodeSession({
+    ...fresh,
+    access_token: "access-1",
+    refresh_token: "refresh-1",
+    expires_at: now + 30,
+  });
+  const storage = {
+    perRequest: true,
+    load: () => due,
+    save: () => {
+      throw new RangeError("the session no longer fits the cookies");
+    },
+    clear: () => {},
+  };
+  const m = createSessionManager(createAuthClient(client), client, { storage });
+  const r = await m.initialize();
+  m.dispose();
+  assert.equal(r.ok, false, "the browser keeps a refresh token the server has spent");
+});
