@@ -27,7 +27,7 @@ import type { ParsedSessionTokens } from "./models.ts";
 export function parseSessionTokensFromFragment(
   fragment: string,
 ): ServiceResult<ParsedSessionTokens> {
-  const text = (fragment ?? "").replace(/^#/, "");
+  const text = (typeof fragment === "string" ? fragment : "").replace(/^#/, "");
   const params = new Map<string, string>();
   for (const part of text.split("&")) {
     if (part === "") continue;
@@ -101,7 +101,7 @@ export function parseSessionTokensFromFragment(
  * @returns The tokens.
  */
 export function parseSessionTokensFromUrl(url: string): ServiceResult<ParsedSessionTokens> {
-  const hash = (url ?? "").indexOf("#");
+  const hash = typeof url === "string" ? url.indexOf("#") : -1;
   if (hash < 0) {
     return failure({ message: "Cannot parse the URL as it has no fragment", category: "DECODE" });
   }

@@ -72,6 +72,10 @@ export function stringifyJson(value: unknown): string | undefined {
     return JSON.stringify(value);
   } catch (e) {
     if (e instanceof TypeError && /bigint/i.test(e.message)) return stringifyJsonInt64(value);
-    throw e;
+    // A cycle, or a toJSON that throws: the caller's value, refused with a clear TypeError.
+    throw new TypeError(
+      `Cannot send the value as JSON: ${e instanceof Error ? e.message : String(e)}`,
+      { cause: e },
+    );
   }
 }

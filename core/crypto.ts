@@ -120,6 +120,11 @@ export function timingSafeEqual(
   a: string | Uint8Array,
   b: string | Uint8Array,
 ): boolean {
+  for (const v of [a, b]) {
+    if (typeof v !== "string" && !(v instanceof Uint8Array)) {
+      throw new TypeError("Cannot compare as the values must be strings or Uint8Arrays");
+    }
+  }
   // Two strings compare by UTF-16 code units: UTF-8 would turn every lone surrogate into U+FFFD.
   const both = typeof a === "string" && typeof b === "string";
   const unit = (v: string | Uint8Array, i: number): number =>

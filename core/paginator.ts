@@ -107,6 +107,12 @@ export function createPaginator<T>(
       if (result.ok && signal?.aborted) {
         result = failure({ message: "Request was cancelled", category: "CANCELLED" });
       }
+      // A fetcher resolving something else than a result holding a list is a Failure too.
+      if (result?.ok === true && !Array.isArray(result.value)) {
+        result = failure({ message: "Page fetch resolved no list", category: "DECODE" });
+      } else if (result?.ok !== true && result?.ok !== false) {
+        result = failure({ message: "Page fetch resolved no result", category: "DECODE" });
+      }
       if (result.ok) {
         items.value = [...items.value, ...result.value];
         error.value = null;
@@ -143,9 +149,10 @@ export function createPaginator<T>(
         const promise = load(controller.signal);
         const started = { promise, controller, waiting: 0 };
         flight = started;
-        promise.then(() => {
+        const reset = () => {
           if (flight === started) flight = null;
-        });
+        };
+        promise.then(reset, reset);
       }
       const f = flight;
       f.waiting++;

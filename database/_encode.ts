@@ -123,8 +123,9 @@ export function listOperand(
   if (!Array.isArray(values)) {
     throw new TypeError(`Cannot filter with ${what} as the value must be an array`);
   }
+  // Array.from reads holes as undefined (refused below); map would skip them.
   return open +
-    values.map((v) =>
+    Array.from(values, (v) =>
       v === null
         ? "null"
         // A nested array is a dimension of a Postgres array literal: `{{1,2},{3,4}}`.
@@ -132,7 +133,6 @@ export function listOperand(
         ? (open === "{"
           ? listOperand(v, what, "{", "}")
           : quoteItem(listOperand(v, what, "{", "}")))
-        : quoteItem(scalar(v, what))
-    ).join(",") +
+        : quoteItem(scalar(v, what))).join(",") +
     close;
 }

@@ -666,7 +666,7 @@ export async function importSessionFromUrl(
   manager: SessionManager,
   options: AuthCallOptions = {},
 ): Promise<ServiceResult<Session>> {
-  const hash = (url ?? "").indexOf("#");
+  const hash = typeof url === "string" ? url.indexOf("#") : -1;
   if (hash < 0) {
     return failure({
       message: "Cannot import the session as the URL has no fragment",

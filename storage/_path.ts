@@ -72,5 +72,9 @@ export function objectPathOrFailure(bucket: string, path: string): string | Fail
 
 /** One key or a list of keys (the document's list-or-vararg parameters) as a list. */
 export function pathList(paths: string | readonly string[]): readonly string[] {
-  return typeof paths === "string" ? [paths] : paths;
+  if (typeof paths === "string") return [paths];
+  if (!Array.isArray(paths)) {
+    throw new TypeError("Cannot use the paths as they must be an object key or a list of keys");
+  }
+  return paths;
 }

@@ -314,6 +314,18 @@ export function encodeNamespace(namespace: readonly string[]): string {
   return nameSegment(namespace.join("\u001f"), "namespace");
 }
 
+/** Whether a typed request is an object (JavaScript callers may pass anything). */
+function isRequest(request: unknown): boolean {
+  return request !== null && typeof request === "object";
+}
+
+function noRequest(): ServiceResult<never> {
+  return failure({
+    message: "Cannot call the catalog as 'request' must be an object",
+    category: "INVALID_ARGUMENT",
+  });
+}
+
 /**
  * An Iceberg REST catalog client for one analytics bucket (warehouse). The
  * route prefix comes from `GET /v1/config` (overrides, then defaults), read
@@ -543,6 +555,7 @@ export class AnalyticsCatalogClient {
     request: IcebergCreateNamespaceRequest,
     options: CatalogCallOptions = {},
   ): Promise<ServiceResult<IcebergNamespaceMetadata>> {
+    if (!isRequest(request)) return noRequest();
     return decodeResult(
       await this.createNamespace(request.namespace, { ...options, properties: request.properties }),
       (o) => ({
@@ -713,6 +726,7 @@ export class AnalyticsCatalogClient {
     request: IcebergTableCreateRequest,
     options: CatalogCallOptions = {},
   ): Promise<ServiceResult<IcebergTableMetadataResponse>> {
+    if (!isRequest(request)) return noRequest();
     const json: CatalogJsonObject = { name: request.name, schema: request.schema };
     if (request.location) json.location = request.location;
     if (request.partitionSpec) json["partition-spec"] = request.partitionSpec;
@@ -760,6 +774,7 @@ export class AnalyticsCatalogClient {
     request: IcebergTableCommitRequest,
     options: CatalogCallOptions = {},
   ): Promise<ServiceResult<IcebergTableMetadataResponse>> {
+    if (!isRequest(request)) return noRequest();
     return decodeResult(
       await this.updateTable(namespace, name, {
         requirements: request.requirements ?? [],
@@ -864,6 +879,7 @@ export class AnalyticsCatalogClient {
     request: IcebergTableRegisterRequest,
     options: CatalogCallOptions = {},
   ): Promise<ServiceResult<IcebergTableMetadataResponse>> {
+    if (!isRequest(request)) return noRequest();
     return decodeResult(
       await this.registerTable(namespace, {
         name: request.name,

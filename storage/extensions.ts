@@ -154,13 +154,24 @@ export function createSignedDownloadUrls(
   expiresIn: number,
   options: Omit<SignedUrlOptions, "download" | "transform"> = {},
 ): Promise<ServiceResult<string[]>> {
-  return storage.createSignedUrls(bucket, pathList(paths), expiresIn, {
+  let list: readonly string[];
+  try {
+    list = pathList(paths);
+  } catch (e) {
+    return Promise.resolve(invalidPaths(e));
+  }
+  return storage.createSignedUrls(bucket, list, expiresIn, {
     ...options,
     download: true,
   });
 }
 
 /** Path → value as own properties (a key such as `__proto__` stays a key). */
+/** A paths argument that is neither a key nor a list, as the Failure of an async helper. */
+function invalidPaths(e: unknown): ServiceResult<never> {
+  return failure({ message: (e as Error).message, category: "INVALID_ARGUMENT", cause: e });
+}
+
 function byPath<T>(paths: string | readonly string[], values: readonly T[]): Record<string, T> {
   return Object.fromEntries(pathList(paths).map((p, i) => [p, values[i]]));
 }
@@ -266,8 +277,14 @@ export async function createSignedRenderUrls(
   transform: ImageTransformOptions,
   options: StorageCallOptions = {},
 ): Promise<ServiceResult<string[]>> {
+  let list: readonly string[];
+  try {
+    list = pathList(paths);
+  } catch (e) {
+    return invalidPaths(e);
+  }
   const out: string[] = [];
-  for (const p of pathList(paths)) {
+  for (const p of list) {
     const r = await createSignedRenderUrl(storage, bucket, p, expiresIn, transform, options);
     if (!r.ok) return r;
     out.push(r.value);

@@ -771,3 +771,25 @@ Deno.test("calls made for no user carry the API key as bearer, never the client'
   await auth.getUser(TOKEN);
   assert.equal(rec.last.headers.get("authorization"), `Bearer ${TOKEN}`);
 });
+
+Deno.test("a server error echoing a refresh token, password or PKCE verifier shows none of them", async () => {
+  const RT = "rt-Secret-0123456789abcdef";
+  const PW = "correct horse battery staple";
+  const echo = (req: { text?: string | null }) =>
+    jsonResponse({ message: `rejected: ${req.text}`, code: `bad ${req.text}` }, { status: 400 });
+  const { auth } = makeAuth((req) => echo(req));
+  for (
+    const r of [
+      await auth.refreshToken(RT),
+      await auth.signInWithEmail("a@x.io", PW),
+      await auth.exchangeCodeForSession("code-1", "verifier-Secret-0123456789"),
+    ]
+  ) {
+    const e = r.errorOrNull()!;
+    const shown = `${e.message} ${e.code} ${String(e)} ${JSON.stringify(e)}`;
+    for (const secret of [RT, PW, "verifier-Secret-0123456789"]) {
+      assert.ok(!shown.includes(secret), shown);
+    }
+    assert.match(e.message, /\*\*\*/);
+  }
+});
