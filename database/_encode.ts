@@ -123,16 +123,17 @@ export function listOperand(
   if (!Array.isArray(values)) {
     throw new TypeError(`Cannot filter with ${what} as the value must be an array`);
   }
-  // Array.from reads holes as undefined (refused below); map would skip them.
-  return open +
-    Array.from(values, (v) =>
-      v === null
-        ? "null"
-        // A nested array is a dimension of a Postgres array literal: `{{1,2},{3,4}}`.
-        : Array.isArray(v)
-        ? (open === "{"
-          ? listOperand(v, what, "{", "}")
-          : quoteItem(listOperand(v, what, "{", "}")))
-        : quoteItem(scalar(v, what))).join(",") +
-    close;
+  // By index: a hole reads as undefined (refused below), where map would skip it.
+  let out = open;
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i];
+    if (i > 0) out += ",";
+    out += v === null
+      ? "null"
+      // A nested array is a dimension of a Postgres array literal: `{{1,2},{3,4}}`.
+      : Array.isArray(v)
+      ? (open === "{" ? listOperand(v, what, "{", "}") : quoteItem(listOperand(v, what, "{", "}")))
+      : quoteItem(scalar(v, what));
+  }
+  return out + close;
 }
