@@ -26,3 +26,17 @@ export function makeAuth(
   const rec = recordingFetch(script ?? (() => jsonResponse(SESSION)));
   return { auth: createAuthClient(createBaseClient(BASE, KEY, { fetch: rec.fetch })), rec };
 }
+
+/**
+ * Deliberate (docs/CONFORMANCE.md, Auth): fetchbase omits null fields, where auth-js sends
+ * `code_challenge: null` in the implicit flow. Conformance tests compare bodies without them.
+ */
+export function dropNulls(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(dropNulls);
+  if (v && typeof v === "object") {
+    return Object.fromEntries(
+      Object.entries(v).filter(([, x]) => x !== null).map(([k, x]) => [k, dropNulls(x)]),
+    );
+  }
+  return v;
+}

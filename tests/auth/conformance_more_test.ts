@@ -19,7 +19,7 @@ import {
   type PkceParams,
 } from "../../auth/mod.ts";
 import { jsonResponse, type RecordedRequest, recordingFetch } from "../support/recording_fetch.ts";
-import { BASE, KEY, makeAuth, SESSION } from "./_helpers.ts";
+import { BASE, dropNulls, KEY, makeAuth, SESSION } from "./_helpers.ts";
 
 const userAnswer = {
   id: "u1",
@@ -55,17 +55,6 @@ function answer(req: RecordedRequest): Response {
     });
   }
   return jsonResponse(SESSION);
-}
-
-/** Deliberate: fetchbase omits null fields (docs/CONFORMANCE.md, Auth). */
-function dropNulls(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(dropNulls);
-  if (v && typeof v === "object") {
-    return Object.fromEntries(
-      Object.entries(v).filter(([, x]) => x !== null).map(([k, x]) => [k, dropNulls(x)]),
-    );
-  }
-  return v;
 }
 
 type Shape = {

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { AuthClient as GoTrueClient } from "@supabase/auth-js";
 import type { AuthClient } from "../../auth/mod.ts";
 import { jsonResponse, type RecordedRequest, recordingFetch } from "../support/recording_fetch.ts";
-import { BASE, KEY, makeAuth, SESSION, TOKEN } from "./_helpers.ts";
+import { BASE, dropNulls, KEY, makeAuth, SESSION, TOKEN } from "./_helpers.ts";
 
 const userAnswer = {
   id: "u1",
@@ -35,17 +35,6 @@ function answer(req: RecordedRequest): Response {
   }
   if (p.endsWith("/user/oauth/grants") && req.method === "GET") return jsonResponse([]);
   return jsonResponse(SESSION);
-}
-
-/** Deliberate: fetchbase omits null fields (auth-js sends `code_challenge: null` in the implicit flow). */
-function dropNulls(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(dropNulls);
-  if (v && typeof v === "object") {
-    return Object.fromEntries(
-      Object.entries(v).filter(([, x]) => x !== null).map(([k, x]) => [k, dropNulls(x)]),
-    );
-  }
-  return v;
 }
 
 function shape(r: RecordedRequest) {

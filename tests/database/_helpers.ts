@@ -1,6 +1,11 @@
 import { createBaseClient } from "../../core/client.ts";
 import { createDatabaseClient, type DatabaseClient } from "../../database/mod.ts";
-import { type Recorder, recordingFetch, type Responder } from "../support/recording_fetch.ts";
+import {
+  type RecordedRequest,
+  type Recorder,
+  recordingFetch,
+  type Responder,
+} from "../support/recording_fetch.ts";
 
 export const BASE = "https://project.example.com";
 export const KEY = "anon-key-0123456789";
@@ -21,4 +26,36 @@ export function pairs(url: URL): Array<[string, string]> {
 
 export function q(url: URL, key: string): string | null {
   return url.searchParams.get(key);
+}
+
+/** What a conformance test compares of a PostgREST request (see docs/CONFORMANCE.md). */
+export function shape(r: RecordedRequest) {
+  // Deliberate (docs/CONFORMANCE.md): fetchbase always states `return=minimal`; postgrest-js leaves it to the server default.
+  const prefer = (r.headers.get("prefer") ?? "").split(",").map((s) => s.trim())
+    .filter((s) => s !== "" && s !== "return=minimal").sort();
+  const query = [...r.url.searchParams.entries()].sort((a, b) =>
+    (a[0] + a[1]).localeCompare(b[0] + b[1])
+  );
+  const accept = r.headers.get("accept");
+  return {
+    method: r.method,
+    path: r.url.pathname,
+    query,
+    accept: accept === "*/*" || accept === "application/json" ? null : accept,
+    prefer,
+    acceptProfile: r.headers.get("accept-profile"),
+    contentProfile: r.headers.get("content-profile"),
+    contentType: r.text ? r.headers.get("content-type")?.split(";")[0] ?? null : null,
+    body: r.text
+      ? (() => {
+        try {
+          return JSON.parse(r.text!);
+        } catch {
+          return r.text;
+        }
+      })()
+      : null,
+    apikey: r.headers.get("apikey"),
+    authorization: r.headers.get("authorization"),
+  };
 }

@@ -19,35 +19,13 @@ import {
   selectMaybeSingleTyped,
   selectSingleTyped,
 } from "../../database/mod.ts";
-import { jsonResponse, type RecordedRequest, recordingFetch } from "../support/recording_fetch.ts";
-import { BASE, KEY, makeDb } from "./_helpers.ts";
+import { jsonResponse, recordingFetch } from "../support/recording_fetch.ts";
+import { BASE, KEY, makeDb, shape } from "./_helpers.ts";
 
 // deno-lint-ignore no-explicit-any
 type Theirs = (c: any) => PromiseLike<unknown>;
 type Ours = (db: DatabaseClient) => Promise<unknown>;
 
-function shape(r: RecordedRequest) {
-  // Deliberate (docs/CONFORMANCE.md): fetchbase states `return=minimal`; postgrest-js does not.
-  const prefer = (r.headers.get("prefer") ?? "").split(",").map((s) => s.trim())
-    .filter((s) => s !== "" && s !== "return=minimal").sort();
-  const query = [...r.url.searchParams.entries()].sort((a, b) =>
-    (a[0] + a[1]).localeCompare(b[0] + b[1])
-  );
-  const accept = r.headers.get("accept");
-  return {
-    method: r.method,
-    path: r.url.pathname,
-    query,
-    accept: accept === "*/*" || accept === "application/json" ? null : accept,
-    prefer,
-    acceptProfile: r.headers.get("accept-profile"),
-    contentProfile: r.headers.get("content-profile"),
-    contentType: r.text ? r.headers.get("content-type")?.split(";")[0] ?? null : null,
-    body: r.text ? JSON.parse(r.text) : null,
-    apikey: r.headers.get("apikey"),
-    authorization: r.headers.get("authorization"),
-  };
-}
 type Shape = ReturnType<typeof shape>;
 
 const id = column<number>("id");

@@ -7,8 +7,8 @@
 import assert from "node:assert/strict";
 import { PostgrestClient } from "@supabase/postgrest-js";
 import { column, type DatabaseClient } from "../../database/mod.ts";
-import { jsonResponse, type RecordedRequest, recordingFetch } from "../support/recording_fetch.ts";
-import { BASE, KEY, makeDb } from "./_helpers.ts";
+import { jsonResponse, recordingFetch } from "../support/recording_fetch.ts";
+import { BASE, KEY, makeDb, shape } from "./_helpers.ts";
 
 // deno-lint-ignore no-explicit-any
 type Theirs = (c: any) => PromiseLike<unknown>;
@@ -22,37 +22,6 @@ function theirsClient(schema?: string) {
     ...(schema ? { schema } : {}),
   });
   return { client, rec };
-}
-
-function shape(r: RecordedRequest) {
-  // Deliberate: fetchbase always states `return=minimal`; postgrest-js leaves it to the server default.
-  const prefer = (r.headers.get("prefer") ?? "").split(",").map((s) => s.trim())
-    .filter((s) => s !== "" && s !== "return=minimal").sort();
-  const query = [...r.url.searchParams.entries()].sort((a, b) =>
-    (a[0] + a[1]).localeCompare(b[0] + b[1])
-  );
-  const accept = r.headers.get("accept");
-  return {
-    method: r.method,
-    path: r.url.pathname,
-    query,
-    accept: accept === "*/*" || accept === "application/json" ? null : accept,
-    prefer,
-    acceptProfile: r.headers.get("accept-profile"),
-    contentProfile: r.headers.get("content-profile"),
-    contentType: r.text ? r.headers.get("content-type")?.split(";")[0] ?? null : null,
-    body: r.text
-      ? (() => {
-        try {
-          return JSON.parse(r.text!);
-        } catch {
-          return r.text;
-        }
-      })()
-      : null,
-    apikey: r.headers.get("apikey"),
-    authorization: r.headers.get("authorization"),
-  };
 }
 
 const id = column<number>("id");

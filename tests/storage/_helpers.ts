@@ -1,6 +1,11 @@
 import { createBaseClient } from "../../core/client.ts";
 import { createStorageClient, type StorageClient } from "../../storage/mod.ts";
-import { type Recorder, recordingFetch, type Responder } from "../support/recording_fetch.ts";
+import {
+  type RecordedRequest,
+  type Recorder,
+  recordingFetch,
+  type Responder,
+} from "../support/recording_fetch.ts";
 
 export const BASE = "https://project.example.com";
 export const KEY = "anon-key-0123456789";
@@ -10,4 +15,29 @@ export function makeStorage(
 ): { storage: StorageClient; rec: Recorder } {
   const rec = recordingFetch(script);
   return { storage: createStorageClient(createBaseClient(BASE, KEY, { fetch: rec.fetch })), rec };
+}
+
+/** What a conformance test compares of a Storage API request. */
+export function shape(r: RecordedRequest) {
+  let body: unknown = null;
+  if (r.text) {
+    try {
+      body = JSON.parse(r.text);
+    } catch {
+      body = r.text;
+    }
+  }
+  return {
+    method: r.method,
+    path: decodeURIComponent(r.url.pathname),
+    query: [...r.url.searchParams.entries()].sort(),
+    apikey: r.headers.get("apikey"),
+    authorization: r.headers.get("authorization"),
+    upsert: r.headers.get("x-upsert"),
+    cacheControl: r.headers.get("cache-control"),
+    metadata: r.headers.get("x-metadata"),
+    contentType: r.text ? r.headers.get("content-type")?.split(";")[0] ?? null : null,
+    range: r.headers.get("range"),
+    body,
+  };
 }

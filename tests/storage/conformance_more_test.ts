@@ -17,29 +17,8 @@ import {
 } from "@supabase/storage-js";
 import type { StorageClient } from "../../storage/mod.ts";
 import { jsonResponse, type RecordedRequest, recordingFetch } from "../support/recording_fetch.ts";
-import { BASE, KEY, makeStorage } from "./_helpers.ts";
+import { BASE, KEY, makeStorage, shape } from "./_helpers.ts";
 
-function shape(r: RecordedRequest) {
-  let body: unknown = null;
-  if (r.text) {
-    try {
-      body = JSON.parse(r.text);
-    } catch {
-      body = r.text;
-    }
-  }
-  return {
-    method: r.method,
-    path: decodeURIComponent(r.url.pathname),
-    query: [...r.url.searchParams.entries()].sort(),
-    apikey: r.headers.get("apikey"),
-    authorization: r.headers.get("authorization"),
-    upsert: r.headers.get("x-upsert"),
-    contentType: r.text ? r.headers.get("content-type")?.split(";")[0] ?? null : null,
-    range: r.headers.get("range"),
-    body,
-  };
-}
 type Shape = ReturnType<typeof shape>;
 
 function objectAnswer(req: RecordedRequest): Response {

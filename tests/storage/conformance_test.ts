@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { StorageClient as TheirStorage } from "@supabase/storage-js";
 import type { StorageClient } from "../../storage/mod.ts";
 import { jsonResponse, type RecordedRequest, recordingFetch } from "../support/recording_fetch.ts";
-import { BASE, KEY, makeStorage } from "./_helpers.ts";
+import { BASE, KEY, makeStorage, shape } from "./_helpers.ts";
 
 function answer(req: RecordedRequest): Response {
   const p = req.url.pathname;
@@ -36,30 +36,6 @@ function answer(req: RecordedRequest): Response {
     return jsonResponse({ id: "docs", name: "docs", public: false });
   }
   return jsonResponse({ Key: "docs/a.txt", Id: "1", name: "docs", message: "ok" });
-}
-
-function shape(r: RecordedRequest) {
-  let body: unknown = null;
-  if (r.text) {
-    try {
-      body = JSON.parse(r.text);
-    } catch {
-      body = r.text;
-    }
-  }
-  return {
-    method: r.method,
-    path: decodeURIComponent(r.url.pathname),
-    query: [...r.url.searchParams.entries()].sort(),
-    apikey: r.headers.get("apikey"),
-    authorization: r.headers.get("authorization"),
-    upsert: r.headers.get("x-upsert"),
-    cacheControl: r.headers.get("cache-control"),
-    metadata: r.headers.get("x-metadata"),
-    contentType: r.text ? r.headers.get("content-type")?.split(";")[0] ?? null : null,
-    range: r.headers.get("range"),
-    body,
-  };
 }
 
 // deno-lint-ignore no-explicit-any
