@@ -5,8 +5,7 @@
 
 import type { BaseClient } from "../core/client.ts";
 import { decodeResult } from "../core/decode.ts";
-import { type Failure, failure, type ServiceResult, success } from "../core/result.ts";
-import { redactCause, redactSecrets } from "../core/http_error.ts";
+import { failure, type ServiceResult, success } from "../core/result.ts";
 import type { QueryInit } from "../core/query.ts";
 import type { PkceParams } from "./pkce.ts";
 
@@ -59,9 +58,8 @@ export function gotrue<T>(client: BaseClient, call: GoTrueCall<T>): Promise<Serv
     retry: call.retry ?? method === "GET",
     signal: call.options?.signal,
     timeout: call.options?.timeout,
-  }).then((r) =>
-    r.ok ? decodeResult(r, (v) => call.decode(v.body)) : hideBodySecrets(r, call.body)
-  );
+    secrets: bodySecrets(call.body),
+  }).then((r) => decodeResult(r, (v) => call.decode(v.body)));
 }
 
 /** GoTrue's current error format (`{ code: <error code>, message }`), as auth-js asks for it. */
@@ -69,25 +67,14 @@ export const API_VERSION: Readonly<Record<string, string>> = {
   "x-supabase-api-version": "2024-01-01",
 };
 
-/** Body fields that are secrets: a server error echoing one is redacted like a token. */
+/** Body fields that are secrets: the transport redacts an error echoing one, as a token. */
 const BODY_SECRETS = ["refresh_token", "password", "current_password", "code_verifier"] as const;
 
-function hideBodySecrets(r: Failure, body: unknown): Failure {
-  if (!body || typeof body !== "object") return r;
-  const secrets = BODY_SECRETS.map((k) => (body as Record<string, unknown>)[k]).filter((
+function bodySecrets(body: unknown): string[] | undefined {
+  if (!body || typeof body !== "object") return undefined;
+  return BODY_SECRETS.map((k) => (body as Record<string, unknown>)[k]).filter((
     v,
   ): v is string => typeof v === "string");
-  if (secrets.length === 0) return r;
-  const e = r.error;
-  const hide = (text: string | null) => text === null ? null : redactSecrets(text, secrets);
-  return failure({
-    ...e,
-    message: redactSecrets(e.message, secrets),
-    code: hide(e.code),
-    details: hide(e.details),
-    hint: hide(e.hint),
-    cause: redactCause(e.cause, secrets),
-  });
 }
 
 export const unit = (): void => undefined;

@@ -36,6 +36,7 @@ import type { BaseClient } from "../core/client.ts";
 import type { JsonObject } from "../core/decode.ts";
 import { type Failure, failure, type ServiceResult, success } from "../core/result.ts";
 import { decodeJwk, type Jwk, type JwkSet } from "./jwt.ts";
+import { cancelled } from "../core/_abort.ts";
 
 /**
  * An imported verification key: WebCrypto's `CryptoKey`, named through
@@ -150,7 +151,6 @@ export async function requestJwks(
   options: RequestJwksOptions = {},
 ): Promise<ServiceResult<string>> {
   const r = await client.request({
-    method: "GET",
     area: "auth",
     path: JWKS_PATH,
     credentials: "apikey",
@@ -281,10 +281,6 @@ function bounded<T>(promise: Promise<T>, ms: number, signal?: AbortSignal): Prom
     if (ms > 0 && Number.isFinite(ms)) timer = setTimeout(() => finish({ kind: "timeout" }), ms);
     promise.then((value) => finish({ kind: "done", value }));
   });
-}
-
-function cancelled() {
-  return failure({ message: "Request was cancelled", category: "CANCELLED" });
 }
 
 function checkDuration(name: string, value: number | undefined, fallback: number): number {

@@ -1,5 +1,7 @@
 /** Internal: waiting on a promise only as long as the caller's signal allows. */
 
+import { type Failure, failure } from "./result.ts";
+
 /** What {@linkcode untilAborted} answers once the signal has aborted. */
 export const ABORTED: unique symbol = Symbol("aborted");
 
@@ -23,4 +25,9 @@ export function untilAborted<T>(
     signal.addEventListener("abort", onAbort, { once: true });
     promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
   });
+}
+
+/** The Failure of a call whose caller's signal fired before it could answer. */
+export function cancelled(): Failure {
+  return failure({ message: "Request was cancelled", category: "CANCELLED" });
 }

@@ -4,6 +4,7 @@
  * @module
  */
 
+import { cancelled } from "./_abort.ts";
 import { failure, type ServiceError, type ServiceResult, success } from "./result.ts";
 import { MutableStateFlow, type StateFlow } from "./state_flow.ts";
 
@@ -105,7 +106,7 @@ export function createPaginator<T>(
       }
       // A page whose every caller gave up is dropped: a new fetch of the same offset follows.
       if (result.ok && signal?.aborted) {
-        result = failure({ message: "Request was cancelled", category: "CANCELLED" });
+        result = cancelled();
       }
       // A fetcher resolving something else than a result holding a list is a Failure too.
       if (result?.ok === true && !Array.isArray(result.value)) {
@@ -140,7 +141,7 @@ export function createPaginator<T>(
       const signal = options?.signal;
       if (signal?.aborted) {
         return Promise.resolve(
-          failure({ message: "Request was cancelled", category: "CANCELLED" }),
+          cancelled(),
         );
       }
       // A fetch every earlier caller gave up on is aborted: a new caller starts afresh.
@@ -159,7 +160,7 @@ export function createPaginator<T>(
       if (!signal) return f.promise; // never gives up: the fetch goes on for it
       return new Promise((resolve) => {
         const onAbort = () => {
-          resolve(failure({ message: "Request was cancelled", category: "CANCELLED" }));
+          resolve(cancelled());
           if (--f.waiting === 0) f.controller.abort(signal.reason);
         };
         signal.addEventListener("abort", onAbort, { once: true });

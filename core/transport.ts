@@ -111,6 +111,12 @@ export interface TransportRequest<R extends ResponseType = "json"> {
    * headers. A mode given here is passed to fetch as it is.
    */
   redirect?: RedirectMode;
+  /**
+   * More values to redact from failures, as the credentials are: secrets the
+   * request carries in its body (a refresh token, a password) that an error
+   * may echo.
+   */
+  secrets?: readonly string[];
 }
 
 /** A successful HTTP answer. */
@@ -256,7 +262,7 @@ function isCredentialHeader(name: string): boolean {
 }
 
 function secretsOf(ctx: TransportContext, req: TransportRequest<ResponseType>) {
-  const out = [ctx.apiKey, ctx.accessToken, req.accessToken];
+  const out = [ctx.apiKey, ctx.accessToken, req.accessToken, ...req.secrets ?? []];
   // Credentials passed as headers (per call or client-wide) are secrets too.
   for (const headers of [ctx.headers, req.headers]) {
     for (const k in headers) {

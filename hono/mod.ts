@@ -170,8 +170,9 @@ export function fetchbaseAuth(
       const refused = e.status === null
         ? e.category === "UNAUTHORIZED" || e.category === "INVALID_ARGUMENT"
         // A gateway's "Invalid API key" is this server's misconfiguration, not the token.
-        : (e.category === "UNAUTHORIZED" || e.category === "FORBIDDEN" ||
-          TOKEN_CODES.has(e.code ?? "")) && !/api ?key/i.test(e.message);
+        // (getClaims reports the server's 401 and 403 as UNAUTHORIZED.)
+        : (e.category === "UNAUTHORIZED" || TOKEN_CODES.has(e.code ?? "")) &&
+          !/api ?key/i.test(e.message);
       if (refused) {
         // The server's own words (and whatever a gateway put there) stay inside.
         return deny(

@@ -9,8 +9,8 @@
 import type { AuthCallOptions } from "../auth/client.ts";
 import type { Session } from "../auth/models.ts";
 import { parseJwtClaims } from "../auth/jwt.ts";
-import { ABORTED, untilAborted } from "../core/_abort.ts";
-import { type Failure, failure, type ServiceResult } from "../core/result.ts";
+import { ABORTED, cancelled, untilAborted } from "../core/_abort.ts";
+import { failure, type ServiceResult } from "../core/result.ts";
 import type { AuthStateChangeEvent, SessionManager, SessionState } from "./manager.ts";
 
 /** The live or lapsed session a state holds, or null. */
@@ -44,6 +44,12 @@ export function sameSession(before: Session, now: Session | null): boolean {
   const b = sessionIdOf(now);
   if (a !== null && b !== null) return a === b;
   return before.user.id === now.user.id;
+}
+
+/** The `exp` claim of an access token, or null when it has none (or is no JWT). */
+export function expClaim(accessToken: string): number | null {
+  const claims = parseJwtClaims(accessToken);
+  return claims.ok && typeof claims.value.exp === "number" ? claims.value.exp : null;
 }
 
 /**
@@ -115,9 +121,4 @@ export function untilCancelled<T>(
 ): Promise<ServiceResult<T>> {
   if (signal?.aborted) return Promise.resolve(cancelled()); // nothing is started
   return untilAborted(start(), signal).then((r) => r === ABORTED ? cancelled() : r);
-}
-
-/** The Failure of a call whose caller's signal fired. */
-export function cancelled(): Failure {
-  return failure({ message: "Request was cancelled", category: "CANCELLED" });
 }

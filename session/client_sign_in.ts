@@ -20,7 +20,8 @@ import { randomString } from "../core/crypto.ts";
 import type { JsonObject } from "../core/decode.ts";
 import { type ServiceResult, success } from "../core/result.ts";
 import type { SessionManager } from "./manager.ts";
-import { cancelled, saved } from "./_held.ts";
+import { saved } from "./_held.ts";
+import { cancelled } from "../core/_abort.ts";
 import { withMaskedFields } from "../core/mask.ts";
 
 const auths = new WeakMap<BaseClient, AuthClient>();

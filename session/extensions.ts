@@ -25,6 +25,7 @@ import { AuthStateChangeEvent, type SessionManager } from "./manager.ts";
 import { copySession, copyUser } from "./_copy.ts";
 import {
   call,
+  expClaim,
   heldSession,
   sameSession,
   saved,
@@ -61,13 +62,13 @@ function makeSession(
   tokenType: string,
   user: User,
 ): Session {
-  const claims = parseJwtClaims(accessToken);
-  const exp = claims.ok && typeof claims.value.exp === "number" ? claims.value.exp : null;
   return withMaskedFields({
     accessToken,
     refreshToken,
     expiresIn,
-    expiresAt: exp ?? (expiresIn > 0 ? Math.floor(Date.now() / 1000) + expiresIn : null),
+    // The token's own exp is exact; else now + expiresIn; else an unknown lifetime.
+    expiresAt: expClaim(accessToken) ??
+      (expiresIn > 0 ? Math.floor(Date.now() / 1000) + expiresIn : null),
     tokenType,
     user,
     providerToken: null,

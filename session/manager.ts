@@ -11,10 +11,9 @@ import type { Session } from "../auth/models.ts";
 import type { BaseClient } from "../core/client.ts";
 import { failure, type ServiceError, type ServiceResult, success } from "../core/result.ts";
 import { MutableStateFlow, type StateFlow } from "../core/state_flow.ts";
-import { parseJwtClaims } from "../auth/jwt.ts";
 import { copySession } from "./_copy.ts";
 import { InMemorySessionStorage, type SessionStorage } from "./storage.ts";
-import { heldOf, storageFailure } from "./_held.ts";
+import { expClaim, heldOf, storageFailure } from "./_held.ts";
 
 /**
  * Auth events delivered to `onAuthStateChange` listeners.
@@ -108,13 +107,12 @@ const MAX_TIMER_MS = 2_147_483_647;
 function withExpiry(session: Session): Session {
   // Always a masked copy: a plain object handed in must not print its tokens once held.
   if (session.expiresAt !== null && session.expiresAt > 0) return copySession(session, {});
-  if (session.expiresIn > 0) {
-    return copySession(session, { expiresAt: Math.floor(nowSeconds()) + session.expiresIn });
-  }
-  // No lifetime given: the token's own exp, else an unknown lifetime (null).
-  const claims = parseJwtClaims(session.accessToken);
-  const exp = claims.ok && typeof claims.value.exp === "number" ? claims.value.exp : null;
-  return copySession(session, { expiresAt: exp });
+  return copySession(session, {
+    // No lifetime given: the token's own exp, else an unknown lifetime (null).
+    expiresAt: session.expiresIn > 0
+      ? Math.floor(nowSeconds()) + session.expiresIn
+      : expClaim(session.accessToken),
+  });
 }
 
 /**
@@ -124,8 +122,7 @@ function withExpiry(session: Session): Session {
  */
 function storedExpiry(session: Session): Session {
   if (session.expiresAt !== null && session.expiresAt > 0) return session;
-  const claims = parseJwtClaims(session.accessToken);
-  const exp = claims.ok && typeof claims.value.exp === "number" ? claims.value.exp : null;
+  const exp = expClaim(session.accessToken);
   return copySession(session, { expiresAt: exp ?? (session.expiresIn > 0 ? 0 : null) });
 }
 
@@ -486,12 +483,7 @@ export class SessionManager {
       }
       if (!held()) return superseded();
       // The new tokens are live even when storage failed: the old ones are spent.
-      // A caller asking now (a TOKEN_REFRESHED listener) holds the new token: it shares this.
-      if (this.#inflightToken === session.refreshToken) this.#inflightToken = next.refreshToken;
-      this.#apply(next, true);
-      this.#clearTimer(); // a timer pending now was the spent token's
-      this.#schedule();
-      this.#emit(AuthStateChangeEvent.TOKEN_REFRESHED, next);
+      this.#refreshed(session, next, true);
       if (stored !== null) {
         return storageFailure(stored, "The session was refreshed but could not be stored");
       }
@@ -510,13 +502,7 @@ export class SessionManager {
       if (!held()) return superseded();
       if (stored && stored.refreshToken !== session.refreshToken) {
         const adopted = withExpiry(stored);
-        if (this.#inflightToken === session.refreshToken) {
-          this.#inflightToken = adopted.refreshToken;
-        }
-        this.#apply(adopted);
-        this.#clearTimer();
-        this.#schedule();
-        this.#emit(AuthStateChangeEvent.TOKEN_REFRESHED, adopted);
+        this.#refreshed(session, adopted, false);
         return success(adopted);
       }
       if (!this.#storage.perRequest && stored?.refreshToken === session.refreshToken) {
@@ -545,6 +531,19 @@ export class SessionManager {
       return r;
     }
     return this.#transient(session, r.error);
+  }
+
+  /**
+   * Holds `next` in place of the refreshed `from`: a caller asking now (a
+   * TOKEN_REFRESHED listener) holds the new refresh token and shares the
+   * refresh under way; a timer pending now was the spent token's.
+   */
+  #refreshed(from: Session, next: Session, fromRefresh: boolean): void {
+    if (this.#inflightToken === from.refreshToken) this.#inflightToken = next.refreshToken;
+    this.#apply(next, fromRefresh);
+    this.#clearTimer();
+    this.#schedule();
+    this.#emit(AuthStateChangeEvent.TOKEN_REFRESHED, next);
   }
 
   #transient(session: Session, error: ServiceError): ServiceResult<Session> {

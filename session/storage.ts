@@ -353,6 +353,9 @@ export interface CookieOptions {
   maxChunks?: number;
 }
 
+/** The most chunks a cookie session may take: indices 0 to 49, whatever the configuration. */
+const MAX_CHUNKS = 50;
+
 /**
  * Parses a `Cookie` header. The first of duplicate names wins (browsers send
  * the most specific cookie first), quoted values are unquoted, and `, `
@@ -432,7 +435,7 @@ export class CookieSessionStorage implements SessionStorage {
       chunkSize: options.chunkSize ?? 3180,
       // About 12.4 KiB in all, whatever the chunk size.
       maxChunks: options.maxChunks ??
-        Math.min(50, Math.max(1, Math.floor(12_720 / (options.chunkSize ?? 3180)))),
+        Math.min(MAX_CHUNKS, Math.max(1, Math.floor(12_720 / (options.chunkSize ?? 3180)))),
     };
     const o = this.#o;
     if (!/^[!#$%&'*+\-.^_`|~0-9A-Za-z]{1,200}$/.test(o.name)) {
@@ -488,9 +491,9 @@ export class CookieSessionStorage implements SessionStorage {
         `Cannot store cookies as 'chunkSize' must be an integer >= 100: current value is ${this.#o.chunkSize}`,
       );
     }
-    if (!Number.isSafeInteger(o.maxChunks) || o.maxChunks < 1 || o.maxChunks > 50) {
+    if (!Number.isSafeInteger(o.maxChunks) || o.maxChunks < 1 || o.maxChunks > MAX_CHUNKS) {
       throw new RangeError(
-        `Cannot store cookies as 'maxChunks' must be an integer from 1 to 50: current value is ${o.maxChunks}`,
+        `Cannot store cookies as 'maxChunks' must be an integer from 1 to ${MAX_CHUNKS}: current value is ${o.maxChunks}`,
       );
     }
   }
@@ -515,15 +518,11 @@ export class CookieSessionStorage implements SessionStorage {
     const names = new Set([name]);
     for (let i = 0; i < maxChunks; i++) names.add(`${name}.${i}`);
     const prefix = `${name}.`;
-    // Only indices some configuration can write (below 50): a request carrying thousands of
-    // planted chunk names must not make every response delete them all.
+    // Only indices some configuration can write: a request carrying thousands of planted
+    // chunk names must not make every response delete them all.
     for (const k of this.#incoming.keys()) {
-      if (
-        k.startsWith(prefix) && /^\d{1,2}$/.test(k.slice(prefix.length)) &&
-        +k.slice(prefix.length) < 50
-      ) {
-        names.add(k);
-      }
+      const index = k.startsWith(prefix) ? k.slice(prefix.length) : "";
+      if (/^\d{1,2}$/.test(index) && +index < MAX_CHUNKS) names.add(k);
     }
     return [...names];
   }
@@ -571,7 +570,7 @@ export class CookieSessionStorage implements SessionStorage {
     if (single === undefined) {
       const first = this.#incoming.get(`${name}.0`) ?? "";
       const counted = /^(\d{1,2})\.(.*)$/s.exec(first); // a session's JSON starts with %7B
-      const count = counted ? Number(counted[1]) : 50;
+      const count = counted ? Number(counted[1]) : MAX_CHUNKS;
       raw = counted ? counted[2] : first;
       for (let i = 1; first !== "" && i < count; i++) {
         const part = this.#incoming.get(`${name}.${i}`);

@@ -6,8 +6,8 @@
  * @module
  */
 
-import { ABORTED, untilAborted } from "../core/_abort.ts";
-import { parseJsonInt64, stringifyJsonInt64 } from "../core/_json_int64.ts";
+import { ABORTED, cancelled, untilAborted } from "../core/_abort.ts";
+import { parseJsonInt64, stringifyJson } from "../core/_json_int64.ts";
 import type { BaseClient } from "../core/client.ts";
 import {
   asArray,
@@ -367,12 +367,11 @@ export class AnalyticsCatalogClient {
     // 64-bit snapshot ids and sequence numbers: read as bigint, written as JSON integers.
     let body: string | undefined;
     try {
-      body = o.json === undefined ? undefined : stringifyJsonInt64(o.json);
+      body = o.json === undefined ? undefined : stringifyJson(o.json);
     } catch (cause) {
+      // A cycle or a throwing toJSON: stringifyJson's TypeError says which.
       return Promise.resolve(failure({
-        message: `Cannot send the request as its JSON body cannot be serialised: ${
-          cause instanceof Error ? cause.message : String(cause)
-        }`,
+        message: (cause as Error).message,
         category: "INVALID_ARGUMENT",
         cause,
       }));
@@ -399,7 +398,7 @@ export class AnalyticsCatalogClient {
   async #route(path: string, o: CatalogCallOptions): Promise<ServiceResult<string>> {
     // A call cancelled before it starts starts nothing, the shared config request included.
     if (o.signal?.aborted) {
-      return failure({ message: "Request was cancelled", category: "CANCELLED" });
+      return cancelled();
     }
     // One config request serves every call, so it carries no caller's signal: each caller
     // stops waiting on its own signal only.
@@ -410,7 +409,7 @@ export class AnalyticsCatalogClient {
       return success(given ?? this.bucketName);
     });
     const p = await untilAborted(this.#prefix, o.signal);
-    if (p === ABORTED) return failure({ message: "Request was cancelled", category: "CANCELLED" });
+    if (p === ABORTED) return cancelled();
     if (!p.ok) return p;
     try {
       // An empty prefix means none (Iceberg REST): `/v1/namespaces`.
