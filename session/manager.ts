@@ -106,12 +106,15 @@ const MAX_TIMER_MS = 2_147_483_647;
  */
 function withExpiry(session: Session): Session {
   // Always a masked copy: a plain object handed in must not print its tokens once held.
-  if (session.expiresAt !== null && session.expiresAt > 0) return copySession(session, {});
+  // An absent expiresIn (a JavaScript caller) is an unknown lifetime.
+  const expiresIn = session.expiresIn ?? 0;
+  if (session.expiresAt !== null && session.expiresAt > 0) {
+    return copySession(session, { expiresIn });
+  }
   return copySession(session, {
+    expiresIn,
     // No lifetime given: the token's own exp, else an unknown lifetime (null).
-    expiresAt: session.expiresIn > 0
-      ? Math.floor(nowSeconds()) + session.expiresIn
-      : expClaim(session.accessToken),
+    expiresAt: expiresIn > 0 ? Math.floor(nowSeconds()) + expiresIn : expClaim(session.accessToken),
   });
 }
 
@@ -124,6 +127,72 @@ function storedExpiry(session: Session): Session {
   if (session.expiresAt !== null && session.expiresAt > 0) return session;
   const exp = expClaim(session.accessToken);
   return copySession(session, { expiresAt: exp ?? (session.expiresIn > 0 ? 0 : null) });
+}
+
+/** How long a storage operation waits for a stuck earlier one before it runs anyway. */
+const STORAGE_WAIT_MS = 10_000;
+
+/** Settles with `promise` (its outcome dropped), or after `ms` if it is still pending. */
+function waitAtMost(promise: Promise<unknown>, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const done = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+    promise.then(done, done);
+    timer = setTimeout(done, ms);
+  });
+}
+
+/** A retry delay setting: a positive finite number of ms (0 or NaN would retry in a tight loop). */
+function positiveMs(value: number, name: string): number {
+  if (!(typeof value === "number" && value > 0 && Number.isFinite(value))) {
+    throw new RangeError(
+      `Cannot manage sessions as '${name}' must be a positive number of milliseconds: current value is ${
+        show(value)
+      }`,
+    );
+  }
+  return value;
+}
+
+/** A value for an error message: strings quoted, so that "1" and 1 differ. */
+const show = (value: unknown): string =>
+  typeof value === "string" ? JSON.stringify(value) : String(value);
+
+/**
+ * Checks the fields a session's lifetime and refresh depend on (a JavaScript
+ * caller may hand in anything): `TypeError` naming the field, never a token.
+ */
+function checkSession(session: Session): void {
+  if (!session || typeof session.accessToken !== "string" || session.accessToken.trim() === "") {
+    throw new TypeError("Cannot save the session as it has no access token");
+  }
+  if (typeof session.refreshToken !== "string") {
+    throw new TypeError(
+      "Cannot save the session as its 'refreshToken' must be a string (empty for none)",
+    );
+  }
+  const { expiresIn, expiresAt } = session;
+  // Absent (a JavaScript caller) reads as unknown: the token's own exp decides.
+  if (
+    expiresIn != null &&
+    !(typeof expiresIn === "number" && expiresIn >= 0 && Number.isFinite(expiresIn))
+  ) {
+    throw new TypeError(
+      `Cannot save the session as its 'expiresIn' must be a non-negative number of seconds: current value is ${
+        show(expiresIn)
+      }`,
+    );
+  }
+  if (expiresAt != null && !(typeof expiresAt === "number" && Number.isFinite(expiresAt))) {
+    throw new TypeError(
+      `Cannot save the session as its 'expiresAt' must be null or a number of seconds: current value is ${
+        show(expiresAt)
+      }`,
+    );
+  }
 }
 
 /** Whether the access token's known expiry has passed (an unknown one never lapses here). */
@@ -190,6 +259,8 @@ export class SessionManager {
   #disposed = false;
   /** Storage operations run one after another, in call order (a clear never overtakes a save). */
   #io: Promise<unknown> = Promise.resolve();
+  /** Whether a storage operation is still running (the next one then waits, bounded). */
+  #ioPending = false;
   /** Bumped whenever the held session changes in memory: a slower restore then stands down. */
   #generation = 0;
   /** Bumped by every save and clear: a save's event is dropped once another one followed. */
@@ -217,8 +288,8 @@ export class SessionManager {
     // session is refreshed before expiry without initialize() or startAutoRefresh() first.
     this.#autoRefresh = this.#autoRefreshConfigured;
     this.#buffer = buffer;
-    this.#retryBase = config.retryBaseDelayMs ?? 1000;
-    this.#retryMax = config.retryMaxDelayMs ?? 60_000;
+    this.#retryBase = positiveMs(config.retryBaseDelayMs ?? 1000, "retryBaseDelayMs");
+    this.#retryMax = positiveMs(config.retryMaxDelayMs ?? 60_000, "retryMaxDelayMs");
   }
 
   /**
@@ -277,10 +348,19 @@ export class SessionManager {
     }
   }
 
-  /** Runs a storage operation after every earlier one has settled. */
+  /**
+   * Runs a storage operation after every earlier one has settled, or once
+   * the one before it has been pending for {@linkcode STORAGE_WAIT_MS}: a
+   * storage call that never settles must not freeze every later sign-in.
+   */
   #serial<T>(op: () => T | Promise<T>): Promise<T> {
-    const run = this.#io.then(op, op);
-    this.#io = run.then(() => {}, () => {});
+    const run = (this.#ioPending ? waitAtMost(this.#io, STORAGE_WAIT_MS) : this.#io).then(op, op);
+    const settled = run.then(() => {}, () => {});
+    this.#io = settled;
+    this.#ioPending = true;
+    settled.then(() => {
+      if (this.#io === settled) this.#ioPending = false;
+    });
     return run;
   }
 
@@ -358,9 +438,7 @@ export class SessionManager {
     session: Session,
     options: { event?: AuthStateChangeEvent } = {},
   ): Promise<void> {
-    if (!session || typeof session.accessToken !== "string" || session.accessToken.trim() === "") {
-      throw new TypeError("Cannot save the session as it has no access token");
-    }
+    checkSession(session);
     const live = withExpiry(session);
     this.#failures = 0;
     // A refresh of another session no longer concerns callers; one of these tokens still does.
