@@ -63,27 +63,24 @@ function buildResult(d: DecodedJwt): JwtClaimsResult {
 
 function checkTimes(payload: JsonObject, allowExpired: boolean) {
   const now = Date.now() / 1000;
-  const { exp, nbf, iat } = payload;
-  if (iat !== undefined && (typeof iat !== "number" || !Number.isFinite(iat))) {
-    return rejected("Cannot accept the JWT as its 'iat' claim is not a number", "bad_jwt");
+  for (const name of ["iat", "exp", "nbf"]) {
+    const value = payload[name];
+    if (value !== undefined && !(typeof value === "number" && Number.isFinite(value))) {
+      return rejected(`Cannot accept the JWT as its '${name}' claim is not a number`, "bad_jwt");
+    }
   }
+  const exp = payload.exp as number | undefined;
+  const nbf = payload.nbf as number | undefined;
   if (!allowExpired) {
-    if (typeof exp !== "number" || !Number.isFinite(exp)) {
+    if (exp === undefined) {
       return rejected("Cannot accept the JWT as its 'exp' claim is missing", "bad_jwt");
     }
     if (exp + CLAIMS_LEEWAY_SECONDS <= now) {
       return rejected("Cannot accept the JWT as it has expired", "token_expired");
     }
-  } else if (exp !== undefined && (typeof exp !== "number" || !Number.isFinite(exp))) {
-    return rejected("Cannot accept the JWT as its 'exp' claim is not a number", "bad_jwt");
   }
-  if (nbf !== undefined) {
-    if (typeof nbf !== "number" || !Number.isFinite(nbf)) {
-      return rejected("Cannot accept the JWT as its 'nbf' claim is not a number", "bad_jwt");
-    }
-    if (nbf - CLAIMS_LEEWAY_SECONDS > now) {
-      return rejected("Cannot accept the JWT as it is not valid yet", "token_not_yet_valid");
-    }
+  if (nbf !== undefined && nbf - CLAIMS_LEEWAY_SECONDS > now) {
+    return rejected("Cannot accept the JWT as it is not valid yet", "token_not_yet_valid");
   }
   return null;
 }

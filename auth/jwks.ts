@@ -325,12 +325,8 @@ export interface ResolveKeyOptions {
  */
 export class JwksResolver {
   readonly #client: BaseClient;
-  readonly #maxAge: number;
-  readonly #cooldown: number;
-  readonly #negativeTtl: number;
-  readonly #inflightWait: number;
-  readonly #timeout: number;
-  readonly #maxBodyBytes: number;
+  /** The checked durations and limits: the options over {@linkcode JWKS_DEFAULTS}. */
+  readonly #o: Required<Omit<JwksOptions, "cache">>;
   readonly #cache: JwksCache | undefined;
   #state: KeySetState | null = null;
   #inflight: Flight | null = null;
@@ -346,18 +342,13 @@ export class JwksResolver {
    * @param options Cache and fetch settings.
    */
   constructor(client: BaseClient, options: JwksOptions = {}) {
-    const d = JWKS_DEFAULTS;
     this.#client = client;
-    this.#maxAge = checkDuration("maxAgeMs", options.maxAgeMs, d.maxAgeMs);
-    this.#cooldown = checkDuration("cooldownMs", options.cooldownMs, d.cooldownMs);
-    this.#negativeTtl = checkDuration(
-      "negativeCacheMs",
-      options.negativeCacheMs,
-      d.negativeCacheMs,
-    );
-    this.#inflightWait = checkDuration("inflightWaitMs", options.inflightWaitMs, d.inflightWaitMs);
-    this.#timeout = checkDuration("timeout", options.timeout, d.timeout);
-    this.#maxBodyBytes = checkDuration("maxBodyBytes", options.maxBodyBytes, d.maxBodyBytes);
+    const o = { ...JWKS_DEFAULTS };
+    for (const k in o) {
+      const name = k as keyof typeof o;
+      o[name] = checkDuration(name, options[name], o[name]);
+    }
+    this.#o = o;
     this.#cache = options.cache;
   }
 
@@ -422,7 +413,7 @@ export class JwksResolver {
    */
   cachedVerificationKey(kid: string): VerificationKey | null {
     const state = this.#state;
-    if (state === null || Date.now() - state.fetchedAt >= this.#maxAge) return null;
+    if (state === null || Date.now() - state.fetchedAt >= this.#o.maxAgeMs) return null;
     return state.byKid.get(kid)?.key ?? null;
   }
 
@@ -435,7 +426,7 @@ export class JwksResolver {
   async keySet(options: ResolveKeyOptions = {}): Promise<ServiceResult<JwkSet>> {
     await this.#loadExternalIfNeeded(options.signal);
     const state = this.#state;
-    if (state !== null && this.#age(state) < this.#maxAge) return success(state.set);
+    if (state !== null && this.#age(state) < this.#o.maxAgeMs) return success(state.set);
     const r = await this.#refresh(options.signal);
     return r.ok ? success(r.value.set) : r;
   }
@@ -453,15 +444,15 @@ export class JwksResolver {
   }
 
   #rememberMissing(kid: string): void {
-    if (!(this.#negativeTtl > 0)) return;
+    if (!(this.#o.negativeCacheMs > 0)) return;
     if (this.#negative.size >= MAX_NEGATIVE_ENTRIES) this.#negative.clear();
-    this.#negative.set(kid, Date.now() + this.#negativeTtl);
+    this.#negative.set(kid, Date.now() + this.#o.negativeCacheMs);
   }
 
   #flightAlive(flight: Flight | null): flight is Flight {
     if (flight === null) return false;
-    if (this.#timeout === 0) return true;
-    return Date.now() - flight.startedAt <= this.#timeout + this.#inflightWait;
+    if (this.#o.timeout === 0) return true;
+    return Date.now() - flight.startedAt <= this.#o.timeout + this.#o.inflightWaitMs;
   }
 
   async #lookup(kid: string, signal?: AbortSignal): Promise<ServiceResult<KeyEntry | null>> {
@@ -470,10 +461,10 @@ export class JwksResolver {
     if (state !== null) {
       const entry = state.byKid.get(kid);
       const age = this.#age(state);
-      if (age < this.#maxAge) {
+      if (age < this.#o.maxAgeMs) {
         if (entry) return success(entry);
         if (this.#isNegative(kid)) return success(null);
-        if (age < this.#cooldown) return success(null);
+        if (age < this.#o.cooldownMs) return success(null);
       } else if (entry && this.#flightAlive(this.#inflight)) {
         return success(entry);
       }
@@ -490,11 +481,11 @@ export class JwksResolver {
     const cache = this.#cache;
     if (cache === undefined) return;
     const state = this.#state;
-    if (state !== null && this.#age(state) < this.#maxAge) return;
+    if (state !== null && this.#age(state) < this.#o.maxAgeMs) return;
     const now = Date.now();
     let load = this.#external;
     // A read still unanswered after the wait bound means a stuck store: skip it.
-    if (load !== null && now - load.startedAt > this.#inflightWait) return;
+    if (load !== null && now - load.startedAt > this.#o.inflightWaitMs) return;
     if (load === null) {
       const started: { startedAt: number; promise: Promise<void> } = {
         startedAt: now,
@@ -504,7 +495,7 @@ export class JwksResolver {
       };
       this.#external = load = started;
     }
-    await bounded(load.promise, this.#inflightWait, signal);
+    await bounded(load.promise, this.#o.inflightWaitMs, signal);
   }
 
   async #loadExternal(cache: JwksCache): Promise<void> {
@@ -539,7 +530,7 @@ export class JwksResolver {
     // A failing endpoint is asked again only after the cooldown: otherwise
     // every verification would wait out its timeout before falling back.
     const failed = this.#failed;
-    if (failed !== null && Math.max(0, Date.now() - failed.at) < this.#cooldown) {
+    if (failed !== null && Math.max(0, Date.now() - failed.at) < this.#o.cooldownMs) {
       return failed.result;
     }
     const before = this.#state;
@@ -562,7 +553,7 @@ export class JwksResolver {
         const r = await bounded(own.promise, 0, signal);
         return r.kind === "done" ? r.value : cancelled();
       }
-      const r = await bounded(current.promise, this.#inflightWait, signal);
+      const r = await bounded(current.promise, this.#o.inflightWaitMs, signal);
       if (r.kind === "done") return r.value;
       if (r.kind === "aborted") return cancelled();
       if (this.#inflight === current) this.#inflight = null;
@@ -580,8 +571,8 @@ export class JwksResolver {
 
   async #fetchAndStore(): Promise<ServiceResult<KeySetState>> {
     const r = await requestJwks(this.#client, {
-      timeout: this.#timeout,
-      maxBodyBytes: this.#maxBodyBytes,
+      timeout: this.#o.timeout,
+      maxBodyBytes: this.#o.maxBodyBytes,
     });
     if (!r.ok) return this.#fail(r);
     const fetchedAt = Date.now();
@@ -598,7 +589,7 @@ export class JwksResolver {
           // A failing external cache only costs a refetch later.
         }
       })();
-      await bounded(stored, this.#inflightWait);
+      await bounded(stored, this.#o.inflightWaitMs);
     }
     return parsed;
   }

@@ -104,15 +104,15 @@ export function createPaginator<T>(
       } catch (cause) {
         result = failure({ message: "Page fetch threw", category: "UNKNOWN", cause });
       }
-      // A page whose every caller gave up is dropped: a new fetch of the same offset follows.
-      if (result.ok && signal?.aborted) {
-        result = cancelled();
-      }
       // A fetcher resolving something else than a result holding a list is a Failure too.
       if (result?.ok === true && !Array.isArray(result.value)) {
         result = failure({ message: "Page fetch resolved no list", category: "DECODE" });
       } else if (result?.ok !== true && result?.ok !== false) {
         result = failure({ message: "Page fetch resolved no result", category: "DECODE" });
+      }
+      // A page whose every caller gave up is dropped: a new fetch of the same offset follows.
+      if (result.ok && signal?.aborted) {
+        result = cancelled();
       }
       if (result.ok) {
         items.value = [...items.value, ...result.value];

@@ -527,9 +527,13 @@ function start(
       ),
     );
   }
-  if (req.signal?.aborted) return Promise.resolve(abortFailure("cancelled", timeout));
+  const signal = req.signal;
+  if (signal?.aborted) return Promise.resolve(abortFailure("cancelled", timeout));
   let url: string | undefined;
   try {
+    if (signal && typeof signal.addEventListener !== "function") {
+      throw new TypeError("Cannot send the request as 'signal' is not an AbortSignal");
+    }
     url = buildUrl(ctx, req);
     // JSON is serialised once for every attempt.
     if (req.json !== undefined) {

@@ -93,6 +93,10 @@ export function scalar(value: unknown, what: string): string {
     throw new TypeError(`Cannot filter with ${what} as the number is not finite: ${value}`);
   }
   if (typeof value === "object") return stringifyJson(value)!;
+  // A function or a symbol has no text PostgREST could compare with.
+  if (typeof value === "function" || typeof value === "symbol") {
+    throw new TypeError(`Cannot filter with ${what} as the value is a ${typeof value}`);
+  }
   return String(value);
 }
 

@@ -233,13 +233,23 @@ function headersOf(
   return out;
 }
 
+/** Runs a DSL block; anything else than a function (a match object, say) is a clear TypeError. */
+function callBlock<B>(block: (b: B) => unknown, builder: B): void {
+  if (typeof block !== "function") {
+    throw new TypeError(
+      `Cannot build the query as 'block' must be a function such as (w) => w.eq(...): current value is ${typeof block}`,
+    );
+  }
+  block(builder);
+}
+
 function readPairs(
   block: ((q: QueryBuilder) => unknown) | undefined,
   first?: [string, string],
 ): Array<[string, string]> {
   if (!block) return first ? [first] : [];
   const q = new QueryBuilder();
-  block(q);
+  callBlock(block, q);
   return q.toQueryPairs(first);
 }
 
@@ -248,7 +258,7 @@ function wherePairs(
 ): Array<[string, string]> {
   if (!block) return [];
   const w = new WhereBuilder();
-  block(w);
+  callBlock(block, w);
   return w.predicates.map(renderTopLevel);
 }
 

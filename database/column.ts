@@ -91,5 +91,6 @@ export type ColumnRef<T> = Column<T> | string;
  * @returns The name.
  */
 export function columnName(ref: ColumnRef<unknown>): string {
-  return typeof ref === "string" ? ref : ref.name;
+  // Anything else (undefined from a JavaScript caller) fails the column name check.
+  return typeof ref === "string" ? ref : ref?.name;
 }

@@ -271,7 +271,9 @@ export class WhereBuilder {
   isExactly(column: ColumnRef<boolean | null>, value: boolean): this {
     if (typeof value !== "boolean") {
       throw new TypeError(
-        `Cannot filter with isExactly as the value must be a boolean: current value is ${value}`,
+        `Cannot filter with isExactly as the value must be a boolean: current value is ${
+          String(value)
+        }`,
       );
     }
     return this.#add(column, "is", String(value), true);

@@ -135,13 +135,12 @@ const STORAGE_WAIT_MS = 10_000;
 /** Settles with `promise` (its outcome dropped), or after `ms` if it is still pending. */
 function waitAtMost(promise: Promise<unknown>, ms: number): Promise<void> {
   return new Promise((resolve) => {
-    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timer = setTimeout(() => resolve(), ms);
     const done = () => {
       clearTimeout(timer);
       resolve();
     };
     promise.then(done, done);
-    timer = setTimeout(done, ms);
   });
 }
 

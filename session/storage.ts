@@ -376,6 +376,18 @@ function parseCookies(header: string | null): Map<string, string> {
   return out;
 }
 
+/** The `Cookie` header of what the constructor takes; a clear TypeError for anything else. */
+function cookieHeader(request: Request | string | null): string | null {
+  if (typeof request === "string" || request === null) return request;
+  const headers = (request as { headers?: { get?: unknown } } | undefined)?.headers;
+  if (typeof headers?.get !== "function") {
+    throw new TypeError(
+      "Cannot read the cookies as 'request' must be a Fetch Request, a Cookie header or null (in Hono, pass c.req.raw)",
+    );
+  }
+  return request.headers.get("cookie");
+}
+
 /**
  * Session storage for server rendering: reads the session from a request's
  * `Cookie` header and collects `Set-Cookie` headers to write on the
@@ -415,15 +427,15 @@ export class CookieSessionStorage implements SessionStorage {
   #current: Session | null | undefined;
 
   /**
-   * Reads the cookies of a request.
+   * Reads the cookies of a request. Anything else than a Fetch `Request`, a
+   * `Cookie` header value or null (a Node request, Hono's `c.req`) is a
+   * `TypeError`.
    *
    * @param request The incoming request (or its `Cookie` header value).
    * @param options Cookie attributes and chunk size.
    */
   constructor(request: Request | string | null, options: CookieOptions = {}) {
-    this.#incoming = parseCookies(
-      typeof request === "string" || request === null ? request : request.headers.get("cookie"),
-    );
+    this.#incoming = parseCookies(cookieHeader(request));
     this.#o = {
       name: options.name ?? "fb-session",
       path: options.path ?? "/",

@@ -905,7 +905,18 @@ export function withCacheNonce(
       `Cannot add a cache nonce as 'options' must be an object such as { name }: current value is ${options}`,
     );
   }
-  if (nonce === null || nonce === undefined || nonce.trim() === "") return url;
+  if (typeof url !== "string") {
+    throw new TypeError(
+      `Cannot add a cache nonce as 'url' must be a string: current value is ${typeof url}`,
+    );
+  }
+  if (nonce === null || nonce === undefined) return url;
+  if (typeof nonce !== "string") {
+    throw new TypeError(
+      `Cannot add a cache nonce as 'nonce' must be a string or null: current value is ${typeof nonce}`,
+    );
+  }
+  if (nonce.trim() === "") return url;
   const name = options.name ?? "cacheNonce";
   const hash = url.indexOf("#");
   const base = hash < 0 ? url : url.slice(0, hash);

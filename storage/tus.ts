@@ -968,7 +968,7 @@ class Upload implements ResumableUpload {
 /**
  * Creates a resumable upload handle; no I/O until `await()`. Throws
  * `RangeError` at once for a `chunkSize` that is not a positive integer and
- * `TypeError` for a bad bucket or path.
+ * `TypeError` for a bad bucket, path or `data`.
  *
  * @example Upload with progress, resumable after a pause
  * ```ts
@@ -1012,6 +1012,15 @@ export function createResumableUpload(
   if (timeout !== undefined && !(typeof timeout === "number" && timeout >= 0)) {
     throw new RangeError(
       `Cannot upload as 'timeout' must be a non-negative number: current value is ${timeout}`,
+    );
+  }
+  if (
+    !(data instanceof Uint8Array ||
+      (typeof Blob !== "undefined" && data instanceof Blob) ||
+      (typeof ReadableStream !== "undefined" && data instanceof ReadableStream))
+  ) {
+    throw new TypeError(
+      "Cannot upload as 'data' must be a Uint8Array, a Blob or a ReadableStream of bytes",
     );
   }
   encodeBucket(bucket);

@@ -404,7 +404,13 @@ export function putVectors(
   vectors: readonly VectorObject[],
   o: VectorCallOptions & { dimension?: number | null } = {},
 ): Promise<ServiceResult<void>> {
-  checkBatch(vectors?.length ?? 0, "put vectors");
+  if (!Array.isArray(vectors)) {
+    return Promise.resolve(failure({
+      message: "Cannot put vectors as 'vectors' must be an array",
+      category: "INVALID_ARGUMENT",
+    }));
+  }
+  checkBatch(vectors.length, "put vectors");
   const bad = vectors.findIndex((v) =>
     v === null || typeof v !== "object" || typeof v.key !== "string"
   );

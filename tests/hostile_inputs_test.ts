@@ -13,6 +13,7 @@ import {
   createSignedRenderUrls,
   createStorageClient,
   getPublicUrls,
+  withCacheNonce,
 } from "../storage/mod.ts";
 import { makeDb } from "./database/_helpers.ts";
 import { jsonResponse, recordingFetch } from "./support/recording_fetch.ts";
@@ -97,7 +98,84 @@ Deno.test("a page fetcher resolving no list fails the page, with no unhandled re
   assert.deepEqual(p.items.value, [0]);
 });
 
+Deno.test("a page fetcher resolving undefined or null fails the page, with or without a caller's signal", async () => {
+  for (const nothing of [undefined, null]) {
+    const p = createPaginator<number>(10, () => Promise.resolve(nothing as never));
+    const withSignal = await p.loadNext({ signal: new AbortController().signal });
+    assert.equal(withSignal.errorOrNull()?.message, "Page fetch resolved no result");
+    const without = await p.loadNext();
+    assert.equal(without.errorOrNull()?.category, "DECODE");
+    assert.equal(p.isLoading.value, false);
+  }
+});
+
 Deno.test("timingSafeEqual refuses values that are neither strings nor bytes (no endless loop)", () => {
   assert.throws(() => timingSafeEqual("a", { length: 1e308 } as never), TypeError);
   assert.equal(timingSafeEqual("abc", "abc"), true);
+});
+
+Deno.test("a DSL block that is not a function (a supabase-js match object) is a TypeError naming 'block', with no request", () => {
+  const { db, rec } = makeDb();
+  const block = { id: 1 } as never;
+  const calls: Array<[string, () => unknown]> = [
+    ["delete", () => db.delete("todos", block)],
+    ["update", () => db.update("todos", JSON.stringify({ done: true }), block)],
+    ["select", () => db.select("todos", { block })],
+    ["selectCount", () => db.selectCount("todos", { block })],
+  ];
+  for (const [name, call] of calls) {
+    assert.throws(call, {
+      name: "TypeError",
+      message: /'block' must be a function .*current value is object/,
+    }, name);
+  }
+  assert.equal(rec.requests.length, 0);
+});
+
+Deno.test("filters refuse an undefined column, a function or a symbol operand; isExactly names a symbol", async () => {
+  const { db, rec } = makeDb();
+  const where = (block: (w: WhereBuilder) => unknown) => () => db.delete("t", block);
+  assert.throws(where((w) => w.eq(undefined as never, 1)), {
+    name: "TypeError",
+    message: /column name must be a non-blank string/,
+  });
+  assert.throws(where((w) => w.eq("id", (() => 1) as never)), {
+    name: "TypeError",
+    message: "Cannot filter with eq as the value is a function",
+  });
+  assert.throws(where((w) => w.eq("id", Symbol("s") as never)), {
+    name: "TypeError",
+    message: "Cannot filter with eq as the value is a symbol",
+  });
+  assert.throws(where((w) => w.isExactly("done", Symbol("s") as never)), {
+    name: "TypeError",
+    message: /must be a boolean: current value is Symbol\(s\)/,
+  });
+  assert.equal(rec.requests.length, 0);
+  assert.ok((await db.delete("t", (w) => w.eq("id", 1))).ok);
+});
+
+Deno.test("withCacheNonce refuses a url or nonce that is not a string, naming it", () => {
+  assert.throws(() => withCacheNonce(5 as never, "v"), {
+    name: "TypeError",
+    message: /'url' must be a string: current value is number/,
+  });
+  assert.throws(() => withCacheNonce("https://a.example/x", 5 as never), {
+    name: "TypeError",
+    message: /'nonce' must be a string or null: current value is number/,
+  });
+  assert.equal(withCacheNonce("https://a.example/x", undefined), "https://a.example/x");
+  assert.equal(withCacheNonce("https://a.example/x", "v"), "https://a.example/x?cacheNonce=v");
+});
+
+Deno.test("putVectors given something else than an array resolves INVALID_ARGUMENT, with no request", async () => {
+  const rec = recordingFetch();
+  const s = createStorageClient(
+    createBaseClient("https://p.example", "anon-key", { fetch: rec.fetch }),
+  );
+  for (const bad of ["abc", null, { length: 1, 0: { key: "k" } }]) {
+    const r = await s.putVectors("vb", "ix", bad as never);
+    assert.equal(r.errorOrNull()?.message, "Cannot put vectors as 'vectors' must be an array");
+  }
+  assert.equal(rec.requests.length, 0);
 });

@@ -280,3 +280,20 @@ Deno.test("a custom fetch that copies its init ({ ...init }) still gets the sign
   assert.equal((await cancelled).errorOrNull()?.category, "CANCELLED");
   assert.ok(seen[1].aborted);
 });
+
+Deno.test("a signal that is not an AbortSignal (the controller itself) is a clear INVALID_ARGUMENT Failure, with no request", async () => {
+  const rec = recordingFetch(() => jsonResponse({}));
+  const client = createBaseClient("https://p.example", "anon-key", { fetch: rec.fetch });
+  for (const bad of [new AbortController(), {}, "abort", 1]) {
+    const r = await client.request({ path: "/x", signal: bad as never });
+    assert.equal(r.errorOrNull()?.category, "INVALID_ARGUMENT");
+    assert.equal(
+      r.errorOrNull()?.message,
+      "Cannot send the request as 'signal' is not an AbortSignal",
+    );
+  }
+  assert.equal(rec.requests.length, 0);
+  // null and undefined mean no signal.
+  assert.ok((await client.request({ path: "/x", signal: null as never })).ok);
+  assert.ok((await client.request({ path: "/x", signal: undefined })).ok);
+});

@@ -327,3 +327,18 @@ Deno.test("a due refresh whose new session cannot be stored is reported, not hid
   m.dispose();
   assert.equal(r.ok, false, "the browser keeps a refresh token the server has spent");
 });
+
+Deno.test("CookieSessionStorage given a Node or Hono request object (no Fetch headers) is a TypeError saying what to pass", () => {
+  const nodeLike = { headers: { cookie: "fb-session=x" } };
+  const honoLike = { raw: new Request("https://a.example"), header: () => undefined };
+  for (const bad of [nodeLike, honoLike, undefined, 5]) {
+    assert.throws(() => new CookieSessionStorage(bad as never), {
+      name: "TypeError",
+      message:
+        /'request' must be a Fetch Request, a Cookie header or null \(in Hono, pass c\.req\.raw\)/,
+    });
+  }
+  // What it takes still works.
+  const req = new Request("https://a.example", { headers: { cookie: "a=b" } });
+  for (const ok of [req, "a=b", null]) assert.equal(new CookieSessionStorage(ok).load(), null);
+});

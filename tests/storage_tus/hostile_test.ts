@@ -252,3 +252,19 @@ Deno.test("a dead saved URL is forgotten by the URL store, for streams too", asy
   assert.equal(saved.size, 0, "forgotten when dead, and the new one when done");
   assert.deepEqual(rec.requests.map((q) => q.method), ["HEAD", "POST"]);
 });
+
+Deno.test("data that is not bytes, a Blob or a stream is a TypeError at once, with no request", () => {
+  const rec = recordingFetch();
+  const client = createBaseClient("https://p.example", "anon-key", { fetch: rec.fetch });
+  for (const bad of ["hello", null, undefined, new ArrayBuffer(4), { length: 3 }, [1, 2, 3]]) {
+    assert.throws(
+      () => createResumableUpload(client, "b", "p.bin", bad as never),
+      (e: unknown) => e instanceof TypeError && e.message.includes("'data' must be a Uint8Array"),
+      String(bad),
+    );
+  }
+  assert.equal(rec.requests.length, 0);
+  // A Blob and a byte stream are still taken.
+  createResumableUpload(client, "b", "p.bin", new Blob(["x"]));
+  createResumableUpload(client, "b", "p.bin", new Blob(["x"]).stream());
+});
