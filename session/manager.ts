@@ -489,7 +489,8 @@ export class SessionManager {
     // Loading (a restore still reading storage) held nothing that was announced.
     const kind = this.#state.value.kind;
     const had = kind === "Authenticated" || kind === "Expired";
-    this.#state.value = { kind: "NotAuthenticated" };
+    // Subscribers hear NotAuthenticated once, not again on every clear with no session.
+    if (kind !== "NotAuthenticated") this.#state.value = { kind: "NotAuthenticated" };
     if (had) this.#emit(AuthStateChangeEvent.SIGNED_OUT, null);
   }
 
@@ -697,6 +698,14 @@ export class SessionManager {
     const stored = storedExpiry(loaded);
     if (lapsed(stored)) {
       this.#state.value = { kind: "Expired", lastSession: stored };
+      // Without auto-refresh the caller decides when to spend the refresh token.
+      if (!this.#autoRefresh) {
+        return failure({
+          message:
+            "No active session: the stored session has expired (refreshSession may recover it)",
+          category: "NO_SESSION",
+        });
+      }
       return this.refreshSession();
     }
     this.#apply(stored);

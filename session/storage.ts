@@ -226,13 +226,16 @@ export class KeyValueSessionStorage implements SessionStorage {
   }
 
   /**
-   * Loads the session; corrupt payloads are null.
+   * Loads the session; corrupt payloads are null. A store that fails to read
+   * rejects, so that the manager keeps the session it holds (an unreadable
+   * storage signs nobody out).
    *
    * @returns The session or null.
    */
   async load(): Promise<Session | null> {
+    const raw = await this.#store.get(this.key);
     try {
-      return parseStoredSession(await this.#store.get(this.key));
+      return parseStoredSession(raw);
     } catch {
       return null;
     }

@@ -209,7 +209,8 @@ Deno.test("restore: a corrupt payload is no session; an expired one refreshes or
   assert.equal(state.kind, "Expired");
   if (state.kind === "Expired") assert.equal(state.lastSession.accessToken, "access-7");
   m.dispose();
-  const fresh = createSessionManager(gotrue().auth, g.client, { storage, autoRefresh: false });
+  // With auto-refresh (the default) the restore refreshes it.
+  const fresh = createSessionManager(gotrue().auth, g.client, { storage });
   assert.equal((await fresh.restoreSession()).getOrThrow().accessToken, "access-2");
   fresh.dispose();
 });

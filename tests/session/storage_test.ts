@@ -88,7 +88,8 @@ Deno.test("in-memory, key-value (DEFAULT_KEY), Web Storage and namespace adapter
     set: () => {},
     remove: () => {},
   });
-  assert.equal(await throwing.load(), null);
+  // A store that cannot read rejects: the manager then keeps the session it holds.
+  await assert.rejects(throwing.load(), { message: "down" });
 });
 
 Deno.test("cookie storage round-trips through real Request/Response objects, chunked when large", () => {

@@ -1,0 +1,92 @@
+// Findings of the spec audit of sessions: a store that cannot read signs
+// nobody out; without auto-refresh a lapsed stored session is not refreshed
+// behind the caller's back; a clear with no session tells subscribers nothing.
+import assert from "node:assert/strict";
+import { createAuthClient, decodeSession } from "../../auth/mod.ts";
+import { createBaseClient } from "../../core/client.ts";
+import { createSessionManager, KeyValueSessionStorage } from "../../session/mod.ts";
+import { BASE, KEY, sessionJson } from "./_helpers.ts";
+
+function setup() {
+  let grants = 0;
+  const fetch = (input: RequestInfo | URL, init?: RequestInit) => {
+    if (new URL(new Request(input, init).url).pathname.endsWith("/token")) grants++;
+    return Promise.resolve(Response.json(sessionJson(2)));
+  };
+  const client = createBaseClient(BASE, KEY, { fetch, retry: { maxAttempts: 1 }, timeout: 0 });
+  return { client, auth: createAuthClient(client), grants: () => grants };
+}
+
+function mapStore() {
+  const map = new Map<string, string>();
+  let failing = false;
+  return {
+    map,
+    fail: (on: boolean) => (failing = on),
+    store: {
+      get: (k: string) => {
+        if (failing) throw new Error("store down");
+        return map.get(k) ?? null;
+      },
+      set: (k: string, v: string) => void map.set(k, v),
+      remove: (k: string) => void map.delete(k),
+    },
+  };
+}
+
+Deno.test("a key-value store that fails to read keeps the held session: no SIGNED_OUT, token kept", async () => {
+  const { auth, client } = setup();
+  const kv = mapStore();
+  const m = createSessionManager(auth, client, {
+    storage: new KeyValueSessionStorage(kv.store),
+    autoRefresh: false,
+  });
+  const events: string[] = [];
+  m.onAuthStateChange((e) => events.push(e), { emitInitialSession: false });
+  await m.saveSession(decodeSession(sessionJson(1)));
+  kv.fail(true);
+  const r = await m.restoreSession();
+  assert.equal(r.getOrThrow().accessToken, "access-1");
+  assert.equal(m.sessionState.value.kind, "Authenticated");
+  assert.equal(client.accessToken, "access-1");
+  assert.deepEqual(events, ["SIGNED_IN"]);
+  assert.equal(kv.map.size, 1, "the stored session is still there");
+  m.dispose();
+});
+
+Deno.test("autoRefresh: false restores a lapsed session as Expired without spending its refresh token", async () => {
+  const s = setup();
+  const kv = mapStore();
+  const storage = new KeyValueSessionStorage(kv.store);
+  await storage.save(
+    decodeSession(sessionJson(1, { expires_at: Math.floor(Date.now() / 1000) - 5 })),
+  );
+  const m = createSessionManager(s.auth, s.client, { storage, autoRefresh: false });
+  const events: string[] = [];
+  m.onAuthStateChange((e) => events.push(e), { emitInitialSession: false });
+  const r = await m.restoreSession();
+  assert.equal(r.errorOrNull()?.category, "NO_SESSION");
+  assert.match(r.errorOrNull()?.message ?? "", /expired/);
+  assert.equal(s.grants(), 0);
+  const state = m.sessionState.value;
+  assert.equal(state.kind, "Expired");
+  assert.deepEqual(events, []);
+  // The caller decides: refreshSession recovers it.
+  assert.equal((await m.refreshSession()).getOrThrow().accessToken, "access-2");
+  assert.equal(s.grants(), 1);
+  m.dispose();
+});
+
+Deno.test("clearing with no session held tells state subscribers nothing new", async () => {
+  const { auth, client } = setup();
+  const m = createSessionManager(auth, client, { autoRefresh: false });
+  const seen: string[] = [];
+  const stop = m.sessionState.subscribe((s) => seen.push(s.kind));
+  await m.saveSession(decodeSession(sessionJson(1)));
+  await m.clearSession();
+  await m.clearSession();
+  await m.clearSession();
+  assert.deepEqual(seen, ["NotAuthenticated", "Authenticated", "NotAuthenticated"]);
+  stop();
+  m.dispose();
+});
