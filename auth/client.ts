@@ -551,7 +551,7 @@ export class AuthClient {
    *
    * @param kid The key id.
    * @param options Cancellation.
-   * @returns The key or null; Failure only when the JWKS fetch failed.
+   * @returns The key or null; Failure when the JWKS fetch failed or `kid` is blank.
    */
   resolveSigningKey(
     kid: string,

@@ -293,14 +293,17 @@ function checkDuration(name: string, value: number | undefined, fallback: number
   return v;
 }
 
-function checkKid(kid: unknown): void {
-  if (typeof kid !== "string" || kid.trim() === "") {
-    throw new TypeError(
-      `Cannot resolve the signing key as 'kid' must be a non-blank string: current value is ${
-        typeof kid === "string" ? JSON.stringify(kid) : typeof kid
-      }`,
-    );
-  }
+/** A Failure for a `kid` that is not a non-blank string (a malformed request is never thrown). */
+function badKid(kid: unknown): Promise<Failure> | null {
+  return typeof kid !== "string" || kid.trim() === ""
+    ? Promise.resolve(failure({
+      message:
+        `Cannot resolve the signing key as 'kid' must be a non-blank string: current value is ${
+          typeof kid === "string" ? JSON.stringify(kid) : typeof kid
+        }`,
+      category: "INVALID_ARGUMENT",
+    }))
+    : null;
 }
 
 /** Options of the resolver's look-ups. */
@@ -362,7 +365,7 @@ export class JwksResolver {
    * else after a refetch (subject to the cooldown and the negative cache).
    *
    * @param kid The key id from a token header; a non-string or blank value
-   * throws `TypeError`.
+   * is a `Failure(INVALID_ARGUMENT)`.
    * @param options A signal that stops waiting.
    * @returns The key, null if the set does not hold it, or a failure only
    * when fetching the set failed.
@@ -371,7 +374,8 @@ export class JwksResolver {
     kid: string,
     options: ResolveKeyOptions = {},
   ): Promise<ServiceResult<Jwk | null>> {
-    checkKid(kid);
+    const bad = badKid(kid);
+    if (bad) return bad;
     return this.#lookup(kid, options.signal).then((r) => r.ok ? success(r.value?.jwk ?? null) : r);
   }
 
@@ -380,7 +384,7 @@ export class JwksResolver {
    * null when the set has no usable ES256 key with that id. Imported keys are
    * cached with the set.
    *
-   * @param kid The key id; a non-string or blank value throws `TypeError`.
+   * @param kid The key id; a non-string or blank value is a `Failure(INVALID_ARGUMENT)`.
    * @param options A signal that stops waiting.
    * @returns The key, null, or a failure when fetching the set failed.
    */
@@ -388,7 +392,8 @@ export class JwksResolver {
     kid: string,
     options: ResolveKeyOptions = {},
   ): Promise<ServiceResult<VerificationKey | null>> {
-    checkKid(kid);
+    const bad = badKid(kid);
+    if (bad) return bad;
     const cached = this.cachedVerificationKey(kid);
     if (cached !== null) return Promise.resolve(success(cached));
     return this.#verificationKey(kid, options.signal);

@@ -109,15 +109,19 @@ export interface Session {
   providerRefreshToken: string | null;
 }
 
-/** Fields to change on a user; only non-null fields are applied. */
+/**
+ * Fields to change on a user; only non-null fields are applied. Build one
+ * with {@linkcode userUpdateRequest} to have its passwords masked when it is
+ * printed (a plain object literal prints what it holds).
+ */
 export interface UserUpdateRequest {
   /** New email. */
   email?: string | null;
   /** New phone. */
   phone?: string | null;
-  /** New password (masked in renderings). */
+  /** New password (masked in renderings of a {@linkcode userUpdateRequest}). */
   password?: string | null;
-  /** Current password (masked in renderings). */
+  /** Current password (masked in renderings of a {@linkcode userUpdateRequest}). */
   currentPassword?: string | null;
   /** User metadata. */
   data?: JsonObject | null;
@@ -125,6 +129,26 @@ export interface UserUpdateRequest {
   nonce?: string | null;
   /** Messaging channel for phone changes. */
   channel?: string | null;
+}
+
+/**
+ * A {@linkcode UserUpdateRequest} whose `password` and `currentPassword` are
+ * masked when it is printed (`String`, `console.log`, `Deno.inspect`,
+ * `util.inspect`); JSON and the request body still carry them.
+ *
+ * @example Changing a password
+ * ```ts
+ * import { userUpdateRequest } from "@fetchbase/fetchbase/auth";
+ *
+ * const update = userUpdateRequest({ password: "new-secret", currentPassword: "old-secret" });
+ * console.log(String(update)); // {"password":"***","currentPassword":"***"}
+ * ```
+ *
+ * @param fields The fields to change.
+ * @returns A masked copy of `fields`.
+ */
+export function userUpdateRequest(fields: UserUpdateRequest): UserUpdateRequest {
+  return withMaskedFields({ ...fields }, ["password", "currentPassword"]);
 }
 
 /** The result of an OTP verification. */

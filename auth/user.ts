@@ -125,10 +125,16 @@ export function linkIdentity(
 ): Promise<ServiceResult<LinkIdentityResponse>> {
   if (blank(accessToken)) return invalid("Cannot link an identity as 'accessToken' is blank");
   if (blank(provider)) return invalid("Cannot link an identity as 'provider' is blank");
-  const url = _providerUrl(`${client.url}/auth/v1/user/identities/authorize`, provider, {
-    ...o,
-    skipBrowserRedirect: true,
-  });
+  let url: string;
+  try {
+    url = _providerUrl(`${client.url}/auth/v1/user/identities/authorize`, provider, {
+      ...o,
+      skipBrowserRedirect: true,
+    });
+  } catch (e) {
+    // The URL builder's TypeError (a 'state' query parameter): a Failure here, never thrown.
+    return invalid((e as Error).message);
+  }
   return client.request({
     url,
     headers: API_VERSION,

@@ -395,8 +395,7 @@ export function linkIdentityForCurrentSession(
 ): Promise<ServiceResult<LinkIdentityResponse>> {
   const session = manager.currentSession;
   if (!session) return Promise.resolve(noSession());
-  // Not async: the URL checks (a blank provider, a `state` query parameter) throw at the call,
-  // as documented, instead of rejecting the promise.
+  // A blank provider or a `state` query parameter is a Failure from linkIdentity.
   return auth.linkIdentity(session.accessToken, provider, options);
 }
 

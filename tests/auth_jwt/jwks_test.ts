@@ -62,9 +62,18 @@ Deno.test("resolveSigningKey returns the key, or null when absent after one refe
   assert.ok(miss.ok);
   assert.equal(miss.value, null);
   assert.equal(h.jwksCalls(), 2);
-  assert.throws(() => h.jwks.resolveSigningKey(""), TypeError);
-  assert.throws(() => h.jwks.resolveSigningKey(7 as unknown as string), TypeError);
-  assert.throws(() => h.jwks.verificationKey("  "), TypeError);
+  // A malformed kid is a Failure, never thrown, and fetches nothing.
+  for (
+    const r of [
+      await h.jwks.resolveSigningKey(""),
+      await h.jwks.resolveSigningKey(7 as unknown as string),
+      await h.jwks.verificationKey("  "),
+    ]
+  ) {
+    assert.equal(r.errorOrNull()?.category, "INVALID_ARGUMENT");
+    assert.match(r.errorOrNull()?.message ?? "", /'kid' must be a non-blank string/);
+  }
+  assert.equal(h.jwksCalls(), 2);
 });
 
 Deno.test("a failing JWKS fetch is a Failure: network, status, garbage, redirect, oversize", async () => {

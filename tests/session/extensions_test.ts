@@ -335,13 +335,16 @@ Deno.test("the client sign-in helpers carry the document's names, from the packa
   }
 });
 
-Deno.test("linkIdentityForCurrentSession: a bad URL option throws at the call, never as a rejection", async () => {
+Deno.test("linkIdentityForCurrentSession: a bad URL option is a Failure, never thrown or a rejection", async () => {
   const { auth, manager } = setup();
   await manager.saveSession((await auth.signInWithEmail("a@x.io", "pw")).getOrThrow());
-  assert.throws(
-    () => linkIdentityForCurrentSession(auth, manager, "github", { queryParams: { state: "s" } }),
-    TypeError,
-  );
+  const state = await linkIdentityForCurrentSession(auth, manager, "github", {
+    queryParams: { state: "s" },
+  });
+  assert.equal(state.errorOrNull()?.category, "INVALID_ARGUMENT");
+  assert.match(state.errorOrNull()?.message ?? "", /'queryParams' holds 'state'/);
+  const direct = await auth.linkIdentity("tok", "github", { queryParams: { state: "s" } });
+  assert.equal(direct.errorOrNull()?.category, "INVALID_ARGUMENT");
   // A blank provider is a Failure, as from auth.linkIdentity.
   const blank = await linkIdentityForCurrentSession(auth, manager, "");
   assert.equal(blank.errorOrNull()?.category, "INVALID_ARGUMENT");
