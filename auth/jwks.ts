@@ -7,10 +7,11 @@
  * - a fetched set is fresh for `maxAgeMs` (10 min), then refreshed so rotated
  *   keys are picked up; while a refresh is under way other callers are served
  *   from the cached set;
- * - a `kid` missing from a fresh set forces one refetch, unless a set was
- *   fetched less than `cooldownMs` (30 s) ago: then the answer comes from that
- *   set; a `kid` still missing after the refetch made for it is answered
- *   null without fetching for `negativeCacheMs` (60 s);
+ * - a `kid` missing from a fresh set forces one refetch, unless a fetch came
+ *   back without the `kid` it was asked for less than `cooldownMs` (30 s)
+ *   ago: then the answer comes from the cached set (unknown `kid`s flooding
+ *   in cost one fetch per cooldown); a `kid` still missing after the refetch
+ *   made for it is answered null without fetching for `negativeCacheMs` (60 s);
  * - concurrent callers share one in-flight fetch, but wait for a fetch someone
  *   else started at most `inflightWaitMs` (2 s) before fetching for
  *   themselves (on Cloudflare Workers a fetch started for one request may
@@ -297,10 +298,7 @@ function checkDuration(name: string, value: number | undefined, fallback: number
 function badKid(kid: unknown): Promise<Failure> | null {
   return typeof kid !== "string" || kid.trim() === ""
     ? Promise.resolve(failure({
-      message:
-        `Cannot resolve the signing key as 'kid' must be a non-blank string: current value is ${
-          typeof kid === "string" ? JSON.stringify(kid) : typeof kid
-        }`,
+      message: "Cannot resolve the signing key as 'kid' must be a non-blank string",
       category: "INVALID_ARGUMENT",
     }))
     : null;
@@ -337,6 +335,8 @@ export class JwksResolver {
   /** The last failed fetch: for `cooldownMs` after it, lookups answer it without refetching. */
   #failed: { at: number; result: Failure } | null = null;
   readonly #negative = new Map<string, number>();
+  /** When a fetch last came back without the kid asked for: the cooldown runs from there. */
+  #missAt = -Infinity;
 
   /**
    * Builds a resolver; prefer {@linkcode createJwksResolver}.
@@ -469,7 +469,9 @@ export class JwksResolver {
       if (age < this.#o.maxAgeMs) {
         if (entry) return success(entry);
         if (this.#isNegative(kid)) return success(null);
-        if (age < this.#o.cooldownMs) return success(null);
+        // A miss forces one refetch; misses force at most one per cooldown (unknown kids
+        // flooding in cost one fetch per cooldown, not one each).
+        if (Date.now() - this.#missAt < this.#o.cooldownMs) return success(null);
       } else if (entry && this.#flightAlive(this.#inflight)) {
         return success(entry);
       }
@@ -477,7 +479,10 @@ export class JwksResolver {
     const r = await this.#refresh(signal);
     if (!r.ok) return r;
     const entry = r.value.byKid.get(kid) ?? null;
-    if (entry === null) this.#rememberMissing(kid);
+    if (entry === null) {
+      this.#missAt = Date.now();
+      this.#rememberMissing(kid);
+    }
     return success(entry);
   }
 
@@ -597,15 +602,6 @@ export class JwksResolver {
       await bounded(stored, this.#o.inflightWaitMs);
     }
     return parsed;
-  }
-
-  /**
-   * A rendering without state.
-   *
-   * @returns The rendering.
-   */
-  toString(): string {
-    return `JwksResolver { url: ${this.url} }`;
   }
 }
 

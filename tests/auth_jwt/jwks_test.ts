@@ -206,6 +206,7 @@ Deno.test("entries with private members are refused; only ES256 P-256 verify key
   const kids = set.value.keys.map((k) => k.keyId);
   assert.ok(!kids.includes("private") && !kids.includes("sym"), "private entries dropped");
   assert.ok(kids.includes("rsa"));
+  // "private" was dropped: its miss forces the one refetch; later misses come from the cooldown.
   assert.equal((await h.jwks.resolveSigningKey("private")).getOrThrow(), null);
   const rsa = (await h.jwks.resolveSigningKey("rsa")).getOrThrow();
   assert.equal(rsa?.modulus, "AQAB");
@@ -217,10 +218,10 @@ Deno.test("entries with private members are refused; only ES256 P-256 verify key
     assert.ok(r.ok);
     assert.equal(r.value, null, v.kid as string);
   }
-  assert.equal(h.jwksCalls(), 1);
+  assert.equal(h.jwksCalls(), 2);
 });
 
-Deno.test("cooldown: many unknown kids right after a fetch cause no refetch storm", async () => {
+Deno.test("cooldown: many unknown kids right after a fetch share one refetch, then none until the cooldown ends", async () => {
   const clock = FakeTimers.install({ toFake: ["Date"], now: Date.now() });
   try {
     const k1 = await makeKey("k1");
@@ -233,22 +234,29 @@ Deno.test("cooldown: many unknown kids right after a fetch cause no refetch stor
       Array.from({ length: 50 }, (_, i) => h.jwks.resolveSigningKey(`random-${i}`)),
     );
     assert.ok(misses.every((r) => r.ok && r.value === null));
-    assert.equal(h.jwksCalls(), 1);
+    // The misses force one refetch, shared by all 50.
+    assert.equal(h.jwksCalls(), 2);
+    // Within the cooldown of that fruitless refetch, new unknown kids fetch nothing.
+    clock.tick(5_000);
+    await Promise.all(
+      Array.from({ length: 50 }, (_, i) => h.jwks.resolveSigningKey(`more-${i}`)),
+    );
+    assert.equal(h.jwksCalls(), 2);
     // After the cooldown, 50 new unknown kids at once share one refetch.
-    clock.tick(10_001);
+    clock.tick(5_001);
     await Promise.all(
       Array.from({ length: 50 }, (_, i) => h.jwks.resolveSigningKey(`other-${i}`)),
     );
-    assert.equal(h.jwksCalls(), 2);
+    assert.equal(h.jwksCalls(), 3);
     // A miss answered from the cooldown is not negatively cached: once the
     // cooldown has passed again, the same kid is looked for once more.
     clock.tick(10_001);
-    await h.jwks.resolveSigningKey("random-0");
-    assert.equal(h.jwksCalls(), 3);
+    await h.jwks.resolveSigningKey("more-0");
+    assert.equal(h.jwksCalls(), 4);
     // ...whereas kids missing after their own refetch are remembered.
     clock.tick(10_001);
-    await h.jwks.resolveSigningKey("other-0");
-    assert.equal(h.jwksCalls(), 3);
+    await h.jwks.resolveSigningKey("random-0");
+    assert.equal(h.jwksCalls(), 4);
   } finally {
     clock.uninstall();
   }
@@ -519,4 +527,19 @@ Deno.test("an external cache entry dated further ahead than the clock skew is no
       assert.ok(r.ok);
     }
   }
+});
+
+Deno.test("default options: a key rotated in seconds after a fetch is found by the refetch its miss forces", async () => {
+  const k1 = await makeKey("k1");
+  const k2 = await makeKey("k2-rotated");
+  let keys = [k1.jwk];
+  const h = harness({ jwks: () => jwksBody(...keys) });
+  assert.ok((await h.jwks.resolveSigningKey("k1")).getOrThrow());
+  keys = [k1.jwk, k2.jwk];
+  const rotated = (await h.jwks.resolveSigningKey("k2-rotated")).getOrThrow();
+  assert.equal(rotated?.keyId, "k2-rotated");
+  assert.equal(h.jwksCalls(), 2);
+  // Both are now answered from the cache.
+  assert.ok((await h.jwks.verificationKey("k2-rotated")).getOrThrow() instanceof CryptoKey);
+  assert.equal(h.jwksCalls(), 2);
 });
