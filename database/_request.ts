@@ -3,6 +3,7 @@
  * and the one send function every primitive uses.
  */
 
+import { LimitError } from "./_guard.ts";
 import type { BaseClient } from "../core/client.ts";
 import { failure, type ServiceResult } from "../core/result.ts";
 import { request, requestBody, type TransportRequest } from "../core/transport.ts";
@@ -109,7 +110,7 @@ export function preferHeader(p: Preferences): string | null {
 export function checkMaxAffected(value: number | null | undefined): void {
   if (value === undefined || value === null) return;
   if (!Number.isSafeInteger(value) || value <= 0) {
-    throw new RangeError(
+    throw new LimitError(
       `Cannot limit affected rows as 'maxAffected' must be > 0: current value is ${value}`,
     );
   }

@@ -5,8 +5,9 @@
  * @module
  */
 
+import { buildFailure, guarded } from "./_guard.ts";
 import type { BaseClient } from "../core/client.ts";
-import { failure, type ServiceResult } from "../core/result.ts";
+import type { ServiceResult } from "../core/result.ts";
 import {
   acceptHeader,
   checkMaxAffected,
@@ -282,7 +283,10 @@ export function unionOfKeys(body: string): string[] | null {
 
 /**
  * The raw PostgREST primitives under `/rest/v1`. Each returns the response
- * body as a string; nothing throws except eager argument checks.
+ * body as a string. A malformed request (a blank table, DSL misuse, a value
+ * JSON cannot hold) resolves `Failure(INVALID_ARGUMENT)` with no request;
+ * only the document's Limits throw a `RangeError` (`maxAffected` <= 0, a
+ * `range` with `to < from`). The `build*` methods throw instead.
  *
  * @example Selecting rows
  * ```ts
@@ -343,7 +347,11 @@ export class DatabaseClient {
    * @returns The raw body.
    */
   select(table: string, options?: SelectOptions): Promise<ServiceResult<string>> {
-    return sendBody(this.client, this.buildSelect(table, options));
+    try {
+      return sendBody(this.client, this.buildSelect(table, options));
+    } catch (error) {
+      return buildFailure(error);
+    }
   }
 
   /**
@@ -357,13 +365,15 @@ export class DatabaseClient {
     table: string,
     options: SelectCountOptions = {},
   ): Promise<ServiceResult<PostgrestRange>> {
-    const req = this.buildSelect(table, {
-      ...options,
-      format: ResponseFormat.HEAD,
-      count: options.count ?? CountOption.EXACT,
-    });
-    return send(this.client, req).then((r) =>
-      r.ok ? r.map((v) => parseContentRange(v.headers.get("content-range"))) : r
+    return guarded(() =>
+      send(
+        this.client,
+        this.buildSelect(table, {
+          ...options,
+          format: ResponseFormat.HEAD,
+          count: options.count ?? CountOption.EXACT,
+        }),
+      ).then((r) => r.ok ? r.map((v) => parseContentRange(v.headers.get("content-range"))) : r)
     );
   }
 
@@ -378,11 +388,15 @@ export class DatabaseClient {
     table: string,
     options: SelectRangeOptions = {},
   ): Promise<ServiceResult<PostgrestRawPage>> {
-    const req = this.buildSelect(table, { ...options, count: options.count ?? CountOption.EXACT });
-    return send(this.client, req).then((r) =>
-      r.ok
-        ? r.map((v) => ({ body: v.body, ...parseContentRange(v.headers.get("content-range")) }))
-        : r
+    return guarded(() =>
+      send(
+        this.client,
+        this.buildSelect(table, { ...options, count: options.count ?? CountOption.EXACT }),
+      ).then((r) =>
+        r.ok
+          ? r.map((v) => ({ body: v.body, ...parseContentRange(v.headers.get("content-range")) }))
+          : r
+      )
     );
   }
 
@@ -399,45 +413,47 @@ export class DatabaseClient {
     body: string,
     options: InsertOptions = {},
   ): Promise<ServiceResult<string>> {
-    const contentType = options.contentType ?? "application/json";
-    const pairs: Array<[string, string]> = [];
-    const returning = options.returning ?? ReturnOption.REPRESENTATION;
-    const explicit = options.columns ?? null;
-    const derived = explicit === null && contentType.startsWith("application/json")
-      ? unionOfKeys(body)
-      : null;
-    const cols = explicit ?? derived;
-    if (cols && cols.length > 0) {
-      pairs.push([
-        "columns",
-        cols.map((c) => `"${c.replace(/["\\]/g, "\\$&")}"`).join(","),
-      ]);
-    }
-    if (options.upsert && options.onConflict) {
-      pairs.push(["on_conflict", cleanColumns(options.onConflict)]);
-    }
-    if (returning === ReturnOption.REPRESENTATION) pairs.unshift(["select", "*"]);
-    return sendBody(this.client, {
-      method: "POST",
-      path: `/${pathSegment(table, "table")}`,
-      pairs,
-      headers: headersOf(options.schema, "Content-Profile", {
-        Accept: options.stripNulls ? acceptHeader(ResponseFormat.ROWS, true, null) : null,
-        Prefer: preferHeader({
-          returning,
-          count: options.count,
-          resolution: options.upsert
-            ? options.upsertResolution ?? UpsertResolution.MERGE_DUPLICATES
-            : null,
-          missingDefault: options.defaultToNull === false,
-          rollback: options.rollback,
-        }),
-      }, options.headers),
-      body,
-      contentType,
-      retry: false,
-      signal: options.signal,
-      timeout: options.timeout,
+    return guarded(() => {
+      const contentType = options.contentType ?? "application/json";
+      const pairs: Array<[string, string]> = [];
+      const returning = options.returning ?? ReturnOption.REPRESENTATION;
+      const explicit = options.columns ?? null;
+      const derived = explicit === null && contentType.startsWith("application/json")
+        ? unionOfKeys(body)
+        : null;
+      const cols = explicit ?? derived;
+      if (cols && cols.length > 0) {
+        pairs.push([
+          "columns",
+          cols.map((c) => `"${c.replace(/["\\]/g, "\\$&")}"`).join(","),
+        ]);
+      }
+      if (options.upsert && options.onConflict) {
+        pairs.push(["on_conflict", cleanColumns(options.onConflict)]);
+      }
+      if (returning === ReturnOption.REPRESENTATION) pairs.unshift(["select", "*"]);
+      return sendBody(this.client, {
+        method: "POST",
+        path: `/${pathSegment(table, "table")}`,
+        pairs,
+        headers: headersOf(options.schema, "Content-Profile", {
+          Accept: options.stripNulls ? acceptHeader(ResponseFormat.ROWS, true, null) : null,
+          Prefer: preferHeader({
+            returning,
+            count: options.count,
+            resolution: options.upsert
+              ? options.upsertResolution ?? UpsertResolution.MERGE_DUPLICATES
+              : null,
+            missingDefault: options.defaultToNull === false,
+            rollback: options.rollback,
+          }),
+        }, options.headers),
+        body,
+        contentType,
+        retry: false,
+        signal: options.signal,
+        timeout: options.timeout,
+      });
     });
   }
 
@@ -492,7 +508,7 @@ export class DatabaseClient {
     block: ((w: WhereBuilder) => unknown) | null,
     options: MutateOptions = {},
   ): Promise<ServiceResult<string>> {
-    return this.#mutate("PATCH", table, body, block, options);
+    return guarded(() => this.#mutate("PATCH", table, body, block, options));
   }
 
   /**
@@ -511,23 +527,25 @@ export class DatabaseClient {
     block: ((w: WhereBuilder) => unknown) | null,
     options: ReplaceOptions = {},
   ): Promise<ServiceResult<string>> {
-    const returning = options.returning ?? ReturnOption.REPRESENTATION;
-    const pairs = wherePairs(block);
-    if (returning === ReturnOption.REPRESENTATION) {
-      pairs.unshift(["select", cleanColumns(options.columns ?? "*")]);
-    }
-    return sendBody(this.client, {
-      method: "PUT",
-      path: `/${pathSegment(table, "table")}`,
-      pairs,
-      headers: headersOf(options.schema, "Content-Profile", {
-        Prefer: preferHeader({ returning }),
-      }, options.headers),
-      body,
-      contentType: "application/json",
-      retry: false,
-      signal: options.signal,
-      timeout: options.timeout,
+    return guarded(() => {
+      const returning = options.returning ?? ReturnOption.REPRESENTATION;
+      const pairs = wherePairs(block);
+      if (returning === ReturnOption.REPRESENTATION) {
+        pairs.unshift(["select", cleanColumns(options.columns ?? "*")]);
+      }
+      return sendBody(this.client, {
+        method: "PUT",
+        path: `/${pathSegment(table, "table")}`,
+        pairs,
+        headers: headersOf(options.schema, "Content-Profile", {
+          Prefer: preferHeader({ returning }),
+        }, options.headers),
+        body,
+        contentType: "application/json",
+        retry: false,
+        signal: options.signal,
+        timeout: options.timeout,
+      });
     });
   }
 
@@ -544,7 +562,7 @@ export class DatabaseClient {
     block: ((w: WhereBuilder) => unknown) | null,
     options: MutateOptions = {},
   ): Promise<ServiceResult<string>> {
-    return this.#mutate("DELETE", table, undefined, block, options);
+    return guarded(() => this.#mutate("DELETE", table, undefined, block, options));
   }
 
   /**
@@ -604,7 +622,7 @@ export class DatabaseClient {
    * @returns The raw body.
    */
   rpc(fn: string, options?: RpcOptions): Promise<ServiceResult<string>> {
-    return passable(() => sendBody(this.client, this.buildRpc(fn, options)));
+    return guarded(() => sendBody(this.client, this.buildRpc(fn, options)));
   }
 
   /**
@@ -645,7 +663,7 @@ export class DatabaseClient {
    * @returns The raw body.
    */
   rpcGet(fn: string, options?: RpcGetOptions): Promise<ServiceResult<string>> {
-    return passable(() => sendBody(this.client, this.buildRpcGet(fn, options)));
+    return guarded(() => sendBody(this.client, this.buildRpcGet(fn, options)));
   }
 }
 
@@ -653,7 +671,8 @@ export class DatabaseClient {
  * Flattens a JSON object of arguments into query pairs: nulls omitted,
  * objects and arrays as JSON text (a Postgres array parameter takes its
  * literal as a string, `"{1,2}"`), scalars as text. An argument that
- * PostgREST would not pass to the function throws `TypeError`: a name it
+ * PostgREST would not pass to the function throws `TypeError` (which
+ * `rpcGet` resolves as `Failure(INVALID_ARGUMENT)`): a name it
  * reserves (`select`, `columns`, `on_conflict`, or ending in `order`,
  * `limit`, `offset`, `and`, `or`) or a value shaped like a filter
  * (`cs.stanford.edu`, `not.sure`), a name PostgREST would read only in part (`a.b`, `p->x`, `a:b`), or an integer beyond 2^53; such calls need POST.
@@ -712,26 +731,13 @@ export function flattenParams(params: string | Record<string, unknown>): Array<[
       ? null
       : "another name";
     if (what) {
-      throw new UnpassableArgument(
+      throw new TypeError(
         `Cannot pass '${k}' as a query argument as PostgREST would read it as ${what}; call the function with POST (rpc)`,
       );
     }
     out.push([k, text]);
   }
   return out;
-}
-
-/** An argument GET cannot pass: the call methods answer it as `Failure(INVALID_ARGUMENT)`. */
-class UnpassableArgument extends TypeError {}
-
-/** Runs a call whose arguments may not be passable with GET: that is a Failure, not a throw. */
-function passable(send: () => Promise<ServiceResult<string>>): Promise<ServiceResult<string>> {
-  try {
-    return send();
-  } catch (error) {
-    if (!(error instanceof UnpassableArgument)) throw error;
-    return Promise.resolve(failure({ message: error.message, category: "INVALID_ARGUMENT" }));
-  }
 }
 
 /**

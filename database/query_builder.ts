@@ -5,6 +5,7 @@
  * @module
  */
 
+import { LimitError } from "./_guard.ts";
 import { columnName, type ColumnRef } from "./column.ts";
 import { checkColumn } from "./_encode.ts";
 import { Nulls, Order } from "./models.ts";
@@ -20,9 +21,13 @@ export interface OrderByOptions {
   referencedTable?: string | null;
 }
 
-function checkCount(value: number, what: string): number {
+function checkCount(
+  value: number,
+  what: string,
+  Err: new (message: string) => RangeError = RangeError,
+): number {
   if (!Number.isSafeInteger(value) || value < 0) {
-    throw new RangeError(
+    throw new Err(
       `Cannot set ${what} as it must be a non-negative integer: current value is ${value}`,
     );
   }
@@ -137,10 +142,11 @@ export class QueryBuilder {
    * @returns This builder.
    */
   range(from: number, to: number, options: { referencedTable?: string | null } = {}): this {
-    checkCount(from, "range 'from'");
-    checkCount(to, "range 'to'");
+    // The document's Limits: thrown by the operations, never a Failure.
+    checkCount(from, "range 'from'", LimitError);
+    checkCount(to, "range 'to'", LimitError);
     if (to < from) {
-      throw new RangeError(
+      throw new LimitError(
         `Cannot set the range as 'to' must be >= 'from': current values are from=${from}, to=${to}`,
       );
     }

@@ -6,6 +6,7 @@
  * @module
  */
 
+import { guarded } from "./_guard.ts";
 import type { ServiceResult } from "../core/result.ts";
 import { failure, success } from "../core/result.ts";
 import type { CallOptions, DatabaseClient } from "./client.ts";
@@ -53,16 +54,18 @@ function call<T>(
   format: ResponseFormat,
   count?: CountOption | null,
 ) {
-  return db.rpc(fn, {
-    schema: o.schema,
-    params: paramsText(o.params),
-    block: o.block,
-    format,
-    count,
-    signal: o.signal,
-    timeout: o.timeout,
-    headers: o.headers,
-  });
+  return guarded(() =>
+    db.rpc(fn, {
+      schema: o.schema,
+      params: paramsText(o.params),
+      block: o.block,
+      format,
+      count,
+      signal: o.signal,
+      timeout: o.timeout,
+      headers: o.headers,
+    })
+  );
 }
 
 function callGet<T>(

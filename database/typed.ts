@@ -6,6 +6,7 @@
  * @module
  */
 
+import { guarded } from "./_guard.ts";
 import { ServiceException, type ServiceResult, success } from "../core/result.ts";
 import { decodeOne, decodeRows, discard, isNoRows } from "./_decode.ts";
 import type {
@@ -309,10 +310,12 @@ export function insertTyped<T>(
   value: T,
   options: TypedInsertOptions<T> = {},
 ): Promise<ServiceResult<T[]>> {
-  return db.insert(table, encodeJson(value, "insert"), {
-    ...options,
-    returning: ReturnOption.REPRESENTATION,
-  }).then((r) => decodeRows(r, options.validator));
+  return guarded(() =>
+    db.insert(table, encodeJson(value, "insert"), {
+      ...options,
+      returning: ReturnOption.REPRESENTATION,
+    }).then((r) => decodeRows(r, options.validator))
+  );
 }
 
 /**
@@ -340,11 +343,13 @@ export function insertTypedMany<T>(
   values: readonly T[],
   options: TypedInsertOptions<T> = {},
 ): Promise<ServiceResult<T[]>> {
-  if (!Array.isArray(values)) throw new TypeError("Cannot insert as 'values' must be an array");
-  return db.insert(table, encodeJson(values, "insert"), {
-    ...options,
-    returning: ReturnOption.REPRESENTATION,
-  }).then((r) => decodeRows(r, options.validator));
+  return guarded(() => {
+    if (!Array.isArray(values)) throw new TypeError("Cannot insert as 'values' must be an array");
+    return db.insert(table, encodeJson(values, "insert"), {
+      ...options,
+      returning: ReturnOption.REPRESENTATION,
+    }).then((r) => decodeRows(r, options.validator));
+  });
 }
 
 /**
@@ -398,7 +403,7 @@ export function insertUnitTyped<T>(
   value: T,
   options: Omit<InsertOptions, "returning" | "stripNulls" | "rollback" | "contentType"> = {},
 ): Promise<ServiceResult<void>> {
-  return insertUnit(db, table, encodeJson(value, "insert"), options);
+  return guarded(() => insertUnit(db, table, encodeJson(value, "insert"), options));
 }
 
 /**
@@ -503,10 +508,12 @@ export function updateTyped<T>(
   block: ((w: WhereBuilder) => unknown) | null,
   options: TypedMutateOptions<T> = {},
 ): Promise<ServiceResult<T[]>> {
-  return db.update(table, withoutNulls(value), block, {
-    ...options,
-    returning: ReturnOption.REPRESENTATION,
-  }).then((r) => decodeRows(r, options.validator));
+  return guarded(() =>
+    db.update(table, withoutNulls(value), block, {
+      ...options,
+      returning: ReturnOption.REPRESENTATION,
+    }).then((r) => decodeRows(r, options.validator))
+  );
 }
 
 /**
@@ -566,7 +573,7 @@ export function updateUnitTyped<T>(
   block: ((w: WhereBuilder) => unknown) | null,
   options: Omit<TypedMutateOptions<unknown>, "validator"> = {},
 ): Promise<ServiceResult<void>> {
-  return updateUnit(db, table, withoutNulls(value), block, options);
+  return guarded(() => updateUnit(db, table, withoutNulls(value), block, options));
 }
 
 /**

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { createBaseClient } from "../core/client.ts";
 import { timingSafeEqual } from "../core/crypto.ts";
 import { createPaginator } from "../core/paginator.ts";
-import { success } from "../core/result.ts";
+import { type ServiceResult, success } from "../core/result.ts";
 import { parseSessionTokensFromUrl } from "../auth/mod.ts";
 import { column, insertTyped, type WhereBuilder } from "../database/mod.ts";
 import {
@@ -15,7 +15,7 @@ import {
   getPublicUrls,
   withCacheNonce,
 } from "../storage/mod.ts";
-import { makeDb } from "./database/_helpers.ts";
+import { assertInvalid, makeDb } from "./database/_helpers.ts";
 import { jsonResponse, recordingFetch } from "./support/recording_fetch.ts";
 
 const storage = () =>
@@ -74,14 +74,12 @@ Deno.test("holes of a sparse array operand are refused, not sent as empty items"
   );
 });
 
-Deno.test("a cyclic value written as JSON is a clear TypeError", () => {
-  const { db } = makeDb();
+Deno.test("a cyclic value written as JSON is a clear INVALID_ARGUMENT Failure", async () => {
+  const { db, rec } = makeDb();
   const cyclic: Record<string, unknown> = { a: 1 };
   cyclic.self = cyclic;
-  assert.throws(() => insertTyped(db, "t", cyclic), {
-    name: "TypeError",
-    message: /^Cannot send the value as JSON: /,
-  });
+  await assertInvalid(insertTyped(db, "t", cyclic), /^Cannot send the value as JSON: /);
+  assert.equal(rec.requests.length, 0);
 });
 
 Deno.test("a page fetcher resolving no list fails the page, with no unhandled rejection, and the next page can load", async () => {
@@ -114,43 +112,45 @@ Deno.test("timingSafeEqual refuses values that are neither strings nor bytes (no
   assert.equal(timingSafeEqual("abc", "abc"), true);
 });
 
-Deno.test("a DSL block that is not a function (a supabase-js match object) is a TypeError naming 'block', with no request", () => {
+Deno.test("a DSL block that is not a function (a supabase-js match object) is a Failure naming 'block', with no request", async () => {
   const { db, rec } = makeDb();
   const block = { id: 1 } as never;
-  const calls: Array<[string, () => unknown]> = [
+  const calls: Array<[string, () => Promise<ServiceResult<unknown>>]> = [
     ["delete", () => db.delete("todos", block)],
     ["update", () => db.update("todos", JSON.stringify({ done: true }), block)],
     ["select", () => db.select("todos", { block })],
     ["selectCount", () => db.selectCount("todos", { block })],
   ];
   for (const [name, call] of calls) {
-    assert.throws(call, {
-      name: "TypeError",
-      message: /'block' must be a function .*current value is object/,
-    }, name);
+    await assertInvalid(call(), /'block' must be a function .*current value is object/, name);
   }
   assert.equal(rec.requests.length, 0);
 });
 
 Deno.test("filters refuse an undefined column, a function or a symbol operand; isExactly names a symbol", async () => {
   const { db, rec } = makeDb();
-  const where = (block: (w: WhereBuilder) => unknown) => () => db.delete("t", block);
-  assert.throws(where((w) => w.eq(undefined as never, 1)), {
-    name: "TypeError",
-    message: /column name must be a non-blank string/,
-  });
-  assert.throws(where((w) => w.eq("id", (() => 1) as never)), {
-    name: "TypeError",
-    message: "Cannot filter with eq as the value is a function",
-  });
-  assert.throws(where((w) => w.eq("id", Symbol("s") as never)), {
-    name: "TypeError",
-    message: "Cannot filter with eq as the value is a symbol",
-  });
-  assert.throws(where((w) => w.isExactly("done", Symbol("s") as never)), {
-    name: "TypeError",
-    message: /must be a boolean: current value is Symbol\(s\)/,
-  });
+  const where = (block: (w: WhereBuilder) => unknown) => db.delete("t", block);
+  await assertInvalid(
+    where((w) => w.eq(undefined as never, 1)),
+    /column name must be a non-blank string/,
+  );
+  await assertInvalid(
+    where((w) => w.eq("id", (() => 1) as never)),
+    /^Cannot filter with eq as the value is a function$/,
+  );
+  await assertInvalid(
+    where((w) => w.eq("id", Symbol("s") as never)),
+    /^Cannot filter with eq as the value is a symbol$/,
+  );
+  await assertInvalid(
+    where((w) => w.isExactly("done", Symbol("s") as never)),
+    /must be a boolean: current value is Symbol\(s\)/,
+  );
+  // The builders themselves throw (they are not operations).
+  assert.throws(
+    () => db.buildSelect("t", { block: (q) => q.where((w) => w.eq("id", Symbol() as never)) }),
+    TypeError,
+  );
   assert.equal(rec.requests.length, 0);
   assert.ok((await db.delete("t", (w) => w.eq("id", 1))).ok);
 });

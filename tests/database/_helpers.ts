@@ -1,4 +1,6 @@
+import assert from "node:assert/strict";
 import { createBaseClient } from "../../core/client.ts";
+import type { ServiceResult } from "../../core/result.ts";
 import { createDatabaseClient, type DatabaseClient } from "../../database/mod.ts";
 import {
   type RecordedRequest,
@@ -58,4 +60,19 @@ export function shape(r: RecordedRequest) {
     apikey: r.headers.get("apikey"),
     authorization: r.headers.get("authorization"),
   };
+}
+
+/**
+ * Asserts that an operation resolved `Failure(INVALID_ARGUMENT)` (the
+ * document returns malformed requests; only its Limits throw), with a
+ * message matching `message` when given.
+ */
+export async function assertInvalid(
+  result: Promise<ServiceResult<unknown>>,
+  message?: RegExp,
+  label?: string,
+): Promise<void> {
+  const r = await result;
+  assert.equal(r.errorOrNull()?.category, "INVALID_ARGUMENT", label);
+  if (message) assert.match(r.errorOrNull()?.message ?? "", message, label);
 }

@@ -39,7 +39,7 @@ import {
 } from "../../database/mod.ts";
 import { ServiceException } from "../../core/result.ts";
 import { jsonResponse } from "../support/recording_fetch.ts";
-import { makeDb, pairs } from "./_helpers.ts";
+import { assertInvalid, makeDb, pairs } from "./_helpers.ts";
 
 interface Todo {
   id: number;
@@ -164,7 +164,8 @@ Deno.test("insert/upsert family: bodies, representation, union of keys, minimal"
   assert.equal(rec.last.headers.get("prefer"), "return=minimal,count=exact");
   await insertUnitTyped(db, "todos", { a: 2 });
   assert.equal(rec.last.text, '{"a":2}');
-  assert.throws(() => insertTyped(db, "todos", undefined), TypeError);
+  await assertInvalid(insertTyped(db, "todos", undefined), /value is undefined/);
+  await assertInvalid(insertTypedMany(db, "todos", {} as never), /'values' must be an array/);
 });
 
 Deno.test("bigint values are written as exact JSON integers in typed writes, RPC bodies and filters", async () => {
@@ -210,7 +211,10 @@ Deno.test("update family omits null fields; delete family returns rows or nothin
   assert.equal(rec.last.method, "DELETE");
   assert.equal((await deleteUnit(db, "todos", null)).ok, true);
   assert.equal(rec.last.headers.get("prefer"), "return=minimal");
-  assert.throws(() => updateTyped(db, "todos", null as unknown as Todo, null), TypeError);
+  await assertInvalid(
+    updateTyped(db, "todos", null as unknown as Todo, null),
+    /'value' must be an object/,
+  );
 });
 
 Deno.test("rpc family: params object or string, list/single/maybe-single/unit/csv/head", async () => {

@@ -10,7 +10,7 @@ import {
   UpsertResolution,
 } from "../../database/mod.ts";
 import { jsonResponse } from "../support/recording_fetch.ts";
-import { makeDb, pairs, q } from "./_helpers.ts";
+import { assertInvalid, makeDb, pairs, q } from "./_helpers.ts";
 
 const id = column<number>("id");
 
@@ -57,7 +57,10 @@ Deno.test("select formats set Accept; HEAD format sends HEAD; stripNulls and exp
     'application/vnd.pgrst.plan+json; for="application/json"; options=analyze|verbose;',
   );
   assert.equal(accepts[7], 'application/vnd.pgrst.plan+text; for="text/csv"; options=;');
-  assert.throws(() => db.select("t", { format: ResponseFormat.CSV, stripNulls: true }), TypeError);
+  await assertInvalid(
+    db.select("t", { format: ResponseFormat.CSV, stripNulls: true }),
+    /strip nulls/,
+  );
 });
 
 Deno.test("select retries by default (GET) and not when retry is false", async () => {
@@ -244,11 +247,12 @@ Deno.test("headers option merges over computed headers", async () => {
   assert.equal(rec.last.headers.get("prefer"), "count=planned", "a named directive is replaced");
 });
 
-Deno.test("blank table, function or schema is a TypeError; an over-long URL is a Failure before sending", async () => {
+Deno.test("blank table, function or schema and an over-long URL are Failures before sending; builders throw", async () => {
   const { db, rec } = makeDb();
-  assert.throws(() => db.select(" "), TypeError);
-  assert.throws(() => db.rpc(""), TypeError);
-  assert.throws(() => db.select("t", { schema: " " }), TypeError);
+  await assertInvalid(db.select(" "), /'table' must be a non-blank string/);
+  await assertInvalid(db.rpc(""), /'function' must be a non-blank string/);
+  await assertInvalid(db.select("t", { schema: " " }), /'schema' is blank/);
+  assert.throws(() => db.buildSelect(" "), TypeError);
   const r = await db.select("t", {
     block: (b) => b.where((w) => w.inList(id, Array.from({ length: 3000 }, (_, i) => i))),
   });
@@ -300,13 +304,13 @@ Deno.test("GET RPC arguments: Dates as JSON text, an object form for rpcGet, uns
   const { db, rec } = makeDb(() => new Response("[]"));
   await db.rpcGet("f", { params: { since: new Date(0), tags: ["a"], skip: null } });
   assert.deepEqual(pairs(rec.last.url), [["since", "1970-01-01T00:00:00.000Z"], ["tags", '["a"]']]);
-  assert.throws(
-    () => db.rpc("f", { params: '{"id": 9007199254740993}', format: ResponseFormat.HEAD }),
-    { name: "TypeError", message: /safe integers/ },
+  await assertInvalid(
+    db.rpc("f", { params: '{"id": 9007199254740993}', format: ResponseFormat.HEAD }),
+    /safe integers/,
   );
-  assert.throws(
-    () => db.rpc("f", { params: "hello", format: ResponseFormat.HEAD }),
-    { name: "TypeError", message: /'params' is not JSON/ },
+  await assertInvalid(
+    db.rpc("f", { params: "hello", format: ResponseFormat.HEAD }),
+    /'params' is not JSON/,
   );
 });
 
@@ -401,4 +405,28 @@ Deno.test("PostgREST edges: JSON details are kept as text; XML and YAML plans ar
   assert.equal(rec.requests.length, 1);
   await db.select("todos", { explain: { format: ExplainFormat.JSON } });
   assert.match(rec.last.headers.get("accept") ?? "", /^application\/vnd\.pgrst\.plan\+json;/);
+});
+
+Deno.test("only the document's Limits throw from the operations: maxAffected and the range window; other misuse is a Failure", async () => {
+  const { db, rec } = makeDb();
+  // Limits: thrown synchronously, before any request.
+  assert.throws(() => db.select("t", { block: (q) => q.range(5, 4) }), RangeError);
+  assert.throws(() => db.select("t", { block: (q) => q.range(-1, 4) }), RangeError);
+  assert.throws(() => db.delete("t", null, { maxAffected: 0 }), {
+    name: "RangeError",
+    message: /'maxAffected' must be > 0/,
+  });
+  // Not Limits: Failures.
+  await assertInvalid(db.select("t", { block: (q) => q.limit(-1) }), /non-negative integer/);
+  await assertInvalid(db.select("t", { block: (q) => q.offset(1.5) }), /non-negative integer/);
+  await assertInvalid(
+    db.select("t", { explain: { format: ExplainFormat.XML } }),
+    /xml|XML/,
+  );
+  await assertInvalid(
+    db.update("t", "{}", (w) => w.inList(column("id"), [null as never])),
+    /null/,
+  );
+  await assertInvalid(db.rpcGet("f", { params: { limit: 1 } }), /limit/);
+  assert.equal(rec.requests.length, 0);
 });
