@@ -73,6 +73,12 @@ export function acceptHeader(
         `Cannot explain as PostgREST serves plans only as text or JSON: current format is ${explain.format}`,
       );
     }
+    // The document: buffers and wal need analyze (PostgreSQL refuses WAL without it).
+    if ((explain.buffers || explain.wal) && !explain.analyze) {
+      throw new TypeError(
+        `Cannot explain with '${explain.wal ? "wal" : "buffers"}' as it needs 'analyze: true'`,
+      );
+    }
     const options = (["analyze", "verbose", "settings", "buffers", "wal"] as const)
       .filter((k) => explain[k] === true).join("|");
     accept = `application/vnd.pgrst.plan+${explain.format ?? "text"}; for="${

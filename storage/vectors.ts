@@ -242,6 +242,9 @@ function checkDimension(
   vectors: readonly VectorData[],
   dimension: number | null | undefined,
 ): ServiceResult<void> {
+  // Without the index's dimension, a batch must at least agree with itself: vectors of two
+  // lengths cannot all match the one dimension the index has.
+  let first: number | null = null;
   for (const [i, v] of vectors.entries()) {
     if (
       !v || !Array.isArray(v.float32) || !allFiniteFloat32(v.float32)
@@ -251,10 +254,17 @@ function checkDimension(
         category: "INVALID_ARGUMENT",
       });
     }
-    if (dimension !== undefined && dimension !== null && v.float32.length !== dimension) {
+    const length = v.float32.length;
+    if (dimension !== undefined && dimension !== null && length !== dimension) {
       return failure({
-        message:
-          `Vector ${i} has ${v.float32.length} components but the index dimension is ${dimension}`,
+        message: `Vector ${i} has ${length} components but the index dimension is ${dimension}`,
+        category: "INVALID_ARGUMENT",
+      });
+    }
+    first ??= length;
+    if (length !== first) {
+      return failure({
+        message: `Vector ${i} has ${length} components but vector 0 has ${first}`,
         category: "INVALID_ARGUMENT",
       });
     }

@@ -132,9 +132,11 @@ const cases: Array<[string, Theirs, Ours, ((o: Shape, t: Shape) => void)?]> = [
     (db) => db.selectRange("t", { block: (q) => q.range(0, 9) }),
   ],
   [
-    "explain buffers wal json",
-    (c) => c.from("t").select().explain({ buffers: true, wal: true, format: "json" }),
-    (db) => db.select("t", { explain: { buffers: true, wal: true, format: "json" } }),
+    "explain analyze buffers wal json",
+    (c) =>
+      c.from("t").select().explain({ analyze: true, buffers: true, wal: true, format: "json" }),
+    (db) =>
+      db.select("t", { explain: { analyze: true, buffers: true, wal: true, format: "json" } }),
   ],
   [
     "single (typed)",

@@ -430,3 +430,15 @@ Deno.test("only the document's Limits throw from the operations: maxAffected and
   await assertInvalid(db.rpcGet("f", { params: { limit: 1 } }), /limit/);
   assert.equal(rec.requests.length, 0);
 });
+
+Deno.test("explain buffers or wal without analyze is a Failure: the document says they need it", async () => {
+  const { db, rec } = makeDb();
+  await assertInvalid(db.select("t", { explain: { buffers: true } }), /'buffers' as it needs/);
+  await assertInvalid(db.select("t", { explain: { wal: true } }), /'wal' as it needs/);
+  assert.equal(rec.requests.length, 0);
+  await db.select("t", { explain: { analyze: true, buffers: true, wal: true } });
+  assert.equal(
+    rec.only.headers.get("accept"),
+    'application/vnd.pgrst.plan+text; for="application/json"; options=analyze|buffers|wal;',
+  );
+});

@@ -175,6 +175,13 @@ Deno.test("limits: batches 1..500 and segments 1..16 throw RangeError before any
   }], { dimension: 3 });
   assert.equal(wrong.errorOrNull()?.category, "INVALID_ARGUMENT");
   assert.match(wrong.errorOrNull()!.message, /2 components but the index dimension is 3/);
+  // Without the dimension, a batch of two lengths cannot all match the index: refused.
+  const mixed = await storage.putVectors("vb", "ix", [v("a"), {
+    key: "b",
+    data: { float32: [1, 2] },
+  }]);
+  assert.equal(mixed.errorOrNull()?.category, "INVALID_ARGUMENT");
+  assert.match(mixed.errorOrNull()!.message, /Vector 1 has 2 components but vector 0 has 3/);
   // A component a float32 cannot hold (it would be stored as Infinity) is refused.
   const huge = await storage.putVectors("vb", "ix", [{
     key: "h",
