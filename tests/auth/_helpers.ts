@@ -1,3 +1,4 @@
+import { AuthClient as GoTrueClient } from "@supabase/auth-js";
 import { createBaseClient } from "../../core/client.ts";
 import { type AuthClient, createAuthClient } from "../../auth/mod.ts";
 import {
@@ -39,4 +40,27 @@ export function dropNulls(v: unknown): unknown {
     );
   }
   return v;
+}
+
+/**
+ * An auth-js client for conformance comparisons: no session kept, no
+ * refresh timer, no URL detection, implicit flow unless `extra` says
+ * otherwise, every request answered by `answer` through a recording fetch.
+ */
+export function authJs(
+  answer: Responder,
+  extra: Record<string, unknown> = {},
+): { client: InstanceType<typeof GoTrueClient>; rec: Recorder } {
+  const rec = recordingFetch(answer);
+  const client = new GoTrueClient({
+    url: `${BASE}/auth/v1`,
+    headers: { apikey: KEY, Authorization: `Bearer ${KEY}` },
+    fetch: rec.fetch,
+    persistSession: false,
+    autoRefreshToken: false,
+    detectSessionInUrl: false,
+    flowType: "implicit",
+    ...extra,
+  });
+  return { client, rec };
 }

@@ -9,7 +9,6 @@
  * explicitly and listed in docs/CONFORMANCE.md.
  */
 import assert from "node:assert/strict";
-import { AuthClient as GoTrueClient } from "@supabase/auth-js";
 import { createBaseClient } from "../../core/client.ts";
 import {
   type AuthClient,
@@ -19,7 +18,7 @@ import {
   type PkceParams,
 } from "../../auth/mod.ts";
 import { jsonResponse, type RecordedRequest, recordingFetch } from "../support/recording_fetch.ts";
-import { BASE, dropNulls, KEY, makeAuth, SESSION } from "./_helpers.ts";
+import { authJs, BASE, dropNulls, KEY, makeAuth, SESSION } from "./_helpers.ts";
 
 const userAnswer = {
   id: "u1",
@@ -79,20 +78,7 @@ function shape(r: RecordedRequest): Shape {
   };
 }
 
-function theirs(extra: Record<string, unknown> = {}) {
-  const rec = recordingFetch(answer);
-  const client = new GoTrueClient({
-    url: `${BASE}/auth/v1`,
-    headers: { apikey: KEY, Authorization: `Bearer ${KEY}` },
-    fetch: rec.fetch,
-    persistSession: false,
-    autoRefreshToken: false,
-    detectSessionInUrl: false,
-    flowType: "implicit",
-    ...extra,
-  });
-  return { client, rec };
-}
+const theirs = (extra: Record<string, unknown> = {}) => authJs(answer, extra);
 
 const JWT = `e30.${
   btoa(JSON.stringify({ sub: "u1", exp: 4_000_000_000, aal: "aal1" })).replace(/=+$/, "")

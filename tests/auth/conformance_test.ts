@@ -5,10 +5,9 @@
  * and listed in docs/CONFORMANCE.md.
  */
 import assert from "node:assert/strict";
-import { AuthClient as GoTrueClient } from "@supabase/auth-js";
 import type { AuthClient } from "../../auth/mod.ts";
-import { jsonResponse, type RecordedRequest, recordingFetch } from "../support/recording_fetch.ts";
-import { BASE, dropNulls, KEY, makeAuth, SESSION, TOKEN } from "./_helpers.ts";
+import { jsonResponse, type RecordedRequest } from "../support/recording_fetch.ts";
+import { authJs, dropNulls, makeAuth, SESSION, TOKEN } from "./_helpers.ts";
 
 const userAnswer = {
   id: "u1",
@@ -52,19 +51,7 @@ function shape(r: RecordedRequest) {
   };
 }
 
-function theirs() {
-  const rec = recordingFetch(answer);
-  const client = new GoTrueClient({
-    url: `${BASE}/auth/v1`,
-    headers: { apikey: KEY, Authorization: `Bearer ${KEY}` },
-    fetch: rec.fetch,
-    persistSession: false,
-    autoRefreshToken: false,
-    detectSessionInUrl: false,
-    flowType: "implicit",
-  });
-  return { client, rec };
-}
+const theirs = () => authJs(answer);
 
 // deno-lint-ignore no-explicit-any
 type Theirs = (c: any) => Promise<unknown>;

@@ -10,26 +10,13 @@
  * `redirect_to`, and fetchbase must place the phone one the same way.
  */
 import assert from "node:assert/strict";
-import { AuthClient as GoTrueClient } from "@supabase/auth-js";
-import { jsonResponse, type RecordedRequest, recordingFetch } from "../support/recording_fetch.ts";
-import { BASE, dropNulls, KEY, makeAuth, SESSION } from "./_helpers.ts";
+import { jsonResponse, type RecordedRequest } from "../support/recording_fetch.ts";
+import { authJs, BASE, dropNulls, makeAuth, SESSION } from "./_helpers.ts";
 
 const A = `${BASE}/auth/v1`;
 const REDIRECT = "https://app.example/after?x=1&y=2";
 
-function theirs() {
-  const rec = recordingFetch(() => jsonResponse(SESSION));
-  const client = new GoTrueClient({
-    url: A,
-    headers: { apikey: KEY, Authorization: `Bearer ${KEY}` },
-    fetch: rec.fetch,
-    persistSession: false,
-    autoRefreshToken: false,
-    detectSessionInUrl: false,
-    flowType: "implicit",
-  });
-  return { client, rec };
-}
+const theirs = () => authJs(() => jsonResponse(SESSION));
 
 const query = (r: RecordedRequest) => [...r.url.searchParams.entries()].sort();
 
