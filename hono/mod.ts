@@ -65,11 +65,21 @@ export interface FetchbaseAuthOptions {
   audience?: string | null;
   /** Require MFA (`aal2`); a lower level is answered 403. Default false. */
   requireAal2?: boolean;
-  /** Options of the clients (e.g. an injected `fetch`). */
+  /**
+   * Options of the verification client (e.g. an injected `fetch`). By default
+   * it fails fast, so that an auth server in trouble gets a 503 back to the
+   * caller promptly instead of holding each request: one attempt (no retry, no
+   * waiting out a `Retry-After`) and a 5 s timeout; set `retry` or `timeout`
+   * here to change that.
+   */
   clientOptions?: ClientOptions;
   /** An auth client to share (its JWKS cache lives across requests). */
   auth?: AuthClient;
 }
+
+/** The verification client's defaults: fail fast (one attempt, 5 s). */
+const VERIFY_RETRY = { maxAttempts: 1 } as const;
+const VERIFY_TIMEOUT_MS = 5_000;
 
 /**
  * An answer with a JSON body `{ error, message }` and the RFC 6750 challenge:
@@ -140,7 +150,13 @@ export function fetchbaseAuth(
   options: FetchbaseAuthOptions,
 ): FetchbaseMiddleware {
   const auth = options.auth ??
-    createAuthClient(createClient(options.url, options.apiKey, options.clientOptions));
+    createAuthClient(
+      createClient(options.url, options.apiKey, {
+        retry: VERIFY_RETRY,
+        timeout: VERIFY_TIMEOUT_MS,
+        ...options.clientOptions,
+      }),
+    );
   const audience = options.audience === undefined ? "authenticated" : options.audience;
   return async (c, next) => {
     const header = (c.req.header("authorization") ?? "").trim();

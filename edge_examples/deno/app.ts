@@ -28,16 +28,32 @@ const done = column<boolean>("done");
 const title = column<string>("title");
 const id = column<number>("id");
 
+/** Statuses for the caller's own mistakes; any other failure is the upstream's fault (502). */
+const CALLER_STATUS = {
+  INVALID_ARGUMENT: 400,
+  BAD_REQUEST: 400,
+  NOT_FOUND: 404,
+  CONFLICT: 409,
+  PAYLOAD_TOO_LARGE: 413,
+} as const;
+
+type UpstreamStatus = 400 | 401 | 403 | 404 | 409 | 413 | 502;
+
 /**
  * The answer for a failed upstream call: its category and a status, never
- * its message (a network error names internal URLs). A refused token or a
- * denied row keeps its 401/403; anything else is the upstream's fault.
+ * its message (a network error names internal URLs). A refused token keeps
+ * its 401 with the RFC 6750 challenge, a denied row its 403; a request the
+ * backend refused as malformed, missing, conflicting or too large its 4xx;
+ * anything else is the upstream's fault.
  */
 function upstream(
-  c: { json(body: unknown, status: 401 | 403 | 502): Response },
+  c: { json(body: unknown, status: UpstreamStatus): Response; header(n: string, v: string): void },
   error: ServiceError,
 ): Response {
-  const status = error.status === 401 || error.status === 403 ? error.status : 502;
+  const status: UpstreamStatus = error.status === 401 || error.status === 403
+    ? error.status
+    : CALLER_STATUS[error.category as keyof typeof CALLER_STATUS] ?? 502;
+  if (status === 401) c.header("www-authenticate", 'Bearer error="invalid_token"');
   return c.json(
     { error: "The backend could not complete the request", category: error.category },
     status,

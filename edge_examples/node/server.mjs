@@ -14,12 +14,25 @@ if (!url || !apiKey) {
 }
 const title = column("title");
 // A failed upstream call: its category and a status, never its message (a network error
-// names internal URLs). A refused token or a denied row keeps its 401/403.
-const upstream = (c, error) =>
-  c.json(
+// names internal URLs). A refused token keeps its 401 with the RFC 6750 challenge, a denied
+// row its 403, the caller's own mistakes their 4xx; anything else is the upstream's fault.
+const CALLER_STATUS = {
+  INVALID_ARGUMENT: 400,
+  BAD_REQUEST: 400,
+  NOT_FOUND: 404,
+  CONFLICT: 409,
+  PAYLOAD_TOO_LARGE: 413,
+};
+const upstream = (c, error) => {
+  const status = error.status === 401 || error.status === 403
+    ? error.status
+    : CALLER_STATUS[error.category] ?? 502;
+  if (status === 401) c.header("www-authenticate", 'Bearer error="invalid_token"');
+  return c.json(
     { error: "The backend could not complete the request", category: error.category },
-    error.status === 401 || error.status === 403 ? error.status : 502,
+    status,
   );
+};
 const app = new Hono();
 app.get("/health", (c) => c.json({ ok: true }));
 app.use("/api/*", fetchbaseAuth({ url, apiKey }));

@@ -322,3 +322,84 @@ Deno.test("Deno edge example: an upstream failure answers its category, never it
     await p.server.close();
   }
 });
+
+Deno.test("middleware: by default an auth server in trouble is asked once and answered 503 at once, its Retry-After passed on; clientOptions can restore retries", async () => {
+  const hs256 = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9." +
+    "eyJzdWIiOiJ1MSIsImF1ZCI6ImF1dGhlbnRpY2F0ZWQiLCJleHAiOjQxMDI0NDQ4MDB9.c2lnbmF0dXJl";
+  let calls = 0;
+  const busy: typeof fetch = () => {
+    calls++;
+    return Promise.resolve(new Response("busy", { status: 503, headers: { "retry-after": "8" } }));
+  };
+  const app = new Hono<{ Variables: FetchbaseVariables }>();
+  app.use(
+    "*",
+    fetchbaseAuth({ url: "https://p.example", apiKey: "k", clientOptions: { fetch: busy } }),
+  );
+  app.get("/me", (c) => c.text("ok"));
+  const started = Date.now();
+  const r = await app.request("/me", { headers: { authorization: `Bearer ${hs256}` } });
+  assert.equal(r.status, 503);
+  assert.equal(r.headers.get("retry-after"), "8");
+  assert.equal(calls, 1, "no retry against a failing auth server");
+  assert.ok(Date.now() - started < 2_000, "the Retry-After is not waited out");
+  // A 500 without Retry-After is not retried either; an explicit policy is honoured.
+  calls = 0;
+  const flaky: typeof fetch = () => (calls++, Promise.resolve(new Response("x", { status: 500 })));
+  const retrying = new Hono<{ Variables: FetchbaseVariables }>();
+  retrying.use(
+    "*",
+    fetchbaseAuth({
+      url: "https://p.example",
+      apiKey: "k",
+      clientOptions: { fetch: flaky, retry: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 1 } },
+    }),
+  );
+  retrying.get("/me", (c) => c.text("ok"));
+  const again = await retrying.request("/me", { headers: { authorization: `Bearer ${hs256}` } });
+  assert.equal(again.status, 503);
+  assert.equal(calls, 2);
+});
+
+Deno.test("Deno edge example: a backend 401 carries the Bearer challenge; the caller's own mistakes keep their 4xx", async () => {
+  const p = await project();
+  try {
+    let answer: Response | null = null;
+    const app = createApp({
+      url: p.server.url,
+      apiKey: p.backend.apiKey,
+      clientOptions: {
+        fetch: (input, init) => {
+          const url = input instanceof Request ? input.url : String(input);
+          if (url.includes("/rest/v1/") && answer) return Promise.resolve(answer.clone());
+          return fetch(input, init);
+        },
+        retry: { maxAttempts: 1 },
+      },
+    });
+    const alice = await p.signUp("codes@example.test");
+    const headers = { authorization: `Bearer ${alice.access_token}` };
+    answer = Response.json({ code: "PGRST301", message: "JWT expired" }, { status: 401 });
+    const expired = await app.request("/api/todos", { headers });
+    assert.equal(expired.status, 401);
+    assert.equal(expired.headers.get("www-authenticate"), 'Bearer error="invalid_token"');
+    answer = Response.json({ code: "23505", message: "duplicate key" }, { status: 409 });
+    assert.equal((await app.request("/api/todos", { headers })).status, 409);
+    answer = Response.json({ code: "PGRST100", message: "bad filter" }, { status: 400 });
+    assert.equal((await app.request("/api/todos", { headers })).status, 400);
+    answer = new Response("down", { status: 500 });
+    const down = await app.request("/api/todos", { headers });
+    assert.equal(down.status, 502);
+    assert.equal(down.headers.get("www-authenticate"), null);
+    // A file name the storage client refuses (a path escaping the folder) is the caller's: 400.
+    const bad = await app.request("/api/files/..%2F..%2Fother%2Fx", {
+      method: "PUT",
+      headers,
+      body: "hi",
+    });
+    assert.equal(bad.status, 400);
+    assert.equal((await bad.json()).category, "INVALID_ARGUMENT");
+  } finally {
+    await p.server.close();
+  }
+});
