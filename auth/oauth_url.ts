@@ -8,8 +8,7 @@
 import type { BaseClient } from "../core/client.ts";
 import type { OAuthResponse } from "./models.ts";
 import type { PkceParams } from "./pkce.ts";
-import { encodeComponent } from "../core/_uri.ts";
-import { challengeMethod } from "./_request.ts";
+import { providerUrl } from "./_provider_url.ts";
 
 /** Options of the OAuth URL builders. */
 export interface OAuthUrlOptions {
@@ -25,34 +24,6 @@ export interface OAuthUrlOptions {
   pkceParams?: PkceParams | null;
   /** An invite token (`invite_token`). */
   inviteToken?: string | null;
-}
-
-/** Builds a provider authorize URL; shared by the OAuth and link-identity builders. */
-export function _providerUrl(base: string, provider: string, o: OAuthUrlOptions): string {
-  if (typeof provider !== "string" || provider.trim() === "") {
-    throw new TypeError("Cannot build the OAuth URL as 'provider' is blank");
-  }
-  const e = encodeComponent;
-  const parts = [`provider=${e(provider)}`];
-  if (o.redirectTo) parts.push(`redirect_to=${e(o.redirectTo)}`);
-  if (o.scopes && o.scopes.length > 0) parts.push(`scopes=${e(o.scopes.join(" "))}`);
-  if (o.pkceParams) {
-    parts.push(`code_challenge=${e(o.pkceParams.codeChallenge)}`);
-    parts.push(`code_challenge_method=${e(challengeMethod(o.pkceParams))}`);
-  }
-  for (const [k, v] of Object.entries(o.queryParams ?? {})) {
-    // Older GoTrue hands extra parameters to the provider, where a `state` replaces its own
-    // signed state and the callback fails; current GoTrue drops it. It never comes back.
-    if (k === "state") {
-      throw new TypeError(
-        "Cannot build the OAuth URL as 'queryParams' holds 'state': GoTrue keeps its own; put yours in redirectTo's query",
-      );
-    }
-    parts.push(`${e(k)}=${e(v)}`);
-  }
-  if (o.inviteToken) parts.push(`invite_token=${e(o.inviteToken)}`);
-  if (o.skipBrowserRedirect) parts.push("skip_http_redirect=true");
-  return `${base}?${parts.join("&")}`;
 }
 
 /**
@@ -79,7 +50,7 @@ export function getOAuthSignInUrl(
   provider: string,
   options: OAuthUrlOptions = {},
 ): string {
-  return _providerUrl(`${auth.client.url}/auth/v1/authorize`, provider, options);
+  return providerUrl(`${auth.client.url}/auth/v1/authorize`, provider, options);
 }
 
 /**

@@ -30,7 +30,7 @@ import {
 } from "./models.ts";
 import { decodeHealth, decodeSettings } from "./_decoders.ts";
 import type { PkceParams } from "./pkce.ts";
-import { _providerUrl } from "./oauth_url.ts";
+import { providerUrl } from "./_provider_url.ts";
 import { encodeComponent } from "../core/_uri.ts";
 
 export function getUser(
@@ -127,7 +127,7 @@ export function linkIdentity(
   if (blank(provider)) return invalid("Cannot link an identity as 'provider' is blank");
   let url: string;
   try {
-    url = _providerUrl(`${client.url}/auth/v1/user/identities/authorize`, provider, {
+    url = providerUrl(`${client.url}/auth/v1/user/identities/authorize`, provider, {
       ...o,
       skipBrowserRedirect: true,
     });

@@ -134,7 +134,10 @@ export class QueryBuilder {
   }
 
   /**
-   * The inclusive, zero-based window [from, to]; `RangeError` when to < from.
+   * The inclusive, zero-based window [from, to]. A `from` or `to` that is not
+   * a non-negative integer, or `to < from`, throws `RangeError`: one of the
+   * document's Limits, thrown even from inside an operation's block (validate
+   * a page number from a query string before it gets here).
    *
    * @param from First row, inclusive.
    * @param to Last row, inclusive.

@@ -66,11 +66,13 @@ export interface FetchbaseAuthOptions {
   /** Require MFA (`aal2`); a lower level is answered 403. Default false. */
   requireAal2?: boolean;
   /**
-   * Options of the verification client (e.g. an injected `fetch`). By default
-   * it fails fast, so that an auth server in trouble gets a 503 back to the
-   * caller promptly instead of holding each request: one attempt (no retry, no
-   * waiting out a `Retry-After`) and a 5 s timeout; set `retry` or `timeout`
-   * here to change that.
+   * Options of both clients: the one that verifies tokens and the per-request
+   * `fetchbase` client handlers use (e.g. an injected `fetch`). The verifying
+   * one fails fast by default, so that an auth server in trouble gets a 503
+   * back to the caller promptly instead of holding each request: one attempt
+   * (no retry, no waiting out a `Retry-After`) and a 5 s timeout. A `retry` or
+   * `timeout` given here applies to both; the per-request client otherwise
+   * keeps the usual defaults.
    */
   clientOptions?: ClientOptions;
   /** An auth client to share (its JWKS cache lives across requests). */

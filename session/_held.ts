@@ -6,6 +6,7 @@
  * @module
  */
 
+import { SessionTooLarge } from "./_too_large.ts";
 import type { AuthCallOptions } from "../auth/client.ts";
 import type { Session } from "../auth/models.ts";
 import { parseJwtClaims } from "../auth/jwt.ts";
@@ -100,7 +101,15 @@ export function storageFailure<T>(
   what = "The session was applied but the session storage failed",
 ): ServiceResult<T> {
   return failure({
-    message: `${what}: ${error instanceof Error ? error.name : String(error)}`,
+    // A storage's own error may echo what it was given (tokens): only its name, except the
+    // cookie overflow, whose message is ours and says what to do.
+    message: `${what}: ${
+      error instanceof SessionTooLarge
+        ? error.message
+        : error instanceof Error
+        ? error.name
+        : String(error)
+    }`,
     category: "UNKNOWN",
     cause: error,
   });

@@ -6,6 +6,7 @@
  * @module
  */
 
+import { SessionTooLarge } from "./_too_large.ts";
 import { withMaskedFields } from "../core/mask.ts";
 import type { Session, User } from "../auth/models.ts";
 import { SESSION_SECRETS, USER_SECRETS } from "./_copy.ts";
@@ -560,7 +561,7 @@ export class CookieSessionStorage implements SessionStorage {
     const chunks: string[] = [];
     for (let i = 0; i < value.length; i += size) chunks.push(value.slice(i, i + size));
     if (chunks.length > maxChunks) {
-      throw new RangeError(
+      throw new SessionTooLarge(
         `Cannot store the session in cookies as it needs ${chunks.length} chunks and 'maxChunks' is ${maxChunks}: keep less user metadata, or raise 'maxChunks' if every server in front allows larger Cookie headers`,
       );
     }

@@ -53,7 +53,7 @@ export type ResumableData = Uint8Array | Blob | ReadableStream<Uint8Array>;
 
 /** Options of {@linkcode createResumableUpload}. */
 export interface ResumableUploadOptions {
-  /** Content type. Default `application/octet-stream`. */
+  /** Content type. Default a Blob's own `type`, else `application/octet-stream` (as `upload`). */
   contentType?: string;
   /** Overwrite an existing object. Default false. */
   upsert?: boolean;
@@ -1026,7 +1026,12 @@ export function createResumableUpload(
   encodeBucket(bucket);
   const checked = checkObjectPath(path);
   if ("error" in checked) throw new TypeError(checked.error);
-  return new Upload(client, bucket, checked.key, data, options);
+  // As `upload`: a Blob carries its own content type unless one is given.
+  const o = options.contentType === undefined && typeof Blob !== "undefined" &&
+      data instanceof Blob && data.type
+    ? { ...options, contentType: data.type }
+    : options;
+  return new Upload(client, bucket, checked.key, data, o);
 }
 
 /**

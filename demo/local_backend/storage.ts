@@ -497,7 +497,9 @@ export function storageApp(ctx: BackendContext): { app: Hono; state: StorageStat
       headers: { ...TUS_HEADERS, Location: location, "Upload-Offset": String(up.offset) },
     });
   });
-  app.on(["HEAD"], "/upload/resumable/:id", (c) => {
+  // Hono answers a HEAD with the GET route (and drops the body): a HEAD-only route never matches.
+  app.get("/upload/resumable/:id", (c) => {
+    if (c.req.method !== "HEAD") return new Response(null, { status: 405, headers: TUS_HEADERS });
     const up = uploads.get(c.req.param("id"));
     if (!up) return new Response(null, { status: 404, headers: TUS_HEADERS });
     const headers: Record<string, string> = {

@@ -4,7 +4,12 @@
 import assert from "node:assert/strict";
 import { createAuthClient, decodeSession } from "../../auth/mod.ts";
 import { createBaseClient } from "../../core/client.ts";
-import { createSessionManager, KeyValueSessionStorage } from "../../session/mod.ts";
+import {
+  CookieSessionStorage,
+  createSessionManager,
+  KeyValueSessionStorage,
+  signInWithEmailAndSaveSession,
+} from "../../session/mod.ts";
 import { BASE, KEY, sessionJson } from "./_helpers.ts";
 
 function setup() {
@@ -88,5 +93,21 @@ Deno.test("clearing with no session held tells state subscribers nothing new", a
   await m.clearSession();
   assert.deepEqual(seen, ["NotAuthenticated", "Authenticated", "NotAuthenticated"]);
   stop();
+  m.dispose();
+});
+
+Deno.test("a session too large for the cookies fails the helper with the advice in the message, not only in the cause", async () => {
+  const big = { ...sessionJson(1) };
+  big.user = { id: "u1", email: "a@x.io", user_metadata: { profile: "x".repeat(20_000) } };
+  const client = createBaseClient(BASE, KEY, {
+    fetch: () => Promise.resolve(Response.json(big)),
+  });
+  const auth = createAuthClient(client);
+  const storage = new CookieSessionStorage(null);
+  const m = createSessionManager(auth, client, { storage });
+  const r = await signInWithEmailAndSaveSession(auth, m, "a@x.io", "pw");
+  const message = r.errorOrNull()?.message ?? "";
+  assert.match(message, /needs \d+ chunks and 'maxChunks' is \d+: keep less user metadata/);
+  assert.ok(!message.includes("access-1") && !message.includes("refresh-1"), message);
   m.dispose();
 });

@@ -833,3 +833,58 @@ Deno.test("uploadResumable runs to completion through the storage client, agains
   const dup = await uploadResumable(storage, "media", "clip.bin", data);
   assert.equal(dup.errorOrNull()?.status, 409);
 });
+
+Deno.test("a Blob's own type is the upload's content type unless one is given, as for upload", async () => {
+  const contentTypeOf = async (data: ResumableData, contentType?: string) => {
+    const rec = recordingFetch(tusScript());
+    const client = createBaseClient(BASE, KEY, { fetch: rec.fetch });
+    const up = createResumableUpload(client, "b", "p", data, contentType ? { contentType } : {});
+    assert.ok((await up.await()).ok);
+    const meta = rec.requests[0].headers.get("upload-metadata")!.split(",")
+      .map((p) => p.split(" ")).find(([k]) => k === "contentType")!;
+    return utf8Decode(decodeBase64(meta[1]));
+  };
+  const jpeg = new Blob([new Uint8Array(3)], { type: "image/jpeg" });
+  assert.equal(await contentTypeOf(jpeg), "image/jpeg");
+  assert.equal(await contentTypeOf(jpeg, "image/png"), "image/png");
+  assert.equal(await contentTypeOf(new Blob([new Uint8Array(3)])), "application/octet-stream");
+  assert.equal(await contentTypeOf(new Uint8Array(3)), "application/octet-stream");
+});
+
+Deno.test("a paused upload resumes from the local backend's offset: one HEAD, no second creation", async () => {
+  const backend = await createLocalBackend();
+  const methods: string[] = [];
+  const client = createBaseClient("http://local.test", backend.apiKey, {
+    fetch: (input, init) => {
+      const req = new Request(input, init);
+      if (new URL(req.url).pathname.includes("/upload/resumable")) methods.push(req.method);
+      return Promise.resolve(backend.app.fetch(req));
+    },
+  });
+  const s = (await client.request({
+    method: "POST",
+    area: "auth",
+    path: "/signup",
+    json: { email: "r@x.io", password: "secret" },
+  })).getOrThrow().body as { access_token: string };
+  client.setAccessToken(s.access_token);
+  const storage = createStorageClient(client);
+  await storage.createBucket("media", "media");
+  const data = new Uint8Array(100).map((_, i) => i);
+  const pause = new AbortController();
+  const first = createResumableUpload(client, "media", "r.bin", data, { chunkSize: 10 });
+  first.progress.subscribe((p) => {
+    if (p.bytesUploaded >= 30) pause.abort();
+  });
+  assert.equal((await first.await({ signal: pause.signal })).errorOrNull()?.category, "CANCELLED");
+  methods.length = 0;
+  const resumed = createResumableUpload(client, "media", "r.bin", data, {
+    chunkSize: 10,
+    uploadUrl: first.uploadUrl,
+  });
+  assert.ok((await resumed.await()).ok);
+  assert.equal(methods[0], "HEAD");
+  assert.ok(!methods.includes("POST"), methods.join());
+  assert.equal(methods.filter((m) => m === "PATCH").length, 7, "bytes 30..100 only");
+  assert.deepEqual((await storage.downloadBytes("media", "r.bin")).getOrThrow(), data);
+});
