@@ -449,9 +449,10 @@ export async function info(
 }
 
 export function isMissing(r: ServiceResult<unknown>): boolean {
+  // The document: a 404 (the Storage API's 400 with statusCode "404" has status 404 by then);
+  // a 410 or another NOT_FOUND status stays a failure.
   return !r.ok &&
-    (r.error.category === "NOT_FOUND" || r.error.code === "NoSuchKey" ||
-      r.error.code === "not_found");
+    (r.error.status === 404 || r.error.code === "NoSuchKey" || r.error.code === "not_found");
 }
 
 /** Options of {@linkcode list}. */
