@@ -593,7 +593,8 @@ export class DatabaseClient {
         path,
         pairs: [...args, ...pairs],
         headers,
-        retry: false,
+        // A HEAD call runs the function read-only, as rpcGet does: retried like every read.
+        retry: true,
         signal: options.signal,
         timeout: options.timeout,
       };
