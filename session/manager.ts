@@ -144,13 +144,15 @@ function waitAtMost(promise: Promise<unknown>, ms: number): Promise<void> {
   });
 }
 
-/** A retry delay setting: a positive finite number of ms (0 or NaN would retry in a tight loop). */
-function positiveMs(value: number, name: string): number {
-  if (!(typeof value === "number" && value > 0 && Number.isFinite(value))) {
+/** A numeric setting: finite and non-negative, or positive (`RangeError` otherwise). */
+function setting(value: number, name: string, positive: boolean): number {
+  if (
+    !(typeof value === "number" && Number.isFinite(value) && (positive ? value > 0 : value >= 0))
+  ) {
     throw new RangeError(
-      `Cannot manage sessions as '${name}' must be a positive number of milliseconds: current value is ${
-        show(value)
-      }`,
+      `Cannot manage sessions as '${name}' must be a ${
+        positive ? "positive" : "non-negative"
+      } number: current value is ${show(value)}`,
     );
   }
   return value;
@@ -273,12 +275,7 @@ export class SessionManager {
    * @param config Refresh and storage settings.
    */
   constructor(auth: AuthClient, client: BaseClient, config: SessionConfig = {}) {
-    const buffer = config.refreshBufferSeconds ?? 60;
-    if (!(typeof buffer === "number" && buffer >= 0 && Number.isFinite(buffer))) {
-      throw new RangeError(
-        `Cannot manage sessions as 'refreshBufferSeconds' must be a non-negative number: current value is ${buffer}`,
-      );
-    }
+    const buffer = setting(config.refreshBufferSeconds ?? 60, "refreshBufferSeconds", false);
     this.#auth = auth;
     this.#client = client;
     this.#storage = config.storage ?? new InMemorySessionStorage();
@@ -287,8 +284,9 @@ export class SessionManager {
     // session is refreshed before expiry without initialize() or startAutoRefresh() first.
     this.#autoRefresh = this.#autoRefreshConfigured;
     this.#buffer = buffer;
-    this.#retryBase = positiveMs(config.retryBaseDelayMs ?? 1000, "retryBaseDelayMs");
-    this.#retryMax = positiveMs(config.retryMaxDelayMs ?? 60_000, "retryMaxDelayMs");
+    // A retry delay of 0 or NaN would refresh in a tight loop: positive.
+    this.#retryBase = setting(config.retryBaseDelayMs ?? 1000, "retryBaseDelayMs", true);
+    this.#retryMax = setting(config.retryMaxDelayMs ?? 60_000, "retryMaxDelayMs", true);
   }
 
   /**

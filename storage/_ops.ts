@@ -626,7 +626,7 @@ export async function deleteObjects(
   o: StorageCallOptions = {},
 ): Promise<ServiceResult<FileObject[]>> {
   const paths = pathList(one);
-  if (!Array.isArray(paths) || paths.length === 0) {
+  if (paths.length === 0) {
     return failure({
       message: "Cannot delete objects as 'paths' is empty",
       category: "INVALID_ARGUMENT",

@@ -13,37 +13,11 @@ import {
   type ResumableUploadOptions,
 } from "../../storage/mod.ts";
 import { type RecordedRequest, recordingFetch } from "../support/recording_fetch.ts";
+import { BASE, KEY, LOCATION, tusScript } from "./_tus_script.ts";
 
-const BASE = "https://project.example.com";
-const KEY = "anon-key-0123456789";
-const LOCATION = `${BASE}/storage/v1/upload/resumable/id1`;
-
-/** A scripted TUS server; `fault` may answer a request instead. */
-function tusServer(fault?: (req: RecordedRequest, index: number) => Response | null) {
-  let offset = 0;
-  let length: string | null = null;
-  return (req: RecordedRequest, index: number): Response => {
-    const injected = fault?.(req, index);
-    if (injected) return injected;
-    if (req.method === "POST") {
-      length = req.headers.get("upload-length");
-      offset = req.bytes?.length ?? 0;
-      const headers: Record<string, string> = { location: LOCATION };
-      if (req.headers.get("content-type") === "application/offset+octet-stream") {
-        headers["upload-offset"] = String(offset);
-      }
-      return new Response(null, { status: 201, headers });
-    }
-    if (req.method === "HEAD") {
-      const headers: Record<string, string> = { "upload-offset": String(offset) };
-      if (length !== null) headers["upload-length"] = length;
-      return new Response(null, { status: 200, headers });
-    }
-    length = req.headers.get("upload-length") ?? length;
-    offset += req.bytes?.length ?? 0;
-    return new Response(null, { status: 204, headers: { "upload-offset": String(offset) } });
-  };
-}
+/** The shared script; `fault` may answer any request instead. */
+const tusServer = (fault?: (req: RecordedRequest, index: number) => Response | null) =>
+  tusScript({ onAny: fault });
 
 function setup(fault?: (req: RecordedRequest, index: number) => Response | null) {
   const rec = recordingFetch(tusServer(fault));

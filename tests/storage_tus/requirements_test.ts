@@ -12,43 +12,18 @@ import {
   uploadResumable,
 } from "../../storage/mod.ts";
 import { type RecordedRequest, recordingFetch } from "../support/recording_fetch.ts";
+import { BASE, KEY, tusScript } from "./_tus_script.ts";
 
-const BASE = "https://project.example.com";
-const KEY = "anon-key-0123456789";
 const MiB = 1024 * 1024;
-const LOCATION = `${BASE}/storage/v1/upload/resumable/id1`;
 
-/**
- * A TUS stand-in: a POST creates (and takes an `application/offset+octet-stream`
- * body as its first bytes), a PATCH appends at the offset it states, HEAD reports.
- */
-function tusServer() {
-  let offset = 0;
-  let length: string | null = null;
-  return recordingFetch((req: RecordedRequest) => {
-    if (req.method === "POST") {
-      length = req.headers.get("upload-length");
-      const headers: Record<string, string> = { location: LOCATION };
-      offset = 0;
-      if (req.headers.get("content-type") === "application/offset+octet-stream") {
-        offset = req.bytes?.length ?? 0;
-        headers["upload-offset"] = String(offset);
-      }
-      return new Response(null, { status: 201, headers });
-    }
-    if (req.method === "HEAD") {
-      const headers: Record<string, string> = { "upload-offset": String(offset) };
-      if (length !== null) headers["upload-length"] = length;
-      return new Response(null, { status: 200, headers });
-    }
-    if (Number(req.headers.get("upload-offset")) !== offset) {
-      return new Response(null, { status: 409 });
-    }
-    length = req.headers.get("upload-length") ?? length;
-    offset += req.bytes?.length ?? 0;
-    return new Response(null, { status: 204, headers: { "upload-offset": String(offset) } });
-  });
-}
+/** The shared script, refusing a PATCH at any offset but the server's (409). */
+const tusServer = () =>
+  recordingFetch(tusScript({
+    onPatch: (req, _n, state) =>
+      Number(req.headers.get("upload-offset")) !== state.offset
+        ? new Response(null, { status: 409 })
+        : null,
+  }));
 
 /** `n` bytes that differ from one offset to the next. */
 function seq(n: number): Uint8Array<ArrayBuffer> {

@@ -13,68 +13,9 @@ import {
 import { streamsChunksByDefault } from "../../storage/_chunk_body.ts";
 import { createLocalBackend } from "../../demo/local_backend/mod.ts";
 import { type RecordedRequest, recordingFetch } from "../support/recording_fetch.ts";
+import { BASE, KEY, tusScript } from "./_tus_script.ts";
 import { serve } from "../support/serve.ts";
 import { byteStream } from "../support/byte_stream.ts";
-
-const BASE = "https://project.example.com";
-const KEY = "anon-key-0123456789";
-
-/** The scripted server's state, for faults that accept part of a chunk. */
-interface ScriptState {
-  offset: number;
-  /** The declared Upload-Length, if any. */
-  length: string | null;
-}
-
-type Inject = (req: RecordedRequest, n: number, state: ScriptState) => Response | null;
-
-/**
- * A scripted TUS server: POST creates (taking an `application/offset+octet-stream`
- * body, as creation-with-upload), PATCH advances, HEAD reports the offset and
- * any declared length.
- */
-function tusScript(
-  opts: {
-    location?: string;
-    /** Answer 201 without Upload-Offset, as a server without creation-with-upload. */
-    ignorePostBody?: boolean;
-    onPost?: (req: RecordedRequest, n: number) => Response | null;
-    onPatch?: Inject;
-  } = {},
-) {
-  const state: ScriptState = { offset: 0, length: null };
-  let posts = 0;
-  let patches = 0;
-  return (req: RecordedRequest) => {
-    if (req.method === "POST") {
-      posts++;
-      const injected = opts.onPost?.(req, posts);
-      if (injected) return injected;
-      state.offset = 0;
-      state.length = req.headers.get("upload-length");
-      const headers: Record<string, string> = {
-        location: opts.location ?? `${BASE}/storage/v1/upload/resumable/id1`,
-      };
-      const withBody = req.headers.get("content-type") === "application/offset+octet-stream";
-      if (withBody && !opts.ignorePostBody) {
-        state.offset = req.bytes?.length ?? 0;
-        headers["upload-offset"] = String(state.offset);
-      }
-      return new Response(null, { status: 201, headers });
-    }
-    if (req.method === "HEAD") {
-      const headers: Record<string, string> = { "upload-offset": String(state.offset) };
-      if (state.length !== null) headers["upload-length"] = state.length;
-      return new Response(null, { status: 200, headers });
-    }
-    patches++;
-    const injected = opts.onPatch?.(req, patches, state);
-    if (injected) return injected;
-    state.length = req.headers.get("upload-length") ?? state.length;
-    state.offset += req.bytes?.length ?? 0;
-    return new Response(null, { status: 204, headers: { "upload-offset": String(state.offset) } });
-  };
-}
 
 /** `n` distinct bytes. */
 function seq(n: number): Uint8Array {

@@ -1,0 +1,73 @@
+/**
+ * A scripted TUS server for the resumable-upload tests: POST creates (taking
+ * an `application/offset+octet-stream` body, as creation-with-upload), PATCH
+ * advances, HEAD reports the offset and any declared length. Hooks answer a
+ * request instead, for faults.
+ */
+import type { RecordedRequest } from "../support/recording_fetch.ts";
+
+export const BASE = "https://project.example.com";
+export const KEY = "anon-key-0123456789";
+/** Where the script's uploads live. */
+export const LOCATION = `${BASE}/storage/v1/upload/resumable/id1`;
+
+/** The scripted server's state, for faults that accept part of a chunk. */
+export interface ScriptState {
+  offset: number;
+  /** The declared Upload-Length, if any. */
+  length: string | null;
+}
+
+/** A hook that may answer a request instead of the script (null: the script answers). */
+export type Inject = (req: RecordedRequest, n: number, state: ScriptState) => Response | null;
+
+/** Options of {@linkcode tusScript}. */
+export interface TusScriptOptions {
+  location?: string;
+  /** Answer 201 without Upload-Offset, as a server without creation-with-upload. */
+  ignorePostBody?: boolean;
+  /** Any request, numbered from 0 across methods. */
+  onAny?: Inject;
+  /** POSTs, numbered from 1. */
+  onPost?: Inject;
+  /** PATCHes, numbered from 1. */
+  onPatch?: Inject;
+}
+
+/** The script, as a responder for `recordingFetch`. */
+export function tusScript(
+  opts: TusScriptOptions = {},
+): (req: RecordedRequest, index?: number) => Response {
+  const state: ScriptState = { offset: 0, length: null };
+  let posts = 0;
+  let patches = 0;
+  return (req, index = 0) => {
+    const any = opts.onAny?.(req, index, state);
+    if (any) return any;
+    if (req.method === "POST") {
+      posts++;
+      const injected = opts.onPost?.(req, posts, state);
+      if (injected) return injected;
+      state.offset = 0;
+      state.length = req.headers.get("upload-length");
+      const headers: Record<string, string> = { location: opts.location ?? LOCATION };
+      const withBody = req.headers.get("content-type") === "application/offset+octet-stream";
+      if (withBody && !opts.ignorePostBody) {
+        state.offset = req.bytes?.length ?? 0;
+        headers["upload-offset"] = String(state.offset);
+      }
+      return new Response(null, { status: 201, headers });
+    }
+    if (req.method === "HEAD") {
+      const headers: Record<string, string> = { "upload-offset": String(state.offset) };
+      if (state.length !== null) headers["upload-length"] = state.length;
+      return new Response(null, { status: 200, headers });
+    }
+    patches++;
+    const injected = opts.onPatch?.(req, patches, state);
+    if (injected) return injected;
+    state.length = req.headers.get("upload-length") ?? state.length;
+    state.offset += req.bytes?.length ?? 0;
+    return new Response(null, { status: 204, headers: { "upload-offset": String(state.offset) } });
+  };
+}
