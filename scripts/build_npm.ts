@@ -8,10 +8,11 @@
  * `fetchbase/core`), and shipped: every source map then points inside the
  * package. Output: `.d.ts` files with declaration maps (one per module,
  * relative `.ts` specifiers rewritten to `.js`) from the TypeScript compiler,
- * which also type-checks everything; ESM JavaScript with source maps from
- * esbuild (also from npm): one entry file per subpath plus shared chunks, so
- * a subpath loads a handful of files instead of dozens (Node's cold start)
- * while classes stay shared between subpaths; `npm:` imports of `deno.json`
+ * which also type-checks everything; ESM JavaScript from esbuild (also from
+ * npm): the whole library as one bundle (`esm/_bundle.js`, with its source
+ * map) and each subpath a one-line file of re-exports from it, so any import
+ * loads two files (Node's cold start is mostly a cost per file) while classes
+ * stay shared between subpaths; `npm:` imports of `deno.json`
  * turned into dependencies with their version ranges; a `package.json` named
  * `fetchbase` whose `exports` mirror `deno.json`'s subpaths (with `types` and
  * `default`, so `require()` works where Node can require ES modules, and
@@ -114,31 +115,115 @@ async function* walk(dir: string): AsyncGenerator<string> {
   }
 }
 
-const entries = Object.values(config.exports as Record<string, string>).map((t) =>
-  `${stage}${t.replace(/^\.\//, "")}`
-);
-const esbuild = await new Deno.Command(`${root}node_modules/.bin/esbuild`, {
-  args: [
-    ...entries,
-    "--bundle",
-    "--splitting",
-    "--format=esm",
-    "--platform=neutral",
-    "--target=es2022",
-    "--sourcemap",
-    `--outbase=${stage}`,
-    `--outdir=${outDir}/esm`,
-    "--chunk-names=_chunks/[name]-[hash]",
-    "--log-level=error",
-    ...Object.keys(await dependencies(files)).map((d) => `--external:${d}`),
-  ],
-  stdout: "piped",
-  stderr: "piped",
-}).output();
-if (esbuild.code !== 0) {
-  console.error(new TextDecoder().decode(esbuild.stderr));
-  console.error("build_npm: esbuild failed");
-  Deno.exit(1);
+const subpaths = Object.entries(config.exports as Record<string, string>).map(([sub, target]) => ({
+  sub,
+  source: `${stage}${target.replace(/^\.\//, "")}`,
+  js: `${outDir}/${target.replace(/^\.\//, "esm/").replace(/\.ts$/, ".js")}`,
+}));
+const externals = Object.keys(await dependencies(files)).map((d) => `--external:${d}`);
+
+async function esbuild(args: string[]): Promise<void> {
+  const out = await new Deno.Command(`${root}node_modules/.bin/esbuild`, {
+    args: [
+      "--bundle",
+      "--format=esm",
+      "--platform=neutral",
+      "--target=es2022",
+      "--log-level=error",
+      ...externals,
+      ...args,
+    ],
+    cwd: root,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  if (out.code !== 0) {
+    console.error(new TextDecoder().decode(out.stderr));
+    console.error("build_npm: esbuild failed");
+    Deno.exit(1);
+  }
+}
+
+// Each subpath's runtime exports (type-only ones excluded), as esbuild sees them.
+const probe = await Deno.makeTempDir({ prefix: "fetchbase-npm-" });
+await esbuild([
+  ...subpaths.map((s) => s.source),
+  "--splitting",
+  `--outbase=${stage}`,
+  `--outdir=${probe}`,
+  `--metafile=${probe}/meta.json`,
+]);
+const meta = JSON.parse(await Deno.readTextFile(`${probe}/meta.json`)) as {
+  outputs: Record<string, { entryPoint?: string; exports: string[] }>;
+};
+await Deno.remove(probe, { recursive: true });
+const runtimeNames = new Map<string, string[]>();
+for (const output of Object.values(meta.outputs)) {
+  // Entry points are named relative to esbuild's working directory, `root`.
+  if (output.entryPoint) {
+    runtimeNames.set(new URL(output.entryPoint, `file://${root}`).pathname, output.exports);
+  }
+}
+
+// One bundle holds the whole library, each binding exported once (the type checker
+// says which exported names of different subpaths are the same declaration); each
+// subpath is a file of re-exports from it. Node then loads two files for any
+// subpath, not one per module or per shared chunk: most of an import's cost here
+// is per file, so this keeps the cold start low. Classes stay shared between
+// subpaths (one `ServiceError` whichever subpath it comes from).
+const checker = program.getTypeChecker();
+const aliasOf = new Map<ts.Symbol, string>();
+const taken = new Set<string>();
+const bundleExports: string[] = [];
+const entryExports = new Map<string, Array<[string, string]>>();
+for (const { source } of subpaths) {
+  const module = checker.getSymbolAtLocation(program.getSourceFile(source)!)!;
+  const names = new Set(runtimeNames.get(source));
+  const pairs: Array<[string, string]> = [];
+  for (const symbol of checker.getExportsOfModule(module)) {
+    if (!names.has(symbol.name)) continue;
+    const target = symbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol;
+    let alias = aliasOf.get(target);
+    if (alias === undefined) {
+      alias = symbol.name;
+      for (let i = 2; taken.has(alias); i++) alias = `${symbol.name}$${i}`;
+      taken.add(alias);
+      aliasOf.set(target, alias);
+      bundleExports.push(
+        `export { ${symbol.name} as ${alias} } from ${
+          JSON.stringify(`./${source.slice(stage.length)}`)
+        };`,
+      );
+    }
+    pairs.push([alias, symbol.name]);
+  }
+  if (pairs.length !== names.size) {
+    console.error(`build_npm: could not map the exports of ${source}`);
+    Deno.exit(1);
+  }
+  entryExports.set(source, pairs);
+}
+const bundleEntry = `${stage}_bundle.ts`;
+await Deno.writeTextFile(bundleEntry, bundleExports.join("\n") + "\n");
+await esbuild([bundleEntry, "--sourcemap", `--outfile=${outDir}/esm/_bundle.js`]);
+await Deno.remove(bundleEntry);
+for (const { source, js } of subpaths) {
+  const from = relativeTo(js, `${outDir}/esm/_bundle.js`);
+  const list = entryExports.get(source)!.map(([alias, name]) =>
+    alias === name ? name : `${alias} as ${name}`
+  );
+  await Deno.mkdir(js.slice(0, js.lastIndexOf("/")), { recursive: true });
+  await Deno.writeTextFile(js, `export { ${list.join(", ")} } from ${JSON.stringify(from)};\n`);
+}
+
+/** The specifier that leads from file `from` to file `to` (both absolute). */
+function relativeTo(from: string, to: string): string {
+  const a = from.split("/").slice(0, -1);
+  const b = to.split("/");
+  let i = 0;
+  while (i < a.length && a[i] === b[i]) i++;
+  const up = a.length - i;
+  return (up === 0 ? "./" : "../".repeat(up)) + b.slice(i).join("/");
 }
 
 const exportsMap: Record<string, { types: string; default: string }> = {};

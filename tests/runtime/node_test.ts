@@ -90,6 +90,22 @@ Deno.test("npm build installs by name and runs real flows on Node and Bun; the N
       }) if (typeof require(p) !== "object") process.exit(1);`,
     ], { cwd: `${tmp}/app` });
     assert.equal(cjs.code, 0, cjs.text);
+    // One bundle behind every subpath: a name that two subpaths export is the same value
+    // (one ServiceError class, one createBaseClient) whichever subpath it came from.
+    const shared = await run("node", [
+      "--input-type=module",
+      "-e",
+      `const subs = ${
+        JSON.stringify(Object.keys(pkg.exports).map((s: string) => s.replace(/^\./, "fetchbase")))
+      };
+      const mods = await Promise.all(subs.map((s) => import(s)));
+      let compared = 0;
+      for (const m of mods.slice(1)) for (const [k, v] of Object.entries(m)) {
+        if (k in mods[0]) { compared++; if (mods[0][k] !== v) throw new Error("two values for " + k); }
+      }
+      if (compared < 100 || mods.some((m) => Object.keys(m).length === 0)) process.exit(1);`,
+    ], { cwd: `${tmp}/app` });
+    assert.equal(shared.code, 0, shared.text);
     // Source maps and docs point inside the package and name it by its npm name.
     const installed = `${tmp}/app/node_modules/fetchbase`;
     const map = JSON.parse(await Deno.readTextFile(`${installed}/esm/core/client.d.ts.map`));
