@@ -25,7 +25,11 @@ export const RESERVED_KEYS: ReadonlySet<string> = new Set([
 const IDENT = "[\\p{L}0-9_$]+(?:-(?!>)[\\p{L}0-9_$]+)*";
 // A JSON key: PostgREST's `sepByDash (many1 (noneOf "(-:.,>)"))`, so `content-type` reads whole.
 const JSON_KEY = "[^(\\-:.,>)]+(?:-(?!>)[^(\\-:.,>)]+)*";
-const PATH = new RegExp(`^${IDENT}(?:\\.${IDENT})*(?:->>?(?:-?[0-9]+|${JSON_KEY}))*$`, "u");
+let compiledName: RegExp | undefined;
+// Compiled on first use: a RegExp built from a template is not something a bundler may drop, so
+// a bundle that never checks a name would carry it.
+const namePattern = (): RegExp =>
+  compiledName ??= new RegExp(`^${IDENT}(?:\\.${IDENT})*(?:->>?(?:-?[0-9]+|${JSON_KEY}))*$`, "u");
 
 /** Last-segment names PostgREST takes for an embed's modifiers. */
 const RESERVED_LAST = /(?:^|\.)(?:order|limit|offset|and|or)$/;
@@ -54,7 +58,7 @@ export function checkColumn(name: string, asKey = true): string {
   }
   // PostgREST reads a name up to the first character outside its grammar and ignores the rest
   // (`a:b` filters `a`, `data->>a.b` reads key `a`): such a name would filter another column.
-  if (!PATH.test(name)) {
+  if (!namePattern().test(name)) {
     throw new TypeError(
       `Cannot filter on column '${name}' as PostgREST would read only part of it (names hold letters, digits, '_', '$' and inner '-'; JSON keys no '.', ':', ',', '>', '(' or ')')`,
     );

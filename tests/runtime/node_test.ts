@@ -106,6 +106,46 @@ Deno.test("npm build installs by name and runs real flows on Node and Bun; the N
       if (compared < 100 || mods.some((m) => Object.keys(m).length === 0)) process.exit(1);`,
     ], { cwd: `${tmp}/app` });
     assert.equal(shared.code, 0, shared.text);
+    // That one bundle stays tree-shakeable: a subpath bundled from the installed package carries
+    // no other area's code, not even its constants (markers: auth's JWKS path and defaults,
+    // storage's TUS header, the database's schema header and column-name grammar), while the
+    // whole package carries them all.
+    const area = {
+      auth: ["jwks.json", "negativeCacheMs"],
+      storage: ["Tus-Resumable"],
+      database: ["Accept-Profile", "p{L}0-9_$"],
+    };
+    const markers = Object.values(area).flat();
+    const shake: Array<[string, string[]]> = [
+      ["export { createBaseClient } from 'fetchbase/core';", markers],
+      [
+        "export { getClaims, createClaimsVerifier } from 'fetchbase/auth';",
+        [...area.storage, ...area.database],
+      ],
+      [
+        "export { createStorageClient } from 'fetchbase/storage';",
+        [...area.auth, ...area.database],
+      ],
+      [
+        "export { createDatabaseClient, columns } from 'fetchbase/database';",
+        [...area.auth, ...area.storage],
+      ],
+      ["export * from 'fetchbase';", []],
+    ];
+    for (const [code, absent] of shake) {
+      await Deno.writeTextFile(`${tmp}/app/shake.mjs`, code);
+      const out = await run(`${root}node_modules/.bin/esbuild`, [
+        "shake.mjs",
+        "--bundle",
+        "--format=esm",
+        "--platform=browser",
+        "--log-level=error",
+      ], { cwd: `${tmp}/app` });
+      assert.equal(out.code, 0, out.text);
+      for (const m of markers) {
+        assert.equal(out.text.includes(m), !absent.includes(m), `${code}: ${m}`);
+      }
+    }
     // Source maps and docs point inside the package and name it by its npm name.
     const installed = `${tmp}/app/node_modules/fetchbase`;
     const map = JSON.parse(await Deno.readTextFile(`${installed}/esm/core/client.d.ts.map`));
