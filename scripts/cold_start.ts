@@ -1,7 +1,9 @@
 /**
  * Measures what importing the package adds to an empty Node or Deno start,
  * beside `@supabase/supabase-js`, side by side (median of N runs each,
- * interleaved). Node imports the npm build (built into a temp dir first).
+ * interleaved). Node imports the npm build (built into a temp dir first);
+ * Deno imports the sources (as from JSR) and, in a third row, the npm build
+ * (as `npm:fetchbase`).
  *
  * Two views of the same cost: the wall-clock difference between whole
  * processes (the target's definition, but an empty Node start varies by
@@ -31,6 +33,7 @@ const files: Record<string, string> = {
   "empty.ts": "",
   "fetchbase.ts": timed(`${root}mod.ts`),
   "supabase.ts": timed("@supabase/supabase-js"),
+  "fetchbase_npm.ts": timed(`${tmp}/pkg/esm/mod.js`),
 };
 for (const [name, code] of Object.entries(files)) await Deno.writeTextFile(`${tmp}/${name}`, code);
 
@@ -54,6 +57,10 @@ const cases: Record<string, [string, string[]]> = {
   "deno empty": [Deno.execPath(), ["run", "-A", "--no-check", `${tmp}/empty.ts`]],
   "deno fetchbase": [Deno.execPath(), ["run", "-A", "--no-check", `${tmp}/fetchbase.ts`]],
   "deno supabase-js": [Deno.execPath(), ["run", "-A", "--no-check", `${tmp}/supabase.ts`]],
+  "deno (npm build) fetchbase": [
+    Deno.execPath(),
+    ["run", "-A", "--no-check", `${tmp}/fetchbase_npm.ts`],
+  ],
 };
 const samples: Record<string, number[]> = Object.fromEntries(
   Object.keys(cases).map((k) => [k, []]),
@@ -69,12 +76,13 @@ await Deno.remove(tmp, { recursive: true });
 const median = (xs: number[]) => xs.slice().sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const m = Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, median(v)]));
 const verdict = (ratio: number) => ratio <= 0.25 ? "met" : "not met";
-const row = (rt: string) => {
-  const base = m[`${rt} empty`];
+// The third row: Deno importing the npm build (`npm:fetchbase`) instead of the sources.
+const row = (rt: string, against = rt) => {
+  const base = m[`${against} empty`];
   const fb = m[`${rt} fetchbase`] - base;
-  const sb = m[`${rt} supabase-js`] - base;
+  const sb = m[`${against} supabase-js`] - base;
   const fbIn = median(inProcess[`${rt} fetchbase`]);
-  const sbIn = median(inProcess[`${rt} supabase-js`]);
+  const sbIn = median(inProcess[`${against} supabase-js`]);
   return `| ${rt} | ${base.toFixed(0)} ms | +${fb.toFixed(0)} ms | +${sb.toFixed(0)} ms | ${
     (fb / sb).toFixed(2)
   } (${verdict(fb / sb)}) | ${fbIn.toFixed(1)} ms | ${sbIn.toFixed(1)} ms | ${
@@ -88,6 +96,7 @@ const table = [
   "| --- | --- | --- | --- | --- | --- | --- | --- |",
   row("node"),
   row("deno"),
+  row("deno (npm build)", "deno"),
   "",
 ].join("\n");
 console.log(table);
