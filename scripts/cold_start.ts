@@ -10,8 +10,13 @@
  * ±10 ms here, so its ratio is noisy), and the time the `import()` itself
  * takes inside each process (timed with `performance.now()`, far steadier).
  *
+ * The table goes to bench/results/cold_start.md and into the cold-start
+ * section of bench/README.md.
+ *
  * Run: deno task coldstart [runs=15]
  */
+
+import { replaceSection } from "./_readme_section.ts";
 
 const root = new URL("..", import.meta.url).pathname;
 const runs = Number(Deno.args[0] ?? 15);
@@ -101,3 +106,9 @@ const table = [
 ].join("\n");
 console.log(table);
 await Deno.writeTextFile(`${root}bench/results/cold_start.md`, table);
+// The table, without its heading, into bench/README.md.
+await replaceSection(
+  `${root}bench/README.md`,
+  "cold-start",
+  table.slice(table.indexOf("| Runtime")),
+);

@@ -1,10 +1,13 @@
 /**
  * Measures minified + gzipped bundle sizes with esbuild (from npm) for
  * fetchbase entry points and the supabase-js packages, in the same run, and
- * prints a Markdown table (also written to bench/results/size.md).
+ * prints a Markdown table (also written to bench/results/size.md and into
+ * the size section of bench/README.md).
  *
  * Run: deno task size
  */
+
+import { replaceSection } from "./_readme_section.ts";
 
 const root = new URL("..", import.meta.url).pathname;
 // Entry files live inside the project so esbuild resolves the npm anchors from node_modules.
@@ -115,3 +118,5 @@ const table = [
 ].join("\n");
 console.log(table);
 await Deno.writeTextFile(`${root}bench/results/size.md`, table);
+// The tables, without their heading, into bench/README.md.
+await replaceSection(`${root}bench/README.md`, "size", table.slice(table.indexOf("| Entry")));
