@@ -3,7 +3,9 @@
  * (GoTrue), storage and database (PostgREST) services, built only on Web
  * Fetch, WebCrypto and Web Streams. Each area also has its own subpath
  * (`./core`, `./auth`, `./session`, `./storage`, `./database`) so that a
- * bundle carries only what it imports.
+ * bundle carries only what it imports; `./storage/objects` has the object
+ * operations as functions and `./hono` the Hono middleware (neither is
+ * re-exported here).
  *
  * @example Creating a client
  * ```ts

@@ -179,16 +179,20 @@ export function selectWithCountTyped<T>(
   table: string,
   options: TypedSelectOptions<T> & { count?: CountOption } = {},
 ): Promise<ServiceResult<PostgrestPage<T>>> {
-  const req = db.buildSelect(table, { ...options, count: options.count ?? CountOption.EXACT });
-  return send(db.client, req).then(async (r) => {
-    if (!r.ok) return r;
-    const rows = await decodeRows<T>(success(r.value.body), options.validator);
-    if (!rows.ok) return rows;
-    return success({
-      rows: rows.value,
-      ...parseContentRange(r.value.headers.get("content-range")),
-    });
-  });
+  return guarded(() =>
+    send(
+      db.client,
+      db.buildSelect(table, { ...options, count: options.count ?? CountOption.EXACT }),
+    ).then(async (r) => {
+      if (!r.ok) return r;
+      const rows = await decodeRows<T>(success(r.value.body), options.validator);
+      if (!rows.ok) return rows;
+      return success({
+        rows: rows.value,
+        ...parseContentRange(r.value.headers.get("content-range")),
+      });
+    })
+  );
 }
 
 /**

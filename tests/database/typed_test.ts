@@ -372,3 +372,19 @@ Deno.test("a validator that is both callable and a Standard Schema (arktype) is 
   assert.match(bad.errorOrNull()!.message, /id must be a number/);
   assert.deepEqual((await selectTyped(db, "todos", { validator: ark })).getOrThrow(), [{ id: 1 }]);
 });
+
+Deno.test("selectWithCountTyped resolves INVALID_ARGUMENT for a malformed request, with no request; the range Limit still throws", async () => {
+  const { db, rec } = makeDb();
+  await assertInvalid(selectWithCountTyped(db, ""), /blank|table/i, "blank table");
+  await assertInvalid(
+    selectWithCountTyped(db, "todos", { block: (q) => q.limit(-1) }),
+    /limit/,
+    "limit(-1)",
+  );
+  assert.equal(rec.requests.length, 0);
+  assert.throws(
+    () => selectWithCountTyped(db, "todos", { block: (q) => q.range(-1, 4) }),
+    RangeError,
+  );
+  assert.equal(rec.requests.length, 0);
+});
