@@ -228,8 +228,9 @@ export function signInWithOtp(
   client: BaseClient,
   o: SignInWithOtpOptions,
 ): Promise<ServiceResult<void>> {
-  const hasEmail = !blank(o.email);
-  const hasPhone = !blank(o.phone);
+  // `?.`: a JavaScript caller passing no options gets this Failure, not a thrown TypeError.
+  const hasEmail = !blank(o?.email);
+  const hasPhone = !blank(o?.phone);
   if (hasEmail === hasPhone) {
     return invalid("Cannot send an OTP as exactly one of 'email' and 'phone' must be given");
   }

@@ -173,6 +173,18 @@ function call<T>(
   decode: (v: unknown) => T,
   o: VectorCallOptions = {},
 ) {
+  // Every operation names its bucket, and most an index: a missing or blank name is the caller's.
+  for (const key of ["vectorBucketName", "indexName"]) {
+    const name = body[key];
+    if (key in body && !(typeof name === "string" && name.trim() !== "")) {
+      return Promise.resolve(failure({
+        message: `Cannot call ${op} as '${key}' must be a non-blank string: current value is ${
+          JSON.stringify(name)
+        }`,
+        category: "INVALID_ARGUMENT",
+      }));
+    }
+  }
   const clean = Object.fromEntries(
     Object.entries(body).filter(([, v]) => v !== null && v !== undefined),
   );

@@ -793,3 +793,12 @@ Deno.test("a server error echoing a refresh token, password or PKCE verifier sho
     assert.match(e.message, /\*\*\*/);
   }
 });
+
+Deno.test("signInWithOtp without options (a JavaScript caller) resolves INVALID_ARGUMENT with no request", async () => {
+  const { auth, rec } = makeAuth(() => jsonResponse({}));
+  const call = auth.signInWithOtp as (o?: unknown) => ReturnType<typeof auth.signInWithOtp>;
+  const r = await call.call(auth);
+  assert.equal(r.errorOrNull()?.category, "INVALID_ARGUMENT");
+  assert.match(r.errorOrNull()?.message ?? "", /exactly one of 'email' and 'phone'/);
+  assert.equal(rec.requests.length, 0);
+});

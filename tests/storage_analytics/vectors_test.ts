@@ -318,3 +318,30 @@ Deno.test("Storage API requirements: queryVectors always sends topK; an index wi
     nonFilterableMetadataKeys: ["raw"],
   });
 });
+
+Deno.test("a missing or blank vector bucket or index name is INVALID_ARGUMENT with no request", async () => {
+  const { storage, rec } = makeStorage(() => jsonResponse({}));
+  const untyped = storage as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>;
+  const calls: Array<[string, () => Promise<unknown>, RegExp]> = [
+    ["createVectorBucket('')", () => storage.createVectorBucket(""), /'vectorBucketName'/],
+    ["deleteVectorBucket(' ')", () => storage.deleteVectorBucket(" "), /'vectorBucketName'/],
+    ["getVectorBucket()", () => untyped.getVectorBucket.call(storage), /'vectorBucketName'/],
+    ["deleteVectorIndex('vb', '')", () => storage.deleteVectorIndex("vb", ""), /'indexName'/],
+    ["getVectorIndex('vb')", () => untyped.getVectorIndex.call(storage, "vb"), /'indexName'/],
+    ["listVectorIndexes('')", () => storage.listVectorIndexes(""), /'vectorBucketName'/],
+    [
+      "deleteVectors('vb', ' ', ['k'])",
+      () => storage.deleteVectors("vb", " ", ["k"]),
+      /'indexName'/,
+    ],
+  ];
+  for (const [label, call, message] of calls) {
+    const r = (await call()) as { errorOrNull(): { category: string; message: string } | null };
+    assert.equal(r.errorOrNull()?.category, "INVALID_ARGUMENT", label);
+    assert.match(r.errorOrNull()?.message ?? "", message, label);
+  }
+  assert.equal(rec.requests.length, 0);
+  // Names are otherwise the server's to judge: any non-blank text goes.
+  assert.ok((await storage.createVectorBucket("vb")).ok);
+  assert.equal(rec.requests.length, 1);
+});
