@@ -173,6 +173,45 @@ Deno.test("npm build installs by name and runs real flows on Node and Bun; the N
     assert.equal(b.code, 0, b.text);
     assert.match(b.text, /\b5 pass\b/);
 
+    // Deno can take the npm build too (`npm:fetchbase`, one bundle, the faster start): installed
+    // from the packed tarball as from the registry, it type-checks and runs a flow.
+    const pack = await run("npm", ["pack", "--loglevel=error", `${tmp}/pkg`], { cwd: tmp });
+    assert.equal(pack.code, 0, pack.text);
+    await Deno.mkdir(`${tmp}/denoapp`);
+    await Deno.writeTextFile(
+      `${tmp}/denoapp/package.json`,
+      JSON.stringify({ name: "denoapp", private: true, type: "module" }),
+    );
+    const denoInstall = await run("npm", [
+      "install",
+      "--no-audit",
+      "--no-fund",
+      "--prefer-offline",
+      "--loglevel=error",
+      `${tmp}/${pack.text.trim().split("\n").at(-1)}`,
+    ], { cwd: `${tmp}/denoapp` });
+    assert.equal(denoInstall.code, 0, denoInstall.text);
+    await Deno.writeTextFile(
+      `${tmp}/denoapp/app.ts`,
+      `import { createClient } from "fetchbase";
+import { getClaims } from "fetchbase/auth";
+const client = createClient(Deno.env.get("FETCHBASE_URL")!, Deno.env.get("FETCHBASE_KEY")!);
+const s = await client.auth.signUpWithEmail("deno-npm@example.test", "secret-pw");
+if (!s.ok) throw new Error(s.error.message);
+const claims = await getClaims(client.auth, s.value.accessToken);
+if (!claims.ok || claims.value.header.algorithm !== "ES256") throw new Error("no claims");
+console.log("deno npm ok", claims.value.claims.email);
+`,
+    );
+    const denoCheck = await run(Deno.execPath(), ["check", "app.ts"], { cwd: `${tmp}/denoapp` });
+    assert.equal(denoCheck.code, 0, denoCheck.text);
+    const denoRun = await run(Deno.execPath(), ["run", "-A", "app.ts"], {
+      cwd: `${tmp}/denoapp`,
+      env,
+    });
+    assert.equal(denoRun.code, 0, denoRun.text);
+    assert.match(denoRun.text, /deno npm ok deno-npm@example\.test/);
+
     await Deno.copyFile(`${root}edge_examples/node/server.mjs`, `${tmp}/app/server.mjs`);
     const port = 20000 + Math.floor(Math.random() * 20000);
     const app = await spawnUntil("node", ["server.mjs"], "listening", {
