@@ -18,7 +18,8 @@ import type { NativeAuthCredential, Session } from "../auth/models.ts";
 import type { BaseClient } from "../core/client.ts";
 import { randomString } from "../core/crypto.ts";
 import type { JsonObject } from "../core/decode.ts";
-import { type ServiceResult, success } from "../core/result.ts";
+import { failure, type ServiceResult, success } from "../core/result.ts";
+import { describeThrown } from "../core/_thrown.ts";
 import type { SessionManager } from "./manager.ts";
 import { saved } from "./_held.ts";
 import { cancelled } from "../core/_abort.ts";
@@ -266,7 +267,23 @@ export async function signInWith(
   options: CaptchaOptions & { onCredential?: (credential: NativeAuthCredential) => void } = {},
 ): Promise<ServiceResult<Session>> {
   if (options.signal?.aborted) return cancelled();
-  const c = await provider.signIn();
+  if (typeof provider?.signIn !== "function") {
+    return failure({
+      message: "Cannot sign in as 'provider' must be a NativeAuthProvider with a signIn function",
+      category: "INVALID_ARGUMENT",
+    });
+  }
+  let c: ServiceResult<NativeAuthCredential>;
+  try {
+    c = await provider.signIn();
+  } catch (error) {
+    // A provider should resolve a Failure; one that throws (native sign-in missing) still ends here.
+    return failure({
+      message: `Native sign-in failed: ${describeThrown(error)}`,
+      category: "UNKNOWN",
+      cause: error,
+    });
+  }
   if (!c.ok) return c;
   // The document: a credential's rendering masks its tokens, name and email.
   options.onCredential?.(

@@ -555,6 +555,11 @@ Deno.test("fragment parsing: leading #, percent-decoding, missing fields and err
     parseSessionTokensFromFragment("access_token=a&expires_in=1&token_type=bearer").ok,
     false,
   );
+  const noAccess = parseSessionTokensFromFragment(
+    "refresh_token=r&expires_in=60&token_type=bearer",
+  );
+  assert.equal(noAccess.errorOrNull()?.category, "DECODE");
+  assert.match(noAccess.errorOrNull()?.message ?? "", /access_token/);
   assert.equal(
     parseSessionTokensFromFragment("access_token=a&refresh_token=r&expires_in=x&token_type=b").ok,
     false,

@@ -388,3 +388,41 @@ Deno.test("selectWithCountTyped resolves INVALID_ARGUMENT for a malformed reques
   );
   assert.equal(rec.requests.length, 0);
 });
+
+Deno.test("single-row reads: PostgREST's 406 for zero or several rows is NOT_FOUND; maybe-single maps only zero rows to null; other failures propagate", async () => {
+  const boom = () => jsonResponse({ message: "boom" }, { status: 500 });
+  const { db } = makeDb([
+    noRows(),
+    manyRows(),
+    noRows(),
+    manyRows(),
+    manyRows(),
+    noRows(),
+    manyRows(),
+    boom(),
+    boom(),
+  ]);
+  for (let i = 0; i < 2; i++) {
+    assert.equal((await rpcSingleTyped(db, "f")).errorOrNull()?.category, "NOT_FOUND");
+  }
+  for (let i = 0; i < 2; i++) {
+    assert.equal((await rpcGetSingleTyped(db, "f")).errorOrNull()?.category, "NOT_FOUND");
+  }
+  assert.equal((await selectSingleTyped(db, "t")).errorOrNull()?.category, "NOT_FOUND");
+  assert.equal((await rpcGetMaybeSingleTyped(db, "f")).getOrThrow(), null);
+  assert.equal((await rpcGetMaybeSingleTyped(db, "f")).errorOrNull()?.category, "NOT_FOUND");
+  assert.equal((await rpcGetMaybeSingleTyped(db, "f")).errorOrNull()?.category, "SERVER");
+  assert.equal((await rpcMaybeSingleTyped(db, "f")).errorOrNull()?.category, "SERVER");
+});
+
+Deno.test("limits accept their smallest valid value: maxAffected 1, pageSize 1; rpc refuses maxAffected 0", async () => {
+  const { db, rec } = makeDb(() => jsonResponse([]));
+  await db.update("t", "{}", null, { maxAffected: 1 });
+  await db.delete("t", null, { maxAffected: 1 });
+  await db.rpc("f", { maxAffected: 1 });
+  assert.equal(rec.requests.length, 3);
+  assert.ok(rec.requests.every((r) => /max-affected=1$/.test(r.headers.get("prefer") ?? "")));
+  assert.throws(() => db.rpc("f", { maxAffected: 0 }), RangeError);
+  await paginator(db, "t", { pageSize: 1 }).loadNext();
+  assert.equal(rec.last.url.searchParams.get("limit"), "1");
+});

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { createAuthClient } from "../../auth/mod.ts";
-import { createBaseClient, success } from "../../core/mod.ts";
+import { createBaseClient, failure, success } from "../../core/mod.ts";
 import { createLocalBackend } from "../../demo/local_backend/mod.ts";
 import {
   createSessionManager,
@@ -348,5 +348,53 @@ Deno.test("linkIdentityForCurrentSession: a bad URL option is a Failure, never t
   // A blank provider is a Failure, as from auth.linkIdentity.
   const blank = await linkIdentityForCurrentSession(auth, manager, "");
   assert.equal(blank.errorOrNull()?.category, "INVALID_ARGUMENT");
+  manager.dispose();
+});
+
+Deno.test("importing a session whose user cannot be fetched is that Failure, with nothing saved or applied", async () => {
+  const { rec, client, auth, manager } = setup(() =>
+    jsonResponse({ message: "invalid JWT" }, { status: 401 })
+  );
+  const fragment = "access_token=a.b.c&refresh_token=r&expires_in=60&token_type=bearer";
+  const results = [
+    await importAuthToken(auth, manager, "a.b.c"),
+    await importSessionFromFragment(auth, fragment, manager),
+    await importSessionFromUrl(auth, `https://app.example/cb#${fragment}`, manager),
+  ];
+  for (const r of results) assert.equal(r.errorOrNull()?.category, "UNAUTHORIZED");
+  assert.equal(rec.requests.length, 3);
+  assert.ok(rec.requests.every((r) => r.url.pathname === "/auth/v1/user"));
+  assert.equal(manager.currentSession, null);
+  assert.equal(client.accessToken, null);
+  manager.dispose();
+});
+
+Deno.test("native sign-in: a cancelled, throwing or missing provider is a Failure, with no request, no credential and nothing saved", async () => {
+  const { rec, auth, manager } = setup();
+  const cancelledProvider: NativeAuthProvider = {
+    provider: "google",
+    signIn: () => Promise.resolve(failure({ message: "cancelled", category: "CANCELLED" })),
+  };
+  let credentials = 0;
+  const onCredential = () => void credentials++;
+  const c = await signInWith(auth, cancelledProvider, { onCredential });
+  assert.equal(c.errorOrNull()?.category, "CANCELLED");
+  const saved = await signInWithAndSaveSession(auth, manager, cancelledProvider);
+  assert.equal(saved.errorOrNull()?.category, "CANCELLED");
+  // A provider should resolve a Failure; one that throws or rejects still gives one.
+  for (
+    const signIn of [() => Promise.reject(new Error("no native sign-in")), () => {
+      throw new Error("no native sign-in");
+    }]
+  ) {
+    const r = await signInWith(auth, { provider: "apple", signIn }, { onCredential });
+    assert.equal(r.errorOrNull()?.category, "UNKNOWN");
+    assert.match(r.errorOrNull()?.message ?? "", /Native sign-in failed: no native sign-in/);
+  }
+  const notProvider = await signInWith(auth, {} as unknown as NativeAuthProvider);
+  assert.equal(notProvider.errorOrNull()?.category, "INVALID_ARGUMENT");
+  assert.equal(credentials, 0);
+  assert.equal(rec.requests.length, 0);
+  assert.equal(manager.currentSession, null);
   manager.dispose();
 });

@@ -603,6 +603,31 @@ Deno.test("listPaginator: nothing before loadNext, offset pages, pageSize > 0", 
   assert.equal(p.isEnd.value, true);
   assert.deepEqual(rec.requests.map((r) => (r.json() as { offset: number }).offset), [0, 2]);
   assert.throws(() => listPaginator(storage, "docs", { pageSize: 0 }), RangeError);
+  // The smallest valid page.
+  await listPaginator(storage, "docs", { pageSize: 1 }).loadNext();
+  assert.equal((rec.last.json() as { limit: number }).limit, 1);
+});
+
+Deno.test("getBucket and info on a missing bucket or object: Failure NOT_FOUND with status 404 (the Storage API's 400 with statusCode 404 included)", async () => {
+  const { storage } = makeStorage([
+    jsonResponse({ statusCode: "404", error: "Bucket not found", message: "Bucket not found" }, {
+      status: 400,
+    }),
+    jsonResponse({ statusCode: "404", error: "not_found", message: "Object not found" }, {
+      status: 400,
+    }),
+    jsonResponse({ message: "Object not found" }, { status: 404 }),
+  ]);
+  for (
+    const r of [
+      await storage.getBucket("nope"),
+      await storage.info("docs", "gone.txt"),
+      await storage.info("docs", "gone.txt"),
+    ]
+  ) {
+    assert.equal(r.errorOrNull()?.category, "NOT_FOUND");
+    assert.equal(r.errorOrNull()?.status, 404);
+  }
 });
 
 Deno.test("updateBucket sends only the fields given (no read-modify-write of `public`) and refuses a rename the server would ignore", async () => {

@@ -158,6 +158,14 @@ Deno.test("limits: batches 1..500 and segments 1..16 throw RangeError before any
     () => storage.listVectors("vb", "ix", { segmentCount: 4, segmentIndex: -1 }),
     RangeError,
   );
+  // The other ends of the ranges are accepted: 500 keys, one segment (index 0 only).
+  const { storage: ok, rec: okRec } = makeStorage(() => jsonResponse({ vectors: [] }));
+  assert.ok(
+    (await ok.deleteVectors("vb", "ix", Array.from({ length: 500 }, (_, i) => String(i)))).ok,
+  );
+  assert.equal((okRec.last.json() as { keys: string[] }).keys.length, 500);
+  assert.ok((await ok.listVectors("vb", "ix", { segmentCount: 1, segmentIndex: 0 })).ok);
+  assert.throws(() => ok.listVectors("vb", "ix", { segmentCount: 1, segmentIndex: 1 }), RangeError);
   // The index dimension is not one of the document's Limits: a Failure, not a throw.
   for (const bad of [0, -1, 1.5, NaN]) {
     const r = await storage.createVectorIndex("vb", "ix", "float32", bad, "cosine");

@@ -499,6 +499,14 @@ Deno.test("chunkSize must be a positive integer (RangeError at once); default is
   }
   assert.throws(() => createResumableUpload(client, "b", "a/../b", new Uint8Array(1)), TypeError);
   assert.equal(RESUMABLE_DEFAULT_CHUNK_SIZE, 6 * 1024 * 1024);
+  // uploadResumable, which the document's Limit names too, throws the same way.
+  const storage = createStorageClient(client);
+  for (const bad of [0, -1]) {
+    assert.throws(
+      () => uploadResumable(storage, "b", "p", new Uint8Array(1), { chunkSize: bad }),
+      RangeError,
+    );
+  }
 });
 
 Deno.test("a Location on another origin never receives the API key or the bearer token", async () => {
