@@ -5,6 +5,7 @@
  * @module
  */
 
+import { runBlock } from "./_block.ts";
 import { buildFailure, guarded } from "./_guard.ts";
 import type { BaseClient } from "../core/client.ts";
 import type { ServiceResult } from "../core/result.ts";
@@ -234,23 +235,13 @@ function headersOf(
   return out;
 }
 
-/** Runs a DSL block; anything else than a function (a match object, say) is a clear TypeError. */
-function callBlock<B>(block: (b: B) => unknown, builder: B): void {
-  if (typeof block !== "function") {
-    throw new TypeError(
-      `Cannot build the query as 'block' must be a function such as (w) => w.eq(...): current value is ${typeof block}`,
-    );
-  }
-  block(builder);
-}
-
 function readPairs(
   block: ((q: QueryBuilder) => unknown) | undefined,
   first?: [string, string],
 ): Array<[string, string]> {
   if (!block) return first ? [first] : [];
   const q = new QueryBuilder();
-  callBlock(block, q);
+  runBlock(block, q);
   return q.toQueryPairs(first);
 }
 
@@ -259,7 +250,7 @@ function wherePairs(
 ): Array<[string, string]> {
   if (!block) return [];
   const w = new WhereBuilder();
-  callBlock(block, w);
+  runBlock(block, w);
   return w.predicates.map(renderTopLevel);
 }
 

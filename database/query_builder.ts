@@ -6,6 +6,7 @@
  */
 
 import { LimitError } from "./_guard.ts";
+import { runBlock } from "./_block.ts";
 import { columnName, type ColumnRef } from "./column.ts";
 import { checkColumn } from "./_encode.ts";
 import { Nulls, Order } from "./models.ts";
@@ -63,7 +64,7 @@ export class QueryBuilder {
    * @returns This builder.
    */
   where(block: (w: WhereBuilder) => unknown): this {
-    block(this.filter);
+    runBlock(block, this.filter);
     return this;
   }
 

@@ -10,6 +10,7 @@ import { type Column, columnName, type ColumnRef } from "./column.ts";
 import { checkColumn, type FilterValue, listOperand, quoteItem, scalar } from "./_encode.ts";
 import { TextSearchType } from "./models.ts";
 import { stringifyJson } from "../core/_json_int64.ts";
+import { runBlock } from "./_block.ts";
 
 /** One predicate or group collected by a {@linkcode WhereBuilder}. */
 export type Predicate =
@@ -536,7 +537,7 @@ export class WhereBuilder {
     block: (w: WhereBuilder) => unknown,
   ) {
     const inner = new WhereBuilder();
-    block(inner);
+    runBlock(block, inner);
     // The key is `<table>.or`: the table path may itself end in a reserved word (an embed named `order`).
     if (referencedTable !== null) checkColumn(referencedTable, false);
     emptyCheck(operator, inner);
@@ -583,7 +584,7 @@ export class WhereBuilder {
    */
   not(block: (w: WhereBuilder) => unknown): this {
     const inner = new WhereBuilder();
-    block(inner);
+    runBlock(block, inner);
     emptyCheck("not", inner);
     if (inner.predicates.length === 1) this.predicates.push(negate(inner.predicates[0]));
     else if (inner.predicates.length > 1) {

@@ -12,6 +12,7 @@ import type { Session } from "../auth/models.ts";
 import { parseJwtClaims } from "../auth/jwt.ts";
 import { ABORTED, cancelled, untilAborted } from "../core/_abort.ts";
 import { failure, type ServiceResult } from "../core/result.ts";
+import { redactCause } from "../core/http_error.ts";
 import type { AuthStateChangeEvent, SessionManager, SessionState } from "./manager.ts";
 
 /** The live or lapsed session a state holds, or null. */
@@ -91,7 +92,7 @@ export async function saved<T>(
     await manager.saveSession(session, event === undefined ? {} : { event });
     return result;
   } catch (error) {
-    return storageFailure(error);
+    return storageFailure(error, undefined, session);
   }
 }
 
@@ -99,19 +100,21 @@ export async function saved<T>(
 export function storageFailure<T>(
   error: unknown,
   what = "The session was applied but the session storage failed",
+  session?: Session | null,
 ): ServiceResult<T> {
   return failure({
-    // A storage's own error may echo what it was given (tokens): only its name, except the
-    // cookie overflow, whose message is ours and says what to do.
+    // A storage's own error may echo what it was given (tokens): only its name (or, for a thrown
+    // value that is no Error, its type), except the cookie overflow, whose message is ours and
+    // says what to do; the cause keeps it with the session's tokens redacted.
     message: `${what}: ${
       error instanceof SessionTooLarge
         ? error.message
         : error instanceof Error
         ? error.name
-        : String(error)
+        : typeof error
     }`,
     category: "UNKNOWN",
-    cause: error,
+    cause: redactCause(error, [session?.accessToken, session?.refreshToken]),
   });
 }
 

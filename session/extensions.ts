@@ -292,7 +292,7 @@ export async function signOutCurrentSession(
     try {
       await manager.clearSession();
     } catch (error) {
-      return storageFailure(error);
+      return storageFailure(error, undefined, session);
     }
   }
   return r;

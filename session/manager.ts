@@ -14,6 +14,7 @@ import { MutableStateFlow, type StateFlow } from "../core/state_flow.ts";
 import { copySession } from "./_copy.ts";
 import { InMemorySessionStorage, type SessionStorage } from "./storage.ts";
 import { expClaim, heldOf, storageFailure } from "./_held.ts";
+import { SerialQueue } from "./_serial.ts";
 
 /**
  * Auth events delivered to `onAuthStateChange` listeners.
@@ -127,21 +128,6 @@ function storedExpiry(session: Session): Session {
   if (session.expiresAt !== null && session.expiresAt > 0) return session;
   const exp = expClaim(session.accessToken);
   return copySession(session, { expiresAt: exp ?? (session.expiresIn > 0 ? 0 : null) });
-}
-
-/** How long a storage operation waits for a stuck earlier one before it runs anyway. */
-const STORAGE_WAIT_MS = 10_000;
-
-/** Settles with `promise` (its outcome dropped), or after `ms` if it is still pending. */
-function waitAtMost(promise: Promise<unknown>, ms: number): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => resolve(), ms);
-    const done = () => {
-      clearTimeout(timer);
-      resolve();
-    };
-    promise.then(done, done);
-  });
 }
 
 /** A numeric setting: finite and non-negative, or positive (`RangeError` otherwise). */
@@ -259,9 +245,7 @@ export class SessionManager {
   #failures = 0;
   #disposed = false;
   /** Storage operations run one after another, in call order (a clear never overtakes a save). */
-  #io: Promise<unknown> = Promise.resolve();
-  /** Whether a storage operation is still running (the next one then waits, bounded). */
-  #ioPending = false;
+  readonly #io: SerialQueue = new SerialQueue();
   /** Bumped whenever the held session changes in memory: a slower restore then stands down. */
   #generation = 0;
   /** Bumped by every save and clear: a save's event is dropped once another one followed. */
@@ -347,18 +331,11 @@ export class SessionManager {
 
   /**
    * Runs a storage operation after every earlier one has settled, or once
-   * the one before it has been pending for {@linkcode STORAGE_WAIT_MS}: a
+   * the one before it has been pending for `STORAGE_WAIT_MS` (10 s): a
    * storage call that never settles must not freeze every later sign-in.
    */
   #serial<T>(op: () => T | Promise<T>): Promise<T> {
-    const run = (this.#ioPending ? waitAtMost(this.#io, STORAGE_WAIT_MS) : this.#io).then(op, op);
-    const settled = run.then(() => {}, () => {});
-    this.#io = settled;
-    this.#ioPending = true;
-    settled.then(() => {
-      if (this.#io === settled) this.#ioPending = false;
-    });
-    return run;
+    return this.#io.run(op);
   }
 
   /** The live access token, or null. */
@@ -561,7 +538,7 @@ export class SessionManager {
       // The new tokens are live even when storage failed: the old ones are spent.
       this.#refreshed(session, next, true);
       if (stored !== null) {
-        return storageFailure(stored, "The session was refreshed but could not be stored");
+        return storageFailure(stored, "The session was refreshed but could not be stored", next);
       }
       return success(next);
     }

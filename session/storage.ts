@@ -11,6 +11,7 @@ import { withMaskedFields } from "../core/mask.ts";
 import type { Session, User } from "../auth/models.ts";
 import { SESSION_SECRETS, USER_SECRETS } from "./_copy.ts";
 import { encodeComponent } from "../core/_uri.ts";
+import { SerialQueue } from "./_serial.ts";
 
 /** Persists one session; every method may be sync or async. */
 export interface SessionStorage {
@@ -195,7 +196,7 @@ export class InMemorySessionStorage implements SessionStorage {
 export class KeyValueSessionStorage implements SessionStorage {
   readonly #store: KeyValueStore;
   /** The last write or removal: each waits for the one before, so a clear is never overtaken. */
-  #last: Promise<unknown> = Promise.resolve();
+  readonly #io: SerialQueue = new SerialQueue();
   /** The key the session is stored under. */
   readonly key: string;
 
@@ -221,9 +222,9 @@ export class KeyValueSessionStorage implements SessionStorage {
   }
 
   #queue(op: () => void | Promise<void>): Promise<void> {
-    const run = this.#last.then(op, op);
-    this.#last = run.catch(() => {});
-    return run;
+    // Bounded like the manager's own queue: a `set` that never settles delays later calls by
+    // 10 s, not forever.
+    return this.#io.run(op);
   }
 
   /**

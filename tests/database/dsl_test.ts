@@ -8,6 +8,8 @@ import {
   TextSearchType,
   type WhereBuilder,
 } from "../../database/mod.ts";
+import { jsonResponse } from "../support/recording_fetch.ts";
+import { makeDb } from "./_helpers.ts";
 
 interface Todo {
   id: number;
@@ -451,4 +453,40 @@ Deno.test("an embed named like a modifier (order, limit) can be ordered, limited
     [["order.or", "(a.eq.1,b.eq.2)"]],
   );
   assert.throws(() => render((q) => q.limit(1, { referencedTable: "a:b" })), TypeError);
+});
+
+Deno.test("an async block (its filters would come after the request) is INVALID_ARGUMENT with no request, at every level; its promise is settled quietly", async () => {
+  const { db, rec } = makeDb(() => jsonResponse([]));
+  const idCol = column<number>("id");
+  let unhandled = 0;
+  const onUnhandled = (e: PromiseRejectionEvent) => {
+    unhandled++;
+    e.preventDefault();
+  };
+  globalThis.addEventListener("unhandledrejection", onUnhandled);
+  try {
+    const asyncWhere = async (w: WhereBuilder) => {
+      await null;
+      w.eq(idCol, 1);
+    };
+    const rejecting = (_: WhereBuilder) => Promise.reject(new Error("late"));
+    const results = [
+      await db.delete("todos", asyncWhere),
+      await db.update("todos", "{}", asyncWhere),
+      await db.delete("todos", rejecting),
+      await db.select("todos", { block: (q) => q.where(asyncWhere) }),
+      await db.select("todos", { block: (q) => Promise.resolve(void q.limit(1)) }),
+      await db.delete("todos", (w) => w.or(asyncWhere)),
+      await db.delete("todos", (w) => w.not(asyncWhere)),
+    ];
+    for (const r of results) {
+      assert.equal(r.errorOrNull()?.category, "INVALID_ARGUMENT");
+      assert.match(r.errorOrNull()?.message ?? "", /returned a promise/);
+    }
+    assert.equal(rec.requests.length, 0);
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    assert.equal(unhandled, 0);
+  } finally {
+    globalThis.removeEventListener("unhandledrejection", onUnhandled);
+  }
 });

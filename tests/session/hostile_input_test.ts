@@ -5,7 +5,11 @@
 import assert from "node:assert/strict";
 import { createAuthClient, decodeSession, type Session } from "../../auth/mod.ts";
 import { createBaseClient } from "../../core/client.ts";
-import { createSessionManager, InMemorySessionStorage } from "../../session/mod.ts";
+import {
+  createSessionManager,
+  InMemorySessionStorage,
+  KeyValueSessionStorage,
+} from "../../session/mod.ts";
 import { BASE, KEY, sessionJson, withClock } from "./_helpers.ts";
 
 function setup(answer: () => Response = () => new Response("{}", { status: 503 })) {
@@ -122,3 +126,81 @@ Deno.test("a session without expiresIn is refreshed before its expiresAt like an
     assert.equal(m.currentSession?.accessToken, "access-2");
     m.dispose();
   }));
+
+Deno.test("a refresh whose storage save never settles resolves a Failure after 10 s with the new tokens live", () =>
+  withClock(async (clock) => {
+    const { auth, client } = setup(() => Response.json(sessionJson(2)));
+    const inner = new InMemorySessionStorage();
+    let stuck = false;
+    const storage = {
+      load: () => inner.load(),
+      save: (s: Session) => (stuck ? new Promise<void>(() => {}) : inner.save(s)),
+      clear: () => inner.clear(),
+    };
+    const m = createSessionManager(auth, client, { storage, autoRefresh: false });
+    await m.saveSession(decodeSession(sessionJson(1)));
+    stuck = true;
+    let settled = false;
+    const refreshing = m.refreshSession().then((r) => (settled = true, r));
+    await clock.tickAsync(9_999);
+    assert.equal(settled, false);
+    await clock.tickAsync(1);
+    const r = await refreshing;
+    assert.equal(r.errorOrNull()?.category, "UNKNOWN");
+    assert.match(r.errorOrNull()?.message ?? "", /could not be stored: TimeoutError/);
+    assert.equal(m.accessToken, "access-2", "the spent token is not kept");
+    assert.equal(client.accessToken, "access-2");
+    m.dispose();
+  }));
+
+Deno.test("a KeyValueSessionStorage whose store never settles a set: that save rejects after 10 s and later saves go through", () =>
+  withClock(async (clock) => {
+    const { auth, client } = setup();
+    const values = new Map<string, string>();
+    let sets = 0;
+    const storage = new KeyValueSessionStorage({
+      get: (k) => values.get(k) ?? null,
+      set: (k, v) => {
+        if (sets++ === 0) return new Promise<void>(() => {});
+        values.set(k, v);
+        return Promise.resolve();
+      },
+      remove: (k) => void values.delete(k),
+    });
+    const m = createSessionManager(auth, client, { storage, autoRefresh: false });
+    const first = m.saveSession(decodeSession(sessionJson(1))).then(() => "saved", (e) => e.name);
+    const second = m.saveSession(decodeSession(sessionJson(2))).then(() => "saved", (e) => e.name);
+    await clock.tickAsync(10_000);
+    assert.equal(await first, "TimeoutError");
+    await clock.tickAsync(10_000);
+    assert.equal(await second, "saved");
+    assert.match(values.get(storage.key) ?? "", /access-2/);
+    assert.equal(m.accessToken, "access-2");
+    m.dispose();
+  }));
+
+Deno.test("a session storage that throws the tokens it was given: the Failure shows neither, in message or cause", async () => {
+  const { auth, client } = setup(() => Response.json(sessionJson(2)));
+  const inner = new InMemorySessionStorage();
+  let failing = false;
+  const storage = {
+    load: () => inner.load(),
+    save: (s: Session) => {
+      if (failing) {
+        throw `cannot write ${JSON.stringify({ rt: s.refreshToken, at: s.accessToken })}`;
+      }
+      return inner.save(s);
+    },
+    clear: () => inner.clear(),
+  };
+  const m = createSessionManager(auth, client, { storage, autoRefresh: false });
+  await m.saveSession(decodeSession(sessionJson(1)));
+  failing = true;
+  const r = await m.refreshSession();
+  const e = r.errorOrNull();
+  assert.equal(e?.category, "UNKNOWN");
+  const shown = `${e?.message} ${String(e?.cause)} ${JSON.stringify(e?.cause)}`;
+  assert.ok(shown.includes("cannot write"), shown);
+  for (const token of ["refresh-2", "access-2"]) assert.ok(!shown.includes(token), shown);
+  m.dispose();
+});
