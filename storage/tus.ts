@@ -10,6 +10,7 @@
  */
 
 import { ABORTED, untilAborted } from "../core/_abort.ts";
+import { describeThrown } from "../core/_thrown.ts";
 import type { BaseClient } from "../core/client.ts";
 import { encodeBase64 } from "../core/encoding.ts";
 import { backoffDelay, resolveRetryPolicy } from "../core/retry.ts";
@@ -393,6 +394,14 @@ class ChunkSource {
         const { done, value } = await (reader as ReadableStreamDefaultReader<Uint8Array>).read();
         this.#checkLive();
         if (done) break;
+        if (!(value instanceof Uint8Array)) {
+          // Another view (a Uint16Array) would be copied element by element, each cut to a byte.
+          throw new RangeError(
+            `Cannot upload as the stream yielded a ${
+              Object.prototype.toString.call(value).slice(8, -1)
+            }, not a Uint8Array`,
+          );
+        }
         piece = value;
       }
       const take = Math.min(piece.length, size - filled);
@@ -464,6 +473,9 @@ class ChunkSource {
 }
 
 const TUS = { "Tus-Resumable": "1.0.0" } as const;
+
+/** How long an upload waits for its URL store's answer. */
+const STORE_WAIT_MS = 10_000;
 
 /** A chunk read while a request is in flight, for the request after it. */
 interface ReadAhead {
@@ -542,6 +554,46 @@ class Upload implements ResumableUpload {
     }
     // A second caller joins the run; its own signal ends only its own wait.
     return untilAborted(this.#running, signal).then((r) => r === ABORTED ? cancelled() : r);
+  }
+
+  /**
+   * A call of the URL store, waited for at most {@linkcode STORE_WAIT_MS} or until `signal`
+   * aborts. The store only remembers where to resume: callers drop a failed or late `set` or
+   * `remove` (the upload goes on), and only a `get` that cannot answer fails the upload.
+   */
+  #store<T>(
+    op: (store: UploadUrlStore) => T | Promise<T>,
+    signal?: AbortSignal,
+  ): Promise<{ ok: true; value: T } | { ok: false; error: unknown } | typeof ABORTED> {
+    const store = this.#o.urlStore;
+    return new Promise((resolve) => {
+      if (!store) return resolve({ ok: true, value: undefined as T });
+      if (signal?.aborted) return resolve(ABORTED);
+      const finish = (
+        r: { ok: true; value: T } | { ok: false; error: unknown } | typeof ABORTED,
+      ) => {
+        clearTimeout(timer);
+        signal?.removeEventListener("abort", onAbort);
+        resolve(r);
+      };
+      const onAbort = () => finish(ABORTED);
+      const timer = setTimeout(
+        () =>
+          finish({
+            ok: false,
+            error: new DOMException(
+              `The upload URL store did not answer within ${STORE_WAIT_MS} ms`,
+              "TimeoutError",
+            ),
+          }),
+        STORE_WAIT_MS,
+      );
+      signal?.addEventListener("abort", onAbort, { once: true });
+      Promise.resolve().then(() => op(store)).then(
+        (value) => finish({ ok: true, value }),
+        (error: unknown) => finish({ ok: false, error }),
+      );
+    });
   }
 
   #fingerprint(): string {
@@ -648,7 +700,9 @@ class Upload implements ResumableUpload {
       if (withUpload) this.#readNext(0, first, false);
       else if (this.#total !== 0) this.#readAhead(0);
       const r = await sending;
-      if (r.ok) return await this.#created(r.value.headers, first === null ? 0 : sizeOf(first));
+      if (r.ok) {
+        return await this.#created(r.value.headers, first === null ? 0 : sizeOf(first), signal);
+      }
       if (signal?.aborted || !isTransient(r.error, false) || attempt >= this.#maxAttempts()) {
         return r;
       }
@@ -721,7 +775,11 @@ class Upload implements ResumableUpload {
   }
 
   /** Takes the Location and the accepted offset (absent: 0, the body was ignored) of a 201. */
-  async #created(headers: Headers, sent: number): Promise<ServiceResult<number>> {
+  async #created(
+    headers: Headers,
+    sent: number,
+    signal?: AbortSignal,
+  ): Promise<ServiceResult<number>> {
     const location = headers.get("location");
     if (!location) {
       return failure({
@@ -730,7 +788,10 @@ class Upload implements ResumableUpload {
       });
     }
     this.#url = new URL(location, `${this.#client.url}/storage/v1/upload/resumable`).href;
-    await this.#o.urlStore?.set(this.#fingerprint(), this.#url);
+    const url = this.#url;
+    if ((await this.#store((s) => s.set(this.#fingerprint(), url), signal)) === ABORTED) {
+      return cancelled();
+    }
     const raw = headers.get("upload-offset");
     if (raw === null) return success(0);
     const offset = parseUploadOffset(raw);
@@ -807,7 +868,7 @@ class Upload implements ResumableUpload {
         return failure({ message: e.message, category: "INVALID_ARGUMENT", cause: e });
       }
       return failure({
-        message: `Resumable upload failed: ${e instanceof Error ? e.message : String(e)}`,
+        message: `Resumable upload failed: ${describeThrown(e)}`,
         category: "UNKNOWN",
         cause: e,
       });
@@ -816,7 +877,10 @@ class Upload implements ResumableUpload {
 
   async #loop(signal?: AbortSignal): Promise<ServiceResult<void>> {
     if (!this.#url && this.#o.urlStore) {
-      this.#url = (await this.#o.urlStore.get(this.#fingerprint())) ?? null;
+      const saved = await this.#store((s) => s.get(this.#fingerprint()), signal);
+      if (saved === ABORTED) return cancelled();
+      if (!saved.ok) throw saved.error; // a store that cannot answer: the upload's Failure
+      this.#url = saved.value ?? null;
     }
     let offset = 0;
     if (this.#url) {
@@ -824,7 +888,9 @@ class Upload implements ResumableUpload {
       if (!h.ok) {
         if (signal?.aborted) return cancelled();
         if (h.error.status === 404 || h.error.status === 410) {
-          await this.#o.urlStore?.remove(this.#fingerprint());
+          if ((await this.#store((s) => s.remove(this.#fingerprint()), signal)) === ABORTED) {
+            return cancelled();
+          }
           if (!this.#source.rereadable && !this.#source.untouched) {
             return failure({
               message:
@@ -939,7 +1005,8 @@ class Upload implements ResumableUpload {
       const checked = await untilAborted(this.#source.verifyEnd(offset), signal);
       if (checked === ABORTED) return cancelled();
     }
-    await this.#o.urlStore?.remove(this.#fingerprint());
+    // Every byte is in: forgetting the URL is best effort, and an abort now changes nothing.
+    await this.#store((s) => s.remove(this.#fingerprint()), signal);
     this.#setProgress(offset, this.#total ?? offset);
     return success(undefined);
   }
