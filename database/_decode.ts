@@ -5,6 +5,12 @@
 import { failure, type ServiceResult, success } from "../core/result.ts";
 import { validateAll, type Validator } from "./validator.ts";
 
+/** The validator of a typed call, and its signal (a validation that never settles is cancelled). */
+interface DecodeOptions<T> {
+  validator?: Validator<T> | null;
+  signal?: AbortSignal;
+}
+
 export function parseJson(body: string): ServiceResult<unknown> {
   try {
     return success(body.trim() === "" ? null : JSON.parse(body));
@@ -15,7 +21,7 @@ export function parseJson(body: string): ServiceResult<unknown> {
 
 export async function decodeRows<T>(
   r: ServiceResult<string>,
-  validator?: Validator<T> | null,
+  o: DecodeOptions<T> = {},
 ): Promise<ServiceResult<T[]>> {
   if (!r.ok) return r;
   const parsed = parseJson(r.value);
@@ -26,24 +32,24 @@ export async function decodeRows<T>(
       category: "DECODE",
     });
   }
-  return await validateAll(parsed.value, validator);
+  return await validateAll(parsed.value, o.validator, o);
 }
 
 export async function decodeOne<T>(
   r: ServiceResult<string>,
-  validator?: Validator<T> | null,
+  o: DecodeOptions<T> = {},
 ): Promise<ServiceResult<T>> {
   if (!r.ok) return r;
   const parsed = parseJson(r.value);
-  return parsed.ok ? await decodeValue(parsed.value, validator) : parsed;
+  return parsed.ok ? await decodeValue(parsed.value, o) : parsed;
 }
 
 /** One parsed value, checked by the validator. */
 export async function decodeValue<T>(
   value: unknown,
-  validator?: Validator<T> | null,
+  o: DecodeOptions<T> = {},
 ): Promise<ServiceResult<T>> {
-  const v = await validateAll([value], validator);
+  const v = await validateAll([value], o.validator, o);
   return v.ok ? success(v.value[0]) : v;
 }
 

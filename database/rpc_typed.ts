@@ -110,7 +110,7 @@ export function rpcTyped<T>(
   fn: string,
   options: TypedRpcOptions<T> = {},
 ): Promise<ServiceResult<T>> {
-  return call(db, fn, options, ResponseFormat.ROWS).then((r) => decodeOne(r, options.validator));
+  return call(db, fn, options, ResponseFormat.ROWS).then((r) => decodeOne(r, options));
 }
 
 /**
@@ -135,7 +135,7 @@ export function rpcListTyped<T>(
   fn: string,
   options: TypedRpcOptions<T> = {},
 ): Promise<ServiceResult<T[]>> {
-  return call(db, fn, options, ResponseFormat.ROWS).then((r) => decodeRows(r, options.validator));
+  return call(db, fn, options, ResponseFormat.ROWS).then((r) => decodeRows(r, options));
 }
 
 /**
@@ -160,7 +160,7 @@ export function rpcSingleTyped<T>(
   fn: string,
   options: TypedRpcOptions<T> = {},
 ): Promise<ServiceResult<T>> {
-  return call(db, fn, options, ResponseFormat.SINGLE).then((r) => decodeOne(r, options.validator));
+  return call(db, fn, options, ResponseFormat.SINGLE).then((r) => decodeOne(r, options));
 }
 
 /**
@@ -198,7 +198,7 @@ export function rpcMaybeSingleTyped<T>(
     if (!parsed.ok) return parsed;
     const rows = parsed.value ?? [];
     // A function returning one value (not a set) answers that value, not an array.
-    if (!Array.isArray(rows)) return decodeValue<T | null>(rows, options.validator);
+    if (!Array.isArray(rows)) return decodeValue<T | null>(rows, options);
     if (rows.length === 0) return success<T | null>(null);
     if (rows.length > 1) {
       return failure({
@@ -210,7 +210,7 @@ export function rpcMaybeSingleTyped<T>(
           `The result contains ${rows.length} rows, application/vnd.pgrst.object+json requires 1 row`,
       });
     }
-    return decodeValue<T | null>(rows[0], options.validator);
+    return decodeValue<T | null>(rows[0], options);
   });
 }
 
@@ -311,7 +311,7 @@ export function rpcGetTyped<T>(
   fn: string,
   options: TypedRpcGetOptions<T> = {},
 ): Promise<ServiceResult<T>> {
-  return callGet(db, fn, options, ResponseFormat.ROWS).then((r) => decodeOne(r, options.validator));
+  return callGet(db, fn, options, ResponseFormat.ROWS).then((r) => decodeOne(r, options));
 }
 
 /**
@@ -336,9 +336,7 @@ export function rpcGetListTyped<T>(
   fn: string,
   options: TypedRpcGetOptions<T> = {},
 ): Promise<ServiceResult<T[]>> {
-  return callGet(db, fn, options, ResponseFormat.ROWS).then((r) =>
-    decodeRows(r, options.validator)
-  );
+  return callGet(db, fn, options, ResponseFormat.ROWS).then((r) => decodeRows(r, options));
 }
 
 /**
@@ -363,9 +361,7 @@ export function rpcGetSingleTyped<T>(
   fn: string,
   options: TypedRpcGetOptions<T> = {},
 ): Promise<ServiceResult<T>> {
-  return callGet(db, fn, options, ResponseFormat.SINGLE).then((r) =>
-    decodeOne(r, options.validator)
-  );
+  return callGet(db, fn, options, ResponseFormat.SINGLE).then((r) => decodeOne(r, options));
 }
 
 /**
@@ -391,7 +387,7 @@ export function rpcGetMaybeSingleTyped<T>(
   options: TypedRpcGetOptions<T> = {},
 ): Promise<ServiceResult<T | null>> {
   return callGet(db, fn, options, ResponseFormat.SINGLE).then((r) =>
-    isNoRows(r) ? success<T | null>(null) : decodeOne<T | null>(r, options.validator)
+    isNoRows(r) ? success<T | null>(null) : decodeOne<T | null>(r, options)
   );
 }
 

@@ -64,7 +64,7 @@ export function selectTyped<T>(
   table: string,
   options: TypedSelectOptions<T> = {},
 ): Promise<ServiceResult<T[]>> {
-  return db.select(table, options).then((r) => decodeRows(r, options.validator));
+  return db.select(table, options).then((r) => decodeRows(r, options));
 }
 
 /**
@@ -124,7 +124,7 @@ export function selectSingleTyped<T>(
   options: TypedSelectOptions<T> = {},
 ): Promise<ServiceResult<T>> {
   return db.select(table, { ...options, format: ResponseFormat.SINGLE }).then((r) =>
-    decodeOne(r, options.validator)
+    decodeOne(r, options)
   );
 }
 
@@ -152,7 +152,7 @@ export function selectMaybeSingleTyped<T>(
   options: TypedSelectOptions<T> = {},
 ): Promise<ServiceResult<T | null>> {
   return db.select(table, { ...options, format: ResponseFormat.SINGLE }).then((r) =>
-    isNoRows(r) ? success<T | null>(null) : decodeOne<T | null>(r, options.validator)
+    isNoRows(r) ? success<T | null>(null) : decodeOne<T | null>(r, options)
   );
 }
 
@@ -185,7 +185,7 @@ export function selectWithCountTyped<T>(
       db.buildSelect(table, { ...options, count: options.count ?? CountOption.EXACT }),
     ).then(async (r) => {
       if (!r.ok) return r;
-      const rows = await decodeRows<T>(success(r.value.body), options.validator);
+      const rows = await decodeRows<T>(success(r.value.body), options);
       if (!rows.ok) return rows;
       return success({
         rows: rows.value,
@@ -318,7 +318,7 @@ export function insertTyped<T>(
     db.insert(table, encodeJson(value, "insert"), {
       ...options,
       returning: ReturnOption.REPRESENTATION,
-    }).then((r) => decodeRows(r, options.validator))
+    }).then((r) => decodeRows(r, options))
   );
 }
 
@@ -352,7 +352,7 @@ export function insertTypedMany<T>(
     return db.insert(table, encodeJson(values, "insert"), {
       ...options,
       returning: ReturnOption.REPRESENTATION,
-    }).then((r) => decodeRows(r, options.validator));
+    }).then((r) => decodeRows(r, options));
   });
 }
 
@@ -516,7 +516,7 @@ export function updateTyped<T>(
     db.update(table, withoutNulls(value), block, {
       ...options,
       returning: ReturnOption.REPRESENTATION,
-    }).then((r) => decodeRows(r, options.validator))
+    }).then((r) => decodeRows(r, options))
   );
 }
 
@@ -607,7 +607,7 @@ export function deleteTyped<T>(
   const returning = options.returning ?? ReturnOption.REPRESENTATION;
   return db.delete(table, block, { ...options, returning }).then((r) => {
     if (returning !== ReturnOption.REPRESENTATION) return r.ok ? success([]) : r;
-    return decodeRows(r, options.validator);
+    return decodeRows(r, options);
   });
 }
 

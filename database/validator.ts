@@ -6,6 +6,8 @@
  */
 
 import { failure, type ServiceResult, success } from "../core/result.ts";
+import { ABORTED, cancelled, untilAborted } from "../core/_abort.ts";
+import { describeThrown } from "../core/_thrown.ts";
 
 /** The result of a Standard Schema validation. */
 export type StandardResult<T> =
@@ -47,12 +49,15 @@ export type Validator<T> = StandardSchemaV1<T> | ((value: unknown) => T);
  * ```
  *
  * @param values The decoded values.
- * @param validator The validator, if any.
+ * @param validator The validator, if any: a function (awaited when it returns a promise) or a
+ * Standard Schema.
+ * @param options A signal that cancels a validation still pending (`Failure(CANCELLED)`).
  * @returns The validated values.
  */
 export async function validateAll<T>(
   values: readonly unknown[],
   validator?: Validator<T> | null,
+  options: { signal?: AbortSignal } = {},
 ): Promise<ServiceResult<T[]>> {
   if (!validator) return success(values as T[]);
   const out: T[] = [];
@@ -62,9 +67,19 @@ export async function validateAll<T>(
       // returns an error object instead of throwing.
       const standard = (validator as { "~standard"?: { validate?: unknown } })["~standard"];
       if (typeof validator === "function" && typeof standard?.validate !== "function") {
-        out.push((validator as (v: unknown) => T)(values[i]));
+        const v: unknown = (validator as (v: unknown) => unknown)(values[i]);
+        // An async function validator is awaited (its rows are values, not promises).
+        const settled = typeof (v as PromiseLike<unknown> | null)?.then === "function"
+          ? await untilAborted(Promise.resolve(v), options.signal)
+          : v;
+        if (settled === ABORTED) return cancelled();
+        out.push(settled as T);
       } else {
-        const r = await (validator as StandardSchemaV1<T>)["~standard"].validate(values[i]);
+        const pending = (validator as StandardSchemaV1<T>)["~standard"].validate(values[i]);
+        const r = typeof (pending as PromiseLike<unknown>)?.then === "function"
+          ? await untilAborted(Promise.resolve(pending), options.signal)
+          : pending as StandardResult<T>;
+        if (r === ABORTED) return cancelled();
         if (r.issues) {
           return failure({
             message: `Cannot decode row ${i}: ${r.issues.map((x) => x.message).join("; ")}`,
@@ -75,9 +90,7 @@ export async function validateAll<T>(
       }
     } catch (cause) {
       return failure({
-        message: `Cannot decode row ${i}: ${
-          cause instanceof Error ? cause.message : String(cause)
-        }`,
+        message: `Cannot decode row ${i}: ${describeThrown(cause)}`,
         category: "DECODE",
         cause,
       });

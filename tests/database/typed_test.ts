@@ -426,3 +426,28 @@ Deno.test("limits accept their smallest valid value: maxAffected 1, pageSize 1; 
   await paginator(db, "t", { pageSize: 1 }).loadNext();
   assert.equal(rec.last.url.searchParams.get("limit"), "1");
 });
+
+Deno.test("validators that misbehave: a validate that never settles is cancelled by the signal; an async function is awaited; an unprintable throw is DECODE", async () => {
+  const { db } = makeDb(() => jsonResponse([{ id: 1, title: "a" }]));
+  const stuck: StandardSchemaV1<Todo> = {
+    "~standard": { version: 1, vendor: "test", validate: () => new Promise(() => {}) },
+  };
+  const controller = new AbortController();
+  const pending = selectTyped<Todo>(db, "todos", { validator: stuck, signal: controller.signal });
+  setTimeout(() => controller.abort(), 20);
+  assert.equal((await pending).errorOrNull()?.category, "CANCELLED");
+
+  const asyncValidator = (v: unknown) => Promise.resolve({ ...(v as Todo), checked: true });
+  const rows = await selectTyped(db, "todos", {
+    validator: asyncValidator as unknown as (v: unknown) => Todo & { checked: boolean },
+  });
+  assert.deepEqual(rows.getOrThrow(), [{ id: 1, title: "a", checked: true }]);
+
+  const unprintable = await selectTyped<Todo>(db, "todos", {
+    validator: () => {
+      throw Object.create(null);
+    },
+  });
+  assert.equal(unprintable.errorOrNull()?.category, "DECODE");
+  assert.match(unprintable.errorOrNull()?.message ?? "", /^Cannot decode row 0: /);
+});
