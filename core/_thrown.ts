@@ -14,3 +14,15 @@ export function describeThrown(error: unknown): string {
     return typeof error;
   }
 }
+
+/**
+ * Quietly settles what a listener returned: an async listener's rejection is
+ * isolated like a synchronous throw, never an unhandled rejection.
+ *
+ * @param returned The listener's return value.
+ */
+export function settleQuietly(returned: unknown): void {
+  if (typeof (returned as PromiseLike<unknown> | null)?.then === "function") {
+    (returned as PromiseLike<unknown>).then(undefined, () => {});
+  }
+}

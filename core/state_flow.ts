@@ -5,6 +5,8 @@
  * @module
  */
 
+import { settleQuietly } from "./_thrown.ts";
+
 /** A listener of a {@linkcode StateFlow}. */
 export type StateListener<T> = (value: T) => void;
 
@@ -43,7 +45,8 @@ export interface StateFlow<T> {
 /**
  * A {@linkcode StateFlow} whose owner can set the value. Setting a value equal
  * (`Object.is`) to the current one notifies nobody. A listener that throws
- * reaches no other listener and never breaks the setter.
+ * (or an async one that rejects) reaches no other listener and never breaks
+ * the setter.
  *
  * @example Owning a flow
  * ```ts
@@ -98,7 +101,8 @@ export class MutableStateFlow<T> implements StateFlow<T> {
    * @returns A function that unsubscribes.
    */
   subscribe(listener: StateListener<T>): () => void {
-    const own = (v: T) => listener(v);
+    // An async listener's rejection is isolated like a throw.
+    const own = (v: T) => settleQuietly(listener(v));
     this.#listeners.add(own);
     try {
       own(this.#value);

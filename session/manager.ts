@@ -15,6 +15,7 @@ import { copySession } from "./_copy.ts";
 import { InMemorySessionStorage, type SessionStorage } from "./storage.ts";
 import { expClaim, heldOf, storageFailure } from "./_held.ts";
 import { SerialQueue } from "./_serial.ts";
+import { settleQuietly } from "../core/_thrown.ts";
 
 /**
  * Auth events delivered to `onAuthStateChange` listeners.
@@ -349,7 +350,7 @@ export class SessionManager {
     this.#lastEvent = event;
     for (const cb of [...this.#listeners]) {
       try {
-        cb(event, session);
+        settleQuietly(cb(event, session));
       } catch {
         // One listener's failure reaches no other and never breaks the manager.
       }
@@ -372,7 +373,7 @@ export class SessionManager {
     this.#listeners.add(callback);
     if (options.emitInitialSession ?? true) {
       try {
-        callback(AuthStateChangeEvent.INITIAL_SESSION, this.currentSession);
+        settleQuietly(callback(AuthStateChangeEvent.INITIAL_SESSION, this.currentSession));
       } catch {
         // isolated
       }

@@ -55,3 +55,15 @@ Deno.test("async iterator yields current then latest values and stops on break",
   flow.value = 3; // no listener left to resume
   assert.deepEqual(seen, [0, 1, 2]);
 });
+
+Deno.test("an async listener that rejects is isolated like one that throws: no unhandled rejection, the others still hear", async () => {
+  const flow = new MutableStateFlow(0);
+  const heard: number[] = [];
+  flow.subscribe((v) => Promise.reject(new Error(`async listener ${v}`)) as unknown as void);
+  flow.subscribe((v) => void heard.push(v));
+  flow.value = 1;
+  flow.value = 2;
+  // An unhandled rejection would fail this test once the microtasks have run.
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  assert.deepEqual(heard, [0, 1, 2]);
+});

@@ -359,3 +359,16 @@ Deno.test("a restored session already due for refresh is refreshed before initia
   assert.equal(calm.grants(), 0);
   m3.dispose();
 });
+
+Deno.test("an async auth listener that rejects is isolated: no unhandled rejection, events still reach the others", async () => {
+  const client = createBaseClient(BASE, KEY, { fetch: () => Promise.resolve(jsonResponse({})) });
+  const m = createSessionManager(createAuthClient(client), client, { autoRefresh: false });
+  const events: string[] = [];
+  m.onAuthStateChange(() => Promise.reject(new Error("async listener")) as unknown as void);
+  m.onAuthStateChange((e) => void events.push(e), { emitInitialSession: false });
+  await m.saveSession(decodeSession(sessionJson(1)));
+  await m.clearSession();
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  assert.deepEqual(events, ["SIGNED_IN", "SIGNED_OUT"]);
+  m.dispose();
+});
