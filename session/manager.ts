@@ -549,7 +549,7 @@ export class SessionManager {
       // would wipe what the winner has just written.
       let stored: Session | null = null;
       try {
-        stored = await this.#serial(() => this.#storage.load());
+        stored = await this.#load();
       } catch {
         stored = null;
       }
@@ -634,6 +634,21 @@ export class SessionManager {
   }
 
   /**
+   * Reads the stored session. A custom storage's value that is no session (a string, `{}`, a
+   * snake_case object) is read as none, as `KeyValueSessionStorage` reads a corrupt payload.
+   */
+  async #load(): Promise<Session | null> {
+    const loaded = await this.#serial(() => this.#storage.load());
+    if (loaded == null) return null;
+    try {
+      checkSession(loaded);
+      return loaded;
+    } catch {
+      return null;
+    }
+  }
+
+  /**
    * Loads the stored session; an expired one is refreshed, and stays
    * `Expired` when that is not possible now. With auto-refresh on, a live
    * session already within `refreshBufferSeconds` of expiry is refreshed
@@ -648,7 +663,7 @@ export class SessionManager {
     let loaded: Session | null = null;
     let unreadable = false;
     try {
-      loaded = await this.#serial(() => this.#storage.load());
+      loaded = await this.#load();
     } catch {
       unreadable = true;
     }

@@ -204,3 +204,19 @@ Deno.test("a session storage that throws the tokens it was given: the Failure sh
   for (const token of ["refresh-2", "access-2"]) assert.ok(!shown.includes(token), shown);
   m.dispose();
 });
+
+Deno.test("a custom storage whose load answers no session (a string, {}, snake_case) is read as none: restore resolves NO_SESSION, never a rejection or a stuck Loading", async () => {
+  for (const value of ["oops", {}, { access_token: "a", refresh_token: "r" }, 42]) {
+    const { auth, client } = setup();
+    const storage = {
+      load: () => Promise.resolve(value as unknown as Session),
+      save: () => {},
+      clear: () => {},
+    };
+    const m = createSessionManager(auth, client, { storage, autoRefresh: false });
+    const r = await m.restoreSession();
+    assert.equal(r.errorOrNull()?.category, "NO_SESSION", JSON.stringify(value));
+    assert.equal(m.sessionState.value.kind, "NotAuthenticated");
+    m.dispose();
+  }
+});
