@@ -95,7 +95,10 @@ export function createPaginator<T>(
     }
     | null = null;
 
+  /** Bumped by every load: a late answer of a load every caller gave up on changes no flow. */
+  let loads = 0;
   const load = async (signal?: AbortSignal): Promise<ServiceResult<readonly T[]>> => {
+    const mine = ++loads;
     isLoading.value = true;
     try {
       let result: ServiceResult<readonly T[]>;
@@ -107,13 +110,14 @@ export function createPaginator<T>(
       // A fetcher resolving something else than a result holding a list is a Failure too.
       if (result?.ok === true && !Array.isArray(result.value)) {
         result = failure({ message: "Page fetch resolved no list", category: "DECODE" });
-      } else if (result?.ok !== true && result?.ok !== false) {
+      } else if (result?.ok !== true && !(result?.ok === false && result.error)) {
         result = failure({ message: "Page fetch resolved no result", category: "DECODE" });
       }
       // A page whose every caller gave up is dropped: a new fetch of the same offset follows.
       if (result.ok && signal?.aborted) {
         result = cancelled();
       }
+      if (mine !== loads) return result; // a newer load owns the flows now
       if (result.ok) {
         items.value = [...items.value, ...result.value];
         error.value = null;
@@ -127,7 +131,7 @@ export function createPaginator<T>(
       }
       return result;
     } finally {
-      isLoading.value = false;
+      if (mine === loads) isLoading.value = false;
     }
   };
 

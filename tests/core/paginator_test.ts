@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { createPaginator } from "../../core/paginator.ts";
-import { failure, success } from "../../core/result.ts";
+import { failure, type ServiceResult, success } from "../../core/result.ts";
 
 Deno.test("paginator fetches nothing before loadNext, then pages until a short page", async () => {
   const calls: Array<[number, number]> = [];
@@ -142,4 +142,35 @@ Deno.test("a page that arrives after every caller aborted is not appended: no ro
   assert.deepEqual((await p.loadNext()).getOrThrow(), [3, 4]);
   assert.deepEqual(p.items.value, [1, 2, 3, 4]);
   assert.deepEqual(offsets, [0, 0, 2]);
+});
+
+Deno.test("a late answer of a page fetch every caller gave up on changes no flow while a newer fetch runs; a hand-made Failure without error is DECODE", async () => {
+  const delays = [40, 120];
+  let n = 0;
+  const p = createPaginator<number>(1, () => {
+    const i = n++;
+    // Ignores its signal and answers late.
+    return new Promise((resolve) => setTimeout(() => resolve(success([i])), delays[i]));
+  });
+  const controller = new AbortController();
+  const first = p.loadNext({ signal: controller.signal });
+  await new Promise((resolve) => setTimeout(resolve, 5));
+  controller.abort();
+  assert.equal((await first).errorOrNull()?.category, "CANCELLED");
+  const second = p.loadNext();
+  await new Promise((resolve) => setTimeout(resolve, 60)); // the first fetch has answered by now
+  assert.equal(p.isLoading.value, true, "the newer fetch is still running");
+  assert.equal(p.error.value, null, "the abandoned fetch reports nothing");
+  assert.deepEqual(p.items.value, []);
+  assert.deepEqual((await second).getOrThrow(), [1]);
+  assert.deepEqual(p.items.value, [1]);
+  assert.equal(p.isLoading.value, false);
+
+  const bare = createPaginator<number>(
+    1,
+    () => Promise.resolve({ ok: false } as unknown as ServiceResult<readonly number[]>),
+  );
+  const r = await bare.loadNext();
+  assert.equal(r.errorOrNull()?.category, "DECODE");
+  assert.equal(bare.error.value?.category, "DECODE");
 });
