@@ -511,24 +511,24 @@ export class JwksResolver {
   }
 
   async #loadExternal(cache: JwksCache): Promise<void> {
-    let entry: JwksCacheEntry | null | undefined;
+    // A cache that fails, or an entry that throws when read (a getter, a proxy), is a miss.
     try {
-      entry = await cache.get(this.url);
+      const entry: JwksCacheEntry | null | undefined = await cache.get(this.url);
+      if (
+        !entry || typeof entry.jwks !== "string" || typeof entry.fetchedAt !== "number" ||
+        !Number.isFinite(entry.fetchedAt)
+      ) return;
+      // An entry from a clock ahead of ours counts as fetched now, but one further
+      // ahead than the skew is ignored: re-read, it would seem fresh for ever.
+      const now = Date.now();
+      if (entry.fetchedAt > now + EXTERNAL_CLOCK_SKEW_MS) return;
+      const fetchedAt = Math.min(entry.fetchedAt, now);
+      if (this.#state !== null && this.#state.fetchedAt >= fetchedAt) return;
+      const parsed = parseKeySet(entry.jwks, fetchedAt, this.#state);
+      if (parsed.ok) this.#state = parsed.value;
     } catch {
-      return;
+      // a miss: the set is fetched
     }
-    if (
-      !entry || typeof entry.jwks !== "string" || typeof entry.fetchedAt !== "number" ||
-      !Number.isFinite(entry.fetchedAt)
-    ) return;
-    // An entry from a clock ahead of ours counts as fetched now, but one further
-    // ahead than the skew is ignored: re-read, it would seem fresh for ever.
-    const now = Date.now();
-    if (entry.fetchedAt > now + EXTERNAL_CLOCK_SKEW_MS) return;
-    const fetchedAt = Math.min(entry.fetchedAt, now);
-    if (this.#state !== null && this.#state.fetchedAt >= fetchedAt) return;
-    const parsed = parseKeySet(entry.jwks, fetchedAt, this.#state);
-    if (parsed.ok) this.#state = parsed.value;
   }
 
   #fail(result: Failure): Failure {

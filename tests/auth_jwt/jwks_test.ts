@@ -543,3 +543,23 @@ Deno.test("default options: a key rotated in seconds after a fetch is found by t
   assert.ok((await h.jwks.verificationKey("k2-rotated")).getOrThrow() instanceof CryptoKey);
   assert.equal(h.jwksCalls(), 2);
 });
+
+Deno.test("pluggable cache: an entry that throws when read (a getter, a proxy) is a miss: the set is fetched, nothing rejects", async () => {
+  const k1 = await makeKey("k1");
+  const throwing = {
+    get jwks(): string {
+      throw new Error("entry getter");
+    },
+    fetchedAt: Date.now(),
+  };
+  for (const inflightWaitMs of [0, 2_000]) {
+    const h = harness({
+      jwks: () => jwksBody(k1.jwk),
+      options: { cache: { get: () => throwing, set: () => {} }, inflightWaitMs },
+    });
+    assert.ok((await h.jwks.resolveSigningKey("k1")).getOrThrow(), String(inflightWaitMs));
+    assert.equal(h.jwksCalls(), 1);
+  }
+  // An unhandled rejection would fail this test once the microtasks have run.
+  await new Promise((resolve) => setTimeout(resolve, 0));
+});
