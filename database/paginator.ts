@@ -5,6 +5,7 @@
  * @module
  */
 
+import { runBlock } from "./_block.ts";
 import { createPaginator, type Paginator } from "../core/paginator.ts";
 import type { DatabaseClient } from "./client.ts";
 import { QueryBuilder } from "./query_builder.ts";
@@ -60,7 +61,7 @@ export function paginator<T>(
   }
   if (options.block) {
     const probe = new QueryBuilder();
-    options.block(probe);
+    runBlock(options.block, probe); // an async block is a TypeError here, as everywhere
     if (probe.hasWindow) {
       throw new TypeError(
         "Cannot paginate as the block sets range, limit or offset; the paginator sets the window",
@@ -76,7 +77,7 @@ export function paginator<T>(
       validator: options.validator,
       signal,
       block: (q) => {
-        options.block?.(q);
+        if (options.block) runBlock(options.block, q);
         q.range(offset, offset + limit - 1);
       },
     }), { endOnShortPage: false });

@@ -26,7 +26,11 @@
 import ts from "typescript";
 
 const root = new URL("..", import.meta.url).pathname;
-const outDir = Deno.args[0] ?? `${root}npm`;
+// Absolute: esbuild runs from the project root, and its entry points are matched by path.
+const outDir = new URL(Deno.args[0] ?? `${root}npm`, `file://${Deno.cwd()}/`).pathname.replace(
+  /\/$/,
+  "",
+);
 const config = JSON.parse(await Deno.readTextFile(`${root}deno.json`));
 const sourceDirs = ["core", "auth", "session", "storage", "database", "hono"];
 
@@ -197,7 +201,7 @@ for (const { source } of subpaths) {
     }
     pairs.push([alias, symbol.name]);
   }
-  if (pairs.length !== names.size) {
+  if (names.size === 0 || pairs.length !== names.size) {
     console.error(`build_npm: could not map the exports of ${source}`);
     Deno.exit(1);
   }

@@ -11,7 +11,6 @@ import { withMaskedFields } from "../core/mask.ts";
 import type { Session, User } from "../auth/models.ts";
 import { SESSION_SECRETS, USER_SECRETS } from "./_copy.ts";
 import { encodeComponent } from "../core/_uri.ts";
-import { SerialQueue } from "./_serial.ts";
 
 /** Persists one session; every method may be sync or async. */
 export interface SessionStorage {
@@ -196,7 +195,7 @@ export class InMemorySessionStorage implements SessionStorage {
 export class KeyValueSessionStorage implements SessionStorage {
   readonly #store: KeyValueStore;
   /** The last write or removal: each waits for the one before, so a clear is never overtaken. */
-  readonly #io: SerialQueue = new SerialQueue();
+  #last: Promise<unknown> = Promise.resolve();
   /** The key the session is stored under. */
   readonly key: string;
 
@@ -222,9 +221,11 @@ export class KeyValueSessionStorage implements SessionStorage {
   }
 
   #queue(op: () => void | Promise<void>): Promise<void> {
-    // Bounded like the manager's own queue: a `set` that never settles delays later calls by
-    // 10 s, not forever.
-    return this.#io.run(op);
+    // In call order, each after the one before has really settled: a clear is never overtaken by
+    // a slow save (the manager bounds how long its callers wait, not the order of writes).
+    const run = this.#last.then(op, op);
+    this.#last = run.catch(() => {});
+    return run;
   }
 
   /**

@@ -137,6 +137,19 @@ export function parseUploadOffset(value: string | null): number | null {
   return Number(value.trim());
 }
 
+/**
+ * A stream's piece, which must be a `Uint8Array`: another view (a `Uint16Array`) would be copied
+ * element by element, each cut to a byte.
+ */
+function bytesOf(value: unknown): Uint8Array {
+  if (value instanceof Uint8Array) return value;
+  throw new RangeError(
+    `Cannot upload as the stream yielded a ${
+      Object.prototype.toString.call(value).slice(8, -1)
+    }, not a Uint8Array`,
+  );
+}
+
 /** One request body: bytes, or a slice of a Blob source (sent without copying it). */
 type Chunk = Uint8Array | Blob;
 
@@ -394,15 +407,7 @@ class ChunkSource {
         const { done, value } = await (reader as ReadableStreamDefaultReader<Uint8Array>).read();
         this.#checkLive();
         if (done) break;
-        if (!(value instanceof Uint8Array)) {
-          // Another view (a Uint16Array) would be copied element by element, each cut to a byte.
-          throw new RangeError(
-            `Cannot upload as the stream yielded a ${
-              Object.prototype.toString.call(value).slice(8, -1)
-            }, not a Uint8Array`,
-          );
-        }
-        piece = value;
+        piece = bytesOf(value);
       }
       const take = Math.min(piece.length, size - filled);
       out.set(piece.subarray(0, take), filled);
@@ -461,7 +466,7 @@ class ChunkSource {
         : await (reader as ReadableStreamDefaultReader<Uint8Array>).read();
       this.#checkLive();
       if (done) return true;
-      if (value!.length > 0) this.#pending = value!;
+      if (bytesOf(value).length > 0) this.#pending = value!;
     }
     return false;
   }
@@ -511,6 +516,8 @@ class Upload implements ResumableUpload {
   #ahead: ReadAhead | null = null;
   #progress: MutableStateFlow<ResumableUploadProgress>;
   #running: Promise<ServiceResult<void>> | null = null;
+  /** The last URL store call that was given up on while still running. */
+  #late: Promise<unknown> | null = null;
 
   constructor(
     client: BaseClient,
@@ -576,20 +583,23 @@ class Upload implements ResumableUpload {
         signal?.removeEventListener("abort", onAbort);
         resolve(r);
       };
-      const onAbort = () => finish(ABORTED);
-      const timer = setTimeout(
-        () =>
-          finish({
-            ok: false,
-            error: new DOMException(
-              `The upload URL store did not answer within ${STORE_WAIT_MS} ms`,
-              "TimeoutError",
-            ),
-          }),
-        STORE_WAIT_MS,
-      );
+      const call = Promise.resolve().then(() => op(store));
+      const onAbort = () => {
+        this.#late = call;
+        finish(ABORTED);
+      };
+      const timer = setTimeout(() => {
+        this.#late = call; // still running: the final remove follows it (see #forget)
+        finish({
+          ok: false,
+          error: new DOMException(
+            `The upload URL store did not answer within ${STORE_WAIT_MS} ms`,
+            "TimeoutError",
+          ),
+        });
+      }, STORE_WAIT_MS);
       signal?.addEventListener("abort", onAbort, { once: true });
-      Promise.resolve().then(() => op(store)).then(
+      call.then(
         (value) => finish({ ok: true, value }),
         (error: unknown) => finish({ ok: false, error }),
       );
@@ -1007,6 +1017,13 @@ class Upload implements ResumableUpload {
     }
     // Every byte is in: forgetting the URL is best effort, and an abort now changes nothing.
     await this.#store((s) => s.remove(this.#fingerprint()), signal);
+    // A store call given up on (a slow set) may land after this remove: remove again after it,
+    // or the next upload of the same fingerprint would "resume" this finished one.
+    const late = this.#late;
+    if (late) {
+      const again = () => this.#store((s) => s.remove(this.#fingerprint()));
+      late.then(again, again);
+    }
     this.#setProgress(offset, this.#total ?? offset);
     return success(undefined);
   }

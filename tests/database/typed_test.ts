@@ -451,3 +451,18 @@ Deno.test("validators that misbehave: a validate that never settles is cancelled
   assert.equal(unprintable.errorOrNull()?.category, "DECODE");
   assert.match(unprintable.errorOrNull()?.message ?? "", /^Cannot decode row 0: /);
 });
+
+Deno.test("paginator: an async block is refused at creation (TypeError), not run with its filters lost", () => {
+  const { db, rec } = makeDb(() => jsonResponse([]));
+  assert.throws(
+    () =>
+      paginator(db, "todos", {
+        block: async (q) => {
+          await null;
+          q.where((w) => w.eq(id, 42));
+        },
+      }),
+    (e: unknown) => e instanceof TypeError && /returned a promise/.test(e.message),
+  );
+  assert.equal(rec.requests.length, 0);
+});

@@ -3,6 +3,7 @@
 import assert from "node:assert/strict";
 import { createBaseClient } from "../../core/client.ts";
 import { createResumableUpload, type UploadUrlStore } from "../../storage/mod.ts";
+import FakeTimers from "@sinonjs/fake-timers";
 import { recordingFetch } from "../support/recording_fetch.ts";
 import { BASE, KEY, tusScript } from "./_tus_script.ts";
 
@@ -87,4 +88,53 @@ Deno.test("a stream that yields another typed array than Uint8Array is INVALID_A
   assert.equal(r.errorOrNull()?.category, "INVALID_ARGUMENT");
   assert.match(r.errorOrNull()?.message ?? "", /yielded a Uint16Array, not a Uint8Array/);
   assert.equal(rec.requests.length, 0);
+});
+
+Deno.test("another typed array later in a stream of unknown length (read by the end-of-stream check) is INVALID_ARGUMENT too", async () => {
+  const stream = new ReadableStream({
+    start(c) {
+      c.enqueue(new Uint8Array([1, 2, 3, 4]));
+      c.enqueue(new Uint16Array([0x0102, 0x0304]));
+      c.close();
+    },
+  }) as unknown as ReadableStream<Uint8Array>;
+  const rec = recordingFetch(tusScript());
+  const client = createBaseClient(BASE, KEY, { fetch: rec.fetch, retry: { maxAttempts: 1 } });
+  const r = await createResumableUpload(client, "b", "p.bin", stream, { chunkSize: 4 }).await();
+  assert.equal(r.errorOrNull()?.category, "INVALID_ARGUMENT");
+  assert.match(r.errorOrNull()?.message ?? "", /yielded a Uint16Array/);
+});
+
+Deno.test("a URL store set that answers only after the upload has finished is followed by another remove: no finished upload stays to be resumed", async () => {
+  const clock = FakeTimers.install({ toFake: ["setTimeout", "clearTimeout", "Date"] });
+  try {
+    const saved = new Map<string, string>();
+    const store: UploadUrlStore = {
+      get: (k) => saved.get(k) ?? null,
+      // Answers after 11 s: past the upload's 10 s wait, so the upload goes on without it.
+      set: (k, v) =>
+        new Promise<void>((resolve) =>
+          setTimeout(() => {
+            saved.set(k, v);
+            resolve();
+          }, 11_000)
+        ),
+      remove: (k) => void saved.delete(k),
+    };
+    const rec = recordingFetch(tusScript());
+    const client = createBaseClient(BASE, KEY, {
+      fetch: rec.fetch,
+      retry: { maxAttempts: 1 },
+      timeout: 0,
+    });
+    const u = createResumableUpload(client, "b", "p.bin", bytes, { chunkSize: 2, urlStore: store });
+    const result = u.await();
+    await clock.tickAsync(10_000);
+    assert.ok((await result).ok);
+    assert.equal(saved.size, 0);
+    await clock.tickAsync(2_000); // the late set lands, and the remove after it
+    assert.equal(saved.size, 0, [...saved].join());
+  } finally {
+    clock.uninstall();
+  }
 });
