@@ -37,7 +37,7 @@ import type { BaseClient } from "../core/client.ts";
 import type { JsonObject } from "../core/decode.ts";
 import { type Failure, failure, type ServiceResult, success } from "../core/result.ts";
 import { decodeJwk, type Jwk, type JwkSet } from "./jwt.ts";
-import { cancelled } from "../core/_abort.ts";
+import { bounded, cancelled } from "../core/_abort.ts";
 
 /**
  * An imported verification key: WebCrypto's `CryptoKey`, named through
@@ -264,26 +264,6 @@ function parseKeySet(
     });
   }
   return success({ set: { keys }, byKid, fetchedAt });
-}
-
-type Bounded<T> = { kind: "done"; value: T } | { kind: "timeout" } | { kind: "aborted" };
-
-/** Waits for `promise` at most `ms` (0: no bound) and until `signal` aborts. */
-function bounded<T>(promise: Promise<T>, ms: number, signal?: AbortSignal): Promise<Bounded<T>> {
-  if (signal?.aborted) return Promise.resolve({ kind: "aborted" });
-  if (!signal && !(ms > 0)) return promise.then((value) => ({ kind: "done", value }));
-  return new Promise((resolve) => {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const finish = (out: Bounded<T>) => {
-      if (timer !== undefined) clearTimeout(timer);
-      signal?.removeEventListener("abort", onAbort);
-      resolve(out);
-    };
-    const onAbort = () => finish({ kind: "aborted" });
-    signal?.addEventListener("abort", onAbort, { once: true });
-    if (ms > 0 && Number.isFinite(ms)) timer = setTimeout(() => finish({ kind: "timeout" }), ms);
-    promise.then((value) => finish({ kind: "done", value }));
-  });
 }
 
 function checkDuration(name: string, value: number | undefined, fallback: number): number {

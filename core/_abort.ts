@@ -31,3 +31,37 @@ export function untilAborted<T>(
 export function cancelled(): Failure {
   return failure({ message: "Request was cancelled", category: "CANCELLED" });
 }
+
+/** What {@linkcode bounded} answers: the outcome, or why the wait ended without it. */
+export type Bounded<T> = { kind: "done"; value: T } | { kind: "timeout" } | { kind: "aborted" };
+
+/**
+ * Waits for `promise` at most `ms` (0: no bound) and until `signal` aborts;
+ * the timer and the listener are removed whichever comes first. `promise`
+ * must not reject (map a rejection to a value first).
+ *
+ * @param promise The work to wait on.
+ * @param ms The longest wait in milliseconds; 0 for none.
+ * @param signal The caller's signal.
+ * @returns The outcome, or why there is none.
+ */
+export function bounded<T>(
+  promise: Promise<T>,
+  ms: number,
+  signal?: AbortSignal,
+): Promise<Bounded<T>> {
+  if (signal?.aborted) return Promise.resolve({ kind: "aborted" });
+  if (!signal && !(ms > 0)) return promise.then((value) => ({ kind: "done", value }));
+  return new Promise((resolve) => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const finish = (out: Bounded<T>) => {
+      if (timer !== undefined) clearTimeout(timer);
+      signal?.removeEventListener("abort", onAbort);
+      resolve(out);
+    };
+    const onAbort = () => finish({ kind: "aborted" });
+    signal?.addEventListener("abort", onAbort, { once: true });
+    if (ms > 0 && Number.isFinite(ms)) timer = setTimeout(() => finish({ kind: "timeout" }), ms);
+    promise.then((value) => finish({ kind: "done", value }));
+  });
+}

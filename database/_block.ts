@@ -4,6 +4,8 @@
  * @module
  */
 
+import { settleQuietly } from "../core/_thrown.ts";
+
 /**
  * Calls `block` with `builder`. Anything else than a function (a supabase-js
  * match object, say) is a clear `TypeError`, and so is a block that returns a
@@ -23,7 +25,7 @@ export function runBlock<B>(block: (b: B) => unknown, builder: B): void {
   }
   const result = block(builder);
   if (typeof (result as PromiseLike<unknown> | null)?.then === "function") {
-    (result as PromiseLike<unknown>).then(undefined, () => {});
+    settleQuietly(result);
     throw new TypeError(
       "Cannot build the query as the block returned a promise: a block must add its filters synchronously (no async or await)",
     );

@@ -8,42 +8,23 @@
  * @module
  */
 
+import { bounded } from "../core/_abort.ts";
+
 /** How long a storage call waits for a predecessor that does not settle. */
 export const STORAGE_WAIT_MS = 10_000;
 
-function waitAtMost(promise: Promise<unknown>, ms: number): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => resolve(), ms);
-    const done = () => {
-      clearTimeout(timer);
-      resolve();
-    };
-    promise.then(done, done);
-  });
-}
-
-function within<T>(op: () => T | Promise<T>, ms: number): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(
-      () =>
-        reject(
-          new DOMException(`The session storage did not settle within ${ms} ms`, "TimeoutError"),
-        ),
-      ms,
-    );
-    const settle = (error: unknown, value?: T | PromiseLike<T>, failed = true) => {
-      clearTimeout(timer);
-      if (failed) reject(error);
-      else resolve(value as T);
-    };
-    let result: T | Promise<T>;
-    try {
-      result = op(); // at once, as before this bound: callers count on the call having started
-    } catch (error) {
-      return settle(error);
-    }
-    Promise.resolve(result).then((value) => settle(null, value, false), (error) => settle(error));
-  });
+/** Runs `op` at once (callers count on the call having started); rejects if it is late. */
+async function within<T>(op: () => T | Promise<T>, ms: number): Promise<T> {
+  const outcome = Promise.resolve(op()).then(
+    (value) => ({ value }),
+    (error: unknown) => ({ error }),
+  );
+  const r = await bounded(outcome, ms);
+  if (r.kind !== "done") {
+    throw new DOMException(`The session storage did not settle within ${ms} ms`, "TimeoutError");
+  }
+  if ("error" in r.value) throw r.value.error;
+  return r.value.value;
 }
 
 /** A queue of storage calls (see the module's docs). */
@@ -59,10 +40,8 @@ export class SerialQueue {
    */
   run<T>(op: () => T | Promise<T>): Promise<T> {
     const call = () => within(op, STORAGE_WAIT_MS);
-    const run = (this.#pending ? waitAtMost(this.#last, STORAGE_WAIT_MS) : this.#last).then(
-      call,
-      call,
-    );
+    const before = this.#pending ? bounded(this.#last, STORAGE_WAIT_MS) : this.#last;
+    const run = before.then(call, call);
     const settled = run.then(() => {}, () => {});
     this.#last = settled;
     this.#pending = true;

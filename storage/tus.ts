@@ -9,7 +9,7 @@
  * @module
  */
 
-import { ABORTED, untilAborted } from "../core/_abort.ts";
+import { ABORTED, bounded, untilAborted } from "../core/_abort.ts";
 import { describeThrown } from "../core/_thrown.ts";
 import type { BaseClient } from "../core/client.ts";
 import { encodeBase64 } from "../core/encoding.ts";
@@ -573,36 +573,21 @@ class Upload implements ResumableUpload {
     signal?: AbortSignal,
   ): Promise<{ ok: true; value: T } | { ok: false; error: unknown } | typeof ABORTED> {
     const store = this.#o.urlStore;
-    return new Promise((resolve) => {
-      if (!store) return resolve({ ok: true, value: undefined as T });
-      if (signal?.aborted) return resolve(ABORTED);
-      const finish = (
-        r: { ok: true; value: T } | { ok: false; error: unknown } | typeof ABORTED,
-      ) => {
-        clearTimeout(timer);
-        signal?.removeEventListener("abort", onAbort);
-        resolve(r);
+    if (!store) return Promise.resolve({ ok: true, value: undefined as T });
+    const call = Promise.resolve().then(() => op(store)).then(
+      (value) => ({ ok: true as const, value }),
+      (error: unknown) => ({ ok: false as const, error }),
+    );
+    return bounded(call, STORE_WAIT_MS, signal).then((r) => {
+      if (r.kind === "done") return r.value;
+      this.#late = call; // still running: the final remove follows it
+      return r.kind === "aborted" ? ABORTED : {
+        ok: false,
+        error: new DOMException(
+          `The upload URL store did not answer within ${STORE_WAIT_MS} ms`,
+          "TimeoutError",
+        ),
       };
-      const call = Promise.resolve().then(() => op(store));
-      const onAbort = () => {
-        this.#late = call;
-        finish(ABORTED);
-      };
-      const timer = setTimeout(() => {
-        this.#late = call; // still running: the final remove follows it (see #forget)
-        finish({
-          ok: false,
-          error: new DOMException(
-            `The upload URL store did not answer within ${STORE_WAIT_MS} ms`,
-            "TimeoutError",
-          ),
-        });
-      }, STORE_WAIT_MS);
-      signal?.addEventListener("abort", onAbort, { once: true });
-      call.then(
-        (value) => finish({ ok: true, value }),
-        (error: unknown) => finish({ ok: false, error }),
-      );
     });
   }
 
