@@ -1019,7 +1019,14 @@ class Upload implements ResumableUpload {
     finalLength: number | null,
     signal?: AbortSignal,
   ): Promise<ServiceResult<number>> {
-    const headers: Record<string, string> = { ...TUS, "Upload-Offset": String(offset) };
+    // The Storage API reads `x-upsert` on every PATCH too (it checks the object
+    // again and completes it on the last one): without it, an upsert that
+    // takes more than the POST fails with 409 on an existing object.
+    const headers: Record<string, string> = {
+      ...TUS,
+      "Upload-Offset": String(offset),
+      "x-upsert": String(this.#o.upsert ?? false),
+    };
     if (finalLength !== null) {
       headers["Upload-Length"] = String(finalLength);
       this.#declared = finalLength;

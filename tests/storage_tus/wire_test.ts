@@ -95,6 +95,8 @@ Deno.test("creation speaks the storage dialect: Tus-Resumable, Upload-Length, Ba
   assert.deepEqual(patchesOf(rec.requests), [["4", 4], ["8", 2]]);
   const patches = rec.requests.filter((r) => r.method === "PATCH");
   assert.equal(patches[0].headers.get("content-type"), "application/offset+octet-stream");
+  // The Storage API reads x-upsert on every PATCH (it checks the object and completes it there).
+  assert.deepEqual(patches.map((p) => p.headers.get("x-upsert")), ["true", "true"]);
   assert.deepEqual(patches[0].bytes, data.slice(4, 8));
   assert.deepEqual(patches[1].bytes, data.slice(8));
   assert.deepEqual(received(rec.requests), data);
@@ -117,6 +119,13 @@ Deno.test("creationWithUpload: false keeps the empty POST, then PATCHes of chunk
   assert.equal(post.headers.get("upload-length"), "10");
   assert.deepEqual(patchesOf(rec.requests), [["0", 4], ["4", 4], ["8", 2]]);
   assert.deepEqual(received(rec.requests), data);
+  // upsert defaults to false, on the POST and on every PATCH alike.
+  assert.deepEqual(rec.requests.map((x) => x.headers.get("x-upsert")), [
+    "false",
+    "false",
+    "false",
+    "false",
+  ]);
   // Uploads refuse redirects (so the runtime keeps no replay copy of the body).
   assert.deepEqual(rec.requests.map((x) => x.redirect), ["error", "error", "error", "error"]);
 });
