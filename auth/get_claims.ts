@@ -34,7 +34,11 @@ export interface ClaimsSource {
 export interface GetClaimsOptions {
   /** Verify the token (locally for ES256, else through the server). Default true. */
   verify?: boolean;
-  /** Accept a token past `exp`. Default false. */
+  /**
+   * Accept a token past `exp`. Default false. Only a token verified locally
+   * (ES256 with a `kid` the JWKS holds) can pass expired: the server, which
+   * checks every other token, refuses an expired one (`UNAUTHORIZED`).
+   */
   allowExpired?: boolean;
   /** When given, the `iss` claim must equal it. */
   expectedIssuer?: string | null;

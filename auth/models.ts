@@ -59,9 +59,9 @@ export interface MfaFactor {
 export interface User {
   /** User id. */
   id: string;
-  /** Email. */
+  /** Email; null when the user has none (GoTrue sends `""` then). */
   email: string | null;
-  /** Phone. */
+  /** Phone; null when the user has none (GoTrue sends `""` then). */
   phone: string | null;
   /** Creation time. */
   createdAt: string | null;
@@ -384,7 +384,7 @@ export interface AuthSettings {
   phoneAutoconfirm: boolean | null;
   /** SMS provider. */
   smsProvider: string | null;
-  /** MFA enabled. */
+  /** MFA enabled; null from current GoTrue releases, which no longer send `mfa_enabled`. */
   mfaEnabled: boolean | null;
   /** SAML enabled. */
   samlEnabled: boolean | null;
@@ -472,8 +472,9 @@ export function decodeUser(json: unknown): User {
   const o = asObject(json, "user");
   return withMaskedFields({
     id: reqString(o, "id"),
-    email: optString(o, "email"),
-    phone: optString(o, "phone"),
+    // GoTrue writes an absent email or phone as "" (a phone user's email, an anonymous user's both).
+    email: optString(o, "email") || null,
+    phone: optString(o, "phone") || null,
     createdAt: optString(o, "created_at"),
     updatedAt: optString(o, "updated_at"),
     appMetadata: optObject(o, "app_metadata"),

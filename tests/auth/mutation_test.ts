@@ -204,6 +204,15 @@ Deno.test("getSettings decodes saml_enabled and mfa_enabled", async () => {
   assert.deepEqual(s.external, { google: true });
 });
 
+Deno.test("decodeUser reads GoTrue's empty email and phone (a phone user, an anonymous user) as null", () => {
+  const anonymous = decodeUser({ id: "u1", email: "", phone: "", is_anonymous: true });
+  assert.equal(anonymous.email, null);
+  assert.equal(anonymous.phone, null);
+  const phoneUser = decodeUser({ id: "u2", email: "", phone: "15550100" });
+  assert.equal(phoneUser.email, null);
+  assert.equal(phoneUser.phone, "15550100");
+});
+
 Deno.test("decodeUser keeps every documented field (isAnonymous, lastSignInAt, confirmations, role)", () => {
   const u = decodeUser({
     id: "u1",
