@@ -133,7 +133,10 @@ export class StorageClient {
   }
 
   /**
-   * Removes every object of a bucket and keeps the bucket.
+   * Removes every object of a bucket and keeps the bucket. A Storage API
+   * running with its job queue only queues the removal ("Completion may
+   * take up to an hour"), so a `deleteBucket` right after may still fail
+   * with 409 there.
    *
    * @param id The bucket id.
    * @param options Cancellation.
@@ -181,7 +184,10 @@ export class StorageClient {
   }
 
   /**
-   * Uploads with a signed upload token (no credentials needed).
+   * Uploads with a signed upload token (no credentials needed). The Storage
+   * API takes `upsert` from the token, not from this call: to replace an
+   * existing object, sign with {@linkcode StorageClient.createSignedUploadUrl}'s
+   * `upsert`. `x-upsert` is still sent, as storage-js does.
    *
    * @param bucket The bucket id.
    * @param path The object key bound to the token.
@@ -705,7 +711,9 @@ export class StorageClient {
   }
 
   /**
-   * Deletes one object.
+   * Deletes one object. An answer that removed nothing (no such object, or
+   * row-level security refused) is `Failure(NOT_FOUND)`: the Storage API's
+   * delete reports no error of its own.
    *
    * @param bucket The bucket id.
    * @param path The object key.

@@ -19,7 +19,7 @@
  */
 
 import type { BaseClient } from "../core/client.ts";
-import { type ServiceResult, success } from "../core/result.ts";
+import { failure, type ServiceResult, success } from "../core/result.ts";
 import { guard } from "./_guard.ts";
 import * as ops from "./_ops.ts";
 import type {
@@ -559,7 +559,10 @@ export function copy(
 }
 
 /**
- * Deletes one object.
+ * Deletes one object. The Storage API's delete answers with the objects it
+ * removed and never with an error, so an answer that removed nothing (no such
+ * object, or one the caller's row-level security does not let it delete) is
+ * `Failure(NOT_FOUND)`.
  *
  * @example Deleting an object
  * ```ts
@@ -583,7 +586,12 @@ export async function deleteObject(
   options?: StorageCallOptions,
 ): Promise<ServiceResult<void>> {
   const r = await guard(ops.deleteObjects(client, bucket, [path], options));
-  return r.ok ? success(undefined) : r;
+  if (!r.ok) return r;
+  return r.value.length > 0 ? success(undefined) : failure({
+    message:
+      `Cannot delete '${path}' from '${bucket}' as the server removed nothing: no such object, or access to it was denied`,
+    category: "NOT_FOUND",
+  });
 }
 
 /**

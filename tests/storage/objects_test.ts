@@ -255,3 +255,20 @@ Deno.test("storage/objects: exists maps a storage 404 to false; bad input is a F
   assert.throws(() => objects.getSignedDownloadUrl(client, "b", "a.txt", " "), TypeError);
   assert.equal(reqs().length, 1, "only the exists call reached the network");
 });
+
+Deno.test("deleteObject: the server removing nothing (missing object, or refused by row-level security) is NOT_FOUND; one removed entry is success", async () => {
+  // The Storage API's bulk delete answers 200 with the rows it removed, never an error.
+  for (const [removed, ok] of [[[], false], [[{ name: "a.txt", id: "1" }], true]] as const) {
+    const rec = recordingFetch(() => jsonResponse(removed));
+    const storage = createStorageClient(createBaseClient(BASE, KEY, { fetch: rec.fetch }));
+    const r = await storage.deleteObject("b", "a.txt");
+    assert.equal(r.ok, ok);
+    if (!r.ok) {
+      assert.equal(r.error.category, "NOT_FOUND");
+      assert.match(r.error.message, /'a\.txt' from 'b'/);
+    }
+    assert.equal(rec.requests.length, 1);
+    assert.equal(rec.requests[0].method, "DELETE");
+    assert.deepEqual(rec.requests[0].json(), { prefixes: ["a.txt"] });
+  }
+});
