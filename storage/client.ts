@@ -100,7 +100,9 @@ export class StorageClient {
    * @param id The bucket id.
    * @param name The display name.
    * @param options Public flag, size limit, MIME types.
-   * @returns The bucket.
+   * @returns The bucket as requested (the Storage API answers only its name,
+   *   so the times are null); {@linkcode StorageClient.getBucket} reads what
+   *   the server stored.
    */
   createBucket(
     id: string,
