@@ -112,6 +112,22 @@ export function preferHeader(p: Preferences): string | null {
   return out.length === 0 ? null : out.join(",");
 }
 
+/**
+ * Refuses `explain` with `analyze` on a write that is not rolled back:
+ * PostgreSQL runs an analyzed statement, and PostgREST commits it (the plan
+ * answer skips `maxAffected`) unless the transaction is rolled back.
+ */
+export function checkExplainedWrite(
+  explain: ExplainOptions | null | undefined,
+  rollback: boolean | undefined,
+): void {
+  if (explain?.analyze && !rollback) {
+    throw new TypeError(
+      "Cannot explain the write with 'analyze' as 'rollback' is not set: PostgreSQL runs an analyzed statement and PostgREST commits it unless the transaction is rolled back",
+    );
+  }
+}
+
 /** Throws the documented `RangeError` unless `maxAffected` is a positive integer. */
 export function checkMaxAffected(value: number | null | undefined): void {
   if (value === undefined || value === null) return;

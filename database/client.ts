@@ -11,6 +11,7 @@ import type { BaseClient } from "../core/client.ts";
 import type { ServiceResult } from "../core/result.ts";
 import {
   acceptHeader,
+  checkExplainedWrite,
   checkMaxAffected,
   cleanColumns,
   pathSegment,
@@ -104,7 +105,7 @@ export interface InsertOptions extends CallOptions {
   count?: CountOption | null;
   /** Drop null fields from returned rows. Default false. */
   stripNulls?: boolean;
-  /** Roll the transaction back (`tx=rollback`). Default false. */
+  /** Roll the transaction back (`tx=rollback`; see {@linkcode MutateOptions.rollback}). Default false. */
   rollback?: boolean;
   /** Body media type; the body is sent verbatim. Default application/json. */
   contentType?: string;
@@ -120,11 +121,19 @@ export interface MutateOptions extends CallOptions {
   count?: CountOption | null;
   /** Drop null fields from returned rows. Default false. */
   stripNulls?: boolean;
-  /** Roll the transaction back. Default false. */
+  /**
+   * Roll the transaction back (`tx=rollback`). Default false. PostgREST
+   * honours it only when its `db-tx-end` allows overrides
+   * (`commit-allow-override`, `rollback-allow-override`); otherwise the write
+   * commits and the answer's `Preference-Applied` leaves `tx=rollback` out.
+   */
   rollback?: boolean;
   /** Fail instead of touching more rows than this (> 0). */
   maxAffected?: number | null;
-  /** Return the plan instead of mutating. */
+  /**
+   * Return the plan instead of mutating. With `analyze`, PostgreSQL runs the
+   * statement, so it needs `rollback` (`Failure(INVALID_ARGUMENT)` otherwise).
+   */
   explain?: ExplainOptions | null;
   /** Projection of the returned rows (`select=`). */
   columns?: string;
@@ -152,11 +161,14 @@ export interface RpcOptions extends CallOptions {
   count?: CountOption | null;
   /** Drop null fields. Default false. */
   stripNulls?: boolean;
-  /** Roll the transaction back. Default false. */
+  /** Roll the transaction back (`tx=rollback`; see {@linkcode MutateOptions.rollback}). Default false. */
   rollback?: boolean;
   /** Fail instead of touching more rows than this (> 0). */
   maxAffected?: number | null;
-  /** Return the plan. */
+  /**
+   * Return the plan. With `analyze` on a POST, PostgreSQL runs the function,
+   * so it needs `rollback` (`Failure(INVALID_ARGUMENT)` otherwise).
+   */
   explain?: ExplainOptions | null;
   /** Body media type, sent verbatim. Default application/json. */
   contentType?: string;
@@ -456,6 +468,7 @@ export class DatabaseClient {
     options: MutateOptions,
   ): Promise<ServiceResult<string>> {
     checkMaxAffected(options.maxAffected);
+    checkExplainedWrite(options.explain, options.rollback);
     const returning = options.returning ?? ReturnOption.REPRESENTATION;
     const pairs: Array<[string, string]> = wherePairs(block);
     if (returning === ReturnOption.REPRESENTATION || options.columns) {
@@ -567,6 +580,8 @@ export class DatabaseClient {
     checkMaxAffected(options.maxAffected);
     const format = options.format ?? ResponseFormat.ROWS;
     const head = format === ResponseFormat.HEAD;
+    // A HEAD call runs the function read-only; a POST may write.
+    if (!head) checkExplainedWrite(options.explain, options.rollback);
     const pairs = readPairs(options.block);
     const headers = headersOf(options.schema, head ? "Accept-Profile" : "Content-Profile", {
       Accept: acceptHeader(format, options.stripNulls ?? false, options.explain),

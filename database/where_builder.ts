@@ -281,7 +281,8 @@ export class WhereBuilder {
   }
 
   /**
-   * `column LIKE pattern` (`%` wildcards).
+   * `column LIKE pattern` (`%` wildcards). PostgREST also reads every `*`
+   * as `%`, so a literal `*` cannot be matched.
    *
    * @param column The column.
    * @param pattern The pattern.
@@ -292,7 +293,7 @@ export class WhereBuilder {
   }
 
   /**
-   * `column ILIKE pattern`.
+   * `column ILIKE pattern` (wildcards as {@linkcode WhereBuilder.like}).
    *
    * @param column The column.
    * @param pattern The pattern.

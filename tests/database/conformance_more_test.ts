@@ -208,8 +208,13 @@ const cases: Array<[string, Theirs, Ours, ((o: Shape, t: Shape) => void)?]> = [
   ],
   [
     "rpc explain",
-    (c) => c.rpc("f", { x: 1 }).explain({ analyze: true, format: "json" }),
-    (db) => db.rpc("f", { params: '{"x":1}', explain: { analyze: true, format: "json" } }),
+    (c) => c.rpc("f", { x: 1 }).rollback().explain({ analyze: true, format: "json" }),
+    (db) =>
+      db.rpc("f", {
+        params: '{"x":1}',
+        rollback: true,
+        explain: { analyze: true, format: "json" },
+      }),
   ],
 ];
 

@@ -174,12 +174,34 @@ Deno.test("update: PATCH with filters, maxAffected, explain; RangeError for maxA
   assert.throws(() => db.delete("t", null, { maxAffected: -1 }), RangeError);
   assert.throws(() => db.rpc("f", { maxAffected: 1.5 }), RangeError);
   assert.equal(rec.requests.length, 1);
-  await db.update("todos", "{}", null, { explain: { analyze: true } });
+  await db.update("todos", "{}", null, { explain: { analyze: true }, rollback: true });
   assert.equal(
     rec.last.headers.get("accept"),
     'application/vnd.pgrst.plan+text; for="application/json"; options=analyze;',
   );
+  assert.equal(rec.last.headers.get("prefer"), "return=representation,tx=rollback");
   assert.equal(q(rec.last.url, "select"), "*");
+});
+
+Deno.test("explain with analyze on a write without rollback is a Failure before sending: PostgreSQL runs it and PostgREST commits it", async () => {
+  const { db, rec } = makeDb();
+  const refused = [
+    await db.update("t", '{"a":1}', null, { explain: { analyze: true } }),
+    await db.delete("t", (w) => w.eq(id, 1), { explain: { analyze: true, format: "json" } }),
+    await db.rpc("f", { params: "{}", explain: { analyze: true } }),
+  ];
+  for (const r of refused) {
+    assert.equal(r.errorOrNull()?.category, "INVALID_ARGUMENT");
+    assert.match(r.errorOrNull()!.message, /'analyze' as 'rollback' is not set/);
+  }
+  assert.equal(rec.requests.length, 0);
+  // Without analyze the plan is only estimated: nothing runs, nothing is needed.
+  assert.ok((await db.delete("t", null, { explain: {} })).ok);
+  // A HEAD RPC and a GET RPC run read-only; a read may always be analyzed.
+  assert.ok((await db.rpc("f", { format: ResponseFormat.HEAD, explain: { analyze: true } })).ok);
+  assert.ok((await db.rpcGet("f", { explain: { analyze: true } })).ok);
+  assert.ok((await db.select("t", { explain: { analyze: true } })).ok);
+  assert.equal(rec.requests.length, 4);
 });
 
 Deno.test("replace: PUT with select=columns; delete: DELETE with filters and Prefer", async () => {
