@@ -432,7 +432,9 @@ export class DatabaseClient {
         ]);
       }
       if (options.upsert && options.onConflict) {
-        pairs.push(["on_conflict", cleanColumns(options.onConflict)]);
+        // As given, as postgrest-js sends it: PostgREST trims around the commas, and a
+        // space inside a name ("first name") is part of the name.
+        pairs.push(["on_conflict", options.onConflict]);
       }
       if (returning === ReturnOption.REPRESENTATION) pairs.unshift(["select", "*"]);
       return sendBody(this.client, {

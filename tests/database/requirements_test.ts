@@ -116,6 +116,18 @@ Deno.test("insert: on_conflict is sent only with upsert; onConflict alone is a p
   await them2.client.from("t").upsert({ id: 1, a: 2 }, { onConflict: "id" }).select();
   assert.deepEqual(shape(up.rec.only), shape(them2.rec.only));
 
+  // on_conflict goes as given: a space inside a name is part of it for PostgREST.
+  const spaced = makeDb();
+  await spaced.db.insert("t", '{"first name":"a"}', {
+    upsert: true,
+    onConflict: "first name, id",
+  });
+  assert.equal(q(spaced.rec.only.url, "on_conflict"), "first name, id");
+  const them3 = theirsClient();
+  await them3.client.from("t").upsert({ "first name": "a" }, { onConflict: "first name, id" })
+    .select();
+  assert.equal(q(them3.rec.only.url, "on_conflict"), "first name, id");
+
   // upsert: false stated explicitly behaves as the default.
   const off = makeDb();
   await off.db.insert("t", '[{"id":1}]', { upsert: false, onConflict: "id" });
