@@ -5,7 +5,7 @@
 
 import { LimitError } from "./_guard.ts";
 import type { BaseClient } from "../core/client.ts";
-import { failure, type ServiceResult } from "../core/result.ts";
+import { failure, type ServiceResult, success } from "../core/result.ts";
 import { request, requestBody, type TransportRequest } from "../core/transport.ts";
 import {
   type CountOption,
@@ -222,14 +222,44 @@ function transportRequest(client: BaseClient, req: PgRequest): TransportRequest<
   return init;
 }
 
+/** Whether a write asks PostgREST to roll its transaction back (`Prefer: tx=rollback`). */
+function wantsRollback(req: PgRequest): boolean {
+  if (req.method === "GET" || req.method === "HEAD") return false;
+  for (const k in req.headers) {
+    if (k.toLowerCase() === "prefer" && /\btx=rollback\b/.test(req.headers[k])) return true;
+  }
+  return false;
+}
+
+/**
+ * A write asked to roll back that the server committed: PostgREST applies
+ * `tx=rollback` only when its `db-tx-end` allows overrides, and then lists it
+ * in `Preference-Applied`. An answer without that header (a plan, an older
+ * server) cannot tell and passes.
+ */
+function checkRolledBack(r: ServiceResult<PgResponse>): ServiceResult<PgResponse> {
+  if (!r.ok) return r;
+  const applied = r.value.headers.get("preference-applied");
+  return applied === null || /\btx=rollback\b/.test(applied) ? r : failure({
+    message:
+      "The write was committed although 'rollback' was asked: the server did not apply tx=rollback (PostgREST applies it only when its db-tx-end allows overrides)",
+    category: "CONFLICT",
+    status: r.value.status,
+  });
+}
+
 /** Sends a PostgREST request through the core transport. */
 export function send(client: BaseClient, req: PgRequest): Promise<ServiceResult<PgResponse>> {
   // A transport response already has the PgResponse shape.
-  return dispatch(client, req, request);
+  const r = dispatch(client, req, request);
+  return wantsRollback(req) ? r.then(checkRolledBack) : r;
 }
 
 /** Sends a PostgREST request and resolves only the body text. */
 export function sendBody(client: BaseClient, req: PgRequest): Promise<ServiceResult<string>> {
+  if (wantsRollback(req)) {
+    return send(client, req).then((r) => r.ok ? success(r.value.body) : r);
+  }
   return dispatch(client, req, requestBody);
 }
 

@@ -125,7 +125,8 @@ export interface MutateOptions extends CallOptions {
    * Roll the transaction back (`tx=rollback`). Default false. PostgREST
    * honours it only when its `db-tx-end` allows overrides
    * (`commit-allow-override`, `rollback-allow-override`); otherwise the write
-   * commits and the answer's `Preference-Applied` leaves `tx=rollback` out.
+   * commits, and the call resolves `Failure(CONFLICT)` when the answer's
+   * `Preference-Applied` leaves `tx=rollback` out.
    */
   rollback?: boolean;
   /** Fail instead of touching more rows than this (> 0). */

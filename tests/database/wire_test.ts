@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import {
   column,
   CountOption,
+  deleteTyped,
   ExplainFormat,
   parseContentRange,
   ResponseFormat,
@@ -464,4 +465,35 @@ Deno.test("explain buffers or wal without analyze is a Failure: the document say
     rec.only.headers.get("accept"),
     'application/vnd.pgrst.plan+text; for="application/json"; options=analyze|buffers|wal;',
   );
+});
+
+Deno.test("rollback the server did not apply (Preference-Applied without tx=rollback) is Failure(CONFLICT): the write was committed", async () => {
+  const answer = (applied: string | null) => () =>
+    new Response("[]", {
+      headers: {
+        "content-type": "application/json",
+        ...(applied === null ? {} : { "preference-applied": applied }),
+      },
+    });
+  // PostgREST with db-tx-end = commit (its default) drops tx=rollback and lists what it applied.
+  const committed = makeDb(answer("return=representation"));
+  const writes = [
+    await committed.db.delete("t", (w) => w.eq(id, 1), { rollback: true }),
+    await committed.db.update("t", '{"a":1}', null, { rollback: true }),
+    await committed.db.insert("t", '{"a":1}', { rollback: true }),
+    await committed.db.rpc("f", { params: "{}", rollback: true }),
+  ];
+  for (const r of writes) {
+    assert.equal(r.errorOrNull()?.category, "CONFLICT");
+    assert.match(r.errorOrNull()!.message, /committed although 'rollback' was asked/);
+  }
+  assert.equal(committed.rec.requests.length, 4);
+  // Applied, or no header to tell (an older server): the answer stands.
+  for (const applied of ["return=representation, tx=rollback", null]) {
+    const { db } = makeDb(answer(applied));
+    assert.equal((await db.delete("t", null, { rollback: true })).getOrThrow(), "[]");
+  }
+  // Without rollback nothing is checked.
+  const plain = makeDb(answer("return=representation"));
+  assert.equal((await plain.db.delete("t", null)).getOrThrow(), "[]");
 });
