@@ -2,7 +2,6 @@ import assert from "node:assert/strict";
 import {
   column,
   CountOption,
-  deleteTyped,
   ExplainFormat,
   parseContentRange,
   ResponseFormat,
