@@ -56,16 +56,16 @@ export function checkColumn(name: string, asKey = true): string {
       `Cannot filter on column '${name}' as it collides with a reserved PostgREST query key`,
     );
   }
+  if (/[,()&=#\s"\\]/.test(name)) {
+    throw new TypeError(
+      `Cannot filter on column '${name}' as it contains a reserved character (, ( ) & = # " \\ or whitespace)`,
+    );
+  }
   // PostgREST reads a name up to the first character outside its grammar and ignores the rest
   // (`a:b` filters `a`, `data->>a.b` reads key `a`): such a name would filter another column.
   if (!namePattern().test(name)) {
     throw new TypeError(
       `Cannot filter on column '${name}' as PostgREST would read only part of it (names hold letters, digits, '_', '$' and inner '-'; JSON keys no '.', ':', ',', '>', '(' or ')')`,
-    );
-  }
-  if (/[,()&=#\s"\\]/.test(name)) {
-    throw new TypeError(
-      `Cannot filter on column '${name}' as it contains a reserved character (, ( ) & = # " \\ or whitespace)`,
     );
   }
   if (!asKey) return name; // the cache holds only names valid as keys

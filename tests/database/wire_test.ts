@@ -496,3 +496,15 @@ Deno.test("rollback the server did not apply (Preference-Applied without tx=roll
   const plain = makeDb(answer("return=representation"));
   assert.equal((await plain.db.delete("t", null)).getOrThrow(), "[]");
 });
+
+Deno.test("a column name with whitespace is refused for what it is (a reserved character), not as a name PostgREST would cut short", async () => {
+  const { db, rec } = makeDb();
+  for (const name of ["first name", "a\tb", "data->>some key"]) {
+    await assertInvalid(
+      db.select("t", { block: (q) => q.where((w) => w.eq(column(name), 1)) }),
+      /contains a reserved character/,
+      name,
+    );
+  }
+  assert.equal(rec.requests.length, 0);
+});
