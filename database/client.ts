@@ -191,7 +191,9 @@ export interface RpcGetOptions extends CallOptions {
   /**
    * Arguments as one object (or its JSON text), flattened after the
    * query parameters: nulls omitted, objects and arrays as JSON text (pass a
-   * Postgres array parameter its literal as a string, `"{1,2}"`). An argument PostgREST
+   * Postgres array parameter its literal as a string, `"{1,2}"`, and a
+   * VARIADIC one its values as repeated `queryParams`: PostgREST would take
+   * the JSON text as one element). An argument PostgREST
    * would not pass to the function (see {@linkcode flattenParams}) makes
    * `rpcGet` resolve `Failure(INVALID_ARGUMENT)`; `queryParams` go as they
    * are (filters on the result included).
