@@ -33,12 +33,16 @@ export function cancelled(): Failure {
 }
 
 /** What {@linkcode bounded} answers: the outcome, or why the wait ended without it. */
-export type Bounded<T> = { kind: "done"; value: T } | { kind: "timeout" } | { kind: "aborted" };
+export type Bounded<T> =
+  | { kind: "done"; value: T }
+  | { kind: "failed"; error: unknown }
+  | { kind: "timeout" }
+  | { kind: "aborted" };
 
 /**
  * Waits for `promise` at most `ms` (0: no bound) and until `signal` aborts;
- * the timer and the listener are removed whichever comes first. `promise`
- * must not reject (map a rejection to a value first).
+ * the timer and the listener are removed whichever comes first. A rejection
+ * is an outcome too (`failed`), never an unhandled one.
  *
  * @param promise The work to wait on.
  * @param ms The longest wait in milliseconds; 0 for none.
@@ -51,7 +55,6 @@ export function bounded<T>(
   signal?: AbortSignal,
 ): Promise<Bounded<T>> {
   if (signal?.aborted) return Promise.resolve({ kind: "aborted" });
-  if (!signal && !(ms > 0)) return promise.then((value) => ({ kind: "done", value }));
   return new Promise((resolve) => {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const finish = (out: Bounded<T>) => {
@@ -62,6 +65,9 @@ export function bounded<T>(
     const onAbort = () => finish({ kind: "aborted" });
     signal?.addEventListener("abort", onAbort, { once: true });
     if (ms > 0 && Number.isFinite(ms)) timer = setTimeout(() => finish({ kind: "timeout" }), ms);
-    promise.then((value) => finish({ kind: "done", value }));
+    promise.then(
+      (value) => finish({ kind: "done", value }),
+      (error) => finish({ kind: "failed", error }),
+    );
   });
 }

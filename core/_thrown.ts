@@ -22,7 +22,15 @@ export function describeThrown(error: unknown): string {
  * @param returned The listener's return value.
  */
 export function settleQuietly(returned: unknown): void {
-  if (typeof (returned as PromiseLike<unknown> | null)?.then === "function") {
-    (returned as PromiseLike<unknown>).then(undefined, () => {});
-  }
+  if (isThenable(returned)) returned.then(undefined, () => {});
+}
+
+/**
+ * Whether a callback returned a promise (or any thenable).
+ *
+ * @param value What it returned.
+ * @returns True for a thenable.
+ */
+export function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof (value as PromiseLike<unknown> | null)?.then === "function";
 }

@@ -4,7 +4,7 @@
  * @module
  */
 
-import { settleQuietly } from "../core/_thrown.ts";
+import { isThenable, settleQuietly } from "../core/_thrown.ts";
 
 /**
  * Calls `block` with `builder`. Anything else than a function (a supabase-js
@@ -24,7 +24,7 @@ export function runBlock<B>(block: (b: B) => unknown, builder: B): void {
     );
   }
   const result = block(builder);
-  if (typeof (result as PromiseLike<unknown> | null)?.then === "function") {
+  if (isThenable(result)) {
     settleQuietly(result);
     throw new TypeError(
       "Cannot build the query as the block returned a promise: a block must add its filters synchronously (no async or await)",

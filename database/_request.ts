@@ -222,11 +222,13 @@ function transportRequest(client: BaseClient, req: PgRequest): TransportRequest<
   return init;
 }
 
+const TX_ROLLBACK = /\btx=rollback\b/;
+
 /** Whether a write asks PostgREST to roll its transaction back (`Prefer: tx=rollback`). */
 function wantsRollback(req: PgRequest): boolean {
   if (req.method === "GET" || req.method === "HEAD") return false;
   for (const k in req.headers) {
-    if (k.toLowerCase() === "prefer" && /\btx=rollback\b/.test(req.headers[k])) return true;
+    if (k.toLowerCase() === "prefer" && TX_ROLLBACK.test(req.headers[k])) return true;
   }
   return false;
 }
@@ -240,7 +242,7 @@ function wantsRollback(req: PgRequest): boolean {
 function checkRolledBack(r: ServiceResult<PgResponse>): ServiceResult<PgResponse> {
   if (!r.ok) return r;
   const applied = r.value.headers.get("preference-applied");
-  return applied === null || /\btx=rollback\b/.test(applied) ? r : failure({
+  return applied === null || TX_ROLLBACK.test(applied) ? r : failure({
     message:
       "The write was committed although 'rollback' was asked: the server did not apply tx=rollback (PostgREST applies it only when its db-tx-end allows overrides)",
     category: "CONFLICT",

@@ -7,7 +7,7 @@
 
 import { failure, type ServiceResult, success } from "../core/result.ts";
 import { ABORTED, cancelled, untilAborted } from "../core/_abort.ts";
-import { describeThrown } from "../core/_thrown.ts";
+import { describeThrown, isThenable } from "../core/_thrown.ts";
 
 /** The result of a Standard Schema validation. */
 export type StandardResult<T> =
@@ -66,20 +66,18 @@ export async function validateAll<T>(
       // A Standard Schema first: some (arktype) are also callable, and their call
       // returns an error object instead of throwing.
       const standard = (validator as { "~standard"?: { validate?: unknown } })["~standard"];
-      if (typeof validator === "function" && typeof standard?.validate !== "function") {
-        const v: unknown = (validator as (v: unknown) => unknown)(values[i]);
-        // An async function validator is awaited (its rows are values, not promises).
-        const settled = typeof (v as PromiseLike<unknown> | null)?.then === "function"
-          ? await untilAborted(Promise.resolve(v), options.signal)
-          : v;
-        if (settled === ABORTED) return cancelled();
-        out.push(settled as T);
-      } else {
-        const pending = (validator as StandardSchemaV1<T>)["~standard"].validate(values[i]);
-        const r = typeof (pending as PromiseLike<unknown>)?.then === "function"
-          ? await untilAborted(Promise.resolve(pending), options.signal)
-          : pending as StandardResult<T>;
-        if (r === ABORTED) return cancelled();
+      const plain = typeof validator === "function" && typeof standard?.validate !== "function";
+      const pending: unknown = plain
+        ? (validator as (v: unknown) => unknown)(values[i])
+        : (validator as StandardSchemaV1<T>)["~standard"].validate(values[i]);
+      // An async validator is awaited (its rows are values, not promises), cancellably.
+      const settled = isThenable(pending)
+        ? await untilAborted(Promise.resolve(pending), options.signal)
+        : pending;
+      if (settled === ABORTED) return cancelled();
+      if (plain) out.push(settled as T);
+      else {
+        const r = settled as StandardResult<T>;
         if (r.issues) {
           return failure({
             message: `Cannot decode row ${i}: ${r.issues.map((x) => x.message).join("; ")}`,

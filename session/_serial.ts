@@ -15,16 +15,10 @@ export const STORAGE_WAIT_MS = 10_000;
 
 /** Runs `op` at once (callers count on the call having started); rejects if it is late. */
 async function within<T>(op: () => T | Promise<T>, ms: number): Promise<T> {
-  const outcome = Promise.resolve(op()).then(
-    (value) => ({ value }),
-    (error: unknown) => ({ error }),
-  );
-  const r = await bounded(outcome, ms);
-  if (r.kind !== "done") {
-    throw new DOMException(`The session storage did not settle within ${ms} ms`, "TimeoutError");
-  }
-  if ("error" in r.value) throw r.value.error;
-  return r.value.value;
+  const r = await bounded(Promise.resolve(op()), ms);
+  if (r.kind === "done") return r.value;
+  if (r.kind === "failed") throw r.error;
+  throw new DOMException(`The session storage did not settle within ${ms} ms`, "TimeoutError");
 }
 
 /** A queue of storage calls (see the module's docs). */

@@ -574,12 +574,10 @@ class Upload implements ResumableUpload {
   ): Promise<{ ok: true; value: T } | { ok: false; error: unknown } | typeof ABORTED> {
     const store = this.#o.urlStore;
     if (!store) return Promise.resolve({ ok: true, value: undefined as T });
-    const call = Promise.resolve().then(() => op(store)).then(
-      (value) => ({ ok: true as const, value }),
-      (error: unknown) => ({ ok: false as const, error }),
-    );
+    const call = Promise.resolve().then(() => op(store));
     return bounded(call, STORE_WAIT_MS, signal).then((r) => {
-      if (r.kind === "done") return r.value;
+      if (r.kind === "done") return { ok: true, value: r.value };
+      if (r.kind === "failed") return { ok: false, error: r.error };
       this.#late = call; // still running: the final remove follows it
       return r.kind === "aborted" ? ABORTED : {
         ok: false,
