@@ -8,6 +8,7 @@
 import type { OAuthUrlOptions } from "./oauth_url.ts";
 import { encodeComponent } from "../core/_uri.ts";
 import { challengeMethod } from "./_request.ts";
+import { showValue } from "../core/_show.ts";
 
 /** Builds a provider authorize URL; shared by the OAuth and link-identity builders. */
 export function providerUrl(base: string, provider: string, o: OAuthUrlOptions): string {
@@ -17,6 +18,14 @@ export function providerUrl(base: string, provider: string, o: OAuthUrlOptions):
   const e = encodeComponent;
   const parts = [`provider=${e(provider)}`];
   if (o.redirectTo) parts.push(`redirect_to=${e(o.redirectTo)}`);
+  // supabase-js takes one space-separated string; a list is asked for here.
+  if (o.scopes != null && !Array.isArray(o.scopes)) {
+    throw new TypeError(
+      `Cannot build the OAuth URL as 'scopes' must be a list of strings: current value is ${
+        showValue(o.scopes)
+      }`,
+    );
+  }
   if (o.scopes && o.scopes.length > 0) parts.push(`scopes=${e(o.scopes.join(" "))}`);
   if (o.pkceParams) {
     parts.push(`code_challenge=${e(o.pkceParams.codeChallenge)}`);

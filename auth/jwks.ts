@@ -38,6 +38,7 @@ import type { JsonObject } from "../core/decode.ts";
 import { type Failure, failure, type ServiceResult, success } from "../core/result.ts";
 import { decodeJwk, type Jwk, type JwkSet } from "./jwt.ts";
 import { bounded, cancelled } from "../core/_abort.ts";
+import { describeThrown } from "../core/_thrown.ts";
 
 /**
  * An imported verification key: WebCrypto's `CryptoKey`, named through
@@ -270,7 +271,9 @@ function checkDuration(name: string, value: number | undefined, fallback: number
   const v = value ?? fallback;
   if (!(typeof v === "number" && v >= 0 && !Number.isNaN(v))) {
     throw new RangeError(
-      `Cannot create the JWKS resolver as '${name}' must be a non-negative number: current value is ${v}`,
+      `Cannot create the JWKS resolver as '${name}' must be a non-negative number: current value is ${
+        describeThrown(v)
+      }`,
     );
   }
   return v;

@@ -7,6 +7,7 @@
 
 import { randomBytes } from "../core/crypto.ts";
 import { encodeBase64Url } from "../core/encoding.ts";
+import { showValue } from "../core/_show.ts";
 
 /** Length of a generated code verifier in characters (RFC 7636 allows 43 to 128). */
 export const PKCE_VERIFIER_LENGTH = 64;
@@ -98,7 +99,7 @@ export async function generatePkceParams(
   if (method !== "S256" && method !== "plain") {
     throw new TypeError(
       `Cannot generate PKCE params as 'method' must be "S256" or "plain": current value is ${
-        String(method)
+        showValue(method)
       }`,
     );
   }

@@ -27,6 +27,7 @@ import {
   type Session,
 } from "./models.ts";
 import type { PkceParams } from "./pkce.ts";
+import { showValue } from "../core/_show.ts";
 
 /** Options of email sign-up. */
 export interface SignUpWithEmailOptions extends AuthCallOptions {
@@ -191,7 +192,9 @@ export function signInWithWeb3(
   o: CaptchaOptions = {},
 ): Promise<ServiceResult<Session>> {
   if (chain !== "ethereum" && chain !== "solana") {
-    return invalid(`Cannot sign in as 'chain' is not a Web3Chain: current value is ${chain}`);
+    return invalid(
+      `Cannot sign in as 'chain' is not a Web3Chain: current value is ${showValue(chain)}`,
+    );
   }
   if (blank(message) || blank(signature)) {
     return invalid("Cannot sign in as 'message' and 'signature' must be non-blank");

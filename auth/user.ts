@@ -32,6 +32,7 @@ import { decodeHealth, decodeSettings } from "./_decoders.ts";
 import type { PkceParams } from "./pkce.ts";
 import { providerUrl } from "./_provider_url.ts";
 import { encodeComponent } from "../core/_uri.ts";
+import { showValue } from "../core/_show.ts";
 
 export function getUser(
   client: BaseClient,
@@ -49,6 +50,9 @@ export function updateUser(
   o: AuthCallOptions & { emailRedirectTo?: string | null; pkceParams?: PkceParams | null } = {},
 ): Promise<ServiceResult<User>> {
   if (blank(accessToken)) return invalid("Cannot update the user as 'accessToken' is blank");
+  if (updates === null || typeof updates !== "object") {
+    return invalid("Cannot update the user as 'updates' must be an object");
+  }
   const body: Record<string, unknown> = {};
   // An email change's confirmation link follows the PKCE flow only with a challenge.
   if (updates.email != null) Object.assign(body, { email: updates.email }, pkceBody(o.pkceParams));
@@ -93,7 +97,9 @@ export function signOut(
   if (blank(accessToken)) return invalid("Cannot sign out as 'accessToken' is blank");
   const scope = o.scope ?? SignOutScope.LOCAL;
   if (!Object.values(SignOutScope).includes(scope)) {
-    return invalid(`Cannot sign out as 'scope' is not a SignOutScope: current value is ${scope}`);
+    return invalid(
+      `Cannot sign out as 'scope' is not a SignOutScope: current value is ${showValue(scope)}`,
+    );
   }
   return gotrue(client, {
     method: "POST",
@@ -180,8 +186,9 @@ export interface SsoOptions extends AuthCallOptions {
 }
 
 export function getSsoUrl(client: BaseClient, o: SsoOptions): Promise<ServiceResult<SsoResponse>> {
-  const hasDomain = !blank(o.domain);
-  if (hasDomain === !blank(o.providerId)) {
+  // A JavaScript caller may pass no options at all: "exactly one" then names what is missing.
+  const hasDomain = !blank(o?.domain);
+  if (hasDomain === !blank(o?.providerId)) {
     return invalid("Cannot start SSO as exactly one of 'domain' and 'providerId' must be given");
   }
   const body: Record<string, unknown> = hasDomain

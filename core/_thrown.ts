@@ -2,7 +2,10 @@
 
 /**
  * A thrown value as text, whatever it is: `String()` throws for objects
- * without a prototype or with a throwing `toString`.
+ * without a prototype or with a throwing `toString`. The numeric settings of
+ * the transport, the client, retries and the JWKS resolver show a wrong value
+ * through it too: `showValue` (`_show.ts`) says more, but those modules are in
+ * every bundle, the verify-only one included.
  *
  * @param error The thrown value.
  * @returns Its message or rendering.

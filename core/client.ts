@@ -15,6 +15,7 @@ import {
   type TransportRequest,
   type TransportResponse,
 } from "./transport.ts";
+import { describeThrown } from "./_thrown.ts";
 
 /** Options of {@linkcode createBaseClient} and the root `createClient`. */
 export interface ClientOptions {
@@ -87,7 +88,9 @@ export class BaseClient implements TransportContext {
     const timeout = options.timeout ?? DEFAULT_TIMEOUT_MS;
     if (!(typeof timeout === "number" && timeout >= 0)) {
       throw new RangeError(
-        `Cannot create the client as 'timeout' must be a non-negative number: current value is ${timeout}`,
+        `Cannot create the client as 'timeout' must be a non-negative number: current value is ${
+          describeThrown(timeout)
+        }`,
       );
     }
     this.url = (parsed.origin + parsed.pathname).replace(/\/+$/, "");

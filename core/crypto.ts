@@ -6,6 +6,7 @@
  */
 
 import { utf8Encode } from "./encoding.ts";
+import { showValue } from "./_show.ts";
 
 /**
  * Returns `length` bytes from the platform's secure random generator.
@@ -23,7 +24,9 @@ import { utf8Encode } from "./encoding.ts";
 export function randomBytes(length: number): Uint8Array<ArrayBuffer> {
   if (!Number.isInteger(length) || length < 0) {
     throw new RangeError(
-      `Cannot draw random bytes as 'length' must be a non-negative integer: current value is ${length}`,
+      `Cannot draw random bytes as 'length' must be a non-negative integer: current value is ${
+        showValue(length)
+      }`,
     );
   }
   const out = new Uint8Array(length);
@@ -52,7 +55,9 @@ export function randomBytes(length: number): Uint8Array<ArrayBuffer> {
 export function randomString(length: number, alphabet: string): string {
   if (!Number.isSafeInteger(length) || length < 0) {
     throw new RangeError(
-      `Cannot draw a random string as 'length' must be a non-negative integer: current value is ${length}`,
+      `Cannot draw a random string as 'length' must be a non-negative integer: current value is ${
+        showValue(length)
+      }`,
     );
   }
   // Characters, not UTF-16 units: an emoji alphabet draws whole emoji.

@@ -7,6 +7,7 @@
 import { cancelled } from "./_abort.ts";
 import { failure, type ServiceError, type ServiceResult, success } from "./result.ts";
 import { MutableStateFlow, type StateFlow } from "./state_flow.ts";
+import { showValue } from "./_show.ts";
 
 /**
  * Loads pages on demand and exposes the accumulated items and the loading,
@@ -79,7 +80,9 @@ export function createPaginator<T>(
   const endOnShortPage = options.endOnShortPage ?? true;
   if (!Number.isInteger(pageSize) || pageSize <= 0) {
     throw new RangeError(
-      `Cannot paginate as 'pageSize' must be a positive integer: current value is ${pageSize}`,
+      `Cannot paginate as 'pageSize' must be a positive integer: current value is ${
+        showValue(pageSize)
+      }`,
     );
   }
   const items = new MutableStateFlow<readonly T[]>([]);

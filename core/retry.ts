@@ -5,6 +5,8 @@
  * @module
  */
 
+import { describeThrown } from "./_thrown.ts";
+
 /** How the transport retries a request that allows it. */
 export interface RetryPolicy {
   /** Attempts in all, first one included (1 disables retrying). Default 3. */
@@ -68,14 +70,18 @@ export function resolveRetryPolicy(
   const policy: RetryPolicy = { ...DEFAULT_RETRY_POLICY, ...given };
   if (!Number.isInteger(policy.maxAttempts) || policy.maxAttempts < 1) {
     throw new RangeError(
-      `Cannot retry as 'maxAttempts' must be a positive integer: current value is ${policy.maxAttempts}`,
+      `Cannot retry as 'maxAttempts' must be a positive integer: current value is ${
+        describeThrown(policy.maxAttempts)
+      }`,
     );
   }
   for (const key of ["baseDelayMs", "maxDelayMs", "maxRetryAfterMs"] as const) {
     const v = policy[key];
     if (!(typeof v === "number" && v >= 0 && Number.isFinite(v))) {
       throw new RangeError(
-        `Cannot retry as '${key}' must be a finite non-negative number: current value is ${v}`,
+        `Cannot retry as '${key}' must be a finite non-negative number: current value is ${
+          describeThrown(v)
+        }`,
       );
     }
   }

@@ -515,7 +515,9 @@ function start(
   if (!(typeof timeout === "number" && timeout >= 0)) {
     return Promise.reject(
       new RangeError(
-        `Cannot send the request as 'timeout' must be a non-negative number: current value is ${timeout}`,
+        `Cannot send the request as 'timeout' must be a non-negative number: current value is ${
+          describeThrown(timeout)
+        }`,
       ),
     );
   }
@@ -523,7 +525,9 @@ function start(
   if (cap !== undefined && !(Number.isSafeInteger(cap) && cap >= 0)) {
     return Promise.reject(
       new RangeError(
-        `Cannot send the request as 'maxBodyBytes' must be a non-negative integer: current value is ${cap}`,
+        `Cannot send the request as 'maxBodyBytes' must be a non-negative integer: current value is ${
+          describeThrown(cap)
+        }`,
       ),
     );
   }

@@ -15,6 +15,7 @@ import {
   type UpsertResolution,
 } from "./models.ts";
 import { encodeComponent } from "../core/_uri.ts";
+import { showValue } from "../core/_show.ts";
 
 /** The longest URL sent; proxies commonly refuse more than 8 KiB. */
 export const MAX_URL_LENGTH = 8192;
@@ -54,7 +55,9 @@ export function acceptHeader(
 ): string | null {
   if (!Object.hasOwn(FORMAT_ACCEPT, format)) {
     throw new TypeError(
-      `Cannot build the request as 'format' is not a ResponseFormat: current value is ${format}`,
+      `Cannot build the request as 'format' is not a ResponseFormat: current value is ${
+        showValue(format)
+      }`,
     );
   }
   let accept = FORMAT_ACCEPT[format];
@@ -133,7 +136,9 @@ export function checkMaxAffected(value: number | null | undefined): void {
   if (value === undefined || value === null) return;
   if (!Number.isSafeInteger(value) || value <= 0) {
     throw new LimitError(
-      `Cannot limit affected rows as 'maxAffected' must be > 0: current value is ${value}`,
+      `Cannot limit affected rows as 'maxAffected' must be > 0: current value is ${
+        showValue(value)
+      }`,
     );
   }
 }

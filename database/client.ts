@@ -5,6 +5,7 @@
  * @module
  */
 
+import { showValue } from "../core/_show.ts";
 import { runBlock } from "./_block.ts";
 import { buildFailure, guarded } from "./_guard.ts";
 import type { BaseClient } from "../core/client.ts";
@@ -232,7 +233,13 @@ function headersOf(
 ): Record<string, string> {
   const out: Record<string, string> = {};
   if (schema !== undefined && schema !== null) {
-    if (schema.trim() === "") throw new TypeError("Cannot select a schema as 'schema' is blank");
+    if (typeof schema !== "string" || schema.trim() === "") {
+      throw new TypeError(
+        `Cannot select a schema as 'schema' must be a non-blank string: current value is ${
+          showValue(schema)
+        }`,
+      );
+    }
     out[profileHeader] = schema;
   }
   for (const k in base) {

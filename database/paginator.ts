@@ -11,6 +11,7 @@ import type { DatabaseClient } from "./client.ts";
 import { QueryBuilder } from "./query_builder.ts";
 import { selectTyped } from "./typed.ts";
 import type { Validator } from "./validator.ts";
+import { showValue } from "../core/_show.ts";
 
 /** Options of {@linkcode paginator}. */
 export interface PaginatorOptions<T> {
@@ -57,7 +58,9 @@ export function paginator<T>(
 ): Paginator<T> {
   const pageSize = options.pageSize ?? 20;
   if (!Number.isSafeInteger(pageSize) || pageSize <= 0) {
-    throw new RangeError(`Cannot paginate as 'pageSize' must be > 0: current value is ${pageSize}`);
+    throw new RangeError(
+      `Cannot paginate as 'pageSize' must be > 0: current value is ${showValue(pageSize)}`,
+    );
   }
   if (options.block) {
     const probe = new QueryBuilder();

@@ -11,6 +11,7 @@ import { columnName, type ColumnRef } from "./column.ts";
 import { checkColumn } from "./_encode.ts";
 import { Nulls, Order } from "./models.ts";
 import { renderTopLevel, WhereBuilder } from "./where_builder.ts";
+import { showValue } from "../core/_show.ts";
 
 /** Options of {@linkcode QueryBuilder.orderBy}. */
 export interface OrderByOptions {
@@ -29,7 +30,9 @@ function checkCount(
 ): number {
   if (!Number.isSafeInteger(value) || value < 0) {
     throw new Err(
-      `Cannot set ${what} as it must be a non-negative integer: current value is ${value}`,
+      `Cannot set ${what} as it must be a non-negative integer: current value is ${
+        showValue(value)
+      }`,
     );
   }
   return value;
@@ -79,12 +82,16 @@ export class QueryBuilder {
   orderBy(column: ColumnRef<unknown>, options: OrderByOptions = {}): this {
     const order = options.order ?? Order.ASC;
     if (order !== Order.ASC && order !== Order.DESC) {
-      throw new TypeError(`Cannot order as 'order' must be asc or desc: current value is ${order}`);
+      throw new TypeError(
+        `Cannot order as 'order' must be asc or desc: current value is ${showValue(order)}`,
+      );
     }
     const nulls = options.nulls ?? null;
     if (nulls !== null && nulls !== Nulls.FIRST && nulls !== Nulls.LAST) {
       throw new TypeError(
-        `Cannot order as 'nulls' must be nullsfirst or nullslast: current value is ${nulls}`,
+        `Cannot order as 'nulls' must be nullsfirst or nullslast: current value is ${
+          showValue(nulls)
+        }`,
       );
     }
     const key = options.referencedTable

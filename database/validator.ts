@@ -60,13 +60,20 @@ export async function validateAll<T>(
   options: { signal?: AbortSignal } = {},
 ): Promise<ServiceResult<T[]>> {
   if (!validator) return success(values as T[]);
+  // A Standard Schema first: some (arktype) are also callable, and their call
+  // returns an error object instead of throwing.
+  const standard = (validator as { "~standard"?: { validate?: unknown } })["~standard"];
+  const isSchema = typeof standard?.validate === "function";
+  if (!isSchema && typeof validator !== "function") {
+    return failure({
+      message: "Cannot validate as 'validator' must be a function or a Standard Schema",
+      category: "INVALID_ARGUMENT",
+    });
+  }
+  const plain = !isSchema;
   const out: T[] = [];
   for (let i = 0; i < values.length; i++) {
     try {
-      // A Standard Schema first: some (arktype) are also callable, and their call
-      // returns an error object instead of throwing.
-      const standard = (validator as { "~standard"?: { validate?: unknown } })["~standard"];
-      const plain = typeof validator === "function" && typeof standard?.validate !== "function";
       const pending: unknown = plain
         ? (validator as (v: unknown) => unknown)(values[i])
         : (validator as StandardSchemaV1<T>)["~standard"].validate(values[i]);

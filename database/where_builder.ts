@@ -11,6 +11,7 @@ import { checkColumn, type FilterValue, listOperand, quoteItem, scalar } from ".
 import { TextSearchType } from "./models.ts";
 import { stringifyJson } from "../core/_json_int64.ts";
 import { runBlock } from "./_block.ts";
+import { showValue } from "../core/_show.ts";
 
 /** One predicate or group collected by a {@linkcode WhereBuilder}. */
 export type Predicate =
@@ -273,7 +274,7 @@ export class WhereBuilder {
     if (typeof value !== "boolean") {
       throw new TypeError(
         `Cannot filter with isExactly as the value must be a boolean: current value is ${
-          String(value)
+          showValue(value)
         }`,
       );
     }
@@ -503,13 +504,15 @@ export class WhereBuilder {
     const type = options.type ?? TextSearchType.PLAIN;
     if (!Object.values(TextSearchType).includes(type)) {
       throw new TypeError(
-        `Cannot search as 'type' is not a TextSearchType: current value is ${type}`,
+        `Cannot search as 'type' is not a TextSearchType: current value is ${showValue(type)}`,
       );
     }
     const config = options.config;
     if (config !== undefined && config !== null && !/^[A-Za-z0-9_$]+$/.test(config)) {
       throw new TypeError(
-        `Cannot search as 'config' is not a configuration name: current value is ${config}`,
+        `Cannot search as 'config' is not a configuration name: current value is ${
+          showValue(config)
+        }`,
       );
     }
     return this.#add(column, config ? `${type}(${config})` : type, scalar(query, "textSearch"));
@@ -526,7 +529,9 @@ export class WhereBuilder {
   raw(column: ColumnRef<unknown>, operator: string, value: string): this {
     if (!/^[a-z]+(\([a-z0-9_]+\))?(\.[a-z]+(\([a-z0-9_]+\))?)*$/i.test(operator)) {
       throw new TypeError(
-        `Cannot filter as 'operator' is not a PostgREST operator: current value is ${operator}`,
+        `Cannot filter as 'operator' is not a PostgREST operator: current value is ${
+          showValue(operator)
+        }`,
       );
     }
     return this.#add(column, operator, scalar(value, "raw"), true);

@@ -24,6 +24,7 @@ import type { SessionManager } from "./manager.ts";
 import { saved } from "./_held.ts";
 import { cancelled } from "../core/_abort.ts";
 import { withMaskedFields } from "../core/mask.ts";
+import { showValue } from "../core/_show.ts";
 
 const auths = new WeakMap<BaseClient, AuthClient>();
 function authOf(client: BaseClient): AuthClient {
@@ -352,7 +353,9 @@ export function generateNonce(options: { byteCount?: number } = {}): string {
   const byteCount = options.byteCount ?? 32;
   if (!Number.isInteger(byteCount) || byteCount < 16) {
     throw new RangeError(
-      `Cannot generate a nonce as 'byteCount' must be an integer >= 16: current value is ${byteCount}`,
+      `Cannot generate a nonce as 'byteCount' must be an integer >= 16: current value is ${
+        showValue(byteCount)
+      }`,
     );
   }
   return randomString(byteCount, NONCE_ALPHABET);

@@ -16,6 +16,7 @@ import { InMemorySessionStorage, type SessionStorage } from "./storage.ts";
 import { expClaim, heldOf, storageFailure } from "./_held.ts";
 import { SerialQueue } from "./_serial.ts";
 import { settleQuietly } from "../core/_thrown.ts";
+import { showValue } from "../core/_show.ts";
 
 /**
  * Auth events delivered to `onAuthStateChange` listeners.
@@ -139,15 +140,11 @@ function setting(value: number, name: string, positive: boolean): number {
     throw new RangeError(
       `Cannot manage sessions as '${name}' must be a ${
         positive ? "positive" : "non-negative"
-      } number: current value is ${show(value)}`,
+      } number: current value is ${showValue(value)}`,
     );
   }
   return value;
 }
-
-/** A value for an error message: strings quoted, so that "1" and 1 differ. */
-const show = (value: unknown): string =>
-  typeof value === "string" ? JSON.stringify(value) : String(value);
 
 /**
  * Checks the fields a session's lifetime and refresh depend on (a JavaScript
@@ -170,14 +167,14 @@ function checkSession(session: Session): void {
   ) {
     throw new TypeError(
       `Cannot save the session as its 'expiresIn' must be a non-negative number of seconds: current value is ${
-        show(expiresIn)
+        showValue(expiresIn)
       }`,
     );
   }
   if (expiresAt != null && !(typeof expiresAt === "number" && Number.isFinite(expiresAt))) {
     throw new TypeError(
       `Cannot save the session as its 'expiresAt' must be null or a number of seconds: current value is ${
-        show(expiresAt)
+        showValue(expiresAt)
       }`,
     );
   }

@@ -11,6 +11,7 @@ import { withMaskedFields } from "../core/mask.ts";
 import type { Session, User } from "../auth/models.ts";
 import { SESSION_SECRETS, USER_SECRETS } from "./_copy.ts";
 import { encodeComponent } from "../core/_uri.ts";
+import { showValue } from "../core/_show.ts";
 
 /** Persists one session; every method may be sync or async. */
 export interface SessionStorage {
@@ -458,13 +459,17 @@ export class CookieSessionStorage implements SessionStorage {
     const o = this.#o;
     if (!/^[!#$%&'*+\-.^_`|~0-9A-Za-z]{1,200}$/.test(o.name)) {
       throw new RangeError(
-        `Cannot store cookies as 'name' must be a cookie token of 1 to 200 characters: current value is ${o.name}`,
+        `Cannot store cookies as 'name' must be a cookie token of 1 to 200 characters: current value is ${
+          showValue(o.name)
+        }`,
       );
     }
     // Attribute values end at ';': one inside would add attributes to every Set-Cookie.
     if (typeof o.path !== "string" || !/^\/[\x21-\x3a\x3c-\x7e]*$/.test(o.path)) {
       throw new RangeError(
-        `Cannot store cookies as 'path' must start with '/' and hold no ';', space or control character: current value is ${o.path}`,
+        `Cannot store cookies as 'path' must start with '/' and hold no ';', space or control character: current value is ${
+          showValue(o.path)
+        }`,
       );
     }
     if (
@@ -473,13 +478,17 @@ export class CookieSessionStorage implements SessionStorage {
         !/^\.?[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?$/.test(o.domain))
     ) {
       throw new RangeError(
-        `Cannot store cookies as 'domain' must be a host name: current value is ${o.domain}`,
+        `Cannot store cookies as 'domain' must be a host name: current value is ${
+          showValue(o.domain)
+        }`,
       );
     }
     // Max-Age=0 deletes the cookie at once: every save would be lost.
     if (!Number.isSafeInteger(o.maxAge) || o.maxAge <= 0) {
       throw new RangeError(
-        `Cannot store cookies as 'maxAge' must be a positive integer of seconds: current value is ${o.maxAge}`,
+        `Cannot store cookies as 'maxAge' must be a positive integer of seconds: current value is ${
+          showValue(o.maxAge)
+        }`,
       );
     }
     if (o.sameSite === "None" && !o.secure) {
@@ -501,17 +510,23 @@ export class CookieSessionStorage implements SessionStorage {
     // Browsers keep a cookie of at most 4096 bytes, name and attributes included.
     if (o.chunkSize > 3800 - o.name.length - (o.domain?.length ?? 0) - o.path.length) {
       throw new RangeError(
-        `Cannot store cookies as 'chunkSize' leaves no room under the 4096-byte cookie limit: current value is ${o.chunkSize}`,
+        `Cannot store cookies as 'chunkSize' leaves no room under the 4096-byte cookie limit: current value is ${
+          showValue(o.chunkSize)
+        }`,
       );
     }
     if (!Number.isInteger(this.#o.chunkSize) || this.#o.chunkSize < 100) {
       throw new RangeError(
-        `Cannot store cookies as 'chunkSize' must be an integer >= 100: current value is ${this.#o.chunkSize}`,
+        `Cannot store cookies as 'chunkSize' must be an integer >= 100: current value is ${
+          showValue(this.#o.chunkSize)
+        }`,
       );
     }
     if (!Number.isSafeInteger(o.maxChunks) || o.maxChunks < 1 || o.maxChunks > MAX_CHUNKS) {
       throw new RangeError(
-        `Cannot store cookies as 'maxChunks' must be an integer from 1 to ${MAX_CHUNKS}: current value is ${o.maxChunks}`,
+        `Cannot store cookies as 'maxChunks' must be an integer from 1 to ${MAX_CHUNKS}: current value is ${
+          showValue(o.maxChunks)
+        }`,
       );
     }
   }

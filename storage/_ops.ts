@@ -22,6 +22,7 @@ import {
 } from "./models.ts";
 import { transformQuery } from "./_urls.ts";
 import { encodeComponent } from "../core/_uri.ts";
+import { showValue } from "../core/_show.ts";
 
 /** Cancellation and timeout, accepted by every storage call. */
 export interface StorageCallOptions {
@@ -65,7 +66,9 @@ function checkPaging(op: string, limit: unknown, offset: unknown, min = 1): void
   for (const [name, v, least] of [["limit", limit, min], ["offset", offset, 0]] as const) {
     if (v != null && (!Number.isSafeInteger(v) || (v as number) < least)) {
       throw new RangeError(
-        `Cannot ${op} as '${name}' must be an integer of at least ${least}: current value is ${v}`,
+        `Cannot ${op} as '${name}' must be an integer of at least ${least}: current value is ${
+          showValue(v)
+        }`,
       );
     }
   }
@@ -267,7 +270,9 @@ export function uploadHeaders(o: UploadOptions, upsertHeader: boolean): Record<s
   if (o.cacheControl !== undefined && o.cacheControl !== null) {
     if (!Number.isSafeInteger(o.cacheControl) || o.cacheControl < 0) {
       throw new RangeError(
-        `Cannot upload as 'cacheControl' must be a non-negative integer: current value is ${o.cacheControl}`,
+        `Cannot upload as 'cacheControl' must be a non-negative integer: current value is ${
+          showValue(o.cacheControl)
+        }`,
       );
     }
     headers["cache-control"] = `max-age=${o.cacheControl}`;
@@ -480,12 +485,14 @@ export async function list(
   const offset = o.offset ?? 0;
   if (!Number.isSafeInteger(limit) || limit < 1) {
     throw new RangeError(
-      `Cannot list as 'limit' must be a positive integer: current value is ${limit}`,
+      `Cannot list as 'limit' must be a positive integer: current value is ${showValue(limit)}`,
     );
   }
   if (!Number.isSafeInteger(offset) || offset < 0) {
     throw new RangeError(
-      `Cannot list as 'offset' must be a non-negative integer: current value is ${offset}`,
+      `Cannot list as 'offset' must be a non-negative integer: current value is ${
+        showValue(offset)
+      }`,
     );
   }
   const r = await client.request({
@@ -660,7 +667,9 @@ export interface SignedUrlOptions extends StorageCallOptions {
 function checkExpires(expiresIn: number) {
   if (!Number.isSafeInteger(expiresIn) || expiresIn <= 0) {
     throw new RangeError(
-      `Cannot sign as 'expiresIn' must be a positive integer of seconds: current value is ${expiresIn}`,
+      `Cannot sign as 'expiresIn' must be a positive integer of seconds: current value is ${
+        showValue(expiresIn)
+      }`,
     );
   }
 }

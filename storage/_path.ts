@@ -7,6 +7,7 @@
 
 import { type Failure, failure } from "../core/result.ts";
 import { encodeComponent } from "../core/_uri.ts";
+import { showValue } from "../core/_show.ts";
 
 /** Returns the normalised key, or an error message. */
 export function checkObjectPath(path: string): { key: string } | { error: string } {
@@ -34,7 +35,9 @@ export function encodeBucket(bucket: string): string {
     bucket === "." || bucket === ".."
   ) {
     throw new TypeError(
-      `Cannot use the bucket id as it must be a non-blank string without '/': current value is ${bucket}`,
+      `Cannot use the bucket id as it must be a non-blank string without '/': current value is ${
+        showValue(bucket)
+      }`,
     );
   }
   return encodeComponent(bucket);

@@ -4,6 +4,7 @@
 
 import type { ImageTransformOptions } from "./models.ts";
 import { encodeComponent } from "../core/_uri.ts";
+import { showValue } from "../core/_show.ts";
 
 /** Transform fields as render query pairs; null fields are omitted. */
 export function transformQuery(t: ImageTransformOptions): Array<[string, string]> {
@@ -13,7 +14,9 @@ export function transformQuery(t: ImageTransformOptions): Array<[string, string]
     if (v === null || v === undefined) return;
     if (!Number.isSafeInteger(v) || v <= 0) {
       throw new RangeError(
-        `Cannot transform as '${name}' must be a positive integer: current value is ${v}`,
+        `Cannot transform as '${name}' must be a positive integer: current value is ${
+          showValue(v)
+        }`,
       );
     }
     out.push([name, String(v)]);
@@ -23,7 +26,9 @@ export function transformQuery(t: ImageTransformOptions): Array<[string, string]
   if (t.resize) {
     if (t.resize !== "cover" && t.resize !== "contain" && t.resize !== "fill") {
       throw new TypeError(
-        `Cannot transform as 'resize' must be cover, contain or fill: current value is ${t.resize}`,
+        `Cannot transform as 'resize' must be cover, contain or fill: current value is ${
+          showValue(t.resize)
+        }`,
       );
     }
     out.push(["resize", t.resize]);
@@ -32,7 +37,9 @@ export function transformQuery(t: ImageTransformOptions): Array<[string, string]
     // Server-defined names (origin, webp, avif, ...): a word, nothing to escape.
     if (typeof t.format !== "string" || !/^[a-z0-9]+$/i.test(t.format)) {
       throw new TypeError(
-        `Cannot transform as 'format' must be a format name such as webp: current value is ${t.format}`,
+        `Cannot transform as 'format' must be a format name such as webp: current value is ${
+          showValue(t.format)
+        }`,
       );
     }
     out.push(["format", t.format]);

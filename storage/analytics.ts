@@ -23,6 +23,7 @@ import type { QueryInit } from "../core/query.ts";
 import type { SortOrder } from "./models.ts";
 import { bucketQuery } from "./_ops.ts";
 import { encodeComponent } from "../core/_uri.ts";
+import { showValue } from "../core/_show.ts";
 
 /**
  * A JSON value of the Iceberg catalog: JSON, where integers beyond 2^53
@@ -294,7 +295,7 @@ function nameSegment(name: string, what: string): string {
   if (typeof name !== "string" || name === "" || name === "." || name === "..") {
     throw new TypeError(
       `Cannot use the ${what} as it must be a non-empty string other than . and ..: current value is ${
-        JSON.stringify(name)
+        showValue(name)
       }`,
     );
   }
@@ -916,6 +917,7 @@ export class AnalyticsCatalogClient {
     destination: IcebergTableIdentifier,
     options: CatalogCallOptions = {},
   ): Promise<ServiceResult<void>> {
+    if (!isRequest(source) || !isRequest(destination)) return Promise.resolve(noRequest());
     try {
       encodeNamespace(source.namespace);
       encodeNamespace(destination.namespace);
@@ -945,7 +947,7 @@ export function analyticsCatalog(client: BaseClient, bucketName: string): Analyt
   ) {
     throw new TypeError(
       `Cannot open the catalog as 'bucketName' must be non-blank and hold only letters, digits, '.', '_' and '-': current value is ${
-        JSON.stringify(bucketName)
+        showValue(bucketName)
       }`,
     );
   }

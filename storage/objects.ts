@@ -40,6 +40,7 @@ import type {
   ObjectListV2Response,
   UploadSignedUrl,
 } from "./models.ts";
+import { showValue } from "../core/_show.ts";
 
 export type {
   DownloadOptions,
@@ -910,7 +911,9 @@ export function withCacheNonce(
 ): string {
   if (typeof options !== "object" || options === null) {
     throw new TypeError(
-      `Cannot add a cache nonce as 'options' must be an object such as { name }: current value is ${options}`,
+      `Cannot add a cache nonce as 'options' must be an object such as { name }: current value is ${
+        showValue(options)
+      }`,
     );
   }
   if (typeof url !== "string") {

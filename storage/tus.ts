@@ -19,6 +19,7 @@ import { failure, type ServiceError, type ServiceResult, success } from "../core
 import { MutableStateFlow, type StateFlow } from "../core/state_flow.ts";
 import { checkObjectPath, encodeBucket } from "./_path.ts";
 import { chunkBody, currentUserAgent, streamsChunksByDefault } from "./_chunk_body.ts";
+import { showValue } from "../core/_show.ts";
 
 /** The default chunk size: 6 MiB. Every chunk but the last is exactly `chunkSize`. */
 export const RESUMABLE_DEFAULT_CHUNK_SIZE: number = 6_291_456; // 6 MiB as a literal: bundles drop it unused
@@ -1073,19 +1074,23 @@ export function createResumableUpload(
   const chunkSize = options.chunkSize ?? RESUMABLE_DEFAULT_CHUNK_SIZE;
   if (!Number.isSafeInteger(chunkSize) || chunkSize <= 0) {
     throw new RangeError(
-      `Cannot upload as 'chunkSize' must be a positive integer: current value is ${chunkSize}`,
+      `Cannot upload as 'chunkSize' must be a positive integer: current value is ${
+        showValue(chunkSize)
+      }`,
     );
   }
   const size = options.size;
   if (size !== undefined && size !== null && (!Number.isSafeInteger(size) || size < 0)) {
     throw new RangeError(
-      `Cannot upload as 'size' must be a non-negative integer: current value is ${size}`,
+      `Cannot upload as 'size' must be a non-negative integer: current value is ${showValue(size)}`,
     );
   }
   const timeout = options.timeout;
   if (timeout !== undefined && !(typeof timeout === "number" && timeout >= 0)) {
     throw new RangeError(
-      `Cannot upload as 'timeout' must be a non-negative number: current value is ${timeout}`,
+      `Cannot upload as 'timeout' must be a non-negative number: current value is ${
+        showValue(timeout)
+      }`,
     );
   }
   if (

@@ -21,6 +21,7 @@ import {
   reqString,
 } from "../core/decode.ts";
 import { failure, type ServiceResult, success } from "../core/result.ts";
+import { showValue } from "../core/_show.ts";
 
 /**
  * Vector component types; `UNKNOWN` for anything else.
@@ -179,7 +180,7 @@ function call<T>(
     if (key in body && !(typeof name === "string" && name.trim() !== "")) {
       return Promise.resolve(failure({
         message: `Cannot call ${op} as '${key}' must be a non-blank string: current value is ${
-          JSON.stringify(name)
+          showValue(name)
         }`,
         category: "INVALID_ARGUMENT",
       }));
@@ -360,7 +361,9 @@ export function createVectorIndex(
   if (!Number.isSafeInteger(dimension) || dimension <= 0) {
     return Promise.resolve(failure({
       message:
-        `Cannot create the index as 'dimension' must be a positive integer: current value is ${dimension}`,
+        `Cannot create the index as 'dimension' must be a positive integer: current value is ${
+          showValue(dimension)
+        }`,
       category: "INVALID_ARGUMENT",
     }));
   }
@@ -506,7 +509,9 @@ export function listVectors(
   if (o.segmentCount !== undefined && o.segmentCount !== null) {
     if (!Number.isInteger(o.segmentCount) || o.segmentCount < 1 || o.segmentCount > 16) {
       throw new RangeError(
-        `Cannot list vectors as 'segmentCount' must be 1..16: current value is ${o.segmentCount}`,
+        `Cannot list vectors as 'segmentCount' must be 1..16: current value is ${
+          showValue(o.segmentCount)
+        }`,
       );
     }
   }
@@ -521,9 +526,9 @@ export function listVectors(
     const count = o.segmentCount ?? 1;
     if (!Number.isInteger(o.segmentIndex) || o.segmentIndex < 0 || o.segmentIndex >= count) {
       throw new RangeError(
-        `Cannot list vectors as 'segmentIndex' must be 0..${
-          count - 1
-        }: current value is ${o.segmentIndex}`,
+        `Cannot list vectors as 'segmentIndex' must be 0..${count - 1}: current value is ${
+          showValue(o.segmentIndex)
+        }`,
       );
     }
   }

@@ -144,7 +144,7 @@ Deno.test("filters refuse an undefined column, a function or a symbol operand; i
   );
   await assertInvalid(
     where((w) => w.isExactly("done", Symbol("s") as never)),
-    /must be a boolean: current value is Symbol\(s\)/,
+    /must be a boolean: current value is a symbol$/,
   );
   // The builders themselves throw (they are not operations).
   assert.throws(
@@ -177,5 +177,127 @@ Deno.test("putVectors given something else than an array resolves INVALID_ARGUME
     const r = await s.putVectors("vb", "ix", bad as never);
     assert.equal(r.errorOrNull()?.message, "Cannot put vectors as 'vectors' must be an array");
   }
+  assert.equal(rec.requests.length, 0);
+});
+
+Deno.test("a message's 'current value' never throws, never runs the caller's code and never echoes a token", async () => {
+  const { showValue } = await import("../core/_show.ts");
+  const cyclic: Record<string, unknown> = {};
+  cyclic.self = cyclic;
+  let ran = false;
+  const hostile = {
+    toString() {
+      ran = true;
+      throw new Error("boom");
+    },
+  };
+  const cases: Array<[unknown, string]> = [
+    [Symbol("s"), "a symbol"],
+    [Object.create(null), "an object"],
+    [hostile, "an object"],
+    [cyclic, "an object"],
+    [[1, 2], "an array"],
+    [10n, "10n"],
+    [() => 1, "a function"],
+    [null, "null"],
+    [undefined, "undefined"],
+    [NaN, "NaN"],
+    [-1, "-1"],
+    ["1", '"1"'],
+    ["x".repeat(100), `"${"x".repeat(64)}…"`],
+    ["eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJ1In0.c2lnbmF0dXJl", "a token-shaped string"],
+  ];
+  for (const [value, shown] of cases) assert.equal(showValue(value), shown);
+  assert.equal(ran, false);
+});
+
+Deno.test("values no message can print (a BigInt, a cycle, a symbol, no prototype) still get the clear refusal", async () => {
+  const rec = recordingFetch();
+  const client = createBaseClient("https://p.example", "anon-key", { fetch: rec.fetch });
+  const s = createStorageClient(client);
+  const cyclic: Record<string, unknown> = {};
+  cyclic.self = cyclic;
+  for (const bad of [10n, cyclic, Symbol("s"), Object.create(null)]) {
+    // Vector names were echoed with JSON.stringify, which threw from a promise-returning call.
+    const vector = await s.getVectorBucket(bad as never);
+    assert.match(vector.errorOrNull()!.message, /'vectorBucketName' must be a non-blank string/);
+    const listed = await s.listVectors(bad as never, "ix");
+    assert.match(listed.errorOrNull()!.message, /'vectorBucketName' must be a non-blank string/);
+    // Template literals threw "Cannot convert a Symbol value to a string" instead.
+    const bucket = await s.deleteBucket(bad as never);
+    assert.equal(bucket.errorOrNull()?.category, "INVALID_ARGUMENT");
+    assert.match(bucket.errorOrNull()!.message, /bucket id as it must be a non-blank string/);
+    const analytics = await s.deleteAnalyticsBucket(bad as never);
+    assert.match(analytics.errorOrNull()!.message, /bucket name as it must be a non-empty string/);
+    assert.throws(() => s.analyticsCatalog(bad as never), {
+      name: "TypeError",
+      message: /'bucketName' must be non-blank/,
+    });
+    assert.throws(() => s.getPublicUrl("b", bad as never), TypeError);
+  }
+  await assert.rejects(
+    () => client.request({ area: "storage", path: "/bucket", timeout: Symbol("t") as never }),
+    {
+      name: "RangeError",
+      message: /'timeout' must be a non-negative number: current value is Symbol\(t\)/,
+    },
+  );
+  assert.equal(rec.requests.length, 0);
+});
+
+Deno.test("a token passed where another value belongs is not echoed in the refusal", async () => {
+  const token = "eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJ1In0.c2lnbmF0dXJlLXNlY3JldA";
+  const rec = recordingFetch();
+  const client = createBaseClient("https://p.example", "anon-key", { fetch: rec.fetch });
+  const { createAuthClient } = await import("../auth/mod.ts");
+  const r = await createAuthClient(client).signInWithWeb3(token as never, "m", "s");
+  assert.match(
+    r.errorOrNull()!.message,
+    /'chain' is not a Web3Chain: current value is a token-shaped string/,
+  );
+  assert.ok(!r.errorOrNull()!.message.includes("c2lnbmF0dXJl"));
+  const v = await createStorageClient(client).getVectorBucket({ name: token } as never);
+  assert.ok(!v.errorOrNull()!.message.includes("c2lnbmF0dXJl"));
+  assert.equal(rec.requests.length, 0);
+});
+
+Deno.test("required objects a JavaScript caller leaves out get a refusal naming them, not a property-read TypeError", async () => {
+  const rec = recordingFetch();
+  const client = createBaseClient("https://p.example", "anon-key", { fetch: rec.fetch });
+  const { createAuthClient } = await import("../auth/mod.ts");
+  const { validateAll } = await import("../database/mod.ts");
+  const auth = createAuthClient(client);
+  for (const bad of [undefined, null, "email"]) {
+    const updated = await auth.updateUser("token", bad as never);
+    assert.equal(updated.errorOrNull()?.category, "INVALID_ARGUMENT");
+    assert.match(updated.errorOrNull()!.message, /'updates' must be an object/);
+  }
+  const sso = await auth.getSsoUrl(undefined as never);
+  assert.match(sso.errorOrNull()!.message, /exactly one of 'domain' and 'providerId'/);
+  // supabase-js takes scopes as one space-separated string; a list is asked for here.
+  assert.throws(() => auth.getOAuthSignInUrl("github", { scopes: "repo gist" as never }), {
+    name: "TypeError",
+    message: /'scopes' must be a list of strings: current value is "repo gist"/,
+  });
+  assert.match(
+    auth.getOAuthSignInUrl("github", { scopes: ["repo", "gist"] }),
+    /scopes=repo%20gist/,
+  );
+  const catalog = createStorageClient(client).analyticsCatalog("lake");
+  const renamed = await catalog.renameTableTyped(undefined as never, {
+    namespace: ["a"],
+    name: "t",
+  });
+  assert.match(renamed.errorOrNull()!.message, /'request' must be an object/);
+  for (const bad of [{}, 5, "v"]) {
+    const validated = await validateAll([1], bad as never);
+    assert.equal(validated.errorOrNull()?.category, "INVALID_ARGUMENT");
+    assert.match(validated.errorOrNull()!.message, /function or a Standard Schema/);
+  }
+  const { db } = makeDb();
+  await assertInvalid(
+    db.select("t", { schema: 5 as never }),
+    /'schema' must be a non-blank string: current value is 5/,
+  );
   assert.equal(rec.requests.length, 0);
 });

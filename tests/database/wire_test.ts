@@ -274,7 +274,7 @@ Deno.test("blank table, function or schema and an over-long URL are Failures bef
   const { db, rec } = makeDb();
   await assertInvalid(db.select(" "), /'table' must be a non-blank string/);
   await assertInvalid(db.rpc(""), /'function' must be a non-blank string/);
-  await assertInvalid(db.select("t", { schema: " " }), /'schema' is blank/);
+  await assertInvalid(db.select("t", { schema: " " }), /'schema' must be a non-blank string/);
   assert.throws(() => db.buildSelect(" "), TypeError);
   const r = await db.select("t", {
     block: (b) => b.where((w) => w.inList(id, Array.from({ length: 3000 }, (_, i) => i))),
