@@ -13,6 +13,7 @@ import { failure, type ServiceError, type ServiceResult, success } from "../core
 import { MutableStateFlow, type StateFlow } from "../core/state_flow.ts";
 import { copySession } from "./_copy.ts";
 import { InMemorySessionStorage, type SessionStorage } from "./storage.ts";
+import { hasMethods } from "./_has_methods.ts";
 import { expClaim, heldOf, storageFailure } from "./_held.ts";
 import { SerialQueue } from "./_serial.ts";
 import { settleQuietly } from "../core/_thrown.ts";
@@ -260,7 +261,14 @@ export class SessionManager {
     const buffer = setting(config.refreshBufferSeconds ?? 60, "refreshBufferSeconds", false);
     this.#auth = auth;
     this.#client = client;
-    this.#storage = config.storage ?? new InMemorySessionStorage();
+    const storage = config.storage ?? new InMemorySessionStorage();
+    // supabase-js takes Web Storage itself; here it is wrapped first.
+    if (!hasMethods(storage, ["save", "load", "clear"])) {
+      throw new TypeError(
+        "Cannot manage sessions as 'storage' must have save, load and clear: wrap Web Storage as new KeyValueSessionStorage(webStorageStore(localStorage))",
+      );
+    }
+    this.#storage = storage;
     this.#autoRefreshConfigured = config.autoRefresh ?? true;
     // "saveSession ... schedules refresh": with auto-refresh configured (the default), a saved
     // session is refreshed before expiry without initialize() or startAutoRefresh() first.

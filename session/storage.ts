@@ -6,6 +6,7 @@
  * @module
  */
 
+import { hasMethods } from "./_has_methods.ts";
 import { SessionTooLarge } from "./_too_large.ts";
 import { withMaskedFields } from "../core/mask.ts";
 import type { Session, User } from "../auth/models.ts";
@@ -207,6 +208,12 @@ export class KeyValueSessionStorage implements SessionStorage {
    * @param key The key. Default {@linkcode DEFAULT_KEY}.
    */
   constructor(store: KeyValueStore, key: string = DEFAULT_KEY) {
+    // Web Storage itself (getItem, setItem, removeItem) is the likely mistake: name its adapter.
+    if (!hasMethods(store, ["get", "set", "remove"])) {
+      throw new TypeError(
+        "Cannot store sessions as 'store' must have get, set and remove: wrap Web Storage as webStorageStore(localStorage)",
+      );
+    }
     this.#store = store;
     this.key = key;
   }
@@ -272,6 +279,14 @@ export function webStorageStore(
     removeItem(key: string): void;
   },
 ): KeyValueStore {
+  // `globalThis.localStorage` is undefined in Workers, Deno Deploy and Node.
+  if (!hasMethods(storage, ["getItem", "setItem", "removeItem"])) {
+    throw new TypeError(
+      `Cannot use Web Storage as 'storage' must have getItem, setItem and removeItem: current value is ${
+        showValue(storage)
+      }`,
+    );
+  }
   // Web Storage may refuse writes (Safari private mode, a full quota): the session then
   // lives in memory for this page instead of failing the sign-in.
   return {

@@ -287,6 +287,25 @@ function contentTypeOf(data: UploadData, o: UploadOptions): string {
   return "application/octet-stream";
 }
 
+/**
+ * A Failure for what fetch would not send as bytes: it sends a plain object as the text
+ * "[object Object]" and no data as an empty object, both stored without a word.
+ */
+function refuseData(data: unknown): ServiceResult<never> | null {
+  if (
+    typeof data === "string" || data instanceof ArrayBuffer || ArrayBuffer.isView(data) ||
+    (typeof Blob !== "undefined" && data instanceof Blob) ||
+    (typeof ReadableStream !== "undefined" && data instanceof ReadableStream)
+  ) return null;
+  return failure({
+    message:
+      `Cannot upload as 'data' must be bytes, a Blob, a ReadableStream or a string: current value is ${
+        showValue(data)
+      }`,
+    category: "INVALID_ARGUMENT",
+  });
+}
+
 export async function uploadObject(
   client: BaseClient,
   method: "POST" | "PUT",
@@ -297,9 +316,8 @@ export async function uploadObject(
 ): Promise<ServiceResult<string>> {
   const encoded = objectPathOrFailure(bucket, path);
   if (typeof encoded !== "string") return encoded;
-  if (data === null || data === undefined) {
-    return failure({ message: "Cannot upload as 'data' is missing", category: "INVALID_ARGUMENT" });
-  }
+  const refused = refuseData(data);
+  if (refused) return refused;
   const r = await client.request({
     method,
     area: "storage",
@@ -326,6 +344,8 @@ export async function uploadToSignedUrl(
   if (typeof token !== "string" || token.trim() === "") {
     return failure({ message: "Cannot upload as 'token' is blank", category: "INVALID_ARGUMENT" });
   }
+  const refused = refuseData(data);
+  if (refused) return refused;
   const r = await client.request({
     method: "PUT",
     area: "storage",

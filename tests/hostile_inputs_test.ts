@@ -301,3 +301,35 @@ Deno.test("required objects a JavaScript caller leaves out get a refusal naming 
   );
   assert.equal(rec.requests.length, 0);
 });
+
+Deno.test("upload data fetch would not send as bytes is refused, not stored as '[object Object]' or as nothing", async () => {
+  const rec = recordingFetch(() => jsonResponse({ Key: "b/p" }));
+  const s = createStorageClient(
+    createBaseClient("https://p.example", "anon-key", { fetch: rec.fetch }),
+  );
+  for (const bad of [{ a: 1 }, null, undefined, 5, [1, 2]]) {
+    for (
+      const r of [
+        await s.upload("b", "p", bad as never),
+        await s.update("b", "p", bad as never),
+        await s.uploadToSignedUrl("b", "p", "token", bad as never),
+      ]
+    ) {
+      assert.equal(r.errorOrNull()?.category, "INVALID_ARGUMENT");
+      assert.match(
+        r.errorOrNull()!.message,
+        /'data' must be bytes, a Blob, a ReadableStream or a string/,
+      );
+    }
+  }
+  assert.equal(rec.requests.length, 0);
+  // Every body fetch sends as bytes still goes, views other than Uint8Array included.
+  const buffer = new Uint8Array([1, 2, 3, 4]).buffer;
+  for (
+    const good of [buffer, new DataView(buffer), new Int16Array(buffer), "text", new Blob(["b"])]
+  ) {
+    assert.ok((await s.upload("b", "p", good as never)).ok);
+  }
+  assert.deepEqual([...rec.requests[1].bytes!], [1, 2, 3, 4]);
+  assert.deepEqual([...rec.requests[2].bytes!], [1, 2, 3, 4]);
+});

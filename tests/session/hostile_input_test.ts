@@ -9,6 +9,7 @@ import {
   createSessionManager,
   InMemorySessionStorage,
   KeyValueSessionStorage,
+  webStorageStore,
 } from "../../session/mod.ts";
 import { BASE, KEY, sessionJson, withClock } from "./_helpers.ts";
 
@@ -239,4 +240,39 @@ Deno.test("a custom storage whose load answers no session (a string, {}, snake_c
     assert.equal(m.sessionState.value.kind, "NotAuthenticated");
     m.dispose();
   }
+});
+
+Deno.test("Web Storage handed in where a session storage belongs is refused at construction, naming the adapter", async () => {
+  const { auth, client } = setup();
+  const map = new Map<string, string>();
+  // What supabase-js takes: localStorage itself. It failed at the first save ("save is not a function").
+  const webStorage = {
+    getItem: (k: string) => map.get(k) ?? null,
+    setItem: (k: string, v: string) => void map.set(k, v),
+    removeItem: (k: string) => void map.delete(k),
+  };
+  for (const bad of [webStorage, {}, 5, { save() {}, load() {} }]) {
+    assert.throws(() => createSessionManager(auth, client, { storage: bad as never }), {
+      name: "TypeError",
+      message:
+        /'storage' must have save, load and clear: wrap Web Storage as new KeyValueSessionStorage\(webStorageStore\(localStorage\)\)/,
+    });
+    assert.throws(() => new KeyValueSessionStorage(bad as never), {
+      name: "TypeError",
+      message: /'store' must have get, set and remove: wrap Web Storage as webStorageStore/,
+    });
+  }
+  // localStorage is undefined in Workers, Deno Deploy and Node.
+  assert.throws(() => webStorageStore(undefined as never), {
+    name: "TypeError",
+    message: /must have getItem, setItem and removeItem: current value is undefined/,
+  });
+  // Wrapped as the message says, it works.
+  const manager = createSessionManager(auth, client, {
+    storage: new KeyValueSessionStorage(webStorageStore(webStorage)),
+    autoRefresh: false,
+  });
+  await manager.saveSession(decodeSession(sessionJson(1)));
+  assert.equal(map.size, 1);
+  manager.dispose();
 });
