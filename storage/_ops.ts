@@ -74,11 +74,31 @@ function checkPaging(op: string, limit: unknown, offset: unknown, min = 1): void
   }
 }
 
+/**
+ * A sort column is a name and its direction `asc` or `desc` (`TypeError` otherwise):
+ * supabase-js's `sortBy: { column, order }` would reach the server as an object.
+ */
+function checkSort(op: string, column: unknown, order: unknown): void {
+  if (column != null && typeof column !== "string") {
+    throw new TypeError(
+      `Cannot ${op} as the sort column must be a column name, its direction in 'sortOrder': current value is ${
+        showValue(column)
+      }`,
+    );
+  }
+  if (order != null && order !== SortOrder.ASC && order !== SortOrder.DESC) {
+    throw new TypeError(
+      `Cannot ${op} as 'sortOrder' must be asc or desc: current value is ${showValue(order)}`,
+    );
+  }
+}
+
 export function bucketQuery(
   o: ListBucketsOptions,
   op = "list buckets",
 ): Array<[string, string | null | undefined]> {
   checkPaging(op, o.limit, o.offset);
+  checkSort(op, o.sortColumn, o.sortOrder);
   return [
     ["limit", o.limit?.toString()],
     ["offset", o.offset?.toString()],
@@ -146,6 +166,36 @@ export interface UpdateBucketOptions extends StorageCallOptions {
   allowedMimeTypes?: string[] | null;
 }
 
+/**
+ * The bucket settings as the document types them (`RangeError`/`TypeError`, a Failure through
+ * the guard): supabase-js also takes sizes such as "1mb", which the returned `Bucket`, typed in
+ * bytes, could not hold.
+ */
+function checkBucketSettings(op: string, o: CreateBucketOptions | UpdateBucketOptions): void {
+  const { public: isPublic, fileSizeLimit: limit, allowedMimeTypes: types } = o;
+  if (isPublic != null && typeof isPublic !== "boolean") {
+    throw new TypeError(
+      `Cannot ${op} the bucket as 'public' must be a boolean: current value is ${
+        showValue(isPublic)
+      }`,
+    );
+  }
+  if (limit != null && !(Number.isSafeInteger(limit) && limit >= 0)) {
+    throw new RangeError(
+      `Cannot ${op} the bucket as 'fileSizeLimit' must be a whole number of bytes: current value is ${
+        showValue(limit)
+      }`,
+    );
+  }
+  if (types != null && !(Array.isArray(types) && types.every((t) => typeof t === "string"))) {
+    throw new TypeError(
+      `Cannot ${op} the bucket as 'allowedMimeTypes' must be a list of strings: current value is ${
+        showValue(types)
+      }`,
+    );
+  }
+}
+
 function dropNulls(obj: Record<string, unknown>) {
   return Object.fromEntries(Object.entries(obj).filter(([, v]) => v !== null && v !== undefined));
 }
@@ -157,6 +207,7 @@ export async function createBucket(
   o: CreateBucketOptions = {},
 ): Promise<ServiceResult<Bucket>> {
   encodeBucket(id);
+  checkBucketSettings("create", o);
   const r = await client.request({
     method: "POST",
     area: "storage",
@@ -188,6 +239,7 @@ export async function updateBucket(
   o: UpdateBucketOptions = {},
 ): Promise<ServiceResult<Bucket>> {
   const path = `/bucket/${encodeBucket(id)}`;
+  checkBucketSettings("update", o);
   // The Storage API keeps a bucket's name: a rename is refused, never silently ignored. Only
   // the fields given are sent (reading `public` first and writing it back would undo a change
   // made meanwhile).
@@ -515,6 +567,7 @@ export async function list(
       }`,
     );
   }
+  checkSort("list", o.sortBy, o.sortOrder);
   const r = await client.request({
     method: "POST",
     area: "storage",
@@ -558,6 +611,7 @@ export async function listV2(
   o: ListV2Options = {},
 ): Promise<ServiceResult<ObjectListV2Response>> {
   checkPaging("list", o.limit, null);
+  checkSort("list", o.sortBy, o.sortOrder);
   const r = await client.request({
     method: "POST",
     area: "storage",

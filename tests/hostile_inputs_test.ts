@@ -333,3 +333,85 @@ Deno.test("upload data fetch would not send as bytes is refused, not stored as '
   assert.deepEqual([...rec.requests[1].bytes!], [1, 2, 3, 4]);
   assert.deepEqual([...rec.requests[2].bytes!], [1, 2, 3, 4]);
 });
+
+Deno.test("bucket settings outside their types are refused before sending: sizes such as '1mb' (supabase-js takes them), a 'public' string, a MIME string", async () => {
+  const rec = recordingFetch(() => jsonResponse({ name: "b" }));
+  const s = createStorageClient(
+    createBaseClient("https://p.example", "anon-key", { fetch: rec.fetch }),
+  );
+  const cases: Array<[Record<string, unknown>, RegExp]> = [
+    [
+      { fileSizeLimit: "1mb" },
+      /'fileSizeLimit' must be a whole number of bytes: current value is "1mb"/,
+    ],
+    [{ fileSizeLimit: -1 }, /'fileSizeLimit' must be a whole number of bytes: current value is -1/],
+    [{ fileSizeLimit: 1.5 }, /'fileSizeLimit'/],
+    [{ public: "true" }, /'public' must be a boolean: current value is "true"/],
+    [{ allowedMimeTypes: "image/png" }, /'allowedMimeTypes' must be a list of strings/],
+    [{ allowedMimeTypes: ["image/png", 5] }, /'allowedMimeTypes' must be a list of strings/],
+  ];
+  for (const [options, message] of cases) {
+    for (
+      const r of [
+        await s.createBucket("b", "b", options as never),
+        await s.updateBucket("b", options as never),
+      ]
+    ) {
+      assert.equal(r.errorOrNull()?.category, "INVALID_ARGUMENT");
+      assert.match(r.errorOrNull()!.message, message);
+    }
+  }
+  assert.equal(rec.requests.length, 0);
+  const created = await s.createBucket("b", "b", {
+    public: true,
+    fileSizeLimit: 1_048_576,
+    allowedMimeTypes: ["image/png"],
+  });
+  assert.equal(created.getOrNull()?.fileSizeLimit, 1_048_576);
+  assert.deepEqual(rec.only.json(), {
+    id: "b",
+    name: "b",
+    public: true,
+    file_size_limit: 1_048_576,
+    allowed_mime_types: ["image/png"],
+  });
+});
+
+Deno.test("a sort given as supabase-js's { column, order } or an unknown direction is refused, not sent as an object", async () => {
+  const rec = recordingFetch(() => jsonResponse([]));
+  const s = createStorageClient(
+    createBaseClient("https://p.example", "anon-key", { fetch: rec.fetch }),
+  );
+  const sortObject = { column: "name", order: "desc" };
+  for (
+    const r of [
+      await s.list("b", { sortBy: sortObject as never }),
+      await s.listV2("b", { sortBy: sortObject as never }),
+      await s.listBuckets({ sortColumn: sortObject as never }),
+      await s.listAnalyticsBuckets({ sortColumn: sortObject as never }),
+    ]
+  ) {
+    assert.equal(r.errorOrNull()?.category, "INVALID_ARGUMENT");
+    assert.match(
+      r.errorOrNull()!.message,
+      /sort column must be a column name, its direction in 'sortOrder': current value is an object/,
+    );
+  }
+  for (
+    const r of [
+      await s.list("b", { sortBy: "name", sortOrder: "descending" as never }),
+      await s.listBuckets({ sortOrder: "DESC" as never }),
+    ]
+  ) {
+    assert.match(
+      r.errorOrNull()!.message,
+      /'sortOrder' must be asc or desc: current value is "(descending|DESC)"/,
+    );
+  }
+  assert.equal(rec.requests.length, 0);
+  assert.ok((await s.list("b", { sortBy: "name", sortOrder: "desc" })).ok);
+  assert.deepEqual((rec.only.json() as { sortBy: unknown }).sortBy, {
+    column: "name",
+    order: "desc",
+  });
+});
