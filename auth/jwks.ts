@@ -269,7 +269,8 @@ function parseKeySet(
 
 function checkDuration(name: string, value: number | undefined, fallback: number): number {
   const v = value ?? fallback;
-  if (!(typeof v === "number" && v >= 0 && !Number.isNaN(v))) {
+  // NaN is not >= 0.
+  if (!(typeof v === "number" && v >= 0)) {
     throw new RangeError(
       `Cannot create the JWKS resolver as '${name}' must be a non-negative number: current value is ${
         describeThrown(v)

@@ -40,6 +40,10 @@ export function encodeQueryComponent(value: string): string {
 
 /**
  * Encodes a {@linkcode QueryInit} into a query string without the leading `?`.
+ * Null and undefined values are left out; an object or a function (an option
+ * of the wrong type, which would go out as `[object Object]`) is a
+ * `TypeError` naming its key, which the transport resolves as
+ * `Failure(INVALID_ARGUMENT)` before sending.
  *
  * @example Encoding pairs
  * ```ts
@@ -60,6 +64,11 @@ export function encodeQuery(query: QueryInit | undefined): string {
   let out = "";
   for (const [key, value] of entries) {
     if (value === null || value === undefined) continue;
+    // String() would send "[object Object]" for an option of the wrong type (an object or a
+    // function: what Object() returns unchanged).
+    if (Object(value) === value) {
+      throw new TypeError(`Cannot send the request as '${key}' must be a string`);
+    }
     if (out !== "") out += "&";
     out += encodeQueryComponent(key) + "=" + encodeQueryComponent(String(value));
   }

@@ -415,3 +415,35 @@ Deno.test("a sort given as supabase-js's { column, order } or an unknown directi
     order: "desc",
   });
 });
+
+Deno.test("an option of the wrong type bound for the query string is refused by its key, never sent as '[object Object]'", async () => {
+  const rec = recordingFetch(() => jsonResponse({}));
+  const client = createBaseClient("https://p.example", "anon-key", { fetch: rec.fetch });
+  const { createAuthClient } = await import("../auth/mod.ts");
+  const { encodeQuery } = await import("../core/query.ts");
+  const auth = createAuthClient(client);
+  const storage = createStorageClient(client);
+  const cases: Array<[Promise<ServiceResult<unknown>>, string]> = [
+    [
+      auth.resetPasswordForEmail("a@example.com", { redirectTo: { url: "x" } as never }),
+      "redirect_to",
+    ],
+    [auth.signUpWithEmail("a@example.com", "pw", { emailRedirectTo: [] as never }), "redirect_to"],
+    [storage.download("b", "p", { fileName: { name: "x" } as never }), "download"],
+    [storage.listBuckets({ search: new Date() as never }), "search"],
+    [storage.analyticsCatalog("lake").listNamespaces({ pageToken: {} as never }), "pageToken"],
+  ];
+  for (const [call, key] of cases) {
+    const r = await call;
+    assert.equal(r.errorOrNull()?.category, "INVALID_ARGUMENT", key);
+    assert.equal(r.errorOrNull()?.message, `Cannot send the request as '${key}' must be a string`);
+  }
+  // Only the catalog's configuration was read (before its call was refused).
+  assert.deepEqual(rec.requests.map((q) => q.url.pathname), ["/storage/v1/iceberg/v1/config"]);
+  assert.throws(() => encodeQuery([["a", (() => 1) as never]]), {
+    name: "TypeError",
+    message: "Cannot send the request as 'a' must be a string",
+  });
+  // Numbers and booleans still go as text; null and undefined are left out.
+  assert.equal(encodeQuery([["n", 5], ["b", false], ["x", null], ["u", undefined]]), "n=5&b=false");
+});
