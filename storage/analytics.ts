@@ -267,6 +267,17 @@ function invalidArgument(error: unknown) {
   });
 }
 
+/** `pageSize` as sent: a positive integer (`RangeError` otherwise, which the call resolves as a Failure). */
+function pageSizeOf(size: unknown): string | undefined {
+  if (size == null) return undefined;
+  if (!(Number.isSafeInteger(size) && (size as number) > 0)) {
+    throw new RangeError(
+      `Cannot list as 'pageSize' must be a positive integer: current value is ${showValue(size)}`,
+    );
+  }
+  return String(size);
+}
+
 function pageTokens<T extends object>(o: Record<string, unknown>, rest: T) {
   const snake = optString(o, "next-page-token");
   const camel = optString(o, "nextPageToken");
@@ -487,18 +498,20 @@ export class AnalyticsCatalogClient {
       pageSize?: number | null;
     } = {},
   ): Promise<ServiceResult<CatalogJsonObject>> {
-    let parent: string | null = null;
+    let query: Array<[string, string | null | undefined]>;
     try {
       // No levels is the root, as null is.
-      parent = options.parent?.length ? decodeURIComponent(encodeNamespace(options.parent)) : null;
+      const parent = options.parent?.length
+        ? decodeURIComponent(encodeNamespace(options.parent))
+        : null;
+      query = [
+        ["parent", parent],
+        ["pageToken", options.pageToken],
+        ["pageSize", pageSizeOf(options.pageSize)],
+      ];
     } catch (error) {
       return Promise.resolve(invalidArgument(error));
     }
-    const query: Array<[string, string | null | undefined]> = [
-      ["parent", parent],
-      ["pageToken", options.pageToken],
-      ["pageSize", options.pageSize?.toString()],
-    ];
     return this.#at("GET", "/namespaces", { ...options, query });
   }
 
@@ -668,9 +681,15 @@ export class AnalyticsCatalogClient {
     namespace: string[],
     options: CatalogCallOptions & { pageToken?: string | null; pageSize?: number | null } = {},
   ): Promise<ServiceResult<CatalogJsonObject>> {
+    let size: string | undefined;
+    try {
+      size = pageSizeOf(options.pageSize);
+    } catch (error) {
+      return Promise.resolve(invalidArgument(error));
+    }
     return this.#at("GET", () => `/namespaces/${encodeNamespace(namespace)}/tables`, {
       ...options,
-      query: [["pageToken", options.pageToken], ["pageSize", options.pageSize?.toString()]],
+      query: [["pageToken", options.pageToken], ["pageSize", size]],
     });
   }
 

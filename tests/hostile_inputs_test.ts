@@ -447,3 +447,27 @@ Deno.test("an option of the wrong type bound for the query string is refused by 
   // Numbers and booleans still go as text; null and undefined are left out.
   assert.equal(encodeQuery([["n", 5], ["b", false], ["x", null], ["u", undefined]]), "n=5&b=false");
 });
+
+Deno.test("the catalog's pageSize must be a positive integer: a list or a fraction is refused, not joined into the query", async () => {
+  const rec = recordingFetch(() => jsonResponse({ overrides: {}, defaults: {} }));
+  const catalog = createStorageClient(
+    createBaseClient("https://p.example", "anon-key", { fetch: rec.fetch }),
+  ).analyticsCatalog("lake");
+  for (const bad of [[10, 20], 0, 2.5, "10"]) {
+    for (
+      const r of [
+        await catalog.listNamespaces({ pageSize: bad as never }),
+        await catalog.listTables(["a"], { pageSize: bad as never }),
+      ]
+    ) {
+      assert.equal(r.errorOrNull()?.category, "INVALID_ARGUMENT");
+      assert.match(
+        r.errorOrNull()!.message,
+        /'pageSize' must be a positive integer: current value is /,
+      );
+    }
+  }
+  assert.equal(rec.requests.length, 0);
+  await catalog.listTables(["a"], { pageSize: 20 });
+  assert.equal(rec.last.url.searchParams.get("pageSize"), "20");
+});
