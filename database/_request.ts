@@ -101,11 +101,30 @@ export interface Preferences {
   maxAffected?: number | null;
 }
 
+/**
+ * A preference's value, if it is one PostgREST knows (`TypeError` otherwise): PostgREST
+ * ignores an unknown one, so a misspelt `count` would silently bring no count.
+ */
+function known(name: string, value: string, allowed: readonly string[]): string {
+  if (!allowed.includes(value)) {
+    throw new TypeError(
+      `Cannot build the request as '${name}' must be ${allowed.slice(0, -1).join(", ")} or ${
+        allowed.at(-1)
+      }: current value is ${showValue(value)}`,
+    );
+  }
+  return value;
+}
+
 /** The `Prefer` header value, or null when there is nothing to prefer. */
 export function preferHeader(p: Preferences): string | null {
   const out: string[] = [];
-  if (p.returning) out.push(`return=${p.returning}`);
-  if (p.count) out.push(`count=${p.count}`);
+  if (p.returning) {
+    out.push(
+      `return=${known("returning", p.returning, ["minimal", "representation", "headers-only"])}`,
+    );
+  }
+  if (p.count) out.push(`count=${known("count", p.count, ["exact", "planned", "estimated"])}`);
   if (p.resolution) out.push(`resolution=${p.resolution}`);
   if (p.missingDefault) out.push("missing=default");
   if (p.rollback) out.push("tx=rollback");

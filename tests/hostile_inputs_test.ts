@@ -471,3 +471,22 @@ Deno.test("the catalog's pageSize must be a positive integer: a list or a fracti
   await catalog.listTables(["a"], { pageSize: 20 });
   assert.equal(rec.last.url.searchParams.get("pageSize"), "20");
 });
+
+Deno.test("a count or returning PostgREST does not know is refused: it would ignore it and bring no count", async () => {
+  const { db, rec } = makeDb();
+  await assertInvalid(
+    db.select("t", { count: "exactt" as never }),
+    /'count' must be exact, planned or estimated: current value is "exactt"/,
+  );
+  await assertInvalid(
+    db.insert("t", '[{"a":1}]', { count: Object.create(null) }),
+    /'count' must be exact, planned or estimated: current value is an object/,
+  );
+  await assertInvalid(
+    db.update("t", '{"a":1}', (w) => w.eq("id", 1), { returning: "rows" as never }),
+    /'returning' must be minimal, representation or headers-only: current value is "rows"/,
+  );
+  assert.equal(rec.requests.length, 0);
+  assert.ok((await db.select("t", { count: "planned" })).ok);
+  assert.match(rec.only.headers.get("prefer") ?? "", /count=planned/);
+});
