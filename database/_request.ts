@@ -240,6 +240,18 @@ function transportRequest(client: BaseClient, req: PgRequest): TransportRequest<
     responseType: "text",
   };
   if (req.body !== undefined) {
+    // supabase-js takes rows as values: here the primitives take JSON text, which fetch would
+    // otherwise send as "[object Object]" (the typed helpers take values).
+    if (typeof req.body !== "string") {
+      return `Cannot send the request as its body must be text (JSON as a string; the typed helpers such as insertTyped take values): current value is ${
+        showValue(req.body)
+      }`;
+    }
+    if (req.contentType !== undefined && typeof req.contentType !== "string") {
+      return `Cannot send the request as 'contentType' must be a string: current value is ${
+        showValue(req.contentType)
+      }`;
+    }
     init.body = req.body;
     init.contentType = req.contentType ?? "application/json";
   }

@@ -428,6 +428,13 @@ export class DatabaseClient {
   ): Promise<ServiceResult<string>> {
     return guarded(() => {
       const contentType = options.contentType ?? "application/json";
+      if (typeof contentType !== "string") {
+        throw new TypeError(
+          `Cannot insert as 'contentType' must be a string: current value is ${
+            showValue(contentType)
+          }`,
+        );
+      }
       const pairs: Array<[string, string]> = [];
       const returning = options.returning ?? ReturnOption.REPRESENTATION;
       const explicit = options.columns ?? null;

@@ -179,6 +179,16 @@ async function run(
     // Only the stretch before it is shown: the headers hold the API key.
     const shown = /.{0,60}\[object [A-Za-z]+\]/.exec(wire);
     if (shown) problems.push(`${where}: the wire holds ${shown[0]}`);
+    const body = init?.body;
+    if (
+      body != null && typeof body !== "string" && !(body instanceof Blob) &&
+      !(body instanceof ReadableStream) && !(body instanceof ArrayBuffer) &&
+      !ArrayBuffer.isView(body)
+    ) {
+      problems.push(
+        `${where}: a body fetch would send as text (${Object.prototype.toString.call(body)})`,
+      );
+    }
     const status = pick([200, 200, 201, 204, 400, 401, 404, 409, 500]);
     const k = rnd();
     if (k < 0.1) return Promise.reject(new TypeError("network down"));

@@ -490,3 +490,28 @@ Deno.test("a count or returning PostgREST does not know is refused: it would ign
   assert.ok((await db.select("t", { count: "planned" })).ok);
   assert.match(rec.only.headers.get("prefer") ?? "", /count=planned/);
 });
+
+Deno.test("rows given to the database primitives as values (as supabase-js takes them) are refused, not sent as '[object Object]'", async () => {
+  const { db, rec } = makeDb();
+  for (const body of [{ a: 1 }, [{ a: 1 }], 5, null]) {
+    await assertInvalid(
+      db.insert("t", body as never),
+      /body must be text \(JSON as a string; the typed helpers such as insertTyped take values\)/,
+    );
+    await assertInvalid(
+      db.update("t", body as never, (w) => w.eq("id", 1)),
+      /body must be text/,
+    );
+  }
+  await assertInvalid(
+    db.insert("t", "[]", { contentType: 5 as never }),
+    /'contentType' must be a string: current value is 5/,
+  );
+  await assertInvalid(
+    db.rpc("f", { params: "1", contentType: {} as never }),
+    /'contentType' must be a string: current value is an object/,
+  );
+  assert.equal(rec.requests.length, 0);
+  assert.ok((await db.insert("t", '[{"a":1}]')).ok);
+  assert.equal(rec.only.text, '[{"a":1}]');
+});
