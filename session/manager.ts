@@ -409,7 +409,10 @@ export class SessionManager {
 
   /**
    * Persists a session, applies its token to the base client and schedules
-   * its refresh.
+   * its refresh. Rejects with a `TypeError`, applying nothing, for a session
+   * that is not one; rejects with the storage's own error (or a `TimeoutError`
+   * after 10 s) when the storage cannot save it, the session then being live
+   * in memory only.
    *
    * @param session The session.
    * @param options The event to emit. Default SIGNED_IN.
@@ -440,7 +443,11 @@ export class SessionManager {
     }
   }
 
-  /** Forgets the session: storage, base-client token, timers; emits SIGNED_OUT. */
+  /**
+   * Forgets the session: storage, base-client token, timers; emits SIGNED_OUT.
+   * Rejects with the storage's own error (or a `TimeoutError` after 10 s) when
+   * the storage cannot clear it; the session is forgotten in memory all the same.
+   */
   async clearSession(): Promise<void> {
     this.#drop();
     const epoch = this.#epoch;
