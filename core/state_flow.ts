@@ -101,6 +101,10 @@ export class MutableStateFlow<T> implements StateFlow<T> {
    * @returns A function that unsubscribes.
    */
   subscribe(listener: StateListener<T>): () => void {
+    // Calls of anything else would be isolated, so it would fail without a word.
+    if (typeof listener !== "function") {
+      throw new TypeError("Cannot subscribe as 'listener' must be a function");
+    }
     // An async listener's rejection is isolated like a throw.
     const own = (v: T) => settleQuietly(listener(v));
     this.#listeners.add(own);

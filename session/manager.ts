@@ -375,6 +375,10 @@ export class SessionManager {
     callback: AuthStateChangeCallback,
     options: { emitInitialSession?: boolean } = {},
   ): () => void {
+    // Calls of anything else would be isolated, so it would fail without a word.
+    if (typeof callback !== "function") {
+      throw new TypeError("Cannot subscribe as 'callback' must be a function");
+    }
     this.#listeners.add(callback);
     if (options.emitInitialSession ?? true) {
       try {

@@ -276,3 +276,22 @@ Deno.test("Web Storage handed in where a session storage belongs is refused at c
   assert.equal(map.size, 1);
   manager.dispose();
 });
+
+Deno.test("a listener that is not a function is refused when subscribing, not isolated into silence", () => {
+  const { auth, client } = setup();
+  const manager = createSessionManager(auth, client, { autoRefresh: false });
+  for (const bad of [undefined, null, {}, "cb"]) {
+    assert.throws(() => manager.onAuthStateChange(bad as never), {
+      name: "TypeError",
+      message: "Cannot subscribe as 'callback' must be a function",
+    });
+    assert.throws(() => manager.sessionState.subscribe(bad as never), {
+      name: "TypeError",
+      message: "Cannot subscribe as 'listener' must be a function",
+    });
+  }
+  const seen: string[] = [];
+  manager.onAuthStateChange((event) => void seen.push(event))();
+  assert.deepEqual(seen, ["INITIAL_SESSION"]);
+  manager.dispose();
+});
