@@ -144,8 +144,7 @@ async function serverValidate(
 }
 
 function hasSubtle(): boolean {
-  return typeof crypto === "object" && crypto !== null && typeof crypto.subtle === "object" &&
-    crypto.subtle !== null;
+  return typeof crypto === "object" && typeof crypto?.subtle?.verify === "function";
 }
 
 /**

@@ -21,8 +21,11 @@ import { describeThrown } from "./_thrown.ts";
 export interface ClientOptions {
   /** The fetch implementation; `globalThis.fetch` (read at call time) by default. */
   fetch?: typeof fetch;
-  /** Headers added to every request (per-call headers still win). */
-  headers?: Record<string, string>;
+  /**
+   * Headers added to every request (per-call headers still win): a record, a
+   * `Headers` object or a list of pairs; names are kept lower-case.
+   */
+  headers?: Record<string, string> | Headers | Array<[string, string]>;
   /** Default timeout per call in milliseconds; 0 disables. Default 30000. */
   timeout?: number;
   /** Retry policy for calls that allow retrying. */
@@ -71,19 +74,21 @@ export class BaseClient implements TransportContext {
    * @param options Transport options.
    */
   constructor(url: string, apiKey: string, options: ClientOptions = {}) {
-    let parsed: URL;
+    let parsed: URL | undefined;
     try {
       parsed = new URL(url);
     } catch {
-      throw new TypeError(`Cannot create the client as 'url' is not a valid URL`);
+      // Refused below, with a URL of another scheme (the URL is not echoed: it may hold credentials).
     }
-    if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
-      throw new TypeError(
-        `Cannot create the client as 'url' must use http or https: current protocol is ${parsed.protocol}`,
-      );
+    if (parsed?.protocol !== "http:" && parsed?.protocol !== "https:") {
+      throw new TypeError("Cannot create the client as 'url' must be an http or https URL");
     }
     if (typeof apiKey !== "string" || apiKey.trim() === "") {
       throw new TypeError("Cannot create the client as 'apiKey' must be a non-blank string");
+    }
+    // Else every request would fail, and be retried, as a network error.
+    if (options.fetch !== undefined && typeof options.fetch !== "function") {
+      throw new TypeError("Cannot create the client as 'fetch' must be a function");
     }
     const timeout = options.timeout ?? DEFAULT_TIMEOUT_MS;
     if (!(typeof timeout === "number" && timeout >= 0)) {
@@ -96,7 +101,9 @@ export class BaseClient implements TransportContext {
     this.url = (parsed.origin + parsed.pathname).replace(/\/+$/, "");
     this.#apiKey = apiKey.trim(); // as Headers would send it
     this.#fetch = options.fetch;
-    this.headers = Object.freeze({ ...options.headers });
+    // Through Headers: a Headers object or a list of pairs (what fetch takes) would spread to
+    // nothing, and a value that cannot be sent is refused here rather than at every request.
+    this.headers = Object.freeze(Object.fromEntries(new Headers(options.headers)));
     this.timeout = timeout;
     this.retry = resolveRetryPolicy(options.retry);
     if (options.accessToken) this.setAccessToken(options.accessToken);

@@ -1102,6 +1102,15 @@ export function createResumableUpload(
       "Cannot upload as 'data' must be a Uint8Array, a Blob or a ReadableStream of bytes",
     );
   }
+  const store = options.urlStore;
+  // Else its first call would fail the upload with "get is not a function".
+  if (
+    store != null &&
+    !(typeof store.get === "function" && typeof store.set === "function" &&
+      typeof store.remove === "function")
+  ) {
+    throw new TypeError("Cannot upload as 'urlStore' must have get, set and remove");
+  }
   encodeBucket(bucket);
   const checked = checkObjectPath(path);
   if ("error" in checked) throw new TypeError(checked.error);

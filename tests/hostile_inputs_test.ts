@@ -515,3 +515,36 @@ Deno.test("rows given to the database primitives as values (as supabase-js takes
   assert.ok((await db.insert("t", '[{"a":1}]')).ok);
   assert.equal(rec.only.text, '[{"a":1}]');
 });
+
+Deno.test("client and upload settings that would fail every call are refused at construction: fetch, url, urlStore; headers take any HeadersInit", async () => {
+  for (const bad of ["x", {}, 5]) {
+    assert.throws(() => createBaseClient("https://p.example", "k", { fetch: bad as never }), {
+      name: "TypeError",
+      message: "Cannot create the client as 'fetch' must be a function",
+    });
+  }
+  for (const url of ["not a url", "ftp://p.example", "", "wss://p.example"]) {
+    assert.throws(() => createBaseClient(url, "k"), {
+      name: "TypeError",
+      message: "Cannot create the client as 'url' must be an http or https URL",
+    });
+  }
+  // A Headers object or a list of pairs, as fetch takes them, was spread into nothing.
+  for (const headers of [new Headers({ "X-App": "one" }), [["X-App", "one"]], { "X-App": "one" }]) {
+    const rec = recordingFetch(() => jsonResponse([]));
+    const client = createBaseClient("https://p.example", "k", {
+      fetch: rec.fetch,
+      headers: headers as never,
+    });
+    assert.ok((await createStorageClient(client).listBuckets()).ok);
+    assert.equal(rec.only.headers.get("x-app"), "one");
+  }
+  const storage = createStorageClient(createBaseClient("https://p.example", "k"));
+  for (const store of [{}, "s", { get: () => null, set: () => {} }]) {
+    assert.throws(
+      () =>
+        storage.createResumableUpload("b", "p", new Uint8Array(1), { urlStore: store as never }),
+      { name: "TypeError", message: "Cannot upload as 'urlStore' must have get, set and remove" },
+    );
+  }
+});
