@@ -42,8 +42,8 @@ export interface CallOptions {
   signal?: AbortSignal;
   /** Timeout in milliseconds; the client's default when absent. */
   timeout?: number;
-  /** Extra request headers, merged over the computed ones. */
-  headers?: Record<string, string>;
+  /** Extra request headers, merged over the computed ones: a record, a `Headers` object or a list of pairs. */
+  headers?: Record<string, string> | Headers | Array<[string, string]>;
 }
 
 /** Options of {@linkcode DatabaseClient.select}. */
@@ -229,9 +229,13 @@ function headersOf(
   schema: string | null | undefined,
   profileHeader: "Accept-Profile" | "Content-Profile",
   base: Record<string, string | null | undefined>,
-  extra: Record<string, string> | undefined,
+  given: CallOptions["headers"],
 ): Record<string, string> {
   const out: Record<string, string> = {};
+  // A Headers object or a list of pairs (what fetch takes) has no own keys to walk.
+  const extra: Record<string, string> | undefined = given instanceof Headers || Array.isArray(given)
+    ? Object.fromEntries(new Headers(given))
+    : given;
   if (schema !== undefined && schema !== null) {
     if (typeof schema !== "string" || schema.trim() === "") {
       throw new TypeError(

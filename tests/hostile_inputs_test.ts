@@ -548,3 +548,21 @@ Deno.test("client and upload settings that would fail every call are refused at 
     );
   }
 });
+
+Deno.test("per-call database headers may be a Headers object or a list of pairs, as fetch takes them (they were dropped)", async () => {
+  for (
+    const headers of [new Headers({ "X-Trace": "t1" }), [["X-Trace", "t1"]], { "X-Trace": "t1" }]
+  ) {
+    const { db, rec } = makeDb();
+    assert.ok((await db.select("t", { headers: headers as never })).ok);
+    assert.equal(rec.only.headers.get("x-trace"), "t1");
+  }
+  // A Prefer given as a Headers object still merges with the computed directives.
+  const { db, rec } = makeDb();
+  await db.insert("t", "[]", {
+    headers: new Headers({ Prefer: "missing=default" }),
+    count: "exact",
+  });
+  assert.match(rec.only.headers.get("prefer") ?? "", /count=exact/);
+  assert.match(rec.only.headers.get("prefer") ?? "", /missing=default/);
+});
