@@ -31,6 +31,13 @@ export const FORMAT_ACCEPT: Readonly<Record<ResponseFormat, string | null>> = {
 
 /** Removes whitespace outside double quotes, as PostgREST clients do. */
 export function cleanColumns(columns: string): string {
+  if (typeof columns !== "string") {
+    throw new TypeError(
+      `Cannot select as 'columns' must be text such as "id,name": current value is ${
+        showValue(columns)
+      }`,
+    );
+  }
   if (!/[\s"]/.test(columns)) return columns;
   let quoted = false;
   let out = "";
@@ -53,7 +60,7 @@ export function acceptHeader(
   stripNulls: boolean,
   explain: ExplainOptions | undefined | null,
 ): string | null {
-  if (!Object.hasOwn(FORMAT_ACCEPT, format)) {
+  if (typeof format !== "string" || !Object.hasOwn(FORMAT_ACCEPT, format)) {
     throw new TypeError(
       `Cannot build the request as 'format' is not a ResponseFormat: current value is ${
         showValue(format)

@@ -442,6 +442,16 @@ export class DatabaseClient {
       const pairs: Array<[string, string]> = [];
       const returning = options.returning ?? ReturnOption.REPRESENTATION;
       const explicit = options.columns ?? null;
+      if (
+        explicit !== null &&
+        !(Array.isArray(explicit) && explicit.every((c) => typeof c === "string"))
+      ) {
+        throw new TypeError(
+          `Cannot insert as 'columns' must be a list of column names: current value is ${
+            showValue(explicit)
+          }`,
+        );
+      }
       const derived = explicit === null && contentType.startsWith("application/json")
         ? unionOfKeys(body)
         : null;
@@ -665,8 +675,27 @@ export class DatabaseClient {
   buildRpcGet(fn: string, options: RpcGetOptions = {}): PgRequest {
     const format = options.format ?? ResponseFormat.ROWS;
     const q = options.queryParams ?? [];
-    const args: Array<[string, string]> = (Array.isArray(q) ? q : Object.entries(q))
-      .map(([k, v]) => [k, v] as [string, string]);
+    const entries = Array.isArray(q)
+      ? q
+      : typeof q === "object" && q !== null
+      ? Object.entries(q)
+      : [q];
+    const args: Array<[string, string]> = entries.map((pair) => {
+      // Pairs of text (numbers and booleans written as such): an object went out through
+      // String(), or crashed on it.
+      const v: unknown = Array.isArray(pair) ? pair[1] : pair;
+      if (
+        !(Array.isArray(pair) && typeof pair[0] === "string" &&
+          (typeof v === "string" || typeof v === "number" || typeof v === "boolean"))
+      ) {
+        throw new TypeError(
+          `Cannot call the function with GET as 'queryParams' must hold pairs of names and text: current value is ${
+            showValue(v)
+          }`,
+        );
+      }
+      return [pair[0], String(v)];
+    });
     if (options.params !== undefined && options.params !== null) {
       args.push(...flattenParams(options.params));
     }
@@ -743,6 +772,10 @@ export function flattenParams(params: string | Record<string, unknown>): Array<[
       ? (raw as { toJSON(): unknown }).toJSON()
       : raw;
     if (v === null || v === undefined) continue;
+    // JSON has no such value: String() would send a function's source or "Symbol()".
+    if (typeof v === "function" || typeof v === "symbol") {
+      throw new TypeError(`Cannot pass '${k}' as a query argument as it is a ${typeof v}`);
+    }
     if (typeof v === "number" && Number.isInteger(v) && !Number.isSafeInteger(v)) {
       throw new TypeError(
         `Cannot pass '${k}' as a query argument as ${v} is beyond JavaScript's safe integers; pass it as a string`,

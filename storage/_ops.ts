@@ -93,6 +93,15 @@ function checkSort(op: string, column: unknown, order: unknown): void {
   }
 }
 
+/** A listing's prefix is text (`TypeError` otherwise). */
+function checkPrefix(prefix: unknown): void {
+  if (prefix != null && typeof prefix !== "string") {
+    throw new TypeError(
+      `Cannot list as 'prefix' must be a string: current value is ${showValue(prefix)}`,
+    );
+  }
+}
+
 export function bucketQuery(
   o: ListBucketsOptions,
   op = "list buckets",
@@ -250,8 +259,9 @@ export async function updateBucket(
     if (!current.ok) return current;
     if (o.name !== current.value.name) {
       return failure({
-        message:
-          `Cannot rename bucket '${id}': the Storage API keeps a bucket's name ('${current.value.name}')`,
+        message: `Cannot rename bucket ${showValue(id)}: the Storage API keeps a bucket's name (${
+          showValue(current.value.name)
+        })`,
         category: "INVALID_ARGUMENT",
       });
     }
@@ -568,6 +578,7 @@ export async function list(
     );
   }
   checkSort("list", o.sortBy, o.sortOrder);
+  checkPrefix(o.prefix);
   const r = await client.request({
     method: "POST",
     area: "storage",
@@ -612,6 +623,7 @@ export async function listV2(
 ): Promise<ServiceResult<ObjectListV2Response>> {
   checkPaging("list", o.limit, null);
   checkSort("list", o.sortBy, o.sortOrder);
+  checkPrefix(o.prefix);
   const r = await client.request({
     method: "POST",
     area: "storage",

@@ -125,10 +125,10 @@ function generators(rnd: () => number) {
     for (let i = Math.floor(rnd() * 4); i > 0; i--) o[pick(KEYS)] = value(depth + 1);
     return o;
   };
-  const answer = (): unknown => {
+  const answer = (depth = 0): unknown => {
     const r = rnd();
-    if (r < 0.4) return pick(["", TOKEN, 0, -5, 1e300, true, null, "not-a-date"]);
-    if (r < 0.55) return [answer()];
+    if (depth > 2 || r < 0.4) return pick(["", TOKEN, 0, -5, 1e300, true, null, "not-a-date"]);
+    if (r < 0.55) return [answer(depth + 1)];
     const o: Record<string, unknown> = {};
     for (let i = Math.floor(rnd() * 5); i > 0; i--) {
       o[
@@ -151,12 +151,10 @@ function generators(rnd: () => number) {
           "keys",
           "identifiers",
         ])
-      ] = depth() ? null : answer();
+      ] = answer(depth + 1);
     }
     return o;
   };
-  let nesting = 0;
-  const depth = () => ++nesting % 3 === 0;
   return { pick, value, answer };
 }
 

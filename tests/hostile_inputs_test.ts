@@ -566,3 +566,64 @@ Deno.test("per-call database headers may be a Headers object or a list of pairs,
   assert.match(rec.only.headers.get("prefer") ?? "", /count=exact/);
   assert.match(rec.only.headers.get("prefer") ?? "", /missing=default/);
 });
+
+Deno.test("rpcGet's queryParams hold pairs of names and text, and params no function or symbol: anything else is refused, not sent through String()", async () => {
+  const { db, rec } = makeDb();
+  for (const queryParams of [[60], [["a", {}]], { a: Object.create(null) }, [["a"]], 5]) {
+    await assertInvalid(
+      db.rpcGet("f", { queryParams: queryParams as never }),
+      /'queryParams' must hold pairs of names and text: current value is /,
+    );
+    assert.throws(() => db.buildRpcGet("f", { queryParams: queryParams as never }), TypeError);
+  }
+  for (const value of [() => 1, Symbol("s")]) {
+    await assertInvalid(
+      db.rpcGet("f", { params: { a: value } }),
+      /Cannot pass 'a' as a query argument as it is a (function|symbol)/,
+    );
+  }
+  assert.equal(rec.requests.length, 0);
+  // Numbers and booleans are written as text, as before.
+  assert.ok(
+    (await db.rpcGet("f", { queryParams: { n: 5 as never, b: true as never, s: "x" } })).ok,
+  );
+  assert.equal(rec.only.url.search, "?n=5&b=true&s=x");
+});
+
+Deno.test("columns, format and a listing's prefix of the wrong type are refused by name (a property key or a string method crashed on them)", async () => {
+  const { db, rec } = makeDb();
+  const odd = Object.create(null);
+  await assertInvalid(
+    db.select("t", { columns: ["id", "name"] as never }),
+    /'columns' must be text such as "id,name": current value is an array/,
+  );
+  await assertInvalid(db.select("t", { columns: odd }), /'columns' must be text/);
+  await assertInvalid(
+    db.select("t", { format: odd }),
+    /'format' is not a ResponseFormat: current value is an object/,
+  );
+  await assertInvalid(db.rpc("f", { format: odd }), /'format' is not a ResponseFormat/);
+  await assertInvalid(
+    db.insert("t", "[]", { columns: "id" as never }),
+    /'columns' must be a list of column names: current value is "id"/,
+  );
+  await assertInvalid(
+    db.insert("t", "[]", { columns: ["id", 5] as never }),
+    /'columns' must be a list of column names/,
+  );
+  assert.equal(rec.requests.length, 0);
+  const srec = recordingFetch(() => jsonResponse([]));
+  const s = createStorageClient(
+    createBaseClient("https://p.example", "anon-key", { fetch: srec.fetch }),
+  );
+  for (
+    const r of [
+      await s.list("b", { prefix: 5 as never }),
+      await s.listV2("b", { prefix: {} as never }),
+    ]
+  ) {
+    assert.equal(r.errorOrNull()?.category, "INVALID_ARGUMENT");
+    assert.match(r.errorOrNull()!.message, /'prefix' must be a string/);
+  }
+  assert.equal(srec.requests.length, 0);
+});
