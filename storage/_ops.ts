@@ -23,6 +23,7 @@ import {
 import { transformQuery } from "./_urls.ts";
 import { encodeComponent } from "../core/_uri.ts";
 import { showValue } from "../core/_show.ts";
+import { checkUploadOptions } from "./_upload_options.ts";
 
 /** Cancellation and timeout, accepted by every storage call. */
 export interface StorageCallOptions {
@@ -327,19 +328,11 @@ export async function clearBucket(
 // Uploads
 
 export function uploadHeaders(o: UploadOptions, upsertHeader: boolean): Record<string, string> {
+  const metadata = checkUploadOptions(o);
   const headers: Record<string, string> = {};
   if (upsertHeader) headers["x-upsert"] = String(o.upsert ?? false);
-  if (o.cacheControl !== undefined && o.cacheControl !== null) {
-    if (!Number.isSafeInteger(o.cacheControl) || o.cacheControl < 0) {
-      throw new RangeError(
-        `Cannot upload as 'cacheControl' must be a non-negative integer: current value is ${
-          showValue(o.cacheControl)
-        }`,
-      );
-    }
-    headers["cache-control"] = `max-age=${o.cacheControl}`;
-  }
-  if (o.metadata) headers["x-metadata"] = encodeBase64(JSON.stringify(o.metadata));
+  if (o.cacheControl != null) headers["cache-control"] = `max-age=${o.cacheControl}`;
+  if (metadata !== null) headers["x-metadata"] = encodeBase64(metadata);
   return headers;
 }
 

@@ -20,6 +20,7 @@ import { MutableStateFlow, type StateFlow } from "../core/state_flow.ts";
 import { checkObjectPath, encodeBucket } from "./_path.ts";
 import { chunkBody, currentUserAgent, streamsChunksByDefault } from "./_chunk_body.ts";
 import { showValue } from "../core/_show.ts";
+import { checkUploadOptions } from "./_upload_options.ts";
 
 /** The default chunk size: 6 MiB. Every chunk but the last is exactly `chunkSize`. */
 export const RESUMABLE_DEFAULT_CHUNK_SIZE: number = 6_291_456; // 6 MiB as a literal: bundles drop it unused
@@ -130,6 +131,50 @@ function progressOf(bytesUploaded: number, totalBytes: number): ResumableUploadP
     fraction: totalBytes > 0 ? Math.min(1, bytesUploaded / totalBytes) : 0,
     isComplete: totalBytes > 0 && bytesUploaded >= totalBytes,
   };
+}
+
+/**
+ * The resumable upload's own settings, checked at creation (`RangeError`/`TypeError`): a
+ * symbol or a BigInt crashed the backoff's arithmetic mid-upload.
+ */
+function checkTusSettings(o: ResumableUploadOptions): void {
+  const attempts = o.maxAttempts;
+  if (attempts !== undefined && !(Number.isSafeInteger(attempts) && attempts > 0)) {
+    throw new RangeError(
+      `Cannot upload as 'maxAttempts' must be a positive integer: current value is ${
+        showValue(attempts)
+      }`,
+    );
+  }
+  for (const name of ["retryBaseDelayMs", "retryMaxDelayMs"] as const) {
+    const v = o[name];
+    if (v !== undefined && !(typeof v === "number" && v >= 0 && v !== Infinity)) {
+      throw new RangeError(
+        `Cannot upload as '${name}' must be a finite non-negative number: current value is ${
+          showValue(v)
+        }`,
+      );
+    }
+  }
+  for (const name of ["creationWithUpload", "streamChunks"] as const) {
+    const v = o[name];
+    if (v !== undefined && typeof v !== "boolean") {
+      throw new TypeError(
+        `Cannot upload as '${name}' must be a boolean: current value is ${showValue(v)}`,
+      );
+    }
+  }
+}
+
+/** Whether a saved upload URL is one: an absolute http(s) URL, as `Location` is resolved. */
+function isHttpUrl(value: unknown): value is string {
+  if (typeof value !== "string") return false;
+  try {
+    const { protocol } = new URL(value);
+    return protocol === "https:" || protocol === "http:";
+  } catch {
+    return false;
+  }
 }
 
 /** Parses `Upload-Offset` strictly: digits only. */
@@ -874,7 +919,8 @@ class Upload implements ResumableUpload {
       const saved = await this.#store((s) => s.get(this.#fingerprint()), signal);
       if (saved === ABORTED) return cancelled();
       if (!saved.ok) throw saved.error; // a store that cannot answer: the upload's Failure
-      this.#url = saved.value ?? null;
+      // A stored value that is no upload URL (a corrupt store) starts a new upload.
+      this.#url = isHttpUrl(saved.value) ? saved.value : null;
     }
     let offset = 0;
     if (this.#url) {
@@ -1100,6 +1146,16 @@ export function createResumableUpload(
   ) {
     throw new TypeError(
       "Cannot upload as 'data' must be a Uint8Array, a Blob or a ReadableStream of bytes",
+    );
+  }
+  checkUploadOptions(options);
+  checkTusSettings(options);
+  // Else every request to it would fail, and be retried, as a network error.
+  if (options.uploadUrl != null && !isHttpUrl(options.uploadUrl)) {
+    throw new TypeError(
+      `Cannot resume as 'uploadUrl' must be an http or https URL: current value is ${
+        showValue(options.uploadUrl)
+      }`,
     );
   }
   const store = options.urlStore;

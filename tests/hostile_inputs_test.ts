@@ -627,3 +627,87 @@ Deno.test("columns, format and a listing's prefix of the wrong type are refused 
   }
   assert.equal(srec.requests.length, 0);
 });
+
+Deno.test("upload options of the wrong type are refused before sending: an upsert that is no boolean went out as 'x-upsert: [object Object]'", async () => {
+  const rec = recordingFetch(() => jsonResponse({ Key: "b/p" }));
+  const s = createStorageClient(
+    createBaseClient("https://p.example", "anon-key", { fetch: rec.fetch }),
+  );
+  const cyclic: Record<string, unknown> = {};
+  cyclic.self = cyclic;
+  const cases: Array<[Record<string, unknown>, RegExp]> = [
+    [{ upsert: {} }, /'upsert' must be a boolean: current value is an object/],
+    [{ upsert: "yes" }, /'upsert' must be a boolean: current value is "yes"/],
+    [{ contentType: 5 }, /'contentType' must be a string: current value is 5/],
+    [
+      { cacheControl: "3600" },
+      /'cacheControl' must be a non-negative integer: current value is "3600"/,
+    ],
+    [{ metadata: cyclic }, /'metadata' cannot be written as JSON: /],
+    [{ metadata: { n: 10n } }, /'metadata' cannot be written as JSON: /],
+    [{ metadata: "tags" }, /'metadata' must be a JSON object: current value is "tags"/],
+  ];
+  for (const [options, message] of cases) {
+    for (
+      const r of [
+        await s.upload("b", "p", "x", options as never),
+        await s.uploadToSignedUrl("b", "p", "token", "x", options as never),
+      ]
+    ) {
+      assert.equal(r.errorOrNull()?.category, "INVALID_ARGUMENT");
+      assert.match(r.errorOrNull()!.message, message);
+    }
+    assert.throws(
+      () => s.createResumableUpload("b", "p", new Uint8Array(1), options as never),
+      { message },
+    );
+  }
+  const resumable: Array<[Record<string, unknown>, RegExp]> = [
+    [
+      { maxAttempts: Symbol("n") },
+      /'maxAttempts' must be a positive integer: current value is a symbol/,
+    ],
+    [{ maxAttempts: 0 }, /'maxAttempts' must be a positive integer/],
+    [{ retryBaseDelayMs: "5" }, /'retryBaseDelayMs' must be a finite non-negative number/],
+    [
+      { retryMaxDelayMs: 10n },
+      /'retryMaxDelayMs' must be a finite non-negative number: current value is 10n/,
+    ],
+    [{ creationWithUpload: "no" }, /'creationWithUpload' must be a boolean/],
+    [{ streamChunks: 1 }, /'streamChunks' must be a boolean/],
+    [{ uploadUrl: "é" }, /'uploadUrl' must be an http or https URL: current value is "é"/],
+    [{ uploadUrl: 5 }, /'uploadUrl' must be an http or https URL/],
+  ];
+  for (const [options, message] of resumable) {
+    assert.throws(() => s.createResumableUpload("b", "p", new Uint8Array(1), options as never), {
+      message,
+    });
+  }
+  assert.equal(rec.requests.length, 0);
+  // Booleans still go as they are.
+  assert.ok((await s.upload("b", "p", "x", { upsert: true, metadata: { a: 1 } })).ok);
+  assert.equal(rec.only.headers.get("x-upsert"), "true");
+});
+
+Deno.test("a URL store holding something that is no upload URL starts a new upload instead of failing on it", async () => {
+  const rec = recordingFetch(() =>
+    new Response(null, {
+      status: 201,
+      headers: {
+        location: "https://p.example/storage/v1/upload/resumable/new",
+        "upload-offset": "3",
+      },
+    })
+  );
+  const s = createStorageClient(
+    createBaseClient("https://p.example", "anon-key", { fetch: rec.fetch }),
+  );
+  for (const saved of ["é", "not a url", 5, {}]) {
+    rec.requests.length = 0;
+    const up = s.createResumableUpload("b", "p", new Uint8Array(3), {
+      urlStore: { get: () => saved as never, set: () => {}, remove: () => {} },
+    });
+    assert.ok((await up.await()).ok);
+    assert.deepEqual(rec.requests.map((r) => r.method), ["POST"]);
+  }
+});
