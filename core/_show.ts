@@ -4,8 +4,11 @@
  * @module
  */
 
-/** A string shaped like a JWT (three base64url parts): never echoed. */
-const TOKEN_SHAPED = /^[\w-]{2,}\.[\w-]{2,}\.[\w-]*$/;
+/**
+ * A string holding a JWT (base64url parts, the first a JSON object, as the transport redacts
+ * them): never echoed. A file name such as `photo.backup.jpg` is not one.
+ */
+const TOKEN_SHAPED = /eyJ[\w-]{4,}\.[\w-]{4,}\.[\w-]*/;
 
 /**
  * A caller's value as an error message's "current value is …" shows it. It

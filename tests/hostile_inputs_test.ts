@@ -206,6 +206,8 @@ Deno.test("a message's 'current value' never throws, never runs the caller's cod
     ["1", '"1"'],
     ["x".repeat(100), `"${"x".repeat(64)}…"`],
     ["eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJ1In0.c2lnbmF0dXJl", "a token-shaped string"],
+    ["Bearer eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJ1In0.c2lnbmF0dXJl", "a token-shaped string"],
+    ["photo.backup.jpg", '"photo.backup.jpg"'],
   ];
   for (const [value, shown] of cases) assert.equal(showValue(value), shown);
   assert.equal(ran, false);
