@@ -8,10 +8,10 @@ import type { BaseClient } from "../core/client.ts";
 import { failure, type ServiceResult, success } from "../core/result.ts";
 import { request, requestBody, type TransportRequest } from "../core/transport.ts";
 import {
-  type CountOption,
+  CountOption,
   type ExplainOptions,
   ResponseFormat,
-  type ReturnOption,
+  ReturnOption,
   type UpsertResolution,
 } from "./models.ts";
 import { encodeComponent } from "../core/_uri.ts";
@@ -127,11 +127,9 @@ function known(name: string, value: string, allowed: readonly string[]): string 
 export function preferHeader(p: Preferences): string | null {
   const out: string[] = [];
   if (p.returning) {
-    out.push(
-      `return=${known("returning", p.returning, ["minimal", "representation", "headers-only"])}`,
-    );
+    out.push(`return=${known("returning", p.returning, Object.values(ReturnOption))}`);
   }
-  if (p.count) out.push(`count=${known("count", p.count, ["exact", "planned", "estimated"])}`);
+  if (p.count) out.push(`count=${known("count", p.count, Object.values(CountOption))}`);
   if (p.resolution) out.push(`resolution=${p.resolution}`);
   if (p.missingDefault) out.push("missing=default");
   if (p.rollback) out.push("tx=rollback");

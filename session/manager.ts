@@ -13,7 +13,7 @@ import { failure, type ServiceError, type ServiceResult, success } from "../core
 import { MutableStateFlow, type StateFlow } from "../core/state_flow.ts";
 import { copySession } from "./_copy.ts";
 import { InMemorySessionStorage, type SessionStorage } from "./storage.ts";
-import { hasMethods } from "./_has_methods.ts";
+import { hasMethods } from "../core/_has_methods.ts";
 import { expClaim, heldOf, storageFailure } from "./_held.ts";
 import { SerialQueue } from "./_serial.ts";
 import { settleQuietly } from "../core/_thrown.ts";

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { hasMethods } from "./_has_methods.ts";
+import { hasMethods } from "../core/_has_methods.ts";
 import { SessionTooLarge } from "./_too_large.ts";
 import { withMaskedFields } from "../core/mask.ts";
 import type { Session, User } from "../auth/models.ts";

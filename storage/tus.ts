@@ -13,7 +13,7 @@ import { ABORTED, bounded, untilAborted } from "../core/_abort.ts";
 import { describeThrown } from "../core/_thrown.ts";
 import type { BaseClient } from "../core/client.ts";
 import { encodeBase64 } from "../core/encoding.ts";
-import { backoffDelay, resolveRetryPolicy } from "../core/retry.ts";
+import { backoffDelay, resolveRetryPolicy, type RetryPolicy } from "../core/retry.ts";
 import { sleep } from "../core/_sleep.ts";
 import { failure, type ServiceError, type ServiceResult, success } from "../core/result.ts";
 import { MutableStateFlow, type StateFlow } from "../core/state_flow.ts";
@@ -21,6 +21,7 @@ import { checkObjectPath, encodeBucket } from "./_path.ts";
 import { chunkBody, currentUserAgent, streamsChunksByDefault } from "./_chunk_body.ts";
 import { showValue } from "../core/_show.ts";
 import { checkUploadOptions } from "./_upload_options.ts";
+import { hasMethods } from "../core/_has_methods.ts";
 
 /** The default chunk size: 6 MiB. Every chunk but the last is exactly `chunkSize`. */
 export const RESUMABLE_DEFAULT_CHUNK_SIZE: number = 6_291_456; // 6 MiB as a literal: bundles drop it unused
@@ -564,6 +565,10 @@ class Upload implements ResumableUpload {
   #running: Promise<ServiceResult<void>> | null = null;
   /** The last URL store call that was given up on while still running. */
   #late: Promise<unknown> | null = null;
+  /** Attempts and backoff, resolved once from the checked options. */
+  readonly #retry: RetryPolicy;
+  /** The `metadata` option as JSON text, or null. */
+  readonly #metadataJson: string | null;
 
   constructor(
     client: BaseClient,
@@ -571,11 +576,18 @@ class Upload implements ResumableUpload {
     path: string,
     data: ResumableData,
     o: ResumableUploadOptions,
+    metadataJson: string | null,
   ) {
     this.#client = client;
     this.#bucket = bucket;
     this.#path = path;
     this.#o = o;
+    this.#metadataJson = metadataJson;
+    this.#retry = resolveRetryPolicy({
+      maxAttempts: o.maxAttempts ?? 5,
+      baseDelayMs: o.retryBaseDelayMs ?? 500,
+      maxDelayMs: o.retryMaxDelayMs ?? 10_000,
+    });
     this.#chunkSize = o.chunkSize ?? RESUMABLE_DEFAULT_CHUNK_SIZE;
     this.#streamChunks = o.streamChunks ?? streamsChunksByDefault(currentUserAgent());
     this.#source = new ChunkSource(data, o.size ?? null);
@@ -656,12 +668,8 @@ class Upload implements ResumableUpload {
     if (this.#o.cacheControl !== undefined && this.#o.cacheControl !== null) {
       pairs.push(["cacheControl", String(this.#o.cacheControl)]);
     }
-    if (this.#o.metadata) pairs.push(["metadata", JSON.stringify(this.#o.metadata)]);
+    if (this.#metadataJson !== null) pairs.push(["metadata", this.#metadataJson]);
     return pairs.map(([k, v]) => `${k} ${encodeBase64(v)}`).join(",");
-  }
-
-  #maxAttempts(): number {
-    return this.#o.maxAttempts ?? 5;
   }
 
   /**
@@ -677,12 +685,7 @@ class Upload implements ResumableUpload {
 
   /** Backoff for `attempt`, at least the server's `Retry-After` (seconds, capped at 60 s). */
   #delay(attempt: number, retryAfter: number | null): number {
-    const policy = resolveRetryPolicy({
-      maxAttempts: this.#maxAttempts(),
-      baseDelayMs: this.#o.retryBaseDelayMs ?? 500,
-      maxDelayMs: this.#o.retryMaxDelayMs ?? 10_000,
-    });
-    return Math.max(backoffDelay(attempt, policy), Math.min((retryAfter ?? 0) * 1000, 60_000));
+    return Math.max(backoffDelay(attempt, this.#retry), Math.min((retryAfter ?? 0) * 1000, 60_000));
   }
 
   /** Starts reading the chunk at `offset` in the background; reads never overlap. */
@@ -742,7 +745,7 @@ class Upload implements ResumableUpload {
       if (r.ok) {
         return await this.#created(r.value.headers, first === null ? 0 : sizeOf(first), signal);
       }
-      if (signal?.aborted || !isTransient(r.error, false) || attempt >= this.#maxAttempts()) {
+      if (signal?.aborted || !isTransient(r.error, false) || attempt >= this.#retry.maxAttempts) {
         return r;
       }
       if (!(await sleep(this.#delay(attempt, r.error.retryAfter), signal))) return cancelled();
@@ -849,7 +852,7 @@ class Upload implements ResumableUpload {
     for (let attempt = 1;; attempt++) {
       const h = await this.#head(signal, true);
       if (h.ok || signal?.aborted || !isTransient(h.error, false)) return h;
-      if (attempt >= this.#maxAttempts()) return h;
+      if (attempt >= this.#retry.maxAttempts) return h;
       if (!(await sleep(this.#delay(attempt, h.error.retryAfter), signal))) return cancelled();
     }
   }
@@ -996,7 +999,7 @@ class Upload implements ResumableUpload {
         if (last) this.#total = end;
         if (next === offset && end > offset) {
           attempt++;
-          if (attempt >= this.#maxAttempts()) {
+          if (attempt >= this.#retry.maxAttempts) {
             return failure({
               message: `The server did not advance the upload past byte ${offset}`,
               category: "SERVER",
@@ -1015,7 +1018,7 @@ class Upload implements ResumableUpload {
       const e = r.error;
       if (!isTransient(e, true)) return r;
       attempt++;
-      if (attempt >= this.#maxAttempts()) return r;
+      if (attempt >= this.#retry.maxAttempts) return r;
       if (!(await sleep(this.#delay(attempt, e.retryAfter), signal))) return cancelled();
       const h = await this.#head(signal);
       if (!h.ok) {
@@ -1148,7 +1151,7 @@ export function createResumableUpload(
       "Cannot upload as 'data' must be a Uint8Array, a Blob or a ReadableStream of bytes",
     );
   }
-  checkUploadOptions(options);
+  const metadataJson = checkUploadOptions(options);
   checkTusSettings(options);
   // Else every request to it would fail, and be retried, as a network error.
   if (options.uploadUrl != null && !isHttpUrl(options.uploadUrl)) {
@@ -1160,11 +1163,7 @@ export function createResumableUpload(
   }
   const store = options.urlStore;
   // Else its first call would fail the upload with "get is not a function".
-  if (
-    store != null &&
-    !(typeof store.get === "function" && typeof store.set === "function" &&
-      typeof store.remove === "function")
-  ) {
+  if (store != null && !hasMethods(store, ["get", "set", "remove"])) {
     throw new TypeError("Cannot upload as 'urlStore' must have get, set and remove");
   }
   encodeBucket(bucket);
@@ -1175,7 +1174,7 @@ export function createResumableUpload(
       data instanceof Blob && data.type
     ? { ...options, contentType: data.type }
     : options;
-  return new Upload(client, bucket, checked.key, data, o);
+  return new Upload(client, bucket, checked.key, data, o, metadataJson);
 }
 
 /**

@@ -1,5 +1,6 @@
 /**
- * Internal: a caller's storage checked at construction.
+ * Internal: a caller's object (a session storage, a key-value store, a URL
+ * store) checked at construction to have the methods it will be called by.
  *
  * @module
  */
