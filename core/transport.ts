@@ -535,7 +535,7 @@ function start(
   if (signal?.aborted) return Promise.resolve(abortFailure("cancelled", timeout));
   let url: string | undefined;
   try {
-    if (signal && typeof signal.addEventListener !== "function") {
+    if (signal != null && typeof signal.addEventListener !== "function") {
       throw new TypeError("Cannot send the request as 'signal' is not an AbortSignal");
     }
     url = buildUrl(ctx, req);

@@ -81,6 +81,7 @@ const KEYS = [
   "name",
   "metadata",
   "timeout",
+  "signal",
 ];
 
 function generators(rnd: () => number) {
@@ -105,6 +106,7 @@ function generators(rnd: () => number) {
     () => Infinity,
     () => 60,
     () => true,
+    () => false,
     () => undefined,
     () => Symbol("s"),
     () => 10n,

@@ -281,10 +281,12 @@ Deno.test("a custom fetch that copies its init ({ ...init }) still gets the sign
   assert.ok(seen[1].aborted);
 });
 
-Deno.test("a signal that is not an AbortSignal (the controller itself) is a clear INVALID_ARGUMENT Failure, with no request", async () => {
+Deno.test("a signal that is not an AbortSignal (the controller itself, or false, 0 or '') is a clear INVALID_ARGUMENT Failure, with no request", async () => {
   const rec = recordingFetch(() => jsonResponse({}));
   const client = createBaseClient("https://p.example", "anon-key", { fetch: rec.fetch });
-  for (const bad of [new AbortController(), {}, "abort", 1]) {
+  // Falsy ones too: they once passed the check and the call rejected with
+  // "signal?.addEventListener is not a function".
+  for (const bad of [new AbortController(), {}, "abort", 1, false, 0, ""]) {
     const r = await client.request({ path: "/x", signal: bad as never });
     assert.equal(r.errorOrNull()?.category, "INVALID_ARGUMENT");
     assert.equal(
