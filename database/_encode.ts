@@ -3,6 +3,7 @@
  * rules and column-name checks.
  */
 
+import { showValue } from "../core/_show.ts";
 import { stringifyJson } from "../core/_json_int64.ts";
 
 /**
@@ -53,19 +54,25 @@ export function checkColumn(name: string, asKey = true): string {
   // The table path is what precedes a JSON path (`->`, `->>`).
   if (asKey && (RESERVED_KEYS.has(name) || RESERVED_LAST.test(name.split("->")[0]))) {
     throw new TypeError(
-      `Cannot filter on column '${name}' as it collides with a reserved PostgREST query key`,
+      `Cannot filter on column ${
+        showValue(name)
+      } as it collides with a reserved PostgREST query key`,
     );
   }
   if (/[,()&=#\s"\\]/.test(name)) {
     throw new TypeError(
-      `Cannot filter on column '${name}' as it contains a reserved character (, ( ) & = # " \\ or whitespace)`,
+      `Cannot filter on column ${
+        showValue(name)
+      } as it contains a reserved character (, ( ) & = # " \\ or whitespace)`,
     );
   }
   // PostgREST reads a name up to the first character outside its grammar and ignores the rest
   // (`a:b` filters `a`, `data->>a.b` reads key `a`): such a name would filter another column.
   if (!namePattern().test(name)) {
     throw new TypeError(
-      `Cannot filter on column '${name}' as PostgREST would read only part of it (names hold letters, digits, '_', '$' and inner '-'; JSON keys no '.', ':', ',', '>', '(' or ')')`,
+      `Cannot filter on column ${
+        showValue(name)
+      } as PostgREST would read only part of it (names hold letters, digits, '_', '$' and inner '-'; JSON keys no '.', ':', ',', '>', '(' or ')')`,
     );
   }
   if (!asKey) return name; // the cache holds only names valid as keys

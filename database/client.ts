@@ -774,11 +774,13 @@ export function flattenParams(params: string | Record<string, unknown>): Array<[
     if (v === null || v === undefined) continue;
     // JSON has no such value: String() would send a function's source or "Symbol()".
     if (typeof v === "function" || typeof v === "symbol") {
-      throw new TypeError(`Cannot pass '${k}' as a query argument as it is a ${typeof v}`);
+      throw new TypeError(`Cannot pass ${showValue(k)} as a query argument as it is a ${typeof v}`);
     }
     if (typeof v === "number" && Number.isInteger(v) && !Number.isSafeInteger(v)) {
       throw new TypeError(
-        `Cannot pass '${k}' as a query argument as ${v} is beyond JavaScript's safe integers; pass it as a string`,
+        `Cannot pass ${
+          showValue(k)
+        } as a query argument as ${v} is beyond JavaScript's safe integers; pass it as a string`,
       );
     }
     // Objects and arrays go as JSON text, as the document says (for json/jsonb parameters); a
@@ -795,7 +797,9 @@ export function flattenParams(params: string | Record<string, unknown>): Array<[
       : "another name";
     if (what) {
       throw new TypeError(
-        `Cannot pass '${k}' as a query argument as PostgREST would read it as ${what}; call the function with POST (rpc)`,
+        `Cannot pass ${
+          showValue(k)
+        } as a query argument as PostgREST would read it as ${what}; call the function with POST (rpc)`,
       );
     }
     out.push([k, text]);

@@ -101,7 +101,9 @@ export class QueryBuilder {
     // PostgREST reads no table path in an order term (`order=author.name` is a 400).
     if (name.split("->")[0].includes(".")) {
       throw new TypeError(
-        `Cannot order by '${name}' as an order term takes no table path: order an embed's rows with 'referencedTable'`,
+        `Cannot order by ${
+          showValue(name)
+        } as an order term takes no table path: order an embed's rows with 'referencedTable'`,
       );
     }
     const orders = this.#order ??= new Map();

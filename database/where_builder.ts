@@ -616,7 +616,9 @@ export function renderInGroup(p: Predicate): string {
   }
   if (p.column.includes(".")) {
     throw new TypeError(
-      `Cannot filter on '${p.column}' inside a group as PostgREST reads no table path there; pass 'referencedTable' to or() or and()`,
+      `Cannot filter on ${
+        showValue(p.column)
+      } inside a group as PostgREST reads no table path there; pass 'referencedTable' to or() or and()`,
     );
   }
   return `${p.column}.${p.negated ? "not." : ""}${p.operator}.${groupValue(p)}`;

@@ -864,7 +864,7 @@ export async function createSignedUrls(
     const d = byPath.get(keys[i]) ?? decoded.value[i];
     if (!d || !d.url) {
       return failure({
-        message: `Cannot sign '${keys[i]}': ${d?.error ?? "no URL returned"}`,
+        message: `Cannot sign ${showValue(keys[i])}: ${d?.error ?? "no URL returned"}`,
         category: "NOT_FOUND",
       });
     }

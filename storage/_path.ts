@@ -18,10 +18,12 @@ export function checkObjectPath(path: string): { key: string } | { error: string
   if (key === "") return { error: "Cannot use the object path as it is empty" };
   for (const segment of key.split("/")) {
     if (segment === "") {
-      return { error: `Cannot use the object path '${path}' as it has an empty segment` };
+      return { error: `Cannot use the object path ${showValue(path)} as it has an empty segment` };
     }
     if (segment === "." || segment === "..") {
-      return { error: `Cannot use the object path '${path}' as it has a '${segment}' segment` };
+      return {
+        error: `Cannot use the object path ${showValue(path)} as it has a '${segment}' segment`,
+      };
     }
   }
   return { key };

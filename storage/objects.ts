@@ -589,8 +589,9 @@ export async function deleteObject(
   const r = await guard(ops.deleteObjects(client, bucket, [path], options));
   if (!r.ok) return r;
   return r.value.length > 0 ? success(undefined) : failure({
-    message:
-      `Cannot delete '${path}' from '${bucket}' as the server removed nothing: no such object, or access to it was denied`,
+    message: `Cannot delete ${showValue(path)} from ${
+      showValue(bucket)
+    } as the server removed nothing: no such object, or access to it was denied`,
     category: "NOT_FOUND",
   });
 }

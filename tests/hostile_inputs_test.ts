@@ -581,7 +581,7 @@ Deno.test("rpcGet's queryParams hold pairs of names and text, and params no func
   for (const value of [() => 1, Symbol("s")]) {
     await assertInvalid(
       db.rpcGet("f", { params: { a: value } }),
-      /Cannot pass 'a' as a query argument as it is a (function|symbol)/,
+      /Cannot pass "a" as a query argument as it is a (function|symbol)/,
     );
   }
   assert.equal(rec.requests.length, 0);

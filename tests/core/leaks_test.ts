@@ -153,3 +153,48 @@ Deno.test("timingSafeEqual tells lone surrogates apart", () => {
   assert.equal(timingSafeEqual("", ""), true);
   assert.equal(timingSafeEqual("", "a"), false);
 });
+
+Deno.test("a refusal that names an object path, a column or an argument never echoes a JWT in it", async () => {
+  const jwt = "eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJ1c2VyLTEifQ.c2lnbmF0dXJlLXNlY3JldA";
+  const pasted = `https://app.example/cb#access_token=${jwt}&type=bearer`;
+  const { createDatabaseClient } = await import("../../database/client.ts");
+  const { column } = await import("../../database/column.ts");
+  const { deleteObject } = await import("../../storage/objects.ts");
+  const { recordingFetch, jsonResponse } = await import("../support/recording_fetch.ts");
+  const rec = recordingFetch((req) =>
+    jsonResponse(req.url.pathname.includes("/sign/") ? [{}] : [])
+  );
+  const client = createBaseClient(BASE, KEY, { fetch: rec.fetch });
+  const storage = createStorageClient(client);
+  const messages: string[] = [];
+  const failed = async (p: Promise<{ errorOrNull(): { message: string } | null }>) => {
+    const e = (await p).errorOrNull();
+    assert.ok(e, "refused");
+    messages.push(e.message);
+  };
+  const threw = (f: () => unknown) => {
+    assert.throws(f, (e: Error) => (messages.push(e.message), true));
+  };
+  // A pasted callback URL has an empty segment ("https://"), and a path may be a token itself.
+  await failed(storage.download("bucket", pasted));
+  threw(() => storage.getPublicUrl("bucket", pasted));
+  await failed(deleteObject(client, "bucket", jwt));
+  await failed(storage.createSignedUrls("bucket", [jwt], 60));
+  const db = createDatabaseClient(client);
+  await failed(
+    db.select("t", { block: (q) => q.where((w) => w.eq(column<number>(`${jwt} desc`), 1)) }),
+  );
+  await failed(db.select("t", {
+    block: (q) => q.where((w) => w.or((o) => o.eq(column<number>(`a.${jwt}`), 1))),
+  }));
+  await failed(db.select("t", { block: (q) => q.orderBy(column(`a.${jwt}`)) }));
+  await failed(db.rpcGet("f", { params: { [jwt]: () => 1 } as never }));
+  assert.equal(messages.length, 8);
+  for (const m of messages) {
+    assert.ok(!m.includes("c2lnbmF0dXJl"), `echoed: ${m}`);
+    assert.match(m, /^Cannot /);
+  }
+  // Names without a token are still shown, for the caller to find.
+  const plain = (await storage.download("bucket", "a//b")).errorOrNull();
+  assert.equal(plain?.message, 'Cannot use the object path "a//b" as it has an empty segment');
+});

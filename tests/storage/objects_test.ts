@@ -265,7 +265,7 @@ Deno.test("deleteObject: the server removing nothing (missing object, or refused
     assert.equal(r.ok, ok);
     if (!r.ok) {
       assert.equal(r.error.category, "NOT_FOUND");
-      assert.match(r.error.message, /'a\.txt' from 'b'/);
+      assert.match(r.error.message, /"a\.txt" from "b"/);
     }
     assert.equal(rec.requests.length, 1);
     assert.equal(rec.requests[0].method, "DELETE");
