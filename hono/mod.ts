@@ -147,10 +147,20 @@ const TOKEN_CODES: ReadonlySet<string> = new Set([
  *
  * @param options Project, expected issuer and audience, AAL2 requirement.
  * @returns The middleware.
+ * @throws {TypeError} When `options` is missing, or its `url`, `apiKey` or
+ * `clientOptions` are refused as {@linkcode createClient} refuses them.
  */
 export function fetchbaseAuth(
   options: FetchbaseAuthOptions,
 ): FetchbaseMiddleware {
+  if (typeof options !== "object" || options === null) {
+    throw new TypeError(
+      "Cannot create the middleware as 'options' must be an object with 'url' and 'apiKey'",
+    );
+  }
+  // Checked once, here: a bad url, key or client option (with a shared `auth`, the per-request
+  // client's alone) would otherwise fail every verified request as a 500.
+  createClient(options.url, options.apiKey, options.clientOptions);
   const auth = options.auth ??
     createAuthClient(
       createClient(options.url, options.apiKey, {

@@ -403,3 +403,36 @@ Deno.test("Deno edge example: a backend 401 carries the Bearer challenge; the ca
     await p.server.close();
   }
 });
+
+Deno.test("middleware: missing options, or a url, key or client option the client refuses, throw at creation, not as a 500 per request", async () => {
+  const { createAuthClient } = await import("../../auth/client.ts");
+  const { createClient } = await import("../../client.ts");
+  for (const bad of [undefined, null, "https://p.example"]) {
+    assert.throws(() => fetchbaseAuth(bad as never), {
+      name: "TypeError",
+      message:
+        "Cannot create the middleware as 'options' must be an object with 'url' and 'apiKey'",
+    });
+  }
+  // A shared auth client does not make the per-request client's url and key optional.
+  const auth = createAuthClient(createClient("https://p.example", "anon-key"));
+  for (
+    const options of [
+      { auth },
+      { auth, url: "ftp://p.example", apiKey: "k" },
+      { url: "https://p.example", apiKey: " " },
+      { url: "https://p.example", apiKey: "k", clientOptions: { timeout: -1 } },
+    ]
+  ) {
+    assert.throws(() => fetchbaseAuth(options as never), (e: Error) => {
+      assert.ok(e instanceof TypeError || e instanceof RangeError, String(e));
+      assert.match(e.message, /^Cannot create the client as/);
+      return true;
+    });
+  }
+  // A valid one still builds and answers.
+  const app = new Hono<{ Variables: FetchbaseVariables }>();
+  app.use("*", fetchbaseAuth({ url: "https://p.example", apiKey: "k", auth }));
+  app.get("/", (c) => c.text("ok"));
+  assert.equal((await app.request("/")).status, 401);
+});
