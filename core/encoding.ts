@@ -4,6 +4,8 @@
  * @module
  */
 
+import { showValue } from "./_show.ts";
+
 const encoder = /* @__PURE__ */ new TextEncoder();
 
 /**
@@ -18,8 +20,15 @@ const encoder = /* @__PURE__ */ new TextEncoder();
  *
  * @param text The text.
  * @returns Its UTF-8 bytes.
+ * @throws {TypeError} When `text` is not a string.
  */
 export function utf8Encode(text: string): Uint8Array<ArrayBuffer> {
+  // TextEncoder would write any value's String() form (5 as "5", an object as "[object Object]").
+  if (typeof text !== "string") {
+    throw new TypeError(
+      `Cannot encode as UTF-8 as 'text' must be a string: current value is ${showValue(text)}`,
+    );
+  }
   return encoder.encode(text);
 }
 
@@ -60,15 +69,28 @@ const B64_LOOKUP: Int16Array = /* @__PURE__ */ (() => {
  * console.log(encodeBase64("foobar")); // Zm9vYmFy
  * ```
  *
- * @param data Bytes or text.
+ * @param data Bytes (any typed array or `DataView` is read as its bytes) or text.
  * @returns The base64 text.
+ * @throws {TypeError} When `data` is neither bytes nor a string.
  */
-export function encodeBase64(data: Uint8Array | ArrayBuffer | string): string {
+export function encodeBase64(data: ArrayBufferView | ArrayBuffer | string): string {
   const bytes = typeof data === "string"
     ? utf8Encode(data)
     : data instanceof Uint8Array
     ? data
-    : new Uint8Array(data);
+    : data instanceof ArrayBuffer
+    ? new Uint8Array(data)
+    : ArrayBuffer.isView(data)
+    ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength)
+    : null;
+  // `new Uint8Array(3)` would encode three zero bytes, `new Uint8Array({})` none.
+  if (bytes === null) {
+    throw new TypeError(
+      `Cannot encode base64 as 'data' must be bytes or a string: current value is ${
+        showValue(data)
+      }`,
+    );
+  }
   // btoa takes a binary string; pieces of 32 KiB keep the argument list short.
   let binary = "";
   for (let i = 0; i < bytes.length; i += 0x8000) {
@@ -88,12 +110,11 @@ export function encodeBase64(data: Uint8Array | ArrayBuffer | string): string {
  * console.log(encodeBase64Url(new Uint8Array([251, 255]))); // -_8
  * ```
  *
- * @param data Bytes or text.
+ * @param data Bytes (any typed array or `DataView` is read as its bytes) or text.
  * @returns The base64url text.
+ * @throws {TypeError} When `data` is neither bytes nor a string.
  */
-export function encodeBase64Url(
-  data: Uint8Array | ArrayBuffer | string,
-): string {
+export function encodeBase64Url(data: ArrayBufferView | ArrayBuffer | string): string {
   return encodeBase64(data).replace(/=+$/, "").replace(/\+/g, "-").replace(
     /\//g,
     "_",
@@ -115,8 +136,14 @@ export function encodeBase64Url(
  *
  * @param text The encoded text.
  * @returns The bytes.
+ * @throws {TypeError} When `text` is not a string or not valid base64.
  */
 export function decodeBase64(text: string): Uint8Array<ArrayBuffer> {
+  if (typeof text !== "string") {
+    throw new TypeError(
+      `Cannot decode base64 as it must be a string: current value is ${showValue(text)}`,
+    );
+  }
   let end = text.length;
   while (end > 0 && text.charCodeAt(end - 1) === 61) end--; // "="
   const pad = text.length - end;
@@ -187,8 +214,15 @@ export function decodeBase64Url(text: string): Uint8Array<ArrayBuffer> {
  *
  * @param bytes The bytes.
  * @returns The hex text.
+ * @throws {TypeError} When `bytes` is not a `Uint8Array`.
  */
 export function encodeHex(bytes: Uint8Array): string {
+  // A string or a list would be read index by index: "ab" came back as "ab".
+  if (!(bytes instanceof Uint8Array)) {
+    throw new TypeError(
+      `Cannot encode hex as 'bytes' must be a Uint8Array: current value is ${showValue(bytes)}`,
+    );
+  }
   let out = "";
   for (let i = 0; i < bytes.length; i++) {
     out += (bytes[i] < 16 ? "0" : "") + bytes[i].toString(16);

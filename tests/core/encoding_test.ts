@@ -95,3 +95,38 @@ Deno.test("randomString refuses a length that is not a non-negative integer", ()
   }
   assert.equal(randomString(0, "ab"), "");
 });
+
+Deno.test("the encoders refuse values of another type instead of encoding something else", () => {
+  // Before: encodeBase64(3) gave "AAAA" (three zero bytes), encodeBase64({}) "", encodeHex("ab")
+  // "ab", decodeBase64(5) no bytes, utf8Encode(5) the bytes of "5".
+  for (const bad of [3, {}, [1, 2], null, undefined, Symbol("s"), new Blob(["a"])]) {
+    for (const f of [encodeBase64, encodeBase64Url]) {
+      assert.throws(() => f(bad as never), {
+        name: "TypeError",
+        message: /^Cannot encode base64 as 'data' must be bytes or a string: current value is /,
+      });
+    }
+    assert.throws(() => encodeHex(bad as never), {
+      name: "TypeError",
+      message: /^Cannot encode hex as 'bytes' must be a Uint8Array: current value is /,
+    });
+  }
+  assert.throws(() => encodeHex("ab" as never), { name: "TypeError", message: /"ab"$/ });
+  for (const bad of [5, null, undefined, new Uint8Array(2), { length: 4 }]) {
+    assert.throws(() => decodeBase64(bad as never), {
+      name: "TypeError",
+      message: /^Cannot decode base64 as it must be a string: current value is /,
+    });
+    assert.throws(() => decodeBase64Url(bad as never), TypeError);
+    assert.throws(() => utf8Encode(bad as never), {
+      name: "TypeError",
+      message: /^Cannot encode as UTF-8 as 'text' must be a string: current value is /,
+    });
+  }
+  // Any typed array or DataView is read as its bytes, not element by element.
+  const words = new Uint16Array([0x0201, 0x0403]);
+  const bytes = new Uint8Array(words.buffer);
+  assert.equal(encodeBase64(words), encodeBase64(bytes));
+  assert.equal(encodeBase64(new DataView(words.buffer, 1, 2)), encodeBase64(bytes.subarray(1, 3)));
+  assert.equal(encodeBase64Url(words.buffer), encodeBase64Url(bytes));
+});
