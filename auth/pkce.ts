@@ -26,10 +26,11 @@ export interface PkceParams {
 export interface GeneratePkceOptions {
   /**
    * A SHA-256 implementation for platforms without WebCrypto; WebCrypto's
-   * SHA-256 is used when absent.
+   * SHA-256 is used when absent. `null` asks for a plain challenge (the
+   * document's rule), as `method: "plain"` does.
    */
-  sha256?: (bytes: Uint8Array) => Uint8Array | Promise<Uint8Array>;
-  /** The challenge method. Default `S256`; `plain` only when asked for. */
+  sha256?: ((bytes: Uint8Array) => Uint8Array | Promise<Uint8Array>) | null;
+  /** The challenge method. Default `S256` (`plain` when `sha256` is `null`); `plain` only when asked for. */
   method?: "S256" | "plain";
 }
 
@@ -45,16 +46,30 @@ export interface GeneratePkceOptions {
  * ```
  *
  * @param verifier The code verifier.
- * @param sha256 An optional SHA-256 implementation; WebCrypto by default.
+ * @param sha256 An optional SHA-256 implementation; WebCrypto by default (also for `null`).
  * @returns The code challenge.
  */
 export async function pkceChallengeS256(
   verifier: string,
-  sha256?: (bytes: Uint8Array) => Uint8Array | Promise<Uint8Array>,
+  sha256?: ((bytes: Uint8Array) => Uint8Array | Promise<Uint8Array>) | null,
 ): Promise<string> {
+  if (typeof verifier !== "string") {
+    throw new TypeError(
+      `Cannot derive the PKCE challenge as 'verifier' must be a string: current value is ${
+        showValue(verifier)
+      }`,
+    );
+  }
+  if (sha256 != null && typeof sha256 !== "function") {
+    throw new TypeError(
+      `Cannot derive the PKCE challenge as 'sha256' must be a function: current value is ${
+        showValue(sha256)
+      }`,
+    );
+  }
   const bytes = new TextEncoder().encode(verifier);
   let digest: Uint8Array | ArrayBuffer;
-  if (sha256 !== undefined) {
+  if (sha256 != null) {
     digest = await sha256(bytes);
     if (!(digest instanceof Uint8Array) || digest.length !== 32) {
       throw new TypeError(
@@ -77,9 +92,11 @@ export async function pkceChallengeS256(
  * Generates PKCE parameters: a {@linkcode PKCE_VERIFIER_LENGTH}-character
  * verifier (48 secure random bytes as base64url, so only unreserved
  * characters) and its challenge. The challenge is S256 through WebCrypto, or
- * through `options.sha256` when given; `method: "plain"` makes the challenge
- * the verifier itself. Without WebCrypto and without `sha256` the promise
- * rejects with a `TypeError` rather than silently downgrading to plain.
+ * through `options.sha256` when given; `method: "plain"`, or `sha256: null`
+ * as the document has it, makes the challenge the verifier itself. Without
+ * WebCrypto and without `sha256` the promise rejects with a `TypeError`
+ * rather than silently downgrading to plain, as it does for a `sha256` that
+ * is not a function.
  *
  * @example Starting a PKCE flow
  * ```ts
@@ -95,7 +112,7 @@ export async function pkceChallengeS256(
 export async function generatePkceParams(
   options: GeneratePkceOptions = {},
 ): Promise<Required<PkceParams>> {
-  const method = options.method ?? "S256";
+  const method = options.method ?? (options.sha256 === null ? "plain" : "S256");
   if (method !== "S256" && method !== "plain") {
     throw new TypeError(
       `Cannot generate PKCE params as 'method' must be "S256" or "plain": current value is ${

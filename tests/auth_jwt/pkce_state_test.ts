@@ -110,3 +110,28 @@ Deno.test("verifyOAuthState: equal passes; mismatch, blank or absent fails witho
     assert.equal(!r.ok && r.error.message.includes(state), false);
   }
 });
+
+Deno.test("generatePkceParams: sha256 null is the document's plain challenge; a sha256 or verifier of the wrong type is a clear TypeError", async () => {
+  const plain = await generatePkceParams({ sha256: null });
+  assert.equal(plain.codeChallengeMethod, "plain");
+  assert.equal(plain.codeChallenge, plain.codeVerifier);
+  // An explicit method still wins; S256 with a null sha256 uses WebCrypto.
+  const s256 = await generatePkceParams({ sha256: null, method: "S256" });
+  assert.equal(s256.codeChallengeMethod, "S256");
+  assert.equal(s256.codeChallenge, await pkceChallengeS256(s256.codeVerifier));
+  // Before: "sha256 is not a function", and a number verifier was hashed as its text.
+  for (const bad of [5, "sha", {}]) {
+    await assert.rejects(() => generatePkceParams({ sha256: bad as never }), {
+      name: "TypeError",
+      message:
+        /^Cannot derive the PKCE challenge as 'sha256' must be a function: current value is /,
+    });
+  }
+  for (const bad of [5, undefined, new Uint8Array(4)]) {
+    await assert.rejects(() => pkceChallengeS256(bad as never), {
+      name: "TypeError",
+      message:
+        /^Cannot derive the PKCE challenge as 'verifier' must be a string: current value is /,
+    });
+  }
+});
