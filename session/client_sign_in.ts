@@ -51,8 +51,14 @@ function authOf(client: BaseClient): AuthClient {
  * @param client The base client.
  * @param session The session.
  * @returns The session.
+ * @throws {TypeError} When `session` is not an object.
  */
 export function applySession(client: BaseClient, session: Session): Session {
+  if (typeof session !== "object" || session === null) {
+    throw new TypeError(
+      `Cannot apply the session as it must be a Session: current value is ${showValue(session)}`,
+    );
+  }
   client.setAccessToken(session.accessToken);
   return session;
 }

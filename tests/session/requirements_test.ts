@@ -316,6 +316,14 @@ Deno.test("applySession applies the session's token to the base client and retur
   }
   await client.request({ method: "GET", area: "rest", path: "/todos" });
   assert.equal(rec.last.headers.get("authorization"), "Bearer access-4");
+  // No session at all is the caller's mistake, named (it read 'accessToken' of undefined).
+  for (const missing of [undefined, null, "access-5"]) {
+    assert.throws(() => applySession(client, missing as never), {
+      name: "TypeError",
+      message: /^Cannot apply the session as it must be a Session: current value is /,
+    });
+  }
+  assert.equal(client.accessToken, "access-4");
 });
 
 // 7. getSsoUrlForCurrentSession
