@@ -51,12 +51,22 @@ export function randomBytes(length: number): Uint8Array<ArrayBuffer> {
  * @param length How many characters.
  * @param alphabet The characters to draw from (2 to 256 of them).
  * @returns The random string.
+ * @throws {RangeError} When `length` is not a non-negative integer or the alphabet holds fewer
+ * than 2 or more than 256 characters.
+ * @throws {TypeError} When `alphabet` is not a string.
  */
 export function randomString(length: number, alphabet: string): string {
   if (!Number.isSafeInteger(length) || length < 0) {
     throw new RangeError(
       `Cannot draw a random string as 'length' must be a non-negative integer: current value is ${
         showValue(length)
+      }`,
+    );
+  }
+  if (typeof alphabet !== "string") {
+    throw new TypeError(
+      `Cannot draw a random string as 'alphabet' must be a string: current value is ${
+        showValue(alphabet)
       }`,
     );
   }

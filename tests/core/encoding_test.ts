@@ -76,6 +76,13 @@ Deno.test("randomBytes and randomString validate input and draw from the alphabe
   assert.match(s, /^[ab]{500}$/);
   assert.ok(s.includes("a") && s.includes("b"));
   assert.throws(() => randomString(3, "a"), RangeError);
+  // A missing alphabet is named (Array.from(undefined) threw "undefined is not iterable").
+  for (const bad of [undefined, ["a", "b"], 12]) {
+    assert.throws(() => randomString(3, bad as never), {
+      name: "TypeError",
+      message: /^Cannot draw a random string as 'alphabet' must be a string: current value is /,
+    });
+  }
 });
 
 Deno.test("decodeBase64 refuses wrong padding, a second spelling and mixed alphabets", () => {
