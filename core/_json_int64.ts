@@ -69,10 +69,15 @@ export function stringifyJsonInt64(value: unknown): string | undefined {
  */
 export function stringifyJson(value: unknown): string | undefined {
   try {
-    return JSON.stringify(value);
+    try {
+      return JSON.stringify(value);
+    } catch (e) {
+      if (e instanceof TypeError && /bigint/i.test(e.message)) return stringifyJsonInt64(value);
+      throw e;
+    }
   } catch (e) {
-    if (e instanceof TypeError && /bigint/i.test(e.message)) return stringifyJsonInt64(value);
-    // A cycle, or a toJSON that throws: the caller's value, refused with a clear TypeError.
+    // A cycle (beside a bigint too), or a toJSON that throws: the caller's value, refused with
+    // a clear TypeError.
     throw new TypeError(
       `Cannot send the value as JSON: ${e instanceof Error ? e.message : String(e)}`,
       { cause: e },

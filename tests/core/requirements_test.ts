@@ -657,7 +657,14 @@ Deno.test("stringifyJson writes bigint values as JSON integers", () => {
     const cycle: Record<string, unknown> = {};
     cycle.self = cycle;
     stringifyJson(cycle);
-  }, TypeError);
+  }, { name: "TypeError", message: /^Cannot send the value as JSON: / });
+  // A cycle beside a bigint went through the bigint path and threw JSON's own message.
+  const both: Record<string, unknown> = { id: 1n };
+  both.self = both;
+  assert.throws(() => stringifyJson(both), {
+    name: "TypeError",
+    message: /^Cannot send the value as JSON: /,
+  });
 });
 
 // --- StateFlow and masking ------------------------------------------------------------------------------
