@@ -462,10 +462,18 @@ export class DatabaseClient {
           cols.map((c) => `"${c.replace(/["\\]/g, "\\$&")}"`).join(","),
         ]);
       }
-      if (options.upsert && options.onConflict) {
+      const onConflict = options.onConflict;
+      if (onConflict != null && typeof onConflict !== "string") {
+        throw new TypeError(
+          `Cannot insert as 'onConflict' must be a string of column names: current value is ${
+            showValue(onConflict)
+          }`,
+        );
+      }
+      if (options.upsert && onConflict) {
         // As given, as postgrest-js sends it: PostgREST trims around the commas, and a
         // space inside a name ("first name") is part of the name.
-        pairs.push(["on_conflict", options.onConflict]);
+        pairs.push(["on_conflict", onConflict]);
       }
       if (returning === ReturnOption.REPRESENTATION) pairs.unshift(["select", "*"]);
       return sendBody(this.client, {

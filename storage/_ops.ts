@@ -664,6 +664,14 @@ function checkKeys(
   paths: readonly string[],
   check: (bucket: string, path: string) => string | ServiceResult<never> = checkKey,
 ): string[] | ServiceResult<never> {
+  if (!Array.isArray(paths)) {
+    return failure({
+      message: `Cannot use the paths as they must be a list of object keys: current value is ${
+        showValue(paths)
+      }`,
+      category: "INVALID_ARGUMENT",
+    });
+  }
   const keys: string[] = [];
   for (const p of paths) {
     const k = check(bucket, p);

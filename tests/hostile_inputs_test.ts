@@ -37,6 +37,43 @@ Deno.test("storage paths that are neither a key nor a list: Failure for the sign
   }
 });
 
+Deno.test("createSignedUrls given paths that are no list resolves a Failure naming them, not 'paths is not iterable'", async () => {
+  const rec = recordingFetch();
+  const client = createBaseClient("https://p.example", "anon-key", { fetch: rec.fetch });
+  const s = createStorageClient(client);
+  const { createSignedUrls } = await import("../storage/objects.ts");
+  for (const bad of [5, {}, undefined, null]) {
+    for (
+      const r of [
+        createSignedUrls(client, "b", bad as never, 60),
+        s.createSignedUrls("b", bad as never, 60),
+      ]
+    ) {
+      await assertInvalid(
+        r,
+        /^Cannot use the paths as they must be a list of object keys: current value is /,
+      );
+    }
+  }
+  assert.equal(rec.requests.length, 0);
+});
+
+Deno.test("an upsert's onConflict that is no string is refused, not sent as on_conflict=[object Object]", async () => {
+  const { db, rec } = makeDb();
+  for (const bad of [{ column: "id" }, ["id"], 1]) {
+    await assertInvalid(
+      db.insert("t", '{"id":1}', { upsert: true, onConflict: bad as never }),
+      /^Cannot insert as 'onConflict' must be a string of column names: current value is /,
+    );
+  }
+  assert.equal(rec.requests.length, 0);
+  // A string (and null) still goes as before.
+  await db.insert("t", '{"id":1}', { upsert: true, onConflict: "id" });
+  await db.insert("t", '{"id":1}', { upsert: true, onConflict: null });
+  assert.equal(rec.requests[0].url.searchParams.get("on_conflict"), "id");
+  assert.equal(rec.requests[1].url.searchParams.get("on_conflict"), null);
+});
+
 Deno.test("the catalog's typed calls given no request object resolve a Failure", async () => {
   const rec = recordingFetch(() => jsonResponse({ overrides: {}, defaults: {} }));
   const catalog = createStorageClient(
