@@ -8,42 +8,17 @@
 // `null` options are left out: ARCHITECTURE documents that they are not read as
 // "no options".
 import assert from "node:assert/strict";
-import { createClient } from "../client.ts";
-import { createSessionManager } from "../session/mod.ts";
-import { badTimeout, check, generators, hostileFetch, prng, SECRET } from "./support/fuzz.ts";
+import { badTimeout, fuzzRun } from "./support/fuzz.ts";
 
-async function run(
-  seed: number,
-  perMethod: number,
-): Promise<{ problems: string[]; calls: number; requests: number }> {
-  const rnd = prng(seed);
-  const { pick, value } = generators(rnd);
-  const problems: string[] = [];
-  let where = "";
-  let calls = 0;
-  let requests = 0;
-  const fetch = hostileFetch(rnd, (problem) => problems.push(`${where}: ${problem}`), () => {
-    requests++;
-  });
-  const client = createClient("https://p.example", SECRET, {
-    fetch,
-    timeout: 1000,
-    retry: { maxAttempts: 1 },
-  });
-  const manager = createSessionManager(client.auth, client, { autoRefresh: false });
-  const targets: Array<[string, object]> = [
-    ["auth", client.auth],
-    ["storage", client.storage],
-    ["database", client.database],
-    ["catalog", client.storage.analyticsCatalog("lake")],
-    ["manager", manager],
-  ];
-  const onUnhandled = (e: PromiseRejectionEvent) => {
-    e.preventDefault();
-    problems.push(`${where}: unhandled rejection ${String(e.reason)}`);
-  };
-  globalThis.addEventListener("unhandledrejection", onUnhandled);
-  try {
+function run(seed: number, perMethod: number) {
+  return fuzzRun(seed, async ({ rnd, pick, value, client, manager, call }) => {
+    const targets: Array<[string, object]> = [
+      ["auth", client.auth],
+      ["storage", client.storage],
+      ["database", client.database],
+      ["catalog", client.storage.analyticsCatalog("lake")],
+      ["manager", manager],
+    ];
     for (const [name, target] of targets) {
       for (const method of methodsOf(target)) {
         if (name === "manager" && (method === "dispose" || method === "close")) continue;
@@ -52,26 +27,18 @@ async function run(
           if (args.length > 0 && rnd() < 0.6) {
             args[0] = pick(["bucket", "a/b.txt", "user@example.com", "t"]);
           }
-          where = `${name}.${method}(seed ${seed}, call ${i})`;
-          calls++;
-          const problem = await check(
+          await call(
+            `${name}.${method}(call ${i})`,
             () => (target as Record<string, (...a: unknown[]) => unknown>)[method](...args),
             (e) =>
               badTimeout(e) ||
               (name === "manager" && method === "saveSession" && e instanceof TypeError &&
                 /^Cannot save the session/.test(e.message)),
           );
-          if (problem) problems.push(`${where}: ${problem}`);
         }
       }
     }
-    // Let late rejections surface.
-    await new Promise((resolve) => setTimeout(resolve, 0));
-  } finally {
-    globalThis.removeEventListener("unhandledrejection", onUnhandled);
-    manager.dispose();
-  }
-  return { problems, calls, requests };
+  });
 }
 
 function methodsOf(o: object): string[] {

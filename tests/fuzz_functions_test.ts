@@ -12,15 +12,7 @@ import * as root from "../mod.ts";
 import * as objects from "../storage/objects.ts";
 import * as hono from "../hono/mod.ts";
 import { ServiceException } from "../core/result.ts";
-import {
-  badTimeout,
-  check,
-  generators,
-  hostileFetch,
-  prng,
-  SECRET,
-  TOKEN,
-} from "./support/fuzz.ts";
+import { badTimeout, fuzzRun, TOKEN } from "./support/fuzz.ts";
 
 /** Typed building blocks that take their signature's types unchecked (ARCHITECTURE). */
 const UNCHECKED = new Set([
@@ -69,35 +61,15 @@ function exported(): Array<[string, (...a: unknown[]) => unknown]> {
   return [...out].sort(([a], [b]) => a.localeCompare(b));
 }
 
-async function run(seed: number, perFunction: number) {
-  const rnd = prng(seed);
-  const { pick, value } = generators(rnd);
-  const problems: string[] = [];
-  let where = "";
-  let calls = 0;
-  let requests = 0;
-  const fetch = hostileFetch(rnd, (problem) => problems.push(`${where}: ${problem}`), () => {
-    requests++;
-  });
-  const client = root.createClient("https://p.example", SECRET, {
-    fetch,
-    timeout: 1000,
-    retry: { maxAttempts: 1 },
-  });
-  const manager = root.createSessionManager(client.auth, client, { autoRefresh: false });
-  const receivers: Record<string, unknown> = {
-    client,
-    auth: client.auth,
-    storage: client.storage,
-    db: client.database,
-    manager,
-  };
-  const onUnhandled = (e: PromiseRejectionEvent) => {
-    e.preventDefault();
-    problems.push(`${where}: unhandled rejection ${String(e.reason)}`);
-  };
-  globalThis.addEventListener("unhandledrejection", onUnhandled);
-  try {
+function run(seed: number, perFunction: number) {
+  return fuzzRun(seed, async ({ rnd, pick, value, client, manager, call }) => {
+    const receivers: Record<string, unknown> = {
+      client,
+      auth: client.auth,
+      storage: client.storage,
+      db: client.database,
+      manager,
+    };
     for (const [name, f] of exported()) {
       const params = parameterNames(f);
       for (let i = 0; i < perFunction; i++) {
@@ -110,34 +82,19 @@ async function run(seed: number, perFunction: number) {
         );
         // Trailing options left out now and then (never a receiver).
         if (args.length > 0 && !(params[args.length - 1] in receivers) && rnd() < 0.2) args.pop();
-        where = `${name}(seed ${seed}, call ${i})`;
-        calls++;
-        let timer: ReturnType<typeof setTimeout> | undefined;
-        const hung = new Promise<string>((resolve) => {
-          timer = setTimeout(() => resolve("hung for 5 s"), 5000);
-        });
-        const problem = await Promise.race([
-          check(
-            () => f(...args),
-            (e) =>
-              badTimeout(e) ||
-              (name.endsWith("OrThrow") && e instanceof ServiceException) ||
-              // Async helpers report their documented TypeErrors as rejections.
-              (name === "pkceChallengeS256" || name === "generatePkceParams") &&
-                e instanceof TypeError && /^Cannot /.test(e.message),
-          ),
-          hung,
-        ]).finally(() => clearTimeout(timer));
-        if (problem) problems.push(`${where}: ${problem}`);
+        await call(
+          `${name}(call ${i})`,
+          () => f(...args),
+          (e) =>
+            badTimeout(e) ||
+            (name.endsWith("OrThrow") && e instanceof ServiceException) ||
+            // Async helpers report their documented TypeErrors as rejections.
+            (name === "pkceChallengeS256" || name === "generatePkceParams") &&
+              e instanceof TypeError && /^Cannot /.test(e.message),
+        );
       }
     }
-    // Let late rejections surface.
-    await new Promise((resolve) => setTimeout(resolve, 0));
-  } finally {
-    globalThis.removeEventListener("unhandledrejection", onUnhandled);
-    manager.dispose();
-  }
-  return { problems, calls, requests };
+  });
 }
 
 for (const seed of [1, 2, 3, 4]) {

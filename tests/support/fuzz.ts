@@ -1,6 +1,9 @@
 // Shared by the fuzz tests: seeded generators of hostile arguments and of
 // answers, a fetch stand-in that answers anything and inspects what reaches
-// it, and the check of one call's outcome against the library's contract.
+// it, the check of one call's outcome against the library's contract, and
+// the harness of one seeded run.
+import { type Client, createClient } from "../../client.ts";
+import { createSessionManager, type SessionManager } from "../../session/mod.ts";
 
 export const SECRET = "anon-SECRETKEY-7f3a9";
 export const TOKEN = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.SECRETSIGxyz";
@@ -245,4 +248,69 @@ export async function check(
 /** The rejection every call may give: a bad 'timeout' or 'maxBodyBytes' (README). */
 export function badTimeout(e: unknown): boolean {
   return e instanceof RangeError && /'(timeout|maxBodyBytes)' must be/.test(e.message);
+}
+
+/** One seeded run: its generators, a client over the hostile fetch, and `call`. */
+export interface FuzzRun {
+  rnd: () => number;
+  pick: <T>(a: readonly T[]) => T;
+  value: () => unknown;
+  client: Client;
+  manager: SessionManager;
+  /**
+   * Runs one call and records what is wrong with it, if anything (see
+   * {@linkcode check}), or that it did not settle within 5 s.
+   */
+  call(where: string, f: () => unknown, documented: (e: unknown) => boolean): Promise<void>;
+}
+
+/**
+ * Runs `body` over a client (auth, storage, database) and a session manager
+ * whose fetch answers anything; returns every problem found (what a call put
+ * on the wire, how it ended, a rejection nobody handled) and the counts.
+ */
+export async function fuzzRun(
+  seed: number,
+  body: (run: FuzzRun) => Promise<void>,
+): Promise<{ problems: string[]; calls: number; requests: number }> {
+  const rnd = prng(seed);
+  const { pick, value } = generators(rnd);
+  const problems: string[] = [];
+  let where = "";
+  let calls = 0;
+  let requests = 0;
+  const fetch = hostileFetch(rnd, (problem) => problems.push(`${where}: ${problem}`), () => {
+    requests++;
+  });
+  const client = createClient("https://p.example", SECRET, {
+    fetch,
+    timeout: 1000,
+    retry: { maxAttempts: 1 },
+  });
+  const manager = createSessionManager(client.auth, client, { autoRefresh: false });
+  const onUnhandled = (e: PromiseRejectionEvent) => {
+    e.preventDefault();
+    problems.push(`${where}: unhandled rejection ${String(e.reason)}`);
+  };
+  const call = async (at: string, f: () => unknown, documented: (e: unknown) => boolean) => {
+    where = `${at} (seed ${seed})`;
+    calls++;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const hung = new Promise<string>((resolve) => {
+      timer = setTimeout(() => resolve("did not settle within 5 s"), 5000);
+    });
+    const problem = await Promise.race([check(f, documented), hung])
+      .finally(() => clearTimeout(timer));
+    if (problem) problems.push(`${where}: ${problem}`);
+  };
+  globalThis.addEventListener("unhandledrejection", onUnhandled);
+  try {
+    await body({ rnd, pick, value, client, manager, call });
+    // Let late rejections surface.
+    await new Promise((resolve) => setTimeout(resolve, 0));
+  } finally {
+    globalThis.removeEventListener("unhandledrejection", onUnhandled);
+    manager.dispose();
+  }
+  return { problems, calls, requests };
 }
