@@ -18,13 +18,28 @@ export function untilAborted<T>(
   promise: Promise<T>,
   signal?: AbortSignal,
 ): Promise<T | typeof ABORTED> {
-  if (!signal) return promise;
+  // A signal that is no AbortSignal is not waited on; the public entry points refuse it first
+  // (refusedSignal), as the transport does.
+  if (typeof signal?.addEventListener !== "function") return promise;
   if (signal.aborted) return Promise.resolve(ABORTED);
   return new Promise((resolve, reject) => {
     const onAbort = () => resolve(ABORTED);
     signal.addEventListener("abort", onAbort, { once: true });
     promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
   });
+}
+
+/**
+ * `Failure(INVALID_ARGUMENT)` for a `signal` that is not an AbortSignal (the
+ * transport's refusal, for calls that wait before they send), else null.
+ */
+export function refusedSignal(signal: unknown): Failure | null {
+  return signal != null && typeof (signal as AbortSignal).addEventListener !== "function"
+    ? failure({
+      message: "Cannot send the request as 'signal' is not an AbortSignal",
+      category: "INVALID_ARGUMENT",
+    })
+    : null;
 }
 
 /** The Failure of a call whose caller's signal fired before it could answer. */
@@ -59,11 +74,14 @@ export function bounded<T>(
     let timer: ReturnType<typeof setTimeout> | undefined;
     const finish = (out: Bounded<T>) => {
       if (timer !== undefined) clearTimeout(timer);
-      signal?.removeEventListener("abort", onAbort);
+      signal?.removeEventListener?.("abort", onAbort);
       resolve(out);
     };
     const onAbort = () => finish({ kind: "aborted" });
-    signal?.addEventListener("abort", onAbort, { once: true });
+    // A signal that is no AbortSignal (the caller's `true`) is not waited on: the entry points
+    // refuse it (refusedSignal), but for getClaims' JWKS wait, where a check would cost the
+    // verify-only bundle more than it has left.
+    signal?.addEventListener?.("abort", onAbort, { once: true });
     if (ms > 0 && Number.isFinite(ms)) timer = setTimeout(() => finish({ kind: "timeout" }), ms);
     promise.then(
       (value) => finish({ kind: "done", value }),

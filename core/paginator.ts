@@ -4,7 +4,7 @@
  * @module
  */
 
-import { cancelled } from "./_abort.ts";
+import { cancelled, refusedSignal } from "./_abort.ts";
 import { failure, type ServiceError, type ServiceResult, success } from "./result.ts";
 import { MutableStateFlow, type StateFlow } from "./state_flow.ts";
 import { showValue } from "./_show.ts";
@@ -146,6 +146,8 @@ export function createPaginator<T>(
     loadNext(options?: { signal?: AbortSignal }) {
       if (isEnd.value) return Promise.resolve(success([] as readonly T[]));
       const signal = options?.signal;
+      const refused = refusedSignal(signal);
+      if (refused) return Promise.resolve(refused);
       if (signal?.aborted) {
         return Promise.resolve(
           cancelled(),

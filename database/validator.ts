@@ -6,7 +6,7 @@
  */
 
 import { failure, type ServiceResult, success } from "../core/result.ts";
-import { ABORTED, cancelled, untilAborted } from "../core/_abort.ts";
+import { ABORTED, cancelled, refusedSignal, untilAborted } from "../core/_abort.ts";
 import { describeThrown, isThenable } from "../core/_thrown.ts";
 
 /** The result of a Standard Schema validation. */
@@ -60,6 +60,8 @@ export async function validateAll<T>(
   options: { signal?: AbortSignal } = {},
 ): Promise<ServiceResult<T[]>> {
   if (!validator) return success(values as T[]);
+  const refused = refusedSignal(options.signal);
+  if (refused) return refused;
   // A Standard Schema first: some (arktype) are also callable, and their call
   // returns an error object instead of throwing.
   const standard = (validator as { "~standard"?: { validate?: unknown } })["~standard"];

@@ -10,7 +10,7 @@ import { SessionTooLarge } from "./_too_large.ts";
 import type { AuthCallOptions } from "../auth/client.ts";
 import type { Session } from "../auth/models.ts";
 import { parseJwtClaims } from "../auth/jwt.ts";
-import { ABORTED, cancelled, untilAborted } from "../core/_abort.ts";
+import { ABORTED, cancelled, refusedSignal, untilAborted } from "../core/_abort.ts";
 import { failure, type ServiceResult } from "../core/result.ts";
 import { redactCause } from "../core/http_error.ts";
 import type { AuthStateChangeEvent, SessionManager, SessionState } from "./manager.ts";
@@ -131,6 +131,8 @@ export function untilCancelled<T>(
   start: () => Promise<ServiceResult<T>>,
   signal?: AbortSignal,
 ): Promise<ServiceResult<T>> {
+  const refused = refusedSignal(signal);
+  if (refused) return Promise.resolve(refused);
   if (signal?.aborted) return Promise.resolve(cancelled()); // nothing is started
   return untilAborted(start(), signal).then((r) => r === ABORTED ? cancelled() : r);
 }

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { ABORTED, cancelled, untilAborted } from "../core/_abort.ts";
+import { ABORTED, cancelled, refusedSignal, untilAborted } from "../core/_abort.ts";
 import { parseJsonInt64, stringifyJson } from "../core/_json_int64.ts";
 import type { BaseClient } from "../core/client.ts";
 import {
@@ -408,6 +408,8 @@ export class AnalyticsCatalogClient {
   }
 
   async #route(path: string, o: CatalogCallOptions): Promise<ServiceResult<string>> {
+    const refused = refusedSignal(o.signal);
+    if (refused) return refused;
     // A call cancelled before it starts starts nothing, the shared config request included.
     if (o.signal?.aborted) {
       return cancelled();

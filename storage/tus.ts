@@ -9,7 +9,7 @@
  * @module
  */
 
-import { ABORTED, bounded, untilAborted } from "../core/_abort.ts";
+import { ABORTED, bounded, refusedSignal, untilAborted } from "../core/_abort.ts";
 import { describeThrown } from "../core/_thrown.ts";
 import type { BaseClient } from "../core/client.ts";
 import { encodeBase64 } from "../core/encoding.ts";
@@ -613,6 +613,8 @@ class Upload implements ResumableUpload {
 
   await(options: { signal?: AbortSignal } = {}): Promise<ServiceResult<void>> {
     const signal = options.signal;
+    const refused = refusedSignal(signal);
+    if (refused) return Promise.resolve(refused);
     if (this.#running === null) {
       this.#running = this.#run(signal).finally(() => (this.#running = null));
       return this.#running;

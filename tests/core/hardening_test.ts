@@ -6,6 +6,8 @@ import { createBaseClient } from "../../core/client.ts";
 import { errorFromResponse } from "../../core/http_error.ts";
 import { parseRetryAfter } from "../../core/retry.ts";
 import { buildHeaders } from "../../core/transport.ts";
+import { createPaginator } from "../../core/paginator.ts";
+import { success } from "../../core/result.ts";
 import { jsonResponse, recordingFetch } from "../support/recording_fetch.ts";
 
 const BASE = "https://project.example";
@@ -298,4 +300,48 @@ Deno.test("a signal that is not an AbortSignal (the controller itself, or false,
   // null and undefined mean no signal.
   assert.ok((await client.request({ path: "/x", signal: null as never })).ok);
   assert.ok((await client.request({ path: "/x", signal: undefined })).ok);
+});
+
+Deno.test("calls that wait before they send refuse a signal that is not an AbortSignal as the transport does; getClaims' JWKS wait does not crash on one", async () => {
+  const { createClient } = await import("../../client.ts");
+  const { createSessionManager, refreshCurrentSession } = await import("../../session/mod.ts");
+  const { createResumableUpload } = await import("../../storage/tus.ts");
+  const { validateAll } = await import("../../database/validator.ts");
+  const { getClaims } = await import("../../auth/get_claims.ts");
+  const { claims, jwksBody, makeKey, signEs256 } = await import("../auth_jwt/_helpers.ts");
+  const key = await makeKey("k1");
+  const rec = recordingFetch((req) =>
+    req.url.pathname.endsWith("/jwks.json") ? jwksBody(key.jwk) : jsonResponse({})
+  );
+  const client = createClient("https://project.example", "anon-key", { fetch: rec.fetch });
+  const manager = createSessionManager(client.auth, client, { autoRefresh: false });
+  const page = createPaginator(2, () => Promise.resolve(success([1, 2])));
+  const message = "Cannot send the request as 'signal' is not an AbortSignal";
+  try {
+    for (const bad of [true, 1, "abort", {}, new AbortController()]) {
+      const signal = bad as never;
+      const upload = createResumableUpload(client, "b", "o.bin", new Uint8Array(3));
+      const calls = [
+        // Before: "signal.addEventListener is not a function", thrown from a promise.
+        refreshCurrentSession(manager, { signal }),
+        client.storage.analyticsCatalog("lake").listNamespaces({ signal }),
+        upload.await({ signal }),
+        page.loadNext({ signal }),
+        validateAll([1], async (v) => v, { signal }),
+      ];
+      for (const call of calls) {
+        const e = (await call).errorOrNull();
+        assert.equal(e?.category, "INVALID_ARGUMENT");
+        assert.equal(e?.message, message);
+      }
+    }
+    assert.equal(rec.requests.length, 0);
+    // getClaims waits on the shared JWKS fetch only; such a signal is not waited on, and the
+    // token is verified (the fetch itself carries no caller's signal).
+    const token = await signEs256({ alg: "ES256", kid: "k1" }, claims(), key.privateKey);
+    const verified = await getClaims(client.auth, token, { signal: true as never });
+    assert.ok(verified.ok, verified.errorOrNull()?.message);
+  } finally {
+    manager.dispose();
+  }
 });

@@ -154,8 +154,26 @@ export function generators(rnd: () => number) {
   return { pick, value, answer };
 }
 
+const HEADERS: ReadonlyArray<[string, readonly string[]]> = [
+  ["retry-after", ["0", "1", "-1", "soon", "Wed, 21 Oct 2015 07:28:00 GMT"]],
+  ["location", [
+    "https://p.example/storage/v1/upload/resumable/x",
+    "",
+    "::bad",
+    "/rel",
+    "https://evil.example/x",
+  ]],
+  ["upload-offset", ["0", "3", "-1", "x", "99999999999999999999"]],
+  ["upload-length", ["0", "3", "x", "-5"]],
+  ["content-range", ["0-0/1", "*/x", "bad", "0-9/*", "*/5", "5-1/3"]],
+  ["content-length", ["0", "3"]],
+  ["etag", ['"abc"', ""]],
+  ["last-modified", ["not a date", "Wed, 21 Oct 2015 07:28:00 GMT"]],
+];
+
 /**
- * A fetch that answers anything (statuses, broken JSON, network faults) and
+ * A fetch that answers anything (statuses, broken JSON, network faults, odd
+ * headers) and
  * reports, through `onProblem`, what a call put on the wire as
  * "[object …]" or as a body fetch would stringify.
  */
@@ -184,18 +202,16 @@ export function hostileFetch(
         `a body fetch would send as text (${Object.prototype.toString.call(body)})`,
       );
     }
-    const status = pick([200, 200, 201, 204, 400, 401, 404, 409, 500]);
+    const status = pick([200, 200, 201, 204, 206, 400, 401, 404, 409, 416, 429, 500]);
     const k = rnd();
     if (k < 0.1) return Promise.reject(new TypeError("network down"));
-    if (k < 0.2) {
-      return Promise.resolve(new Response(status === 204 ? null : "{not json", { status }));
-    }
-    return Promise.resolve(
-      new Response(status === 204 ? null : JSON.stringify(answer()), {
-        status,
-        headers: { "content-type": "application/json" },
-      }),
-    );
+    // Headers the clients read, now and then hostile (retry waits kept short).
+    const headers = new Headers({
+      "content-type": pick(["application/json", "application/json", "text/html", "text/csv"]),
+    });
+    for (const [name, values] of HEADERS) if (rnd() < 0.25) headers.set(name, pick(values));
+    const text = k < 0.2 ? "{not json" : JSON.stringify(answer());
+    return Promise.resolve(new Response(status === 204 ? null : text, { status, headers }));
   }) as typeof globalThis.fetch;
 }
 
