@@ -173,7 +173,7 @@ const HEADERS: ReadonlyArray<[string, readonly string[]]> = [
 
 /**
  * A fetch that answers anything (statuses, broken JSON, network faults, odd
- * headers) and
+ * headers, bodies cut by a reset) and
  * reports, through `onProblem`, what a call put on the wire as
  * "[object …]" or as a body fetch would stringify.
  */
@@ -211,7 +211,16 @@ export function hostileFetch(
     });
     for (const [name, values] of HEADERS) if (rnd() < 0.25) headers.set(name, pick(values));
     const text = k < 0.2 ? "{not json" : JSON.stringify(answer());
-    return Promise.resolve(new Response(status === 204 ? null : text, { status, headers }));
+    // A connection reset halfway through the body.
+    const answerBody = k > 0.93
+      ? new ReadableStream<Uint8Array>({
+        start(c) {
+          c.enqueue(new TextEncoder().encode(text.slice(0, 5)));
+          c.error(new TypeError("connection reset"));
+        },
+      })
+      : text;
+    return Promise.resolve(new Response(status === 204 ? null : answerBody, { status, headers }));
   }) as typeof globalThis.fetch;
 }
 
