@@ -327,7 +327,7 @@ Deno.test("calls that wait before they send refuse a signal that is not an Abort
         client.storage.analyticsCatalog("lake").listNamespaces({ signal }),
         upload.await({ signal }),
         page.loadNext({ signal }),
-        validateAll([1], async (v) => v, { signal }),
+        validateAll([1], (v) => Promise.resolve(v), { signal }),
       ];
       for (const call of calls) {
         const e = (await call).errorOrNull();
