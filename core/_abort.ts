@@ -43,8 +43,8 @@ export function refusedSignal(signal: unknown): Failure | null {
 }
 
 /** The Failure of a call whose caller's signal fired before it could answer. */
-export function cancelled(): Failure {
-  return failure({ message: "Request was cancelled", category: "CANCELLED" });
+export function cancelled(cause?: unknown): Failure {
+  return failure({ message: "Request was cancelled", category: "CANCELLED", cause });
 }
 
 /** What {@linkcode bounded} answers: the outcome, or why the wait ended without it. */

@@ -14,6 +14,7 @@ import { failure, type ServiceResult, success } from "./result.ts";
 import { backoffDelay, parseRetryAfter, RETRYABLE_STATUSES, type RetryPolicy } from "./retry.ts";
 import { utf8Decode } from "./encoding.ts";
 import { sleep } from "./_sleep.ts";
+import { cancelled } from "./_abort.ts";
 import { VERSION } from "./version.ts";
 
 /** Which service a request targets; selects the path prefix. */
@@ -297,7 +298,7 @@ function abortFailure(cause: AbortCause, timeout: number, error?: unknown) {
       category: "TIMEOUT",
       cause: error,
     })
-    : failure({ message: "Request was cancelled", category: "CANCELLED", cause: error });
+    : cancelled(error);
 }
 
 type Outcome = ServiceResult<unknown>;
