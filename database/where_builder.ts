@@ -508,7 +508,10 @@ export class WhereBuilder {
       );
     }
     const config = options.config;
-    if (config !== undefined && config !== null && !/^[A-Za-z0-9_$]+$/.test(config)) {
+    if (
+      config !== undefined && config !== null &&
+      (typeof config !== "string" || !/^[A-Za-z0-9_$]+$/.test(config))
+    ) {
       throw new TypeError(
         `Cannot search as 'config' is not a configuration name: current value is ${
           showValue(config)
@@ -527,7 +530,10 @@ export class WhereBuilder {
    * @returns This builder.
    */
   raw(column: ColumnRef<unknown>, operator: string, value: string): this {
-    if (!/^[a-z]+(\([a-z0-9_]+\))?(\.[a-z]+(\([a-z0-9_]+\))?)*$/i.test(operator)) {
+    if (
+      typeof operator !== "string" ||
+      !/^[a-z]+(\([a-z0-9_]+\))?(\.[a-z]+(\([a-z0-9_]+\))?)*$/i.test(operator)
+    ) {
       throw new TypeError(
         `Cannot filter as 'operator' is not a PostgREST operator: current value is ${
           showValue(operator)

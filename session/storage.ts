@@ -472,7 +472,8 @@ export class CookieSessionStorage implements SessionStorage {
         Math.min(MAX_CHUNKS, Math.max(1, Math.floor(12_720 / (options.chunkSize ?? 3180)))),
     };
     const o = this.#o;
-    if (!/^[!#$%&'*+\-.^_`|~0-9A-Za-z]{1,200}$/.test(o.name)) {
+    // A number would pass the pattern as its text and fail every later string operation.
+    if (typeof o.name !== "string" || !/^[!#$%&'*+\-.^_`|~0-9A-Za-z]{1,200}$/.test(o.name)) {
       throw new RangeError(
         `Cannot store cookies as 'name' must be a cookie token of 1 to 200 characters: current value is ${
           showValue(o.name)

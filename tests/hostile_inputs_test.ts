@@ -183,6 +183,18 @@ Deno.test("filters refuse an undefined column, a function or a symbol operand; i
     where((w) => w.isExactly("done", Symbol("s") as never)),
     /must be a boolean: current value is a symbol$/,
   );
+  // raw's operator and textSearch's config of another type are named (a symbol made the
+  // pattern test throw "Cannot convert a Symbol value to a string").
+  for (const bad of [Symbol("s"), 5, { op: "eq" }]) {
+    await assertInvalid(
+      where((w) => w.raw("id", bad as never, "1")),
+      /^Cannot filter as 'operator' is not a PostgREST operator: current value is /,
+    );
+    await assertInvalid(
+      where((w) => w.textSearch("body", "x", { config: bad as never })),
+      /^Cannot search as 'config' is not a configuration name: current value is /,
+    );
+  }
   // The builders themselves throw (they are not operations).
   assert.throws(
     () => db.buildSelect("t", { block: (q) => q.where((w) => w.eq("id", Symbol() as never)) }),
