@@ -8,7 +8,7 @@
 // `null` options are left out: ARCHITECTURE documents that they are not read as
 // "no options".
 import assert from "node:assert/strict";
-import { badTimeout, fuzzRun } from "./support/fuzz.ts";
+import { badTimeout, fuzzRun, methodsOf } from "./support/fuzz.ts";
 
 function run(seed: number, perMethod: number) {
   return fuzzRun(seed, async ({ rnd, pick, value, client, manager, call }) => {
@@ -39,24 +39,6 @@ function run(seed: number, perMethod: number) {
       }
     }
   });
-}
-
-function methodsOf(o: object): string[] {
-  const names = new Set<string>();
-  for (
-    let p = Object.getPrototypeOf(o);
-    p && p !== Object.prototype;
-    p = Object.getPrototypeOf(p)
-  ) {
-    for (const n of Object.getOwnPropertyNames(p)) {
-      if (
-        n !== "constructor" && typeof Object.getOwnPropertyDescriptor(p, n)!.value === "function"
-      ) {
-        names.add(n);
-      }
-    }
-  }
-  return [...names].sort();
 }
 
 for (const seed of [1, 2, 3, 4, 5, 6, 7, 8]) {

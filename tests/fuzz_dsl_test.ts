@@ -9,25 +9,7 @@ import assert from "node:assert/strict";
 import { column } from "../database/column.ts";
 import type { QueryBuilder } from "../database/query_builder.ts";
 import type { WhereBuilder } from "../database/where_builder.ts";
-import { fuzzRun, TOKEN } from "./support/fuzz.ts";
-
-function methodsOf(o: object): string[] {
-  const names = new Set<string>();
-  for (
-    let p = Object.getPrototypeOf(o);
-    p && p !== Object.prototype;
-    p = Object.getPrototypeOf(p)
-  ) {
-    for (const n of Object.getOwnPropertyNames(p)) {
-      if (
-        n !== "constructor" && typeof Object.getOwnPropertyDescriptor(p, n)!.value === "function"
-      ) {
-        names.add(n);
-      }
-    }
-  }
-  return [...names].sort();
-}
+import { fuzzRun, methodsOf, TOKEN } from "./support/fuzz.ts";
 
 type Call = readonly [number, readonly unknown[]];
 type Builder = Record<string, (...a: unknown[]) => unknown>;

@@ -339,3 +339,22 @@ export async function fuzzRun(
   }
   return { problems, calls, requests };
 }
+
+/** The names of an object's methods, from its prototype chain, sorted. */
+export function methodsOf(o: object): string[] {
+  const names = new Set<string>();
+  for (
+    let p = Object.getPrototypeOf(o);
+    p && p !== Object.prototype;
+    p = Object.getPrototypeOf(p)
+  ) {
+    for (const n of Object.getOwnPropertyNames(p)) {
+      if (
+        n !== "constructor" && typeof Object.getOwnPropertyDescriptor(p, n)!.value === "function"
+      ) {
+        names.add(n);
+      }
+    }
+  }
+  return [...names].sort();
+}
