@@ -6,7 +6,7 @@
  */
 
 import { randomBytes } from "../core/crypto.ts";
-import { encodeBase64Url } from "../core/encoding.ts";
+import { encodeBase64Url, utf8Encode } from "../core/encoding.ts";
 import { showValue } from "../core/_show.ts";
 
 /** Length of a generated code verifier in characters (RFC 7636 allows 43 to 128). */
@@ -67,7 +67,7 @@ export async function pkceChallengeS256(
       }`,
     );
   }
-  const bytes = new TextEncoder().encode(verifier);
+  const bytes = utf8Encode(verifier);
   let digest: Uint8Array | ArrayBuffer;
   if (sha256 != null) {
     digest = await sha256(bytes);

@@ -158,9 +158,10 @@ export function fetchbaseAuth(
       "Cannot create the middleware as 'options' must be an object with 'url' and 'apiKey'",
     );
   }
-  // Checked once, here: a bad url, key or client option (with a shared `auth`, the per-request
-  // client's alone) would otherwise fail every verified request as a 500.
-  createClient(options.url, options.apiKey, options.clientOptions);
+  // Checked once, here: a bad url, key or client option would otherwise fail every verified
+  // request as a 500. The verifying client checks them when it is made; with a shared `auth`,
+  // nothing else does, so a per-request client is made once now.
+  if (options.auth) createClient(options.url, options.apiKey, options.clientOptions);
   const auth = options.auth ??
     createAuthClient(
       createClient(options.url, options.apiKey, {
