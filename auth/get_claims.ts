@@ -144,7 +144,7 @@ async function serverValidate(
 }
 
 function hasSubtle(): boolean {
-  return typeof crypto === "object" && typeof crypto?.subtle?.verify === "function";
+  return typeof globalThis.crypto?.subtle?.verify === "function";
 }
 
 /**

@@ -31,8 +31,10 @@ export const AREA_PREFIX: Readonly<Record<Area, string>> = Object.freeze({
 /**
  * Which credentials a request carries:
  * - `"token"` (default): `apikey` plus `Authorization: Bearer` with the
- *   per-call token, else the client's current access token, else the API key;
- * - `"apikey"`: `apikey` plus `Authorization: Bearer <API key>`;
+ *   per-call token, else a client-wide `Authorization` header, else the
+ *   client's current access token, else the API key;
+ * - `"apikey"`: `apikey` plus `Authorization: Bearer <API key>` (a
+ *   client-wide `Authorization` header replaces it);
  * - `"none"`: neither header (public endpoints, foreign origins).
  */
 export type CredentialMode = "token" | "apikey" | "none";
@@ -90,7 +92,10 @@ export interface TransportRequest<R extends ResponseType = "json"> {
   contentType?: string;
   /** Which credentials to send. Default `"token"`. */
   credentials?: CredentialMode;
-  /** A per-call access token that wins over the client's current one. */
+  /**
+   * A per-call access token that wins over the client's current one and over
+   * a client-wide `Authorization` header.
+   */
   accessToken?: string | null;
   /** Cancels the request. */
   signal?: AbortSignal;
@@ -196,8 +201,9 @@ function buildUrl(ctx: TransportContext, req: TransportRequest<ResponseType>) {
 }
 
 /**
- * Computes the request headers: `X-Client-Info`, credentials, content type,
- * then client-wide headers, then per-call headers (later ones win).
+ * Computes the request headers: `X-Client-Info`, content type, credentials,
+ * then client-wide headers, then per-call headers (later ones win), except
+ * that a per-call `accessToken` stays over a client-wide `Authorization`.
  *
  * @example Inspecting headers
  * ```ts
@@ -227,13 +233,6 @@ function headerRecord(
   req: TransportRequest<ResponseType>,
 ): Record<string, string> {
   const headers: Record<string, string> = { "x-client-info": CLIENT_INFO };
-  const mode = req.credentials ?? "token";
-  if (mode !== "none") {
-    headers.apikey = ctx.apiKey;
-    const explicit = req.accessToken?.trim() || null;
-    const bearer = mode === "apikey" ? ctx.apiKey : explicit ?? ctx.accessToken ?? ctx.apiKey;
-    headers.authorization = `Bearer ${bearer}`;
-  }
   if (req.json !== undefined) {
     headers["content-type"] = "application/json";
   } else if (req.body !== undefined) {
@@ -244,8 +243,19 @@ function headerRecord(
         ? req.body.type
         : "application/octet-stream");
   }
+  const mode = req.credentials ?? "token";
   // Client-wide headers may carry credentials: a request sent without credentials gets none.
-  if (mode !== "none") { for (const k in ctx.headers) headers[k.toLowerCase()] = ctx.headers[k]; }
+  if (mode !== "none") {
+    headers.apikey = ctx.apiKey;
+    headers.authorization = `Bearer ${
+      mode === "apikey" ? ctx.apiKey : ctx.accessToken ?? ctx.apiKey
+    }`;
+    for (const k in ctx.headers) headers[k.toLowerCase()] = ctx.headers[k];
+    // A token given for this call names the user it acts for: a client-wide Authorization
+    // header (say, the caller's own token in an edge function) does not replace it.
+    const explicit = mode !== "apikey" && req.accessToken?.trim();
+    if (explicit) headers.authorization = `Bearer ${explicit}`;
+  }
   if (req.headers) { for (const k in req.headers) headers[k.toLowerCase()] = req.headers[k]; }
   return headers;
 }
@@ -629,10 +639,9 @@ function redirectInit(
   if (method !== "HEAD" && (status === 303 || (method === "POST" && status < 303))) {
     method = "GET";
     body = undefined;
-    // The fetch standard's request-body headers go with the body.
-    for (const h of ["content-type", "content-encoding", "content-language", "content-location"]) {
-      delete next[h];
-    }
+    // The headers that describe the body go with it: the fetch standard's four request-body
+    // headers (type, encoding, language, location) and any other `content-*` one.
+    for (const h in next) if (h.startsWith("content-")) delete next[h];
   }
   if (body instanceof ReadableStream) {
     return "Redirect refused: a streamed body cannot be sent again";

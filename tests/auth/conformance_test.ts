@@ -6,8 +6,10 @@
  */
 import assert from "node:assert/strict";
 import type { AuthClient } from "../../auth/mod.ts";
-import { jsonResponse, type RecordedRequest } from "../support/recording_fetch.ts";
-import { authJs, dropNulls, makeAuth, SESSION, TOKEN } from "./_helpers.ts";
+import { createAuthClient } from "../../auth/mod.ts";
+import { createBaseClient } from "../../core/client.ts";
+import { jsonResponse, type RecordedRequest, recordingFetch } from "../support/recording_fetch.ts";
+import { authJs, BASE, dropNulls, KEY, makeAuth, SESSION, TOKEN } from "./_helpers.ts";
 
 const userAnswer = {
   id: "u1",
@@ -262,4 +264,23 @@ Deno.test(`conformance with @supabase/auth-js: ${sessionOps.length} session oper
     }
   }
   assert.deepEqual(failures, []);
+});
+
+Deno.test("conformance with @supabase/auth-js: a client-wide Authorization header yields to a per-call token", async () => {
+  // An edge function often forwards its caller's token as a client-wide header. A call given a
+  // user's token explicitly still acts for that user (auth-js: `jwt` replaces the header); a call
+  // made for no user sends the client-wide header in both clients.
+  const global = { apikey: KEY, Authorization: "Bearer caller-token-from-header" };
+  const them = authJs(answer, { headers: global });
+  const ours = recordingFetch(answer);
+  const auth = createAuthClient(
+    createBaseClient(BASE, KEY, { fetch: ours.fetch, headers: global }),
+  );
+  await them.client.getUser("user-token-explicit");
+  await them.client.signInWithPassword({ email: "a@x.io", password: "pw" });
+  await auth.getUser("user-token-explicit");
+  await auth.signInWithEmail("a@x.io", "pw");
+  assert.equal(ours.requests[0].headers.get("authorization"), "Bearer user-token-explicit");
+  assert.equal(ours.requests[1].headers.get("authorization"), "Bearer caller-token-from-header");
+  assert.deepEqual(ours.requests.map(shape), them.rec.requests.map(shape));
 });

@@ -161,13 +161,28 @@ Deno.test("a POST turned into a GET by a 303 drops the body and every body heade
     path: "/rpc/f",
     body: "payload",
     contentType: "text/plain",
-    headers: { "content-language": "en", "content-encoding": "identity", "content-location": "/x" },
+    headers: {
+      "content-language": "en",
+      "content-encoding": "identity",
+      "content-location": "/x",
+      "content-disposition": "inline",
+      "x-trace": "t",
+    },
   });
   assert.ok(r.ok);
   const second = rec.requests[1];
   assert.equal(second.method, "GET");
   assert.equal(second.bytes, null);
-  for (const h of ["content-type", "content-language", "content-encoding", "content-location"]) {
+  for (
+    const h of [
+      "content-type",
+      "content-language",
+      "content-encoding",
+      "content-location",
+      "content-disposition",
+    ]
+  ) {
     assert.equal(second.headers.get(h), null, h);
   }
+  assert.equal(second.headers.get("x-trace"), "t");
 });

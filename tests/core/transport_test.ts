@@ -91,6 +91,36 @@ Deno.test("token precedence: explicit per-call token > current token > API key; 
   assert.equal(withInitial.accessToken, TOKEN);
 });
 
+Deno.test("a client-wide Authorization replaces the current token and the key, not a per-call token", async () => {
+  const rec = recordingFetch();
+  const c = client(rec.fetch, { headers: { Authorization: "Bearer from-header-1234" } });
+  c.setAccessToken(TOKEN);
+  await c.request({ path: "/current" });
+  await c.request({ path: "/explicit", accessToken: "explicit-token-123" });
+  await c.request({ path: "/blank", accessToken: "  " });
+  await c.request({ path: "/key", credentials: "apikey" });
+  await c.request({
+    path: "/key-and-token",
+    credentials: "apikey",
+    accessToken: "explicit-token-123",
+  });
+  await c.request({
+    path: "/per-call",
+    accessToken: "explicit-token-123",
+    headers: { authorization: "Bearer own" },
+  });
+  await c.request({ path: "/none", credentials: "none", accessToken: "explicit-token-123" });
+  assert.deepEqual(rec.requests.map((r) => r.headers.get("authorization")), [
+    "Bearer from-header-1234",
+    "Bearer explicit-token-123",
+    "Bearer from-header-1234",
+    "Bearer from-header-1234",
+    "Bearer from-header-1234",
+    "Bearer own",
+    null,
+  ]);
+});
+
 Deno.test("client headers merge over computed ones and per-call headers win", async () => {
   const rec = recordingFetch();
   const c = client(rec.fetch, { headers: { "x-app": "a", "X-Client-Info": "custom/1" } });
