@@ -106,6 +106,13 @@ export interface Preferences {
   missingDefault?: boolean;
   rollback?: boolean;
   maxAffected?: number | null;
+  /**
+   * Ask for `handling=lenient` (PostgREST's default handling) when no
+   * `max-affected` asks for strict: PostgREST lists a handling it was given in
+   * `Preference-Applied`, so a function call, whose answer lists no `return=`,
+   * still says whether `tx=rollback` was applied.
+   */
+  echo?: boolean;
 }
 
 /**
@@ -135,6 +142,8 @@ export function preferHeader(p: Preferences): string | null {
   if (p.rollback) out.push("tx=rollback");
   if (p.maxAffected !== undefined && p.maxAffected !== null) {
     out.push("handling=strict", `max-affected=${p.maxAffected}`);
+  } else if (p.echo) {
+    out.push("handling=lenient");
   }
   return out.length === 0 ? null : out.join(",");
 }
@@ -275,17 +284,19 @@ function wantsRollback(req: PgRequest): boolean {
 }
 
 /**
- * A write asked to roll back that the server committed: PostgREST applies
- * `tx=rollback` only when its `db-tx-end` allows overrides, and then lists it
- * in `Preference-Applied`. An answer without that header (a plan, an older
- * server) cannot tell and passes.
+ * A write asked to roll back that the server did not confirm: PostgREST
+ * applies `tx=rollback` only when its `db-tx-end` allows overrides, and then
+ * lists it in `Preference-Applied`. Otherwise the write was committed, unless
+ * the server rolls every transaction back (`db-tx-end = rollback`, which an
+ * answer cannot show): refused either way, since the caller cannot know. An
+ * answer without that header (a plan, an older server) cannot tell and passes.
  */
 function checkRolledBack(r: ServiceResult<PgResponse>): ServiceResult<PgResponse> {
   if (!r.ok) return r;
   const applied = r.value.headers.get("preference-applied");
   return applied === null || TX_ROLLBACK.test(applied) ? r : failure({
     message:
-      "The write was committed although 'rollback' was asked: the server did not apply tx=rollback (PostgREST applies it only when its db-tx-end allows overrides)",
+      "Cannot confirm the rollback as the server did not apply tx=rollback: the write was committed unless its db-tx-end rolls back every transaction (PostgREST applies tx=rollback only when db-tx-end allows overrides)",
     category: "CONFLICT",
     status: r.value.status,
   });

@@ -126,8 +126,11 @@ export interface MutateOptions extends CallOptions {
    * Roll the transaction back (`tx=rollback`). Default false. PostgREST
    * honours it only when its `db-tx-end` allows overrides
    * (`commit-allow-override`, `rollback-allow-override`); otherwise the write
-   * commits, and the call resolves `Failure(CONFLICT)` when the answer's
-   * `Preference-Applied` leaves `tx=rollback` out.
+   * commits (unless `db-tx-end = rollback` rolls every transaction back, which
+   * the answer cannot show), and the call resolves `Failure(CONFLICT)` when
+   * the answer's `Preference-Applied` leaves `tx=rollback` out. A function
+   * call (`rpc`) also sends `handling=lenient` (PostgREST's default) unless
+   * `maxAffected` asks for strict, so that its answer lists what was applied.
    */
   rollback?: boolean;
   /** Fail instead of touching more rows than this (> 0). */
@@ -630,6 +633,7 @@ export class DatabaseClient {
         count: options.count,
         rollback: options.rollback,
         maxAffected: options.maxAffected,
+        echo: options.rollback === true && !head,
       }),
     }, options.headers);
     const path = `/rpc/${pathSegment(fn, "function")}`;

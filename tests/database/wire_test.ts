@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import {
   column,
   CountOption,
+  type DatabaseClient,
   ExplainFormat,
   parseContentRange,
   ResponseFormat,
@@ -9,7 +10,7 @@ import {
   rpcGetTyped,
   UpsertResolution,
 } from "../../database/mod.ts";
-import { jsonResponse } from "../support/recording_fetch.ts";
+import { jsonResponse, type RecordedRequest } from "../support/recording_fetch.ts";
 import { assertInvalid, makeDb, pairs, q } from "./_helpers.ts";
 
 const id = column<number>("id");
@@ -466,35 +467,63 @@ Deno.test("explain buffers or wal without analyze is a Failure: the document say
   );
 });
 
+/**
+ * PostgREST's `Preference-Applied` (Preferences.hs `prefAppliedHeader` over Response.hs
+ * `responsePreferences`): `return=`, `missing=` and `resolution=` only for table writes, then
+ * `count=`, `tx=` (read only when `db-tx-end` allows overrides), `handling=`, and `max-affected=`
+ * under strict handling; no header when nothing applies.
+ */
+function postgrestApplied(req: RecordedRequest, allowTx: boolean): string | null {
+  const asked = (req.headers.get("prefer") ?? "").split(",").map((p) => p.trim());
+  const rpc = req.url.pathname.includes("/rpc/");
+  const kept = asked.filter((p) =>
+    (!rpc && /^(return|missing|resolution)=/.test(p)) || /^(count|handling)=/.test(p) ||
+    (allowTx && /^tx=/.test(p)) ||
+    (/^max-affected=/.test(p) && asked.includes("handling=strict"))
+  );
+  return kept.length === 0 ? null : kept.join(", ");
+}
+
 Deno.test("rollback the server did not apply (Preference-Applied without tx=rollback) is Failure(CONFLICT): the write was committed", async () => {
-  const answer = (applied: string | null) => () =>
-    new Response("[]", {
+  const server = (allowTx: boolean) => (req: RecordedRequest) => {
+    const applied = postgrestApplied(req, allowTx);
+    return new Response("[]", {
       headers: {
         "content-type": "application/json",
         ...(applied === null ? {} : { "preference-applied": applied }),
       },
     });
-  // PostgREST with db-tx-end = commit (its default) drops tx=rollback and lists what it applied.
-  const committed = makeDb(answer("return=representation"));
-  const writes = [
-    await committed.db.delete("t", (w) => w.eq(id, 1), { rollback: true }),
-    await committed.db.update("t", '{"a":1}', null, { rollback: true }),
-    await committed.db.insert("t", '{"a":1}', { rollback: true }),
-    await committed.db.rpc("f", { params: "{}", rollback: true }),
+  };
+  const calls = (db: DatabaseClient) => [
+    () => db.delete("t", (w) => w.eq(id, 1), { rollback: true }),
+    () => db.update("t", '{"a":1}', null, { rollback: true, returning: "minimal" }),
+    () => db.insert("t", '{"a":1}', { rollback: true }),
+    () => db.rpc("f", { params: "{}", rollback: true }),
+    () => db.rpc("f", { params: "{}", rollback: true, maxAffected: 3 }),
   ];
-  for (const r of writes) {
+  // db-tx-end = commit (PostgREST's default) drops tx=rollback: every write was committed.
+  const committed = makeDb(server(false));
+  for (const call of calls(committed.db)) {
+    const r = await call();
     assert.equal(r.errorOrNull()?.category, "CONFLICT");
-    assert.match(r.errorOrNull()!.message, /committed although 'rollback' was asked/);
+    assert.match(r.errorOrNull()!.message, /Cannot confirm the rollback/);
   }
-  assert.equal(committed.rec.requests.length, 4);
-  // Applied, or no header to tell (an older server): the answer stands.
-  for (const applied of ["return=representation, tx=rollback", null]) {
-    const { db } = makeDb(answer(applied));
-    assert.equal((await db.delete("t", null, { rollback: true })).getOrThrow(), "[]");
-  }
-  // Without rollback nothing is checked.
-  const plain = makeDb(answer("return=representation"));
+  assert.equal(committed.rec.requests.length, 5);
+  // A function call's answer lists no return=: the call asks for the default handling, which
+  // the answer lists, so that the missing tx=rollback shows.
+  assert.match(committed.rec.requests[3].headers.get("prefer")!, /handling=lenient/);
+  assert.doesNotMatch(committed.rec.requests[4].headers.get("prefer")!, /handling=lenient/);
+  // db-tx-end = commit-allow-override applies it and says so: the answers stand.
+  const applied = makeDb(server(true));
+  for (const call of calls(applied.db)) assert.equal((await call()).getOrThrow(), "[]");
+  // No header to tell (an older server, a plan): the answer stands.
+  const silent = makeDb(() => jsonResponse([]));
+  assert.equal((await silent.db.delete("t", null, { rollback: true })).getOrThrow(), "[]");
+  // Without rollback nothing is checked, and nothing more is asked.
+  const plain = makeDb(server(false));
   assert.equal((await plain.db.delete("t", null)).getOrThrow(), "[]");
+  await plain.db.rpc("f", { params: "{}" });
+  assert.equal(plain.rec.requests[1].headers.get("prefer"), null);
 });
 
 Deno.test("a column name with whitespace is refused for what it is (a reserved character), not as a name PostgREST would cut short", async () => {
