@@ -12,7 +12,7 @@
 import { ABORTED, bounded, refusedSignal, untilAborted } from "../core/_abort.ts";
 import { describeThrown } from "../core/_thrown.ts";
 import type { BaseClient } from "../core/client.ts";
-import { encodeBase64 } from "../core/encoding.ts";
+import { encodeBase64, encodeBase64Url } from "../core/encoding.ts";
 import { backoffDelay, resolveRetryPolicy, type RetryPolicy } from "../core/retry.ts";
 import { sleep } from "../core/_sleep.ts";
 import { failure, type ServiceError, type ServiceResult, success } from "../core/result.ts";
@@ -38,7 +38,13 @@ export interface ResumableUploadProgress {
   readonly isComplete: boolean;
 }
 
-/** Remembers upload URLs by a fingerprint (bucket, path, size) to resume later. */
+/**
+ * Remembers upload URLs by a fingerprint to resume later. The fingerprint is
+ * fixed when an upload first runs: the client's URL, the bucket and path,
+ * the size (`stream` while unknown) and a SHA-256 of the data's first 64 KiB
+ * (of a stream's first chunk, when `chunkSize` is smaller), so that other
+ * bytes for the same path do not resume this upload.
+ */
 export interface UploadUrlStore {
   /** The saved URL for a fingerprint, if any. */
   get(fingerprint: string): string | null | undefined | Promise<string | null | undefined>;
@@ -491,9 +497,12 @@ class ChunkSource {
     }
   }
 
-  /** Whether nothing has been read from the source yet (a stream can still start over). */
-  get untouched(): boolean {
-    return this.#reader === null;
+  /**
+   * Whether the data can still be read from byte 0: bytes and Blobs always, a
+   * stream until it has moved past its first chunk (kept in memory).
+   */
+  get canRestart(): boolean {
+    return this.rereadable || this.#reader === null || this.#kept.some((k) => k.start === 0);
   }
 
   /** Whether the stream ended exactly at `offset` (for deferred length). */
@@ -525,6 +534,19 @@ class ChunkSource {
 }
 
 const TUS = { "Tus-Resumable": "1.0.0" } as const;
+
+/** How many leading bytes of the data the fingerprint hashes. */
+const FINGERPRINT_BYTES = 65_536;
+
+/** SHA-256 (base64url) of the first {@linkcode FINGERPRINT_BYTES} of `chunk`. */
+async function headDigest(chunk: Chunk | null): Promise<string> {
+  const head = chunk === null
+    ? new Uint8Array(0)
+    : chunk instanceof Uint8Array
+    ? chunk.slice(0, FINGERPRINT_BYTES) // a copy: WebCrypto refuses shared memory
+    : new Uint8Array(await chunk.slice(0, FINGERPRINT_BYTES).arrayBuffer());
+  return encodeBase64Url(await crypto.subtle.digest("SHA-256", head));
+}
 
 /** How long an upload waits for its URL store's answer. */
 const STORE_WAIT_MS = 10_000;
@@ -560,6 +582,15 @@ class Upload implements ResumableUpload {
   #total: number | null;
   /** The `Upload-Length` this handle sent (deferred length), if any. */
   #declared: number | null = null;
+  /**
+   * Whether the server still waits for the length (a deferred-length upload):
+   * the PATCH that reaches it must carry `Upload-Length`.
+   */
+  #lengthPending = false;
+  /** The URL store's key, fixed by the first run (see {@linkcode UploadUrlStore}). */
+  #key: string | null = null;
+  /** Computing {@linkcode Upload.#key}: one read of the first chunk, shared by every run. */
+  #keying: Promise<void> | null = null;
   #ahead: ReadAhead | null = null;
   #progress: MutableStateFlow<ResumableUploadProgress>;
   #running: Promise<ServiceResult<void>> | null = null;
@@ -649,8 +680,24 @@ class Upload implements ResumableUpload {
     });
   }
 
+  /** The URL store's key, computed once: a length learnt later must not change it. */
   #fingerprint(): string {
-    return `${this.#bucket}/${this.#path}:${this.#source.length ?? "stream"}`;
+    return this.#key!;
+  }
+
+  /**
+   * Fixes the URL store's key from the data's first chunk (read anyway to
+   * create the upload; a stream keeps it). One read, however many runs wait.
+   */
+  #fixFingerprint(): Promise<void> {
+    return this.#keying ??= (async () => {
+      const source = this.#source;
+      const size = source.length;
+      // A stream gives its first chunk, which it keeps for the upload (so at most a chunk).
+      const head = await source.read(0, source.rereadable ? FINGERPRINT_BYTES : this.#chunkSize);
+      const digest = await headDigest(head);
+      this.#key = `${this.#client.url}|${this.#bucket}/${this.#path}|${size ?? "stream"}|${digest}`;
+    })();
   }
 
   #sameOrigin(url: string): boolean {
@@ -778,6 +825,7 @@ class Upload implements ResumableUpload {
     };
     if (this.#total !== null) headers["Upload-Length"] = String(this.#total);
     else headers["Upload-Defer-Length"] = "1";
+    this.#lengthPending = this.#total === null;
     return this.#tus("POST", null, headers, first, signal);
   }
 
@@ -850,9 +898,9 @@ class Upload implements ResumableUpload {
   }
 
   /** HEAD with backoff on transient faults (423, 429 and 5xx honour `Retry-After`). */
-  async #headWithRetry(signal?: AbortSignal): Promise<ServiceResult<number>> {
+  async #headWithRetry(signal?: AbortSignal, resuming = true): Promise<ServiceResult<number>> {
     for (let attempt = 1;; attempt++) {
-      const h = await this.#head(signal, true);
+      const h = await this.#head(signal, resuming);
       if (h.ok || signal?.aborted || !isTransient(h.error, false)) return h;
       if (attempt >= this.#retry.maxAttempts) return h;
       if (!(await sleep(this.#delay(attempt, h.error.retryAfter), signal))) return cancelled();
@@ -886,6 +934,8 @@ class Upload implements ResumableUpload {
         category: "CONFLICT",
       });
     }
+    // No length: a deferred upload, whose length goes with the PATCH that reaches it.
+    this.#lengthPending = length === null;
     if (this.#total === null && length !== null && length >= offset) {
       if (!resuming && length !== this.#declared) {
         return failure({
@@ -920,6 +970,9 @@ class Upload implements ResumableUpload {
   }
 
   async #loop(signal?: AbortSignal): Promise<ServiceResult<void>> {
+    if (this.#o.urlStore) {
+      if ((await untilAborted(this.#fixFingerprint(), signal)) === ABORTED) return cancelled();
+    }
     if (!this.#url && this.#o.urlStore) {
       const saved = await this.#store((s) => s.get(this.#fingerprint()), signal);
       if (saved === ABORTED) return cancelled();
@@ -936,7 +989,7 @@ class Upload implements ResumableUpload {
           if ((await this.#store((s) => s.remove(this.#fingerprint()), signal)) === ABORTED) {
             return cancelled();
           }
-          if (!this.#source.rereadable && !this.#source.untouched) {
+          if (!this.#source.canRestart) {
             return failure({
               message:
                 "The saved upload no longer exists and a one-shot stream cannot be re-read from the start",
@@ -965,11 +1018,15 @@ class Upload implements ResumableUpload {
     while (true) {
       if (signal?.aborted) return cancelled();
       const total = this.#total;
-      if (total !== null && offset >= total) break;
-      const read = await untilAborted(this.#chunkAt(offset), signal);
+      // Every byte is in; a deferred length the server still waits for goes in an empty PATCH.
+      const declare = total !== null && this.#lengthPending;
+      if (total !== null && offset >= total && !declare) break;
+      const read = total !== null && offset >= total
+        ? null
+        : await untilAborted(this.#chunkAt(offset), signal);
       if (read === ABORTED) return cancelled();
       const chunk = read;
-      if (chunk === null && total !== null) {
+      if (chunk === null && total !== null && offset < total) {
         return failure({
           message:
             `Cannot upload as the stream ended at byte ${offset}: its declared size is ${total}`,
@@ -978,8 +1035,8 @@ class Upload implements ResumableUpload {
       }
       const body = chunk ?? new Uint8Array(0);
       const end = offset + sizeOf(body);
-      // Deferred length: the chunk that ends the stream declares the final length.
-      let last = total === null && chunk === null;
+      // Deferred length: the chunk that ends the data declares the final length.
+      let last = total === null ? chunk === null : declare && end >= total;
       if (total === null && chunk !== null) {
         // A stalled source may hold the end-of-stream check: an abort ends the wait.
         const ends = await untilAborted(this.#source.endsAt(end), signal);
@@ -998,7 +1055,10 @@ class Upload implements ResumableUpload {
             category: "DECODE",
           });
         }
-        if (last) this.#total = end;
+        if (last) {
+          this.#total = end;
+          this.#lengthPending = false;
+        }
         if (next === offset && end > offset) {
           attempt++;
           if (attempt >= this.#retry.maxAttempts) {
@@ -1022,12 +1082,10 @@ class Upload implements ResumableUpload {
       attempt++;
       if (attempt >= this.#retry.maxAttempts) return r;
       if (!(await sleep(this.#delay(attempt, e.retryAfter), signal))) return cancelled();
-      const h = await this.#head(signal);
-      if (!h.ok) {
-        if (signal?.aborted) return cancelled();
-        if (h.error.category === "CONFLICT") return h;
-        continue;
-      }
+      // No PATCH goes again before a HEAD has said where the upload stands (and whether a
+      // length sent with the failed one arrived: the server refuses a second one).
+      const h = await this.#headWithRetry(signal, false);
+      if (!h.ok) return signal?.aborted ? cancelled() : h;
       if (h.value < lastOffset || h.value > sentEnd) {
         return failure({
           message: h.value < lastOffset
@@ -1167,6 +1225,10 @@ export function createResumableUpload(
   // Else its first call would fail the upload with "get is not a function".
   if (store != null && !hasMethods(store, ["get", "set", "remove"])) {
     throw new TypeError("Cannot upload as 'urlStore' must have get, set and remove");
+  }
+  // Its keys hash the data's first bytes (a browser page served over plain HTTP has no WebCrypto).
+  if (store != null && typeof globalThis.crypto?.subtle?.digest !== "function") {
+    throw new TypeError("Cannot upload with a 'urlStore' as WebCrypto (crypto.subtle) is missing");
   }
   encodeBucket(bucket);
   const checked = checkObjectPath(path);

@@ -71,3 +71,21 @@ export function tusScript(
     return new Response(null, { status: 204, headers: { "upload-offset": String(state.offset) } });
   };
 }
+
+/**
+ * The URL store key `UploadUrlStore` documents, computed independently: the client's URL, the
+ * bucket and path, the size (`stream` while unknown) and the base64url SHA-256 of the data's
+ * first 64 KiB.
+ */
+export async function fingerprintOf(
+  clientUrl: string,
+  bucket: string,
+  path: string,
+  data: Uint8Array,
+  size: number | "stream" = data.length,
+): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", data.slice(0, 65_536)));
+  const b64 = btoa(String.fromCharCode(...digest)).replace(/\+/g, "-").replace(/\//g, "_")
+    .replace(/=+$/, "");
+  return `${clientUrl}|${bucket}/${path}|${size}|${b64}`;
+}

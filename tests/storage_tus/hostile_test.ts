@@ -6,6 +6,7 @@ import { createBaseClient } from "../../core/client.ts";
 import { createResumableUpload, type UploadUrlStore } from "../../storage/mod.ts";
 import { type RecordedRequest, recordingFetch } from "../support/recording_fetch.ts";
 import { byteStream } from "../support/byte_stream.ts";
+import { fingerprintOf } from "./_tus_script.ts";
 
 const BASE = "https://project.example.com";
 const KEY = "anon-key-0123456789";
@@ -227,7 +228,7 @@ Deno.test("a second caller's signal ends only its own wait", async () => {
 });
 
 Deno.test("a dead saved URL is forgotten by the URL store, for streams too", async () => {
-  const saved = new Map([["b/p:stream", SAVED]]);
+  const saved = new Map([[await fingerprintOf(BASE, "b", "p", seq(3), "stream"), SAVED]]);
   const store: UploadUrlStore = {
     get: (k) => saved.get(k),
     set: (k, v) => void saved.set(k, v),
@@ -267,4 +268,21 @@ Deno.test("data that is not bytes, a Blob or a stream is a TypeError at once, wi
   // A Blob and a byte stream are still taken.
   createResumableUpload(client, "b", "p.bin", new Blob(["x"]));
   createResumableUpload(client, "b", "p.bin", new Blob(["x"]).stream());
+});
+
+Deno.test("a URL store without WebCrypto to key it is a TypeError at creation", () => {
+  const store: UploadUrlStore = { get: () => null, set: () => {}, remove: () => {} };
+  const client = createBaseClient(BASE, "anon-key-123456", { fetch: recordingFetch().fetch });
+  const real = Object.getOwnPropertyDescriptor(globalThis, "crypto")!;
+  Object.defineProperty(globalThis, "crypto", { value: undefined, configurable: true });
+  try {
+    assert.throws(
+      () => createResumableUpload(client, "b", "p", new Uint8Array(1), { urlStore: store }),
+      { name: "TypeError", message: /'urlStore' as WebCrypto \(crypto.subtle\) is missing/ },
+    );
+    // Without a store nothing needs it.
+    createResumableUpload(client, "b", "p", new Uint8Array(1));
+  } finally {
+    Object.defineProperty(globalThis, "crypto", real);
+  }
 });

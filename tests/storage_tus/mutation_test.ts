@@ -13,7 +13,7 @@ import {
   type ResumableUploadOptions,
 } from "../../storage/mod.ts";
 import { type RecordedRequest, recordingFetch } from "../support/recording_fetch.ts";
-import { BASE, KEY, LOCATION, tusScript } from "./_tus_script.ts";
+import { BASE, fingerprintOf, KEY, LOCATION, tusScript } from "./_tus_script.ts";
 
 /** The shared script; `fault` may answer any request instead. */
 const tusServer = (fault?: (req: RecordedRequest, index: number) => Response | null) =>
@@ -151,7 +151,10 @@ Deno.test("a saved URL answering 404 is forgotten by the URL store even when the
     set: (k: string, v: string) => void saved.set(k, v),
     remove: (k: string) => void saved.delete(k),
   };
-  saved.set("b/s.bin:10", `${BASE}/storage/v1/upload/resumable/dead`);
+  saved.set(
+    await fingerprintOf(BASE, "b", "s.bin", seq(10)),
+    `${BASE}/storage/v1/upload/resumable/dead`,
+  );
   const { client, rec } = setup((req) => {
     if (req.method === "HEAD") return new Response(null, { status: 404 });
     if (req.method === "POST") return new Response("bad", { status: 400 });

@@ -100,8 +100,13 @@ Deno.test("a URL store set that answers only after the upload has finished is fo
   const clock = FakeTimers.install({ toFake: ["setTimeout", "clearTimeout", "Date"] });
   try {
     const saved = new Map<string, string>();
+    let asked!: () => void;
+    const askedFirst = new Promise<void>((resolve) => (asked = resolve));
     const store: UploadUrlStore = {
-      get: (k) => saved.get(k) ?? null,
+      get: (k) => {
+        asked(); // the key is computed (WebCrypto, real time) before the first get
+        return saved.get(k) ?? null;
+      },
       // Answers after 11 s: past the upload's 10 s wait, so the upload goes on without it.
       set: (k, v) =>
         new Promise<void>((resolve) =>
@@ -120,6 +125,7 @@ Deno.test("a URL store set that answers only after the upload has finished is fo
     });
     const u = createResumableUpload(client, "b", "p.bin", bytes, { chunkSize: 2, urlStore: store });
     const result = u.await();
+    await askedFirst;
     await clock.tickAsync(10_000);
     assert.ok((await result).ok);
     assert.equal(saved.size, 0);

@@ -13,7 +13,7 @@ import {
 import { streamsChunksByDefault } from "../../storage/_chunk_body.ts";
 import { createLocalBackend } from "../../demo/local_backend/mod.ts";
 import { type RecordedRequest, recordingFetch } from "../support/recording_fetch.ts";
-import { BASE, KEY, tusScript } from "./_tus_script.ts";
+import { BASE, fingerprintOf, KEY, tusScript } from "./_tus_script.ts";
 import { serve } from "../support/serve.ts";
 import { byteStream } from "../support/byte_stream.ts";
 
@@ -719,7 +719,10 @@ Deno.test("the URL store remembers an interrupted upload by fingerprint and forg
     urlStore: store,
   }).await();
   assert.equal(first.ok, false);
-  assert.equal(saved.get("b/p:4"), `${BASE}/storage/v1/upload/resumable/id1`);
+  assert.deepEqual([...saved], [[
+    await fingerprintOf(BASE, "b", "p", new Uint8Array(4)),
+    `${BASE}/storage/v1/upload/resumable/id1`,
+  ]]);
   const second = await createResumableUpload(client, "b", "p", new Uint8Array(4), {
     chunkSize: 2,
     urlStore: store,
@@ -845,4 +848,32 @@ Deno.test("a paused upload resumes from the local backend's offset: one HEAD, no
   assert.ok(!methods.includes("POST"), methods.join());
   assert.equal(methods.filter((m) => m === "PATCH").length, 7, "bytes 30..100 only");
   assert.deepEqual((await storage.downloadBytes("media", "r.bin")).getOrThrow(), data);
+});
+
+Deno.test("a resume finding every byte on the server but its length deferred declares the length in an empty PATCH", async () => {
+  const rec = recordingFetch((req) => {
+    if (req.method === "HEAD") {
+      // A deferred-length upload holding all 6 bytes: no Upload-Length yet.
+      return new Response(null, { headers: { "upload-offset": "6", "upload-defer-length": "1" } });
+    }
+    return new Response(null, {
+      status: 204,
+      headers: { "upload-offset": req.headers.get("upload-offset")! },
+    });
+  });
+  const up = createResumableUpload(
+    createBaseClient(BASE, KEY, { fetch: rec.fetch }),
+    "b",
+    "p",
+    new Uint8Array(6),
+    { uploadUrl: `${BASE}/storage/v1/upload/resumable/id9` },
+  );
+  const r = await up.await();
+  assert.ok(r.ok, r.ok ? "" : r.error.message);
+  assert.deepEqual(rec.requests.map((q) => q.method), ["HEAD", "PATCH"]);
+  const patch = rec.requests[1].headers;
+  assert.equal(patch.get("upload-offset"), "6");
+  assert.equal(patch.get("upload-length"), "6");
+  assert.equal(rec.requests[1].bytes?.length ?? 0, 0);
+  assert.equal(up.progress.value.isComplete, true);
 });
