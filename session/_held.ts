@@ -29,6 +29,17 @@ export function heldSession(manager: SessionManager): Session | null {
   return heldOf(manager.sessionState.value);
 }
 
+/**
+ * Resolves once the manager's state is no longer `Loading`: a restore still
+ * reading storage has then brought its session in, or found none. The read is
+ * bounded (a storage call that hangs times out after 10 s), so this ends.
+ */
+export async function restored(manager: SessionManager): Promise<void> {
+  for await (const state of manager.sessionState) {
+    if (state.kind !== "Loading") return;
+  }
+}
+
 function sessionIdOf(session: Session): string | null {
   const claims = parseJwtClaims(session.accessToken);
   const id = claims.ok ? claims.value.session_id : null;

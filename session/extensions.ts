@@ -27,6 +27,7 @@ import {
   call,
   expClaim,
   heldSession,
+  restored,
   sameSession,
   saved,
   storageFailure,
@@ -238,6 +239,8 @@ const ENDED: ReadonlySet<string> = new Set(["session_not_found", "user_not_found
  * refreshed first, and only a 404 or an ended session (`session_not_found`,
  * `user_not_found`) counts as done; a refused token revoked nothing, so it
  * fails. With OTHERS this session is kept. Any other failure keeps it.
+ * During a restore (`Loading`) it first waits for the stored session to be
+ * read (the caller's `signal` ends the wait), then signs out what was found.
  *
  * @example signOutCurrentSession
  * ```ts
@@ -265,6 +268,15 @@ export async function signOutCurrentSession(
     succeedIfNoSession?: boolean;
   } = {},
 ): Promise<ServiceResult<void>> {
+  // A restore still reading storage (Loading) may yet bring a session in: it is waited for, so
+  // that the session it finds is signed out rather than reported absent and restored after.
+  if (manager.sessionState.value.kind === "Loading") {
+    const read = await untilCancelled(
+      () => restored(manager).then(() => success(undefined)),
+      options.signal,
+    );
+    if (!read.ok) return read;
+  }
   let session = heldSession(manager);
   if (!session) return (options.succeedIfNoSession ?? true) ? success(undefined) : noSession();
   const scope = options.scope ?? SignOutScope.LOCAL;

@@ -70,7 +70,10 @@ export interface SessionConfig {
   storage?: SessionStorage;
   /** First retry delay after a transient refresh failure, ms. Default 1000. */
   retryBaseDelayMs?: number;
-  /** Longest retry delay, ms. Default 60000. */
+  /**
+   * Longest backoff between retries, ms; a server's `Retry-After` may ask
+   * for longer and is honoured. Default 60000.
+   */
   retryMaxDelayMs?: number;
 }
 
@@ -403,12 +406,16 @@ export class SessionManager {
     this.#generation++;
     this.#appliedAt = Date.now();
     this.#fromRefresh = fromRefresh;
-    // A disposed manager no longer hands tokens to a client that may serve other requests.
-    if (!this.#disposed) {
-      this.#applied = session.accessToken.trim(); // as the client keeps it
-      this.#client.setAccessToken(session.accessToken);
-    }
+    this.#useToken(session);
     this.#state.value = { kind: "Authenticated", session };
+  }
+
+  /** Puts the session's access token on the base client (live or lapsed: never the anonymous key). */
+  #useToken(session: Session): void {
+    // A disposed manager no longer hands tokens to a client that may serve other requests.
+    if (this.#disposed) return;
+    this.#applied = session.accessToken.trim(); // as the client keeps it
+    this.#client.setAccessToken(session.accessToken);
   }
 
   /**
@@ -477,7 +484,8 @@ export class SessionManager {
 
   /** No session in memory: the client's token goes, and SIGNED_OUT when one was held. */
   #signedOut(): void {
-    this.#client.clearAccessToken();
+    // A disposed manager leaves the client alone: it may carry another request's token by now.
+    if (!this.#disposed) this.#client.clearAccessToken();
     // Loading (a restore still reading storage) held nothing that was announced.
     const kind = this.#state.value.kind;
     const had = kind === "Authenticated" || kind === "Expired";
@@ -545,15 +553,20 @@ export class SessionManager {
       }
       const next = withExpiry(answer);
       this.#failures = 0;
+      // Live in memory before it is stored, as a saved session is: a user update saved
+      // meanwhile then carries the new tokens, never the spent ones. They stay live even when
+      // storage fails: the old ones are spent.
+      this.#hold(session, next, true);
       let stored: unknown = null;
       try {
         await this.#serial(() => this.#storage.save(next));
       } catch (error) {
         stored = error ?? new Error("unknown storage error");
       }
-      if (!held()) return superseded();
-      // The new tokens are live even when storage failed: the old ones are spent.
-      this.#refreshed(session, next, true);
+      if (this.#heldRefreshToken() !== next.refreshToken || clears !== this.#clears) {
+        return superseded();
+      }
+      this.#emit(AuthStateChangeEvent.TOKEN_REFRESHED, next);
       if (stored !== null) {
         return storageFailure(stored, "The session was refreshed but could not be stored", next);
       }
@@ -603,17 +616,22 @@ export class SessionManager {
     return this.#transient(session, r.error);
   }
 
+  /** Holds `next` in place of the refreshed `from` and announces it (TOKEN_REFRESHED). */
+  #refreshed(from: Session, next: Session, fromRefresh: boolean): void {
+    this.#hold(from, next, fromRefresh);
+    this.#emit(AuthStateChangeEvent.TOKEN_REFRESHED, next);
+  }
+
   /**
    * Holds `next` in place of the refreshed `from`: a caller asking now (a
    * TOKEN_REFRESHED listener) holds the new refresh token and shares the
    * refresh under way; a timer pending now was the spent token's.
    */
-  #refreshed(from: Session, next: Session, fromRefresh: boolean): void {
+  #hold(from: Session, next: Session, fromRefresh: boolean): void {
     if (this.#inflightToken === from.refreshToken) this.#inflightToken = next.refreshToken;
     this.#apply(next, fromRefresh);
     this.#clearTimer();
     this.#schedule();
-    this.#emit(AuthStateChangeEvent.TOKEN_REFRESHED, next);
   }
 
   #transient(session: Session, error: ServiceError): ServiceResult<Session> {
@@ -628,14 +646,12 @@ export class SessionManager {
       const backoff = exp / 2 + (exp / 2) * Math.random();
       // A backoff due after the expiry runs at it instead, so that a failure there tells
       // subscribers the session is Expired when it lapses, not up to a minute later; the
-      // server's Retry-After is honoured whatever the expiry.
+      // server's Retry-After is honoured whatever the expiry and `retryMaxDelayMs` (which
+      // bounds only the backoff).
       const untilExpiry = this.#expiresAtMs(session) - Date.now();
-      const wait = Math.min(
-        Math.max(
-          untilExpiry > 0 ? Math.min(backoff, untilExpiry) : backoff,
-          (error.retryAfter ?? 0) * 1000,
-        ),
-        this.#retryMax,
+      const wait = Math.max(
+        untilExpiry > 0 ? Math.min(backoff, untilExpiry) : backoff,
+        (error.retryAfter ?? 0) * 1000,
       );
       const refresh = () => void this.refreshSession();
       if (untilExpiry > 0 && wait > untilExpiry) {
@@ -658,10 +674,11 @@ export class SessionManager {
     if (loaded == null) return null;
     try {
       checkSession(loaded);
-      return loaded;
     } catch {
       return null;
     }
+    // Always held as a masked copy: a custom storage may hand back a plain object.
+    return copySession(loaded, {});
   }
 
   /**
@@ -704,6 +721,9 @@ export class SessionManager {
     }
     const stored = storedExpiry(loaded);
     if (lapsed(stored)) {
+      // The base client keeps the lapsed token, as for a session that lapses while held:
+      // requests fail with 401 rather than running as the anonymous key.
+      this.#useToken(stored);
       this.#state.value = { kind: "Expired", lastSession: stored };
       // Without auto-refresh the caller decides when to spend the refresh token.
       if (!this.#autoRefresh) {

@@ -1,0 +1,249 @@
+// Findings of a review of the session manager and its helpers, each reduced to
+// one sequence: a refresh's new tokens are live before they are stored, a
+// disposed manager leaves the base client alone, a sign-out during a restore
+// signs out what the restore finds, restored sessions are masked, a 429's
+// Retry-After is honoured beyond the backoff's cap, and a lapsed restored
+// session keeps its token on the base client.
+import assert from "node:assert/strict";
+import { createAuthClient, decodeSession, type Session } from "../../auth/mod.ts";
+import { createBaseClient } from "../../core/client.ts";
+import {
+  createSessionManager,
+  DEFAULT_KEY,
+  InMemorySessionStorage,
+  KeyValueSessionStorage,
+  serializeSession,
+  signOutCurrentSession,
+  updateUserForCurrentSession,
+} from "../../session/mod.ts";
+import { BASE, KEY, sessionJson, withClock } from "./_helpers.ts";
+
+const json = (body: unknown, status = 200) =>
+  new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
+
+type Handler = (req: Request, path: string) => Response | Promise<Response>;
+
+/** A client whose fetch answers through `handler` and logs `METHOD path`. */
+function server(handler: Handler) {
+  const log: string[] = [];
+  const fetch = (input: RequestInfo | URL, init?: RequestInit) => {
+    const req = new Request(input, init);
+    const url = new URL(req.url);
+    log.push(`${req.method} ${url.pathname}`);
+    return Promise.resolve(handler(req, url.pathname));
+  };
+  const client = createBaseClient(BASE, KEY, { fetch, retry: { maxAttempts: 1 }, timeout: 0 });
+  return { client, auth: createAuthClient(client), log };
+}
+
+Deno.test("a user update saved while a refresh is being stored keeps the new tokens, in memory and in storage", async () => {
+  await withClock(async (clock) => {
+    let n = 1;
+    const { client, auth } = server((req, path) =>
+      path.endsWith("/token")
+        ? json(sessionJson(++n))
+        : json({ id: "u1", email: req.method === "PUT" ? "new@x.io" : "a@x.io" })
+    );
+    // An asynchronous key-value store whose writes take 50 ms.
+    const data = new Map<string, string>();
+    const store = {
+      get: (k: string) => data.get(k) ?? null,
+      set: (k: string, v: string) =>
+        new Promise<void>((r) =>
+          setTimeout(() => {
+            data.set(k, v);
+            r();
+          }, 50)
+        ),
+      remove: (k: string) => void data.delete(k),
+    };
+    const storage = new KeyValueSessionStorage(store);
+    const m = createSessionManager(auth, client, { storage, autoRefresh: false });
+    const events: string[] = [];
+    m.onAuthStateChange((e, s) => events.push(`${e}:${s?.refreshToken ?? null}`), {
+      emitInitialSession: false,
+    });
+    const first = m.saveSession(decodeSession(sessionJson(1)));
+    await clock.tickAsync(100);
+    await first;
+    const refreshed = m.refreshSession();
+    await clock.tickAsync(10); // answered; the save of refresh-2 is still pending
+    const updated = updateUserForCurrentSession(auth, m, { data: { a: 1 } });
+    await clock.tickAsync(500);
+    assert.ok((await refreshed).ok);
+    assert.ok((await updated).ok);
+    m.dispose();
+    assert.equal(m.currentSession?.refreshToken, "refresh-2");
+    assert.equal(JSON.parse(data.get(DEFAULT_KEY)!).refreshToken, "refresh-2");
+    assert.deepEqual(events, [
+      "SIGNED_IN:refresh-1",
+      "TOKEN_REFRESHED:refresh-2",
+      "USER_UPDATED:refresh-2",
+    ]);
+  });
+});
+
+Deno.test("a refresh answered after dispose() leaves the token another request has set on the client", async () => {
+  let answer!: (r: Response) => void;
+  const { client, auth } = server((_req, path) =>
+    path.endsWith("/token") ? new Promise<Response>((r) => (answer = r)) : json({ id: "u1" })
+  );
+  const m1 = createSessionManager(auth, client, { autoRefresh: false });
+  await m1.saveSession(decodeSession(sessionJson(1)));
+  const pending = m1.refreshSession();
+  await new Promise((r) => setTimeout(r, 0));
+  m1.dispose();
+  assert.equal(client.accessToken, null, "dispose takes its own token back");
+  // The next request reuses the base client with its own manager.
+  const m2 = createSessionManager(auth, client, { autoRefresh: false });
+  await m2.saveSession(decodeSession({ ...sessionJson(7), user: { id: "u2" } }));
+  answer(json({ code: "refresh_token_not_found", msg: "Invalid Refresh Token" }, 400));
+  assert.equal((await pending).ok, false);
+  assert.equal(client.accessToken, "access-7");
+  assert.equal(m2.sessionState.value.kind, "Authenticated");
+  m2.dispose();
+});
+
+/** A key-value store holding session 1, whose reads take 20 ms (a remote store). */
+function slowReadStore(stored: boolean) {
+  const data = new Map<string, string>();
+  if (stored) data.set(DEFAULT_KEY, serializeSession(decodeSession(sessionJson(1))));
+  const store = {
+    get: (k: string) =>
+      new Promise<string | null>((r) => setTimeout(() => r(data.get(k) ?? null), 20)),
+    set: (k: string, v: string) => void data.set(k, v),
+    remove: (k: string) => void data.delete(k),
+  };
+  return { data, storage: new KeyValueSessionStorage(store) };
+}
+
+Deno.test("signOutCurrentSession during a restore waits for it and signs the restored session out", async () => {
+  await withClock(async (clock) => {
+    const { client, auth, log } = server((_req, path) =>
+      path.endsWith("/logout") ? new Response(null, { status: 204 }) : json({ id: "u1" })
+    );
+    const { data, storage } = slowReadStore(true);
+    const m = createSessionManager(auth, client, { storage, autoRefresh: false });
+    const init = m.initialize();
+    assert.equal(m.sessionState.value.kind, "Loading");
+    const out = signOutCurrentSession(auth, m);
+    await clock.tickAsync(50);
+    assert.ok((await out).ok);
+    await init;
+    m.dispose();
+    assert.deepEqual(log, ["POST /auth/v1/logout"]);
+    assert.equal(m.sessionState.value.kind, "NotAuthenticated");
+    assert.equal(client.accessToken, null);
+    assert.equal(data.has(DEFAULT_KEY), false);
+  });
+});
+
+Deno.test("signOutCurrentSession during a restore: an empty storage is no session, an abort ends only the wait", async () => {
+  await withClock(async (clock) => {
+    const { client, auth, log } = server(() => new Response(null, { status: 204 }));
+    const empty = createSessionManager(auth, client, {
+      storage: slowReadStore(false).storage,
+      autoRefresh: false,
+    });
+    void empty.initialize();
+    const strict = signOutCurrentSession(auth, empty, { succeedIfNoSession: false });
+    await clock.tickAsync(50);
+    const none = await strict;
+    assert.equal(!none.ok && none.error.category, "NO_SESSION");
+    empty.dispose();
+
+    const kept = createSessionManager(auth, client, {
+      storage: slowReadStore(true).storage,
+      autoRefresh: false,
+    });
+    const init = kept.initialize();
+    const ac = new AbortController();
+    const out = signOutCurrentSession(auth, kept, { signal: ac.signal });
+    ac.abort();
+    const r = await out;
+    assert.equal(!r.ok && r.error.category, "CANCELLED");
+    await clock.tickAsync(50);
+    assert.ok((await init).ok);
+    assert.equal(kept.sessionState.value.kind, "Authenticated");
+    assert.deepEqual(log, []);
+    kept.dispose();
+  });
+});
+
+Deno.test("a session restored from a custom storage that loads plain objects is held as a masked copy", async () => {
+  const { client, auth } = server(() => json({ id: "u1" }));
+  let row: string | null = null; // a database column holding the session JSON
+  const storage = {
+    save: (s: Session) => void (row = JSON.stringify(s)),
+    load: () => (row === null ? null : JSON.parse(row) as Session),
+    clear: () => void (row = null),
+  };
+  const body = {
+    ...sessionJson(1),
+    access_token: "SECRET-ACCESS",
+    refresh_token: "SECRET-REFRESH",
+  };
+  const m1 = createSessionManager(auth, client, { storage, autoRefresh: false });
+  await m1.saveSession(decodeSession(body));
+  m1.dispose();
+  const m2 = createSessionManager(auth, client, { storage, autoRefresh: false });
+  const r = await m2.restoreSession();
+  m2.dispose();
+  assert.ok(r.ok);
+  for (const shown of [r.value, m2.currentSession, m2.sessionState.value]) {
+    assert.doesNotMatch(Deno.inspect(shown, { depth: 8 }), /SECRET/);
+  }
+  assert.doesNotMatch(String(m2.currentSession), /SECRET/);
+  assert.equal(m2.currentSession?.refreshToken, "SECRET-REFRESH", "the values themselves are kept");
+});
+
+Deno.test("a 429's Retry-After longer than retryMaxDelayMs is honoured, not cut to the backoff's cap", async () => {
+  await withClock(async (clock) => {
+    const t0 = Date.now();
+    const grants: number[] = [];
+    const { client, auth } = server((_req, path) => {
+      if (!path.endsWith("/token")) return json({ id: "u1" });
+      grants.push((Date.now() - t0) / 1000);
+      return new Response(JSON.stringify({ msg: "rate limited" }), {
+        status: 429,
+        headers: { "content-type": "application/json", "retry-after": "300" },
+      });
+    });
+    const m = createSessionManager(auth, client); // buffer 60 s, retryMaxDelayMs 60 s
+    const lapsedAt: number[] = [];
+    m.sessionState.subscribe((s) =>
+      s.kind === "Expired" && lapsedAt.push((Date.now() - t0) / 1000)
+    );
+    await m.saveSession(decodeSession(sessionJson(1, { expires_in: 3600 })));
+    await clock.tickAsync(3_540_000 + 400_000);
+    m.dispose();
+    // Due at 3540 s; the server asked for 300 s more: 3840 s (the lapse is reported at 3600 s).
+    assert.deepEqual(grants, [3540, 3840]);
+    assert.deepEqual(lapsedAt, [3600]);
+  });
+});
+
+Deno.test("a lapsed session restored from storage keeps its token on the base client while it cannot be refreshed", async () => {
+  await withClock(async (clock) => {
+    for (const autoRefresh of [true, false]) {
+      const { client, auth } = server((_req, path) =>
+        path.endsWith("/token") ? new Response("down", { status: 503 }) : json({ id: "u1" })
+      );
+      const storage = new InMemorySessionStorage();
+      const lapsedAt = Math.floor(Date.now() / 1000) - 10;
+      storage.save(decodeSession(sessionJson(1, { expires_in: 3600, expires_at: lapsedAt })));
+      const m = createSessionManager(auth, client, { storage, autoRefresh });
+      const r = await m.initialize();
+      await clock.tickAsync(5_000);
+      const kind = m.sessionState.value.kind;
+      const applied = client.accessToken;
+      m.dispose();
+      assert.equal(r.ok, false);
+      assert.equal(kind, "Expired", `autoRefresh ${autoRefresh}`);
+      // Requests fail with 401 rather than running as the anonymous key.
+      assert.equal(applied, "access-1", `autoRefresh ${autoRefresh}`);
+      assert.equal(m.accessToken, null, "a lapsed session is not live");
+      assert.equal(client.accessToken, null, "dispose takes it back");
+    }
+  });
+});
