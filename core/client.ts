@@ -23,7 +23,8 @@ export interface ClientOptions {
   fetch?: typeof fetch;
   /**
    * Headers added to every request (per-call headers still win): a record, a
-   * `Headers` object or a list of pairs; names are kept lower-case.
+   * `Headers` object or a list of pairs; names are kept lower-case. A name or
+   * value that cannot be sent is a `TypeError` that does not quote it.
    */
   headers?: Record<string, string> | Headers | Array<[string, string]>;
   /** Default timeout per call in milliseconds; 0 disables. Default 30000. */
@@ -103,7 +104,12 @@ export class BaseClient implements TransportContext {
     this.#fetch = options.fetch;
     // Through Headers: a Headers object or a list of pairs (what fetch takes) would spread to
     // nothing, and a value that cannot be sent is refused here rather than at every request.
-    this.headers = Object.freeze(Object.fromEntries(new Headers(options.headers)));
+    try {
+      this.headers = Object.freeze(Object.fromEntries(new Headers(options.headers)));
+    } catch {
+      // Not the runtime's error: its message quotes the value, which may be a secret.
+      throw new TypeError("Cannot create the client as 'headers' is invalid");
+    }
     this.timeout = timeout;
     this.retry = resolveRetryPolicy(options.retry);
     if (options.accessToken) this.setAccessToken(options.accessToken);

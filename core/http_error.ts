@@ -73,9 +73,9 @@ export function redactSecrets(
     const secret = raw?.trim();
     if (secret && secret.length >= 8) out = out.split(secret).join("***");
   }
-  // Anything shaped like a JWT is a token whatever its origin.
+  // Anything shaped like a JWT is a token whatever its origin or what precedes it (`%3DeyJ…`).
   return out.replace(
-    /\beyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*/g,
+    /eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*/g,
     "***",
   );
 }
@@ -245,8 +245,9 @@ export function errorFromResponse(
     if (trimmed === "") {
       message = `${label} (${parts.truncated ? "cut" : "empty"} body)`;
     } else {
-      // Redact before cutting: a secret across the cut would otherwise leave its prefix.
-      const flat = redactSecrets(trimmed.replace(/\s+/g, " "), secrets);
+      // Redact before cutting (a secret across the cut would otherwise leave its prefix) and
+      // before collapsing whitespace (a secret holding a run of spaces would no longer match).
+      const flat = redactSecrets(trimmed, secrets).replace(/\s+/g, " ");
       const cut = flat.length > ERROR_EXCERPT_LENGTH || parts.truncated;
       message = `${label}: ${flat.slice(0, ERROR_EXCERPT_LENGTH)}${cut ? "…" : ""}`;
     }

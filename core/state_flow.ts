@@ -38,7 +38,10 @@ export interface StateFlow<T> {
    * @returns A function that unsubscribes.
    */
   subscribe(listener: StateListener<T>): () => void;
-  /** Yields the current value, then the latest value after each change. */
+  /**
+   * Yields the current value, then the latest value after each change
+   * (conflated: a value equal to the last one yielded is not yielded again).
+   */
   [Symbol.asyncIterator](): AsyncIterator<T>;
 }
 
@@ -125,6 +128,7 @@ export class MutableStateFlow<T> implements StateFlow<T> {
    */
   [Symbol.asyncIterator](): AsyncIterator<T> {
     let pending: { value: T } | null = null;
+    let last: { value: T } | null = null;
     // Every waiting next() (several when not awaited one by one) is woken on a change.
     const waiters: Array<() => void> = [];
     const wakeAll = () => {
@@ -147,6 +151,10 @@ export class MutableStateFlow<T> implements StateFlow<T> {
           if (pending) {
             const { value } = pending;
             pending = null;
+            // Changed and changed back before this next(): nothing new to tell (as Kotlin's
+            // StateFlow, whose collectors skip a value equal to the last one they saw).
+            if (last && Object.is(last.value, value)) continue;
+            last = { value };
             return { done: false, value };
           }
           await new Promise<void>((resolve) => waiters.push(resolve));

@@ -72,7 +72,9 @@ export interface FetchbaseAuthOptions {
    * back to the caller promptly instead of holding each request: one attempt
    * (no retry, no waiting out a `Retry-After`) and a 5 s timeout. A `retry` or
    * `timeout` given here applies to both; the per-request client otherwise
-   * keeps the usual defaults.
+   * keeps the usual defaults. Its `headers` must not hold `Authorization`:
+   * the per-request client carries the caller's token (`TypeError` at
+   * creation).
    */
   clientOptions?: ClientOptions;
   /** An auth client to share (its JWKS cache lives across requests). */
@@ -148,7 +150,9 @@ const TOKEN_CODES: ReadonlySet<string> = new Set([
  * @param options Project, expected issuer and audience, AAL2 requirement.
  * @returns The middleware.
  * @throws {TypeError} When `options` is missing, or its `url`, `apiKey` or
- * `clientOptions` are refused as {@linkcode createClient} refuses them.
+ * `clientOptions` are refused as {@linkcode createClient} refuses them, or
+ * `clientOptions.headers` holds `Authorization` (each request's client acts
+ * for its caller).
  */
 export function fetchbaseAuth(
   options: FetchbaseAuthOptions,
@@ -170,6 +174,13 @@ export function fetchbaseAuth(
         ...options.clientOptions,
       }),
     );
+  // Each request's client acts for its caller: a client-wide Authorization would replace the
+  // caller's token on every database and storage call (row-level security would see it instead).
+  if (new Headers(options.clientOptions?.headers).has("authorization")) {
+    throw new TypeError(
+      "Cannot create the middleware as 'clientOptions.headers' must not hold Authorization: each request's client acts for its caller",
+    );
+  }
   const audience = options.audience === undefined ? "authenticated" : options.audience;
   return async (c, next) => {
     const header = (c.req.header("authorization") ?? "").trim();

@@ -46,6 +46,43 @@ Deno.test("error fields are redacted, and excerpts are redacted before they are 
   assert.doesNotMatch(cut.message, /sb_secret/);
 });
 
+Deno.test("excerpts are redacted before whitespace is collapsed, and a JWT is redacted whatever precedes it", () => {
+  const passphrase = "correct  horse\tbattery staple";
+  const excerpt = (body: string, secrets: string[] = []) =>
+    errorFromResponse(
+      { status: 400, statusText: "", headers: new Headers(), body, truncated: false },
+      secrets,
+    ).message;
+  assert.equal(
+    excerpt(`Rejected password: ${passphrase}`, [passphrase]),
+    "HTTP 400: Rejected password: ***",
+  );
+  // A server echoing the request URL: the token percent-encoded, after a letter, digit or `_`.
+  for (const before of ["%3D", "token%22", "Bearer%20", "_", "x"]) {
+    const m = excerpt(`Cannot GET /x?next=${before}${TOKEN}`);
+    assert.ok(!m.includes("eyJhbGciOiJFUzI1NiJ9"), m);
+    assert.ok(m.endsWith(`${before}***`), m);
+  }
+});
+
+Deno.test("a client-wide header that cannot be sent is refused without quoting its value", () => {
+  for (
+    const headers of [
+      { authorization: `Bearer ${KEY}\nx-other: 1` },
+      { "x-key": `${KEY}\r\n ` + KEY },
+      [["x-key", `a\u0000${KEY}`]],
+    ] as Array<Record<string, string> | Array<[string, string]>>
+  ) {
+    assert.throws(() => createBaseClient(BASE, KEY, { headers }), (e: unknown) => {
+      assert.ok(e instanceof TypeError);
+      assert.equal(e.message, "Cannot create the client as 'headers' is invalid");
+      assert.equal(e.cause, undefined);
+      assert.ok(!String(e.stack).includes("sb_secret"));
+      return true;
+    });
+  }
+});
+
 Deno.test("a token sent in per-call headers is redacted from errors", async () => {
   const rec = recordingFetch(() =>
     new Response(`bad header ${"k".repeat(3)} per-call-secret-123`, { status: 500 })

@@ -56,6 +56,20 @@ Deno.test("async iterator yields current then latest values and stops on break",
   assert.deepEqual(seen, [0, 1, 2]);
 });
 
+Deno.test("async iterator is conflated: a value changed and changed back before next() is not yielded again", async () => {
+  const flow = new MutableStateFlow(0);
+  const it = flow[Symbol.asyncIterator]();
+  assert.deepEqual(await it.next(), { done: false, value: 0 });
+  flow.value = 1;
+  flow.value = 0; // back to what was last yielded
+  const next = it.next();
+  flow.value = 2;
+  assert.deepEqual(await next, { done: false, value: 2 });
+  flow.value = 3;
+  assert.deepEqual(await it.next(), { done: false, value: 3 });
+  await it.return!();
+});
+
 Deno.test("an async listener that rejects is isolated like one that throws: no unhandled rejection, the others still hear", async () => {
   const flow = new MutableStateFlow(0);
   const heard: number[] = [];

@@ -430,6 +430,23 @@ Deno.test("middleware: missing options, or a url, key or client option the clien
       return true;
     });
   }
+  // The per-request client carries the caller's token: a client-wide Authorization would
+  // replace it on every database and storage call.
+  for (const headers of [{ Authorization: "Bearer service-key" }, [["AUTHORIZATION", "x"]]]) {
+    assert.throws(
+      () =>
+        fetchbaseAuth({
+          url: "https://p.example",
+          apiKey: "k",
+          clientOptions: { headers: headers as never },
+        }),
+      {
+        name: "TypeError",
+        message:
+          "Cannot create the middleware as 'clientOptions.headers' must not hold Authorization: each request's client acts for its caller",
+      },
+    );
+  }
   // A valid one still builds and answers.
   const app = new Hono<{ Variables: FetchbaseVariables }>();
   app.use("*", fetchbaseAuth({ url: "https://p.example", apiKey: "k", auth }));
