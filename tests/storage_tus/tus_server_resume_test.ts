@@ -5,62 +5,11 @@
  * come before a PATCH is sent again.
  */
 import assert from "node:assert/strict";
-import { createServer } from "node:http";
-import { Server } from "@tus/server";
-import { FileStore } from "@tus/file-store";
 import { createBaseClient } from "../../core/client.ts";
 import { createResumableUpload, type UploadUrlStore } from "../../storage/mod.ts";
+import { asStream as streamOf, bytes, tusPeer } from "./_tus_peer.ts";
 
-const PATH = "/storage/v1/upload/resumable";
 const CHUNK = 4096;
-
-async function tusPeer() {
-  const dir = await Deno.makeTempDir();
-  const tus = new Server({ path: PATH, datastore: new FileStore({ directory: dir }) });
-  const http = createServer((req, res) => tus.handle(req, res));
-  await new Promise<void>((r) => http.listen(0, "127.0.0.1", () => r()));
-  const port = (http.address() as { port: number }).port;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    bytesOf: (location: string) => Deno.readFile(`${dir}/${location.split("/").pop()}`),
-    /** The peer's own view of an upload (a HEAD sent around the client). */
-    async head(location: string) {
-      const r = await fetch(location, { method: "HEAD", headers: { "Tus-Resumable": "1.0.0" } });
-      return {
-        offset: r.headers.get("upload-offset"),
-        length: r.headers.get("upload-length"),
-        deferred: r.headers.get("upload-defer-length"),
-      };
-    },
-    async close() {
-      await new Promise((r) => http.close(r));
-      await Deno.remove(dir, { recursive: true });
-    },
-  };
-}
-
-function bytes(n: number, seed: number): Uint8Array {
-  const b = new Uint8Array(n);
-  let x = seed;
-  for (let i = 0; i < n; i++) {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    b[i] = x & 0xff;
-  }
-  return b;
-}
-
-function streamOf(b: Uint8Array, piece = 1000): ReadableStream<Uint8Array> {
-  let i = 0;
-  return new ReadableStream({
-    pull(c) {
-      if (i >= b.length) return c.close();
-      c.enqueue(b.slice(i, i + piece));
-      i += piece;
-    },
-  });
-}
 
 function memoryStore() {
   const saved = new Map<string, string>();

@@ -3,34 +3,11 @@
  * on a random loopback port, with a fault-injecting proxy in front.
  */
 import assert from "node:assert/strict";
-import { createServer } from "node:http";
-import { Server } from "@tus/server";
-import { FileStore } from "@tus/file-store";
 import { createBaseClient } from "../../core/client.ts";
 import { createResumableUpload, type ResumableData } from "../../storage/mod.ts";
 import { serve } from "../support/serve.ts";
 import { byteStream } from "../support/byte_stream.ts";
-
-const PATH = "/storage/v1/upload/resumable";
-
-async function tusPeer() {
-  const dir = await Deno.makeTempDir();
-  const tus = new Server({ path: PATH, datastore: new FileStore({ directory: dir }) });
-  const http = createServer((req, res) => tus.handle(req, res));
-  await new Promise<void>((r) => http.listen(0, "127.0.0.1", () => r()));
-  const port = (http.address() as { port: number }).port;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    dir,
-    async bytesOf(location: string): Promise<Uint8Array> {
-      return await Deno.readFile(`${dir}/${location.split("/").pop()}`);
-    },
-    async close() {
-      await new Promise((r) => http.close(r));
-      await Deno.remove(dir, { recursive: true });
-    },
-  };
-}
+import { asStream, bytes, tusPeer } from "./_tus_peer.ts";
 
 type Fault =
   | "none"
@@ -96,30 +73,6 @@ async function faultyProxy(target: string, fault: Fault) {
     return new Response(req.method === "HEAD" ? null : r.body, { status: r.status, headers: out });
   });
   return { server, seen };
-}
-
-/** `n` pseudo-random bytes (xorshift): no period, so a chunk sent at the wrong offset shows. */
-function bytes(n: number): Uint8Array {
-  const b = new Uint8Array(n);
-  let x = 0x9e3779b9;
-  for (let i = 0; i < n; i++) {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    b[i] = x & 0xff;
-  }
-  return b;
-}
-
-function asStream(b: Uint8Array, piece = 1000): ReadableStream<Uint8Array> {
-  let i = 0;
-  return new ReadableStream({
-    pull(c) {
-      if (i >= b.length) return c.close();
-      c.enqueue(b.slice(i, i + piece));
-      i += piece;
-    },
-  });
 }
 
 const CHUNK = 64 * 1024;
