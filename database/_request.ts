@@ -12,7 +12,7 @@ import {
   type ExplainOptions,
   ResponseFormat,
   ReturnOption,
-  type UpsertResolution,
+  UpsertResolution,
 } from "./models.ts";
 import { encodeComponent } from "../core/_uri.ts";
 import { showValue } from "../core/_show.ts";
@@ -137,7 +137,11 @@ export function preferHeader(p: Preferences): string | null {
     out.push(`return=${known("returning", p.returning, Object.values(ReturnOption))}`);
   }
   if (p.count) out.push(`count=${known("count", p.count, Object.values(CountOption))}`);
-  if (p.resolution) out.push(`resolution=${p.resolution}`);
+  if (p.resolution) {
+    out.push(
+      `resolution=${known("upsertResolution", p.resolution, Object.values(UpsertResolution))}`,
+    );
+  }
   if (p.missingDefault) out.push("missing=default");
   if (p.rollback) out.push("tx=rollback");
   if (p.maxAffected !== undefined && p.maxAffected !== null) {

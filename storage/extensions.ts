@@ -61,7 +61,9 @@ export interface ListPaginatorOptions {
 
 /**
  * Pages through a folder with offset pages; nothing is fetched before the
- * first `loadNext()`. `RangeError` for `pageSize <= 0`.
+ * first `loadNext()`. `RangeError` for `pageSize <= 0`. It ends on the first
+ * page shorter than `pageSize`, or, for a `pageSize` above the Storage API's
+ * silent cap of 1500 rows a page, on the first empty one.
  *
  * @example Paging a folder
  * ```ts
@@ -84,8 +86,9 @@ export function listPaginator(
   bucket: string,
   options: ListPaginatorOptions = {},
 ): Paginator<FileObject> {
+  const pageSize = options.pageSize ?? 100;
   return createPaginator<FileObject>(
-    options.pageSize ?? 100,
+    pageSize,
     (offset, limit, signal) =>
       storage.list(bucket, {
         prefix: options.prefix ?? "",
@@ -96,8 +99,13 @@ export function listPaginator(
         search: options.search,
         signal,
       }),
+    // A larger page comes back cut to the cap, which is not its end.
+    { endOnShortPage: pageSize <= STORAGE_LIST_MAX },
   );
 }
+
+/** The most rows the Storage API's `list` answers, whatever `limit` asks (`LEAST(limit, 1500)`). */
+const STORAGE_LIST_MAX = 1500;
 
 /**
  * Signs a download URL with `download` forced on.

@@ -537,6 +537,11 @@ Deno.test("a count or returning PostgREST does not know is refused: it would ign
     db.update("t", '{"a":1}', (w) => w.eq("id", 1), { returning: "rows" as never }),
     /'returning' must be minimal, representation or headers-only: current value is "rows"/,
   );
+  // An enum key for its value: PostgREST would ignore it and insert instead of upserting.
+  await assertInvalid(
+    db.insert("t", '[{"a":1}]', { upsert: true, upsertResolution: "MERGE_DUPLICATES" as never }),
+    /'upsertResolution' must be merge-duplicates or ignore-duplicates: current value is "MERGE_DUPLICATES"/,
+  );
   assert.equal(rec.requests.length, 0);
   assert.ok((await db.select("t", { count: "planned" })).ok);
   assert.match(rec.only.headers.get("prefer") ?? "", /count=planned/);

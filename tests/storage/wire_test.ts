@@ -608,6 +608,31 @@ Deno.test("listPaginator: nothing before loadNext, offset pages, pageSize > 0", 
   assert.equal((rec.last.json() as { limit: number }).limit, 1);
 });
 
+Deno.test("listPaginator past the Storage API's cap of 1500 rows a page ends on an empty page, not on the capped one", async () => {
+  const total = 3200;
+  const { storage, rec } = makeStorage((req) => {
+    const { offset, limit } = req.json() as { offset: number; limit: number };
+    const rows = Math.max(0, Math.min(limit, 1500, total - offset)); // as storage.search caps it
+    return jsonResponse(Array.from({ length: rows }, (_, i) => ({ name: `f${offset + i}` })));
+  });
+  const big = listPaginator(storage, "docs", { pageSize: 2000 });
+  while (!big.isEnd.value) assert.ok((await big.loadNext()).ok);
+  assert.equal(big.items.value.length, total);
+  assert.equal(new Set(big.items.value.map((f) => f.name)).size, total);
+  assert.deepEqual(rec.requests.map((r) => (r.json() as { offset: number }).offset), [
+    0,
+    1500,
+    3000,
+    3200,
+  ]);
+  // Up to the cap a short page is the last: no extra request.
+  rec.requests.length = 0;
+  const capped = listPaginator(storage, "docs", { pageSize: 1500 });
+  while (!capped.isEnd.value) assert.ok((await capped.loadNext()).ok);
+  assert.equal(capped.items.value.length, total);
+  assert.equal(rec.requests.length, 3);
+});
+
 Deno.test("getBucket and info on a missing bucket or object: Failure NOT_FOUND with status 404 (the Storage API's 400 with statusCode 404 included)", async () => {
   const { storage } = makeStorage([
     jsonResponse({ statusCode: "404", error: "Bucket not found", message: "Bucket not found" }, {
