@@ -110,7 +110,10 @@ export interface JwksOptions {
   cooldownMs?: number;
   /** How long a `kid` missing after a refetch is answered as absent. Default 60000. */
   negativeCacheMs?: number;
-  /** Longest wait on a fetch another caller started before fetching oneself. Default 2000. */
+  /**
+   * Longest wait on a fetch another caller started before fetching oneself,
+   * and on the `cache`'s reads and writes; 0 waits for none. Default 2000.
+   */
   inflightWaitMs?: number;
   /** Timeout of the JWKS request. Default 10000; 0 disables. */
   timeout?: number;
@@ -256,7 +259,9 @@ function parseKeySet(
     const existing = byKid.get(o.kid);
     if (existing && (existing.ec !== null || ec === null)) continue;
     const old = previous?.byKid.get(o.kid);
-    const reuse = old && old.ec && ec && old.ec.x === ec.x && old.ec.y === ec.y;
+    // Only a key already imported is carried over: a copy of an import still running would
+    // never get its key (the import sets the entry it was started for).
+    const reuse = old?.key && old.ec && ec && old.ec.x === ec.x && old.ec.y === ec.y;
     byKid.set(o.kid, {
       jwk,
       ec,
@@ -404,7 +409,7 @@ export class JwksResolver {
    */
   cachedVerificationKey(kid: string): VerificationKey | null {
     const state = this.#state;
-    if (state === null || Date.now() - state.fetchedAt >= this.#o.maxAgeMs) return null;
+    if (state === null || this.#age(state) >= this.#o.maxAgeMs) return null;
     return state.byKid.get(kid)?.key ?? null;
   }
 
@@ -422,8 +427,13 @@ export class JwksResolver {
     return r.ok ? success(r.value.set) : r;
   }
 
+  /**
+   * How old the set is. A wall clock stepped back counts as time passed (a
+   * negative age would keep a set, and a revoked key, fresh until the clock
+   * caught up).
+   */
   #age(state: KeySetState): number {
-    return Math.max(0, Date.now() - state.fetchedAt);
+    return Math.abs(Date.now() - state.fetchedAt);
   }
 
   #isNegative(kid: string): boolean {
@@ -457,7 +467,7 @@ export class JwksResolver {
         if (this.#isNegative(kid)) return success(null);
         // A miss forces one refetch; misses force at most one per cooldown (unknown kids
         // flooding in cost one fetch per cooldown, not one each).
-        if (Date.now() - this.#missAt < this.#o.cooldownMs) return success(null);
+        if (Math.abs(Date.now() - this.#missAt) < this.#o.cooldownMs) return success(null);
       } else if (entry && this.#flightAlive(this.#inflight)) {
         return success(entry);
       }
@@ -526,7 +536,7 @@ export class JwksResolver {
     // A failing endpoint is asked again only after the cooldown: otherwise
     // every verification would wait out its timeout before falling back.
     const failed = this.#failed;
-    if (failed !== null && Math.max(0, Date.now() - failed.at) < this.#o.cooldownMs) {
+    if (failed !== null && Math.abs(Date.now() - failed.at) < this.#o.cooldownMs) {
       return failed.result;
     }
     const before = this.#state;
@@ -546,7 +556,7 @@ export class JwksResolver {
       }
       if (!this.#flightAlive(current)) {
         const own = this.#startFlight(true);
-        const r = await bounded(own.promise, 0, signal);
+        const r = await bounded(own.promise, Infinity, signal);
         return r.kind === "done" ? r.value : cancelled();
       }
       const r = await bounded(current.promise, this.#o.inflightWaitMs, signal);

@@ -57,12 +57,13 @@ export type Bounded<T> =
   | { kind: "aborted" };
 
 /**
- * Waits for `promise` at most `ms` (0: no bound) and until `signal` aborts;
+ * Waits for `promise` at most `ms` (`Infinity`: no bound; 0: only for what
+ * has already settled) and until `signal` aborts;
  * the timer and the listener are removed whichever comes first. A rejection
  * is an outcome too (`failed`), never an unhandled one.
  *
  * @param promise The work to wait on.
- * @param ms The longest wait in milliseconds; 0 for none.
+ * @param ms The longest wait in milliseconds; `Infinity` for no bound.
  * @param signal The caller's signal.
  * @returns The outcome, or why there is none.
  */
@@ -84,7 +85,8 @@ export function bounded<T>(
     // refuse it (refusedSignal), but for getClaims' JWKS wait, where a check would cost the
     // verify-only bundle more than it has left.
     signal?.addEventListener?.("abort", onAbort, { once: true });
-    if (ms > 0 && Number.isFinite(ms)) timer = setTimeout(() => finish({ kind: "timeout" }), ms);
+    // 0 (a setting that asks for no wait) times out at once, never waits for ever.
+    if (ms < Infinity) timer = setTimeout(() => finish({ kind: "timeout" }), ms);
     promise.then(
       (value) => finish({ kind: "done", value }),
       (error) => finish({ kind: "failed", error }),

@@ -563,3 +563,83 @@ Deno.test("pluggable cache: an entry that throws when read (a getter, a proxy) i
   // An unhandled rejection would fail this test once the microtasks have run.
   await new Promise((resolve) => setTimeout(resolve, 0));
 });
+
+Deno.test("inflightWaitMs 0 waits for no cache read or write: a cache that never answers cannot hold a verification", async () => {
+  const k1 = await makeKey("k1");
+  const token = await signEs256({ alg: "ES256", kid: "k1" }, claims(), k1.privateKey);
+  const silent = new Promise<never>(() => {});
+  for (
+    const cache of [
+      { get: () => silent, set: () => {} }, // reads never answer
+      { get: () => null, set: () => silent }, // writes never answer
+    ]
+  ) {
+    const h = harness({ jwks: () => jwksBody(k1.jwk), options: { cache, inflightWaitMs: 0 } });
+    const results = await Promise.all([1, 2, 3].map(() => getClaims(h.auth, token)));
+    for (const r of results) assert.ok(r.ok, r.ok ? "" : r.error.message);
+    assert.equal(h.jwksCalls(), 1);
+  }
+});
+
+Deno.test("a refresh that lands while the old entry's key is being imported still gets its key on the hot path", async () => {
+  const k1 = await makeKey("k1");
+  const token = await signEs256({ alg: "ES256", kid: "k1" }, claims(), k1.privateKey);
+  const jwksText = JSON.stringify({ keys: [k1.jwk] });
+  let gate = deferred<void>();
+  const h = harness({
+    jwks: async () => {
+      await gate.promise;
+      return jwksBody(k1.jwk);
+    },
+    user: () => jsonResponse({ id: "u1" }),
+    options: {
+      maxAgeMs: 50,
+      // A cold start from a set another isolate stored a while ago: stale, so refreshed.
+      cache: { get: () => ({ jwks: jwksText, fetchedAt: Date.now() - 5_000 }), set: () => {} },
+    },
+  });
+  const first = getClaims(h.auth, token); // starts the refresh
+  await new Promise((r) => setTimeout(r, 5));
+  gate.resolve(); // the answer arrives while a second caller imports the stale entry's key
+  const second = getClaims(h.auth, token);
+  assert.ok((await first).ok);
+  assert.ok((await second).ok);
+  for (let round = 0; round < 2; round++) {
+    await new Promise((r) => setTimeout(r, 60)); // stale again: the next call refreshes
+    gate = deferred<void>();
+    gate.resolve();
+    assert.ok((await getClaims(h.auth, token)).ok);
+    assert.ok((await getClaims(h.auth, token)).ok);
+    assert.ok(h.jwks.cachedVerificationKey("k1") instanceof CryptoKey, `round ${round}`);
+  }
+});
+
+Deno.test("a wall clock stepped back does not keep a key set fresh: a removed key is refetched and refused", async () => {
+  const clock = FakeTimers.install({ toFake: ["Date"], now: 1_800_000_000_000 });
+  try {
+    const k1 = await makeKey("k1");
+    const k2 = await makeKey("k2");
+    let keys: unknown[] = [k1.jwk];
+    const h = harness({
+      jwks: () => jwksBody(...keys),
+      user: () => jsonResponse({}, { status: 401 }),
+    });
+    const sign = async () =>
+      await signEs256(
+        { alg: "ES256", kid: "k1" },
+        claims({ exp: Date.now() / 1000 + 3600 }),
+        k1.privateKey,
+      );
+    assert.ok((await getClaims(h.auth, await sign())).ok);
+    keys = [k2.jwk]; // k1 is revoked
+    clock.setSystemTime(Date.now() - 3_600_000); // the clock steps back an hour...
+    clock.tick(1_000); // ...and a second passes
+    assert.equal(h.jwks.cachedVerificationKey("k1"), null, "the set is not fresh");
+    const r = await getClaims(h.auth, await sign());
+    assert.equal(r.ok, false);
+    assert.equal(h.jwksCalls(), 2, "refetched");
+    assert.equal(h.userCalls(), 1, "k1 is gone from the new set: the server decides (401)");
+  } finally {
+    clock.uninstall();
+  }
+});
