@@ -103,9 +103,19 @@ export async function saved<T>(
     await manager.saveSession(session, event === undefined ? {} : { event });
     return result;
   } catch (error) {
+    // A session the manager refuses (an unusable expiry) applied nothing: not a storage fault.
+    if (error instanceof SessionRefused) {
+      return failure({ message: error.message, category: "INVALID_ARGUMENT" });
+    }
     return storageFailure(error, undefined, session);
   }
 }
+
+/**
+ * The `TypeError` `SessionManager.saveSession` rejects with for a session it
+ * cannot hold (nothing applied); its message names the field, never a token.
+ */
+export class SessionRefused extends TypeError {}
 
 /** A storage fault as a Failure (the manager's memory is already up to date). */
 export function storageFailure<T>(
@@ -125,7 +135,12 @@ export function storageFailure<T>(
         : typeof error
     }`,
     category: "UNKNOWN",
-    cause: redactCause(error, [session?.accessToken, session?.refreshToken]),
+    cause: redactCause(error, [
+      session?.accessToken,
+      session?.refreshToken,
+      session?.providerToken,
+      session?.providerRefreshToken,
+    ]),
   });
 }
 

@@ -248,7 +248,8 @@ export interface NativeAuthProvider {
 
 /**
  * Runs a native flow and redeems the credential with the id_token grant;
- * `onCredential` sees the raw credential first.
+ * `onCredential` sees the raw credential first (awaited; one that throws
+ * ends the sign-in as `Failure(UNKNOWN)`, nothing redeemed).
  *
  * @example Native Apple sign-in
  * ```ts
@@ -271,7 +272,9 @@ export interface NativeAuthProvider {
 export async function signInWith(
   auth: AuthClient,
   provider: NativeAuthProvider,
-  options: CaptchaOptions & { onCredential?: (credential: NativeAuthCredential) => void } = {},
+  options: CaptchaOptions & {
+    onCredential?: (credential: NativeAuthCredential) => void | Promise<void>;
+  } = {},
 ): Promise<ServiceResult<Session>> {
   if (options.signal?.aborted) return cancelled();
   if (typeof provider?.signIn !== "function") {
@@ -292,10 +295,20 @@ export async function signInWith(
     });
   }
   if (!c.ok) return c;
-  // The document: a credential's rendering masks its tokens, name and email.
-  options.onCredential?.(
-    withMaskedFields({ ...c.value }, ["idToken", "accessToken", "nonce", "fullName", "email"]),
-  );
+  try {
+    // The document: a credential's rendering masks its tokens, name and email. An async
+    // callback is waited for, so that what it does comes before the redemption.
+    await options.onCredential?.(
+      withMaskedFields({ ...c.value }, ["idToken", "accessToken", "nonce", "fullName", "email"]),
+    );
+  } catch (error) {
+    // The caller's own callback: its error stops the sign-in (nothing redeemed), as a Failure.
+    return failure({
+      message: `Cannot sign in as 'onCredential' threw: ${describeThrown(error)}`,
+      category: "UNKNOWN",
+      cause: error,
+    });
+  }
   return auth.signInWithIdToken(c.value.provider, c.value.idToken, {
     accessToken: c.value.accessToken,
     nonce: c.value.nonce,
@@ -333,7 +346,9 @@ export async function signInWithAndSaveSession(
   auth: AuthClient,
   manager: SessionManager,
   provider: NativeAuthProvider,
-  options: CaptchaOptions & { onCredential?: (credential: NativeAuthCredential) => void } = {},
+  options: CaptchaOptions & {
+    onCredential?: (credential: NativeAuthCredential) => void | Promise<void>;
+  } = {},
 ): Promise<ServiceResult<Session>> {
   const r = await signInWith(auth, provider, options);
   return r.ok ? await saved(manager, r.value, r) : r;

@@ -20,6 +20,7 @@ import type {
 } from "../auth/models.ts";
 import type { JsonObject } from "../core/decode.ts";
 import { withMaskedFields } from "../core/mask.ts";
+import { showValue } from "../core/_show.ts";
 import { type Failure, failure, type ServiceResult, success } from "../core/result.ts";
 import { AuthStateChangeEvent, type SessionManager } from "./manager.ts";
 import { copySession, copyUser } from "./_copy.ts";
@@ -577,6 +578,20 @@ export async function importAuthToken(
 ): Promise<ServiceResult<Session>> {
   if (typeof accessToken !== "string" || accessToken.trim() === "") {
     return failure({ message: "Cannot import a blank access token", category: "INVALID_ARGUMENT" });
+  }
+  const expiresIn = options.expiresIn;
+  // Checked before the user is fetched: the session could not be saved anyway.
+  if (
+    expiresIn !== undefined &&
+    !(typeof expiresIn === "number" && expiresIn >= 0 && expiresIn < Infinity)
+  ) {
+    return failure({
+      message:
+        `Cannot import the token as 'expiresIn' must be a non-negative number of seconds: current value is ${
+          showValue(expiresIn)
+        }`,
+      category: "INVALID_ARGUMENT",
+    });
   }
   let user: User;
   if (options.retrieveUser ?? true) {

@@ -14,7 +14,7 @@ import { MutableStateFlow, type StateFlow } from "../core/state_flow.ts";
 import { copySession } from "./_copy.ts";
 import { InMemorySessionStorage, type SessionStorage } from "./storage.ts";
 import { hasMethods } from "../core/_has_methods.ts";
-import { expClaim, heldOf, storageFailure } from "./_held.ts";
+import { expClaim, heldOf, SessionRefused, storageFailure } from "./_held.ts";
 import { SerialQueue } from "./_serial.ts";
 import { settleQuietly } from "../core/_thrown.ts";
 import { showValue } from "../core/_show.ts";
@@ -156,10 +156,10 @@ function setting(value: number, name: string, positive: boolean): number {
  */
 function checkSession(session: Session): void {
   if (!session || typeof session.accessToken !== "string" || session.accessToken.trim() === "") {
-    throw new TypeError("Cannot save the session as it has no access token");
+    throw new SessionRefused("Cannot save the session as it has no access token");
   }
   if (typeof session.refreshToken !== "string") {
-    throw new TypeError(
+    throw new SessionRefused(
       "Cannot save the session as its 'refreshToken' must be a string (empty for none)",
     );
   }
@@ -169,14 +169,14 @@ function checkSession(session: Session): void {
     expiresIn != null &&
     !(typeof expiresIn === "number" && expiresIn >= 0 && Number.isFinite(expiresIn))
   ) {
-    throw new TypeError(
+    throw new SessionRefused(
       `Cannot save the session as its 'expiresIn' must be a non-negative number of seconds: current value is ${
         showValue(expiresIn)
       }`,
     );
   }
   if (expiresAt != null && !(typeof expiresAt === "number" && Number.isFinite(expiresAt))) {
-    throw new TypeError(
+    throw new SessionRefused(
       `Cannot save the session as its 'expiresAt' must be null or a number of seconds: current value is ${
         showValue(expiresAt)
       }`,

@@ -10,12 +10,16 @@ import { createBaseClient } from "../../core/client.ts";
 import {
   createSessionManager,
   DEFAULT_KEY,
+  importAuthToken,
   InMemorySessionStorage,
   KeyValueSessionStorage,
   serializeSession,
+  signInWith,
+  signInWithIdTokenAndSaveSession,
   signOutCurrentSession,
   updateUserForCurrentSession,
 } from "../../session/mod.ts";
+import { success } from "../../core/result.ts";
 import { BASE, KEY, sessionJson, withClock } from "./_helpers.ts";
 
 const json = (body: unknown, status = 200) =>
@@ -246,4 +250,79 @@ Deno.test("a lapsed session restored from storage keeps its token on the base cl
       assert.equal(client.accessToken, null, "dispose takes it back");
     }
   });
+});
+
+Deno.test("a storage failure's cause hides the provider's tokens too", async () => {
+  const { client, auth } = server(() =>
+    json({
+      ...sessionJson(1),
+      provider_token: "provider-secret-abcdef",
+      provider_refresh_token: "provider-refresh-uvwxyz",
+    })
+  );
+  // A store whose error echoes what it was given.
+  const storage = {
+    save(s: Session): void {
+      throw new Error(`cannot write ${JSON.stringify(s)}`);
+    },
+    load: () => null,
+    clear: () => {},
+  };
+  const m = createSessionManager(auth, client, { storage, autoRefresh: false });
+  const r = await signInWithIdTokenAndSaveSession(auth, m, "google", "id-token");
+  m.dispose();
+  assert.equal(r.errorOrNull()?.category, "UNKNOWN");
+  const shown = Deno.inspect(r, { depth: 10 });
+  for (const secret of ["provider-secret-abcdef", "provider-refresh-uvwxyz", "refresh-1"]) {
+    assert.ok(!shown.includes(secret), secret);
+  }
+});
+
+Deno.test("native sign-in: an onCredential that throws ends the sign-in as a Failure, nothing redeemed; an async one is waited for", async () => {
+  const { auth, log } = server(() => json(sessionJson(1)));
+  const provider = {
+    provider: "apple" as const,
+    signIn: () => Promise.resolve(success({ provider: "apple" as const, idToken: "id-token" })),
+  };
+  for (
+    const onCredential of [() => {
+      throw new Error("callback bug");
+    }, () => Promise.reject(new Error("async callback bug"))]
+  ) {
+    const r = await signInWith(auth, provider, { onCredential });
+    assert.equal(r.errorOrNull()?.category, "UNKNOWN");
+    assert.match(
+      r.errorOrNull()!.message,
+      /^Cannot sign in as 'onCredential' threw: .*callback bug$/,
+    );
+  }
+  assert.deepEqual(log, []);
+  const order: string[] = [];
+  const ok = await signInWith(auth, provider, {
+    onCredential: async () => {
+      await new Promise((r) => setTimeout(r, 5));
+      order.push(`callback done, ${log.length} requests`);
+    },
+  });
+  assert.ok(ok.ok);
+  assert.deepEqual(order, ["callback done, 0 requests"]);
+  assert.deepEqual(log, ["POST /auth/v1/token"]);
+});
+
+Deno.test("a session the manager cannot hold is INVALID_ARGUMENT, not a storage fault 'applied': importAuthToken checks expiresIn before any request", async () => {
+  const { client, auth, log } = server(() => json({ ...sessionJson(1), expires_in: -1 }));
+  const m = createSessionManager(auth, client, { autoRefresh: false });
+  for (const expiresIn of [-5, NaN, Infinity, "3600" as never]) {
+    const r = await importAuthToken(auth, m, "access-1", { expiresIn });
+    assert.equal(r.errorOrNull()?.category, "INVALID_ARGUMENT", String(expiresIn));
+    assert.match(r.errorOrNull()!.message, /'expiresIn' must be a non-negative number of seconds/);
+  }
+  assert.deepEqual(log, []);
+  // A server answer with an unusable expiry: refused as such, nothing applied.
+  const r = await signInWithIdTokenAndSaveSession(auth, m, "google", "id-token");
+  assert.equal(r.errorOrNull()?.category, "INVALID_ARGUMENT");
+  assert.match(r.errorOrNull()!.message, /^Cannot save the session as its 'expiresIn'/);
+  assert.equal(client.accessToken, null);
+  assert.equal(m.sessionState.value.kind, "NotAuthenticated");
+  m.dispose();
 });
