@@ -1,6 +1,6 @@
 /**
  * Storage calls run one after another, each after the one before it has
- * settled, or once that one has been pending for {@linkcode STORAGE_WAIT_MS};
+ * settled, or once that one has been running for {@linkcode STORAGE_WAIT_MS};
  * and a call that has not settled after that long rejects with a
  * `TimeoutError`: a storage call that never settles must freeze neither its
  * caller nor every later call.
@@ -24,7 +24,6 @@ async function within<T>(op: () => T | Promise<T>, ms: number): Promise<T> {
 /** A queue of storage calls (see the module's docs). */
 export class SerialQueue {
   #last: Promise<unknown> = Promise.resolve();
-  #pending = false;
 
   /**
    * Runs `op` after the calls queued before it.
@@ -34,14 +33,11 @@ export class SerialQueue {
    */
   run<T>(op: () => T | Promise<T>): Promise<T> {
     const call = () => within(op, STORAGE_WAIT_MS);
-    const before = this.#pending ? bounded(this.#last, STORAGE_WAIT_MS) : this.#last;
-    const run = before.then(call, call);
-    const settled = run.then(() => {}, () => {});
-    this.#last = settled;
-    this.#pending = true;
-    settled.then(() => {
-      if (this.#last === settled) this.#pending = false;
-    });
+    // The call before ends (settled, or given up on by `within`) at most STORAGE_WAIT_MS after
+    // it started: no bound of its own here, which started counting when this call was queued
+    // and so let a clear start while a slow save before it was still writing.
+    const run = this.#last.then(call, call);
+    this.#last = run.then(() => {}, () => {});
     return run;
   }
 }

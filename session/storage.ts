@@ -224,7 +224,12 @@ export class KeyValueSessionStorage implements SessionStorage {
    * @param session The session.
    */
   save(session: Session): Promise<void> {
-    const text = serializeSession(session);
+    let text: string;
+    try {
+      text = serializeSession(session);
+    } catch (error) {
+      return Promise.reject(error); // a session JSON cannot hold: a rejection, as promised
+    }
     return this.#queue(() => this.#store.set(this.key, text));
   }
 
@@ -295,7 +300,13 @@ export function webStorageStore(
       try {
         storage.setItem(k, v);
       } catch {
-        // not persisted
+        // Not persisted; nor may the session before it stay (its refresh token is spent by now,
+        // and a reload or another tab would restore it).
+        try {
+          storage.removeItem(k);
+        } catch {
+          // nothing more to do
+        }
       }
     },
     remove: (k) => {
@@ -504,6 +515,15 @@ export class CookieSessionStorage implements SessionStorage {
       throw new RangeError(
         `Cannot store cookies as 'maxAge' must be a positive integer of seconds: current value is ${
           showValue(o.maxAge)
+        }`,
+      );
+    }
+    // Exactly one of the three: another value (`none`, or one carrying `; Domain=…`) would be
+    // written into every Set-Cookie header as it is.
+    if (o.sameSite !== "Lax" && o.sameSite !== "Strict" && o.sameSite !== "None") {
+      throw new TypeError(
+        `Cannot store cookies as 'sameSite' must be Lax, Strict or None: current value is ${
+          showValue(o.sameSite)
         }`,
       );
     }

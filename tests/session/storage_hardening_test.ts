@@ -1,5 +1,6 @@
 // Session storages against slow, failing or hostile stores and headers.
 import assert from "node:assert/strict";
+import FakeTimers from "@sinonjs/fake-timers";
 import { createAuthClient, decodeSession } from "../../auth/mod.ts";
 import { createBaseClient } from "../../core/client.ts";
 import { MutableStateFlow } from "../../core/state_flow.ts";
@@ -344,4 +345,81 @@ Deno.test("CookieSessionStorage given a Node or Hono request object (no Fetch he
   // What it takes still works.
   const req = new Request("https://a.example", { headers: { cookie: "a=b" } });
   for (const ok of [req, "a=b", null]) assert.equal(new CookieSessionStorage(ok).load(), null);
+});
+
+Deno.test("a clear queued behind a slow restore and a slow save still waits for the save: the storage is empty after a sign-out", async () => {
+  const clock = FakeTimers.install({ toFake: ["setTimeout", "clearTimeout", "Date"] });
+  try {
+    let stored: string | null = null;
+    const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
+    // A custom storage that is slow but always settles (a remote key-value store).
+    const storage = {
+      async load() {
+        await wait(9_000);
+        return null;
+      },
+      async save(s: Session) {
+        await wait(2_000);
+        stored = s.refreshToken;
+      },
+      async clear() {
+        await wait(10);
+        stored = null;
+      },
+    };
+    const c = createBaseClient("https://p.example", "anon-key-0123456789");
+    const m = createSessionManager(createAuthClient(c), c, { storage, autoRefresh: false });
+    const all = Promise.allSettled([m.restoreSession(), m.saveSession(session), m.clearSession()]);
+    await clock.tickAsync(12_000);
+    assert.deepEqual((await all).map((r) => r.status), ["fulfilled", "fulfilled", "fulfilled"]);
+    assert.equal(m.currentSession, null);
+    assert.equal(stored, null, "the clear ran after the save, not during it");
+    m.dispose();
+  } finally {
+    clock.uninstall();
+  }
+});
+
+Deno.test("Web Storage refusing a write removes the session before it: a spent refresh token is not left to restore", async () => {
+  const data = new Map<string, string>();
+  let refuse = false;
+  const web = {
+    getItem: (k: string) => data.get(k) ?? null,
+    setItem: (k: string, v: string) => {
+      if (refuse) throw new DOMException("full", "QuotaExceededError");
+      data.set(k, v);
+    },
+    removeItem: (k: string) => void data.delete(k),
+  };
+  const storage = new KeyValueSessionStorage(webStorageStore(web));
+  await storage.save(session);
+  assert.equal((await storage.load())?.refreshToken, "refresh-1");
+  refuse = true;
+  await storage.save({ ...session, refreshToken: "refresh-2" });
+  assert.equal(await storage.load(), null);
+});
+
+Deno.test("a session JSON cannot hold is a rejected save, not a synchronous throw", async () => {
+  const storage = new KeyValueSessionStorage({ get: () => null, set: () => {}, remove: () => {} });
+  const odd = {
+    ...session,
+    user: { ...session.user, userMetadata: { n: 1n } },
+  } as unknown as Session;
+  let saving: Promise<void> | undefined;
+  assert.doesNotThrow(() => {
+    saving = storage.save(odd);
+  });
+  await assert.rejects(saving!, TypeError);
+});
+
+Deno.test("cookie sameSite must be Lax, Strict or None exactly", () => {
+  for (const sameSite of ["none", "lax", "Lax; Domain=evil.example", 1]) {
+    assert.throws(
+      () => new CookieSessionStorage(null, { sameSite: sameSite as never }),
+      TypeError,
+      String(sameSite),
+    );
+  }
+  for (const sameSite of ["Lax", "Strict"] as const) new CookieSessionStorage(null, { sameSite });
+  new CookieSessionStorage(null, { sameSite: "None", secure: true });
 });
