@@ -934,8 +934,11 @@ class Upload implements ResumableUpload {
         category: "CONFLICT",
       });
     }
-    // No length: a deferred upload, whose length goes with the PATCH that reaches it.
-    this.#lengthPending = length === null;
+    // A deferred upload (TUS: `Upload-Defer-Length: 1` while the length is unknown), whose length
+    // goes with the PATCH that reaches it. A HEAD that only lacks `Upload-Length` (a proxy or a
+    // CORS policy hiding it) is not one: declaring a length the server holds is refused.
+    this.#lengthPending = length === null &&
+      r.value.headers.get("upload-defer-length")?.trim() === "1";
     if (this.#total === null && length !== null && length >= offset) {
       if (!resuming && length !== this.#declared) {
         return failure({
@@ -1016,11 +1019,12 @@ class Upload implements ResumableUpload {
     let lastOffset = offset; // the highest offset the server has confirmed
     let sentEnd = offset; // the end of the bytes sent so far
     while (true) {
-      if (signal?.aborted) return cancelled();
       const total = this.#total;
       // Every byte is in; a deferred length the server still waits for goes in an empty PATCH.
       const declare = total !== null && this.#lengthPending;
+      // Checked before the abort: an abort after the last PATCH was accepted changes nothing.
       if (total !== null && offset >= total && !declare) break;
+      if (signal?.aborted) return cancelled();
       const read = total !== null && offset >= total
         ? null
         : await untilAborted(this.#chunkAt(offset), signal);
@@ -1105,8 +1109,8 @@ class Upload implements ResumableUpload {
       const ahead = this.#ahead;
       this.#ahead = null;
       if (ahead) await ahead.result;
-      const checked = await untilAborted(this.#source.verifyEnd(offset), signal);
-      if (checked === ABORTED) return cancelled();
+      // The server holds every declared byte: an abort now only skips this local check.
+      await untilAborted(this.#source.verifyEnd(offset), signal);
     }
     // Every byte is in: forgetting the URL is best effort, and an abort now changes nothing.
     await this.#store((s) => s.remove(this.#fingerprint()), signal);

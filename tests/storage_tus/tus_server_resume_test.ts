@@ -217,3 +217,69 @@ Deno.test("after a failed PATCH, a failing HEAD is retried before any PATCH: a l
     await peer.close();
   }
 });
+
+Deno.test("an abort after the last PATCH was accepted changes nothing: success, and the URL store forgets the upload", async () => {
+  const peer = await tusPeer();
+  try {
+    const data = bytes(CHUNK * 2 + 10, 41);
+    const { saved, store } = memoryStore();
+    const ac = new AbortController();
+    const up = createResumableUpload(
+      createBaseClient(peer.url, "anon-key-123456"),
+      "b",
+      "late-abort.bin",
+      data,
+      { chunkSize: CHUNK, urlStore: store },
+    );
+    up.progress.subscribe((p) => {
+      if (p.isComplete) ac.abort(); // a listener that stops on completion
+    });
+    const r = await up.await({ signal: ac.signal });
+    assert.ok(r.ok, r.ok ? "" : r.error.message);
+    assert.deepEqual(await peer.bytesOf(up.uploadUrl!), data);
+    assert.equal(saved.size, 0);
+  } finally {
+    await peer.close();
+  }
+});
+
+Deno.test("a HEAD that hides Upload-Length (a proxy, a CORS policy) is not read as a deferred length: the length is not declared twice", async () => {
+  const peer = await tusPeer();
+  try {
+    const data = bytes(CHUNK * 3 + 10, 51);
+    let lost = false;
+    const { fetchImpl, log } = faulty((req, send) => {
+      if (req.method === "HEAD") {
+        return send(req).then((r) => {
+          const headers = new Headers(r.headers);
+          headers.delete("upload-length");
+          return new Response(null, { status: r.status, headers });
+        });
+      }
+      // The second PATCH reaches the peer but its answer is lost: a HEAD re-syncs.
+      if (
+        req.method === "PATCH" && req.headers.get("upload-offset") === String(CHUNK * 2) && !lost
+      ) {
+        lost = true;
+        return send(req).then(async (r) => {
+          await r.body?.cancel();
+          return new Response("bad gateway", { status: 502 });
+        });
+      }
+      return null;
+    });
+    const up = createResumableUpload(
+      createBaseClient(peer.url, "anon-key-123456", { fetch: fetchImpl }),
+      "b",
+      "hidden-length.bin",
+      data,
+      { chunkSize: CHUNK, retryBaseDelayMs: 1 },
+    );
+    const r = await up.await();
+    assert.ok(r.ok, `${r.ok ? "" : r.error.message}\n${log.join("\n")}`);
+    assert.deepEqual(await peer.bytesOf(up.uploadUrl!), data);
+    assert.ok(log.filter((l) => l.startsWith("PATCH")).every((l) => l.endsWith("len=null")));
+  } finally {
+    await peer.close();
+  }
+});
