@@ -228,10 +228,13 @@ export class SessionManager {
   readonly #retryBase: number;
   readonly #retryMax: number;
   readonly #state = new MutableStateFlow<SessionState>({ kind: "NotAuthenticated" });
-  readonly #listeners = new Set<AuthStateChangeCallback>();
+  /** Each listener with the last event it heard (it never hears SIGNED_OUT twice in a row). */
+  readonly #listeners = new Map<AuthStateChangeCallback, AuthStateChangeEvent | null>();
   #inflight: Promise<ServiceResult<Session>> | null = null;
   #inflightToken: string | null = null;
   #timer: ReturnType<typeof setTimeout> | null = null;
+  /** When (on the wall clock) the pending timer is due: a suspended device may have slept past it. */
+  #timerDue = 0;
   #autoRefresh = false;
   /** When (on this clock) the held tokens were applied, and the access token applied. */
   #appliedAt = 0;
@@ -353,10 +356,13 @@ export class SessionManager {
   }
 
   #emit(event: AuthStateChangeEvent, session: Session | null): void {
-    // A session saved and cleared before it was stored was never announced: no second SIGNED_OUT.
-    if (event === AuthStateChangeEvent.SIGNED_OUT && this.#lastEvent === event) return;
     this.#lastEvent = event;
-    for (const cb of [...this.#listeners]) {
+    for (const [cb, last] of [...this.#listeners]) {
+      // A session saved and cleared before it was stored was never announced: no second
+      // SIGNED_OUT to a listener that heard one last (one told INITIAL_SESSION since hears it).
+      if (event === AuthStateChangeEvent.SIGNED_OUT && last === event) continue;
+      if (!this.#listeners.has(cb)) continue; // unsubscribed by a listener before it
+      this.#listeners.set(cb, event);
       try {
         settleQuietly(cb(event, session));
       } catch {
@@ -382,10 +388,17 @@ export class SessionManager {
     if (typeof callback !== "function") {
       throw new TypeError("Cannot subscribe as 'callback' must be a function");
     }
-    this.#listeners.add(callback);
+    // Until it hears an event it knows what the manager last said (or, below, the initial one).
+    this.#listeners.set(callback, this.#lastEvent);
     if (options.emitInitialSession ?? true) {
+      const current = this.currentSession;
+      // Told a session: its SIGNED_OUT is news to this listener. Told none: a SIGNED_OUT is not.
+      this.#listeners.set(
+        callback,
+        current ? AuthStateChangeEvent.INITIAL_SESSION : AuthStateChangeEvent.SIGNED_OUT,
+      );
       try {
-        settleQuietly(callback(AuthStateChangeEvent.INITIAL_SESSION, this.currentSession));
+        settleQuietly(callback(AuthStateChangeEvent.INITIAL_SESSION, current));
       } catch {
         // isolated
       }
@@ -463,12 +476,15 @@ export class SessionManager {
     this.#drop();
     const epoch = this.#epoch;
     this.#clearingEpoch = epoch;
+    // Forgotten in memory (and on the client) at once, as a save is live before it is stored:
+    // a helper answered meanwhile (a user update) finds no session to save back.
+    const had = this.#forget();
     try {
       await this.#serial(() => this.#storage.clear());
     } finally {
       if (this.#clearingEpoch === epoch) this.#clearingEpoch = null;
       // A save that came while the clear was stored has the last word.
-      if (epoch === this.#epoch) this.#signedOut();
+      if (epoch === this.#epoch && had) this.#emit(AuthStateChangeEvent.SIGNED_OUT, null);
     }
   }
 
@@ -484,14 +500,18 @@ export class SessionManager {
 
   /** No session in memory: the client's token goes, and SIGNED_OUT when one was held. */
   #signedOut(): void {
+    if (this.#forget()) this.#emit(AuthStateChangeEvent.SIGNED_OUT, null);
+  }
+
+  /** The client's token and the state go; whether a session was held (so is news). */
+  #forget(): boolean {
     // A disposed manager leaves the client alone: it may carry another request's token by now.
     if (!this.#disposed) this.#client.clearAccessToken();
     // Loading (a restore still reading storage) held nothing that was announced.
     const kind = this.#state.value.kind;
-    const had = kind === "Authenticated" || kind === "Expired";
     // Subscribers hear NotAuthenticated once, not again on every clear with no session.
     if (kind !== "NotAuthenticated") this.#state.value = { kind: "NotAuthenticated" };
-    if (had) this.#emit(AuthStateChangeEvent.SIGNED_OUT, null);
+    return kind === "Authenticated" || kind === "Expired";
   }
 
   /**
@@ -805,6 +825,7 @@ export class SessionManager {
     this.#clearTimer();
     if (this.#disposed) return;
     const wait = Number.isNaN(ms) ? 0 : Math.max(0, ms);
+    this.#timerDue = Date.now() + wait;
     const t = setTimeout(() => {
       this.#timer = null;
       // A wait past setTimeout's limit is served in slices.
@@ -829,7 +850,9 @@ export class SessionManager {
       // A lapsed session keeps its pending retry, or gets one now; but tokens that arrive
       // already lapsed (this clock runs ahead of the server's) wait the minimum gap, or every
       // refresh would start the next one at once.
-      if (this.#timer === null && s.lastSession.refreshToken.trim() !== "") {
+      // A timer the wall clock has passed (a device that slept) is not waited for.
+      const pending = this.#timer !== null && Date.now() < this.#timerDue;
+      if (!pending && s.lastSession.refreshToken.trim() !== "") {
         const lifetime = Math.max(0, s.lastSession.expiresIn) * 1000;
         const wait = this.#fromRefresh
           ? this.#appliedAt + Math.min(lifetime / 2, MIN_REFRESH_GAP_MS) - Date.now()

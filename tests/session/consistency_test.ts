@@ -326,3 +326,96 @@ Deno.test("a session the manager cannot hold is INVALID_ARGUMENT, not a storage 
   assert.equal(m.sessionState.value.kind, "NotAuthenticated");
   m.dispose();
 });
+
+/** A key-value storage whose writes and removals take 50 ms (a remote store). */
+function slowWrites() {
+  const data = new Map<string, string>();
+  const slow = <T>(f: () => T) => new Promise<T>((r) => setTimeout(() => r(f()), 50));
+  const storage = new KeyValueSessionStorage({
+    get: (k) => data.get(k) ?? null,
+    set: (k, v) => slow(() => void data.set(k, v)),
+    remove: (k) => slow(() => void data.delete(k)),
+  });
+  return { data, storage };
+}
+
+Deno.test("a user update answered while a sign-out is being stored does not bring the session back", async () => {
+  await withClock(async (clock) => {
+    let answerPut!: () => void;
+    const { client, auth } = server((req, path) => {
+      if (path.endsWith("/logout")) return new Response(null, { status: 204 });
+      if (req.method === "PUT") {
+        return new Promise((r) => (answerPut = () => r(json({ id: "u1", email: "new@x.io" }))));
+      }
+      return json({ id: "u1" });
+    });
+    const { data, storage } = slowWrites();
+    const m = createSessionManager(auth, client, { storage, autoRefresh: false });
+    const events: string[] = [];
+    m.onAuthStateChange((e) => events.push(e), { emitInitialSession: false });
+    const saving = m.saveSession(decodeSession(sessionJson(1)));
+    await clock.tickAsync(60);
+    await saving;
+    const update = updateUserForCurrentSession(auth, m, { data: { theme: "dark" } });
+    await clock.tickAsync(1);
+    const out = signOutCurrentSession(auth, m);
+    await clock.tickAsync(10); // the clear is being stored
+    assert.equal(m.sessionState.value.kind, "NotAuthenticated", "forgotten in memory at once");
+    assert.equal(client.accessToken, null);
+    answerPut();
+    await clock.tickAsync(200);
+    assert.ok((await out).ok);
+    // The server did update the user; the ended session is not saved back.
+    assert.ok((await update).ok);
+    assert.equal(m.sessionState.value.kind, "NotAuthenticated");
+    assert.equal(client.accessToken, null);
+    assert.equal(data.has(DEFAULT_KEY), false);
+    assert.deepEqual(events, ["SIGNED_IN", "SIGNED_OUT"]);
+    m.dispose();
+  });
+});
+
+Deno.test("startAutoRefresh after the device slept past the expiry refreshes at once, not when the old timer would fire", async () => {
+  await withClock(async (clock) => {
+    let n = 1;
+    const { client, auth, log } = server((_req, path) =>
+      path.endsWith("/token") ? json(sessionJson(++n)) : json({ id: "u1" })
+    );
+    const m = createSessionManager(auth, client); // auto-refresh on
+    await m.saveSession(decodeSession(sessionJson(1))); // refresh due in about 3540 s
+    await clock.tickAsync(1_000);
+    // Asleep for 2 h: the wall clock moves on, the pending timer does not.
+    clock.setSystemTime(Date.now() + 7_200_000);
+    assert.equal(m.sessionState.value.kind, "Expired");
+    m.startAutoRefresh(); // what an app calls when it comes back to the foreground
+    await clock.tickAsync(1_000);
+    assert.deepEqual(log, ["POST /auth/v1/token"]);
+    assert.equal(m.sessionState.value.kind, "Authenticated");
+    assert.equal(m.currentSession?.refreshToken, "refresh-2");
+    m.dispose();
+  });
+});
+
+Deno.test("a listener told INITIAL_SESSION of a session hears its SIGNED_OUT, even right after an earlier one", async () => {
+  await withClock(async (clock) => {
+    const { client, auth } = server(() => json({ id: "u1" }));
+    const { storage } = slowWrites();
+    const m = createSessionManager(auth, client, { storage, autoRefresh: false });
+    const first = m.saveSession(decodeSession(sessionJson(1)));
+    await clock.tickAsync(60);
+    await first;
+    const clearing = m.clearSession(); // SIGNED_OUT for session 1
+    await clock.tickAsync(60);
+    await clearing;
+    const second = m.saveSession(decodeSession(sessionJson(2))); // stored in 50 ms
+    const seen: string[] = [];
+    m.onAuthStateChange((e, s) => seen.push(`${e}:${s?.refreshToken ?? null}`));
+    const out = m.clearSession(); // session 2 signed out before its save finished
+    await clock.tickAsync(200);
+    await second;
+    await out;
+    assert.equal(m.sessionState.value.kind, "NotAuthenticated");
+    assert.deepEqual(seen, ["INITIAL_SESSION:refresh-2", "SIGNED_OUT:null"]);
+    m.dispose();
+  });
+});
