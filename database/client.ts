@@ -34,7 +34,7 @@ import {
 import { RESERVED_KEYS } from "./_encode.ts";
 import { QueryBuilder } from "./query_builder.ts";
 import { renderTopLevel, WhereBuilder } from "./where_builder.ts";
-import { stringifyJson } from "../core/_json_int64.ts";
+import { parseJsonInt64, stringifyJson } from "../core/_json_int64.ts";
 
 /** Options every database call accepts. */
 export interface CallOptions {
@@ -746,7 +746,10 @@ export class DatabaseClient {
  * `rpcGet` resolves as `Failure(INVALID_ARGUMENT)`): a name it
  * reserves (`select`, `columns`, `on_conflict`, or ending in `order`,
  * `limit`, `offset`, `and`, `or`) or a value shaped like a filter
- * (`cs.stanford.edu`, `not.sure`), a name PostgREST would read only in part (`a.b`, `p->x`, `a:b`), or an integer beyond 2^53; such calls need POST.
+ * (`cs.stanford.edu`, `not.sure`), a name PostgREST would read only in part (`a.b`, `p->x`, `a:b`), a
+ * `number` beyond 2^53 (pass a `bigint` or a string) or one JSON cannot hold (`NaN`, `Infinity`);
+ * such calls need POST or another value. JSON text is read with its integers kept exact, and a
+ * `bigint` goes as its digits.
  *
  * @example Flattening
  * ```ts
@@ -763,7 +766,8 @@ export function flattenParams(params: string | Record<string, unknown>): Array<[
   let obj: unknown = params;
   if (typeof params === "string") {
     try {
-      obj = JSON.parse(params);
+      // Integers beyond 2^53 kept exact (as bigint): JSON.parse would round an id.
+      obj = parseJsonInt64(params);
     } catch (cause) {
       throw new TypeError(
         "Cannot pass arguments as query parameters as 'params' is not JSON",
@@ -787,6 +791,12 @@ export function flattenParams(params: string | Record<string, unknown>): Array<[
     // JSON has no such value: String() would send a function's source or "Symbol()".
     if (typeof v === "function" || typeof v === "symbol") {
       throw new TypeError(`Cannot pass ${showValue(k)} as a query argument as it is a ${typeof v}`);
+    }
+    // JSON has no NaN or Infinity (a POST sends null): as text, the function would get "NaN".
+    if (typeof v === "number" && !Number.isFinite(v)) {
+      throw new TypeError(
+        `Cannot pass ${showValue(k)} as a query argument as ${v} is not a JSON number`,
+      );
     }
     if (typeof v === "number" && Number.isInteger(v) && !Number.isSafeInteger(v)) {
       throw new TypeError(

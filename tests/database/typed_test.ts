@@ -466,3 +466,23 @@ Deno.test("paginator: an async block is refused at creation (TypeError), not run
   );
   assert.equal(rec.requests.length, 0);
 });
+
+Deno.test("arguments in the URL keep 64-bit integers exact, nested or from JSON text, and refuse NaN and Infinity", async () => {
+  const { db, rec } = makeDb(() => new Response(null, { status: 200 }));
+  const id = 12345678901234567891n;
+  await rpcHead(db, "f", { params: { f: { id }, id } });
+  await db.rpcGet("f", { params: '{"f":{"id":12345678901234567891},"id":12345678901234567891}' });
+  for (const r of rec.requests) {
+    assert.deepEqual(pairs(r.url), [["f", '{"id":12345678901234567891}'], [
+      "id",
+      "12345678901234567891",
+    ]]);
+  }
+  for (const x of [NaN, Infinity, -Infinity]) {
+    await assertInvalid(
+      rpcGetTyped(db, "f", { params: { x } }),
+      /Cannot pass "x" as a query argument as -?(NaN|Infinity) is not a JSON number/,
+    );
+  }
+  assert.equal(rec.requests.length, 2);
+});

@@ -324,14 +324,15 @@ Deno.test("a caller's Prefer adds to the computed directives instead of replacin
   }
 });
 
-Deno.test("GET RPC arguments: Dates as JSON text, an object form for rpcGet, unsafe integers refused", async () => {
+Deno.test("GET RPC arguments: Dates as JSON text, an object form for rpcGet, unsafe numbers refused, JSON text exact", async () => {
   const { db, rec } = makeDb(() => new Response("[]"));
   await db.rpcGet("f", { params: { since: new Date(0), tags: ["a"], skip: null } });
   assert.deepEqual(pairs(rec.last.url), [["since", "1970-01-01T00:00:00.000Z"], ["tags", '["a"]']]);
-  await assertInvalid(
-    db.rpc("f", { params: '{"id": 9007199254740993}', format: ResponseFormat.HEAD }),
-    /safe integers/,
-  );
+  // A number already rounded cannot be sent as meant...
+  await assertInvalid(db.rpcGet("f", { params: { id: 2 ** 53 + 2 } }), /safe integers/);
+  // ...but JSON text holds the exact digits, which go as written.
+  await db.rpc("f", { params: '{"id": 9007199254740993}', format: ResponseFormat.HEAD });
+  assert.deepEqual(pairs(rec.last.url), [["id", "9007199254740993"]]);
   await assertInvalid(
     db.rpc("f", { params: "hello", format: ResponseFormat.HEAD }),
     /'params' is not JSON/,
