@@ -57,8 +57,9 @@ export type Bounded<T> =
   | { kind: "aborted" };
 
 /**
- * Waits for `promise` at most `ms` (`Infinity`: no bound; 0: only for what
- * has already settled) and until `signal` aborts;
+ * Waits for `promise` at most `ms` (`Infinity`, or anything past
+ * `setTimeout`'s limit: no bound; 0: only for what has already settled) and
+ * until `signal` aborts;
  * the timer and the listener are removed whichever comes first. A rejection
  * is an outcome too (`failed`), never an unhandled one.
  *
@@ -85,8 +86,10 @@ export function bounded<T>(
     // refuse it (refusedSignal), but for getClaims' JWKS wait, where a check would cost the
     // verify-only bundle more than it has left.
     signal?.addEventListener?.("abort", onAbort, { once: true });
-    // 0 (a setting that asks for no wait) times out at once, never waits for ever.
-    if (ms < Infinity) timer = setTimeout(() => finish({ kind: "timeout" }), ms);
+    // 0 (a setting that asks for no wait) times out at once, never waits for ever; a wait past
+    // setTimeout's limit (about 24.8 days) is no bound, as the transport's timeout, since a
+    // larger delay would fire at once.
+    if (ms <= 2_147_483_647) timer = setTimeout(() => finish({ kind: "timeout" }), ms);
     promise.then(
       (value) => finish({ kind: "done", value }),
       (error) => finish({ kind: "failed", error }),

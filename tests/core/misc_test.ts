@@ -132,3 +132,16 @@ Deno.test("core edge inputs: emoji alphabets, undefined retry fields, zero-base 
   assert.ok(text.includes("url: https://h.example/$&"), text);
   assert.ok(!text.includes("anon-key-123456"));
 });
+
+Deno.test("bounded: a wait past setTimeout's limit is no bound (it would fire at once), 0 waits only for what has settled", async () => {
+  const { bounded } = await import("../../core/_abort.ts");
+  let finish!: (v: string) => void;
+  const slow = new Promise<string>((r) => (finish = r));
+  const long = bounded(slow, 2 ** 31); // about 24.9 days
+  const tick = new Promise((r) => setTimeout(() => r("tick"), 20));
+  assert.equal(await Promise.race([long.then((o) => o.kind), tick]), "tick");
+  finish("done");
+  assert.deepEqual(await long, { kind: "done", value: "done" });
+  assert.deepEqual(await bounded(new Promise(() => {}), 0), { kind: "timeout" });
+  assert.deepEqual(await bounded(Promise.resolve(1), 0), { kind: "done", value: 1 });
+});
