@@ -259,6 +259,14 @@ Deno.test("exp and nbf are checked with the leeway; an expired token makes no re
     assert.equal(!n.ok && n.error.code, "token_not_yet_valid");
     assert.equal((await getClaims(h.auth, early, { allowExpired: true })).ok, false);
     assert.ok((await getClaims(h.auth, await sign({ nbf: now + 10 }))).ok, "nbf within leeway");
+    // The exact edges (the clock is frozen on a whole second): expired once exp + leeway is
+    // reached, valid from nbf - leeway on.
+    const at = async (extra: Record<string, unknown>) =>
+      (await getClaims(h.auth, await sign(extra))).errorOrNull()?.code ?? "ok";
+    assert.equal(await at({ exp: now - CLAIMS_LEEWAY_SECONDS }), "token_expired");
+    assert.equal(await at({ exp: now - CLAIMS_LEEWAY_SECONDS + 1 }), "ok");
+    assert.equal(await at({ nbf: now + CLAIMS_LEEWAY_SECONDS }), "ok");
+    assert.equal(await at({ nbf: now + CLAIMS_LEEWAY_SECONDS + 1 }), "token_not_yet_valid");
 
     const noExp = await sign({ exp: undefined });
     assert.equal((await getClaims(h.auth, noExp)).ok, false);

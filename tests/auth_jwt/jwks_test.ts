@@ -643,3 +643,60 @@ Deno.test("a wall clock stepped back does not keep a key set fresh: a removed ke
     clock.uninstall();
   }
 });
+
+Deno.test("the documented defaults are the ones a resolver without options uses: 10 min age, 30 s cooldown, 60 s negative cache, 10 s timeout", async () => {
+  assert.deepEqual({ ...JWKS_DEFAULTS }, {
+    maxAgeMs: 600_000,
+    cooldownMs: 30_000,
+    negativeCacheMs: 60_000,
+    inflightWaitMs: 2_000,
+    timeout: 10_000,
+    maxBodyBytes: 65_536,
+  });
+  const clock = FakeTimers.install({ toFake: ["setTimeout", "clearTimeout", "Date"] });
+  try {
+    const k1 = await makeKey("k1");
+    const h = harness({ jwks: () => jwksBody(k1.jwk) });
+    assert.ok((await h.jwks.resolveSigningKey("k1")).getOrThrow());
+    // An unknown kid forces one refetch; within 30 s of it no other is made (and within 60 s the
+    // same kid is answered from the negative cache).
+    assert.equal((await h.jwks.resolveSigningKey("nope")).getOrThrow(), null);
+    assert.equal(h.jwksCalls(), 2);
+    clock.tick(29_000);
+    assert.equal((await h.jwks.resolveSigningKey("other")).getOrThrow(), null);
+    assert.equal(h.jwksCalls(), 2, "cooldown");
+    clock.tick(2_000); // 31 s after the refetch: the cooldown is over, "nope" still remembered
+    assert.equal((await h.jwks.resolveSigningKey("nope")).getOrThrow(), null);
+    assert.equal(h.jwksCalls(), 2, "negative cache");
+    clock.tick(30_000); // 61 s: forgotten
+    assert.equal((await h.jwks.resolveSigningKey("nope")).getOrThrow(), null);
+    assert.equal(h.jwksCalls(), 3);
+    // The set is used for 10 min after its fetch, then refreshed.
+    clock.tick(600_000 - 1_000);
+    assert.ok((await h.jwks.resolveSigningKey("k1")).getOrThrow());
+    assert.equal(h.jwksCalls(), 3);
+    clock.tick(2_000);
+    assert.ok((await h.jwks.resolveSigningKey("k1")).getOrThrow());
+    assert.equal(h.jwksCalls(), 4);
+  } finally {
+    clock.uninstall();
+  }
+});
+
+Deno.test("a JWKS endpoint that never answers times out after the default 10 s", async () => {
+  const clock = FakeTimers.install({ toFake: ["setTimeout", "clearTimeout", "Date"] });
+  try {
+    const h = harness({ jwks: (_i, signal) => never(signal) });
+    let settled = false;
+    const r = h.jwks.keySet().then((x) => {
+      settled = true;
+      return x;
+    });
+    await clock.tickAsync(9_900);
+    assert.equal(settled, false);
+    await clock.tickAsync(200);
+    assert.equal((await r).errorOrNull()?.category, "TIMEOUT");
+  } finally {
+    clock.uninstall();
+  }
+});

@@ -206,3 +206,31 @@ Deno.test("PATCHes failing transiently make maxAttempts attempts in all (a HEAD 
   assert.equal(r.errorOrNull()?.status, 503);
   assert.deepEqual(rec.requests.map((q) => q.method), ["POST", "PATCH", "HEAD", "PATCH"]);
 });
+
+Deno.test("the documented retry defaults: 5 attempts, backoff capped at 10 s", async () => {
+  const clock = FakeTimers.install({ toFake: ["setTimeout", "clearTimeout", "Date"] });
+  try {
+    const patchesAt: number[] = [];
+    const { client, rec } = setup((req) => {
+      if (req.method !== "PATCH") return null;
+      patchesAt.push(Date.now());
+      return new Response(null, { status: 503 });
+    });
+    // A huge base delay: only the default cap (10 s) keeps the waits short.
+    const up = createResumableUpload(client, "b", "d.bin", seq(10), {
+      chunkSize: 4,
+      creationWithUpload: false,
+      retryBaseDelayMs: 1_000_000,
+    });
+    const result = up.await();
+    await clock.tickAsync(200_000);
+    const r = await result;
+    assert.equal(r.errorOrNull()?.status, 503);
+    assert.equal(patchesAt.length, 5, rec.requests.map((q) => q.method).join());
+    for (let i = 1; i < patchesAt.length; i++) {
+      assert.ok(patchesAt[i] - patchesAt[i - 1] <= 10_000, `wait ${i}`);
+    }
+  } finally {
+    clock.uninstall();
+  }
+});
