@@ -49,6 +49,16 @@ export async function tusPeer(): Promise<TusPeer> {
   };
 }
 
+/** Runs `fn` with a fresh peer, closed afterwards whatever happens. */
+export async function withPeer(fn: (peer: TusPeer) => Promise<void>): Promise<void> {
+  const peer = await tusPeer();
+  try {
+    await fn(peer);
+  } finally {
+    await peer.close();
+  }
+}
+
 /** `n` pseudo-random bytes (xorshift): no period, so a chunk sent at the wrong offset shows. */
 export function bytes(n: number, seed = 0x9e3779b9): Uint8Array {
   const b = new Uint8Array(n);

@@ -7,9 +7,12 @@
 import assert from "node:assert/strict";
 import { createBaseClient } from "../../core/client.ts";
 import { createResumableUpload, type UploadUrlStore } from "../../storage/mod.ts";
-import { asStream as streamOf, bytes, tusPeer } from "./_tus_peer.ts";
+import { asStream as streamOf, bytes, withPeer } from "./_tus_peer.ts";
 
 const CHUNK = 4096;
+
+/** What a gateway answers when the peer's own answer was lost. */
+const BAD_GATEWAY = () => new Response("bad gateway", { status: 502 });
 
 function memoryStore() {
   const saved = new Map<string, string>();
@@ -39,8 +42,7 @@ function faulty(hook: Hook) {
 }
 
 Deno.test("a stream's URL store key stays the one it was saved under when a HEAD teaches the length: a finished upload is forgotten", async () => {
-  const peer = await tusPeer();
-  try {
+  await withPeer(async (peer) => {
     const data = bytes(CHUNK * 2 + 100, 7);
     // The final PATCH (it declares the length) reaches the peer, but its answer is lost.
     let lost = false;
@@ -49,7 +51,7 @@ Deno.test("a stream's URL store key stays the one it was saved under when a HEAD
       lost = true;
       return send(req).then(async (r) => {
         await r.body?.cancel();
-        return new Response("bad gateway", { status: 502 });
+        return BAD_GATEWAY();
       });
     });
     const { saved, store } = memoryStore();
@@ -64,14 +66,11 @@ Deno.test("a stream's URL store key stays the one it was saved under when a HEAD
     assert.ok(lost);
     assert.deepEqual(await peer.bytesOf(up.uploadUrl!), data);
     assert.equal(saved.size, 0, `left in the store: ${[...saved.keys()].join()}`);
-  } finally {
-    await peer.close();
-  }
+  });
 });
 
 Deno.test("other bytes of the same size for the same path do not resume an unfinished upload: the object is never a mix", async () => {
-  const peer = await tusPeer();
-  try {
+  await withPeer(async (peer) => {
     for (const kind of ["bytes", "Blob", "stream"] as const) {
       const v1 = bytes(CHUNK * 3, 11);
       const v2 = bytes(CHUNK * 3, 12);
@@ -126,14 +125,11 @@ Deno.test("other bytes of the same size for the same path do not resume an unfin
       assert.deepEqual(await peer.bytesOf(again.uploadUrl!), v1, kind);
       assert.equal(saved.size, 0, kind);
     }
-  } finally {
-    await peer.close();
-  }
+  });
 });
 
 Deno.test("a deferred-length upload resumed with data of known size declares the length: the peer completes it", async () => {
-  const peer = await tusPeer();
-  try {
+  await withPeer(async (peer) => {
     const data = bytes(CHUNK * 3 + 10, 21);
     const resumeWith = [
       ["bytes", () => data],
@@ -172,14 +168,11 @@ Deno.test("a deferred-length upload resumed with data of known size declares the
       assert.deepEqual(await peer.bytesOf(first.uploadUrl!), data, label);
       assert.equal(log.filter((l) => l.includes(`len=${data.length}`)).length, 1, log.join("\n"));
     }
-  } finally {
-    await peer.close();
-  }
+  });
 });
 
 Deno.test("after a failed PATCH, a failing HEAD is retried before any PATCH: a length the peer already took is not sent twice", async () => {
-  const peer = await tusPeer();
-  try {
+  await withPeer(async (peer) => {
     const data = bytes(CHUNK * 2 + 100, 31);
     let step = 0;
     const { fetchImpl, log } = faulty((req, send) => {
@@ -191,7 +184,7 @@ Deno.test("after a failed PATCH, a failing HEAD is retried before any PATCH: a l
         return send(new Request(req.url, { method: "PATCH", headers, body: new Uint8Array(0) }))
           .then(async (r) => {
             await r.body?.cancel();
-            return new Response("bad gateway", { status: 502 });
+            return BAD_GATEWAY();
           });
       }
       if (req.method === "HEAD" && step === 1) {
@@ -213,14 +206,11 @@ Deno.test("after a failed PATCH, a failing HEAD is retried before any PATCH: a l
     const afterFault = log.slice(log.findIndex((l) => l.startsWith("HEAD")));
     assert.deepEqual(afterFault.map((l) => l.split(" ")[0]), ["HEAD", "HEAD", "PATCH"]);
     assert.match(afterFault[2], /len=null/, "the length is not declared again");
-  } finally {
-    await peer.close();
-  }
+  });
 });
 
 Deno.test("an abort after the last PATCH was accepted changes nothing: success, and the URL store forgets the upload", async () => {
-  const peer = await tusPeer();
-  try {
+  await withPeer(async (peer) => {
     const data = bytes(CHUNK * 2 + 10, 41);
     const { saved, store } = memoryStore();
     const ac = new AbortController();
@@ -238,14 +228,11 @@ Deno.test("an abort after the last PATCH was accepted changes nothing: success, 
     assert.ok(r.ok, r.ok ? "" : r.error.message);
     assert.deepEqual(await peer.bytesOf(up.uploadUrl!), data);
     assert.equal(saved.size, 0);
-  } finally {
-    await peer.close();
-  }
+  });
 });
 
 Deno.test("a HEAD that hides Upload-Length (a proxy, a CORS policy) is not read as a deferred length: the length is not declared twice", async () => {
-  const peer = await tusPeer();
-  try {
+  await withPeer(async (peer) => {
     const data = bytes(CHUNK * 3 + 10, 51);
     let lost = false;
     const { fetchImpl, log } = faulty((req, send) => {
@@ -263,7 +250,7 @@ Deno.test("a HEAD that hides Upload-Length (a proxy, a CORS policy) is not read 
         lost = true;
         return send(req).then(async (r) => {
           await r.body?.cancel();
-          return new Response("bad gateway", { status: 502 });
+          return BAD_GATEWAY();
         });
       }
       return null;
@@ -279,7 +266,5 @@ Deno.test("a HEAD that hides Upload-Length (a proxy, a CORS policy) is not read 
     assert.ok(r.ok, `${r.ok ? "" : r.error.message}\n${log.join("\n")}`);
     assert.deepEqual(await peer.bytesOf(up.uploadUrl!), data);
     assert.ok(log.filter((l) => l.startsWith("PATCH")).every((l) => l.endsWith("len=null")));
-  } finally {
-    await peer.close();
-  }
+  });
 });
