@@ -43,7 +43,10 @@ export function checkUploadOptions(o: {
   if (!metadata) return null;
   let json: string | undefined;
   try {
-    json = typeof metadata === "object" ? JSON.stringify(metadata) : undefined;
+    // An object, not an array: the Storage API keeps the user's metadata as a JSON object.
+    json = typeof metadata === "object" && !Array.isArray(metadata)
+      ? JSON.stringify(metadata)
+      : undefined;
   } catch (cause) {
     throw new TypeError(
       `Cannot upload as 'metadata' cannot be written as JSON: ${describeThrown(cause)}`,

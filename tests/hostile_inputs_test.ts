@@ -702,6 +702,7 @@ Deno.test("upload options of the wrong type are refused before sending: an upser
     [{ metadata: cyclic }, /'metadata' cannot be written as JSON: /],
     [{ metadata: { n: 10n } }, /'metadata' cannot be written as JSON: /],
     [{ metadata: "tags" }, /'metadata' must be a JSON object: current value is "tags"/],
+    [{ metadata: ["a", "b"] }, /'metadata' must be a JSON object: current value is an array/],
   ];
   for (const [options, message] of cases) {
     for (
