@@ -409,7 +409,7 @@ export class JwksResolver {
    */
   cachedVerificationKey(kid: string): VerificationKey | null {
     const state = this.#state;
-    if (state === null || this.#age(state) >= this.#o.maxAgeMs) return null;
+    if (state === null || this.#since(state.fetchedAt) >= this.#o.maxAgeMs) return null;
     return state.byKid.get(kid)?.key ?? null;
   }
 
@@ -422,18 +422,20 @@ export class JwksResolver {
   async keySet(options: ResolveKeyOptions = {}): Promise<ServiceResult<JwkSet>> {
     await this.#loadExternalIfNeeded(options.signal);
     const state = this.#state;
-    if (state !== null && this.#age(state) < this.#o.maxAgeMs) return success(state.set);
+    if (state !== null && this.#since(state.fetchedAt) < this.#o.maxAgeMs) {
+      return success(state.set);
+    }
     const r = await this.#refresh(options.signal);
     return r.ok ? success(r.value.set) : r;
   }
 
   /**
-   * How old the set is. A wall clock stepped back counts as time passed (a
-   * negative age would keep a set, and a revoked key, fresh until the clock
-   * caught up).
+   * How long ago `at` was (a fetch, a miss, a failed fetch). A wall clock
+   * stepped back counts as time passed (a negative age would keep a set, and
+   * a revoked key, fresh until the clock caught up, and stretch a cooldown).
    */
-  #age(state: KeySetState): number {
-    return Math.abs(Date.now() - state.fetchedAt);
+  #since(at: number): number {
+    return Math.abs(Date.now() - at);
   }
 
   #isNegative(kid: string): boolean {
@@ -461,13 +463,13 @@ export class JwksResolver {
     const state = this.#state;
     if (state !== null) {
       const entry = state.byKid.get(kid);
-      const age = this.#age(state);
+      const age = this.#since(state.fetchedAt);
       if (age < this.#o.maxAgeMs) {
         if (entry) return success(entry);
         if (this.#isNegative(kid)) return success(null);
         // A miss forces one refetch; misses force at most one per cooldown (unknown kids
         // flooding in cost one fetch per cooldown, not one each).
-        if (Math.abs(Date.now() - this.#missAt) < this.#o.cooldownMs) return success(null);
+        if (this.#since(this.#missAt) < this.#o.cooldownMs) return success(null);
       } else if (entry && this.#flightAlive(this.#inflight)) {
         return success(entry);
       }
@@ -487,7 +489,7 @@ export class JwksResolver {
     const cache = this.#cache;
     if (cache === undefined) return;
     const state = this.#state;
-    if (state !== null && this.#age(state) < this.#o.maxAgeMs) return;
+    if (state !== null && this.#since(state.fetchedAt) < this.#o.maxAgeMs) return;
     const now = Date.now();
     let load = this.#external;
     // A read still unanswered after the wait bound means a stuck store: skip it.
@@ -536,7 +538,7 @@ export class JwksResolver {
     // A failing endpoint is asked again only after the cooldown: otherwise
     // every verification would wait out its timeout before falling back.
     const failed = this.#failed;
-    if (failed !== null && Math.abs(Date.now() - failed.at) < this.#o.cooldownMs) {
+    if (failed !== null && this.#since(failed.at) < this.#o.cooldownMs) {
       return failed.result;
     }
     const before = this.#state;

@@ -117,6 +117,11 @@ export async function saved<T>(
  */
 export class SessionRefused extends TypeError {}
 
+/** Whether `value` is a session lifetime a manager can hold: a finite, non-negative number of seconds. */
+export function isSeconds(value: unknown): value is number {
+  return typeof value === "number" && value >= 0 && Number.isFinite(value);
+}
+
 /** A storage fault as a Failure (the manager's memory is already up to date). */
 export function storageFailure<T>(
   error: unknown,

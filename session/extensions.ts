@@ -28,6 +28,7 @@ import {
   call,
   expClaim,
   heldSession,
+  isSeconds,
   restored,
   sameSession,
   saved,
@@ -581,10 +582,7 @@ export async function importAuthToken(
   }
   const expiresIn = options.expiresIn;
   // Checked before the user is fetched: the session could not be saved anyway.
-  if (
-    expiresIn !== undefined &&
-    !(typeof expiresIn === "number" && expiresIn >= 0 && expiresIn < Infinity)
-  ) {
+  if (expiresIn !== undefined && !isSeconds(expiresIn)) {
     return failure({
       message:
         `Cannot import the token as 'expiresIn' must be a non-negative number of seconds: current value is ${

@@ -14,7 +14,7 @@ import { MutableStateFlow, type StateFlow } from "../core/state_flow.ts";
 import { copySession } from "./_copy.ts";
 import { InMemorySessionStorage, type SessionStorage } from "./storage.ts";
 import { hasMethods } from "../core/_has_methods.ts";
-import { expClaim, heldOf, SessionRefused, storageFailure } from "./_held.ts";
+import { expClaim, heldOf, isSeconds, SessionRefused, storageFailure } from "./_held.ts";
 import { SerialQueue } from "./_serial.ts";
 import { settleQuietly } from "../core/_thrown.ts";
 import { showValue } from "../core/_show.ts";
@@ -165,10 +165,7 @@ function checkSession(session: Session): void {
   }
   const { expiresIn, expiresAt } = session;
   // Absent (a JavaScript caller) reads as unknown: the token's own exp decides.
-  if (
-    expiresIn != null &&
-    !(typeof expiresIn === "number" && expiresIn >= 0 && Number.isFinite(expiresIn))
-  ) {
+  if (expiresIn != null && !isSeconds(expiresIn)) {
     throw new SessionRefused(
       `Cannot save the session as its 'expiresIn' must be a non-negative number of seconds: current value is ${
         showValue(expiresIn)

@@ -13,6 +13,7 @@ import { ABORTED, bounded, refusedSignal, untilAborted } from "../core/_abort.ts
 import { describeThrown } from "../core/_thrown.ts";
 import type { BaseClient } from "../core/client.ts";
 import { encodeBase64, encodeBase64Url } from "../core/encoding.ts";
+import { sha256 } from "../core/crypto.ts";
 import { backoffDelay, resolveRetryPolicy, type RetryPolicy } from "../core/retry.ts";
 import { sleep } from "../core/_sleep.ts";
 import { failure, type ServiceError, type ServiceResult, success } from "../core/result.ts";
@@ -545,7 +546,7 @@ async function headDigest(chunk: Chunk | null): Promise<string> {
     : chunk instanceof Uint8Array
     ? chunk.slice(0, FINGERPRINT_BYTES) // a copy: WebCrypto refuses shared memory
     : new Uint8Array(await chunk.slice(0, FINGERPRINT_BYTES).arrayBuffer());
-  return encodeBase64Url(await crypto.subtle.digest("SHA-256", head));
+  return encodeBase64Url(await sha256(head));
 }
 
 /** How long an upload waits for its URL store's answer. */
