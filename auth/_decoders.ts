@@ -36,7 +36,8 @@ const str = (v: unknown) => String(v);
 export function decodeEnroll(json: unknown): MfaEnrollResponse {
   const o = asObject(json, "enrolment");
   const totp = optObject(o, "totp");
-  return {
+  // Masked as a User is: a phone factor's number is personal data.
+  return withMaskedFields({
     id: reqString(o, "id"),
     type: enumValue(MfaFactorType, o.type, MfaFactorType.UNKNOWN),
     totp: totp
@@ -51,7 +52,7 @@ export function decodeEnroll(json: unknown): MfaEnrollResponse {
       : null,
     friendlyName: optString(o, "friendly_name"),
     phone: optString(o, "phone"),
-  };
+  }, []);
 }
 
 /** GoTrue sends the TOTP QR code as SVG markup; the model holds a data URI (`<img src>`). */
@@ -139,7 +140,13 @@ export function decodeAuthorizationDetails(json: unknown): OAuthAuthorizationDet
     redirectUrl: optString(o, "redirect_url"),
     redirectUri: optString(o, "redirect_uri"),
     client: o.client && typeof o.client === "object" ? decodeOAuthClient(o.client) : null,
-    user: user ? { id: optString(user, "id") ?? "", email: optString(user, "email") ?? "" } : null,
+    // Masked as a User is: the email is personal data.
+    user: user
+      ? withMaskedFields(
+        { id: optString(user, "id") ?? "", email: optString(user, "email") ?? "" },
+        [],
+      )
+      : null,
     scope: optString(o, "scope"),
   };
 }

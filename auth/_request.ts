@@ -8,6 +8,7 @@ import { decodeResult } from "../core/decode.ts";
 import { failure, type ServiceResult, success } from "../core/result.ts";
 import type { QueryInit } from "../core/query.ts";
 import type { PkceParams } from "./pkce.ts";
+import { encodeComponent } from "../core/_uri.ts";
 
 /** Options every auth call accepts. */
 export interface AuthCallOptions {
@@ -78,6 +79,19 @@ function bodySecrets(body: unknown): string[] | undefined {
 }
 
 export const unit = (): void => undefined;
+
+/**
+ * An id as one path segment. `.` and `..` are refused: URL parsers resolve
+ * them as dot segments, which would send the call, with its token, to
+ * another route (an OAuth consent page's `authorization_id` is the
+ * attacker's to choose).
+ */
+export function idSegment(id: string): string {
+  if (id === "." || id === "..") {
+    throw new TypeError(`Cannot send the request as the id must not be '${id}'`);
+  }
+  return encodeComponent(id);
+}
 
 export function invalid(message: string): Promise<ServiceResult<never>> {
   return Promise.resolve(failure({ message, category: "INVALID_ARGUMENT" }));

@@ -117,7 +117,7 @@ export interface JwksOptions {
   inflightWaitMs?: number;
   /** Timeout of the JWKS request. Default 10000; 0 disables. */
   timeout?: number;
-  /** Largest JWKS body accepted, in bytes. Default 65536. */
+  /** Largest JWKS body accepted, in bytes: a non-negative integer. Default 65536. */
   maxBodyBytes?: number;
   /** Storage that keeps the raw set across cold starts. */
   cache?: JwksCache;
@@ -274,8 +274,9 @@ function parseKeySet(
 
 function checkDuration(name: string, value: number | undefined, fallback: number): number {
   const v = value ?? fallback;
-  // NaN is not >= 0.
-  if (!(typeof v === "number" && v >= 0)) {
+  // NaN is not >= 0. A byte cap is a whole number, as the transport requires: a fraction or
+  // Infinity passed here would fail every fetch later.
+  if (!(typeof v === "number" && v >= 0) || name === "maxBodyBytes" && !Number.isSafeInteger(v)) {
     throw new RangeError(
       `Cannot create the JWKS resolver as '${name}' must be a non-negative number: current value is ${
         describeThrown(v)
@@ -578,10 +579,9 @@ export class JwksResolver {
   }
 
   async #fetchAndStore(): Promise<ServiceResult<KeySetState>> {
-    const r = await requestJwks(this.#client, {
-      timeout: this.#o.timeout,
-      maxBodyBytes: this.#o.maxBodyBytes,
-    });
+    // The checked options carry the fetch's timeout and maxBodyBytes (and no signal: a shared
+    // fetch goes on for every caller).
+    const r = await requestJwks(this.#client, this.#o);
     if (!r.ok) return this.#fail(r);
     const fetchedAt = Date.now();
     const parsed = parseKeySet(r.value, fetchedAt, this.#state);

@@ -7,7 +7,7 @@
 
 import type { BaseClient } from "../core/client.ts";
 import { failure, type ServiceResult, success } from "../core/result.ts";
-import { type AuthCallOptions, blank, gotrue, invalid } from "./_request.ts";
+import { type AuthCallOptions, blank, gotrue, idSegment, invalid } from "./_request.ts";
 import {
   AuthenticatorAssuranceLevel,
   type MessagingChannel,
@@ -26,7 +26,6 @@ import type {
 } from "./models.ts";
 import { decodeChallenge, decodeEnroll, decodeMfaVerify, listFactors } from "./_decoders.ts";
 import { getUser } from "./user.ts";
-import { encodeComponent } from "../core/_uri.ts";
 
 /** Options of {@linkcode mfaEnroll}. */
 export interface MfaEnrollOptions extends AuthCallOptions {
@@ -73,7 +72,7 @@ export function mfaChallenge(
   }
   return gotrue(client, {
     method: "POST",
-    path: () => `/factors/${encodeComponent(factorId)}/challenge`,
+    path: () => `/factors/${idSegment(factorId)}/challenge`,
     body: o.channel ? { channel: o.channel } : {},
     accessToken,
     decode: decodeChallenge,
@@ -106,7 +105,7 @@ export function mfaVerify(
   } else body.code = code;
   return gotrue(client, {
     method: "POST",
-    path: () => `/factors/${encodeComponent(factorId)}/verify`,
+    path: () => `/factors/${idSegment(factorId)}/verify`,
     body,
     accessToken,
     decode: decodeMfaVerify,
@@ -125,7 +124,7 @@ export function mfaUnenroll(
   }
   return gotrue(client, {
     method: "DELETE",
-    path: () => `/factors/${encodeComponent(factorId)}`,
+    path: () => `/factors/${idSegment(factorId)}`,
     accessToken,
     decode: (v) => ({ id: (v as { id?: string } | null)?.id ?? factorId }),
     options: o,

@@ -8,7 +8,15 @@
 import type { BaseClient } from "../core/client.ts";
 import { asArray, type JsonObject } from "../core/decode.ts";
 import type { ServiceResult } from "../core/result.ts";
-import { type AuthCallOptions, blank, gotrue, invalid, security, unit } from "./_request.ts";
+import {
+  type AuthCallOptions,
+  blank,
+  gotrue,
+  idSegment,
+  invalid,
+  security,
+  unit,
+} from "./_request.ts";
 import {
   decodeSession,
   type OAuthAuthorizationDetails,
@@ -27,7 +35,6 @@ import {
   decodePasskeyOptions,
   decodeRedirect,
 } from "./_decoders.ts";
-import { encodeComponent } from "../core/_uri.ts";
 
 const needToken = (t: string, what: string) =>
   blank(t) ? invalid(`Cannot ${what} as 'accessToken' is blank`) : null;
@@ -125,7 +132,7 @@ export function passkeyUpdate(
   return needToken(accessToken, "rename a passkey") ??
     gotrue(client, {
       method: "PATCH",
-      path: () => `/passkeys/${encodeComponent(passkeyId)}`,
+      path: () => `/passkeys/${idSegment(passkeyId)}`,
       body: { friendly_name: friendlyName },
       accessToken,
       decode: decodePasskey,
@@ -143,7 +150,7 @@ export function passkeyDelete(
   return needToken(accessToken, "delete a passkey") ??
     gotrue(client, {
       method: "DELETE",
-      path: () => `/passkeys/${encodeComponent(passkeyId)}`,
+      path: () => `/passkeys/${idSegment(passkeyId)}`,
       accessToken,
       decode: unit,
       options: o,
@@ -161,7 +168,7 @@ export function oauthGetAuthorizationDetails(
   }
   return needToken(accessToken, "read an authorization") ??
     gotrue(client, {
-      path: () => `/oauth/authorizations/${encodeComponent(authorizationId)}`,
+      path: () => `/oauth/authorizations/${idSegment(authorizationId)}`,
       accessToken,
       decode: decodeAuthorizationDetails,
       options: o,
@@ -181,7 +188,7 @@ export function oauthConsent(
   return needToken(accessToken, `${action} an authorization`) ??
     gotrue(client, {
       method: "POST",
-      path: () => `/oauth/authorizations/${encodeComponent(authorizationId)}/consent`,
+      path: () => `/oauth/authorizations/${idSegment(authorizationId)}/consent`,
       body: { action },
       accessToken,
       decode: decodeRedirect,

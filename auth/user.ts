@@ -13,6 +13,7 @@ import {
   type AuthCallOptions,
   blank,
   gotrue,
+  idSegment,
   invalid,
   pkceBody,
   security,
@@ -31,7 +32,6 @@ import {
 import { decodeHealth, decodeSettings } from "./_decoders.ts";
 import type { PkceParams } from "./pkce.ts";
 import { providerUrl } from "./_provider_url.ts";
-import { encodeComponent } from "../core/_uri.ts";
 import { showValue } from "../core/_show.ts";
 
 export function getUser(
@@ -162,7 +162,7 @@ export function unlinkIdentity(
   if (blank(identityId)) return invalid("Cannot unlink as 'identityId' is blank");
   return gotrue(client, {
     method: "DELETE",
-    path: () => `/user/identities/${encodeComponent(identityId)}`,
+    path: () => `/user/identities/${idSegment(identityId)}`,
     accessToken,
     decode: unit,
     options: o,

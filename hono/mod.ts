@@ -70,11 +70,12 @@ export interface FetchbaseAuthOptions {
    * `fetchbase` client handlers use (e.g. an injected `fetch`). The verifying
    * one fails fast by default, so that an auth server in trouble gets a 503
    * back to the caller promptly instead of holding each request: one attempt
-   * (no retry, no waiting out a `Retry-After`) and a 5 s timeout. A `retry` or
-   * `timeout` given here applies to both; the per-request client otherwise
-   * keeps the usual defaults. Its `headers` must not hold `Authorization`:
-   * the per-request client carries the caller's token (`TypeError` at
-   * creation).
+   * (no retry, no waiting out a `Retry-After`) and a 5 s timeout per call, the
+   * JWKS fetch's included (a token whose key must be fetched waits at most for
+   * the JWKS and then the `GET /user` fallback). A `retry` or `timeout` given
+   * here applies to both clients; the per-request client otherwise keeps the
+   * usual defaults. Its `headers` must not hold `Authorization`: the
+   * per-request client carries the caller's token (`TypeError` at creation).
    */
   clientOptions?: ClientOptions;
   /** An auth client to share (its JWKS cache lives across requests). */
@@ -84,6 +85,18 @@ export interface FetchbaseAuthOptions {
 /** The verification client's defaults: fail fast (one attempt, 5 s). */
 const VERIFY_RETRY = { maxAttempts: 1 } as const;
 const VERIFY_TIMEOUT_MS = 5_000;
+
+/** The middleware's own auth client: fails fast (see `clientOptions`). */
+function verifyingAuth(options: FetchbaseAuthOptions): AuthClient {
+  const client = createClient(options.url, options.apiKey, {
+    retry: VERIFY_RETRY,
+    timeout: VERIFY_TIMEOUT_MS,
+    ...options.clientOptions,
+  });
+  // The JWKS fetch has a timeout of its own (10 s by default): it gets the client's, so that a
+  // JWKS that never answers holds a request no longer than the `/user` fallback does.
+  return createAuthClient(client, { jwks: { timeout: client.timeout } });
+}
 
 /**
  * An answer with a JSON body `{ error, message }` and the RFC 6750 challenge:
@@ -166,14 +179,7 @@ export function fetchbaseAuth(
   // request as a 500. The verifying client checks them when it is made; with a shared `auth`,
   // nothing else does, so a per-request client is made once now.
   if (options.auth) createClient(options.url, options.apiKey, options.clientOptions);
-  const auth = options.auth ??
-    createAuthClient(
-      createClient(options.url, options.apiKey, {
-        retry: VERIFY_RETRY,
-        timeout: VERIFY_TIMEOUT_MS,
-        ...options.clientOptions,
-      }),
-    );
+  const auth = options.auth ?? verifyingAuth(options);
   // Each request's client acts for its caller: a client-wide Authorization would replace the
   // caller's token on every database and storage call (row-level security would see it instead).
   if (new Headers(options.clientOptions?.headers).has("authorization")) {

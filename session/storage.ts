@@ -338,8 +338,10 @@ export interface KeyValueNamespace {
  * ```ts
  * import { KeyValueSessionStorage, namespaceStore, type KeyValueNamespace } from "@fetchbase/fetchbase/session";
  *
- * declare const SESSIONS: KeyValueNamespace;
- * const storage = new KeyValueSessionStorage(namespaceStore(SESSIONS), "user-42");
+ * // In a Worker, `env.SESSIONS` is the KV binding.
+ * function sessionsOf(env: { SESSIONS: KeyValueNamespace }, userId: string) {
+ *   return new KeyValueSessionStorage(namespaceStore(env.SESSIONS), userId);
+ * }
  * ```
  *
  * @param ns The namespace.

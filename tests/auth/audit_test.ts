@@ -1,5 +1,6 @@
-// Findings of the spec audit of auth: password fields masked in renderings of
-// an update request; malformed key ids and link options are Failures.
+// Findings of the audits of auth: password fields masked in renderings of
+// an update request; malformed key ids and link options are Failures; an id
+// that is a dot segment is refused; enrolment phones and consent emails masked.
 import assert from "node:assert/strict";
 import { userUpdateRequest } from "../../auth/mod.ts";
 import { jsonResponse } from "../support/recording_fetch.ts";
@@ -27,4 +28,59 @@ Deno.test("userUpdateRequest masks both passwords when printed; the request body
   const body = rec.only.json() as Record<string, unknown>;
   assert.equal(body.password, "new-secret-pw");
   assert.equal(body.current_password, "old-secret-pw");
+});
+
+Deno.test("an id of '.' or '..' is refused before sending: a dot segment would take the call, with its token, to another route", async () => {
+  const { auth, rec } = makeAuth(() => jsonResponse({}));
+  const calls: Array<[string, () => Promise<{ ok: boolean; errorOrNull(): unknown }>]> = [];
+  for (const id of [".", ".."]) {
+    calls.push(
+      [`mfaChallenge ${id}`, () => auth.mfaChallenge(TOKEN, id)],
+      [`mfaVerify ${id}`, () => auth.mfaVerify(TOKEN, id, "challenge", "123456")],
+      [`mfaUnenroll ${id}`, () => auth.mfaUnenroll(TOKEN, id)],
+      [`passkeyUpdate ${id}`, () => auth.passkeyUpdate(TOKEN, id, "name")],
+      [`passkeyDelete ${id}`, () => auth.passkeyDelete(TOKEN, id)],
+      [`unlinkIdentity ${id}`, () => auth.unlinkIdentity(TOKEN, id)],
+      [`oauthGetAuthorizationDetails ${id}`, () => auth.oauthGetAuthorizationDetails(TOKEN, id)],
+      [`oauthApproveAuthorization ${id}`, () => auth.oauthApproveAuthorization(TOKEN, id)],
+      [`oauthDenyAuthorization ${id}`, () => auth.oauthDenyAuthorization(TOKEN, id)],
+    );
+  }
+  for (const [name, call] of calls) {
+    const r = await call();
+    assert.equal(r.ok, false, name);
+    const e = r.errorOrNull() as { category: string; message: string };
+    assert.equal(e.category, "INVALID_ARGUMENT", name);
+    assert.match(e.message, /must not be '\.\.?'/, name);
+  }
+  assert.equal(rec.requests.length, 0);
+  // Ids that only contain dots are ids: they go out encoded as one segment.
+  assert.ok((await auth.mfaUnenroll(TOKEN, "...")).ok);
+  assert.equal(new URL(rec.only.url).pathname, "/auth/v1/factors/...");
+});
+
+Deno.test("a phone factor's number and a consent page's user email are masked in renderings, kept in JSON", async () => {
+  const { auth } = makeAuth((req) =>
+    new URL(req.url).pathname.endsWith("/factors")
+      ? jsonResponse({ id: "f1", type: "phone", friendly_name: "mine", phone: "+15550100" })
+      : jsonResponse({
+        authorization_id: "az",
+        redirect_uri: "https://app.example/cb",
+        client: { id: "c", name: "App" },
+        user: { id: "u1", email: "alice@secret.example" },
+        scope: "openid",
+      })
+  );
+  const enrolled = (await auth.mfaEnroll(TOKEN, "phone", { phone: "+15550100" })).getOrThrow();
+  const details = (await auth.oauthGetAuthorizationDetails(TOKEN, "az")).getOrThrow();
+  for (const rendering of [String(enrolled), Deno.inspect(enrolled), Deno.inspect({ enrolled })]) {
+    assert.ok(!rendering.includes("5550100"), rendering);
+    assert.ok(rendering.includes("mine"), rendering);
+  }
+  for (const rendering of [String(details.user), Deno.inspect(details), Deno.inspect([details])]) {
+    assert.ok(!rendering.includes("alice@"), rendering);
+    assert.ok(rendering.includes("u1"), rendering);
+  }
+  assert.equal(enrolled.phone, "+15550100");
+  assert.equal(JSON.parse(JSON.stringify(details)).user.email, "alice@secret.example");
 });

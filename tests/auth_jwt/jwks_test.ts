@@ -489,8 +489,34 @@ Deno.test("resolver options are validated eagerly", () => {
   for (const name of ["maxAgeMs", "cooldownMs", "negativeCacheMs", "inflightWaitMs", "timeout"]) {
     assert.throws(() => createJwksResolver(client, { [name]: -1 }), RangeError, name);
     assert.throws(() => createJwksResolver(client, { [name]: Number.NaN }), RangeError, name);
+    // A duration may be fractional or endless.
+    createJwksResolver(client, { [name]: 1.5 });
+    createJwksResolver(client, { [name]: Infinity });
+  }
+  // A byte cap is a whole number, as the transport takes it: a fraction or Infinity would pass
+  // here and fail every fetch later (as a CANCELLED, with no server fallback).
+  for (const bad of [-1, Number.NaN, 1.5, Infinity, 2 ** 53]) {
+    assert.throws(
+      () => createJwksResolver(client, { maxBodyBytes: bad }),
+      (e: unknown) => e instanceof RangeError && /'maxBodyBytes'/.test(e.message),
+      String(bad),
+    );
   }
   assert.equal(String(createJwksResolver(client)).includes(API_KEY), false);
+});
+
+Deno.test("the resolver's maxBodyBytes reaches the JWKS fetch: a body over it is a DECODE failure, one within it is read", async () => {
+  const k = await makeKey("k1");
+  const body = JSON.stringify({ keys: [k.jwk] });
+  for (const [cap, ok] of [[body.length, true], [body.length - 1, false]] as const) {
+    const h = harness({
+      jwks: () => jsonResponse({ keys: [k.jwk] }),
+      options: { maxBodyBytes: cap },
+    });
+    const r = await h.jwks.keySet();
+    assert.equal(r.ok, ok, String(cap));
+    if (!r.ok) assert.equal(r.error.category, "DECODE");
+  }
 });
 
 Deno.test("a stalled JWKS endpoint gets a bounded number of fetches, however many verifications wait on it", async () => {

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import FakeTimers from "@sinonjs/fake-timers";
 import { Hono } from "hono";
 import { fetchbaseAuth, type FetchbaseVariables } from "../../hono/mod.ts";
 import { createLocalBackend, signJwt } from "../../demo/local_backend/mod.ts";
@@ -452,4 +453,60 @@ Deno.test("middleware: missing options, or a url, key or client option the clien
   app.use("*", fetchbaseAuth({ url: "https://p.example", apiKey: "k", auth }));
   app.get("/", (c) => c.text("ok"));
   assert.equal((await app.request("/")).status, 401);
+});
+
+Deno.test("middleware: a JWKS that never answers holds a request for the verifying client's timeout, not the resolver's 10 s", async () => {
+  const backend = await createLocalBackend();
+  const token = await signJwt(backend.key, {
+    sub: "u1",
+    aud: "authenticated",
+    role: "authenticated",
+    exp: Math.floor(Date.now() / 1000) + 600,
+  });
+  const clock = FakeTimers.install({ toFake: ["setTimeout", "clearTimeout", "Date"] });
+  try {
+    const asked: Array<[string, number]> = [];
+    const silent = ((input: RequestInfo | URL, init?: RequestInit) => {
+      asked.push([
+        new URL(String(input instanceof Request ? input.url : input)).pathname,
+        Date.now(),
+      ]);
+      return new Promise<Response>((_resolve, reject) =>
+        init?.signal?.addEventListener("abort", () => reject(init.signal!.reason))
+      );
+    }) as typeof fetch;
+    const answer = async (clientOptions: Record<string, unknown>) => {
+      asked.length = 0;
+      const app = new Hono<{ Variables: FetchbaseVariables }>();
+      app.use("*", fetchbaseAuth({ url: "https://p.example", apiKey: "k", clientOptions }));
+      app.get("/", (c) => c.text("ok"));
+      const started = Date.now();
+      let status = 0;
+      const pending = Promise.resolve(app.request("/", {
+        headers: { authorization: `Bearer ${token}` },
+      })).then((r) => status = r.status);
+      while (status === 0) await clock.tickAsync(250);
+      await pending;
+      return {
+        status,
+        elapsed: Date.now() - started,
+        asked: asked.map(([p, at]) => [p, at - started]),
+      };
+    };
+    // Default: 5 s for the JWKS, then 5 s for the /user fallback (it was 10 s + 5 s).
+    const byDefault = await answer({ fetch: silent });
+    assert.equal(byDefault.status, 503);
+    assert.deepEqual(byDefault.asked.map(([p]) => p), [
+      "/auth/v1/.well-known/jwks.json",
+      "/auth/v1/user",
+    ]);
+    assert.ok(Number(byDefault.asked[1][1]) <= 5_250, JSON.stringify(byDefault));
+    assert.ok(byDefault.elapsed <= 10_500, JSON.stringify(byDefault));
+    // A timeout given in clientOptions reaches the JWKS fetch too.
+    const short = await answer({ fetch: silent, timeout: 1_000 });
+    assert.equal(short.status, 503);
+    assert.ok(short.elapsed <= 2_500, JSON.stringify(short));
+  } finally {
+    clock.uninstall();
+  }
 });
