@@ -44,7 +44,7 @@ export interface UploadOptions extends StorageCallOptions {
   upsert?: boolean;
   /** `Cache-Control: max-age=<seconds>`. */
   cacheControl?: number | null;
-  /** User metadata, sent Base64-encoded in `x-metadata`. */
+  /** User metadata, a plain object (no Date, Map or class instance), sent Base64-encoded in `x-metadata`. */
   metadata?: Record<string, unknown> | null;
 }
 
@@ -113,7 +113,7 @@ export function bucketQuery(
     ["limit", o.limit?.toString()],
     ["offset", o.offset?.toString()],
     ["search", o.search || null],
-    ["sortColumn", o.sortColumn],
+    ["sortColumn", o.sortColumn || null],
     ["sortOrder", o.sortOrder],
   ];
 }
@@ -239,7 +239,8 @@ export async function createBucket(
     createdAt: null,
     updatedAt: null,
     fileSizeLimit: o.fileSizeLimit ?? null,
-    allowedMimeTypes: o.allowedMimeTypes ?? null,
+    // As the Storage API stores it: it drops empty types (`[""]` stores `[]`, any type).
+    allowedMimeTypes: o.allowedMimeTypes?.filter((t) => t) ?? null,
   });
 }
 
@@ -622,7 +623,8 @@ export async function listV2(
     area: "storage",
     path: `/object/list-v2/${encodeBucket(bucket)}`,
     json: dropNulls({
-      prefix: o.prefix,
+      // As `list`: the server matches the prefix literally, and no key starts with `/`.
+      prefix: o.prefix?.replace(/^\/+/, ""),
       cursor: o.cursor,
       limit: o.limit,
       with_delimiter: o.withDelimiter,

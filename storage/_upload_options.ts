@@ -11,8 +11,9 @@ import { describeThrown } from "../core/_thrown.ts";
 /**
  * The options every upload shares, checked (`TypeError`/`RangeError`): an `upsert` that is no
  * boolean went out as `x-upsert: [object Object]` (read as false), a `contentType` or a
- * `cacheControl` of another type crashed in encoding, and `metadata` JSON cannot write threw
- * JSON's own message. Returns the metadata as JSON text, or null.
+ * `cacheControl` of another type crashed in encoding, `metadata` JSON cannot write threw
+ * JSON's own message, and metadata that is no plain object (a Date, a Map) went out as a string
+ * or as `{}`. Returns the metadata as JSON text, or null.
  */
 export function checkUploadOptions(o: {
   upsert?: unknown;
@@ -43,8 +44,9 @@ export function checkUploadOptions(o: {
   if (!metadata) return null;
   let json: string | undefined;
   try {
-    // An object, not an array: the Storage API keeps the user's metadata as a JSON object.
-    json = typeof metadata === "object" && !Array.isArray(metadata)
+    // A plain object (prototype Object.prototype or null): the Storage API keeps the user's
+    // metadata as a JSON object, and JSON writes an array as one, a Date as a string, a Map as {}.
+    json = [null, Object.prototype].includes(Object.getPrototypeOf(metadata))
       ? JSON.stringify(metadata)
       : undefined;
   } catch (cause) {

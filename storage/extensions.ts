@@ -17,6 +17,8 @@ import type {
 } from "./client.ts";
 import type { FileObject, ImageTransformOptions, SortOrder } from "./models.ts";
 import { pathList } from "./_path.ts";
+import { hasTransform } from "./_ops.ts";
+import { showValue } from "../core/_show.ts";
 
 /**
  * Lists a folder, throwing {@linkcode ServiceException} on failure.
@@ -57,6 +59,8 @@ export interface ListPaginatorOptions {
   sortOrder?: SortOrder;
   /** Case-insensitive name filter. */
   search?: string | null;
+  /** Timeout in milliseconds of each page's request. Default the client's (30 s). */
+  timeout?: number;
 }
 
 /**
@@ -78,7 +82,7 @@ export interface ListPaginatorOptions {
  *
  * @param storage The storage client.
  * @param bucket The bucket id.
- * @param options Prefix, page size, sort, search.
+ * @param options Prefix, page size, sort, search, timeout.
  * @returns The paginator.
  */
 export function listPaginator(
@@ -98,6 +102,7 @@ export function listPaginator(
         sortOrder: options.sortOrder,
         search: options.search,
         signal,
+        timeout: options.timeout,
       }),
     // A larger page comes back cut to the cap, which is not its end.
     { endOnShortPage: pageSize <= STORAGE_LIST_MAX },
@@ -231,7 +236,7 @@ export async function createSignedDownloadUrlsByPath(
  * @param bucket The bucket id.
  * @param path The object key.
  * @param expiresIn Lifetime in seconds.
- * @param transform The transforms (required).
+ * @param transform The transforms (required: at least one field set).
  * @param options Cancellation.
  * @returns The URL.
  */
@@ -243,17 +248,27 @@ export function createSignedRenderUrl(
   transform: ImageTransformOptions,
   options: StorageCallOptions = {},
 ): Promise<ServiceResult<string>> {
-  if (!transform || typeof transform !== "object") {
-    // Like every other argument error of an async storage operation: a Failure.
-    return Promise.resolve(failure({
-      message: "Cannot sign a render URL as 'transform' is required",
-      category: "INVALID_ARGUMENT",
-    }));
-  }
+  const refused = refuseTransform(transform);
+  if (refused) return Promise.resolve(refused);
   return storage.createSignedUrl(bucket, path, expiresIn, {
     ...options,
     transform,
     download: false,
+  });
+}
+
+/**
+ * A render URL's transform must set a field: `createSignedUrl` takes `{}` (or only nulls) for no
+ * transform and would sign a plain object URL. Like every other argument error of an async
+ * storage operation: a Failure.
+ */
+function refuseTransform(transform: ImageTransformOptions): ServiceResult<never> | null {
+  return typeof transform === "object" && hasTransform(transform) ? null : failure({
+    message:
+      `Cannot sign a render URL as 'transform' must set at least one field: current value is ${
+        showValue(transform)
+      }`,
+    category: "INVALID_ARGUMENT",
   });
 }
 
@@ -291,6 +306,9 @@ export async function createSignedRenderUrls(
   } catch (e) {
     return invalidPaths(e);
   }
+  // Refused even when there is no path to sign.
+  const refused = refuseTransform(transform);
+  if (refused) return refused;
   const out: string[] = [];
   for (const p of list) {
     const r = await createSignedRenderUrl(storage, bucket, p, expiresIn, transform, options);

@@ -1,0 +1,137 @@
+// Findings of a review of the storage area: each test failed before its fix.
+import assert from "node:assert/strict";
+import { createBaseClient } from "../../core/client.ts";
+import {
+  createSignedRenderUrl,
+  createSignedRenderUrls,
+  createSignedRenderUrlsByPath,
+  createStorageClient,
+  listPaginator,
+} from "../../storage/mod.ts";
+import { jsonResponse, recordingFetch } from "../support/recording_fetch.ts";
+import { makeStorage } from "./_helpers.ts";
+
+Deno.test("listV2 drops a leading '/' of 'prefix' as list does: the server matches the prefix literally and keys never start with '/'", async () => {
+  const { storage, rec } = makeStorage((req) =>
+    jsonResponse(
+      req.url.pathname.includes("list-v2") ? { hasNext: false, folders: [], objects: [] } : [],
+    )
+  );
+  for (const [prefix, sent] of [["/docs/", "docs/"], ["//a", "a"], ["b/", "b/"]]) {
+    assert.ok((await storage.listV2("b", { prefix })).ok);
+    assert.equal((rec.last.json() as { prefix: string }).prefix, sent, prefix);
+    assert.ok((await storage.list("b", { prefix })).ok);
+    assert.equal((rec.last.json() as { prefix: string }).prefix, sent, prefix);
+  }
+  assert.ok((await storage.listV2("b", { prefix: null })).ok);
+  assert.deepEqual(rec.last.json(), {});
+});
+
+Deno.test("a signed render URL needs a transform that sets a field: {} or only nulls would sign a plain object URL", async () => {
+  const { storage, rec } = makeStorage(() =>
+    jsonResponse({ signedURL: "/object/sign/b/a.png?token=t" })
+  );
+  for (const transform of [{}, { width: null, height: null }, { quality: undefined }]) {
+    const name = JSON.stringify(transform);
+    for (
+      const r of [
+        await createSignedRenderUrl(storage, "b", "a.png", 60, transform),
+        await createSignedRenderUrls(storage, "b", ["a.png"], 60, transform),
+        await createSignedRenderUrlsByPath(storage, "b", "a.png", 60, transform),
+        await createSignedRenderUrls(storage, "b", [], 60, transform),
+      ]
+    ) {
+      assert.equal(r.errorOrNull()?.category, "INVALID_ARGUMENT", name);
+      assert.match(
+        r.errorOrNull()!.message,
+        /^Cannot sign a render URL as 'transform' must set at least one field: current value is /,
+      );
+    }
+  }
+  assert.equal(rec.requests.length, 0);
+  assert.ok((await createSignedRenderUrl(storage, "b", "a.png", 60, { width: 5 })).ok);
+  assert.deepEqual(rec.last.json(), { expiresIn: 60, transform: { width: 5 } });
+});
+
+Deno.test("createBucket reports the MIME types the Storage API stores: it drops empty ones", async () => {
+  const { storage, rec } = makeStorage(() => jsonResponse({ name: "b" }));
+  const r = await storage.createBucket("b", "b", { allowedMimeTypes: ["image/png", ""] });
+  assert.deepEqual(r.getOrThrow().allowedMimeTypes, ["image/png"]);
+  // Sent as given, as storage-js sends it: the server filters.
+  assert.deepEqual((rec.last.json() as Record<string, unknown>).allowed_mime_types, [
+    "image/png",
+    "",
+  ]);
+  // [""] is stored as [], which allows any type.
+  const any = await storage.createBucket("b", "b", { allowedMimeTypes: [""] });
+  assert.deepEqual(any.getOrThrow().allowedMimeTypes, []);
+  const none = await storage.createBucket("b", "b");
+  assert.equal(none.getOrThrow().allowedMimeTypes, null);
+});
+
+Deno.test("upload metadata must be a plain object: a Date went out as a JSON string, a Map as {}", async () => {
+  const rec = recordingFetch(() => jsonResponse({ Key: "b/p" }));
+  const s = createStorageClient(
+    createBaseClient("https://p.example", "anon-key", { fetch: rec.fetch }),
+  );
+  class Tags {
+    a = 1;
+  }
+  for (
+    const metadata of [new Date(0), new Map([["k", "v"]]), new Tags(), /x/, new Set(), new String()]
+  ) {
+    const message = /^Cannot upload as 'metadata' must be a JSON object: current value is /;
+    for (
+      const r of [
+        await s.upload("b", "p", "x", { metadata } as never),
+        await s.uploadToSignedUrl("b", "p", "token", "x", { metadata } as never),
+      ]
+    ) {
+      assert.equal(r.errorOrNull()?.category, "INVALID_ARGUMENT", String(metadata));
+      assert.match(r.errorOrNull()!.message, message);
+    }
+    assert.throws(
+      () => s.createResumableUpload("b", "p", new Uint8Array(1), { metadata } as never),
+      { name: "TypeError", message },
+    );
+  }
+  assert.equal(rec.requests.length, 0);
+  // Plain objects go, those without a prototype too.
+  const bare = Object.assign(Object.create(null), { k: "v" });
+  for (const metadata of [{ k: "v" }, bare]) {
+    assert.ok((await s.upload("b", "p", "x", { metadata })).ok);
+    assert.equal(atob(rec.last.headers.get("x-metadata")!), '{"k":"v"}');
+  }
+});
+
+Deno.test("listBuckets drops an empty sortColumn as it drops an empty search: the server answers ?sortColumn= with 400", async () => {
+  const { storage, rec } = makeStorage(() => jsonResponse([]));
+  assert.ok((await storage.listBuckets({ sortColumn: "", search: "", limit: 5 })).ok);
+  assert.equal(rec.last.url.search, "?limit=5");
+  assert.ok((await storage.listAnalyticsBuckets({ sortColumn: "" })).ok);
+  assert.equal(rec.last.url.search, "");
+  assert.ok((await storage.listBuckets({ sortColumn: "name" })).ok);
+  assert.equal(rec.last.url.search, "?sortColumn=name");
+});
+
+Deno.test("listPaginator takes a timeout for each page's request, checked as other storage calls check theirs", async () => {
+  // A fetch that never answers, on a client whose own timeout is 2 s.
+  const rec = recordingFetch(() => new Promise<Response>(() => {}));
+  const storage = createStorageClient(
+    createBaseClient("https://p.example", "anon-key", { fetch: rec.fetch, timeout: 2000 }),
+  );
+  const p = listPaginator(storage, "docs", { pageSize: 2, timeout: 20 });
+  const started = Date.now();
+  const r = await p.loadNext();
+  assert.equal(r.errorOrNull()?.category, "TIMEOUT");
+  assert.match(r.errorOrNull()!.message, /after 20 ms/);
+  assert.ok(Date.now() - started < 1500, "the page's own timeout, not the client's");
+  assert.equal(p.error.value?.category, "TIMEOUT");
+  assert.equal(rec.requests.length, 1);
+  for (const timeout of [-1, Number.NaN, "5" as unknown as number]) {
+    const bad = await listPaginator(storage, "docs", { timeout }).loadNext();
+    assert.equal(bad.errorOrNull()?.category, "INVALID_ARGUMENT", String(timeout));
+    assert.match(bad.errorOrNull()!.message, /'timeout' must be a non-negative number/);
+  }
+  assert.equal(rec.requests.length, 1);
+});
