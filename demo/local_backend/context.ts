@@ -1,21 +1,37 @@
 /**
- * Shared state of the local backend: keys, API key, and the caller check
+ * Shared state of the local backend: keys, API keys, and the caller check
  * every service uses.
+ *
+ * As Supabase's gateway (Kong) does, every route that needs credentials
+ * needs a known API key in `apikey` (header, or `?apikey=`), whatever the
+ * `Authorization` header holds: a missing key is 401 "No API key found in
+ * request", a wrong one 401 "Invalid API key". The role then comes from the
+ * bearer token (a user JWT signed by the backend's key, or one of the API
+ * keys); without a bearer, from the API key. Roles:
+ * - `anon`: the anon key (`apiKey`), or no user;
+ * - `authenticated`: a valid user JWT (`sub` is the user id);
+ * - `service_role`: the service key (`serviceKey`) or a JWT whose `role`
+ *   claim is `service_role`; it bypasses every row-level security rule.
  */
 
 import { generateSigningKey, type SigningKey, verifyJwt } from "./jwt.ts";
 
 /** Who is calling, after the `apikey` and bearer checks. */
 export interface Caller {
-  role: "anon" | "authenticated";
+  role: "anon" | "authenticated" | "service_role";
   /** The user id for authenticated callers. */
   sub: string | null;
   claims: Record<string, unknown> | null;
 }
 
+/** The caller of routes open without credentials (public and signed URLs). */
+export const ANON: Caller = Object.freeze({ role: "anon", sub: null, claims: null });
+
 /** State shared by the auth, storage and database stand-ins. */
 export interface BackendContext {
   apiKey: string;
+  /** The service-role key: as `apikey` or bearer it bypasses row-level security. */
+  serviceKey: string;
   key: SigningKey;
   /** Access-token lifetime in seconds. */
   accessTokenTtl: number;
@@ -27,29 +43,38 @@ export interface BackendContext {
 export interface BackendOptions {
   /** The API key clients must send in `apikey`. Default `local-anon-key`. */
   apiKey?: string;
+  /** The service-role key (also accepted in `apikey`). Default `local-service-key`. */
+  serviceKey?: string;
   /** Access-token lifetime in seconds. Default 3600. */
   accessTokenTtl?: number;
 }
 
 export async function createContext(options: BackendOptions = {}): Promise<BackendContext> {
   const apiKey = options.apiKey ?? "local-anon-key";
+  const serviceKey = options.serviceKey ?? "local-service-key";
+  if (apiKey === serviceKey) throw new TypeError("apiKey and serviceKey must differ");
   const key = await generateSigningKey(`local-${crypto.randomUUID().slice(0, 8)}`);
+  const SERVICE: Caller = Object.freeze({ role: "service_role", sub: null, claims: null });
   return {
     apiKey,
+    serviceKey,
     key,
     accessTokenTtl: options.accessTokenTtl ?? 3600,
     async caller(req) {
       const given = req.headers.get("apikey") ??
         new URL(req.url).searchParams.get("apikey");
+      if (given === null || given === "") {
+        return Response.json({ message: "No API key found in request" }, { status: 401 });
+      }
+      if (given !== apiKey && given !== serviceKey) {
+        return Response.json({ message: "Invalid API key" }, { status: 401 });
+      }
       const auth = req.headers.get("authorization");
       const bearer = auth?.toLowerCase().startsWith("bearer ") ? auth.slice(7).trim() : null;
-      if (given !== apiKey && bearer !== apiKey) {
-        if (!bearer) {
-          return Response.json({ message: "No API key found in request" }, { status: 401 });
-        }
-      }
-      if (!bearer || bearer === apiKey) return { role: "anon", sub: null, claims: null };
-      const claims = await verifyJwt(key, bearer);
+      const token = bearer || given;
+      if (token === apiKey) return ANON;
+      if (token === serviceKey) return SERVICE;
+      const claims = await verifyJwt(key, token);
       if (!claims) {
         return Response.json(
           {
@@ -60,7 +85,9 @@ export async function createContext(options: BackendOptions = {}): Promise<Backe
           { status: 401 },
         );
       }
-      return { role: "authenticated", sub: String(claims.sub), claims };
+      if (claims.role === "service_role") return { role: "service_role", sub: null, claims };
+      const sub = typeof claims.sub === "string" && claims.sub !== "" ? claims.sub : null;
+      return { role: "authenticated", sub, claims };
     },
   };
 }

@@ -4,6 +4,12 @@
  * JWKS), a Storage API stand-in under `/storage/v1` (in-memory objects, signed
  * URLs and the TUS endpoint) and a PostgREST stand-in under `/rest/v1`
  * (in-memory tables with row-level security on `user_id`).
+ *
+ * Access rules, like the real services' with a simple policy set: every route
+ * but the JWKS, public-bucket downloads and signed-URL use needs the API key
+ * (`context.ts`); storage objects and buckets belong to the user who made them
+ * (`storage.ts`); rows with a `user_id` belong to that user (`rest.ts`). The
+ * service key bypasses row-level security.
  */
 
 import { Hono } from "hono";
@@ -20,8 +26,10 @@ export { signJwt } from "./jwt.ts";
 export interface LocalBackend {
   /** The Hono app; serve `app.fetch`. */
   app: Hono;
-  /** The API key the backend accepts. */
+  /** The (anon) API key the backend accepts. */
   apiKey: string;
+  /** The service-role key: it bypasses row-level security. */
+  serviceKey: string;
   /** The signing key behind the JWKS (tests mint tokens with it). */
   key: SigningKey;
   /** In-memory tables. */
@@ -40,5 +48,12 @@ export async function createLocalBackend(options: BackendOptions = {}): Promise<
   app.route("/storage/v1", storage.app);
   app.route("/rest/v1", rest.app);
   app.notFound((c) => c.json({ message: "Not found" }, 404));
-  return { app, apiKey: ctx.apiKey, key: ctx.key, tables: rest.tables, storage: storage.state };
+  return {
+    app,
+    apiKey: ctx.apiKey,
+    serviceKey: ctx.serviceKey,
+    key: ctx.key,
+    tables: rest.tables,
+    storage: storage.state,
+  };
 }

@@ -1,8 +1,20 @@
 /**
  * A PostgREST stand-in over in-memory tables: select with projection,
  * filters (eq, neq, gt, gte, lt, lte, like, ilike, in, is, not., or=),
- * order, limit/offset, exact counts, single-object reads, insert, update,
- * delete, and row-level security on a `user_id` column.
+ * order, limit/offset, exact counts, single-object reads, insert, upsert
+ * (`Prefer: resolution=merge-duplicates|ignore-duplicates`, on `on_conflict`
+ * columns, default `id`), update, delete, and row-level security on a
+ * `user_id` column.
+ *
+ * Row-level security, as a simple policy set would give it: a row with a
+ * `user_id` (every `todos` row has one; an insert without one gets the
+ * caller's) belongs to that user. USING: only the owner sees, updates,
+ * deletes or upserts onto it; rows without `user_id` are everyone's. WITH
+ * CHECK: an insert, upsert or PATCH whose resulting row would carry another
+ * `user_id` (or none, in `todos`) than the caller's is refused whole, as
+ * PostgREST does: 403 `42501` "new row violates row-level security policy
+ * for table ...", nothing written. The anon role owns no row; the service
+ * role (see `context.ts`) bypasses every check.
  */
 
 import { Hono } from "hono";
@@ -13,7 +25,16 @@ type Row = Record<string, unknown>;
 const pgrstError = (status: number, code: string, message: string, details: string | null = null) =>
   Response.json({ code, details, hint: null, message }, { status });
 
-const RESERVED = new Set(["select", "order", "limit", "offset", "columns", "on_conflict"]);
+// `apikey` is the gateway's (it hides the credential from the service), not a filter.
+const RESERVED = new Set([
+  "select",
+  "order",
+  "limit",
+  "offset",
+  "columns",
+  "on_conflict",
+  "apikey",
+]);
 
 /** Splits `a,b,(c,d),"e,f"` at top-level commas. */
 function splitTop(text: string): string[] {
@@ -155,8 +176,18 @@ export function restApp(ctx: BackendContext): { app: Hono; tables: Tables } {
     return next();
   });
 
+  const isService = (caller: Caller) => caller.role === "service_role";
+  const isUser = (caller: Caller) => caller.role === "authenticated" && caller.sub !== null;
+  /** USING: whether `caller` sees (and may update or delete) `row`. */
   const visible = (caller: Caller, row: Row) =>
-    !("user_id" in row) || (caller.role === "authenticated" && row.user_id === caller.sub);
+    isService(caller) || !("user_id" in row) || (isUser(caller) && row.user_id === caller.sub);
+  /** WITH CHECK: whether `row`, as it would be written, may belong to `caller`. */
+  const allowed = (caller: Caller, table: string, row: Row) =>
+    isService(caller) ||
+    (!("user_id" in row) && table !== "todos") ||
+    (isUser(caller) && row.user_id === caller.sub);
+  const rlsRefused = (table: string) =>
+    pgrstError(403, "42501", `new row violates row-level security policy for table "${table}"`);
 
   const filterRows = (url: URL, rows: Row[], caller: Caller): Row[] | Response => {
     const preds: Array<(row: Row) => boolean> = [];
@@ -241,30 +272,50 @@ export function restApp(ctx: BackendContext): { app: Hono; tables: Tables } {
       return pgrstError(400, "PGRST102", "Empty or invalid json");
     }
     const rows = tables.get(table) ?? [];
-    tables.set(table, rows);
-    const inserted: Row[] = [];
+    const prefer = c.req.header("prefer") ?? "";
+    const resolution = /resolution=(merge|ignore)-duplicates/.exec(prefer)?.[1] ?? null;
+    const conflictCols = (c.req.query("on_conflict") ?? "id").split(",").map((s) => s.trim());
+    const conflicting = (input: Row) =>
+      conflictCols.every((col) => input[col] !== undefined)
+        ? rows.find((r) => conflictCols.every((col) => r[col] === input[col]))
+        : undefined;
+    // Checked whole before anything is written: a refused row leaves the table as it was.
+    const inserts: Row[] = [];
+    const updates: Array<[Row, Row]> = [];
+    const affected: Row[] = [];
     for (const input of Array.isArray(body) ? body : [body]) {
-      const row: Row = { ...input };
-      if ("user_id" in row || table === "todos") {
-        row.user_id ??= caller.sub;
-        if (caller.role !== "authenticated" || row.user_id !== caller.sub) {
-          return pgrstError(
-            403,
-            "42501",
-            `new row violates row-level security policy for table "${table}"`,
-          );
-        }
+      if (input === null || typeof input !== "object" || Array.isArray(input)) {
+        return pgrstError(400, "PGRST102", "Empty or invalid json");
       }
+      const existing = resolution ? conflicting(input) : undefined;
+      if (existing) {
+        // An upsert onto a row the caller cannot update fails, as in PostgreSQL.
+        if (!visible(caller, existing)) return rlsRefused(table);
+        if (resolution === "ignore") continue;
+        const merged: Row = { ...existing, ...input };
+        if (!allowed(caller, table, merged)) return rlsRefused(table);
+        updates.push([existing, merged]);
+        affected.push(merged);
+        continue;
+      }
+      const row: Row = { ...input };
+      if (table === "todos" || "user_id" in row) row.user_id ??= caller.sub;
+      if (!allowed(caller, table, row)) return rlsRefused(table);
+      inserts.push(row);
+      affected.push(row);
+    }
+    for (const row of inserts) {
       if (row.id === undefined) {
         const id = (nextId.get(table) ?? 0) + 1;
         nextId.set(table, id);
         row.id = id;
       }
       row.created_at ??= new Date().toISOString();
-      inserted.push(row);
     }
-    rows.push(...inserted);
-    const prefer = c.req.header("prefer") ?? "";
+    for (const [existing, merged] of updates) Object.assign(existing, merged);
+    rows.push(...inserts);
+    tables.set(table, rows);
+    const inserted = affected;
     if (!prefer.includes("return=representation")) return new Response(null, { status: 201 });
     return respond(c.req.raw, project(new URL(c.req.url), inserted), inserted.length, 0, 201);
   });
@@ -276,9 +327,16 @@ export function restApp(ctx: BackendContext): { app: Hono; tables: Tables } {
     const rows = tables.get(table) ?? [];
     const matched = filterRows(url, rows, caller);
     if (matched instanceof Response) return matched;
-    const patch = kind === "PATCH" ? await c.req.json().catch(() => ({})) : null;
-    for (const row of matched) {
-      if (patch) Object.assign(row, patch);
+    const patch = kind === "PATCH" ? await c.req.json().catch(() => undefined) : null;
+    if (patch !== null && (typeof patch !== "object" || Array.isArray(patch))) {
+      return pgrstError(400, "PGRST102", "Empty or invalid json");
+    }
+    if (patch) {
+      // WITH CHECK on every resulting row first: one refused row refuses the whole PATCH.
+      if (matched.some((row) => !allowed(caller, table, { ...row, ...patch }))) {
+        return rlsRefused(table);
+      }
+      for (const row of matched) Object.assign(row, patch);
     }
     if (kind === "DELETE") tables.set(table, rows.filter((r) => !matched.includes(r)));
     const prefer = c.req.header("prefer") ?? "";

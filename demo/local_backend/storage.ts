@@ -1,11 +1,34 @@
 /**
  * A Storage API stand-in: buckets, objects kept in memory, signed download
  * and upload URLs, listing, and the TUS resumable endpoint.
+ *
+ * Access rules (a simple row-level security policy set; the service role,
+ * see `context.ts`, passes every check):
+ * - Every route needs the API key but the ones that carry their own proof:
+ *   GET/HEAD of `/object/public/...` (public buckets only) and of
+ *   `/object/sign/<bucket>/<path>?token=`, and the signed upload
+ *   `PUT /object/upload/sign/<bucket>/<path>?token=`; each checks its token.
+ * - Buckets: any caller with the API key reads their metadata. A signed-in
+ *   user may create one and is recorded as its `owner`; only the owner (or
+ *   the service role) may update, empty or delete it. The anon key may not
+ *   create one.
+ * - Objects: each records as `owner` the user who uploaded it (for a signed
+ *   upload URL, the user who made the URL). An object in a public bucket may
+ *   be read by anyone; in a private bucket only by its owner. Reading covers
+ *   download, info, listing (a listing shows only what the caller may read)
+ *   and creating a signed URL (an object the caller may not read is answered
+ *   as missing). Only a signed-in user may upload (and create a signed upload
+ *   URL); only the object's owner may overwrite (upsert), move or delete it,
+ *   or be replaced by a copy or move onto its key; copying needs read access
+ *   to the source, and the copy belongs to the caller. As in the real
+ *   Storage API, a delete of objects the caller may not delete leaves them
+ *   and does not list them as removed.
+ * - A TUS upload is continued (HEAD, PATCH, DELETE) only by its creator.
  */
 
 import { Hono } from "hono";
 import type { Context } from "hono";
-import type { BackendContext, Caller } from "./context.ts";
+import { ANON, type BackendContext, type Caller } from "./context.ts";
 import { decodeBase64, utf8Decode } from "../../core/encoding.ts";
 
 interface StoredObject {
@@ -27,6 +50,8 @@ interface Bucket {
   updated_at: string;
   file_size_limit: number | null;
   allowed_mime_types: string[] | null;
+  /** The user who created the bucket; empty when the service role did. */
+  owner: string;
 }
 
 interface TusUpload {
@@ -39,7 +64,8 @@ interface TusUpload {
   cacheControl: string;
   metadata: Record<string, unknown> | null;
   upsert: boolean;
-  owner: string | null;
+  /** Who created the upload: only they continue it, and the object is theirs. */
+  caller: Caller;
 }
 
 const storageError = (status: number, error: string, message: string) =>
@@ -57,6 +83,33 @@ function concat(chunks: Uint8Array[]): Uint8Array {
 
 const TUS_HEADERS = { "Tus-Resumable": "1.0.0" };
 
+const isService = (caller: Caller) => caller.role === "service_role";
+const isUser = (caller: Caller) => caller.role === "authenticated" && caller.sub !== null;
+/** Whether `caller` may read `obj` in `bucket`: public buckets, else the owner. */
+const canRead = (caller: Caller, bucket: Bucket, obj: StoredObject) =>
+  isService(caller) || bucket.public || (isUser(caller) && obj.owner === caller.sub);
+/** Whether `caller` may overwrite, move or delete `obj`: its owner. */
+const canWrite = (caller: Caller, obj: StoredObject) =>
+  isService(caller) || (isUser(caller) && obj.owner === caller.sub);
+/** Whether `caller` may update, empty or delete `bucket`: its owner. */
+const ownsBucket = (caller: Caller, bucket: Bucket) =>
+  isService(caller) || (isUser(caller) && bucket.owner === caller.sub);
+const sameCaller = (a: Caller, b: Caller) => isService(b) || (a.role === b.role && a.sub === b.sub);
+
+const RLS_REFUSED = "new row violates row-level security policy";
+const refused = (message = RLS_REFUSED) => storageError(403, "Unauthorized", message);
+const notOwner = () => refused("Only the bucket's owner or the service role may do this");
+const bucketNotFound = () => storageError(404, "Bucket not found", "Bucket not found");
+const objectNotFound = () => storageError(404, "not_found", "Object not found");
+
+/** Requests that carry their own proof (a public bucket, a signed token) need no API key. */
+function openRoute(method: string, path: string): boolean {
+  if (method === "GET" || method === "HEAD") {
+    return /^\/storage\/v1\/(object\/(public|sign)|render\/image\/public)\//.test(path);
+  }
+  return method === "PUT" && /^\/storage\/v1\/object\/upload\/sign\//.test(path);
+}
+
 /** The objects a backend holds, for tests and the demo summary. */
 export interface StorageState {
   buckets: Map<string, Bucket>;
@@ -68,15 +121,22 @@ export function storageApp(ctx: BackendContext): { app: Hono; state: StorageStat
   const state: StorageState = { buckets: new Map(), objects: new Map() };
   const signed = new Map<
     string,
-    { bucket: string; name: string; exp: number; upload: boolean; upsert: boolean }
+    {
+      bucket: string;
+      name: string;
+      exp: number;
+      upload: boolean;
+      upsert: boolean;
+      /** For a signed upload, who made the URL (the new object's owner). */
+      caller: Caller;
+    }
   >();
   const uploads = new Map<string, TusUpload>();
 
   const callerOf = (c: Context) => c.get("caller" as never) as unknown as Caller;
+  /** Only a signed-in user (or the service role) may add objects or buckets. */
   const requireUser = (c: Context): Response | null =>
-    callerOf(c).role === "authenticated"
-      ? null
-      : storageError(403, "Unauthorized", "new row violates row-level security policy");
+    isUser(callerOf(c)) || isService(callerOf(c)) ? null : refused();
   const objectsOf = (bucket: string) => {
     let m = state.objects.get(bucket);
     if (!m) state.objects.set(bucket, m = new Map());
@@ -97,23 +157,29 @@ export function storageApp(ctx: BackendContext): { app: Hono; state: StorageStat
       contentType: string;
       cacheControl: string;
       metadata: Record<string, unknown> | null;
-      owner: string | null;
     },
     upsert: boolean,
+    caller: Caller,
   ): Response | StoredObject => {
     const b = state.buckets.get(bucket);
-    if (!b) return storageError(404, "Bucket not found", "Bucket not found");
+    if (!b) return bucketNotFound();
+    if (!isUser(caller) && !isService(caller)) return refused();
     if (b.file_size_limit !== null && bytes.length > b.file_size_limit) {
       return storageError(413, "Payload too large", "The object exceeded the maximum allowed size");
     }
     const objects = objectsOf(bucket);
     const existing = objects.get(name);
     if (existing && !upsert) return storageError(409, "Duplicate", "The resource already exists");
+    if (existing && !canWrite(caller, existing)) return refused();
     const now = new Date().toISOString();
     const obj: StoredObject = {
       id: existing?.id ?? crypto.randomUUID(),
       bytes,
-      ...meta,
+      contentType: meta.contentType,
+      cacheControl: meta.cacheControl,
+      metadata: meta.metadata,
+      // The service role keeps an overwritten object's owner.
+      owner: isService(caller) ? existing?.owner ?? null : caller.sub,
       createdAt: existing?.createdAt ?? now,
       updatedAt: now,
     };
@@ -159,22 +225,28 @@ export function storageApp(ctx: BackendContext): { app: Hono; state: StorageStat
   });
 
   app.use("*", async (c, next) => {
-    const path = new URL(c.req.url).pathname;
-    const open = path.includes("/object/public/") || path.includes("/object/sign/") ||
-      path.includes("/render/image/public/");
+    if (openRoute(c.req.method, new URL(c.req.url).pathname)) {
+      // These routes check their own token (or the bucket being public), never a caller.
+      c.set("caller" as never, ANON as never);
+      return next();
+    }
     const caller = await ctx.caller(c.req.raw);
-    if (caller instanceof Response) {
-      if (!open) return caller;
-      c.set("caller" as never, { role: "anon", sub: null, claims: null } as never);
-    } else c.set("caller" as never, caller as never);
+    if (caller instanceof Response) return caller;
+    c.set("caller" as never, caller as never);
     return next();
   });
+  /** The bucket named in the path, or the answer refusing the caller. */
+  const ownedBucket = (c: Context): Bucket | Response => {
+    const b = state.buckets.get(c.req.param("id") ?? "");
+    if (!b) return bucketNotFound();
+    return ownsBucket(callerOf(c), b) ? b : notOwner();
+  };
 
   // Buckets
   app.get("/bucket", (c) => c.json([...state.buckets.values()]));
   app.get("/bucket/:id", (c) => {
     const b = state.buckets.get(c.req.param("id"));
-    return b ? c.json(b) : storageError(404, "Bucket not found", "Bucket not found");
+    return b ? c.json(b) : bucketNotFound();
   });
   app.post("/bucket", async (c) => {
     const denied = requireUser(c);
@@ -192,24 +264,43 @@ export function storageApp(ctx: BackendContext): { app: Hono; state: StorageStat
       updated_at: now,
       file_size_limit: typeof body.file_size_limit === "number" ? body.file_size_limit : null,
       allowed_mime_types: Array.isArray(body.allowed_mime_types) ? body.allowed_mime_types : null,
+      owner: callerOf(c).sub ?? "",
     });
     return c.json({ name: id });
   });
+  app.put("/bucket/:id", async (c) => {
+    const b = ownedBucket(c);
+    if (b instanceof Response) return b;
+    const body = await c.req.json().catch(() => ({}));
+    if (typeof body.public === "boolean") b.public = body.public;
+    if (body.file_size_limit === null || typeof body.file_size_limit === "number") {
+      b.file_size_limit = body.file_size_limit;
+    }
+    if (body.allowed_mime_types === null || Array.isArray(body.allowed_mime_types)) {
+      b.allowed_mime_types = body.allowed_mime_types;
+    }
+    b.updated_at = new Date().toISOString();
+    return c.json({ message: "Successfully updated" });
+  });
   app.post("/bucket/:id/empty", (c) => {
-    objectsOf(c.req.param("id")).clear();
+    const b = ownedBucket(c);
+    if (b instanceof Response) return b;
+    objectsOf(b.id).clear();
     return c.json({ message: "Successfully emptied" });
   });
   app.delete("/bucket/:id", (c) => {
-    const id = c.req.param("id");
-    if ((state.objects.get(id)?.size ?? 0) > 0) {
+    const b = ownedBucket(c);
+    if (b instanceof Response) return b;
+    if ((state.objects.get(b.id)?.size ?? 0) > 0) {
       return storageError(409, "InvalidRequest", "The bucket you tried to delete is not empty");
     }
-    if (!state.buckets.delete(id)) return storageError(404, "Bucket not found", "Bucket not found");
+    state.buckets.delete(b.id);
+    state.objects.delete(b.id);
     return c.json({ message: "Successfully deleted" });
   });
 
   // Signed URLs
-  const signOne = (bucket: string, name: string, expiresIn: number) => {
+  const signOne = (bucket: string, name: string, expiresIn: number, caller: Caller) => {
     const token = crypto.randomUUID();
     signed.set(token, {
       bucket,
@@ -217,6 +308,7 @@ export function storageApp(ctx: BackendContext): { app: Hono; state: StorageStat
       exp: Date.now() + expiresIn * 1000,
       upload: false,
       upsert: false,
+      caller,
     });
     return `/object/sign/${encodeURIComponent(bucket)}/${
       name.split("/").map(encodeURIComponent).join("/")
@@ -224,13 +316,21 @@ export function storageApp(ctx: BackendContext): { app: Hono; state: StorageStat
   };
   app.post("/object/sign/*", async (c) => {
     const { bucket, name } = objectPath(c, "/storage/v1/object/sign/");
+    const caller = callerOf(c);
+    const b = state.buckets.get(bucket);
+    if (!b) return bucketNotFound();
+    // An object the caller may not read is answered as missing, as RLS hides it.
+    const readable = (key: unknown) => {
+      const obj = typeof key === "string" ? objectsOf(bucket).get(key) : undefined;
+      return obj !== undefined && canRead(caller, b, obj);
+    };
     const body = await c.req.json().catch(() => ({}));
     const expiresIn = Number(body.expiresIn ?? 60);
     if (Array.isArray(body.paths)) {
       return c.json(
         body.paths.map((p: string) =>
-          objectsOf(bucket).has(p)
-            ? { path: p, signedURL: signOne(bucket, p, expiresIn), error: null }
+          readable(p)
+            ? { path: p, signedURL: signOne(bucket, p, expiresIn, caller), error: null }
             : {
               path: p,
               signedURL: null,
@@ -239,8 +339,8 @@ export function storageApp(ctx: BackendContext): { app: Hono; state: StorageStat
         ),
       );
     }
-    if (!objectsOf(bucket).has(name)) return storageError(404, "not_found", "Object not found");
-    return c.json({ signedURL: signOne(bucket, name, expiresIn) });
+    if (!readable(name)) return objectNotFound();
+    return c.json({ signedURL: signOne(bucket, name, expiresIn, caller) });
   });
   app.get("/object/sign/*", (c) => {
     const { bucket, name } = objectPath(c, "/storage/v1/object/sign/");
@@ -252,35 +352,50 @@ export function storageApp(ctx: BackendContext): { app: Hono; state: StorageStat
       return storageError(400, "InvalidJWT", "invalid signature");
     }
     const obj = objectsOf(bucket).get(name);
-    if (!obj) return storageError(404, "not_found", "Object not found");
+    if (!obj) return objectNotFound();
     return serveObject(obj, c.req.raw, c.req.query("download") ?? null);
   });
   app.post("/object/upload/sign/*", (c) => {
     const denied = requireUser(c);
     if (denied) return denied;
     const { bucket, name } = objectPath(c, "/storage/v1/object/upload/sign/");
+    if (!state.buckets.has(bucket)) return bucketNotFound();
+    const upsert = c.req.header("x-upsert") === "true";
+    const existing = objectsOf(bucket).get(name);
+    if (upsert && existing && !canWrite(callerOf(c), existing)) return refused();
     const token = crypto.randomUUID();
     signed.set(token, {
       bucket,
       name,
       exp: Date.now() + 7200_000,
       upload: true,
-      upsert: c.req.header("x-upsert") === "true",
+      upsert,
+      caller: callerOf(c),
     });
     return c.json({ url: `/object/upload/sign/${bucket}/${name}?token=${token}`, token });
   });
   app.put("/object/upload/sign/*", async (c) => {
     const { bucket, name } = objectPath(c, "/storage/v1/object/upload/sign/");
     const entry = signed.get(c.req.query("token") ?? "");
-    if (!entry || !entry.upload || entry.bucket !== bucket || entry.name !== name) {
+    if (
+      !entry || !entry.upload || entry.bucket !== bucket || entry.name !== name ||
+      entry.exp < Date.now()
+    ) {
       return storageError(400, "InvalidJWT", "invalid signature");
     }
-    const result = store(bucket, name, new Uint8Array(await c.req.arrayBuffer()), {
-      contentType: c.req.header("content-type") ?? "application/octet-stream",
-      cacheControl: c.req.header("cache-control") ?? "max-age=3600",
-      metadata: null,
-      owner: null,
-    }, entry.upsert || c.req.header("x-upsert") === "true");
+    // The object is written as the user who made the URL, under their rights.
+    const result = store(
+      bucket,
+      name,
+      new Uint8Array(await c.req.arrayBuffer()),
+      {
+        contentType: c.req.header("content-type") ?? "application/octet-stream",
+        cacheControl: c.req.header("cache-control") ?? "max-age=3600",
+        metadata: null,
+      },
+      entry.upsert || c.req.header("x-upsert") === "true",
+      entry.caller,
+    );
     if (result instanceof Response) return result;
     return c.json({ Key: `${bucket}/${name}`, Id: result.id });
   });
@@ -293,7 +408,11 @@ export function storageApp(ctx: BackendContext): { app: Hono; state: StorageStat
     const offset = Number(body.offset ?? 0);
     const search = String(body.search ?? "").toLowerCase();
     const entries = new Map<string, unknown>();
-    for (const [name, obj] of objectsOf(c.req.param("bucket"))) {
+    const b = state.buckets.get(c.req.param("bucket"));
+    if (!b) return c.json([]);
+    for (const [name, obj] of objectsOf(b.id)) {
+      // Row-level security: the listing holds only what the caller may read.
+      if (!canRead(callerOf(c), b, obj)) continue;
       if (prefix && !name.startsWith(prefix)) continue;
       const rest = name.slice(prefix.length);
       const slash = rest.indexOf("/");
@@ -337,26 +456,53 @@ export function storageApp(ctx: BackendContext): { app: Hono; state: StorageStat
       ? "/storage/v1/object/info/authenticated/"
       : "/storage/v1/object/info/";
     const { bucket, name } = objectPath(c, prefix);
+    const b = state.buckets.get(bucket);
     const obj = objectsOf(bucket).get(name);
-    if (!obj) return storageError(404, "not_found", "Object not found");
+    if (!b || !obj || !canRead(callerOf(c), b, obj)) return objectNotFound();
     return c.json(infoJson(bucket, name, obj));
   });
-  app.post("/object/move", async (c) => {
+  /**
+   * Checks a move or copy: the source must be readable (and, to move it,
+   * the caller's), the destination bucket must exist, and an object at the
+   * destination key must be the caller's. Answers the source and target.
+   */
+  const transfer = async (c: Context, move: boolean) => {
+    const caller = callerOf(c);
+    const denied = requireUser(c);
+    if (denied) return denied;
     const body = await c.req.json().catch(() => ({}));
-    const from = objectsOf(body.bucketId);
-    const obj = from.get(body.sourceKey);
-    if (!obj) return storageError(404, "not_found", "Object not found");
-    from.delete(body.sourceKey);
-    objectsOf(body.destinationBucket ?? body.bucketId).set(body.destinationKey, obj);
+    const { bucketId, sourceKey, destinationKey } = body;
+    const destBucket = body.destinationBucket ?? bucketId;
+    if (![bucketId, sourceKey, destinationKey, destBucket].every((v) => typeof v === "string")) {
+      return storageError(
+        400,
+        "Invalid Input",
+        "bucketId, sourceKey and destinationKey are required",
+      );
+    }
+    const from = state.buckets.get(bucketId);
+    const obj = from ? objectsOf(bucketId).get(sourceKey) : undefined;
+    if (!from || !obj || !canRead(caller, from, obj)) return objectNotFound();
+    if (move && !canWrite(caller, obj)) return refused();
+    if (!state.buckets.has(destBucket)) return bucketNotFound();
+    const there = objectsOf(destBucket).get(destinationKey);
+    if (there && there !== obj && !canWrite(caller, there)) return refused();
+    return { caller, obj, from: objectsOf(bucketId), sourceKey, destBucket, destinationKey };
+  };
+  app.post("/object/move", async (c) => {
+    const t = await transfer(c, true);
+    if (t instanceof Response) return t;
+    t.from.delete(t.sourceKey);
+    objectsOf(t.destBucket).set(t.destinationKey, t.obj);
     return c.json({ message: "Successfully moved" });
   });
   app.post("/object/copy", async (c) => {
-    const body = await c.req.json().catch(() => ({}));
-    const obj = objectsOf(body.bucketId).get(body.sourceKey);
-    if (!obj) return storageError(404, "not_found", "Object not found");
-    const dest = body.destinationBucket ?? body.bucketId;
-    objectsOf(dest).set(body.destinationKey, { ...obj, id: crypto.randomUUID() });
-    return c.json({ Key: `${dest}/${body.destinationKey}` });
+    const t = await transfer(c, false);
+    if (t instanceof Response) return t;
+    // The copy is the caller's (the service role's copy keeps the source's owner).
+    const owner = isService(t.caller) ? t.obj.owner : t.caller.sub;
+    objectsOf(t.destBucket).set(t.destinationKey, { ...t.obj, id: crypto.randomUUID(), owner });
+    return c.json({ Key: `${t.destBucket}/${t.destinationKey}` });
   });
   app.delete("/object/:bucket", async (c) => {
     const body = await c.req.json().catch(() => ({}));
@@ -364,7 +510,8 @@ export function storageApp(ctx: BackendContext): { app: Hono; state: StorageStat
     const removed = [];
     for (const p of Array.isArray(body.prefixes) ? body.prefixes : []) {
       const obj = objects.get(p);
-      if (obj) {
+      // As the real Storage API: an object the caller may not delete is left, unreported.
+      if (obj && canWrite(callerOf(c), obj)) {
         objects.delete(p);
         removed.push({ name: p, id: obj.id, bucket_id: c.req.param("bucket"), metadata: null });
       }
@@ -376,13 +523,11 @@ export function storageApp(ctx: BackendContext): { app: Hono; state: StorageStat
   const download = (prefix: string, publicOnly: boolean) => (c: Context) => {
     const { bucket, name } = objectPath(c, prefix);
     const b = state.buckets.get(bucket);
-    if (!b) return storageError(404, "Bucket not found", "Bucket not found");
+    if (!b) return bucketNotFound();
     if (publicOnly && !b.public) return storageError(400, "not_found", "Object not found");
-    if (!publicOnly && !b.public && callerOf(c).role !== "authenticated") {
-      return storageError(400, "not_found", "Object not found");
-    }
     const obj = objectsOf(bucket).get(name);
-    if (!obj) return storageError(404, "not_found", "Object not found");
+    // Without a public bucket only the owner reads (RLS answers a hidden object as missing).
+    if (!obj || (!publicOnly && !canRead(callerOf(c), b, obj))) return objectNotFound();
     return serveObject(obj, c.req.raw, c.req.query("download") ?? null);
   };
   app.get("/object/public/*", download("/storage/v1/object/public/", true));
@@ -403,12 +548,18 @@ export function storageApp(ctx: BackendContext): { app: Hono; state: StorageStat
         return storageError(400, "Invalid Input", "x-metadata must be base64 JSON");
       }
     }
-    const result = store(bucket, name, new Uint8Array(await c.req.arrayBuffer()), {
-      contentType: c.req.header("content-type") ?? "application/octet-stream",
-      cacheControl: c.req.header("cache-control") ?? "max-age=3600",
-      metadata,
-      owner: callerOf(c).sub,
-    }, upsertDefault || c.req.header("x-upsert") === "true");
+    const result = store(
+      bucket,
+      name,
+      new Uint8Array(await c.req.arrayBuffer()),
+      {
+        contentType: c.req.header("content-type") ?? "application/octet-stream",
+        cacheControl: c.req.header("cache-control") ?? "max-age=3600",
+        metadata,
+      },
+      upsertDefault || c.req.header("x-upsert") === "true",
+      callerOf(c),
+    );
     if (result instanceof Response) return result;
     return c.json({ Key: `${bucket}/${name}`, Id: result.id });
   };
@@ -427,7 +578,7 @@ export function storageApp(ctx: BackendContext): { app: Hono; state: StorageStat
   };
   const finish = (up: TusUpload): Response | null => {
     if (up.length === null || up.offset < up.length) return null;
-    const result = store(up.bucket, up.name, concat(up.chunks), up, up.upsert);
+    const result = store(up.bucket, up.name, concat(up.chunks), up, up.upsert, up.caller);
     up.chunks = [];
     return result instanceof Response ? result : null;
   };
@@ -470,9 +621,9 @@ export function storageApp(ctx: BackendContext): { app: Hono; state: StorageStat
       return storageError(400, "Invalid Input", "Upload-Length is required");
     }
     const upsert = c.req.header("x-upsert") === "true";
-    if (!upsert && objectsOf(meta.bucketName).has(meta.objectName)) {
-      return storageError(409, "Duplicate", "The resource already exists");
-    }
+    const existing = objectsOf(meta.bucketName).get(meta.objectName);
+    if (existing && !upsert) return storageError(409, "Duplicate", "The resource already exists");
+    if (existing && !canWrite(callerOf(c), existing)) return refused();
     const id = crypto.randomUUID();
     const up: TusUpload = {
       bucket: meta.bucketName,
@@ -484,7 +635,7 @@ export function storageApp(ctx: BackendContext): { app: Hono; state: StorageStat
       cacheControl: meta.cacheControl ? `max-age=${meta.cacheControl}` : "max-age=3600",
       metadata: meta.metadata ? JSON.parse(meta.metadata) : null,
       upsert,
-      owner: callerOf(c).sub,
+      caller: callerOf(c),
     };
     uploads.set(id, up);
     const location = `${new URL(c.req.url).origin}/storage/v1/upload/resumable/${id}`;
@@ -497,10 +648,15 @@ export function storageApp(ctx: BackendContext): { app: Hono; state: StorageStat
       headers: { ...TUS_HEADERS, Location: location, "Upload-Offset": String(up.offset) },
     });
   });
+  /** The upload named in the path, if the caller created it (another caller's is not found). */
+  const uploadOf = (c: Context): TusUpload | null => {
+    const up = uploads.get(c.req.param("id") ?? "");
+    return up && sameCaller(up.caller, callerOf(c)) ? up : null;
+  };
   // Hono answers a HEAD with the GET route (and drops the body): a HEAD-only route never matches.
   app.get("/upload/resumable/:id", (c) => {
     if (c.req.method !== "HEAD") return new Response(null, { status: 405, headers: TUS_HEADERS });
-    const up = uploads.get(c.req.param("id"));
+    const up = uploadOf(c);
     if (!up) return new Response(null, { status: 404, headers: TUS_HEADERS });
     const headers: Record<string, string> = {
       ...TUS_HEADERS,
@@ -512,7 +668,7 @@ export function storageApp(ctx: BackendContext): { app: Hono; state: StorageStat
     return new Response(null, { status: 200, headers });
   });
   app.patch("/upload/resumable/:id", async (c) => {
-    const up = uploads.get(c.req.param("id"));
+    const up = uploadOf(c);
     if (!up) return new Response(null, { status: 404, headers: TUS_HEADERS });
     if (c.req.header("content-type") !== "application/offset+octet-stream") {
       return new Response("Invalid Content-Type", { status: 415, headers: TUS_HEADERS });
@@ -532,7 +688,7 @@ export function storageApp(ctx: BackendContext): { app: Hono; state: StorageStat
     });
   });
   app.delete("/upload/resumable/:id", (c) => {
-    uploads.delete(c.req.param("id"));
+    if (uploadOf(c)) uploads.delete(c.req.param("id"));
     return new Response(null, { status: 204, headers: TUS_HEADERS });
   });
 

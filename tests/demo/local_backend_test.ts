@@ -239,3 +239,358 @@ Deno.test("local backend: tables with filters, order, counts, single and row-lev
     await server.close();
   }
 });
+
+// Access checks (found by a review: the stand-in was far weaker than the real services).
+
+/** Direct requests to a backend's app, as a caller with the given headers. */
+async function direct() {
+  const backend = await createLocalBackend();
+  const call = (path: string, init: RequestInit & { json?: unknown } = {}) => {
+    const headers = new Headers(init.headers);
+    let body = init.body;
+    if (init.json !== undefined) {
+      headers.set("content-type", "application/json");
+      body = JSON.stringify(init.json);
+    }
+    return backend.app.fetch(new Request(`http://local.test${path}`, { ...init, headers, body }));
+  };
+  const signUp = async (email: string) => {
+    const r = await call("/auth/v1/signup", {
+      method: "POST",
+      headers: { apikey: backend.apiKey },
+      json: { email, password: "secret-pw" },
+    });
+    return (await r.json()) as { access_token: string; user: { id: string } };
+  };
+  const as = (token: string) => ({ apikey: backend.apiKey, authorization: `Bearer ${token}` });
+  const anon = { apikey: backend.apiKey };
+  const service = { apikey: backend.serviceKey, authorization: `Bearer ${backend.serviceKey}` };
+  return { backend, call, signUp, as, anon, service };
+}
+
+/** Alice's private bucket `priv` holding `secret.txt`, and Bob. */
+async function privateBucket() {
+  const d = await direct();
+  const alice = await d.signUp("alice@example.test");
+  const bob = await d.signUp("bob@example.test");
+  const made = await d.call("/storage/v1/bucket", {
+    method: "POST",
+    headers: d.as(alice.access_token),
+    json: { id: "priv", name: "priv" },
+  });
+  assert.equal(made.status, 200, await made.clone().text());
+  const up = await d.call("/storage/v1/object/priv/dir/secret.txt", {
+    method: "POST",
+    headers: { ...d.as(alice.access_token), "content-type": "text/plain" },
+    body: "top secret",
+  });
+  assert.equal(up.status, 200, await up.clone().text());
+  return { ...d, alice, bob };
+}
+
+Deno.test("local backend: creating a signed URL needs the API key and a caller who may read the object; only the token routes are open", async () => {
+  const { call, as, anon, alice, bob } = await privateBucket();
+  const sign = (headers: HeadersInit, json: unknown = { expiresIn: 60 }) =>
+    call("/storage/v1/object/sign/priv/dir/secret.txt", { method: "POST", headers, json });
+  // No credentials at all: the gateway refuses before storage sees the request.
+  const none = await sign({});
+  assert.equal(none.status, 401);
+  assert.equal((await none.json()).message, "No API key found in request");
+  // The anon key alone, or another user: the private object is not theirs to read.
+  for (const headers of [anon, as(bob.access_token)]) {
+    const r = await sign(headers);
+    assert.ok(r.status === 400 || r.status === 404, `${r.status}`);
+    assert.equal((await r.json()).signedURL, undefined);
+  }
+  const batch = await call("/storage/v1/object/sign/priv", {
+    method: "POST",
+    headers: as(bob.access_token),
+    json: { expiresIn: 60, paths: ["dir/secret.txt"] },
+  });
+  const [entry] = await batch.json();
+  assert.equal(entry.signedURL, null);
+  assert.ok(entry.error);
+  // The owner gets one, and using it needs no credentials; a wrong token is refused.
+  const ok = await sign(as(alice.access_token));
+  assert.equal(ok.status, 200);
+  const { signedURL } = await ok.json();
+  const dl = await call(`/storage/v1${signedURL}`);
+  assert.equal(dl.status, 200);
+  assert.equal(await dl.text(), "top secret");
+  assert.equal((await call(`/storage/v1${signedURL}`, { method: "HEAD" })).status, 200);
+  const forged = await call(`/storage/v1${signedURL.replace(/token=.*/, "token=guess")}`);
+  assert.equal(forged.status, 400);
+  await forged.body?.cancel();
+  // A signed upload URL: made by a user (recorded as the object's owner), used without
+  // credentials.
+  assert.equal(
+    (await call("/storage/v1/object/upload/sign/priv/up.txt", { method: "POST", headers: anon }))
+      .status,
+    403,
+  );
+  const made = await call("/storage/v1/object/upload/sign/priv/up.txt", {
+    method: "POST",
+    headers: as(alice.access_token),
+  });
+  const { url } = await made.json();
+  const put = await call(`/storage/v1${url}`, { method: "PUT", body: "via token" });
+  assert.equal(put.status, 200, await put.clone().text());
+  const back = await call("/storage/v1/object/authenticated/priv/up.txt", {
+    headers: as(alice.access_token),
+  });
+  assert.equal(await back.text(), "via token");
+  const notBobs = await call("/storage/v1/object/authenticated/priv/up.txt", {
+    headers: as(bob.access_token),
+  });
+  assert.notEqual(notBobs.status, 200);
+  await notBobs.body?.cancel();
+});
+
+Deno.test("local backend: the API key is checked on every route that needs it, whatever the bearer", async () => {
+  const { backend, call, signUp } = await direct();
+  const alice = await signUp("alice@example.test");
+  const bearer = `Bearer ${alice.access_token}`;
+  const routes = ["/rest/v1/todos", "/storage/v1/bucket", "/auth/v1/user"];
+  for (const path of routes) {
+    const wrong = await call(path, { headers: { apikey: "WRONG", authorization: bearer } });
+    assert.equal(wrong.status, 401, `${path} with a wrong apikey`);
+    assert.equal((await wrong.json()).message, "Invalid API key");
+    const missing = await call(path, { headers: { authorization: bearer } });
+    assert.equal(missing.status, 401, `${path} without an apikey`);
+    assert.equal((await missing.json()).message, "No API key found in request");
+    // The anon key as a bearer is no API key either.
+    const keyAsBearer = await call(path, {
+      headers: { authorization: `Bearer ${backend.apiKey}` },
+    });
+    assert.equal(keyAsBearer.status, 401, `${path} with the key only as bearer`);
+    await keyAsBearer.body?.cancel();
+    const right = await call(path, { headers: { apikey: backend.apiKey, authorization: bearer } });
+    assert.equal(right.status, 200, `${path} with the right apikey`);
+    await right.body?.cancel();
+    const query = await call(`${path}?apikey=${backend.apiKey}`, {
+      headers: { authorization: bearer },
+    });
+    assert.equal(query.status, 200, `${path} with ?apikey=`);
+    await query.body?.cancel();
+  }
+  // The JWKS stays open, as GoTrue's is.
+  assert.equal((await call("/auth/v1/.well-known/jwks.json")).status, 200);
+});
+
+Deno.test("local backend: storage objects and buckets belong to their owner (a simple RLS policy set)", async () => {
+  const { call, as, anon, service, alice, bob } = await privateBucket();
+  const exists = async () =>
+    (await call("/storage/v1/object/authenticated/priv/dir/secret.txt", {
+      headers: as(alice.access_token),
+    })).status === 200;
+  // Move, copy, delete, list, info and download by the anon key or another user: refused.
+  for (const headers of [anon, as(bob.access_token)]) {
+    const moved = await call("/storage/v1/object/move", {
+      method: "POST",
+      headers,
+      json: { bucketId: "priv", sourceKey: "dir/secret.txt", destinationKey: "stolen.txt" },
+    });
+    assert.notEqual(moved.status, 200, await moved.text());
+    const copied = await call("/storage/v1/object/copy", {
+      method: "POST",
+      headers,
+      json: { bucketId: "priv", sourceKey: "dir/secret.txt", destinationKey: "copied.txt" },
+    });
+    assert.notEqual(copied.status, 200, await copied.text());
+    const removed = await call("/storage/v1/object/priv", {
+      method: "DELETE",
+      headers,
+      json: { prefixes: ["dir/secret.txt"] },
+    });
+    // As the real Storage API: an object RLS refuses to delete is left, and not listed.
+    assert.deepEqual(await removed.json(), []);
+    const listed = await call("/storage/v1/object/list/priv", {
+      method: "POST",
+      headers,
+      json: { prefix: "dir" },
+    });
+    assert.deepEqual(await listed.json(), []);
+    for (const path of ["info/priv/dir/secret.txt", "authenticated/priv/dir/secret.txt"]) {
+      const r = await call(`/storage/v1/object/${path}`, { headers });
+      assert.ok(r.status === 400 || r.status === 404, `${path}: ${r.status}`);
+      await r.body?.cancel();
+    }
+    // Overwriting someone else's object is refused too.
+    const upsert = await call("/storage/v1/object/priv/dir/secret.txt", {
+      method: "PUT",
+      headers: { ...headers, "content-type": "text/plain" },
+      body: "overwritten",
+    });
+    assert.equal(upsert.status, 403, await upsert.text());
+    for (
+      const [method, path] of [
+        ["POST", "/bucket/priv/empty"],
+        ["PUT", "/bucket/priv"],
+        ["DELETE", "/bucket/priv"],
+      ]
+    ) {
+      const r = await call(`/storage/v1${path}`, { method, headers, json: { public: true } });
+      assert.equal(r.status, 403, `${method} ${path}: ${await r.text()}`);
+    }
+    assert.ok(await exists());
+  }
+  const read = await call("/storage/v1/object/authenticated/priv/dir/secret.txt", {
+    headers: as(alice.access_token),
+  });
+  assert.equal(await read.text(), "top secret");
+  assert.equal(
+    (await call("/storage/v1/object/public/priv/dir/secret.txt")).status,
+    400,
+    "a private bucket has no public URL",
+  );
+  // The anon key cannot make a bucket; a user's bucket is recorded as theirs.
+  assert.equal(
+    (await call("/storage/v1/bucket", { method: "POST", headers: anon, json: { id: "x" } }))
+      .status,
+    403,
+  );
+  assert.equal(
+    (await (await call("/storage/v1/bucket/priv", { headers: anon })).json()).owner,
+    alice.user.id,
+  );
+  // The owner moves, copies and lists; in a private bucket each user lists only their objects.
+  const bobsUpload = await call("/storage/v1/object/priv/dir/bob.txt", {
+    method: "POST",
+    headers: { ...as(bob.access_token), "content-type": "text/plain" },
+    body: "bob's",
+  });
+  assert.equal(bobsUpload.status, 200);
+  await bobsUpload.body?.cancel();
+  const listOf = async (headers: HeadersInit) =>
+    (await (await call("/storage/v1/object/list/priv", {
+      method: "POST",
+      headers,
+      json: { prefix: "dir" },
+    })).json()).map((e: { name: string }) => e.name);
+  assert.deepEqual(await listOf(as(alice.access_token)), ["secret.txt"]);
+  assert.deepEqual(await listOf(as(bob.access_token)), ["bob.txt"]);
+  assert.deepEqual(await listOf(service), ["bob.txt", "secret.txt"]);
+  const moved = await call("/storage/v1/object/move", {
+    method: "POST",
+    headers: as(alice.access_token),
+    json: { bucketId: "priv", sourceKey: "dir/secret.txt", destinationKey: "dir/moved.txt" },
+  });
+  assert.equal(moved.status, 200);
+  await moved.body?.cancel();
+  // Copying onto another user's object would replace it: refused.
+  const onto = await call("/storage/v1/object/copy", {
+    method: "POST",
+    headers: as(alice.access_token),
+    json: { bucketId: "priv", sourceKey: "dir/moved.txt", destinationKey: "dir/bob.txt" },
+  });
+  assert.equal(onto.status, 403);
+  await onto.body?.cancel();
+  // A public bucket: anyone reads (the anon key, and without credentials through the public
+  // URL); only the owner writes.
+  const pub = await call("/storage/v1/bucket", {
+    method: "POST",
+    headers: as(alice.access_token),
+    json: { id: "pub", name: "pub", public: true },
+  });
+  assert.equal(pub.status, 200);
+  await pub.body?.cancel();
+  (await call("/storage/v1/object/pub/a.txt", {
+    method: "POST",
+    headers: { ...as(alice.access_token), "content-type": "text/plain" },
+    body: "hello",
+  })).body?.cancel();
+  assert.equal(await (await call("/storage/v1/object/public/pub/a.txt")).text(), "hello");
+  assert.equal(
+    await (await call("/storage/v1/object/authenticated/pub/a.txt", { headers: anon })).text(),
+    "hello",
+  );
+  const anonUpload = await call("/storage/v1/object/pub/b.txt", {
+    method: "POST",
+    headers: { ...anon, "content-type": "text/plain" },
+    body: "x",
+  });
+  assert.equal(anonUpload.status, 403);
+  await anonUpload.body?.cancel();
+  const bobRemoves = await call("/storage/v1/object/pub", {
+    method: "DELETE",
+    headers: as(bob.access_token),
+    json: { prefixes: ["a.txt"] },
+  });
+  assert.deepEqual(await bobRemoves.json(), []);
+  // The service role may do anything; the owner empties and deletes their bucket.
+  const serviceDelete = await call("/storage/v1/object/priv", {
+    method: "DELETE",
+    headers: service,
+    json: { prefixes: ["dir/bob.txt"] },
+  });
+  assert.equal((await serviceDelete.json()).length, 1);
+  for (const [method, path] of [["POST", "/bucket/priv/empty"], ["DELETE", "/bucket/priv"]]) {
+    const r = await call(`/storage/v1${path}`, { method, headers: as(alice.access_token) });
+    assert.equal(r.status, 200, `${method} ${path}: ${await r.text()}`);
+  }
+});
+
+Deno.test("local backend: a PATCH, insert or upsert whose row would belong to someone else is refused (RLS WITH CHECK)", async () => {
+  const { call, as, service, signUp } = await direct();
+  const alice = await signUp("alice@example.test");
+  const bob = await signUp("bob@example.test");
+  const rest = (token: string | null, method: string, query: string, json?: unknown) =>
+    call(`/rest/v1/todos${query}`, {
+      method,
+      headers: { ...(token ? as(token) : service), prefer: "return=representation" },
+      json,
+    });
+  const created = await rest(alice.access_token, "POST", "", { title: "mine" });
+  assert.equal(created.status, 201);
+  const [row] = await created.json();
+  const refused = async (r: Response) => {
+    assert.equal(r.status, 403);
+    const body = await r.json();
+    assert.equal(body.code, "42501");
+    assert.equal(body.message, 'new row violates row-level security policy for table "todos"');
+  };
+  await refused(
+    await rest(alice.access_token, "PATCH", `?id=eq.${row.id}`, { user_id: bob.user.id }),
+  );
+  await refused(await rest(alice.access_token, "PATCH", `?id=eq.${row.id}`, { user_id: null }));
+  // Bob's upsert onto Alice's row: the existing row is not his to update.
+  await refused(
+    await call("/rest/v1/todos", {
+      method: "POST",
+      headers: { ...as(bob.access_token), prefer: "resolution=merge-duplicates" },
+      json: { id: row.id, title: "taken" },
+    }),
+  );
+  // Alice's own upsert may not hand the row to Bob either.
+  await refused(
+    await call("/rest/v1/todos", {
+      method: "POST",
+      headers: { ...as(alice.access_token), prefer: "resolution=merge-duplicates" },
+      json: { id: row.id, title: "gift", user_id: bob.user.id },
+    }),
+  );
+  const [still] = await (await rest(alice.access_token, "GET", `?id=eq.${row.id}`)).json();
+  assert.deepEqual(still, row, "nothing changed");
+  // Allowed: her own changes, her own upsert, and anything by the service role.
+  const renamed = await rest(alice.access_token, "PATCH", `?id=eq.${row.id}`, { title: "renamed" });
+  assert.equal((await renamed.json())[0].title, "renamed");
+  const upserted = await call("/rest/v1/todos", {
+    method: "POST",
+    headers: {
+      ...as(alice.access_token),
+      prefer: "resolution=merge-duplicates,return=representation",
+    },
+    json: { id: row.id, done: true },
+  });
+  assert.equal(upserted.status, 201);
+  assert.deepEqual((await upserted.json()).map((r: { title: string }) => r.title), ["renamed"]);
+  const rows = await (await rest(alice.access_token, "GET", "")).json();
+  assert.equal(rows.length, 1, "an upsert on a conflict updates, it does not add a row");
+  const handed = await rest(null, "PATCH", `?id=eq.${row.id}`, { user_id: bob.user.id });
+  assert.equal(handed.status, 200);
+  await handed.body?.cancel();
+  assert.equal((await (await rest(bob.access_token, "GET", "")).json())[0].title, "renamed");
+  const forBob = await rest(null, "POST", "", { title: "by service", user_id: bob.user.id });
+  assert.equal(forBob.status, 201);
+  await forBob.body?.cancel();
+});
