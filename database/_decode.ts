@@ -4,6 +4,7 @@
 
 import { failure, type ServiceResult, success } from "../core/result.ts";
 import { validateAll, type Validator } from "./validator.ts";
+import { parseJsonInt64 } from "../core/_json_int64.ts";
 
 /** The validator of a typed call, and its signal (a validation that never settles is cancelled). */
 interface DecodeOptions<T> {
@@ -11,9 +12,10 @@ interface DecodeOptions<T> {
   signal?: AbortSignal;
 }
 
+/** Parses a body; integers beyond 2^53 (`int8` ids) are read as exact `bigint`s. */
 export function parseJson(body: string): ServiceResult<unknown> {
   try {
-    return success(body.trim() === "" ? null : JSON.parse(body));
+    return success(body.trim() === "" ? null : parseJsonInt64(body));
   } catch (cause) {
     return failure({ message: "Cannot decode the response: not JSON", category: "DECODE", cause });
   }
@@ -35,13 +37,22 @@ export async function decodeRows<T>(
   return await validateAll(parsed.value, o.validator, o);
 }
 
+/** One value; with `row`, an empty or `null` body is `Failure(DECODE)` (a row is never null). */
 export async function decodeOne<T>(
   r: ServiceResult<string>,
   o: DecodeOptions<T> = {},
+  row = false,
 ): Promise<ServiceResult<T>> {
   if (!r.ok) return r;
   const parsed = parseJson(r.value);
-  return parsed.ok ? await decodeValue(parsed.value, o) : parsed;
+  if (!parsed.ok) return parsed;
+  if (row && parsed.value === null) {
+    return failure({
+      message: "Cannot decode the response: expected a row, got an empty or null body",
+      category: "DECODE",
+    });
+  }
+  return await decodeValue(parsed.value, o);
 }
 
 /** One parsed value, checked by the validator. */
@@ -53,11 +64,14 @@ export async function decodeValue<T>(
   return v.ok ? success(v.value[0]) : v;
 }
 
-/** Whether a failure is PostgREST's 406 for zero rows. */
+/**
+ * Whether a failure is PostgREST's 406 for zero rows (`PGRST116`, "The result contains 0 rows");
+ * another 406 (a proxy's page, another error) stays a failure.
+ */
 export function isNoRows(r: ServiceResult<unknown>): boolean {
   if (r.ok) return false;
   const e = r.error;
-  return e.status === 406 && (/\b0 rows\b/.test(e.details ?? "") || /no rows/i.test(e.message));
+  return e.status === 406 && e.code === "PGRST116" && /\b0 rows\b/.test(e.details ?? "");
 }
 
 export function discard(r: ServiceResult<unknown>): ServiceResult<void> {

@@ -152,3 +152,19 @@ export function listOperand(
   }
   return out + close;
 }
+
+/**
+ * Refuses a table path that is no embed path (`author`, `author.books`): PostgREST reads
+ * `items->x.limit` as the top level's limit, and drops a `not` segment from a group's key and
+ * negates the group (`not.or=(...)`). Embeds named `and`, `or` or `order` are ordinary segments.
+ */
+export function checkEmbedPath(path: string): string {
+  if (/->|(?:^|\.)not(?:\.|$)/.test(path)) {
+    throw new TypeError(
+      `Cannot use the embed as 'referencedTable' must be names joined by '.' (no JSON path, no 'not' segment): current value is ${
+        showValue(path)
+      }`,
+    );
+  }
+  return checkColumn(path, false);
+}

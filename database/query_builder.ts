@@ -8,7 +8,7 @@
 import { LimitError } from "./_guard.ts";
 import { runBlock } from "./_block.ts";
 import { columnName, type ColumnRef } from "./column.ts";
-import { checkColumn } from "./_encode.ts";
+import { checkColumn, checkEmbedPath } from "./_encode.ts";
 import { Nulls, Order } from "./models.ts";
 import { renderTopLevel, WhereBuilder } from "./where_builder.ts";
 import { showValue } from "../core/_show.ts";
@@ -95,7 +95,7 @@ export class QueryBuilder {
       );
     }
     const key = options.referencedTable
-      ? `${checkColumn(options.referencedTable, false)}.order`
+      ? `${checkEmbedPath(options.referencedTable)}.order`
       : "order";
     const name = checkColumn(columnName(column), false);
     // PostgREST reads no table path in an order term (`order=author.name` is a 400).
@@ -122,7 +122,7 @@ export class QueryBuilder {
    */
   limit(count: number, options: { referencedTable?: string | null } = {}): this {
     (this.#limit ??= new Map()).set(
-      options.referencedTable ? `${checkColumn(options.referencedTable, false)}.limit` : "limit",
+      options.referencedTable ? `${checkEmbedPath(options.referencedTable)}.limit` : "limit",
       checkCount(count, "limit"),
     );
     return this;
@@ -137,7 +137,7 @@ export class QueryBuilder {
    */
   offset(count: number, options: { referencedTable?: string | null } = {}): this {
     (this.#offset ??= new Map()).set(
-      options.referencedTable ? `${checkColumn(options.referencedTable, false)}.offset` : "offset",
+      options.referencedTable ? `${checkEmbedPath(options.referencedTable)}.offset` : "offset",
       checkCount(count, "offset"),
     );
     return this;

@@ -124,7 +124,7 @@ export function selectSingleTyped<T>(
   options: TypedSelectOptions<T> = {},
 ): Promise<ServiceResult<T>> {
   return db.select(table, { ...options, format: ResponseFormat.SINGLE }).then((r) =>
-    decodeOne(r, options)
+    decodeOne(r, options, true)
   );
 }
 

@@ -64,7 +64,17 @@ export async function validateAll<T>(
   if (refused) return refused;
   // A Standard Schema first: some (arktype) are also callable, and their call
   // returns an error object instead of throwing.
-  const standard = (validator as { "~standard"?: { validate?: unknown } })["~standard"];
+  let standard: { validate?: unknown } | undefined;
+  try {
+    standard = (validator as { "~standard"?: typeof standard })["~standard"];
+  } catch (cause) {
+    // A throwing getter is a broken validator, as a throwing validate is: never a rejection.
+    return failure({
+      message: `Cannot decode as the validator's '~standard' threw: ${describeThrown(cause)}`,
+      category: "DECODE",
+      cause,
+    });
+  }
   const isSchema = typeof standard?.validate === "function";
   if (!isSchema && typeof validator !== "function") {
     return failure({
@@ -78,7 +88,7 @@ export async function validateAll<T>(
     try {
       const pending: unknown = plain
         ? (validator as (v: unknown) => unknown)(values[i])
-        : (validator as StandardSchemaV1<T>)["~standard"].validate(values[i]);
+        : (standard as StandardSchemaV1<T>["~standard"]).validate(values[i]);
       // An async validator is awaited (its rows are values, not promises), cancellably.
       const settled = isThenable(pending)
         ? await untilAborted(Promise.resolve(pending), options.signal)

@@ -7,7 +7,14 @@
  */
 
 import { type Column, columnName, type ColumnRef } from "./column.ts";
-import { checkColumn, type FilterValue, listOperand, quoteItem, scalar } from "./_encode.ts";
+import {
+  checkColumn,
+  checkEmbedPath,
+  type FilterValue,
+  listOperand,
+  quoteItem,
+  scalar,
+} from "./_encode.ts";
 import { TextSearchType } from "./models.ts";
 import { stringifyJson } from "../core/_json_int64.ts";
 import { runBlock } from "./_block.ts";
@@ -222,7 +229,7 @@ export class WhereBuilder {
       kind: "group",
       operator: "and",
       negated: false,
-      referencedTable: dot === -1 ? null : full.slice(0, dot),
+      referencedTable: dot === -1 ? null : checkEmbedPath(full.slice(0, dot)),
       items: [f("gte", range?.from), f("lte", range?.to)],
     });
     return this;
@@ -551,7 +558,7 @@ export class WhereBuilder {
     const inner = new WhereBuilder();
     runBlock(block, inner);
     // The key is `<table>.or`: the table path may itself end in a reserved word (an embed named `order`).
-    if (referencedTable !== null) checkColumn(referencedTable, false);
+    if (referencedTable !== null) checkEmbedPath(referencedTable);
     emptyCheck(operator, inner);
     this.predicates.push({
       kind: "group",

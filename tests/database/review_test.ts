@@ -1,0 +1,179 @@
+import assert from "node:assert/strict";
+import {
+  column,
+  paginator,
+  QueryBuilder,
+  rpcGetMaybeSingleTyped,
+  rpcMaybeSingleTyped,
+  rpcSingleTyped,
+  rpcTyped,
+  selectMaybeSingleTyped,
+  selectSingleTyped,
+  selectTyped,
+  selectWithCountTyped,
+  type StandardSchemaV1,
+  updateTyped,
+  validateAll,
+} from "../../database/mod.ts";
+import { parseJsonInt64 } from "../../core/_json_int64.ts";
+import { jsonResponse } from "../support/recording_fetch.ts";
+import { assertInvalid, makeDb } from "./_helpers.ts";
+
+const text = (body: string, status = 200) =>
+  new Response(body, { status, headers: { "content-type": "application/json" } });
+
+// --- int8 beyond 2^53 -------------------------------------------------------------------------
+
+const BIG_ROW = '{"id":9007199254740993,"note":"ref 12345678901234567890","n":9007199254740991}';
+
+Deno.test("typed reads keep integers beyond 2^53 exact (bigint), so a row read and written back hits the same row", async () => {
+  const { db, rec } = makeDb(() => text(`[${BIG_ROW}]`));
+  const [row] = (await selectTyped<{ id: bigint; note: string; n: number }>(db, "t"))
+    .getOrThrow();
+  assert.equal(row.id, 9007199254740993n);
+  assert.equal(row.note, "ref 12345678901234567890"); // digits inside a string stay text
+  assert.equal(row.n, 9007199254740991); // a safe integer stays a number
+  await updateTyped(db, "t", { note: "x" }, (w) => w.eq(column<bigint>("id"), row.id));
+  assert.equal(rec.last.url.searchParams.get("id"), "eq.9007199254740993");
+  const [back] = (await updateTyped(db, "t", { id: row.id }, null)).getOrThrow() as Array<
+    { id: bigint }
+  >;
+  assert.equal(rec.last.text, '{"id":9007199254740993}');
+  assert.equal(back.id, 9007199254740993n);
+});
+
+Deno.test("every typed reader and the paginator read integers beyond 2^53 as bigint", async () => {
+  const { db } = makeDb((req) =>
+    req.headers.get("accept") === "application/vnd.pgrst.object+json"
+      ? text(BIG_ROW)
+      : text(`[${BIG_ROW}]`)
+  );
+  const id = (v: unknown) => (v as { id: unknown }).id;
+  assert.equal(id((await selectSingleTyped(db, "t")).getOrThrow()), 9007199254740993n);
+  assert.equal(id((await selectMaybeSingleTyped(db, "t")).getOrThrow()), 9007199254740993n);
+  assert.equal(id((await selectWithCountTyped(db, "t")).getOrThrow().rows[0]), 9007199254740993n);
+  assert.equal(id(((await rpcTyped(db, "f")).getOrThrow() as unknown[])[0]), 9007199254740993n);
+  assert.equal(id((await rpcSingleTyped(db, "f")).getOrThrow()), 9007199254740993n);
+  assert.equal(id((await rpcMaybeSingleTyped(db, "f")).getOrThrow()), 9007199254740993n);
+  assert.equal(id((await rpcGetMaybeSingleTyped(db, "f")).getOrThrow()), 9007199254740993n);
+  const p = paginator(db, "t", { pageSize: 1 });
+  await p.loadNext();
+  assert.equal(id(p.items.value[0]), 9007199254740993n);
+});
+
+Deno.test("parseJsonInt64: only integer literals beyond 2^53 become bigint; strings, keys, fractions and exponents stay", () => {
+  assert.deepEqual(
+    parseJsonInt64(
+      '{"12345678901234567890":"a\\"12345678901234567890","b":-9007199254740993,' +
+        '"c":1234567890123456.5,"d":1e20,"e":9007199254740991,"f":[18446744073709551615]}',
+    ),
+    {
+      "12345678901234567890": 'a"12345678901234567890',
+      b: -9007199254740993n,
+      c: 1234567890123456.5,
+      d: 1e20,
+      e: 9007199254740991,
+      f: [18446744073709551615n],
+    },
+  );
+  assert.deepEqual(parseJsonInt64('[1,"x",{"a":123456789012345}]'), [1, "x", {
+    a: 123456789012345,
+  }]);
+  assert.throws(() => parseJsonInt64("[1,"), SyntaxError);
+});
+
+// --- referencedTable --------------------------------------------------------------------------
+
+Deno.test("referencedTable must be an embed path: a JSON path or a 'not' segment is INVALID_ARGUMENT, with no request", async () => {
+  const { db, rec } = makeDb();
+  const id = column<number>("id");
+  const bad = ["items->x", "items->>x", "a.b->0", "not", "a.not", "not.a"];
+  for (const t of bad) {
+    const o = { referencedTable: t };
+    await assertInvalid(db.select("t", { block: (q) => q.limit(1, o) }), /referencedTable/, t);
+    await assertInvalid(db.select("t", { block: (q) => q.offset(1, o) }), /referencedTable/, t);
+    await assertInvalid(db.select("t", { block: (q) => q.range(0, 1, o) }), /referencedTable/, t);
+    await assertInvalid(db.select("t", { block: (q) => q.orderBy(id, o) }), /referencedTable/, t);
+    await assertInvalid(
+      db.select("t", { block: (q) => q.where((w) => w.or((g) => g.eq(id, 1), o)) }),
+      /referencedTable/,
+      t,
+    );
+    await assertInvalid(
+      db.select("t", { block: (q) => q.where((w) => w.and((g) => g.eq(id, 1), o)) }),
+      /referencedTable/,
+      t,
+    );
+    assert.throws(() => new QueryBuilder().limit(1, o), TypeError);
+  }
+  // `within` on a column under a table path sends that path as a group's.
+  await assertInvalid(
+    db.select("t", {
+      block: (q) => q.where((w) => w.within(column<number>("not.age"), { from: 1, to: 2 })),
+    }),
+    /not/,
+  );
+  assert.equal(rec.requests.length, 0);
+});
+
+Deno.test("referencedTable: embeds named and, or, order or with '-' are ordinary path segments", () => {
+  const q = new QueryBuilder()
+    .where((w) => w.or((g) => g.eq(column("a"), 1), { referencedTable: "x.or" }))
+    .limit(1, { referencedTable: "and.my-embed" });
+  assert.deepEqual(q.toQueryPairs(), [["x.or.or", "(a.eq.1)"], ["and.my-embed.limit", "1"]]);
+});
+
+// --- maybe-single: only PostgREST's zero-rows 406 -----------------------------------------------
+
+Deno.test("maybe-single: a 406 without PostgREST's PGRST116 and '0 rows' details fails, whatever its message says", async () => {
+  const answers = [
+    () => new Response("<html>no rows</html>", { status: 406 }),
+    () => jsonResponse({ message: "No rows found" }, { status: 406 }),
+    () => jsonResponse({ code: "X1", details: "The result contains 0 rows" }, { status: 406 }),
+    () =>
+      jsonResponse({ code: "PGRST116", details: "no rows", message: "no rows" }, { status: 406 }),
+  ];
+  for (const [i, answer] of answers.entries()) {
+    const { db } = makeDb(answer);
+    assert.equal((await selectMaybeSingleTyped(db, "t")).errorOrNull()?.status, 406, `${i}`);
+    assert.equal((await rpcGetMaybeSingleTyped(db, "f")).errorOrNull()?.status, 406, `${i}`);
+  }
+  const { db } = makeDb(() =>
+    jsonResponse({
+      code: "PGRST116",
+      details: "The result contains 0 rows",
+      hint: null,
+      message: "JSON object requested, multiple (or no) rows returned",
+    }, { status: 406 })
+  );
+  assert.equal((await selectMaybeSingleTyped(db, "t")).getOrThrow(), null);
+  assert.equal((await rpcGetMaybeSingleTyped(db, "f")).getOrThrow(), null);
+});
+
+// --- single: a row is never null --------------------------------------------------------------
+
+Deno.test("selectSingleTyped: a 200 with an empty or null body is DECODE; rpcSingleTyped keeps a scalar NULL", async () => {
+  for (const body of ["", "null", " \n"]) {
+    const { db } = makeDb(() => text(body));
+    const r = await selectSingleTyped(db, "t");
+    assert.equal(r.errorOrNull()?.category, "DECODE", JSON.stringify(body));
+  }
+  const { db } = makeDb(() => text("null"));
+  assert.equal((await rpcSingleTyped(db, "f")).getOrThrow(), null);
+});
+
+// --- validators: never a rejection ------------------------------------------------------------
+
+Deno.test("a validator whose '~standard' getter throws is DECODE, never a rejected promise", async () => {
+  const hostile = {
+    get ["~standard"](): never {
+      throw new Error("getter");
+    },
+  } as unknown as StandardSchemaV1<unknown>;
+  const { db } = makeDb(() => jsonResponse([{ id: 1 }]));
+  const r = await selectTyped(db, "t", { validator: hostile });
+  assert.equal(r.errorOrNull()?.category, "DECODE");
+  assert.match(r.errorOrNull()?.message ?? "", /getter/);
+  const direct = await validateAll([1], hostile);
+  assert.equal(direct.errorOrNull()?.category, "DECODE");
+});
