@@ -2,6 +2,9 @@
  * Typed extensions of the database client: decode rows (optionally through a
  * validator) and map PostgREST's single-row answers. Each is a standalone
  * function whose first parameter is the {@linkcode DatabaseClient}.
+ * Integers beyond 2^53 (`int8` ids past `Number.MAX_SAFE_INTEGER`) are read
+ * as exact `bigint`s, which the writers and filters send back as they are:
+ * declare such a column `bigint` (or `number | bigint`) in the row type.
  *
  * @module
  */
