@@ -26,8 +26,7 @@ export interface DecodedJwt {
 
 let decoder: TextDecoder | undefined;
 
-const BASE64URL = /^[A-Za-z0-9_-]*$/;
-const NON_ASCII = /[\u0080-\uffff]/;
+const BASE64URL = /^[\w-]*$/; // \w is [A-Za-z0-9_] without the u flag
 
 function invalid(reason: string): Failure {
   return failure({
@@ -57,20 +56,15 @@ function isBase64Url(part: string, allowEmpty: boolean): boolean {
 
 /**
  * Decodes validated base64url to text. `atob` (native everywhere) does the
- * work; UTF-8 beyond ASCII goes through a fatal `TextDecoder`.
+ * work, and ASCII (nearly every token) is its own text; UTF-8 beyond ASCII
+ * goes through a fatal `TextDecoder` (the part decoded again, as bytes).
  */
 function base64UrlToText(part: string): string {
   const binary = atob(part.replace(/-/g, "+").replace(/_/g, "/"));
-  if (!NON_ASCII.test(binary)) return binary;
+  if (!/[^\0-\x7f]/.test(binary)) return binary;
   // ignoreBOM keeps a leading BOM, which JSON.parse then refuses (RFC 8259 §8.1), as GoTrue does.
   decoder ??= new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
-  return decoder.decode(binaryToBytes(binary));
-}
-
-function binaryToBytes(binary: string): Uint8Array<ArrayBuffer> {
-  const bytes = new Uint8Array(binary.length);
-  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
-  return bytes;
+  return decoder.decode(base64UrlToBytes(part));
 }
 
 /**
@@ -80,7 +74,10 @@ function binaryToBytes(binary: string): Uint8Array<ArrayBuffer> {
  * @returns The bytes.
  */
 export function base64UrlToBytes(part: string): Uint8Array<ArrayBuffer> {
-  return binaryToBytes(atob(part.replace(/-/g, "+").replace(/_/g, "/")));
+  const binary = atob(part.replace(/-/g, "+").replace(/_/g, "/"));
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  return bytes;
 }
 
 function decodeJsonPart(text: string, what: string): JsonObject | Failure {

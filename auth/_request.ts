@@ -57,6 +57,9 @@ export function gotrue<T>(client: BaseClient, call: GoTrueCall<T>): Promise<Serv
       ? { credentials: "apikey" as const }
       : { accessToken: call.accessToken, credentials: "token" as const }),
     retry: call.retry ?? method === "GET",
+    // GoTrue's API answers where it is asked: a redirect's answer (from another origin without the
+    // credentials, or a proxy's) would pass for the auth server's, a token check's included.
+    redirect: "manual",
     signal: call.options?.signal,
     timeout: call.options?.timeout,
     secrets: bodySecrets(call.body),

@@ -21,11 +21,13 @@ export interface ClaimsSource {
   /** The auth client's JWKS resolver. */
   readonly jwks: JwksResolver;
   /**
-   * Fetches the user of `accessToken`; success means the server accepts the token.
+   * Fetches the user of `accessToken` from the auth server itself (no
+   * redirect followed). A success accepts the token only when it holds the
+   * token's own user: an object whose `id` is the token's `sub`.
    *
    * @param accessToken The token.
    * @param options A cancellation signal.
-   * @returns The user or a failure.
+   * @returns The user (an object with its `id`) or a failure.
    */
   getUser(accessToken: string, options?: { signal?: AbortSignal }): Promise<ServiceResult<unknown>>;
 }
@@ -136,15 +138,17 @@ async function serverValidate(
   signal: AbortSignal | undefined,
 ): Promise<ServiceResult<JwtClaimsResult>> {
   const r = await auth.getUser(jwt, { signal });
-  if (r.ok) return success(buildResult(decoded));
+  // The server accepts the token when it answers with the token's own user: any other answer (a
+  // 2xx from a host a redirect or a proxy put in its place) proves nothing.
+  if (r.ok) {
+    return (r.value as { id?: unknown } | null)?.id === decoded.payload.sub
+      ? success(buildResult(decoded))
+      : rejected("Cannot accept the JWT as its user is not the server's", "bad_jwt");
+  }
   // GoTrue refuses a token it read with 401 or 403 (`bad_jwt`, `session_not_found`,
   // ...): the same refusal as a local one, so the same category.
   const e = r.error;
   return e.status === 401 || e.status === 403 ? failure({ ...e, category: "UNAUTHORIZED" }) : r;
-}
-
-function hasSubtle(): boolean {
-  return typeof globalThis.crypto?.subtle?.verify === "function";
 }
 
 /**
@@ -162,8 +166,11 @@ function hasSubtle(): boolean {
  * the key the client's JWKS resolver gives; a bad signature fails. Every
  * other case (HS256 and other algorithms, no `kid`, a `kid` the JWKS does not
  * hold, an unreachable JWKS, no WebCrypto) is validated by the server:
- * `auth.getUser(jwt)` succeeding accepts the token, its failure is returned
- * (a 401 or 403, the server refusing the token, as `UNAUTHORIZED`).
+ * `auth.getUser(jwt)` answering with the token's own user (its `id` equal to
+ * the token's `sub`) accepts the token; another answer (no user, another
+ * user) is `UNAUTHORIZED` (`bad_jwt`), and a failure is returned (a 401 or
+ * 403, the server refusing the token, as `UNAUTHORIZED`). No redirect is
+ * followed: an answer from elsewhere would pass for the auth server's.
  * Rejections have category `UNAUTHORIZED` and a code (`token_expired`,
  * `token_not_yet_valid`, `invalid_issuer`, `invalid_audience`,
  * `invalid_signature`, `unsupported_algorithm`,
@@ -220,7 +227,11 @@ export async function getClaims(
     return rejected("Cannot accept the JWT as its 'alg' header is not a string", "bad_jwt");
   }
   const kid = header.kid;
-  if (alg !== "ES256" || typeof kid !== "string" || kid.trim() === "" || !hasSubtle()) {
+  if (
+    alg !== "ES256" || typeof kid !== "string" || kid.trim() === "" ||
+    // No WebCrypto (probed through globalThis): the server checks the token.
+    typeof globalThis.crypto?.subtle?.verify !== "function"
+  ) {
     return serverValidate(auth, jwt, d, options.signal);
   }
 
@@ -280,7 +291,14 @@ export function createClaimsVerifier(
   const jwks = createJwksResolver(client, options.jwks);
   return {
     jwks,
+    // Never redirected: only the auth server's own answer counts. The user is the body.
     getUser: (accessToken, o) =>
-      client.request({ area: "auth", path: "/user", accessToken, signal: o?.signal }),
+      client.request({
+        area: "auth",
+        path: "/user",
+        accessToken,
+        signal: o?.signal,
+        redirect: "manual",
+      }).then((r) => r.ok ? success(r.value.body) : r),
   };
 }

@@ -34,7 +34,6 @@
  */
 
 import type { BaseClient } from "../core/client.ts";
-import type { JsonObject } from "../core/decode.ts";
 import { type Failure, failure, type ServiceResult, success } from "../core/result.ts";
 import { decodeJwk, type Jwk, type JwkSet } from "./jwt.ts";
 import { bounded, cancelled } from "../core/_abort.ts";
@@ -203,7 +202,7 @@ interface Flight {
 
 /** A P-256 coordinate: 32 bytes as unpadded base64url (43 characters). */
 function isCoordinate(v: unknown): v is string {
-  return typeof v === "string" && /^[A-Za-z0-9_-]{42}[AEIMQUYcgkosw048]$/.test(v);
+  return typeof v === "string" && /^[\w-]{42}[AEIMQUYcgkosw048]$/.test(v);
 }
 
 function isEs256Key(o: Record<string, unknown>): boolean {
@@ -236,10 +235,8 @@ function parseKeySet(
       cause: error,
     });
   }
-  if (
-    value === null || typeof value !== "object" || Array.isArray(value) ||
-    !Array.isArray((value as JsonObject).keys)
-  ) {
+  // Null, a scalar or an array (whose `keys` is a method) has no `keys` array.
+  if (!Array.isArray((value as { keys?: unknown } | null)?.keys)) {
     return failure({
       message: "Cannot use the JWKS as it must be an object with a 'keys' array",
       category: "DECODE",
@@ -248,9 +245,9 @@ function parseKeySet(
   const keys: Jwk[] = [];
   const byKid = new Map<string, KeyEntry>();
   for (const raw of (value as { keys: unknown[] }).keys) {
-    if (raw === null || typeof raw !== "object" || Array.isArray(raw)) continue;
     const o = raw as Record<string, unknown>;
-    if (typeof o.kty !== "string") continue;
+    // Null, a scalar or an array has no `kty` string: not a key.
+    if (typeof o?.kty !== "string") continue;
     if (PRIVATE_MEMBERS.some((m) => o[m] !== undefined)) continue;
     const jwk = decodeJwk(o);
     keys.push(jwk);
@@ -558,7 +555,12 @@ export class JwksResolver {
         });
       }
       if (!this.#flightAlive(current)) {
-        const own = this.#startFlight(true);
+        // A fetch of its own, shared with the callers that come while it runs.
+        const own: Flight = { startedAt: Date.now(), promise: null as never };
+        own.promise = this.#fetchAndStore().finally(() => {
+          if (this.#inflight === own) this.#inflight = null;
+        });
+        this.#inflight = own;
         const r = await bounded(own.promise, Infinity, signal);
         return r.kind === "done" ? r.value : cancelled();
       }
@@ -567,15 +569,6 @@ export class JwksResolver {
       if (r.kind === "aborted") return cancelled();
       if (this.#inflight === current) this.#inflight = null;
     }
-  }
-
-  #startFlight(install: boolean): Flight {
-    const flight: Flight = { startedAt: Date.now(), promise: null as never };
-    flight.promise = this.#fetchAndStore().finally(() => {
-      if (this.#inflight === flight) this.#inflight = null;
-    });
-    if (install) this.#inflight = flight;
-    return flight;
   }
 
   async #fetchAndStore(): Promise<ServiceResult<KeySetState>> {

@@ -4,11 +4,7 @@
  * @module
  */
 
-/**
- * A string holding a JWT (base64url parts, the first a JSON object, as the transport redacts
- * them): never echoed. A file name such as `photo.backup.jpg` is not one.
- */
-const TOKEN_SHAPED = /eyJ[\w-]{4,}\.[\w-]{4,}\.[\w-]*/;
+import { redactJwts } from "./_jwt_shape.ts";
 
 /**
  * A caller's value as an error message's "current value is …" shows it. It
@@ -23,7 +19,9 @@ const TOKEN_SHAPED = /eyJ[\w-]{4,}\.[\w-]{4,}\.[\w-]*/;
 export function showValue(value: unknown): string {
   switch (typeof value) {
     case "string":
-      return TOKEN_SHAPED.test(value)
+      // A string holding a JWT (as the transport redacts them) is never echoed; a file name such
+      // as `photo.backup.jpg` is not one.
+      return redactJwts(value) !== value
         ? "a token-shaped string"
         : JSON.stringify(value.length > 64 ? `${value.slice(0, 64)}…` : value);
     case "bigint":

@@ -6,6 +6,7 @@
  */
 
 import { describeThrown } from "./_thrown.ts";
+import { redactJwts } from "./_jwt_shape.ts";
 import { type ErrorCategory, ServiceError } from "./result.ts";
 import { parseRetryAfter } from "./retry.ts";
 
@@ -73,11 +74,8 @@ export function redactSecrets(
     const secret = raw?.trim();
     if (secret && secret.length >= 8) out = out.split(secret).join("***");
   }
-  // Anything shaped like a JWT is a token whatever its origin or what precedes it (`%3DeyJ…`).
-  return out.replace(
-    /eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*/g,
-    "***",
-  );
+  // Anything shaped like a JWT is a token whatever its origin.
+  return redactJwts(out);
 }
 
 /**

@@ -2,9 +2,8 @@
 
 import { createBaseClient } from "../../core/client.ts";
 import { encodeBase64Url } from "../../core/encoding.ts";
-import type { ServiceResult } from "../../core/result.ts";
-import type { ClaimsSource } from "../../auth/get_claims.ts";
-import { createJwksResolver, type JwksOptions, type JwksResolver } from "../../auth/jwks.ts";
+import { type ClaimsSource, createClaimsVerifier } from "../../auth/get_claims.ts";
+import type { JwksOptions, JwksResolver } from "../../auth/jwks.ts";
 import { jsonResponse, type Recorder, recordingFetch } from "../support/recording_fetch.ts";
 
 export const BASE_URL = "https://project.example";
@@ -136,17 +135,9 @@ export function harness(h: HarnessOptions = {}): Harness {
     return jsonResponse({ msg: "not found" }, { status: 404 });
   });
   const client = createBaseClient(h.baseUrl ?? BASE_URL, API_KEY, { fetch: rec.fetch });
-  const jwks = createJwksResolver(client, h.options);
-  const auth: ClaimsSource = {
-    jwks,
-    getUser: (accessToken: string, options?: { signal?: AbortSignal }) =>
-      client.request({
-        area: "auth",
-        path: "/user",
-        accessToken,
-        signal: options?.signal,
-      }) as Promise<ServiceResult<unknown>>,
-  };
+  // The verify-only source: its JWKS resolver and its bare GET /user.
+  const auth: ClaimsSource = createClaimsVerifier(client, { jwks: h.options });
+  const jwks = auth.jwks;
   const count = (path: string) => rec.requests.filter((r) => r.url.pathname === path).length;
   return {
     auth,

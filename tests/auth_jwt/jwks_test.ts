@@ -523,7 +523,7 @@ Deno.test("a stalled JWKS endpoint gets a bounded number of fetches, however man
   const k = await makeKey("k1");
   const h = harness({
     jwks: (_i, signal) => never(signal),
-    user: () => jsonResponse({ id: "u1", aud: "authenticated" }),
+    user: () => jsonResponse({ id: claims().sub, aud: "authenticated" }),
     options: { timeout: 600, inflightWaitMs: 50 },
   });
   const token = await signEs256({ alg: "ES256", kid: "k1" }, claims(), k.privateKey);
@@ -617,7 +617,7 @@ Deno.test("a refresh that lands while the old entry's key is being imported stil
       await gate.promise;
       return jwksBody(k1.jwk);
     },
-    user: () => jsonResponse({ id: "u1" }),
+    user: () => jsonResponse({ id: claims().sub }),
     options: {
       maxAgeMs: 50,
       // A cold start from a set another isolate stored a while ago: stale, so refreshed.

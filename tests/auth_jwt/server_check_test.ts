@@ -1,0 +1,99 @@
+// The server check getClaims falls back to (HS256, no kid, an unknown kid, no
+// JWKS) accepts a token only when the auth server itself answers with the
+// token's own user: not a redirect's answer from elsewhere, not an empty 200,
+// not another user (found by a security review: a forged HS256 token passed
+// when /user was redirected to a host answering 2xx).
+import assert from "node:assert/strict";
+import { createBaseClient } from "../../core/client.ts";
+import { createAuthClient } from "../../auth/client.ts";
+import { type ClaimsSource, createClaimsVerifier, getClaims } from "../../auth/get_claims.ts";
+import { jsonResponse, recordingFetch } from "../support/recording_fetch.ts";
+import { API_KEY, BASE_URL, claims, signHs256 } from "./_helpers.ts";
+
+const SUB = String(claims().sub);
+
+/** A token signed with a secret the auth server does not hold: only the server can tell. */
+function forged(extra: Record<string, unknown> = {}): Promise<string> {
+  return signHs256(
+    { alg: "HS256", typ: "JWT" },
+    claims({ role: "service_role", ...extra }),
+    new TextEncoder().encode("not-the-project-secret"),
+  );
+}
+
+/** Both claims sources over one scripted fetch. */
+function sources(answer: (url: URL) => Response): {
+  name: string;
+  source: ClaimsSource;
+  hosts: () => string[];
+}[] {
+  return ["AuthClient", "createClaimsVerifier"].map((name) => {
+    const rec = recordingFetch((req) => answer(req.url));
+    const client = createBaseClient(BASE_URL, API_KEY, { fetch: rec.fetch });
+    const source = name === "AuthClient" ? createAuthClient(client) : createClaimsVerifier(client);
+    return { name, source, hosts: () => rec.requests.map((r) => r.url.host) };
+  });
+}
+
+Deno.test("a /user redirected to another host is not the auth server's answer: the forged token is refused and the host never asked", async () => {
+  const token = await forged();
+  for (const status of [301, 302, 303, 307, 308]) {
+    for (
+      const { name, source, hosts } of sources((url) =>
+        url.host === "cdn.other.example"
+          ? jsonResponse({ id: SUB, aud: "authenticated" })
+          : new Response(null, { status, headers: { location: "https://cdn.other.example/u" } })
+      )
+    ) {
+      const r = await getClaims(source, token);
+      assert.equal(r.ok, false, `${name} ${status}`);
+      assert.notEqual(
+        r.errorOrNull()?.category,
+        "UNAUTHORIZED",
+        `${name} ${status}: not the token's fault`,
+      );
+      assert.deepEqual(hosts(), [new URL(BASE_URL).host], `${name} ${status}`);
+    }
+  }
+});
+
+Deno.test("the auth server's 200 accepts a token only when it holds the token's own user", async () => {
+  const token = await forged();
+  const bodies: Array<[string, () => Response]> = [
+    ["empty", () => new Response(null, { status: 200 })],
+    ["null", () => jsonResponse(null)],
+    ["{}", () => jsonResponse({})],
+    ["another user", () => jsonResponse({ id: "22222222-2222-2222-2222-222222222222" })],
+    ["a numeric id", () => jsonResponse({ id: 1 })],
+  ];
+  for (const [what, body] of bodies) {
+    for (const { name, source } of sources(body)) {
+      const r = await getClaims(source, token);
+      assert.equal(r.ok, false, `${name}: ${what}`);
+    }
+  }
+  // The token's own user: accepted, by both sources.
+  for (const { name, source } of sources(() => jsonResponse({ id: SUB }))) {
+    const r = await getClaims(source, token);
+    assert.equal(r.ok, true, name);
+    assert.equal(r.getOrThrow().claims.subject, SUB);
+  }
+  // A token without a subject has no user to match.
+  const anonymous = await forged({ sub: undefined });
+  for (const { name, source } of sources(() => jsonResponse({ id: SUB }))) {
+    assert.equal((await getClaims(source, anonymous)).ok, false, name);
+  }
+});
+
+Deno.test("auth calls do not follow redirects: a redirected getUser is a failure, not another host's user", async () => {
+  const rec = recordingFetch((req) =>
+    req.url.host === "cdn.other.example"
+      ? jsonResponse({ id: SUB, email: "someone@else.example" })
+      : new Response(null, { status: 302, headers: { location: "https://cdn.other.example/u" } })
+  );
+  const auth = createAuthClient(createBaseClient(BASE_URL, API_KEY, { fetch: rec.fetch }));
+  const r = await auth.getUser("some-access-token");
+  assert.equal(r.ok, false);
+  assert.equal(r.errorOrNull()?.status, 302);
+  assert.equal(rec.requests.length, 1);
+});
