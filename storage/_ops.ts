@@ -407,6 +407,8 @@ export async function uploadToSignedUrl(
     area: "storage",
     path: `/object/upload/sign/${encoded}`,
     query: [["token", token]],
+    // A token that is no JWT is not redacted by its shape: a network error's cause shows the URL.
+    secrets: [token],
     body: data as RequestBody,
     contentType: contentTypeOf(data, o),
     headers: uploadHeaders(o, true),

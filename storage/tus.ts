@@ -848,6 +848,8 @@ class Upload implements ResumableUpload {
       ...(url === null
         ? { area: "storage", path: "/upload/resumable" }
         : { url, credentials: this.#sameOrigin(url) ? "token" : "none" }),
+      // A pre-signed upload URL carries its credential in the query: redacted from failures.
+      secrets: url?.includes("?") ? [url.slice(url.indexOf("?") + 1)] : undefined,
       headers,
       ...(size > 0 || method === "PATCH"
         ? {

@@ -8,6 +8,8 @@ import {
   createStorageClient,
   listPaginator,
 } from "../../storage/mod.ts";
+import { uploadToSignedUrl } from "../../storage/objects.ts";
+import { createResumableUpload } from "../../storage/tus.ts";
 import { jsonResponse, recordingFetch } from "../support/recording_fetch.ts";
 import { makeStorage } from "./_helpers.ts";
 
@@ -134,4 +136,31 @@ Deno.test("listPaginator takes a timeout for each page's request, checked as oth
     assert.match(bad.errorOrNull()!.message, /'timeout' must be a non-negative number/);
   }
   assert.equal(rec.requests.length, 1);
+});
+
+Deno.test("an opaque signed-upload token and a pre-signed upload URL's query are redacted from a network failure and its cause", async () => {
+  // A closed port: the runtime's own network error names the URL, query included.
+  const closed = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (closed.addr as Deno.NetAddr).port;
+  closed.close();
+  const client = createBaseClient(`http://127.0.0.1:${port}`, "anon-key-123456", {
+    retry: { maxAttempts: 1 },
+  });
+  const token = "opaque-signed-upload-secret-XYZ";
+  const signed = await uploadToSignedUrl(client, "b", "k.txt", token, "data");
+  assert.equal(signed.errorOrNull()?.category, "NETWORK");
+  const shown = [signed.errorOrNull()!.message, Deno.inspect(signed.errorOrNull(), { depth: 10 })];
+  assert.ok(shown.some((s) => s.includes("/object/upload/sign/b/k.txt")), shown.join("\n"));
+  for (const s of shown) assert.ok(!s.includes(token), s);
+
+  const secret = "X-Amz-Signature=0123456789abcdef";
+  const upload = createResumableUpload(client, "b", "k.txt", new Uint8Array(8), {
+    uploadUrl: `http://127.0.0.1:${port}/upload/resumable/abc?${secret}`,
+    maxAttempts: 1,
+  });
+  const r = await upload.await();
+  assert.equal(r.ok, false);
+  for (const s of [r.errorOrNull()!.message, Deno.inspect(r.errorOrNull(), { depth: 10 })]) {
+    assert.ok(!s.includes("0123456789abcdef"), s);
+  }
 });
