@@ -154,6 +154,13 @@ function setting(value: number, name: string, positive: boolean): number {
  * Checks the fields a session's lifetime and refresh depend on (a JavaScript
  * caller may hand in anything): `TypeError` naming the field, never a token.
  */
+/**
+ * A session as the manager stores it: tagged with the project (the base
+ * client's URL) it belongs to, so that another project's manager reading the
+ * same storage key leaves it alone.
+ */
+type TaggedSession = Session & { project?: string };
+
 function checkSession(session: Session): void {
   if (!session || typeof session.accessToken !== "string" || session.accessToken.trim() === "") {
     throw new SessionRefused("Cannot save the session as it has no access token");
@@ -454,7 +461,7 @@ export class SessionManager {
     // Live in memory first: a storage that fails still leaves the session usable (and says so).
     this.#apply(live);
     try {
-      await this.#serial(() => this.#storage.save(live));
+      await this.#serial(() => this.#storage.save(this.#tagged(live)));
     } finally {
       // A sign-out or another save while this one was stored has the last word.
       if (epoch === this.#epoch) {
@@ -576,7 +583,7 @@ export class SessionManager {
       this.#hold(session, next, true);
       let stored: unknown = null;
       try {
-        await this.#serial(() => this.#storage.save(next));
+        await this.#serial(() => this.#storage.save(this.#tagged(next)));
       } catch (error) {
         stored = error ?? new Error("unknown storage error");
       }
@@ -694,8 +701,19 @@ export class SessionManager {
     } catch {
       return null;
     }
+    // Another project's session (two apps on one origin or cookie domain sharing the default
+    // key) is not this one's: its tokens must not reach this project's servers. It is left
+    // stored, for its own project. A session without a tag (a custom storage that keeps only
+    // the document's fields) is taken as this project's.
+    const { project, ...session } = loaded as TaggedSession;
+    if (project !== undefined && project !== this.#client.url) return null;
     // Always held as a masked copy: a custom storage may hand back a plain object.
-    return copySession(loaded, {});
+    return copySession(session, {});
+  }
+
+  /** A masked copy of `session` tagged with this client's project URL, for storage. */
+  #tagged(session: Session): TaggedSession {
+    return copySession(session, { project: this.#client.url } as Partial<Session>);
   }
 
   /**

@@ -41,7 +41,12 @@ export interface KeyValueStore {
   remove(key: string): void | Promise<void>;
 }
 
-/** The default storage key. */
+/**
+ * The default storage key. A `SessionManager` tags what it stores with its
+ * project (the base client's URL) and leaves another project's session
+ * alone, so two projects may share this key; each still overwrites the
+ * other's session on sign-in, so give each its own key.
+ */
 export const DEFAULT_KEY = "fetchbase.auth.session";
 
 /**
@@ -139,6 +144,8 @@ export function parseStoredSession(text: string | null | undefined): Session | n
     }, [...USER_SECRETS]),
     providerToken: str(o.providerToken),
     providerRefreshToken: str(o.providerRefreshToken),
+    // The project a SessionManager tagged it with, kept so that it can check it.
+    ...(typeof o.project === "string" ? { project: o.project } : {}),
   }, [...SESSION_SECRETS]);
 }
 

@@ -419,3 +419,53 @@ Deno.test("a listener told INITIAL_SESSION of a session hears its SIGNED_OUT, ev
     m.dispose();
   });
 });
+
+Deno.test("a stored session belongs to its project: another project's manager on the same storage key neither uses nor sends its tokens, nor clears it", async () => {
+  const map = new Map<string, string>();
+  const store = {
+    get: (k: string) => map.get(k) ?? null,
+    set: (k: string, v: string) => void map.set(k, v),
+    remove: (k: string) => void map.delete(k),
+  };
+  const make = (url: string) => {
+    const log: string[] = [];
+    const fetch = (input: RequestInfo | URL, init?: RequestInit) => {
+      const req = new Request(input, init);
+      log.push(`${req.method} ${new URL(req.url).host} ${req.headers.get("authorization")}`);
+      return Promise.resolve(json(sessionJson(9)));
+    };
+    const client = createBaseClient(url, KEY, { fetch, retry: { maxAttempts: 1 }, timeout: 0 });
+    const manager = createSessionManager(createAuthClient(client), client, {
+      storage: new KeyValueSessionStorage(store), // the default key, for both projects
+      autoRefresh: false,
+    });
+    return { client, manager, log };
+  };
+  const a = make("https://project-a.example");
+  await a.manager.saveSession(decodeSession(sessionJson(1)));
+  const stored = map.get(DEFAULT_KEY)!;
+  assert.equal(JSON.parse(stored).project, "https://project-a.example");
+
+  // Project B, same key: no session, no token on its client, nothing sent, A's left in place.
+  const b = make("https://project-b.example");
+  const restored = await b.manager.initialize();
+  assert.equal(restored.ok, false);
+  assert.equal(b.manager.currentSession, null);
+  assert.equal(b.client.accessToken, null);
+  assert.deepEqual(b.log, []);
+  assert.equal(map.get(DEFAULT_KEY), stored);
+
+  // Project A's own manager restores it; the tag does not show on the session it holds.
+  const again = make("https://project-a.example");
+  const mine = (await again.manager.initialize()).getOrThrow();
+  assert.equal(mine.accessToken, "access-1");
+  assert.equal("project" in mine, false);
+  assert.equal(again.client.accessToken, "access-1");
+
+  // A session without a tag (a custom storage keeping only the document's fields) is taken.
+  const untagged = JSON.parse(stored);
+  delete untagged.project;
+  map.set(DEFAULT_KEY, JSON.stringify(untagged));
+  const c = make("https://project-c.example");
+  assert.equal((await c.manager.initialize()).getOrThrow().accessToken, "access-1");
+});
