@@ -27,7 +27,11 @@ export interface ClientOptions {
    * value that cannot be sent is a `TypeError` that does not quote it.
    */
   headers?: Record<string, string> | Headers | Array<[string, string]>;
-  /** Default timeout per call in milliseconds; 0 disables. Default 30000. */
+  /**
+   * Default timeout per call in milliseconds; 0 disables. Default 30000.
+   * Simple uploads and downloads (whose length has no bound) take none unless
+   * given one per call; each request of a resumable upload takes this one.
+   */
   timeout?: number;
   /** Retry policy for calls that allow retrying. */
   retry?: Partial<RetryPolicy>;

@@ -64,7 +64,12 @@ export interface SessionConfig {
    * except with a `perRequest` storage, which gets no timer. Default true.
    */
   autoRefresh?: boolean;
-  /** Seconds before expiry at which the refresh happens. Default 60. */
+  /**
+   * Seconds before expiry at which the refresh happens. Default 60. A token
+   * is never refreshed sooner than 10 s (or half its life, when shorter)
+   * after it was granted, so a buffer close to a short token's lifetime
+   * refreshes at that point instead.
+   */
   refreshBufferSeconds?: number;
   /** Where the session persists. Default in memory. */
   storage?: SessionStorage;
