@@ -29,6 +29,12 @@ export interface GoTrueCall<T> {
   options?: AuthCallOptions;
   /** Whether the transport may retry. Default: GET only. */
   retry?: boolean;
+  /**
+   * `"manual"` follows no redirect (a 3xx is a failure). Default: the
+   * transport's (within the origin; to another one only GET and HEAD,
+   * without credentials).
+   */
+  redirect?: "manual";
 }
 
 export function gotrue<T>(client: BaseClient, call: GoTrueCall<T>): Promise<ServiceResult<T>> {
@@ -57,9 +63,7 @@ export function gotrue<T>(client: BaseClient, call: GoTrueCall<T>): Promise<Serv
       ? { credentials: "apikey" as const }
       : { accessToken: call.accessToken, credentials: "token" as const }),
     retry: call.retry ?? method === "GET",
-    // GoTrue's API answers where it is asked: a redirect's answer (from another origin without the
-    // credentials, or a proxy's) would pass for the auth server's, a token check's included.
-    redirect: "manual",
+    redirect: call.redirect,
     signal: call.options?.signal,
     timeout: call.options?.timeout,
     secrets: bodySecrets(call.body),

@@ -170,8 +170,7 @@ export async function requestJwks(
   if (!r.ok) return r;
   if (r.value.status !== 200) {
     return failure({
-      message:
-        `Cannot use the JWKS response as its status must be 200: current status is ${r.value.status}`,
+      message: `Cannot use the JWKS response as its status is ${r.value.status}, not 200`,
       category: "DECODE",
       status: r.value.status,
     });
@@ -273,11 +272,12 @@ function checkDuration(name: string, value: number | undefined, fallback: number
   const v = value ?? fallback;
   // NaN is not >= 0. A byte cap is a whole number, as the transport requires: a fraction or
   // Infinity passed here would fail every fetch later.
-  if (!(typeof v === "number" && v >= 0) || name === "maxBodyBytes" && !Number.isSafeInteger(v)) {
+  const bytes = name === "maxBodyBytes";
+  if (!(typeof v === "number" && v >= 0) || bytes && !Number.isSafeInteger(v)) {
     throw new RangeError(
-      `Cannot create the JWKS resolver as '${name}' must be a non-negative number: current value is ${
-        describeThrown(v)
-      }`,
+      `Cannot create the JWKS resolver as '${name}' must be a non-negative ${
+        bytes ? "integer" : "number"
+      }: current value is ${describeThrown(v)}`,
     );
   }
   return v;
@@ -395,8 +395,8 @@ export class JwksResolver {
     const r = await this.#lookup(kid, signal);
     if (!r.ok) return r;
     const entry = r.value;
-    if (entry === null || entry.ec === null) return success(null);
-    return success(entry.key ?? await importEntry(entry));
+    // A key that is no P-256 one has no key to import (importEntry answers null for it).
+    return success(entry && (entry.key ?? await importEntry(entry)));
   }
 
   /**
@@ -508,17 +508,18 @@ export class JwksResolver {
     // A cache that fails, or an entry that throws when read (a getter, a proxy), is a miss.
     try {
       const entry: JwksCacheEntry | null | undefined = await cache.get(this.url);
-      if (
-        !entry || typeof entry.jwks !== "string" || typeof entry.fetchedAt !== "number" ||
-        !Number.isFinite(entry.fetchedAt)
-      ) return;
+      // Each read once (a getter may answer differently twice); no entry, no text or no finite
+      // time (Number.isFinite is false for a non-number) is a miss.
+      const jwks = entry?.jwks;
+      const at = entry?.fetchedAt as number;
+      if (typeof jwks !== "string" || !Number.isFinite(at)) return;
       // An entry from a clock ahead of ours counts as fetched now, but one further
       // ahead than the skew is ignored: re-read, it would seem fresh for ever.
       const now = Date.now();
-      if (entry.fetchedAt > now + EXTERNAL_CLOCK_SKEW_MS) return;
-      const fetchedAt = Math.min(entry.fetchedAt, now);
+      if (at > now + EXTERNAL_CLOCK_SKEW_MS) return;
+      const fetchedAt = Math.min(at, now);
       if (this.#state !== null && this.#state.fetchedAt >= fetchedAt) return;
-      const parsed = parseKeySet(entry.jwks, fetchedAt, this.#state);
+      const parsed = parseKeySet(jwks, fetchedAt, this.#state);
       if (parsed.ok) this.#state = parsed.value;
     } catch {
       // a miss: the set is fetched

@@ -40,7 +40,15 @@ export function getUser(
   o: AuthCallOptions = {},
 ): Promise<ServiceResult<User>> {
   if (blank(accessToken)) return invalid("Cannot get the user as 'accessToken' is blank");
-  return gotrue(client, { path: "/user", accessToken, decode: decodeUser, options: o });
+  return gotrue(client, {
+    path: "/user",
+    accessToken,
+    decode: decodeUser,
+    options: o,
+    // A token check (getClaims' fallback, a server authenticating a caller): only the auth
+    // server's own answer counts, never one from wherever a redirect leads.
+    redirect: "manual",
+  });
 }
 
 export function updateUser(

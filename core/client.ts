@@ -30,7 +30,8 @@ export interface ClientOptions {
   /**
    * Default timeout per call in milliseconds; 0 disables. Default 30000.
    * Simple uploads and downloads (whose length has no bound) take none unless
-   * given one per call; each request of a resumable upload takes this one.
+   * given one per call; each request of a resumable upload takes this one
+   * (a chunk's, 1 s more per 64 KiB it carries).
    */
   timeout?: number;
   /** Retry policy for calls that allow retrying. */

@@ -65,13 +65,15 @@ export async function decodeValue<T>(
 }
 
 /**
- * Whether a failure is PostgREST's 406 for zero rows (`PGRST116`, "The result contains 0 rows");
- * another 406 (a proxy's page, another error) stays a failure.
+ * Whether a failure is PostgREST's 406 for zero rows (`PGRST116`, "The result contains 0 rows";
+ * before PostgREST 10, no code and "Results contain 0 rows"); another 406 (a proxy's page,
+ * another error) stays a failure.
  */
 export function isNoRows(r: ServiceResult<unknown>): boolean {
   if (r.ok) return false;
   const e = r.error;
-  return e.status === 406 && e.code === "PGRST116" && /\b0 rows\b/.test(e.details ?? "");
+  return e.status === 406 && (e.code === "PGRST116" || e.code === null) &&
+    /\b0 rows\b/.test(e.details ?? "");
 }
 
 export function discard(r: ServiceResult<unknown>): ServiceResult<void> {

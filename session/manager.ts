@@ -73,6 +73,16 @@ export interface SessionConfig {
   refreshBufferSeconds?: number;
   /** Where the session persists. Default in memory. */
   storage?: SessionStorage;
+  /**
+   * The project the stored session is tagged with. A stored session tagged
+   * with another project is no session (and is left stored), so two
+   * projects sharing a storage key or cookie never send each other's
+   * tokens. Default: the base client's URL. Give every client that shares a
+   * storage and reaches the same project through another URL (a server's
+   * internal address, a custom domain) the same value, such as the project's
+   * reference; `null` neither tags nor checks.
+   */
+  project?: string | null;
   /** First retry delay after a transient refresh failure, ms. Default 1000. */
   retryBaseDelayMs?: number;
   /**
@@ -156,16 +166,16 @@ function setting(value: number, name: string, positive: boolean): number {
 }
 
 /**
- * Checks the fields a session's lifetime and refresh depend on (a JavaScript
- * caller may hand in anything): `TypeError` naming the field, never a token.
- */
-/**
- * A session as the manager stores it: tagged with the project (the base
- * client's URL) it belongs to, so that another project's manager reading the
+ * A session as the manager stores it: tagged with the project it belongs to
+ * (`SessionConfig.project`), so that another project's manager reading the
  * same storage key leaves it alone.
  */
 type TaggedSession = Session & { project?: string };
 
+/**
+ * Checks the fields a session's lifetime and refresh depend on (a JavaScript
+ * caller may hand in anything): `TypeError` naming the field, never a token.
+ */
 function checkSession(session: Session): void {
   if (!session || typeof session.accessToken !== "string" || session.accessToken.trim() === "") {
     throw new SessionRefused("Cannot save the session as it has no access token");
@@ -231,6 +241,8 @@ function superseded(): ServiceResult<Session> {
 export class SessionManager {
   readonly #auth: AuthClient;
   readonly #client: BaseClient;
+  /** The tag of stored sessions (`SessionConfig.project`), or null for none. */
+  readonly #project: string | null;
   readonly #storage: SessionStorage;
   readonly #autoRefreshConfigured: boolean;
   readonly #buffer: number;
@@ -284,6 +296,15 @@ export class SessionManager {
       );
     }
     this.#storage = storage;
+    const project = config.project === undefined ? client.url : config.project;
+    if (project !== null && (typeof project !== "string" || project.trim() === "")) {
+      throw new TypeError(
+        `Cannot manage sessions as 'project' must be a non-blank string or null: current value is ${
+          showValue(project)
+        }`,
+      );
+    }
+    this.#project = project;
     this.#autoRefreshConfigured = config.autoRefresh ?? true;
     // "saveSession ... schedules refresh": with auto-refresh configured (the default), a saved
     // session is refreshed before expiry without initialize() or startAutoRefresh() first.
@@ -709,16 +730,18 @@ export class SessionManager {
     // Another project's session (two apps on one origin or cookie domain sharing the default
     // key) is not this one's: its tokens must not reach this project's servers. It is left
     // stored, for its own project. A session without a tag (a custom storage that keeps only
-    // the document's fields) is taken as this project's.
+    // the document's fields, or a manager whose project is null) is taken as this project's.
     const { project, ...session } = loaded as TaggedSession;
-    if (project !== undefined && project !== this.#client.url) return null;
+    if (project !== undefined && this.#project !== null && project !== this.#project) return null;
     // Always held as a masked copy: a custom storage may hand back a plain object.
     return copySession(session, {});
   }
 
-  /** A masked copy of `session` tagged with this client's project URL, for storage. */
+  /** A masked copy of `session` tagged with this manager's project, for storage. */
   #tagged(session: Session): TaggedSession {
-    return copySession(session, { project: this.#client.url } as Partial<Session>);
+    return this.#project === null
+      ? session
+      : copySession(session, { project: this.#project } as Partial<Session>);
   }
 
   /**

@@ -44,9 +44,11 @@ export function checkUploadOptions(o: {
   if (!metadata) return null;
   let json: string | undefined;
   try {
-    // A plain object (prototype Object.prototype or null): the Storage API keeps the user's
-    // metadata as a JSON object, and JSON writes an array as one, a Date as a string, a Map as {}.
-    json = [null, Object.prototype].includes(Object.getPrototypeOf(metadata))
+    // A plain object (its prototype null or an Object.prototype, another realm's too): the
+    // Storage API keeps the user's metadata as a JSON object, and JSON writes an array as one, a
+    // Date as a string, a Map as {}.
+    const proto = Object.getPrototypeOf(metadata);
+    json = proto === null || Object.getPrototypeOf(proto) === null
       ? JSON.stringify(metadata)
       : undefined;
   } catch (cause) {

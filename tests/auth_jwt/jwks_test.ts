@@ -498,7 +498,8 @@ Deno.test("resolver options are validated eagerly", () => {
   for (const bad of [-1, Number.NaN, 1.5, Infinity, 2 ** 53]) {
     assert.throws(
       () => createJwksResolver(client, { maxBodyBytes: bad }),
-      (e: unknown) => e instanceof RangeError && /'maxBodyBytes'/.test(e.message),
+      (e: unknown) =>
+        e instanceof RangeError && /'maxBodyBytes' must be a non-negative integer/.test(e.message),
       String(bad),
     );
   }

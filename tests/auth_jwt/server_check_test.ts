@@ -85,7 +85,7 @@ Deno.test("the auth server's 200 accepts a token only when it holds the token's 
   }
 });
 
-Deno.test("auth calls do not follow redirects: a redirected getUser is a failure, not another host's user", async () => {
+Deno.test("getUser follows no redirect: a redirected token check is a failure, not another host's user; other auth calls keep the transport's redirects", async () => {
   const rec = recordingFetch((req) =>
     req.url.host === "cdn.other.example"
       ? jsonResponse({ id: SUB, email: "someone@else.example" })
@@ -96,4 +96,24 @@ Deno.test("auth calls do not follow redirects: a redirected getUser is a failure
   assert.equal(r.ok, false);
   assert.equal(r.errorOrNull()?.status, 302);
   assert.equal(rec.requests.length, 1);
+
+  // A proxy moving the auth API within its origin: a sign-in still gets there.
+  const moved = recordingFetch((req) =>
+    req.url.pathname.startsWith("/auth/v1/")
+      ? new Response(null, {
+        status: 308,
+        headers: { location: req.url.pathname.replace("/auth/v1/", "/gotrue/") + req.url.search },
+      })
+      : jsonResponse({
+        access_token: "a-token",
+        refresh_token: "r-token",
+        expires_in: 3600,
+        token_type: "bearer",
+        user: { id: SUB },
+      })
+  );
+  const proxied = createAuthClient(createBaseClient(BASE_URL, API_KEY, { fetch: moved.fetch }));
+  const session = await proxied.signInWithEmail("ada@example.com", "correct horse");
+  assert.equal(session.getOrThrow().accessToken, "a-token");
+  assert.equal(moved.last.url.pathname, "/gotrue/token");
 });

@@ -148,6 +148,14 @@ Deno.test("maybe-single: a 406 without PostgREST's PGRST116 and '0 rows' details
   );
   assert.equal((await selectMaybeSingleTyped(db, "t")).getOrThrow(), null);
   assert.equal((await rpcGetMaybeSingleTyped(db, "f")).getOrThrow(), null);
+  // PostgREST before 10 sent no code: its own details still say so.
+  const v9 = makeDb(() =>
+    jsonResponse({
+      message: "JSON object requested, multiple (or no) rows returned",
+      details: "Results contain 0 rows, application/vnd.pgrst.object+json requires 1 row",
+    }, { status: 406 })
+  );
+  assert.equal((await selectMaybeSingleTyped(v9.db, "t")).getOrThrow(), null);
 });
 
 // --- single: a row is never null --------------------------------------------------------------

@@ -469,3 +469,42 @@ Deno.test("a stored session belongs to its project: another project's manager on
   const c = make("https://project-c.example");
   assert.equal((await c.manager.initialize()).getOrThrow().accessToken, "access-1");
 });
+
+Deno.test("SessionConfig.project: a server reaching the project through another URL shares the browser's session when both name the same project; null neither tags nor checks", async () => {
+  const map = new Map<string, string>();
+  const store = {
+    get: (k: string) => map.get(k) ?? null,
+    set: (k: string, v: string) => void map.set(k, v),
+    remove: (k: string) => void map.delete(k),
+  };
+  const make = (url: string, project?: string | null) => {
+    const client = createBaseClient(url, KEY, {
+      fetch: () => Promise.resolve(json(sessionJson(9))),
+      retry: { maxAttempts: 1 },
+      timeout: 0,
+    });
+    const manager = createSessionManager(createAuthClient(client), client, {
+      storage: new KeyValueSessionStorage(store),
+      autoRefresh: false,
+      ...(project === undefined ? {} : { project }),
+    });
+    return { client, manager };
+  };
+  const browser = make("https://abcd.example", "abcd");
+  await browser.manager.saveSession(decodeSession(sessionJson(1)));
+  assert.equal(JSON.parse(map.get(DEFAULT_KEY)!).project, "abcd");
+  // The server's internal address, same project name: the browser's session.
+  const server = make("http://kong:8000", "abcd");
+  assert.equal((await server.manager.initialize()).getOrThrow().accessToken, "access-1");
+  // Left at its default (the URL), the internal address is another project.
+  assert.equal((await make("http://kong:8000").manager.initialize()).ok, false);
+  // null: stored untagged, and any session is taken.
+  const open = make("http://kong:8000", null);
+  assert.equal((await open.manager.initialize()).getOrThrow().accessToken, "access-1");
+  await open.manager.saveSession(decodeSession(sessionJson(2)));
+  assert.equal("project" in JSON.parse(map.get(DEFAULT_KEY)!), false);
+  // A project that names nothing is refused when the manager is made.
+  for (const bad of ["", "  ", 42, {}]) {
+    assert.throws(() => make("https://abcd.example", bad as string), TypeError, String(bad));
+  }
+});

@@ -1,5 +1,6 @@
 // Findings of a review of the storage area: each test failed before its fix.
 import assert from "node:assert/strict";
+import vm from "node:vm";
 import { createBaseClient } from "../../core/client.ts";
 import {
   createSignedRenderUrl,
@@ -100,7 +101,10 @@ Deno.test("upload metadata must be a plain object: a Date went out as a JSON str
   assert.equal(rec.requests.length, 0);
   // Plain objects go, those without a prototype too.
   const bare = Object.assign(Object.create(null), { k: "v" });
-  for (const metadata of [{ k: "v" }, bare]) {
+  // Another realm's plain object (an iframe's, a vm context's) is a plain object too.
+  const foreign = vm.runInNewContext("({ k: 'v' })");
+  assert.notEqual(Object.getPrototypeOf(foreign), Object.prototype);
+  for (const metadata of [{ k: "v" }, bare, foreign, structuredClone({ k: "v" })]) {
     assert.ok((await s.upload("b", "p", "x", { metadata })).ok);
     assert.equal(atob(rec.last.headers.get("x-metadata")!), '{"k":"v"}');
   }
