@@ -30,7 +30,7 @@ let compiledName: RegExp | undefined;
 // Compiled on first use: a RegExp built from a template is not something a bundler may drop, so
 // a bundle that never checks a name would carry it.
 const namePattern = (): RegExp =>
-  compiledName ??= new RegExp(`^${IDENT}(?:\\.${IDENT})*(?:->>?(?:-?[0-9]+|${JSON_KEY}))*$`, "u");
+  compiledName ??= new RegExp(`^${IDENT}(?:\\.${IDENT})*(?:->>?(?:-[0-9]+|${JSON_KEY}))*$`, "u");
 
 /** Last-segment names PostgREST takes for an embed's modifiers. */
 const RESERVED_LAST = /(?:^|\.)(?:order|limit|offset|and|or)$/;

@@ -20,6 +20,7 @@ import { randomString } from "../core/crypto.ts";
 import type { JsonObject } from "../core/decode.ts";
 import { failure, type ServiceResult, success } from "../core/result.ts";
 import { describeThrown } from "../core/_thrown.ts";
+import { redactCause, redactSecrets } from "../core/http_error.ts";
 import type { SessionManager } from "./manager.ts";
 import { saved } from "./_held.ts";
 import { cancelled } from "../core/_abort.ts";
@@ -288,10 +289,11 @@ export async function signInWith(
     c = await provider.signIn();
   } catch (error) {
     // A provider should resolve a Failure; one that throws (native sign-in missing) still ends here.
+    // Its words may quote the token it got (`verification failed for eyJ…`): JWTs are redacted.
     return failure({
-      message: `Native sign-in failed: ${describeThrown(error)}`,
+      message: redactSecrets(`Native sign-in failed: ${describeThrown(error)}`, []),
       category: "UNKNOWN",
-      cause: error,
+      cause: redactCause(error, []),
     });
   }
   if (!c.ok) return c;
@@ -302,11 +304,16 @@ export async function signInWith(
       withMaskedFields({ ...c.value }, ["idToken", "accessToken", "nonce", "fullName", "email"]),
     );
   } catch (error) {
-    // The caller's own callback: its error stops the sign-in (nothing redeemed), as a Failure.
+    // The caller's own callback: its error stops the sign-in (nothing redeemed), as a Failure,
+    // without the credential's tokens and nonce, which its message may quote.
+    const secrets = [c.value.idToken, c.value.accessToken, c.value.nonce];
     return failure({
-      message: `Cannot sign in as 'onCredential' threw: ${describeThrown(error)}`,
+      message: redactSecrets(
+        `Cannot sign in as 'onCredential' threw: ${describeThrown(error)}`,
+        secrets,
+      ),
       category: "UNKNOWN",
-      cause: error,
+      cause: redactCause(error, secrets),
     });
   }
   return auth.signInWithIdToken(c.value.provider, c.value.idToken, {

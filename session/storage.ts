@@ -345,9 +345,11 @@ export interface KeyValueNamespace {
  * ```ts
  * import { KeyValueSessionStorage, namespaceStore, type KeyValueNamespace } from "@fetchbase/fetchbase/session";
  *
- * // In a Worker, `env.SESSIONS` is the KV binding.
- * function sessionsOf(env: { SESSIONS: KeyValueNamespace }, userId: string) {
- *   return new KeyValueSessionStorage(namespaceStore(env.SESSIONS), userId);
+ * // In a Worker, `env.SESSIONS` is the KV binding. Key each browser's session by a random id
+ * // kept in an HttpOnly cookie (crypto.randomUUID()), never by anything the request names
+ * // (a user id): whoever names a key would be served its refresh token.
+ * function sessionsOf(env: { SESSIONS: KeyValueNamespace }, sessionId: string) {
+ *   return new KeyValueSessionStorage(namespaceStore(env.SESSIONS), `session:${sessionId}`);
  * }
  * ```
  *
@@ -399,13 +401,16 @@ export interface CookieOptions {
 const MAX_CHUNKS = 50;
 
 /**
- * Parses a `Cookie` header. The first of duplicate names wins (browsers send
- * the most specific cookie first), quoted values are unquoted, and `, `
- * joins of several `Cookie` headers (as `Headers.get` makes them) split too.
+ * Parses a `Cookie` header: pairs split on `;` only (a browser sends one
+ * `Cookie` header, and HTTP/2 servers join its crumbs with `; `). A comma is
+ * part of a value: splitting there too let a cookie another origin may set
+ * (`pref=x,__Host-fb-session=…`) carry a session past the `__Host-` prefix.
+ * The first of duplicate names wins (browsers send the most specific cookie
+ * first) and quoted values are unquoted.
  */
 function parseCookies(header: string | null): Map<string, string> {
   const out = new Map<string, string>();
-  for (const part of (header ?? "").split(/;|,(?=\s*[^\s=;,]+=)/)) {
+  for (const part of (header ?? "").split(";")) {
     const eq = part.indexOf("=");
     if (eq < 0) continue;
     const name = part.slice(0, eq).trim();

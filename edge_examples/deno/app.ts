@@ -114,7 +114,7 @@ export function createApp(config: AppConfig): Hono<{ Variables: FetchbaseVariabl
     const path = `${user}/${name}`;
     const body = c.req.raw.body ?? new Uint8Array(0);
     const up = await storage.upload(bucket, path, body, {
-      contentType: c.req.header("content-type") ?? "application/octet-stream",
+      contentType: storedType(c.req.header("content-type")),
       upsert: true,
     });
     if (!up.ok) return upstream(c, up.error);
@@ -124,4 +124,23 @@ export function createApp(config: AppConfig): Hono<{ Variables: FetchbaseVariabl
   });
 
   return app;
+}
+
+/**
+ * Types stored as the caller sends them; anything else (text/html, image/svg+xml: a page that
+ * would run script on the storage origin when its signed URL is opened) is stored as bytes.
+ */
+const STORED_AS_SENT = new Set([
+  "image/png",
+  "image/jpeg",
+  "image/gif",
+  "image/webp",
+  "application/pdf",
+  "text/plain",
+  "application/octet-stream",
+]);
+
+function storedType(header: string | undefined): string {
+  const type = (header ?? "").split(";")[0].trim().toLowerCase();
+  return STORED_AS_SENT.has(type) ? type : "application/octet-stream";
 }

@@ -58,12 +58,28 @@ app.post("/api/todos", async (c) => {
   );
   return r.ok ? c.json(JSON.parse(r.value)[0], 201) : upstream(c, r.error);
 });
+// Types stored as the caller sends them; anything else (text/html, image/svg+xml: a page that
+// would run script on the storage origin when its signed URL is opened) is stored as bytes.
+const STORED_AS_SENT = new Set([
+  "image/png",
+  "image/jpeg",
+  "image/gif",
+  "image/webp",
+  "application/pdf",
+  "text/plain",
+  "application/octet-stream",
+]);
+const storedType = (header) => {
+  const type = (header ?? "").split(";")[0].trim().toLowerCase();
+  return STORED_AS_SENT.has(type) ? type : "application/octet-stream";
+};
+
 app.put("/api/files/:name", async (c) => {
   const storage = c.get("fetchbase").storage;
   const path = `${c.get("claims").claims.subject}/${c.req.param("name")}`;
   if (!c.req.raw.body) return c.json({ error: "a body is required" }, 400);
   const up = await storage.upload("uploads", path, c.req.raw.body, {
-    contentType: c.req.header("content-type") ?? "application/octet-stream",
+    contentType: storedType(c.req.header("content-type")),
     upsert: true,
   });
   if (!up.ok) return upstream(c, up.error);

@@ -196,6 +196,25 @@ Deno.test("Deno edge example: todos as the caller (row-level security), streamed
     assert.equal(key, `uploads/${alice.user.id}/photo.bin`);
     const dl = await fetch(signedUrl);
     assert.deepEqual(new Uint8Array(await dl.arrayBuffer()), payload);
+
+    // A caller's HTML is stored as bytes: its signed URL must not serve a page that runs script
+    // on the storage origin. An image keeps its type.
+    for (
+      const [type, stored] of [["text/html", "application/octet-stream"], [
+        "image/png",
+        "image/png",
+      ]]
+    ) {
+      const put = await app.request("/api/files/page", {
+        method: "PUT",
+        headers: { authorization: `Bearer ${alice.access_token}`, "content-type": type },
+        body: "<script>alert(1)</script>",
+      });
+      assert.equal(put.status, 201);
+      const served = await fetch((await put.json()).signedUrl);
+      await served.body?.cancel();
+      assert.equal(served.headers.get("content-type"), stored);
+    }
   } finally {
     await p.server.close();
   }

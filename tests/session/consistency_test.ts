@@ -508,3 +508,43 @@ Deno.test("SessionConfig.project: a server reaching the project through another 
     assert.throws(() => make("https://abcd.example", bad as string), TypeError, String(bad));
   }
 });
+
+Deno.test("native sign-in failures do not quote the credential: a provider's or onCredential's error naming the token is redacted, message and cause", async () => {
+  const idToken = "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ1In0.c2lnbmF0dXJl";
+  const nonce = "raw-nonce-0123456789";
+  const { auth, log } = server(() => json({}));
+  const throwing = {
+    provider: "apple",
+    signIn: () => {
+      throw new Error(`verification failed for ${idToken}`);
+    },
+  };
+  const r1 = await signInWith(auth, throwing as never);
+  const issuing = {
+    provider: "apple",
+    signIn: () => Promise.resolve(success({ provider: "apple", idToken, nonce })),
+  };
+  const r2 = await signInWith(auth, issuing as never, {
+    onCredential: (c) => {
+      throw new Error(`rejected credential ${c.idToken} nonce ${c.nonce}`);
+    },
+  });
+  for (const r of [r1, r2]) {
+    assert.equal(r.errorOrNull()?.category, "UNKNOWN");
+    for (
+      const shown of [
+        r.errorOrNull()!.message,
+        String(r.errorOrNull()),
+        Deno.inspect(r, { depth: 8 }),
+      ]
+    ) {
+      assert.ok(!shown.includes(idToken), shown);
+      assert.ok(!shown.includes(nonce), shown);
+    }
+  }
+  assert.match(
+    r2.errorOrNull()!.message,
+    /^Cannot sign in as 'onCredential' threw: .*rejected credential/,
+  );
+  assert.deepEqual(log, []);
+});
