@@ -10,6 +10,17 @@ import { encodeComponent } from "../core/_uri.ts";
 import { challengeMethod } from "./_request.ts";
 import { showValue } from "../core/_show.ts";
 
+/** The parameters the builder sets from its own options. */
+const BUILT: ReadonlySet<string> = new Set([
+  "provider",
+  "redirect_to",
+  "scopes",
+  "code_challenge",
+  "code_challenge_method",
+  "invite_token",
+  "skip_http_redirect",
+]);
+
 /** Builds a provider authorize URL; shared by the OAuth and link-identity builders. */
 export function providerUrl(base: string, provider: string, o: OAuthUrlOptions): string {
   if (typeof provider !== "string" || provider.trim() === "") {
@@ -37,6 +48,15 @@ export function providerUrl(base: string, provider: string, o: OAuthUrlOptions):
     if (k === "state") {
       throw new TypeError(
         "Cannot build the OAuth URL as 'queryParams' holds 'state': GoTrue keeps its own; put yours in redirectTo's query",
+      );
+    }
+    // A parameter this builder sets would go twice, and GoTrue reads the first: an untrusted
+    // `queryParams` could not change the redirect, but neither is it what the caller meant.
+    if (BUILT.has(k.toLowerCase())) {
+      throw new TypeError(
+        `Cannot build the OAuth URL as 'queryParams' holds ${
+          showValue(k)
+        }, which the builder sets from its own option`,
       );
     }
     parts.push(`${e(k)}=${e(v)}`);

@@ -82,6 +82,8 @@ export function parseSessionTokensFromFragment(
     ...(params.get("provider_refresh_token")
       ? { providerRefreshToken: params.get("provider_refresh_token")! }
       : {}),
+    // What the link was for (`recovery`, `signup`, `magiclink`, ...): decoded, the last value.
+    ...(params.get("type") ? { type: params.get("type")! } : {}),
   }, ["accessToken", "refreshToken"]));
 }
 

@@ -192,6 +192,8 @@ export interface ParsedSessionTokens {
   providerToken?: string | null;
   /** The OAuth provider's refresh token, when the fragment carries one (masked in renderings). */
   providerRefreshToken?: string | null;
+  /** What the link was for (`recovery`, `signup`, `magiclink`, `invite`...), when it says. */
+  type?: string | null;
 }
 
 /** TOTP enrolment details; secret and uri are masked in renderings. */

@@ -27,7 +27,9 @@ export interface GeneratePkceOptions {
   /**
    * A SHA-256 implementation for platforms without WebCrypto; WebCrypto's
    * SHA-256 is used when absent. `null` asks for a plain challenge (the
-   * document's rule), as `method: "plain"` does.
+   * document's rule), as `method: "plain"` does: the verifier itself then
+   * goes in the authorize URL, so write `sha256: x ?? undefined`, not
+   * `x ?? null`, to fall back to WebCrypto.
    */
   sha256?: ((bytes: Uint8Array) => Uint8Array | Promise<Uint8Array>) | null;
   /** The challenge method. Default `S256` (`plain` when `sha256` is `null`); `plain` only when asked for. */

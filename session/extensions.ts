@@ -8,6 +8,7 @@
 import type { AuthCallOptions, AuthClient } from "../auth/client.ts";
 import { type OAuthProvider, SignOutScope } from "../auth/enums.ts";
 import { parseSessionTokensFromFragment } from "../auth/fragment.ts";
+import { verifyOAuthState } from "../auth/oauth_state.ts";
 import { getClaims, type GetClaimsOptions } from "../auth/get_claims.ts";
 import { type JwtClaimsResult, parseJwtClaims } from "../auth/jwt.ts";
 import type {
@@ -611,8 +612,29 @@ export async function importAuthToken(
   return await saved(manager, session, success(session));
 }
 
+/** Options of {@linkcode importSessionFromFragment} and {@linkcode importSessionFromUrl}. */
+export interface ImportSessionOptions extends AuthCallOptions {
+  /**
+   * The OAuth `state` this browser put in `redirectTo`'s query before the
+   * redirect (`generateOAuthState`): `importSessionFromUrl` then
+   * refuses a URL whose query holds another state or none
+   * (`Failure(INVALID_ARGUMENT)`, `oauth_state_missing` or
+   * `oauth_state_mismatch`), so that a link someone else made cannot sign
+   * this browser into their account.
+   */
+  expectedState?: string | null;
+}
+
 /**
  * Parses tokens from a redirect fragment, fetches the user, saves and returns the session.
+ *
+ * The implicit flow cannot tie a fragment to a sign-in this browser started:
+ * anyone can send a link carrying their own tokens. Give `expectedState` to
+ * {@linkcode importSessionFromUrl}, or prefer the PKCE flow
+ * ({@linkcode exchangeCodeForSessionAndSave}). A fragment of the session
+ * the manager already holds (a reload of the same URL after its tokens were
+ * refreshed) is not imported again: the held session is returned, and the
+ * spent refresh token of the URL is not put back.
  *
  * @example importSessionFromFragment
  * ```ts
@@ -640,6 +662,8 @@ export async function importSessionFromFragment(
 ): Promise<ServiceResult<Session>> {
   const t = parseSessionTokensFromFragment(fragment);
   if (!t.ok) return t;
+  const held = manager.currentSession;
+  if (held && sameSessionNoNewer(held.accessToken, t.value.accessToken)) return success(held);
   const u = await auth.getUser(t.value.accessToken, call(options));
   if (!u.ok) return u;
   const session = copySession(
@@ -655,7 +679,8 @@ export async function importSessionFromFragment(
       providerRefreshToken: t.value.providerRefreshToken ?? null,
     },
   );
-  const recovery = /(^|[#&])type=recovery(&|$)/.test(fragment);
+  // Read as the tokens are: decoded, the last value (as auth-js reads `type`).
+  const recovery = t.value.type === "recovery";
   return await saved(
     manager,
     session,
@@ -676,20 +701,24 @@ export async function importSessionFromFragment(
  * const client = createBaseClient("https://p.example", "anon-key");
  * const auth = createAuthClient(client);
  * const manager = createSessionManager(auth, client, { autoRefresh: false });
- * const r = await importSessionFromUrl(auth, location.href, manager);
+ * // The state put in redirectTo's query before the redirect (sessionStorage survives it).
+ * const expectedState = sessionStorage.getItem("oauth-state");
+ * const r = await importSessionFromUrl(auth, location.href, manager, { expectedState });
+ * // Then, in the browser, take the tokens out of the address bar and the history (a reload
+ * // would import spent ones): history.replaceState(null, "", location.pathname + location.search)
  * ```
  *
  * @param auth The auth client.
  * @param url The redirect URL.
  * @param manager The session manager.
- * @param options Cancellation (`signal`) and `timeout`.
+ * @param options Cancellation (`signal`), `timeout` and the `expectedState`.
  * @returns The session.
  */
 export async function importSessionFromUrl(
   auth: AuthClient,
   url: string,
   manager: SessionManager,
-  options: AuthCallOptions = {},
+  options: ImportSessionOptions = {},
 ): Promise<ServiceResult<Session>> {
   const hash = typeof url === "string" ? url.indexOf("#") : -1;
   if (hash < 0) {
@@ -698,7 +727,33 @@ export async function importSessionFromUrl(
       category: "DECODE",
     });
   }
+  if (options.expectedState != null) {
+    let returned: string | null = null;
+    try {
+      returned = new URL(url).searchParams.get("state");
+    } catch {
+      // Not an absolute URL: no state to read.
+    }
+    const checked = verifyOAuthState(options.expectedState, returned);
+    if (!checked.ok) return checked;
+  }
   return await importSessionFromFragment(auth, url.slice(hash + 1), manager, options);
+}
+
+/**
+ * Whether `fragmentToken` belongs to the session `heldToken` belongs to
+ * (same `session_id`) and expires no later: a URL imported again after its
+ * session was refreshed.
+ */
+function sameSessionNoNewer(heldToken: string, fragmentToken: string): boolean {
+  if (heldToken === fragmentToken) return true;
+  const held = parseJwtClaims(heldToken);
+  const given = parseJwtClaims(fragmentToken);
+  if (!held.ok || !given.ok) return false;
+  const id = held.value.session_id;
+  return typeof id === "string" && id !== "" && id === given.value.session_id &&
+    typeof held.value.exp === "number" && typeof given.value.exp === "number" &&
+    held.value.exp >= given.value.exp;
 }
 
 /**

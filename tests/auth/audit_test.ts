@@ -84,3 +84,22 @@ Deno.test("a phone factor's number and a consent page's user email are masked in
   assert.equal(enrolled.phone, "+15550100");
   assert.equal(JSON.parse(JSON.stringify(details)).user.email, "alice@secret.example");
 });
+
+Deno.test("signInWithOAuth's queryParams cannot repeat a parameter the builder sets (GoTrue reads the first)", () => {
+  const { auth } = makeAuth();
+  for (const key of ["redirect_to", "code_challenge_method", "Provider", "skip_http_redirect"]) {
+    assert.throws(
+      () => auth.signInWithOAuth("google", { queryParams: { [key]: "https://evil.example" } }),
+      (e: unknown) => e instanceof TypeError && e.message.includes("queryParams"),
+      key,
+    );
+  }
+  const url = new URL(
+    auth.signInWithOAuth("google", {
+      redirectTo: "https://app.example/cb",
+      queryParams: { access_type: "offline", prompt: "consent" },
+    }).url,
+  );
+  assert.deepEqual(url.searchParams.getAll("redirect_to"), ["https://app.example/cb"]);
+  assert.equal(url.searchParams.get("access_type"), "offline");
+});

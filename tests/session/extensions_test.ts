@@ -398,3 +398,79 @@ Deno.test("native sign-in: a cancelled, throwing or missing provider is a Failur
   assert.equal(manager.currentSession, null);
   manager.dispose();
 });
+
+// --- importing a session from a redirect URL (found by a security review) --------------------
+
+const b64 = (o: unknown) =>
+  btoa(JSON.stringify(o)).replace(/=+$/, "").replace(/\+/g, "-").replace(/\//g, "_");
+/** An unsigned token shape: the import checks it with GET /user, which the tests answer. */
+const tokenOf = (claims: Record<string, unknown>) =>
+  `${b64({ alg: "ES256", kid: "k" })}.${b64(claims)}.c2ln`;
+const fragmentOf = (access: string, refresh: string, extra = "") =>
+  `#access_token=${access}&refresh_token=${refresh}&expires_in=3600&token_type=bearer${extra}`;
+
+Deno.test("importSessionFromUrl with expectedState refuses a URL carrying another state or none, before any request", async () => {
+  const { rec, auth, manager } = setup(() => jsonResponse({ id: "u1" }));
+  const access = tokenOf({ sub: "u1", session_id: "s1", exp: 4_000_000_000 });
+  for (
+    const [url, code] of [
+      [`https://app.example/cb?state=forged${fragmentOf(access, "r1")}`, "oauth_state_mismatch"],
+      [`https://app.example/cb${fragmentOf(access, "r1")}`, "oauth_state_missing"],
+    ]
+  ) {
+    const r = await importSessionFromUrl(auth, url, manager, { expectedState: "sent-state" });
+    assert.equal(r.errorOrNull()?.code, code, url);
+    assert.equal(r.errorOrNull()?.category, "INVALID_ARGUMENT");
+  }
+  assert.equal(rec.requests.length, 0);
+  assert.equal(manager.currentSession, null);
+  const ok = await importSessionFromUrl(
+    auth,
+    `https://app.example/cb?state=sent-state${fragmentOf(access, "r1")}`,
+    manager,
+    { expectedState: "sent-state" },
+  );
+  assert.equal(ok.getOrThrow().refreshToken, "r1");
+});
+
+Deno.test("a URL imported again after its session was refreshed returns the held session and does not put back its spent refresh token", async () => {
+  const { rec, auth, manager } = setup(() => jsonResponse({ id: "u1" }));
+  const first = tokenOf({ sub: "u1", session_id: "s1", exp: 4_000_000_000 });
+  await importSessionFromFragment(auth, fragmentOf(first, "r0"), manager);
+  // The refresh that followed: same session, a later token.
+  const refreshed = tokenOf({ sub: "u1", session_id: "s1", exp: 4_000_003_600 });
+  await importSessionFromFragment(auth, fragmentOf(refreshed, "r1"), manager);
+  const asked = rec.requests.length;
+  // The reload: the same URL as the first time.
+  const again = (await importSessionFromFragment(auth, fragmentOf(first, "r0"), manager))
+    .getOrThrow();
+  assert.equal(again.refreshToken, "r1");
+  assert.equal(manager.currentSession?.refreshToken, "r1");
+  assert.equal(rec.requests.length, asked, "no request for a fragment of the held session");
+  // Another session (another sign-in) is imported.
+  const other = tokenOf({ sub: "u1", session_id: "s2", exp: 4_000_000_000 });
+  assert.equal(
+    (await importSessionFromFragment(auth, fragmentOf(other, "r9"), manager)).getOrThrow()
+      .refreshToken,
+    "r9",
+  );
+});
+
+Deno.test("the import reads the link's type as the tokens are read: decoded, the last value", async () => {
+  const events: string[] = [];
+  for (
+    const [extra, event] of [
+      ["&type=recover%79", "PASSWORD_RECOVERY"],
+      ["&typ%65=recovery", "PASSWORD_RECOVERY"],
+      ["&type=recovery&type=signup", "SIGNED_IN"],
+      ["&type=signup&type=recovery", "PASSWORD_RECOVERY"],
+    ]
+  ) {
+    const { auth, manager } = setup(() => jsonResponse({ id: "u1" }));
+    events.length = 0;
+    manager.onAuthStateChange((e) => void events.push(e));
+    const token = tokenOf({ sub: "u1", session_id: extra, exp: 4_000_000_000 });
+    (await importSessionFromFragment(auth, fragmentOf(token, "r", extra), manager)).getOrThrow();
+    assert.ok(events.includes(event), `${extra}: ${events}`);
+  }
+});
