@@ -293,7 +293,7 @@ export async function signInWith(
     return failure({
       message: redactSecrets(`Native sign-in failed: ${describeThrown(error)}`, []),
       category: "UNKNOWN",
-      cause: redactCause(error, []),
+      cause: keptCode(error, redactCause(error, [])),
     });
   }
   if (!c.ok) return c;
@@ -313,7 +313,7 @@ export async function signInWith(
         secrets,
       ),
       category: "UNKNOWN",
-      cause: redactCause(error, secrets),
+      cause: keptCode(error, redactCause(error, secrets)),
     });
   }
   return auth.signInWithIdToken(c.value.provider, c.value.idToken, {
@@ -387,4 +387,20 @@ export function generateNonce(options: { byteCount?: number } = {}): string {
     );
   }
   return randomString(byteCount, NONCE_ALPHABET);
+}
+
+/**
+ * The redacted copy of `error` with its `code` back: a native module's rejection carries fields
+ * the copy drops (`userInfo`, `nativeStackAndroid`), and callers branch on its `code`
+ * (`SIGN_IN_CANCELLED`).
+ */
+function keptCode(error: unknown, redacted: unknown): unknown {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (
+    redacted !== error && redacted instanceof Error &&
+    (typeof code === "string" || typeof code === "number")
+  ) {
+    (redacted as { code?: unknown }).code = code;
+  }
+  return redacted;
 }

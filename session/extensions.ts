@@ -612,7 +612,7 @@ export async function importAuthToken(
   return await saved(manager, session, success(session));
 }
 
-/** Options of {@linkcode importSessionFromFragment} and {@linkcode importSessionFromUrl}. */
+/** Options of {@linkcode importSessionFromUrl}. */
 export interface ImportSessionOptions extends AuthCallOptions {
   /**
    * The OAuth `state` this browser put in `redirectTo`'s query before the
@@ -631,8 +631,8 @@ export interface ImportSessionOptions extends AuthCallOptions {
  * The implicit flow cannot tie a fragment to a sign-in this browser started:
  * anyone can send a link carrying their own tokens. Give `expectedState` to
  * {@linkcode importSessionFromUrl}, or prefer the PKCE flow
- * ({@linkcode exchangeCodeForSessionAndSave}). A fragment of the session
- * the manager already holds (a reload of the same URL after its tokens were
+ * ({@linkcode exchangeCodeForSessionAndSave}). An older token of the
+ * session the manager holds (a reload of the same URL after its tokens were
  * refreshed) is not imported again: the held session is returned, and the
  * spent refresh token of the URL is not put back.
  *
@@ -730,9 +730,10 @@ export async function importSessionFromUrl(
   if (options.expectedState != null) {
     let returned: string | null = null;
     try {
-      returned = new URL(url).searchParams.get("state");
+      // A relative URL (`/cb?state=…#…`) is read against a placeholder origin.
+      returned = new URL(url, "http://relative.invalid").searchParams.get("state");
     } catch {
-      // Not an absolute URL: no state to read.
+      // Not a URL at all: no state to read.
     }
     const checked = verifyOAuthState(options.expectedState, returned);
     if (!checked.ok) return checked;
@@ -741,12 +742,14 @@ export async function importSessionFromUrl(
 }
 
 /**
- * Whether `fragmentToken` belongs to the session `heldToken` belongs to
- * (same `session_id`) and expires no later: a URL imported again after its
- * session was refreshed.
+ * Whether `fragmentToken` is an older token of the session `heldToken`
+ * belongs to (same `session_id`, expiring no later): a URL imported again
+ * after its session was refreshed.
  */
 function sameSessionNoNewer(heldToken: string, fragmentToken: string): boolean {
-  if (heldToken === fragmentToken) return true;
+  // The very same token is imported again (nothing in it is spent), so that a reloaded recovery
+  // link still says PASSWORD_RECOVERY.
+  if (heldToken === fragmentToken) return false;
   const held = parseJwtClaims(heldToken);
   const given = parseJwtClaims(fragmentToken);
   if (!held.ok || !given.ok) return false;

@@ -401,24 +401,30 @@ export interface CookieOptions {
 const MAX_CHUNKS = 50;
 
 /**
- * Parses a `Cookie` header: pairs split on `;` only (a browser sends one
- * `Cookie` header, and HTTP/2 servers join its crumbs with `; `). A comma is
- * part of a value: splitting there too let a cookie another origin may set
- * (`pref=x,__Host-fb-session=…`) carry a session past the `__Host-` prefix.
- * The first of duplicate names wins (browsers send the most specific cookie
- * first) and quoted values are unquoted.
+ * Parses a `Cookie` header. Pairs split on `;`; the first of duplicate names
+ * wins (browsers send the most specific cookie first), and quoted values are
+ * unquoted. Several `Cookie` headers joined with `, ` (workerd's `Headers`,
+ * a platform that joins HTTP/2 cookie crumbs so) split too, but a pair after
+ * a comma is taken only when its name has no `__Host-` or `__Secure-`
+ * prefix: a comma may be part of a value, and a cookie another origin can set
+ * (`pref=x,__Host-fb-session=…`) would otherwise carry a session past the
+ * prefix. A cookie without a prefix, anyone able to set cookies for the site
+ * can set directly.
  */
 function parseCookies(header: string | null): Map<string, string> {
   const out = new Map<string, string>();
-  for (const part of (header ?? "").split(";")) {
-    const eq = part.indexOf("=");
-    if (eq < 0) continue;
-    const name = part.slice(0, eq).trim();
-    let value = part.slice(eq + 1).trim();
-    if (value.length >= 2 && value.startsWith('"') && value.endsWith('"')) {
-      value = value.slice(1, -1);
-    }
-    if (!out.has(name)) out.set(name, value);
+  for (const pair of (header ?? "").split(";")) {
+    pair.split(/,(?=\s*[^\s=;,]+=)/).forEach((part, i) => {
+      const eq = part.indexOf("=");
+      if (eq < 0) return;
+      const name = part.slice(0, eq).trim();
+      if (i > 0 && /^__(?:host|secure)-/i.test(name)) return;
+      let value = part.slice(eq + 1).trim();
+      if (value.length >= 2 && value.startsWith('"') && value.endsWith('"')) {
+        value = value.slice(1, -1);
+      }
+      if (!out.has(name)) out.set(name, value);
+    });
   }
   return out;
 }

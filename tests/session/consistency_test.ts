@@ -548,3 +548,21 @@ Deno.test("native sign-in failures do not quote the credential: a provider's or 
   );
   assert.deepEqual(log, []);
 });
+
+Deno.test("a native module's rejection keeps its code on the failure's cause (callers branch on SIGN_IN_CANCELLED)", async () => {
+  const { auth } = server(() => json({}));
+  const rejection = Object.assign(new Error("Sign in action cancelled"), {
+    code: "SIGN_IN_CANCELLED",
+    userInfo: null,
+    nativeStackAndroid: [],
+  });
+  const r = await signInWith(auth, {
+    provider: "google",
+    signIn: () => {
+      throw rejection;
+    },
+  } as never);
+  const cause = r.errorOrNull()?.cause as { code?: unknown; userInfo?: unknown };
+  assert.equal(cause.code, "SIGN_IN_CANCELLED");
+  assert.equal("userInfo" in cause, false, "other fields stay dropped");
+});

@@ -474,3 +474,15 @@ Deno.test("the import reads the link's type as the tokens are read: decoded, the
     assert.ok(events.includes(event), `${extra}: ${events}`);
   }
 });
+
+Deno.test("a reloaded recovery link (the very same token) is imported again and still says PASSWORD_RECOVERY; a relative URL's state is read", async () => {
+  const { auth, manager } = setup(() => jsonResponse({ id: "u1" }));
+  const events: string[] = [];
+  manager.onAuthStateChange((e) => void events.push(e));
+  const token = tokenOf({ sub: "u1", session_id: "s1", exp: 4_000_000_000 });
+  const url = `/reset?state=st${fragmentOf(token, "r1", "&type=recovery")}`;
+  for (let load = 0; load < 2; load++) {
+    (await importSessionFromUrl(auth, url, manager, { expectedState: "st" })).getOrThrow();
+  }
+  assert.equal(events.filter((e) => e === "PASSWORD_RECOVERY").length, 2, `${events}`);
+});

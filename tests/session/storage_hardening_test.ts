@@ -82,7 +82,7 @@ Deno.test("stored payloads with mistyped fields are no session", () => {
   assert.ok(parseStoredSession(serializeSession(session)));
 });
 
-Deno.test("cookie headers: first duplicate wins, quoted values; a comma belongs to its value", () => {
+Deno.test("cookie headers: first duplicate wins, quoted values, joined headers; a prefixed name never comes from after a comma", () => {
   const out = new CookieSessionStorage(null);
   out.save(session);
   const value = out.setCookieHeaders()[0].split(";")[0].split("=").slice(1).join("=");
@@ -91,6 +91,8 @@ Deno.test("cookie headers: first duplicate wins, quoted values; a comma belongs 
       `fb-session=${value}; fb-session=junk`,
       `fb-session="${value}"`,
       `a=1;fb-session=${value}`,
+      // Several Cookie headers joined with ", " (workerd's Headers).
+      `a=1, fb-session=${value}`,
     ]
   ) {
     const loaded = new CookieSessionStorage(header).load();
