@@ -23,7 +23,7 @@ import { describeThrown } from "../core/_thrown.ts";
 import { redactCause, redactSecrets } from "../core/http_error.ts";
 import type { SessionManager } from "./manager.ts";
 import { saved } from "./_held.ts";
-import { cancelled } from "../core/_abort.ts";
+import { ABORTED, cancelled, untilAborted } from "../core/_abort.ts";
 import { withMaskedFields } from "../core/mask.ts";
 import { showValue } from "../core/_show.ts";
 
@@ -286,7 +286,10 @@ export async function signInWith(
   }
   let c: ServiceResult<NativeAuthCredential>;
   try {
-    c = await provider.signIn();
+    // A native sheet that never calls back must not hold a caller who gave up.
+    const got = await untilAborted(Promise.resolve().then(() => provider.signIn()), options.signal);
+    if (got === ABORTED) return cancelled();
+    c = got;
   } catch (error) {
     // A provider should resolve a Failure; one that throws (native sign-in missing) still ends here.
     // Its words may quote the token it got (`verification failed for eyJ…`): JWTs are redacted.
@@ -300,9 +303,21 @@ export async function signInWith(
   try {
     // The document: a credential's rendering masks its tokens, name and email. An async
     // callback is waited for, so that what it does comes before the redemption.
-    await options.onCredential?.(
-      withMaskedFields({ ...c.value }, ["idToken", "accessToken", "nonce", "fullName", "email"]),
+    const done = await untilAborted(
+      Promise.resolve(
+        options.onCredential?.(
+          withMaskedFields({ ...c.value }, [
+            "idToken",
+            "accessToken",
+            "nonce",
+            "fullName",
+            "email",
+          ]),
+        ),
+      ),
+      options.signal,
     );
+    if (done === ABORTED) return cancelled();
   } catch (error) {
     // The caller's own callback: its error stops the sign-in (nothing redeemed), as a Failure,
     // without the credential's tokens and nonce, which its message may quote.

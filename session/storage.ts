@@ -7,6 +7,8 @@
  */
 
 import { hasMethods } from "../core/_has_methods.ts";
+import { bounded } from "../core/_abort.ts";
+import { STORAGE_WAIT_MS } from "./_serial.ts";
 import { SessionTooLarge } from "./_too_large.ts";
 import { withMaskedFields } from "../core/mask.ts";
 import type { Session, User } from "../auth/models.ts";
@@ -203,8 +205,14 @@ export class InMemorySessionStorage implements SessionStorage {
  */
 export class KeyValueSessionStorage implements SessionStorage {
   readonly #store: KeyValueStore;
-  /** The last write or removal: each waits for the one before, so a clear is never overtaken. */
-  #last: Promise<unknown> = Promise.resolve();
+  /**
+   * Opens when the last write or removal queued has settled, or has run for
+   * `STORAGE_WAIT_MS`: the next one waits for it, so a clear is never
+   * overtaken, and one that never settles does not hold every later one.
+   */
+  #gate: Promise<void> = Promise.resolve();
+  /** The last write or removal queued: run again after a late one lands, to keep the last word. */
+  #latest: (() => void | Promise<void>) | null = null;
   /** The key the session is stored under. */
   readonly key: string;
 
@@ -241,11 +249,21 @@ export class KeyValueSessionStorage implements SessionStorage {
   }
 
   #queue(op: () => void | Promise<void>): Promise<void> {
-    // In call order, each after the one before has really settled: a clear is never overtaken by
-    // a slow save (the manager bounds how long its callers wait, not the order of writes).
-    const run = this.#last.then(op, op);
-    this.#last = run.catch(() => {});
-    return run;
+    // In call order, each after the one before has settled: a clear is never overtaken by a slow
+    // save. One that has not settled STORAGE_WAIT_MS after it started is given up on, so that a
+    // write that never settles does not hold every later one (and every sign-in and sign-out
+    // behind them); when it lands at last, the last call queued runs again and has the last word.
+    this.#latest = op;
+    const result = this.#gate.then(op);
+    this.#gate = this.#gate.then(async () => {
+      if ((await bounded(result, STORAGE_WAIT_MS)).kind !== "timeout") return;
+      const again = () => {
+        const latest = this.#latest;
+        if (latest !== op && latest !== null) this.#queue(latest).catch(() => {});
+      };
+      result.then(again, again);
+    });
+    return result;
   }
 
   /**

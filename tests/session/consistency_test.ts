@@ -566,3 +566,25 @@ Deno.test("a native module's rejection keeps its code on the failure's cause (ca
   assert.equal(cause.code, "SIGN_IN_CANCELLED");
   assert.equal("userInfo" in cause, false, "other fields stay dropped");
 });
+
+Deno.test("native sign-in honours its signal while the provider or onCredential has not answered", async () => {
+  const { auth, log } = server(() => json({}));
+  const never = { provider: "apple", signIn: () => new Promise(() => {}) };
+  const issuing = {
+    provider: "apple",
+    signIn: () => Promise.resolve(success({ provider: "apple", idToken: "id-token-0123456789" })),
+  };
+  for (
+    const [provider, onCredential] of [
+      [never, undefined],
+      [issuing, () => new Promise<void>(() => {})],
+    ] as const
+  ) {
+    const ac = new AbortController();
+    const pending = signInWith(auth, provider as never, { signal: ac.signal, onCredential });
+    setTimeout(() => ac.abort(), 5);
+    const r = await pending;
+    assert.equal(r.errorOrNull()?.category, "CANCELLED");
+  }
+  assert.deepEqual(log, []);
+});

@@ -433,3 +433,62 @@ Deno.test("cookie sameSite must be Lax, Strict or None exactly", () => {
   for (const sameSite of ["Lax", "Strict"] as const) new CookieSessionStorage(null, { sameSite });
   new CookieSessionStorage(null, { sameSite: "None", secure: true });
 });
+
+Deno.test("a key-value write that never settles is given up on after 10 s: later saves and clears still reach the store", async () => {
+  const clock = FakeTimers.install({ toFake: ["setTimeout", "clearTimeout", "Date"] });
+  try {
+    const data = new Map<string, string>();
+    let sets = 0;
+    const storage = new KeyValueSessionStorage({
+      get: (k) => data.get(k) ?? null,
+      set: (k, v) => {
+        // The first write is lost in the store (a call with no timeout); later ones work.
+        if (sets++ === 0) return new Promise<void>(() => {});
+        data.set(k, v);
+        return Promise.resolve();
+      },
+      remove: (k) => void data.delete(k),
+    });
+    void storage.save(session);
+    const second = { ...session, refreshToken: "refresh-2" } as Session;
+    const saved = storage.save(second);
+    await clock.tickAsync(10_000);
+    await saved;
+    assert.equal((await storage.load())?.refreshToken, "refresh-2");
+    const cleared = storage.clear();
+    await clock.tickAsync(0);
+    await cleared;
+    assert.equal(data.size, 0);
+  } finally {
+    clock.uninstall();
+  }
+});
+
+Deno.test("a save given up on that lands after a later clear does not have the last word: the clear runs again", async () => {
+  const clock = FakeTimers.install({ toFake: ["setTimeout", "clearTimeout", "Date"] });
+  try {
+    const data = new Map<string, string>();
+    let slow = true;
+    const storage = new KeyValueSessionStorage({
+      get: (k) => data.get(k) ?? null,
+      set: async (k, v) => {
+        if (slow) {
+          slow = false;
+          await new Promise((r) => setTimeout(r, 15_000)); // lands after the wait bound
+        }
+        data.set(k, v);
+      },
+      remove: (k) => void data.delete(k),
+    });
+    void storage.save(session);
+    const cleared = storage.clear();
+    await clock.tickAsync(10_000);
+    await cleared;
+    assert.equal(data.size, 0, "the clear ran once the save was given up on");
+    await clock.tickAsync(5_000); // the save lands, then the clear runs again
+    await clock.tickAsync(0);
+    assert.equal(data.size, 0, "the late save did not leave the session stored");
+  } finally {
+    clock.uninstall();
+  }
+});
