@@ -23,7 +23,7 @@ import { describeThrown } from "../core/_thrown.ts";
 import { redactCause, redactSecrets } from "../core/http_error.ts";
 import type { SessionManager } from "./manager.ts";
 import { saved } from "./_held.ts";
-import { ABORTED, cancelled, untilAborted } from "../core/_abort.ts";
+import { ABORTED, cancelled, refusedSignal, untilAborted } from "../core/_abort.ts";
 import { withMaskedFields } from "../core/mask.ts";
 import { showValue } from "../core/_show.ts";
 
@@ -277,6 +277,9 @@ export async function signInWith(
     onCredential?: (credential: NativeAuthCredential) => void | Promise<void>;
   } = {},
 ): Promise<ServiceResult<Session>> {
+  // A signal of the wrong type is refused before the native sheet is shown, not after.
+  const refused = refusedSignal(options.signal);
+  if (refused) return refused;
   if (options.signal?.aborted) return cancelled();
   if (typeof provider?.signIn !== "function") {
     return failure({
@@ -287,7 +290,11 @@ export async function signInWith(
   let c: ServiceResult<NativeAuthCredential>;
   try {
     // A native sheet that never calls back must not hold a caller who gave up.
-    const got = await untilAborted(Promise.resolve().then(() => provider.signIn()), options.signal);
+    // Called in this turn (a popup may need the user's click), a throw caught as a rejection.
+    const got = await untilAborted(
+      new Promise<ServiceResult<NativeAuthCredential>>((resolve) => resolve(provider.signIn())),
+      options.signal,
+    );
     if (got === ABORTED) return cancelled();
     c = got;
   } catch (error) {
@@ -296,7 +303,7 @@ export async function signInWith(
     return failure({
       message: redactSecrets(`Native sign-in failed: ${describeThrown(error)}`, []),
       category: "UNKNOWN",
-      cause: keptCode(error, redactCause(error, [])),
+      cause: keptCode(error, redactCause(error, []), []),
     });
   }
   if (!c.ok) return c;
@@ -328,7 +335,7 @@ export async function signInWith(
         secrets,
       ),
       category: "UNKNOWN",
-      cause: keptCode(error, redactCause(error, secrets)),
+      cause: keptCode(error, redactCause(error, secrets), secrets),
     });
   }
   return auth.signInWithIdToken(c.value.provider, c.value.idToken, {
@@ -409,8 +416,14 @@ export function generateNonce(options: { byteCount?: number } = {}): string {
  * the copy drops (`userInfo`, `nativeStackAndroid`), and callers branch on its `code`
  * (`SIGN_IN_CANCELLED`).
  */
-function keptCode(error: unknown, redacted: unknown): unknown {
-  const code = (error as { code?: unknown } | null)?.code;
+function keptCode(
+  error: unknown,
+  redacted: unknown,
+  secrets: ReadonlyArray<string | null | undefined>,
+): unknown {
+  const raw = (error as { code?: unknown } | null)?.code;
+  // Redacted as the message is: a code is text the thrower chose.
+  const code = typeof raw === "string" ? redactSecrets(raw, secrets) : raw;
   if (
     redacted !== error && redacted instanceof Error &&
     (typeof code === "string" || typeof code === "number")

@@ -666,6 +666,11 @@ export async function importSessionFromFragment(
   if (held && sameSessionNoNewer(held.accessToken, t.value.accessToken)) return success(held);
   const u = await auth.getUser(t.value.accessToken, call(options));
   if (!u.ok) return u;
+  // A refresh of the held session answered meanwhile: the URL's tokens are now the older ones.
+  const now = manager.currentSession;
+  if (now && now !== held && sameSessionNoNewer(now.accessToken, t.value.accessToken)) {
+    return success(now);
+  }
   const session = copySession(
     makeSession(
       t.value.accessToken,

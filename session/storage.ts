@@ -274,6 +274,9 @@ export class KeyValueSessionStorage implements SessionStorage {
    * @returns The session or null.
    */
   async load(): Promise<Session | null> {
+    // After the writes queued before it (a late one's re-run included), for as long as a write
+    // may take: a restore right after a sign-out reads the sign-out.
+    await bounded(this.#gate, STORAGE_WAIT_MS);
     const raw = await this.#store.get(this.key);
     try {
       return parseStoredSession(raw);

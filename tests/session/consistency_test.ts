@@ -19,7 +19,7 @@ import {
   signOutCurrentSession,
   updateUserForCurrentSession,
 } from "../../session/mod.ts";
-import { success } from "../../core/result.ts";
+import { failure, success } from "../../core/result.ts";
 import { BASE, KEY, sessionJson, withClock } from "./_helpers.ts";
 
 const json = (body: unknown, status = 200) =>
@@ -587,4 +587,42 @@ Deno.test("native sign-in honours its signal while the provider or onCredential 
     assert.equal(r.errorOrNull()?.category, "CANCELLED");
   }
   assert.deepEqual(log, []);
+});
+
+Deno.test("native sign-in: a signal of the wrong type is refused before the sheet; the provider is called in the caller's turn; a cause's code is redacted", async () => {
+  const { auth } = server(() => json({}));
+  let shown = 0;
+  const counting = {
+    provider: "apple",
+    signIn: () => {
+      shown++;
+      return Promise.resolve(success({ provider: "apple", idToken: "id-token-0123456789" }));
+    },
+  };
+  const wrong = await signInWith(auth, counting as never, { signal: true as never });
+  assert.equal(wrong.errorOrNull()?.category, "INVALID_ARGUMENT");
+  assert.equal(shown, 0);
+  // Synchronously, as a popup opened from a click needs.
+  let sync = false;
+  const live = new AbortController();
+  const started = signInWith(auth, {
+    provider: "apple",
+    signIn: () => {
+      sync = true;
+      return Promise.resolve(failure({ message: "no", category: "UNKNOWN" }));
+    },
+  } as never, { signal: live.signal });
+  assert.equal(sync, true, "signIn ran before signInWith returned");
+  await started;
+  // A code is text the thrower chose: redacted as the message is.
+  const idToken = "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ1In0.c2lnbmF0dXJl";
+  const r = await signInWith(auth, {
+    provider: "apple",
+    signIn: () => Promise.resolve(success({ provider: "apple", idToken })),
+  } as never, {
+    onCredential: () => {
+      throw Object.assign(new Error("bad"), { code: idToken, extra: 1 });
+    },
+  });
+  assert.equal((r.errorOrNull()?.cause as { code?: string }).code?.includes(idToken), false);
 });

@@ -486,3 +486,34 @@ Deno.test("a reloaded recovery link (the very same token) is imported again and 
   }
   assert.equal(events.filter((e) => e === "PASSWORD_RECOVERY").length, 2, `${events}`);
 });
+
+Deno.test("a reload imported while the held session refreshes keeps the refreshed tokens, not the URL's spent ones", async () => {
+  const delay = (ms: number) => new Promise((r) => setTimeout(r, ms));
+  const a1 = tokenOf({ sub: "u1", session_id: "s1", exp: 4_000_000_000 });
+  const a2 = tokenOf({ sub: "u1", session_id: "s1", exp: 4_000_003_600 });
+  const user = { id: "u1", aud: "authenticated" };
+  const fetch = (async (input: RequestInfo | URL) => {
+    const url = String(input instanceof Request ? input.url : input);
+    if (url.includes("grant_type=refresh_token")) {
+      await delay(10);
+      return jsonResponse({
+        access_token: a2,
+        refresh_token: "r2",
+        expires_in: 3600,
+        token_type: "bearer",
+        user,
+      });
+    }
+    await delay(50); // GET /user, slower than the refresh
+    return jsonResponse(user);
+  }) as typeof globalThis.fetch;
+  const client = createBaseClient("https://p.example", "anon-key-123456", { fetch });
+  const auth = createAuthClient(client);
+  const manager = createSessionManager(auth, client, { autoRefresh: false });
+  await importSessionFromFragment(auth, fragmentOf(a1, "r1"), manager);
+  const reload = importSessionFromUrl(auth, `/cb${fragmentOf(a1, "r1")}`, manager);
+  const refresh = manager.refreshSession();
+  assert.ok((await refresh).ok);
+  assert.equal((await reload).getOrThrow().refreshToken, "r2");
+  assert.equal(manager.currentSession?.refreshToken, "r2");
+});

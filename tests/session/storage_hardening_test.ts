@@ -492,3 +492,41 @@ Deno.test("a save given up on that lands after a later clear does not have the l
     clock.uninstall();
   }
 });
+
+Deno.test("a restore right after a sign-out whose earlier save landed late reads the sign-out, not the late save", async () => {
+  const clock = FakeTimers.install({ toFake: ["setTimeout", "clearTimeout", "Date"] });
+  try {
+    const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
+    const data = new Map<string, string>();
+    let first = true;
+    const storage = new KeyValueSessionStorage({
+      get: async (k) => {
+        await wait(10);
+        return data.get(k) ?? null;
+      },
+      set: async (k, v) => {
+        await wait(first ? 15_000 : 10);
+        first = false;
+        data.set(k, v);
+      },
+      remove: async (k) => {
+        await wait(200);
+        data.delete(k);
+      },
+    });
+    const c = createBaseClient("https://p.example", "anon-key-0123456789");
+    const m = createSessionManager(createAuthClient(c), c, { storage, autoRefresh: false });
+    const saving = m.saveSession(session).catch(() => {});
+    await clock.tickAsync(1_000);
+    const clearing = m.clearSession().catch(() => {});
+    await clock.tickAsync(14_050); // the save lands at 15 s; the clear runs again
+    const restored = m.restoreSession();
+    await clock.tickAsync(1_000);
+    await Promise.all([saving, clearing]);
+    assert.equal((await restored).ok, false, "the signed-out session stayed out");
+    assert.equal(data.size, 0);
+    m.dispose();
+  } finally {
+    clock.uninstall();
+  }
+});
