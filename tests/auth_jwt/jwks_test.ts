@@ -410,6 +410,10 @@ Deno.test("pluggable cache: stale, corrupt or failing entries lead to a fetch", 
     { jwks: "not json", fetchedAt: Date.now() },
     { jwks: 5, fetchedAt: Date.now() },
     { jwks: "{}", fetchedAt: "now" },
+    // A time that is no finite number: a string of one, NaN, Infinity.
+    { jwks: JSON.stringify({ keys: [k1.jwk] }), fetchedAt: String(Date.now()) },
+    { jwks: JSON.stringify({ keys: [k1.jwk] }), fetchedAt: Number.NaN },
+    { jwks: JSON.stringify({ keys: [k1.jwk] }), fetchedAt: -Infinity },
     null,
   ];
   for (const entry of entries) {
@@ -725,5 +729,22 @@ Deno.test("a JWKS endpoint that never answers times out after the default 10 s",
     assert.equal((await r).errorOrNull()?.category, "TIMEOUT");
   } finally {
     clock.uninstall();
+  }
+});
+
+Deno.test("a key whose coordinates are no canonical 32-byte base64url is no ES256 key: the token goes to the server", async () => {
+  const k = await makeKey("k1");
+  const x = k.jwk.x as string;
+  // Bits past the data set in the last character, or one character too many.
+  const odd = x.slice(0, -1) + (x.endsWith("B") ? "C" : "B");
+  for (const bad of [odd, x + "A"]) {
+    const h = harness({
+      jwks: () => jwksBody({ ...k.jwk, x: bad }),
+      user: () => jsonResponse({ id: claims().sub }),
+    });
+    assert.equal((await h.jwks.verificationKey("k1")).getOrThrow(), null, bad);
+    const token = await signEs256({ alg: "ES256", kid: "k1" }, claims(), k.privateKey);
+    assert.ok((await getClaims(h.auth, token)).ok);
+    assert.equal(h.userCalls(), 1, "validated by the server, not with the odd key");
   }
 });

@@ -185,6 +185,17 @@ Deno.test("a validator whose '~standard' getter throws is DECODE, never a reject
   assert.match(r.errorOrNull()?.message ?? "", /getter/);
   const direct = await validateAll([1], hostile);
   assert.equal(direct.errorOrNull()?.category, "DECODE");
+  // Read once: a getter that answers differently the second time cannot swap the schema.
+  let reads = 0;
+  const fickle = {
+    get ["~standard"]() {
+      if (reads++ > 0) throw new Error("read twice");
+      return { version: 1, vendor: "t", validate: (v: unknown) => ({ value: v }) };
+    },
+  } as unknown as StandardSchemaV1<{ id: number }>;
+  const rows = await selectTyped(db, "t", { validator: fickle });
+  assert.deepEqual(rows.getOrThrow(), [{ id: 1 }]);
+  assert.equal(reads, 1);
 });
 
 // --- column names are checked in linear time ------------------------------------------------

@@ -200,10 +200,12 @@ Deno.test("Deno edge example: todos as the caller (row-level security), streamed
     // A caller's HTML is stored as bytes: its signed URL must not serve a page that runs script
     // on the storage origin. An image keeps its type.
     for (
-      const [type, stored] of [["text/html", "application/octet-stream"], [
-        "image/png",
-        "image/png",
-      ]]
+      const [type, stored] of [
+        ["text/html", "application/octet-stream"],
+        ["image/png", "image/png"],
+        ["TEXT/HTML", "application/octet-stream"],
+        ["Image/PNG; charset=x", "image/png"],
+      ]
     ) {
       const put = await app.request("/api/files/page", {
         method: "PUT",

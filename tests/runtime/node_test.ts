@@ -275,6 +275,23 @@ console.log("deno npm ok", claims.value.claims.email);
       assert.equal(up.status, 201);
       const { signedUrl } = await up.json();
       assert.equal(await fetch(signedUrl).then((r) => r.text()), "hello node");
+      // A caller's HTML is stored as bytes; an image keeps its type, whatever its case.
+      for (
+        const [type, stored] of [
+          ["text/html", "application/octet-stream"],
+          ["Image/PNG; charset=x", "image/png"],
+        ]
+      ) {
+        const put = await fetch(`${base}/api/files/page`, {
+          method: "PUT",
+          headers: { authorization: auth.authorization, "content-type": type },
+          body: "<script>alert(1)</script>",
+        });
+        assert.equal(put.status, 201);
+        const served = await fetch((await put.json()).signedUrl);
+        await served.body?.cancel();
+        assert.equal(served.headers.get("content-type"), stored, type);
+      }
     } finally {
       await app.stop();
     }

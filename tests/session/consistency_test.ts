@@ -443,7 +443,11 @@ Deno.test("a stored session belongs to its project: another project's manager on
   };
   const a = make("https://project-a.example");
   await a.manager.saveSession(decodeSession(sessionJson(1)));
+  assert.equal(JSON.parse(map.get(DEFAULT_KEY)!).project, "https://project-a.example");
+  // A refresh stores its session tagged too.
+  (await a.manager.refreshSession()).getOrThrow();
   const stored = map.get(DEFAULT_KEY)!;
+  assert.equal(JSON.parse(stored).refreshToken, "refresh-9");
   assert.equal(JSON.parse(stored).project, "https://project-a.example");
 
   // Project B, same key: no session, no token on its client, nothing sent, A's left in place.
@@ -458,16 +462,16 @@ Deno.test("a stored session belongs to its project: another project's manager on
   // Project A's own manager restores it; the tag does not show on the session it holds.
   const again = make("https://project-a.example");
   const mine = (await again.manager.initialize()).getOrThrow();
-  assert.equal(mine.accessToken, "access-1");
+  assert.equal(mine.accessToken, "access-9");
   assert.equal("project" in mine, false);
-  assert.equal(again.client.accessToken, "access-1");
+  assert.equal(again.client.accessToken, "access-9");
 
   // A session without a tag (a custom storage keeping only the document's fields) is taken.
   const untagged = JSON.parse(stored);
   delete untagged.project;
   map.set(DEFAULT_KEY, JSON.stringify(untagged));
   const c = make("https://project-c.example");
-  assert.equal((await c.manager.initialize()).getOrThrow().accessToken, "access-1");
+  assert.equal((await c.manager.initialize()).getOrThrow().accessToken, "access-9");
 });
 
 Deno.test("SessionConfig.project: a server reaching the project through another URL shares the browser's session when both name the same project; null neither tags nor checks", async () => {

@@ -422,6 +422,14 @@ Deno.test("importSessionFromUrl with expectedState refuses a URL carrying anothe
     assert.equal(r.errorOrNull()?.code, code, url);
     assert.equal(r.errorOrNull()?.category, "INVALID_ARGUMENT");
   }
+  // A blank expected state is no state: refused, not skipped.
+  const blank = await importSessionFromUrl(
+    auth,
+    `https://app.example/cb?state=${fragmentOf(access, "r1")}`,
+    manager,
+    { expectedState: "" },
+  );
+  assert.equal(blank.errorOrNull()?.code, "oauth_state_missing");
   assert.equal(rec.requests.length, 0);
   assert.equal(manager.currentSession, null);
   const ok = await importSessionFromUrl(
@@ -447,6 +455,14 @@ Deno.test("a URL imported again after its session was refreshed returns the held
   assert.equal(again.refreshToken, "r1");
   assert.equal(manager.currentSession?.refreshToken, "r1");
   assert.equal(rec.requests.length, asked, "no request for a fragment of the held session");
+  // Another token of the held session expiring at the same time (another iat): not newer.
+  const twin = tokenOf({ sub: "u1", session_id: "s1", exp: 4_000_003_600, iat: 1 });
+  assert.equal(
+    (await importSessionFromFragment(auth, fragmentOf(twin, "r-twin"), manager)).getOrThrow()
+      .refreshToken,
+    "r1",
+  );
+  assert.equal(rec.requests.length, asked);
   // Another session (another sign-in) is imported.
   const other = tokenOf({ sub: "u1", session_id: "s2", exp: 4_000_000_000 });
   assert.equal(

@@ -102,6 +102,10 @@ Deno.test("cookie headers: first duplicate wins, quoted values, joined headers; 
   // inside its value past the __Host- prefix (found by a security review).
   const planted = new CookieSessionStorage(`pref=x,__Host-s=${value}`, { name: "__Host-s" });
   assert.equal(planted.load(), null);
+  for (const name of ["__Secure-s", "__SECURE-s", "__host-s"]) {
+    const carried = new CookieSessionStorage(`pref=x,${name}=${value}`, { name } as never);
+    assert.equal(carried.load(), null, name);
+  }
   const both = new CookieSessionStorage(`pref=x,__Host-s=junk; __Host-s=${value}`, {
     name: "__Host-s",
   });
