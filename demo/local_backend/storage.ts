@@ -149,6 +149,31 @@ export function storageApp(ctx: BackendContext): { app: Hono; state: StorageStat
       ? { bucket: rest, name: "" }
       : { bucket: rest.slice(0, slash), name: rest.slice(slash + 1) };
   };
+  /** Stores a request's body (a simple or a signed upload) and answers as the Storage API does. */
+  const storeBody = async (
+    c: Context,
+    bucket: string,
+    name: string,
+    metadata: Record<string, unknown> | null,
+    upsert: boolean,
+    caller: Caller,
+  ): Promise<Response> => {
+    const result = store(
+      bucket,
+      name,
+      new Uint8Array(await c.req.arrayBuffer()),
+      {
+        contentType: c.req.header("content-type") ?? "application/octet-stream",
+        cacheControl: c.req.header("cache-control") ?? "max-age=3600",
+        metadata,
+      },
+      upsert || c.req.header("x-upsert") === "true",
+      caller,
+    );
+    return result instanceof Response
+      ? result
+      : c.json({ Key: `${bucket}/${name}`, Id: result.id });
+  };
   const store = (
     bucket: string,
     name: string,
@@ -384,20 +409,7 @@ export function storageApp(ctx: BackendContext): { app: Hono; state: StorageStat
       return storageError(400, "InvalidJWT", "invalid signature");
     }
     // The object is written as the user who made the URL, under their rights.
-    const result = store(
-      bucket,
-      name,
-      new Uint8Array(await c.req.arrayBuffer()),
-      {
-        contentType: c.req.header("content-type") ?? "application/octet-stream",
-        cacheControl: c.req.header("cache-control") ?? "max-age=3600",
-        metadata: null,
-      },
-      entry.upsert || c.req.header("x-upsert") === "true",
-      entry.caller,
-    );
-    if (result instanceof Response) return result;
-    return c.json({ Key: `${bucket}/${name}`, Id: result.id });
+    return await storeBody(c, bucket, name, null, entry.upsert, entry.caller);
   });
 
   // Listing, info, move, copy, delete
@@ -548,20 +560,7 @@ export function storageApp(ctx: BackendContext): { app: Hono; state: StorageStat
         return storageError(400, "Invalid Input", "x-metadata must be base64 JSON");
       }
     }
-    const result = store(
-      bucket,
-      name,
-      new Uint8Array(await c.req.arrayBuffer()),
-      {
-        contentType: c.req.header("content-type") ?? "application/octet-stream",
-        cacheControl: c.req.header("cache-control") ?? "max-age=3600",
-        metadata,
-      },
-      upsertDefault || c.req.header("x-upsert") === "true",
-      callerOf(c),
-    );
-    if (result instanceof Response) return result;
-    return c.json({ Key: `${bucket}/${name}`, Id: result.id });
+    return await storeBody(c, bucket, name, metadata, upsertDefault, callerOf(c));
   };
   app.post("/object/*", upload(false));
   app.put("/object/*", upload(true));
