@@ -301,7 +301,7 @@ export async function signInWith(
     // A provider should resolve a Failure; one that throws (native sign-in missing) still ends here.
     // Its words may quote the token it got (`verification failed for eyJ…`): JWTs are redacted.
     return failure({
-      message: redactSecrets(`Native sign-in failed: ${describeThrown(error)}`, []),
+      message: redactSecrets(`Native sign-in failed: ${said(error)}`, []),
       category: "UNKNOWN",
       cause: keptCode(error, redactCause(error, []), []),
     });
@@ -331,7 +331,7 @@ export async function signInWith(
     const secrets = [c.value.idToken, c.value.accessToken, c.value.nonce];
     return failure({
       message: redactSecrets(
-        `Cannot sign in as 'onCredential' threw: ${describeThrown(error)}`,
+        `Cannot sign in as 'onCredential' threw: ${said(error)}`,
         secrets,
       ),
       category: "UNKNOWN",
@@ -421,9 +421,18 @@ function keptCode(
   redacted: unknown,
   secrets: ReadonlyArray<string | null | undefined>,
 ): unknown {
-  const raw = (error as { code?: unknown } | null)?.code;
+  let raw: unknown;
+  try {
+    raw = (error as { code?: unknown } | null)?.code;
+  } catch {
+    return redacted; // a getter that throws: no code to keep
+  }
   // Redacted as the message is: a code is text the thrower chose.
   const code = typeof raw === "string" ? redactSecrets(raw, secrets) : raw;
+  // A bridge that rejects with a plain `{ code, message }` object: an Error of its own, with both.
+  if (typeof redacted === "string" && (typeof code === "string" || typeof code === "number")) {
+    return Object.assign(new Error(redactSecrets(said(error), secrets)), { code });
+  }
   if (
     redacted !== error && redacted instanceof Error &&
     (typeof code === "string" || typeof code === "number")
@@ -431,4 +440,15 @@ function keptCode(
     (redacted as { code?: unknown }).code = code;
   }
   return redacted;
+}
+
+/** What a thrown value says: its message, a plain `{ message }` object's too (a native bridge's). */
+function said(error: unknown): string {
+  try {
+    const message = (error as { message?: unknown } | null)?.message;
+    if (typeof message === "string") return message;
+  } catch {
+    // A getter that throws: what describeThrown makes of it.
+  }
+  return describeThrown(error);
 }

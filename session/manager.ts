@@ -80,7 +80,9 @@ export interface SessionConfig {
    * tokens. Default: the base client's URL. Give every client that shares a
    * storage and reaches the same project through another URL (a server's
    * internal address, a custom domain) the same value, such as the project's
-   * reference; `null` neither tags nor checks.
+   * reference; `null` neither tags nor checks. Choose it before the first
+   * release: changing it (from the default too) finds no session for every
+   * user stored under the old value, who must sign in again once.
    */
   project?: string | null;
   /** First retry delay after a transient refresh failure, ms. Default 1000. */
@@ -243,6 +245,8 @@ export class SessionManager {
   readonly #client: BaseClient;
   /** The tag of stored sessions (`SessionConfig.project`), or null for none. */
   readonly #project: string | null;
+  /** Whether the last load found a session tagged with another project. */
+  #foreign = false;
   readonly #storage: SessionStorage;
   readonly #autoRefreshConfigured: boolean;
   readonly #buffer: number;
@@ -476,7 +480,10 @@ export class SessionManager {
     options: { event?: AuthStateChangeEvent } = {},
   ): Promise<void> {
     checkSession(session);
-    const live = withExpiry(session);
+    // A tag a session brought along (one parsed from storage) is never held; #tagged sets this
+    // manager's own when it is stored.
+    const { project: _tag, ...untagged } = session as TaggedSession;
+    const live = withExpiry(untagged);
     this.#failures = 0;
     // A refresh of another session no longer concerns callers; one of these tokens still does.
     if (this.#heldRefreshToken() !== live.refreshToken) {
@@ -720,6 +727,7 @@ export class SessionManager {
    * snake_case object) is read as none, as `KeyValueSessionStorage` reads a corrupt payload.
    */
   async #load(): Promise<Session | null> {
+    this.#foreign = false;
     const loaded = await this.#serial(() => this.#storage.load());
     if (loaded == null) return null;
     try {
@@ -732,7 +740,8 @@ export class SessionManager {
     // stored, for its own project. A session without a tag (a custom storage that keeps only
     // the document's fields, or a manager whose project is null) is taken as this project's.
     const { project, ...session } = loaded as TaggedSession;
-    if (project !== undefined && this.#project !== null && project !== this.#project) return null;
+    this.#foreign = project !== undefined && this.#project !== null && project !== this.#project;
+    if (this.#foreign) return null;
     // Always held as a masked copy: a custom storage may hand back a plain object.
     return copySession(session, {});
   }
@@ -780,7 +789,15 @@ export class SessionManager {
       } else if (unreadable && s.kind === "Authenticated") {
         return success(s.session); // a storage fault signs nobody out
       }
-      return failure({ message: "No active session", category: "NO_SESSION" });
+      return failure({
+        message: this.#foreign
+          // Said apart from an empty storage: a server reaching the project through another URL
+          // than the browser's needs the same SessionConfig.project.
+          ? "No active session: the stored session belongs to another project (SessionConfig.project)"
+          : "No active session",
+        category: "NO_SESSION",
+        code: this.#foreign ? "session_of_another_project" : null,
+      });
     }
     const stored = storedExpiry(loaded);
     if (lapsed(stored)) {

@@ -45,9 +45,10 @@ export interface KeyValueStore {
 
 /**
  * The default storage key. A `SessionManager` tags what it stores with its
- * project (the base client's URL) and leaves another project's session
- * alone, so two projects may share this key; each still overwrites the
- * other's session on sign-in, so give each its own key.
+ * project (the base client's URL) and uses no session tagged with another,
+ * so two projects sharing this key never send each other's tokens; each
+ * still overwrites the other's session on sign-in and removes it on
+ * sign-out, so give each its own key.
  */
 export const DEFAULT_KEY = "fetchbase.auth.session";
 
@@ -477,7 +478,11 @@ function cookieHeader(request: Request | string | null): string | null {
  * by concurrent requests would run one request's calls with another's token),
  * and call the manager's `dispose()` once the response is built. The session
  * read from cookies is the browser's claim, not verified: check its token with
- * `getClaimsForCurrentSession` before trusting `currentSession.user`.
+ * `getClaimsForCurrentSession` before trusting `currentSession.user`. A server
+ * that reaches the project through another URL than the browser's (an
+ * internal address) must give its manager the browser's `project`
+ * (`SessionConfig.project`): a session tagged with another project is none
+ * (`NO_SESSION`, code `session_of_another_project`).
  *
  * @example In a request handler
  * ```ts

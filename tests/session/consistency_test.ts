@@ -13,6 +13,7 @@ import {
   importAuthToken,
   InMemorySessionStorage,
   KeyValueSessionStorage,
+  parseStoredSession,
   serializeSession,
   signInWith,
   signInWithIdTokenAndSaveSession,
@@ -629,4 +630,74 @@ Deno.test("native sign-in: a signal of the wrong type is refused before the shee
     },
   });
   assert.equal((r.errorOrNull()?.cause as { code?: string }).code?.includes(idToken), false);
+});
+
+Deno.test("a bridge rejecting with a plain { code, message } object: the failure says its message and its cause keeps the code", async () => {
+  const { auth } = server(() => json({}));
+  const r = await signInWith(auth, {
+    provider: "google",
+    signIn: () => Promise.reject({ code: "SIGN_IN_CANCELLED", message: "The user cancelled" }),
+  } as never);
+  assert.match(r.errorOrNull()!.message, /The user cancelled/);
+  const cause = r.errorOrNull()?.cause as Error & { code?: unknown };
+  assert.ok(cause instanceof Error);
+  assert.equal(cause.code, "SIGN_IN_CANCELLED");
+  // A hostile thrown object (getters that throw) still ends as a Failure.
+  const hostile = {
+    get message(): string {
+      throw new Error("message getter");
+    },
+    get code(): string {
+      throw new Error("code getter");
+    },
+  };
+  const h = await signInWith(
+    auth,
+    { provider: "google", signIn: () => Promise.reject(hostile) } as never,
+  );
+  assert.equal(h.errorOrNull()?.category, "UNKNOWN");
+});
+
+Deno.test("a session's project tag is never held: saving a parsed session of another project holds and stores it as this manager's", async () => {
+  const map = new Map<string, string>();
+  const store = {
+    get: (k: string) => map.get(k) ?? null,
+    set: (k: string, v: string) => void map.set(k, v),
+    remove: (k: string) => void map.delete(k),
+  };
+  const foreign = parseStoredSession(
+    JSON.stringify({
+      ...JSON.parse(serializeSession(decodeSession(sessionJson(1)))),
+      project: "https://other.example",
+    }),
+  )!;
+  for (const project of [undefined, null]) {
+    map.clear();
+    const c = createBaseClient(BASE, KEY, { fetch: () => Promise.resolve(json({})) });
+    const m = createSessionManager(createAuthClient(c), c, {
+      storage: new KeyValueSessionStorage(store),
+      autoRefresh: false,
+      ...(project === undefined ? {} : { project }),
+    });
+    await m.saveSession(foreign);
+    assert.equal("project" in m.currentSession!, false, String(project));
+    const stored = JSON.parse(map.get(DEFAULT_KEY)!);
+    assert.equal(stored.project, project === null ? undefined : BASE, String(project));
+  }
+  // A session of another project is told apart from an empty storage.
+  map.set(
+    DEFAULT_KEY,
+    JSON.stringify({ ...JSON.parse(serializeSession(foreign)), project: "https://other.example" }),
+  );
+  const c = createBaseClient(BASE, KEY, { fetch: () => Promise.resolve(json({})) });
+  const m = createSessionManager(createAuthClient(c), c, {
+    storage: new KeyValueSessionStorage(store),
+    autoRefresh: false,
+  });
+  const r = await m.initialize();
+  assert.equal(r.errorOrNull()?.code, "session_of_another_project");
+  map.clear();
+  const empty = (await m.initialize()).errorOrNull();
+  assert.equal(empty?.category, "NO_SESSION", String(empty));
+  assert.notEqual(empty?.code, "session_of_another_project");
 });
