@@ -167,10 +167,12 @@ async function serverValidate(
  * other case (HS256 and other algorithms, no `kid`, a `kid` the JWKS does not
  * hold, an unreachable JWKS, no WebCrypto) is validated by the server:
  * `auth.getUser(jwt)` answering with the token's own user (its `id` equal to
- * the token's `sub`) accepts the token; another answer (no user, another
- * user) is `UNAUTHORIZED` (`bad_jwt`), and a failure is returned (a 401 or
- * 403, the server refusing the token, as `UNAUTHORIZED`). No redirect is
- * followed: an answer from elsewhere would pass for the auth server's.
+ * the token's `sub`) accepts the token; another user is `UNAUTHORIZED`
+ * (`bad_jwt`), an answer that is no user is `DECODE` from an `AuthClient`
+ * (its decoder) and `bad_jwt` from the verify-only source, and a failure is
+ * returned (a 401 or 403, the server refusing the token, as `UNAUTHORIZED`).
+ * No redirect is followed: an answer from elsewhere would pass for the auth
+ * server's.
  * Rejections have category `UNAUTHORIZED` and a code (`token_expired`,
  * `token_not_yet_valid`, `invalid_issuer`, `invalid_audience`,
  * `invalid_signature`, `unsupported_algorithm`,
@@ -179,14 +181,10 @@ async function serverValidate(
  * @example Checking a token in a server handler
  * ```ts
  * import { createBaseClient } from "@fetchbase/fetchbase/core";
- * import { type ClaimsSource, createJwksResolver, getClaims } from "@fetchbase/fetchbase/auth";
+ * import { createAuthClient, getClaims } from "@fetchbase/fetchbase/auth";
  *
- * const client = createBaseClient("https://project.example", "anon-key");
- * // An AuthClient has exactly these two members; a stand-in shows the shape.
- * const auth: ClaimsSource = {
- *   jwks: createJwksResolver(client),
- *   getUser: (token) => client.request({ area: "auth", path: "/user", accessToken: token }),
- * };
+ * // One auth client per project, kept across requests: its JWKS cache lives with it.
+ * const auth = createAuthClient(createBaseClient("https://project.example", "anon-key"));
  * const token = "eyJhbGciOiJFUzI1NiIsImtpZCI6ImsxIn0.eyJzdWIiOiJ1MSJ9.c2ln";
  * const r = await getClaims(auth, token, { expectedAudience: "authenticated" });
  * console.log(r.ok ? r.value.claims.subject : r.error.code);
