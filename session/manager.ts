@@ -247,6 +247,8 @@ export class SessionManager {
   readonly #project: string | null;
   /** Whether the last load found a session tagged with another project. */
   #foreign = false;
+  /** This manager's saves still writing (a save given up on after 10 s included). */
+  #unsettledSaves = 0;
   readonly #storage: SessionStorage;
   readonly #autoRefreshConfigured: boolean;
   readonly #buffer: number;
@@ -494,7 +496,7 @@ export class SessionManager {
     // Live in memory first: a storage that fails still leaves the session usable (and says so).
     this.#apply(live);
     try {
-      await this.#serial(() => this.#storage.save(this.#tagged(live)));
+      await this.#serial(() => this.#saving(this.#storage.save(this.#tagged(live))));
     } finally {
       // A sign-out or another save while this one was stored has the last word.
       if (epoch === this.#epoch) {
@@ -616,7 +618,7 @@ export class SessionManager {
       this.#hold(session, next, true);
       let stored: unknown = null;
       try {
-        await this.#serial(() => this.#storage.save(this.#tagged(next)));
+        await this.#serial(() => this.#saving(this.#storage.save(this.#tagged(next))));
       } catch (error) {
         stored = error ?? new Error("unknown storage error");
       }
@@ -746,6 +748,15 @@ export class SessionManager {
     return copySession(session, {});
   }
 
+  /** Counts a storage save until it settles, however long after the manager gave up on it. */
+  #saving(write: void | Promise<void>): void | Promise<void> {
+    if (!write || typeof (write as Promise<void>).then !== "function") return write;
+    this.#unsettledSaves++;
+    const settled = () => void this.#unsettledSaves--;
+    (write as Promise<void>).then(settled, settled);
+    return write;
+  }
+
   /** A masked copy of `session` tagged with this manager's project, for storage. */
   #tagged(session: Session): TaggedSession {
     return this.#project === null
@@ -782,7 +793,11 @@ export class SessionManager {
     if (!loaded) {
       const s = this.#state.value as SessionState; // not narrowed by the assignment above
       if (s.kind === "Loading") this.#state.value = { kind: "NotAuthenticated" };
-      else if (!unreadable && s.kind !== "NotAuthenticated") {
+      else if (this.#unsettledSaves > 0 && s.kind === "Authenticated") {
+        // This manager's own save has not landed (a store slower than the 10 s the manager
+        // waits): the storage read is older than the session held, which is no sign-out.
+        return success(s.session);
+      } else if (!unreadable && s.kind !== "NotAuthenticated") {
         // Storage holds no session (signed out elsewhere): none is held here either.
         this.#drop();
         this.#signedOut();

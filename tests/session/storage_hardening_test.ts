@@ -534,3 +534,37 @@ Deno.test("a restore right after a sign-out whose earlier save landed late reads
     clock.uninstall();
   }
 });
+
+Deno.test("a restore while the manager's own save is still writing (past the 10 s it waits) keeps the session: the read is older, no sign-out", async () => {
+  const clock = FakeTimers.install({ toFake: ["setTimeout", "clearTimeout", "Date"] });
+  try {
+    const data = new Map<string, string>();
+    const storage = new KeyValueSessionStorage({
+      get: (k) => data.get(k) ?? null,
+      set: (k, v) =>
+        new Promise<void>((r) =>
+          setTimeout(() => {
+            data.set(k, v);
+            r();
+          }, 15_000)
+        ),
+      remove: (k) => void data.delete(k),
+    });
+    const c = createBaseClient("https://p.example", "anon-key-0123456789");
+    const m = createSessionManager(createAuthClient(c), c, { storage, autoRefresh: false });
+    const events: string[] = [];
+    m.onAuthStateChange((e) => void events.push(e));
+    const saving = m.saveSession(session).catch(() => {});
+    await clock.tickAsync(1_000);
+    const restored = m.restoreSession();
+    await clock.tickAsync(30_000);
+    assert.equal((await restored).getOrThrow().refreshToken, "refresh-1");
+    assert.equal(m.currentSession?.refreshToken, "refresh-1");
+    assert.equal(events.includes("SIGNED_OUT"), false, `${events}`);
+    await saving;
+    assert.ok(data.size > 0, "the save landed");
+    m.dispose();
+  } finally {
+    clock.uninstall();
+  }
+});
