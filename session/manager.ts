@@ -245,10 +245,12 @@ export class SessionManager {
   readonly #client: BaseClient;
   /** The tag of stored sessions (`SessionConfig.project`), or null for none. */
   readonly #project: string | null;
-  /** Whether the last load found a session tagged with another project. */
-  #foreign = false;
-  /** This manager's saves still writing (a save given up on after 10 s included). */
-  #unsettledSaves = 0;
+  /**
+   * The refresh token of the session whose save is the last one started, while that save has not
+   * settled (the manager gives up waiting after 10 s; the write may land later): a storage read
+   * meanwhile is older than the session held.
+   */
+  #unlanded: string | null = null;
   readonly #storage: SessionStorage;
   readonly #autoRefreshConfigured: boolean;
   readonly #buffer: number;
@@ -496,7 +498,7 @@ export class SessionManager {
     // Live in memory first: a storage that fails still leaves the session usable (and says so).
     this.#apply(live);
     try {
-      await this.#serial(() => this.#saving(this.#storage.save(this.#tagged(live))));
+      await this.#serial(() => this.#saving(this.#storage.save(this.#tagged(live)), live));
     } finally {
       // A sign-out or another save while this one was stored has the last word.
       if (epoch === this.#epoch) {
@@ -618,7 +620,7 @@ export class SessionManager {
       this.#hold(session, next, true);
       let stored: unknown = null;
       try {
-        await this.#serial(() => this.#saving(this.#storage.save(this.#tagged(next))));
+        await this.#serial(() => this.#saving(this.#storage.save(this.#tagged(next)), next));
       } catch (error) {
         stored = error ?? new Error("unknown storage error");
       }
@@ -728,8 +730,7 @@ export class SessionManager {
    * Reads the stored session. A custom storage's value that is no session (a string, `{}`, a
    * snake_case object) is read as none, as `KeyValueSessionStorage` reads a corrupt payload.
    */
-  async #load(): Promise<Session | null> {
-    this.#foreign = false;
+  async #load(seen?: { foreign: boolean }): Promise<Session | null> {
     const loaded = await this.#serial(() => this.#storage.load());
     if (loaded == null) return null;
     try {
@@ -742,18 +743,27 @@ export class SessionManager {
     // stored, for its own project. A session without a tag (a custom storage that keeps only
     // the document's fields, or a manager whose project is null) is taken as this project's.
     const { project, ...session } = loaded as TaggedSession;
-    this.#foreign = project !== undefined && this.#project !== null && project !== this.#project;
-    if (this.#foreign) return null;
+    if (project !== undefined && this.#project !== null && project !== this.#project) {
+      if (seen) seen.foreign = true; // the caller's own record: concurrent loads share nothing
+      return null;
+    }
     // Always held as a masked copy: a custom storage may hand back a plain object.
     return copySession(session, {});
   }
 
-  /** Counts a storage save until it settles, however long after the manager gave up on it. */
-  #saving(write: void | Promise<void>): void | Promise<void> {
-    if (!write || typeof (write as Promise<void>).then !== "function") return write;
-    this.#unsettledSaves++;
-    const settled = () => void this.#unsettledSaves--;
-    (write as Promise<void>).then(settled, settled);
+  /**
+   * Marks `session`'s storage write as the last one started until it settles, however long
+   * after the manager gave up waiting on it; a later write takes the mark over.
+   */
+  #saving(write: void | Promise<void>, session: Session): void | Promise<void> {
+    const token = session.refreshToken;
+    this.#unlanded = token;
+    // Settled once whatever `write` is (a thenable whose `then` throws included).
+    const settled = new Promise<void>((resolve) => resolve(write));
+    const done = () => {
+      if (this.#unlanded === token) this.#unlanded = null;
+    };
+    settled.then(done, done);
     return write;
   }
 
@@ -778,8 +788,9 @@ export class SessionManager {
     const generation = this.#generation;
     let loaded: Session | null = null;
     let unreadable = false;
+    const seen = { foreign: false };
     try {
-      loaded = await this.#load();
+      loaded = await this.#load(seen);
     } catch {
       unreadable = true;
     }
@@ -793,7 +804,7 @@ export class SessionManager {
     if (!loaded) {
       const s = this.#state.value as SessionState; // not narrowed by the assignment above
       if (s.kind === "Loading") this.#state.value = { kind: "NotAuthenticated" };
-      else if (this.#unsettledSaves > 0 && s.kind === "Authenticated") {
+      else if (s.kind === "Authenticated" && this.#unlanded === s.session.refreshToken) {
         // This manager's own save has not landed (a store slower than the 10 s the manager
         // waits): the storage read is older than the session held, which is no sign-out.
         return success(s.session);
@@ -805,14 +816,23 @@ export class SessionManager {
         return success(s.session); // a storage fault signs nobody out
       }
       return failure({
-        message: this.#foreign
+        message: seen.foreign
           // Said apart from an empty storage: a server reaching the project through another URL
           // than the browser's needs the same SessionConfig.project.
           ? "No active session: the stored session belongs to another project (SessionConfig.project)"
           : "No active session",
         category: "NO_SESSION",
-        code: this.#foreign ? "session_of_another_project" : null,
+        code: seen.foreign ? "session_of_another_project" : null,
       });
+    }
+    const heldNow = this.#state.value as SessionState;
+    if (
+      heldNow.kind === "Authenticated" && this.#unlanded === heldNow.session.refreshToken &&
+      loaded.refreshToken !== heldNow.session.refreshToken
+    ) {
+      // What was read is older than the session held, whose write has not landed yet (a refresh
+      // stored slowly): applying it would put a spent refresh token back.
+      return success(heldNow.session);
     }
     const stored = storedExpiry(loaded);
     if (lapsed(stored)) {

@@ -15,7 +15,7 @@ import {
 } from "../../session/mod.ts";
 import type { Session } from "../../auth/models.ts";
 
-const session = decodeSession({
+const sessionBody = {
   access_token: "header.payload.signature",
   refresh_token: "refresh-1",
   expires_in: 3600,
@@ -26,7 +26,8 @@ const session = decodeSession({
     user_metadata: { email: "meta@x.io", phone: "+15550100" },
     identities: [{ id: "i1", identity_id: "i1", identity_data: { email: "id@x.io" } }],
   },
-});
+};
+const session = decodeSession(sessionBody);
 
 const delay = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -566,5 +567,109 @@ Deno.test("a restore while the manager's own save is still writing (past the 10 
     m.dispose();
   } finally {
     clock.uninstall();
+  }
+});
+
+Deno.test("the slow-save guard follows the held session's own write: a write that never settles does not hide a later sign-out elsewhere, and a slow refresh write keeps its tokens over an older read", async () => {
+  const clock = FakeTimers.install({ toFake: ["setTimeout", "clearTimeout", "Date"] });
+  try {
+    const mk = (n: number) =>
+      decodeSession({ ...JSON.parse(JSON.stringify(sessionBody)), refresh_token: `refresh-${n}` });
+    // 1. Save A never settles, save B lands, another tab clears the storage: a sign-out.
+    let stored: Session | null = null;
+    let first = true;
+    const storage = {
+      save(s: Session): void | Promise<void> {
+        if (first) {
+          first = false;
+          return new Promise<void>(() => {});
+        }
+        stored = s;
+      },
+      load: () => stored,
+      clear() {
+        stored = null;
+      },
+    };
+    const c = createBaseClient("https://p.example", "anon-key-0123456789");
+    const m = createSessionManager(createAuthClient(c), c, { storage, autoRefresh: false });
+    const a = m.saveSession(mk(1)).catch(() => {});
+    await clock.tickAsync(10_000);
+    await a;
+    await m.saveSession(mk(2));
+    stored = null; // another tab signed out
+    assert.equal((await m.restoreSession()).ok, false);
+    assert.equal(m.currentSession, null);
+    m.dispose();
+
+    // 2. A refresh whose write is slow: a restore meanwhile reads the older session and keeps
+    //    the refreshed one (its refresh token is the live one).
+    let data: Session | null = null;
+    let slow = false;
+    const slowStore = {
+      save(s: Session): void | Promise<void> {
+        if (!slow) {
+          data = s;
+          return;
+        }
+        return new Promise<void>((r) =>
+          setTimeout(() => {
+            data = s;
+            r();
+          }, 15_000)
+        );
+      },
+      load: () => data,
+      clear() {
+        data = null;
+      },
+    };
+    const fetch = () =>
+      Promise.resolve(
+        new Response(
+          JSON.stringify({ ...sessionBody, access_token: "h.p.s2", refresh_token: "refresh-new" }),
+          { headers: { "content-type": "application/json" } },
+        ),
+      );
+    const c2 = createBaseClient("https://p.example", "anon-key-0123456789", { fetch });
+    const m2 = createSessionManager(createAuthClient(c2), c2, {
+      storage: slowStore,
+      autoRefresh: false,
+    });
+    await m2.saveSession(mk(1));
+    slow = true;
+    const refreshing = m2.refreshSession();
+    await clock.tickAsync(1_000);
+    const restored = m2.restoreSession();
+    await clock.tickAsync(12_000);
+    assert.equal((await restored).getOrThrow().refreshToken, "refresh-new");
+    assert.equal(m2.currentSession?.refreshToken, "refresh-new");
+    await clock.tickAsync(10_000);
+    await refreshing;
+    m2.dispose();
+  } finally {
+    clock.uninstall();
+  }
+});
+
+Deno.test("concurrent restores each report what they read: another project's session, or none", async () => {
+  const foreign = JSON.parse(serializeSession(session));
+  for (const order of [[foreign, null], [null, foreign]]) {
+    let i = 0;
+    const storage = {
+      save() {},
+      clear() {},
+      load(): Promise<Session | null> {
+        const k = i++;
+        const v = order[k] ? { ...order[k], project: "https://other.example" } : null;
+        return new Promise((r) => setTimeout(() => r(v), k ? 1 : 5));
+      },
+    };
+    const c = createBaseClient("https://p.example", "anon-key-0123456789");
+    const m = createSessionManager(createAuthClient(c), c, { storage, autoRefresh: false });
+    const [a, b] = await Promise.all([m.restoreSession(), m.restoreSession()]);
+    const want = order.map((x) => x ? "session_of_another_project" : null);
+    assert.deepEqual([a.errorOrNull()?.code ?? null, b.errorOrNull()?.code ?? null], want);
+    m.dispose();
   }
 });
