@@ -55,6 +55,8 @@ export type SessionState =
 
 /** The shortest time between a grant and its refresh (half the token's life if shorter). */
 const MIN_REFRESH_GAP_MS = 10_000;
+/** How long a storage write that has not landed makes reads older than the session held. */
+const UNLANDED_MS = 60_000;
 
 /** Configuration of a session manager. */
 export interface SessionConfig {
@@ -246,11 +248,12 @@ export class SessionManager {
   /** The tag of stored sessions (`SessionConfig.project`), or null for none. */
   readonly #project: string | null;
   /**
-   * The refresh token of the session whose save is the last one started, while that save has not
-   * settled (the manager gives up waiting after 10 s; the write may land later): a storage read
-   * meanwhile is older than the session held.
+   * The last storage write started, while it has not settled (the manager gives up waiting after
+   * 10 s; the write may land later) and for at most UNLANDED_MS: the session it writes and the
+   * refresh token it replaces. A storage read meanwhile that finds nothing, or the replaced
+   * session, is older than the session held.
    */
-  #unlanded: string | null = null;
+  #unlanded: { token: string; replaced: string | null; at: number } | null = null;
   readonly #storage: SessionStorage;
   readonly #autoRefreshConfigured: boolean;
   readonly #buffer: number;
@@ -495,10 +498,13 @@ export class SessionManager {
       this.#clearTimer(); // the held session's timer (or retry) is not this one's
     }
     const epoch = ++this.#epoch;
+    const replaced = this.#heldRefreshToken();
     // Live in memory first: a storage that fails still leaves the session usable (and says so).
     this.#apply(live);
     try {
-      await this.#serial(() => this.#saving(this.#storage.save(this.#tagged(live)), live));
+      await this.#serial(() =>
+        this.#saving(this.#storage.save(this.#tagged(live)), live, replaced)
+      );
     } finally {
       // A sign-out or another save while this one was stored has the last word.
       if (epoch === this.#epoch) {
@@ -620,7 +626,9 @@ export class SessionManager {
       this.#hold(session, next, true);
       let stored: unknown = null;
       try {
-        await this.#serial(() => this.#saving(this.#storage.save(this.#tagged(next)), next));
+        await this.#serial(() =>
+          this.#saving(this.#storage.save(this.#tagged(next)), next, session.refreshToken)
+        );
       } catch (error) {
         stored = error ?? new Error("unknown storage error");
       }
@@ -755,16 +763,33 @@ export class SessionManager {
    * Marks `session`'s storage write as the last one started until it settles, however long
    * after the manager gave up waiting on it; a later write takes the mark over.
    */
-  #saving(write: void | Promise<void>, session: Session): void | Promise<void> {
-    const token = session.refreshToken;
-    this.#unlanded = token;
-    // Settled once whatever `write` is (a thenable whose `then` throws included).
+  #saving(
+    write: void | Promise<void>,
+    session: Session,
+    replaced: string | null,
+  ): void | Promise<void> {
+    const mark = { token: session.refreshToken, replaced, at: Date.now() };
+    this.#unlanded = mark;
+    // Settled once whatever `write` is (a thenable whose `then` throws included); only this
+    // write's own mark is cleared (a later write of the same tokens keeps its own).
     const settled = new Promise<void>((resolve) => resolve(write));
     const done = () => {
-      if (this.#unlanded === token) this.#unlanded = null;
+      if (this.#unlanded === mark) this.#unlanded = null;
     };
     settled.then(done, done);
     return write;
+  }
+
+  /**
+   * Whether a storage read of `read` (null: none) is older than `held` because held's own write
+   * has not landed yet: nothing stored, or the session held replaced.
+   */
+  #olderThanUnlanded(held: Session, read: Session | null): boolean {
+    const mark = this.#unlanded;
+    if (mark === null || mark.token !== held.refreshToken) return false;
+    // A write pending longer than this is a store that never settles: reads count again.
+    if (Date.now() - mark.at > UNLANDED_MS) return false;
+    return read === null || (mark.replaced !== null && read.refreshToken === mark.replaced);
   }
 
   /** A masked copy of `session` tagged with this manager's project, for storage. */
@@ -804,7 +829,7 @@ export class SessionManager {
     if (!loaded) {
       const s = this.#state.value as SessionState; // not narrowed by the assignment above
       if (s.kind === "Loading") this.#state.value = { kind: "NotAuthenticated" };
-      else if (s.kind === "Authenticated" && this.#unlanded === s.session.refreshToken) {
+      else if (s.kind === "Authenticated" && this.#olderThanUnlanded(s.session, null)) {
         // This manager's own save has not landed (a store slower than the 10 s the manager
         // waits): the storage read is older than the session held, which is no sign-out.
         return success(s.session);
@@ -826,12 +851,10 @@ export class SessionManager {
       });
     }
     const heldNow = this.#state.value as SessionState;
-    if (
-      heldNow.kind === "Authenticated" && this.#unlanded === heldNow.session.refreshToken &&
-      loaded.refreshToken !== heldNow.session.refreshToken
-    ) {
-      // What was read is older than the session held, whose write has not landed yet (a refresh
-      // stored slowly): applying it would put a spent refresh token back.
+    if (heldNow.kind === "Authenticated" && this.#olderThanUnlanded(heldNow.session, loaded)) {
+      // What was read is the session the held one replaced, whose write has not landed yet (a
+      // refresh stored slowly): applying it would put a spent refresh token back. Another
+      // session read (another tab's sign-in) is adopted as ever.
       return success(heldNow.session);
     }
     const stored = storedExpiry(loaded);

@@ -11,6 +11,7 @@ import {
   namespaceStore,
   parseStoredSession,
   serializeSession,
+  type SessionStorage,
   webStorageStore,
 } from "../../session/mod.ts";
 import type { Session } from "../../auth/models.ts";
@@ -671,5 +672,80 @@ Deno.test("concurrent restores each report what they read: another project's ses
     const want = order.map((x) => x ? "session_of_another_project" : null);
     assert.deepEqual([a.errorOrNull()?.code ?? null, b.errorOrNull()?.code ?? null], want);
     m.dispose();
+  }
+});
+
+Deno.test("the slow-write guard is per write and bounded: a same-token update keeps it, another tab's newer session is adopted, and after a minute a write that never lands stops hiding a sign-out", async () => {
+  const clock = FakeTimers.install({ toFake: ["setTimeout", "clearTimeout", "Date"] });
+  try {
+    const mk = (rt: string, userId = "u1") =>
+      decodeSession({
+        ...JSON.parse(JSON.stringify(sessionBody)),
+        refresh_token: rt,
+        user: { id: userId },
+      });
+    const make = (storage: SessionStorage) => {
+      const c = createBaseClient("https://p.example", "anon-key-0123456789");
+      return createSessionManager(createAuthClient(c), c, { storage, autoRefresh: false });
+    };
+    // 1. The same refresh token saved twice (a user update): the first write settling late does
+    //    not clear the second one's mark.
+    let stored: Session | null = null;
+    let n = 0;
+    const m1 = make({
+      save(s: Session): Promise<void> {
+        return n++ === 0
+          ? new Promise((_, reject) => setTimeout(() => reject(new Error("lost")), 12_000))
+          : new Promise((r) =>
+            setTimeout(() => {
+              stored = s;
+              r();
+            }, 20_000)
+          );
+      },
+      load: () => stored,
+      clear() {
+        stored = null;
+      },
+    });
+    const first = m1.saveSession(mk("refresh-A")).catch(() => {});
+    await clock.tickAsync(10_001);
+    const second = m1.saveSession(mk("refresh-A")).catch(() => {});
+    await clock.tickAsync(3_000);
+    const kept = m1.restoreSession();
+    await clock.tickAsync(8_000);
+    assert.equal((await kept).getOrThrow().refreshToken, "refresh-A");
+    await clock.tickAsync(30_000);
+    await Promise.all([first, second]);
+    m1.dispose();
+
+    // 2. Another tab's sign-in while this manager's write never lands: adopted, not hidden.
+    let other: Session | null = null;
+    const m2 = make({
+      save: () => new Promise<void>(() => {}),
+      load: () => other,
+      clear() {
+        other = null;
+      },
+    });
+    const pending = m2.saveSession(mk("refresh-A")).catch(() => {});
+    await clock.tickAsync(10_000);
+    await pending;
+    other = mk("refresh-C", "u2");
+    assert.equal((await m2.restoreSession()).getOrThrow().refreshToken, "refresh-C");
+    assert.equal(m2.currentSession?.user.id, "u2");
+
+    // 3. A minute later, that never-landing write no longer hides a sign-out made elsewhere.
+    const again = m2.saveSession(mk("refresh-D")).catch(() => {});
+    await clock.tickAsync(10_000);
+    await again;
+    other = null;
+    assert.equal((await m2.restoreSession()).ok, true, "within the bound: the read is older");
+    await clock.tickAsync(60_000);
+    assert.equal((await m2.restoreSession()).ok, false);
+    assert.equal(m2.currentSession, null);
+    m2.dispose();
+  } finally {
+    clock.uninstall();
   }
 });
