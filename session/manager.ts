@@ -253,7 +253,7 @@ export class SessionManager {
    * refresh token it replaces. A storage read meanwhile that finds nothing, or the replaced
    * session, is older than the session held.
    */
-  #unlanded: { token: string; replaced: string | null; at: number } | null = null;
+  #unlanded: { token: string | null; replaced: ReadonlySet<string>; at: number } | null = null;
   readonly #storage: SessionStorage;
   readonly #autoRefreshConfigured: boolean;
   readonly #buffer: number;
@@ -503,7 +503,7 @@ export class SessionManager {
     this.#apply(live);
     try {
       await this.#serial(() =>
-        this.#saving(this.#storage.save(this.#tagged(live)), live, replaced)
+        this.#saving(this.#storage.save(this.#tagged(live)), live.refreshToken, replaced)
       );
     } finally {
       // A sign-out or another save while this one was stored has the last word.
@@ -525,9 +525,10 @@ export class SessionManager {
     this.#clearingEpoch = epoch;
     // Forgotten in memory (and on the client) at once, as a save is live before it is stored:
     // a helper answered meanwhile (a user update) finds no session to save back.
+    const forgotten = this.#heldRefreshToken();
     const had = this.#forget();
     try {
-      await this.#serial(() => this.#storage.clear());
+      await this.#serial(() => this.#saving(this.#storage.clear(), null, forgotten));
     } finally {
       if (this.#clearingEpoch === epoch) this.#clearingEpoch = null;
       // A save that came while the clear was stored has the last word.
@@ -627,7 +628,11 @@ export class SessionManager {
       let stored: unknown = null;
       try {
         await this.#serial(() =>
-          this.#saving(this.#storage.save(this.#tagged(next)), next, session.refreshToken)
+          this.#saving(
+            this.#storage.save(this.#tagged(next)),
+            next.refreshToken,
+            session.refreshToken,
+          )
         );
       } catch (error) {
         stored = error ?? new Error("unknown storage error");
@@ -760,15 +765,24 @@ export class SessionManager {
   }
 
   /**
-   * Marks `session`'s storage write as the last one started until it settles, however long
-   * after the manager gave up waiting on it; a later write takes the mark over.
+   * Marks a storage write (of `token`'s session, or a clear: null) as the last one started until
+   * it settles, however long after the manager gave up waiting on it; a later write takes the
+   * mark over. The mark holds every session this manager has replaced or cleared whose write
+   * has not landed: a pending earlier mark's, its token, and `replaced` (the session held before).
    */
   #saving(
     write: void | Promise<void>,
-    session: Session,
+    token: string | null,
     replaced: string | null,
   ): void | Promise<void> {
-    const mark = { token: session.refreshToken, replaced, at: Date.now() };
+    const prev = this.#unlanded;
+    const older = new Set<string>(
+      prev && Date.now() - prev.at <= UNLANDED_MS ? prev.replaced : [],
+    );
+    if (prev?.token != null) older.add(prev.token);
+    if (replaced !== null) older.add(replaced);
+    if (token !== null) older.delete(token); // a user update: its own token is not older
+    const mark = { token, replaced: older, at: Date.now() };
     this.#unlanded = mark;
     // Settled once whatever `write` is (a thenable whose `then` throws included); only this
     // write's own mark is cleared (a later write of the same tokens keeps its own).
@@ -781,15 +795,16 @@ export class SessionManager {
   }
 
   /**
-   * Whether a storage read of `read` (null: none) is older than `held` because held's own write
-   * has not landed yet: nothing stored, or the session held replaced.
+   * Whether a storage read of `read` (null: none) is older than what this manager holds (a
+   * session, or none after a clear) because its own last write has not landed yet: nothing
+   * stored, or a session it replaced or cleared.
    */
-  #olderThanUnlanded(held: Session, read: Session | null): boolean {
+  #olderThanUnlanded(held: Session | null, read: Session | null): boolean {
     const mark = this.#unlanded;
-    if (mark === null || mark.token !== held.refreshToken) return false;
+    if (mark === null || mark.token !== (held?.refreshToken ?? null)) return false;
     // A write pending longer than this is a store that never settles: reads count again.
     if (Date.now() - mark.at > UNLANDED_MS) return false;
-    return read === null || (mark.replaced !== null && read.refreshToken === mark.replaced);
+    return read === null ? held !== null : mark.replaced.has(read.refreshToken);
   }
 
   /** A masked copy of `session` tagged with this manager's project, for storage. */
@@ -851,11 +866,18 @@ export class SessionManager {
       });
     }
     const heldNow = this.#state.value as SessionState;
-    if (heldNow.kind === "Authenticated" && this.#olderThanUnlanded(heldNow.session, loaded)) {
-      // What was read is the session the held one replaced, whose write has not landed yet (a
-      // refresh stored slowly): applying it would put a spent refresh token back. Another
-      // session read (another tab's sign-in) is adopted as ever.
-      return success(heldNow.session);
+    const heldSession = heldNow.kind === "Authenticated" ? heldNow.session : null;
+    if (
+      (heldSession !== null || heldNow.kind !== "Expired") &&
+      this.#olderThanUnlanded(heldSession, loaded)
+    ) {
+      // What was read is a session this manager replaced or cleared, whose write has not landed
+      // yet (a refresh stored slowly, a sign-out): applying it would put a spent refresh token
+      // back, or sign the signed-out user in again. Another session read (another tab's
+      // sign-in) is adopted as ever.
+      if (heldSession !== null) return success(heldSession);
+      if (heldNow.kind === "Loading") this.#state.value = { kind: "NotAuthenticated" };
+      return failure({ message: "No active session", category: "NO_SESSION" });
     }
     const stored = storedExpiry(loaded);
     if (lapsed(stored)) {

@@ -749,3 +749,84 @@ Deno.test("the slow-write guard is per write and bounded: a same-token update ke
     clock.uninstall();
   }
 });
+
+Deno.test("while writes are pending, a read of any session this manager replaced or cleared is older: refresh chains, two sign-ins, a sign-out then a sign-in", async () => {
+  const clock = FakeTimers.install({ toFake: ["setTimeout", "clearTimeout", "Date"] });
+  try {
+    const mk = (rt: string, userId = "u1") =>
+      decodeSession({
+        ...JSON.parse(JSON.stringify(sessionBody)),
+        refresh_token: rt,
+        expires_at: Math.floor(Date.now() / 1000) + 3600,
+        user: { id: userId },
+      });
+    /** A storage whose writes never land within these checks. */
+    const hanging = (initial: Session) => {
+      const st = { stored: initial as Session | null };
+      const storage: SessionStorage = {
+        save: () => new Promise<void>(() => {}),
+        load: () => st.stored,
+        clear: () => new Promise<void>(() => {}),
+      };
+      return { st, storage };
+    };
+    const step = async (p: Promise<unknown>) => {
+      const settled = p.catch(() => {}); // a save given up on rejects: handled at once
+      await clock.tickAsync(10_001); // the manager gives up waiting on the write
+      await settled;
+    };
+    // 1. A refresh chain A → A2 → A3: the storage still holds A, which was spent.
+    let n = 1;
+    const fetch = () =>
+      Promise.resolve(
+        new Response(JSON.stringify({ ...sessionBody, refresh_token: `refresh-A${++n}` }), {
+          headers: { "content-type": "application/json" },
+        }),
+      );
+    const chain = hanging(mk("refresh-A"));
+    const c1 = createBaseClient("https://p.example", "anon-key-0123456789", { fetch });
+    const m1 = createSessionManager(createAuthClient(c1), c1, {
+      storage: chain.storage,
+      autoRefresh: false,
+    });
+    await m1.restoreSession();
+    await step(m1.refreshSession());
+    await step(m1.refreshSession());
+    const r1 = m1.restoreSession();
+    await step(r1);
+    assert.equal(m1.currentSession?.refreshToken, "refresh-A3");
+    m1.dispose();
+
+    // 2. Two sign-ins (A, then B) over a stored X: X is older.
+    const two = hanging(mk("refresh-X", "ux"));
+    const c2 = createBaseClient("https://p.example", "anon-key-0123456789");
+    const m2 = createSessionManager(createAuthClient(c2), c2, {
+      storage: two.storage,
+      autoRefresh: false,
+    });
+    await m2.restoreSession();
+    await step(m2.saveSession(mk("refresh-A", "ua")));
+    await step(m2.saveSession(mk("refresh-B", "ub")));
+    await step(m2.restoreSession());
+    assert.equal(m2.currentSession?.user.id, "ub");
+    m2.dispose();
+
+    // 3. A sign-out then a sign-in: the signed-out X is not signed in again.
+    const out = hanging(mk("refresh-X", "ux"));
+    const m3 = createSessionManager(createAuthClient(c2), c2, {
+      storage: out.storage,
+      autoRefresh: false,
+    });
+    await m3.restoreSession();
+    await step(m3.clearSession());
+    const afterClear = m3.restoreSession();
+    await step(afterClear);
+    assert.equal(m3.currentSession, null, "a restore right after the sign-out reads it as none");
+    await step(m3.saveSession(mk("refresh-B", "ub")));
+    await step(m3.restoreSession());
+    assert.equal((m3.currentSession as Session | null)?.user.id, "ub");
+    m3.dispose();
+  } finally {
+    clock.uninstall();
+  }
+});
