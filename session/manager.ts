@@ -807,6 +807,17 @@ export class SessionManager {
     return read === null ? held !== null : mark.replaced.has(read.refreshToken);
   }
 
+  /**
+   * A restore's answer for a held session that has lapsed and whose own write has not landed:
+   * refreshed when auto-refresh is on, else left `Expired` for the caller.
+   */
+  #stillExpired(): Promise<ServiceResult<Session>> | ServiceResult<Session> {
+    return this.#autoRefresh ? this.refreshSession() : failure({
+      message: "No active session: the stored session has expired (refreshSession may recover it)",
+      category: "NO_SESSION",
+    });
+  }
+
   /** A masked copy of `session` tagged with this manager's project, for storage. */
   #tagged(session: Session): TaggedSession {
     return this.#project === null
@@ -841,13 +852,18 @@ export class SessionManager {
         ? success(current)
         : failure({ message: "No active session", category: "NO_SESSION" });
     }
+    // The held session as of now: one that has lapsed meanwhile is Expired.
+    this.#checkLapsed();
     if (!loaded) {
       const s = this.#state.value as SessionState; // not narrowed by the assignment above
       if (s.kind === "Loading") this.#state.value = { kind: "NotAuthenticated" };
-      else if (s.kind === "Authenticated" && this.#olderThanUnlanded(s.session, null)) {
+      else if (
+        (s.kind === "Authenticated" || s.kind === "Expired") &&
+        this.#olderThanUnlanded(s.kind === "Authenticated" ? s.session : s.lastSession, null)
+      ) {
         // This manager's own save has not landed (a store slower than the 10 s the manager
         // waits): the storage read is older than the session held, which is no sign-out.
-        return success(s.session);
+        return s.kind === "Authenticated" ? success(s.session) : this.#stillExpired();
       } else if (!unreadable && s.kind !== "NotAuthenticated") {
         // Storage holds no session (signed out elsewhere): none is held here either.
         this.#drop();
@@ -866,16 +882,18 @@ export class SessionManager {
       });
     }
     const heldNow = this.#state.value as SessionState;
-    const heldSession = heldNow.kind === "Authenticated" ? heldNow.session : null;
-    if (
-      (heldSession !== null || heldNow.kind !== "Expired") &&
-      this.#olderThanUnlanded(heldSession, loaded)
-    ) {
+    const heldSession = heldNow.kind === "Authenticated"
+      ? heldNow.session
+      : heldNow.kind === "Expired"
+      ? heldNow.lastSession
+      : null;
+    if (this.#olderThanUnlanded(heldSession, loaded)) {
       // What was read is a session this manager replaced or cleared, whose write has not landed
       // yet (a refresh stored slowly, a sign-out): applying it would put a spent refresh token
       // back, or sign the signed-out user in again. Another session read (another tab's
       // sign-in) is adopted as ever.
-      if (heldSession !== null) return success(heldSession);
+      if (heldNow.kind === "Authenticated") return success(heldNow.session);
+      if (heldNow.kind === "Expired") return this.#stillExpired();
       if (heldNow.kind === "Loading") this.#state.value = { kind: "NotAuthenticated" };
       return failure({ message: "No active session", category: "NO_SESSION" });
     }

@@ -830,3 +830,61 @@ Deno.test("while writes are pending, a read of any session this manager replaced
     clock.uninstall();
   }
 });
+
+Deno.test("a held session that lapses while its own write has not landed stays the one to refresh: a read of the replaced session or of none changes nothing", async () => {
+  const clock = FakeTimers.install({ toFake: ["setTimeout", "clearTimeout", "Date"] });
+  try {
+    for (const read of ["the replaced session", "nothing"]) {
+      let stored: Session | null = null;
+      let hang = false;
+      const storage: SessionStorage = {
+        save(s: Session): void | Promise<void> {
+          if (hang) return new Promise<void>(() => {});
+          stored = s;
+        },
+        load: () => stored,
+        clear() {
+          stored = null;
+        },
+      };
+      const grants: string[] = [];
+      const fetch = (_u: RequestInfo | URL, init?: RequestInit) => {
+        grants.push(JSON.parse(String(init?.body)).refresh_token);
+        return Promise.resolve(
+          new Response(
+            JSON.stringify({
+              ...sessionBody,
+              expires_at: undefined,
+              refresh_token: "refresh-A2",
+              expires_in: 20,
+            }),
+            { headers: { "content-type": "application/json" } },
+          ),
+        );
+      };
+      const c = createBaseClient("https://p.example", "anon-key-0123456789", { fetch });
+      const m = createSessionManager(createAuthClient(c), c, { storage, autoRefresh: false });
+      await m.saveSession(
+        decodeSession({ ...sessionBody, expires_at: Math.floor(Date.now() / 1000) + 3600 }),
+      );
+      if (read === "nothing") stored = null;
+      hang = true;
+      const refreshing = m.refreshSession();
+      await clock.tickAsync(10_001);
+      await refreshing; // its write never lands
+      await clock.tickAsync(15_000); // the 20 s token lapses
+      const r = await m.restoreSession();
+      assert.equal(r.ok, false, read);
+      const state = m.sessionState.value;
+      assert.equal(state.kind, "Expired", read);
+      assert.equal(state.kind === "Expired" && state.lastSession.refreshToken, "refresh-A2", read);
+      const next = m.refreshSession();
+      await clock.tickAsync(10_001);
+      await next;
+      assert.equal(grants.at(-1), "refresh-A2", `${read}: the next grant spends the live token`);
+      m.dispose();
+    }
+  } finally {
+    clock.uninstall();
+  }
+});
