@@ -30,6 +30,29 @@ const sessionBody = {
 };
 const session = decodeSession(sessionBody);
 
+/** A session like `session` with another refresh token and user, valid for an hour from now. */
+function sessionWith(refreshToken: string, userId = "u1"): Session {
+  return decodeSession({
+    ...JSON.parse(JSON.stringify(sessionBody)),
+    refresh_token: refreshToken,
+    expires_at: Math.floor(Date.now() / 1000) + 3600,
+    user: { id: userId },
+  });
+}
+
+/** A manager without auto-refresh over `storage`, its auth calls answered by `fetch`. */
+function managerOver(storage: SessionStorage, fetch?: typeof globalThis.fetch) {
+  const c = createBaseClient("https://p.example", "anon-key-0123456789", fetch ? { fetch } : {});
+  return createSessionManager(createAuthClient(c), c, { storage, autoRefresh: false });
+}
+
+/** A refresh answer of `sessionBody` with these fields. */
+function refreshAnswer(fields: Record<string, unknown>): Response {
+  return new Response(JSON.stringify({ ...sessionBody, ...fields }), {
+    headers: { "content-type": "application/json" },
+  });
+}
+
 const delay = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 Deno.test("a clear is never overtaken by an earlier, slower save", async () => {
@@ -574,8 +597,7 @@ Deno.test("a restore while the manager's own save is still writing (past the 10 
 Deno.test("the slow-save guard follows the held session's own write: a write that never settles does not hide a later sign-out elsewhere, and a slow refresh write keeps its tokens over an older read", async () => {
   const clock = FakeTimers.install({ toFake: ["setTimeout", "clearTimeout", "Date"] });
   try {
-    const mk = (n: number) =>
-      decodeSession({ ...JSON.parse(JSON.stringify(sessionBody)), refresh_token: `refresh-${n}` });
+    const mk = (n: number) => sessionWith(`refresh-${n}`);
     // 1. Save A never settles, save B lands, another tab clears the storage: a sign-out.
     let stored: Session | null = null;
     let first = true;
@@ -592,8 +614,7 @@ Deno.test("the slow-save guard follows the held session's own write: a write tha
         stored = null;
       },
     };
-    const c = createBaseClient("https://p.example", "anon-key-0123456789");
-    const m = createSessionManager(createAuthClient(c), c, { storage, autoRefresh: false });
+    const m = managerOver(storage);
     const a = m.saveSession(mk(1)).catch(() => {});
     await clock.tickAsync(10_000);
     await a;
@@ -625,18 +646,11 @@ Deno.test("the slow-save guard follows the held session's own write: a write tha
         data = null;
       },
     };
-    const fetch = () =>
-      Promise.resolve(
-        new Response(
-          JSON.stringify({ ...sessionBody, access_token: "h.p.s2", refresh_token: "refresh-new" }),
-          { headers: { "content-type": "application/json" } },
-        ),
-      );
-    const c2 = createBaseClient("https://p.example", "anon-key-0123456789", { fetch });
-    const m2 = createSessionManager(createAuthClient(c2), c2, {
-      storage: slowStore,
-      autoRefresh: false,
-    });
+    const m2 = managerOver(
+      slowStore,
+      () =>
+        Promise.resolve(refreshAnswer({ access_token: "h.p.s2", refresh_token: "refresh-new" })),
+    );
     await m2.saveSession(mk(1));
     slow = true;
     const refreshing = m2.refreshSession();
@@ -666,8 +680,7 @@ Deno.test("concurrent restores each report what they read: another project's ses
         return new Promise((r) => setTimeout(() => r(v), k ? 1 : 5));
       },
     };
-    const c = createBaseClient("https://p.example", "anon-key-0123456789");
-    const m = createSessionManager(createAuthClient(c), c, { storage, autoRefresh: false });
+    const m = managerOver(storage);
     const [a, b] = await Promise.all([m.restoreSession(), m.restoreSession()]);
     const want = order.map((x) => x ? "session_of_another_project" : null);
     assert.deepEqual([a.errorOrNull()?.code ?? null, b.errorOrNull()?.code ?? null], want);
@@ -678,16 +691,8 @@ Deno.test("concurrent restores each report what they read: another project's ses
 Deno.test("the slow-write guard is per write and bounded: a same-token update keeps it, another tab's newer session is adopted, and after a minute a write that never lands stops hiding a sign-out", async () => {
   const clock = FakeTimers.install({ toFake: ["setTimeout", "clearTimeout", "Date"] });
   try {
-    const mk = (rt: string, userId = "u1") =>
-      decodeSession({
-        ...JSON.parse(JSON.stringify(sessionBody)),
-        refresh_token: rt,
-        user: { id: userId },
-      });
-    const make = (storage: SessionStorage) => {
-      const c = createBaseClient("https://p.example", "anon-key-0123456789");
-      return createSessionManager(createAuthClient(c), c, { storage, autoRefresh: false });
-    };
+    const mk = sessionWith;
+    const make = (storage: SessionStorage) => managerOver(storage);
     // 1. The same refresh token saved twice (a user update): the first write settling late does
     //    not clear the second one's mark.
     let stored: Session | null = null;
@@ -753,13 +758,7 @@ Deno.test("the slow-write guard is per write and bounded: a same-token update ke
 Deno.test("while writes are pending, a read of any session this manager replaced or cleared is older: refresh chains, two sign-ins, a sign-out then a sign-in", async () => {
   const clock = FakeTimers.install({ toFake: ["setTimeout", "clearTimeout", "Date"] });
   try {
-    const mk = (rt: string, userId = "u1") =>
-      decodeSession({
-        ...JSON.parse(JSON.stringify(sessionBody)),
-        refresh_token: rt,
-        expires_at: Math.floor(Date.now() / 1000) + 3600,
-        user: { id: userId },
-      });
+    const mk = sessionWith;
     /** A storage whose writes never land within these checks. */
     const hanging = (initial: Session) => {
       const st = { stored: initial as Session | null };
@@ -777,18 +776,11 @@ Deno.test("while writes are pending, a read of any session this manager replaced
     };
     // 1. A refresh chain A → A2 → A3: the storage still holds A, which was spent.
     let n = 1;
-    const fetch = () =>
-      Promise.resolve(
-        new Response(JSON.stringify({ ...sessionBody, refresh_token: `refresh-A${++n}` }), {
-          headers: { "content-type": "application/json" },
-        }),
-      );
     const chain = hanging(mk("refresh-A"));
-    const c1 = createBaseClient("https://p.example", "anon-key-0123456789", { fetch });
-    const m1 = createSessionManager(createAuthClient(c1), c1, {
-      storage: chain.storage,
-      autoRefresh: false,
-    });
+    const m1 = managerOver(
+      chain.storage,
+      () => Promise.resolve(refreshAnswer({ refresh_token: `refresh-A${++n}` })),
+    );
     await m1.restoreSession();
     await step(m1.refreshSession());
     await step(m1.refreshSession());
@@ -799,11 +791,7 @@ Deno.test("while writes are pending, a read of any session this manager replaced
 
     // 2. Two sign-ins (A, then B) over a stored X: X is older.
     const two = hanging(mk("refresh-X", "ux"));
-    const c2 = createBaseClient("https://p.example", "anon-key-0123456789");
-    const m2 = createSessionManager(createAuthClient(c2), c2, {
-      storage: two.storage,
-      autoRefresh: false,
-    });
+    const m2 = managerOver(two.storage);
     await m2.restoreSession();
     await step(m2.saveSession(mk("refresh-A", "ua")));
     await step(m2.saveSession(mk("refresh-B", "ub")));
@@ -813,10 +801,7 @@ Deno.test("while writes are pending, a read of any session this manager replaced
 
     // 3. A sign-out then a sign-in: the signed-out X is not signed in again.
     const out = hanging(mk("refresh-X", "ux"));
-    const m3 = createSessionManager(createAuthClient(c2), c2, {
-      storage: out.storage,
-      autoRefresh: false,
-    });
+    const m3 = managerOver(out.storage);
     await m3.restoreSession();
     await step(m3.clearSession());
     const afterClear = m3.restoreSession();
@@ -848,22 +833,12 @@ Deno.test("a held session that lapses while its own write has not landed stays t
         },
       };
       const grants: string[] = [];
-      const fetch = (_u: RequestInfo | URL, init?: RequestInit) => {
+      const m = managerOver(storage, (_u, init) => {
         grants.push(JSON.parse(String(init?.body)).refresh_token);
         return Promise.resolve(
-          new Response(
-            JSON.stringify({
-              ...sessionBody,
-              expires_at: undefined,
-              refresh_token: "refresh-A2",
-              expires_in: 20,
-            }),
-            { headers: { "content-type": "application/json" } },
-          ),
+          refreshAnswer({ expires_at: undefined, refresh_token: "refresh-A2", expires_in: 20 }),
         );
-      };
-      const c = createBaseClient("https://p.example", "anon-key-0123456789", { fetch });
-      const m = createSessionManager(createAuthClient(c), c, { storage, autoRefresh: false });
+      });
       await m.saveSession(
         decodeSession({ ...sessionBody, expires_at: Math.floor(Date.now() / 1000) + 3600 }),
       );
