@@ -854,22 +854,25 @@ export class SessionManager {
     }
     // The held session as of now: one that has lapsed meanwhile is Expired.
     this.#checkLapsed();
+    const heldNow = this.#state.value as SessionState; // not narrowed by the assignment above
+    if (this.#olderThanUnlanded(heldOf(heldNow), loaded)) {
+      // This manager's own last write has not landed (a store slower than the 10 s the manager
+      // waits): what was read (nothing, or a session it replaced or cleared) is older than what
+      // it holds. Applying it would sign the user out, put a spent refresh token back, or sign a
+      // signed-out user in again. Another session read (another tab's sign-in) is adopted.
+      if (heldNow.kind === "Authenticated") return success(heldNow.session);
+      if (heldNow.kind === "Expired") return this.#stillExpired();
+      if (heldNow.kind === "Loading") this.#state.value = { kind: "NotAuthenticated" };
+      return failure({ message: "No active session", category: "NO_SESSION" });
+    }
     if (!loaded) {
-      const s = this.#state.value as SessionState; // not narrowed by the assignment above
-      if (s.kind === "Loading") this.#state.value = { kind: "NotAuthenticated" };
-      else if (
-        (s.kind === "Authenticated" || s.kind === "Expired") &&
-        this.#olderThanUnlanded(s.kind === "Authenticated" ? s.session : s.lastSession, null)
-      ) {
-        // This manager's own save has not landed (a store slower than the 10 s the manager
-        // waits): the storage read is older than the session held, which is no sign-out.
-        return s.kind === "Authenticated" ? success(s.session) : this.#stillExpired();
-      } else if (!unreadable && s.kind !== "NotAuthenticated") {
+      if (heldNow.kind === "Loading") this.#state.value = { kind: "NotAuthenticated" };
+      else if (!unreadable && heldNow.kind !== "NotAuthenticated") {
         // Storage holds no session (signed out elsewhere): none is held here either.
         this.#drop();
         this.#signedOut();
-      } else if (unreadable && s.kind === "Authenticated") {
-        return success(s.session); // a storage fault signs nobody out
+      } else if (unreadable && heldNow.kind === "Authenticated") {
+        return success(heldNow.session); // a storage fault signs nobody out
       }
       return failure({
         message: seen.foreign
@@ -880,22 +883,6 @@ export class SessionManager {
         category: "NO_SESSION",
         code: seen.foreign ? "session_of_another_project" : null,
       });
-    }
-    const heldNow = this.#state.value as SessionState;
-    const heldSession = heldNow.kind === "Authenticated"
-      ? heldNow.session
-      : heldNow.kind === "Expired"
-      ? heldNow.lastSession
-      : null;
-    if (this.#olderThanUnlanded(heldSession, loaded)) {
-      // What was read is a session this manager replaced or cleared, whose write has not landed
-      // yet (a refresh stored slowly, a sign-out): applying it would put a spent refresh token
-      // back, or sign the signed-out user in again. Another session read (another tab's
-      // sign-in) is adopted as ever.
-      if (heldNow.kind === "Authenticated") return success(heldNow.session);
-      if (heldNow.kind === "Expired") return this.#stillExpired();
-      if (heldNow.kind === "Loading") this.#state.value = { kind: "NotAuthenticated" };
-      return failure({ message: "No active session", category: "NO_SESSION" });
     }
     const stored = storedExpiry(loaded);
     if (lapsed(stored)) {
