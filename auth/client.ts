@@ -100,7 +100,8 @@ export class AuthClient {
    * @param client The base client.
    * @param options JWKS settings.
    */
-  constructor(client: BaseClient, options: AuthClientOptions = {}) {
+  constructor(client: BaseClient, options?: AuthClientOptions) {
+    options ??= {};
     this.client = client;
     this.jwks = createJwksResolver(client, options.jwks);
   }
@@ -480,8 +481,9 @@ export class AuthClient {
     accessToken: string,
     provider: OAuthProvider | string,
     idToken: string,
-    options: AuthCallOptions & { providerAccessToken?: string | null; nonce?: string | null } = {},
+    options?: AuthCallOptions & { providerAccessToken?: string | null; nonce?: string | null },
   ): Promise<ServiceResult<Session>> {
+    options ??= {};
     return si.signInWithIdToken(this.client, provider, idToken, {
       accessToken: options.providerAccessToken,
       nonce: options.nonce,

@@ -54,8 +54,9 @@ export function signUp(
   auth: AuthClient,
   email: string,
   password: string,
-  options: ExtensionSignUpOptions = {},
+  options?: ExtensionSignUpOptions,
 ): Promise<ServiceResult<Session>> {
+  options ??= {};
   return auth.signUpWithEmail(email, password, options);
 }
 
@@ -81,8 +82,9 @@ export function signIn(
   auth: AuthClient,
   email: string,
   password: string,
-  options: AuthCallOptions = {},
+  options?: AuthCallOptions,
 ): Promise<ServiceResult<Session>> {
+  options ??= {};
   return auth.signInWithEmail(email, password, options);
 }
 
@@ -108,8 +110,9 @@ export function signUpPhone(
   auth: AuthClient,
   phone: string,
   password: string,
-  options: ExtensionSignUpOptions = {},
+  options?: ExtensionSignUpOptions,
 ): Promise<ServiceResult<Session>> {
+  options ??= {};
   return auth.signUpWithPhone(phone, password, options);
 }
 
@@ -135,8 +138,9 @@ export function signInPhone(
   auth: AuthClient,
   phone: string,
   password: string,
-  options: AuthCallOptions = {},
+  options?: AuthCallOptions,
 ): Promise<ServiceResult<Session>> {
+  options ??= {};
   return auth.signInWithPhone(phone, password, options);
 }
 
@@ -160,8 +164,9 @@ export function signInPhone(
 export function sendOtp(
   auth: AuthClient,
   email: string,
-  options: AuthCallOptions = {},
+  options?: AuthCallOptions,
 ): Promise<ServiceResult<void>> {
+  options ??= {};
   return auth.signInWithOtp({ ...options, email });
 }
 
@@ -185,8 +190,9 @@ export function sendOtp(
 export function sendPhoneOtp(
   auth: AuthClient,
   phone: string,
-  options: AuthCallOptions & { channel?: MessagingChannel | null } = {},
+  options?: AuthCallOptions & { channel?: MessagingChannel | null },
 ): Promise<ServiceResult<void>> {
+  options ??= {};
   return auth.signInWithOtp({ ...options, phone });
 }
 
@@ -212,8 +218,9 @@ export function sendPhoneOtp(
 export function resendSignUpEmailOtp(
   auth: AuthClient,
   email: string,
-  options: ExtensionRedirectOptions = {},
+  options?: ExtensionRedirectOptions,
 ): Promise<ServiceResult<void>> {
+  options ??= {};
   return auth.resendEmailOtp(OtpType.SIGNUP, email, options);
 }
 
@@ -237,8 +244,9 @@ export function resendSignUpEmailOtp(
 export function resendPhoneSignInOtp(
   auth: AuthClient,
   phone: string,
-  options: ExtensionCaptchaOptions = {},
+  options?: ExtensionCaptchaOptions,
 ): Promise<ServiceResult<void>> {
+  options ??= {};
   return auth.resendPhoneOtp(OtpType.SMS, phone, options);
 }
 
@@ -266,8 +274,9 @@ export function verifyEmailOtp(
   email: string,
   token: string,
   type: OtpType,
-  options: ExtensionCaptchaOptions = {},
+  options?: ExtensionCaptchaOptions,
 ): Promise<ServiceResult<OtpVerifyResult>> {
+  options ??= {};
   return auth.verifyOtp(token, type, { ...options, email });
 }
 
@@ -295,8 +304,9 @@ export function verifyPhoneOtp(
   phone: string,
   token: string,
   type: OtpType,
-  options: ExtensionCaptchaOptions = {},
+  options?: ExtensionCaptchaOptions,
 ): Promise<ServiceResult<OtpVerifyResult>> {
+  options ??= {};
   return auth.verifyOtp(token, type, { ...options, phone });
 }
 
@@ -322,8 +332,9 @@ export function verifyEmailSignUpOtp(
   auth: AuthClient,
   email: string,
   token: string,
-  options: ExtensionCaptchaOptions = {},
+  options?: ExtensionCaptchaOptions,
 ): Promise<ServiceResult<OtpVerifyResult>> {
+  options ??= {};
   return verifyEmailOtp(auth, email, token, OtpType.EMAIL, options);
 }
 
@@ -349,8 +360,9 @@ export function verifyPhoneSignInOtp(
   auth: AuthClient,
   phone: string,
   token: string,
-  options: ExtensionCaptchaOptions = {},
+  options?: ExtensionCaptchaOptions,
 ): Promise<ServiceResult<OtpVerifyResult>> {
+  options ??= {};
   return verifyPhoneOtp(auth, phone, token, OtpType.SMS, options);
 }
 
@@ -376,8 +388,9 @@ export function verifyEmailOtpWithTokenHash(
   auth: AuthClient,
   tokenHash: string,
   type: OtpType,
-  options: ExtensionCaptchaOptions = {},
+  options?: ExtensionCaptchaOptions,
 ): Promise<ServiceResult<OtpVerifyResult>> {
+  options ??= {};
   return auth.verifyOtpWithTokenHash(tokenHash, type, options);
 }
 
@@ -401,8 +414,9 @@ export function verifyEmailOtpWithTokenHash(
 export function forgotPassword(
   auth: AuthClient,
   email: string,
-  options: ExtensionRedirectOptions = {},
+  options?: ExtensionRedirectOptions,
 ): Promise<ServiceResult<void>> {
+  options ??= {};
   return auth.resetPasswordForEmail(email, options);
 }
 
@@ -426,8 +440,9 @@ export function forgotPassword(
 export function signOutGlobal(
   auth: AuthClient,
   accessToken: string,
-  options: AuthCallOptions = {},
+  options?: AuthCallOptions,
 ): Promise<ServiceResult<void>> {
+  options ??= {};
   return auth.signOut(accessToken, { ...options, scope: SignOutScope.GLOBAL });
 }
 
@@ -451,8 +466,9 @@ export function signOutGlobal(
 export function signOutLocal(
   auth: AuthClient,
   accessToken: string,
-  options: AuthCallOptions = {},
+  options?: AuthCallOptions,
 ): Promise<ServiceResult<void>> {
+  options ??= {};
   return auth.signOut(accessToken, { ...options, scope: SignOutScope.LOCAL });
 }
 
@@ -476,8 +492,9 @@ export function signOutLocal(
 export function signOutOthers(
   auth: AuthClient,
   accessToken: string,
-  options: AuthCallOptions = {},
+  options?: AuthCallOptions,
 ): Promise<ServiceResult<void>> {
+  options ??= {};
   return auth.signOut(accessToken, { ...options, scope: SignOutScope.OTHERS });
 }
 
@@ -505,8 +522,9 @@ export async function mfaChallengeAndVerify(
   factorId: string,
   code: string,
   accessToken: string,
-  options: AuthCallOptions = {},
+  options?: AuthCallOptions,
 ): Promise<ServiceResult<MfaVerifyResponse>> {
+  options ??= {};
   const challenge = await auth.mfaChallenge(accessToken, factorId, options);
   if (!challenge.ok) return challenge;
   return auth.mfaVerify(accessToken, factorId, challenge.value.id, code, options);

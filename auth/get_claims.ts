@@ -198,8 +198,9 @@ async function serverValidate(
 export async function getClaims(
   auth: ClaimsSource,
   jwt: string,
-  options: GetClaimsOptions = {},
+  options?: GetClaimsOptions,
 ): Promise<ServiceResult<JwtClaimsResult>> {
+  options ??= {};
   const decoded = decodeJwt(jwt);
   if (!decoded.ok) return decoded;
   const d = decoded.value;
@@ -284,9 +285,9 @@ export async function getClaims(
  */
 export function createClaimsVerifier(
   client: BaseClient,
-  options: { jwks?: JwksOptions } = {},
+  options?: { jwks?: JwksOptions },
 ): ClaimsSource {
-  const jwks = createJwksResolver(client, options.jwks);
+  const jwks = createJwksResolver(client, options?.jwks);
   return {
     jwks,
     // Never redirected: only the auth server's own answer counts. The user is the body.

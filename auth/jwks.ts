@@ -154,7 +154,7 @@ export interface RequestJwksOptions {
  */
 export async function requestJwks(
   client: BaseClient,
-  options: RequestJwksOptions = {},
+  options?: RequestJwksOptions,
 ): Promise<ServiceResult<string>> {
   const r = await client.request({
     area: "auth",
@@ -163,9 +163,9 @@ export async function requestJwks(
     redirect: "manual",
     responseType: "text",
     retry: false,
-    timeout: options.timeout ?? JWKS_DEFAULTS.timeout,
-    maxBodyBytes: options.maxBodyBytes ?? JWKS_DEFAULTS.maxBodyBytes,
-    signal: options.signal,
+    timeout: options?.timeout ?? JWKS_DEFAULTS.timeout,
+    maxBodyBytes: options?.maxBodyBytes ?? JWKS_DEFAULTS.maxBodyBytes,
+    signal: options?.signal,
   });
   if (!r.ok) return r;
   if (r.value.status !== 200) {
@@ -333,15 +333,15 @@ export class JwksResolver {
    * @param client The base client whose project serves the JWKS.
    * @param options Cache and fetch settings.
    */
-  constructor(client: BaseClient, options: JwksOptions = {}) {
+  constructor(client: BaseClient, options?: JwksOptions) {
     this.#client = client;
     const o = { ...JWKS_DEFAULTS };
     for (const k in o) {
       const name = k as keyof typeof o;
-      o[name] = checkDuration(name, options[name], o[name]);
+      o[name] = checkDuration(name, options?.[name], o[name]);
     }
     this.#o = o;
-    this.#cache = options.cache;
+    this.#cache = options?.cache;
   }
 
   /** The JWKS URL; also the key under which a {@linkcode JwksCache} stores the set. */
@@ -361,11 +361,11 @@ export class JwksResolver {
    */
   resolveSigningKey(
     kid: string,
-    options: ResolveKeyOptions = {},
+    options?: ResolveKeyOptions,
   ): Promise<ServiceResult<Jwk | null>> {
     const bad = badKid(kid);
     if (bad) return bad;
-    return this.#lookup(kid, options.signal).then((r) => r.ok ? success(r.value?.jwk ?? null) : r);
+    return this.#lookup(kid, options?.signal).then((r) => r.ok ? success(r.value?.jwk ?? null) : r);
   }
 
   /**
@@ -379,13 +379,13 @@ export class JwksResolver {
    */
   verificationKey(
     kid: string,
-    options: ResolveKeyOptions = {},
+    options?: ResolveKeyOptions,
   ): Promise<ServiceResult<VerificationKey | null>> {
     const bad = badKid(kid);
     if (bad) return bad;
     const cached = this.cachedVerificationKey(kid);
     if (cached !== null) return Promise.resolve(success(cached));
-    return this.#verificationKey(kid, options.signal);
+    return this.#verificationKey(kid, options?.signal);
   }
 
   async #verificationKey(
@@ -417,13 +417,14 @@ export class JwksResolver {
    * @param options A signal that stops waiting.
    * @returns The set (private-member entries removed) or a failure.
    */
-  async keySet(options: ResolveKeyOptions = {}): Promise<ServiceResult<JwkSet>> {
-    await this.#loadExternalIfNeeded(options.signal);
+  async keySet(options?: ResolveKeyOptions): Promise<ServiceResult<JwkSet>> {
+    const signal = options?.signal;
+    await this.#loadExternalIfNeeded(signal);
     const state = this.#state;
     if (state !== null && this.#since(state.fetchedAt) < this.#o.maxAgeMs) {
       return success(state.set);
     }
-    const r = await this.#refresh(options.signal);
+    const r = await this.#refresh(signal);
     return r.ok ? success(r.value.set) : r;
   }
 

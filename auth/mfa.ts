@@ -41,8 +41,9 @@ export function mfaEnroll(
   client: BaseClient,
   accessToken: string,
   factorType: MfaFactorType,
-  o: MfaEnrollOptions = {},
+  o?: MfaEnrollOptions,
 ): Promise<ServiceResult<MfaEnrollResponse>> {
+  o ??= {};
   if (blank(accessToken)) return invalid("Cannot enroll as 'accessToken' is blank");
   if (factorType === "phone" && blank(o.phone)) {
     return invalid("Cannot enroll a phone factor as 'phone' is blank");
@@ -65,8 +66,9 @@ export function mfaChallenge(
   client: BaseClient,
   accessToken: string,
   factorId: string,
-  o: AuthCallOptions & { channel?: MessagingChannel | null } = {},
+  o?: AuthCallOptions & { channel?: MessagingChannel | null },
 ): Promise<ServiceResult<MfaChallengeResponse>> {
+  o ??= {};
   if (blank(accessToken) || blank(factorId)) {
     return invalid("Cannot challenge as 'accessToken' and 'factorId' must be non-blank");
   }
@@ -86,8 +88,9 @@ export function mfaVerify(
   factorId: string,
   challengeId: string,
   code: string,
-  o: AuthCallOptions & { webauthn?: MfaWebauthnVerification | null } = {},
+  o?: AuthCallOptions & { webauthn?: MfaWebauthnVerification | null },
 ): Promise<ServiceResult<MfaVerifyResponse>> {
+  o ??= {};
   if (blank(accessToken) || blank(factorId) || blank(challengeId)) {
     return invalid(
       "Cannot verify as 'accessToken', 'factorId' and 'challengeId' must be non-blank",
@@ -117,8 +120,9 @@ export function mfaUnenroll(
   client: BaseClient,
   accessToken: string,
   factorId: string,
-  o: AuthCallOptions = {},
+  o?: AuthCallOptions,
 ): Promise<ServiceResult<MfaUnenrollResponse>> {
+  o ??= {};
   if (blank(accessToken) || blank(factorId)) {
     return invalid("Cannot unenroll as 'accessToken' and 'factorId' must be non-blank");
   }
@@ -134,8 +138,9 @@ export function mfaUnenroll(
 export async function mfaListFactors(
   client: BaseClient,
   accessToken: string,
-  o: AuthCallOptions = {},
+  o?: AuthCallOptions,
 ): Promise<ServiceResult<MfaListFactorsResponse>> {
+  o ??= {};
   const user = await getUser(client, accessToken, o);
   return user.ok ? success(listFactors(user.value.factors ?? [])) : user;
 }
@@ -162,8 +167,9 @@ export function assuranceLevelOf(accessToken: string): ServiceResult<Authenticat
 export async function mfaGetAuthenticatorAssuranceLevels(
   client: BaseClient,
   accessToken: string,
-  o: AuthCallOptions = {},
+  o?: AuthCallOptions,
 ): Promise<ServiceResult<AuthenticatorAssuranceLevels>> {
+  o ??= {};
   const current = assuranceLevelOf(accessToken);
   if (!current.ok) return current;
   const user = await getUser(client, accessToken, o);

@@ -48,8 +48,9 @@ export interface OAuthUrlOptions {
 export function getOAuthSignInUrl(
   auth: { readonly client: BaseClient },
   provider: string,
-  options: OAuthUrlOptions = {},
+  options?: OAuthUrlOptions,
 ): string {
+  options ??= {};
   return providerUrl(`${auth.client.url}/auth/v1/authorize`, provider, options);
 }
 
@@ -73,7 +74,8 @@ export function getOAuthSignInUrl(
 export function signInWithOAuth(
   auth: { readonly client: BaseClient },
   provider: string,
-  options: OAuthUrlOptions = {},
+  options?: OAuthUrlOptions,
 ): OAuthResponse {
+  options ??= {};
   return { url: getOAuthSignInUrl(auth, provider, options), provider };
 }

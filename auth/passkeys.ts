@@ -42,8 +42,9 @@ const needToken = (t: string, what: string) =>
 export function passkeyStartRegistration(
   client: BaseClient,
   accessToken: string,
-  o: AuthCallOptions & { captchaToken?: string | null } = {},
+  o?: AuthCallOptions & { captchaToken?: string | null },
 ): Promise<ServiceResult<PasskeyRegistrationOptionsResponse>> {
+  o ??= {};
   return needToken(accessToken, "start a passkey registration") ??
     gotrue(client, {
       method: "POST",
@@ -61,8 +62,9 @@ export function passkeyVerifyRegistration(
   accessToken: string,
   challengeId: string,
   credential: JsonObject,
-  o: AuthCallOptions = {},
+  o?: AuthCallOptions,
 ): Promise<ServiceResult<PasskeyMetadata>> {
+  o ??= {};
   if (blank(challengeId)) return invalid("Cannot verify the passkey as 'challengeId' is blank");
   return needToken(accessToken, "verify a passkey registration") ??
     gotrue(client, {
@@ -80,8 +82,9 @@ export function passkeyVerifyRegistration(
 
 export function passkeyStartAuthentication(
   client: BaseClient,
-  o: AuthCallOptions & { captchaToken?: string | null } = {},
+  o?: AuthCallOptions & { captchaToken?: string | null },
 ): Promise<ServiceResult<PasskeyAuthenticationOptionsResponse>> {
+  o ??= {};
   return gotrue(client, {
     method: "POST",
     path: "/passkeys/authentication/options",
@@ -95,8 +98,9 @@ export function passkeyVerifyAuthentication(
   client: BaseClient,
   challengeId: string,
   credential: JsonObject,
-  o: AuthCallOptions = {},
+  o?: AuthCallOptions,
 ): Promise<ServiceResult<Session>> {
+  o ??= {};
   if (blank(challengeId)) return invalid("Cannot verify the passkey as 'challengeId' is blank");
   return gotrue(client, {
     method: "POST",
@@ -110,8 +114,9 @@ export function passkeyVerifyAuthentication(
 export function passkeyList(
   client: BaseClient,
   accessToken: string,
-  o: AuthCallOptions = {},
+  o?: AuthCallOptions,
 ): Promise<ServiceResult<Passkey[]>> {
+  o ??= {};
   return needToken(accessToken, "list passkeys") ??
     gotrue(client, {
       path: "/passkeys",
@@ -126,8 +131,9 @@ export function passkeyUpdate(
   accessToken: string,
   passkeyId: string,
   friendlyName: string,
-  o: AuthCallOptions = {},
+  o?: AuthCallOptions,
 ): Promise<ServiceResult<Passkey>> {
+  o ??= {};
   if (blank(passkeyId)) return invalid("Cannot rename the passkey as 'passkeyId' is blank");
   return needToken(accessToken, "rename a passkey") ??
     gotrue(client, {
@@ -144,8 +150,9 @@ export function passkeyDelete(
   client: BaseClient,
   accessToken: string,
   passkeyId: string,
-  o: AuthCallOptions = {},
+  o?: AuthCallOptions,
 ): Promise<ServiceResult<void>> {
+  o ??= {};
   if (blank(passkeyId)) return invalid("Cannot delete the passkey as 'passkeyId' is blank");
   return needToken(accessToken, "delete a passkey") ??
     gotrue(client, {
@@ -161,8 +168,9 @@ export function oauthGetAuthorizationDetails(
   client: BaseClient,
   accessToken: string,
   authorizationId: string,
-  o: AuthCallOptions = {},
+  o?: AuthCallOptions,
 ): Promise<ServiceResult<OAuthAuthorizationDetails>> {
+  o ??= {};
   if (blank(authorizationId)) {
     return invalid("Cannot read the authorization as 'authorizationId' is blank");
   }
@@ -182,8 +190,9 @@ export function oauthConsent(
   accessToken: string,
   authorizationId: string,
   action: "approve" | "deny",
-  o: AuthCallOptions = {},
+  o?: AuthCallOptions,
 ): Promise<ServiceResult<OAuthRedirect>> {
+  o ??= {};
   if (blank(authorizationId)) return invalid(`Cannot ${action} as 'authorizationId' is blank`);
   return needToken(accessToken, `${action} an authorization`) ??
     gotrue(client, {
@@ -199,8 +208,9 @@ export function oauthConsent(
 export function oauthListGrants(
   client: BaseClient,
   accessToken: string,
-  o: AuthCallOptions = {},
+  o?: AuthCallOptions,
 ): Promise<ServiceResult<OAuthGrant[]>> {
+  o ??= {};
   return needToken(accessToken, "list grants") ??
     gotrue(client, {
       path: "/user/oauth/grants",
@@ -214,8 +224,9 @@ export function oauthRevokeGrant(
   client: BaseClient,
   accessToken: string,
   clientId: string,
-  o: AuthCallOptions = {},
+  o?: AuthCallOptions,
 ): Promise<ServiceResult<void>> {
+  o ??= {};
   if (blank(clientId)) return invalid("Cannot revoke as 'clientId' is blank");
   return needToken(accessToken, "revoke a grant") ??
     gotrue(client, {

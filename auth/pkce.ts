@@ -112,8 +112,9 @@ export async function pkceChallengeS256(
  * @returns The verifier, challenge and method.
  */
 export async function generatePkceParams(
-  options: GeneratePkceOptions = {},
+  options?: GeneratePkceOptions,
 ): Promise<Required<PkceParams>> {
+  options ??= {};
   const method = options.method ?? (options.sha256 === null ? "plain" : "S256");
   if (method !== "S256" && method !== "plain") {
     throw new TypeError(

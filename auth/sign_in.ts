@@ -65,8 +65,9 @@ export function signUpWithEmail(
   client: BaseClient,
   email: string,
   password: string,
-  o: SignUpWithEmailOptions = {},
+  o?: SignUpWithEmailOptions,
 ): Promise<ServiceResult<Session>> {
+  o ??= {};
   if (blank(email)) return invalid("Cannot sign up as 'email' is blank");
   return gotrue(client, {
     method: "POST",
@@ -88,8 +89,9 @@ export function signUpWithPhone(
   client: BaseClient,
   phone: string,
   password: string,
-  o: SignUpWithPhoneOptions = {},
+  o?: SignUpWithPhoneOptions,
 ): Promise<ServiceResult<Session>> {
+  o ??= {};
   if (blank(phone)) return invalid("Cannot sign up as 'phone' is blank");
   return gotrue(client, {
     method: "POST",
@@ -113,8 +115,9 @@ export function signInWithPassword(
   client: BaseClient,
   credential: { email: string } | { phone: string },
   password: string,
-  o: CaptchaOptions = {},
+  o?: CaptchaOptions,
 ): Promise<ServiceResult<Session>> {
+  o ??= {};
   const id = "email" in credential ? credential.email : credential.phone;
   if (blank(id)) {
     return invalid(`Cannot sign in as '${"email" in credential ? "email" : "phone"}' is blank`);
@@ -131,8 +134,9 @@ export function signInWithPassword(
 
 export function signInAnonymously(
   client: BaseClient,
-  o: CaptchaOptions & { data?: JsonObject | null } = {},
+  o?: CaptchaOptions & { data?: JsonObject | null },
 ): Promise<ServiceResult<Session>> {
+  o ??= {};
   return gotrue(client, {
     method: "POST",
     path: "/signup",
@@ -158,9 +162,10 @@ export function signInWithIdToken(
   client: BaseClient,
   provider: OAuthProvider | string,
   idToken: string,
-  o: SignInWithIdTokenOptions = {},
+  o?: SignInWithIdTokenOptions,
   link: { accessToken: string } | null = null,
 ): Promise<ServiceResult<Session>> {
+  o ??= {};
   if (blank(provider)) return invalid("Cannot sign in as 'provider' is blank");
   if (blank(idToken)) return invalid("Cannot sign in as 'idToken' is blank");
   const body: Record<string, unknown> = {
@@ -189,8 +194,9 @@ export function signInWithWeb3(
   chain: Web3Chain,
   message: string,
   signature: string,
-  o: CaptchaOptions = {},
+  o?: CaptchaOptions,
 ): Promise<ServiceResult<Session>> {
+  o ??= {};
   if (chain !== "ethereum" && chain !== "solana") {
     return invalid(
       `Cannot sign in as 'chain' is not a Web3Chain: current value is ${showValue(chain)}`,
@@ -266,8 +272,9 @@ export function verifyOtp(
   client: BaseClient,
   token: string,
   type: OtpType,
-  o: VerifyOtpOptions = {},
+  o?: VerifyOtpOptions,
 ): Promise<ServiceResult<OtpVerifyResult>> {
+  o ??= {};
   const hasEmail = !blank(o.email);
   if (hasEmail === !blank(o.phone)) {
     return invalid("Cannot verify as exactly one of 'email' and 'phone' must be given");
@@ -292,8 +299,9 @@ export function verifyOtpWithTokenHash(
   client: BaseClient,
   tokenHash: string,
   type: OtpType,
-  o: CaptchaOptions = {},
+  o?: CaptchaOptions,
 ): Promise<ServiceResult<OtpVerifyResult>> {
+  o ??= {};
   if (blank(tokenHash)) return invalid("Cannot verify as 'tokenHash' is blank");
   return gotrue(client, {
     method: "POST",
@@ -308,8 +316,9 @@ export function resend(
   client: BaseClient,
   target: { email: string } | { phone: string },
   type: OtpType,
-  o: CaptchaOptions & { redirectTo?: string | null; pkceParams?: PkceParams | null } = {},
+  o?: CaptchaOptions & { redirectTo?: string | null; pkceParams?: PkceParams | null },
 ): Promise<ServiceResult<void>> {
+  o ??= {};
   const isEmail = "email" in target;
   if (blank(isEmail ? target.email : target.phone)) {
     return invalid(`Cannot resend as '${isEmail ? "email" : "phone"}' is blank`);
@@ -333,8 +342,9 @@ export function resend(
 export function resetPasswordForEmail(
   client: BaseClient,
   email: string,
-  o: CaptchaOptions & { redirectTo?: string | null; pkceParams?: PkceParams | null } = {},
+  o?: CaptchaOptions & { redirectTo?: string | null; pkceParams?: PkceParams | null },
 ): Promise<ServiceResult<void>> {
+  o ??= {};
   if (blank(email)) return invalid("Cannot send a recovery email as 'email' is blank");
   return gotrue(client, {
     method: "POST",
@@ -349,8 +359,9 @@ export function resetPasswordForEmail(
 export function refreshToken(
   client: BaseClient,
   refreshToken: string,
-  o: AuthCallOptions = {},
+  o?: AuthCallOptions,
 ): Promise<ServiceResult<Session>> {
+  o ??= {};
   if (blank(refreshToken)) return invalid("Cannot refresh as 'refreshToken' is blank");
   return gotrue(client, {
     method: "POST",
@@ -366,8 +377,9 @@ export function exchangeCodeForSession(
   client: BaseClient,
   authCode: string,
   codeVerifier: string,
-  o: AuthCallOptions = {},
+  o?: AuthCallOptions,
 ): Promise<ServiceResult<Session>> {
+  o ??= {};
   if (blank(authCode) || blank(codeVerifier)) {
     return invalid("Cannot exchange the code as 'authCode' and 'codeVerifier' must be non-blank");
   }

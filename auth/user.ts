@@ -37,8 +37,9 @@ import { showValue } from "../core/_show.ts";
 export function getUser(
   client: BaseClient,
   accessToken: string,
-  o: AuthCallOptions = {},
+  o?: AuthCallOptions,
 ): Promise<ServiceResult<User>> {
+  o ??= {};
   if (blank(accessToken)) return invalid("Cannot get the user as 'accessToken' is blank");
   return gotrue(client, {
     path: "/user",
@@ -55,8 +56,9 @@ export function updateUser(
   client: BaseClient,
   accessToken: string,
   updates: UserUpdateRequest,
-  o: AuthCallOptions & { emailRedirectTo?: string | null; pkceParams?: PkceParams | null } = {},
+  o?: AuthCallOptions & { emailRedirectTo?: string | null; pkceParams?: PkceParams | null },
 ): Promise<ServiceResult<User>> {
+  o ??= {};
   if (blank(accessToken)) return invalid("Cannot update the user as 'accessToken' is blank");
   if (updates === null || typeof updates !== "object") {
     return invalid("Cannot update the user as 'updates' must be an object");
@@ -84,8 +86,9 @@ export function updateUser(
 export function reauthenticate(
   client: BaseClient,
   accessToken: string,
-  o: AuthCallOptions = {},
+  o?: AuthCallOptions,
 ): Promise<ServiceResult<void>> {
+  o ??= {};
   if (blank(accessToken)) return invalid("Cannot reauthenticate as 'accessToken' is blank");
   // Each request sends a new code and voids the last one: never retried.
   return gotrue(client, {
@@ -100,8 +103,9 @@ export function reauthenticate(
 export function signOut(
   client: BaseClient,
   accessToken: string,
-  o: AuthCallOptions & { scope?: SignOutScope } = {},
+  o?: AuthCallOptions & { scope?: SignOutScope },
 ): Promise<ServiceResult<void>> {
+  o ??= {};
   if (blank(accessToken)) return invalid("Cannot sign out as 'accessToken' is blank");
   const scope = o.scope ?? SignOutScope.LOCAL;
   if (!Object.values(SignOutScope).includes(scope)) {
@@ -135,8 +139,9 @@ export function linkIdentity(
   client: BaseClient,
   accessToken: string,
   provider: string,
-  o: LinkIdentityOptions = {},
+  o?: LinkIdentityOptions,
 ): Promise<ServiceResult<LinkIdentityResponse>> {
+  o ??= {};
   if (blank(accessToken)) return invalid("Cannot link an identity as 'accessToken' is blank");
   if (blank(provider)) return invalid("Cannot link an identity as 'provider' is blank");
   let url: string;
@@ -164,8 +169,9 @@ export function unlinkIdentity(
   client: BaseClient,
   accessToken: string,
   identityId: string,
-  o: AuthCallOptions = {},
+  o?: AuthCallOptions,
 ): Promise<ServiceResult<void>> {
+  o ??= {};
   if (blank(accessToken)) return invalid("Cannot unlink as 'accessToken' is blank");
   if (blank(identityId)) return invalid("Cannot unlink as 'identityId' is blank");
   return gotrue(client, {
@@ -218,22 +224,25 @@ export function getSsoUrl(client: BaseClient, o: SsoOptions): Promise<ServiceRes
 
 export function getSettings(
   client: BaseClient,
-  o: AuthCallOptions = {},
+  o?: AuthCallOptions,
 ): Promise<ServiceResult<AuthSettings>> {
+  o ??= {};
   return gotrue(client, { path: "/settings", decode: decodeSettings, options: o });
 }
 
 export function getHealth(
   client: BaseClient,
-  o: AuthCallOptions = {},
+  o?: AuthCallOptions,
 ): Promise<ServiceResult<AuthHealthStatus>> {
+  o ??= {};
   return gotrue(client, { path: "/health", decode: decodeHealth, options: o });
 }
 
 export async function getJwks(
   client: BaseClient,
-  o: AuthCallOptions = {},
+  o?: AuthCallOptions,
 ): Promise<ServiceResult<string>> {
+  o ??= {};
   const r = await client.request({
     area: "auth",
     path: "/.well-known/jwks.json",

@@ -79,7 +79,8 @@ export class BaseClient implements TransportContext {
    * @param apiKey The project API key.
    * @param options Transport options.
    */
-  constructor(url: string, apiKey: string, options: ClientOptions = {}) {
+  constructor(url: string, apiKey: string, options?: ClientOptions) {
+    options ??= {};
     let parsed: URL | undefined;
     try {
       parsed = new URL(url);

@@ -75,8 +75,9 @@ export type PageFetcher<T> = (
 export function createPaginator<T>(
   pageSize: number,
   fetchPage: PageFetcher<T>,
-  options: { endOnShortPage?: boolean } = {},
+  options?: { endOnShortPage?: boolean },
 ): Paginator<T> {
+  options ??= {};
   const endOnShortPage = options.endOnShortPage ?? true;
   if (!Number.isInteger(pageSize) || pageSize <= 0) {
     throw new RangeError(

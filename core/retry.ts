@@ -63,10 +63,12 @@ export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([
  * @returns The complete policy.
  */
 export function resolveRetryPolicy(
-  partial: Partial<RetryPolicy> = {},
+  partial?: Partial<RetryPolicy>,
 ): RetryPolicy {
   // A field given as undefined takes its default, as an absent one does.
-  const given = Object.fromEntries(Object.entries(partial).filter(([, v]) => v !== undefined));
+  const given = Object.fromEntries(
+    Object.entries(partial ?? {}).filter(([, v]) => v !== undefined),
+  );
   const policy: RetryPolicy = { ...DEFAULT_RETRY_POLICY, ...given };
   if (!Number.isInteger(policy.maxAttempts) || policy.maxAttempts < 1) {
     throw new RangeError(

@@ -23,8 +23,9 @@ export function parseJson(body: string): ServiceResult<unknown> {
 
 export async function decodeRows<T>(
   r: ServiceResult<string>,
-  o: DecodeOptions<T> = {},
+  o?: DecodeOptions<T>,
 ): Promise<ServiceResult<T[]>> {
+  o ??= {};
   if (!r.ok) return r;
   const parsed = parseJson(r.value);
   if (!parsed.ok) return parsed;
@@ -40,9 +41,10 @@ export async function decodeRows<T>(
 /** One value; with `row`, an empty or `null` body is `Failure(DECODE)` (a row is never null). */
 export async function decodeOne<T>(
   r: ServiceResult<string>,
-  o: DecodeOptions<T> = {},
+  o?: DecodeOptions<T>,
   row = false,
 ): Promise<ServiceResult<T>> {
+  o ??= {};
   if (!r.ok) return r;
   const parsed = parseJson(r.value);
   if (!parsed.ok) return parsed;
@@ -58,8 +60,9 @@ export async function decodeOne<T>(
 /** One parsed value, checked by the validator. */
 export async function decodeValue<T>(
   value: unknown,
-  o: DecodeOptions<T> = {},
+  o?: DecodeOptions<T>,
 ): Promise<ServiceResult<T>> {
+  o ??= {};
   const v = await validateAll([value], o.validator, o);
   return v.ok ? success(v.value[0]) : v;
 }

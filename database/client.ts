@@ -342,7 +342,8 @@ export class DatabaseClient {
    * @param options The select options.
    * @returns The request.
    */
-  buildSelect(table: string, options: SelectOptions = {}): PgRequest {
+  buildSelect(table: string, options?: SelectOptions): PgRequest {
+    options ??= {};
     const format = options.format ?? ResponseFormat.ROWS;
     const head = format === ResponseFormat.HEAD;
     return {
@@ -383,8 +384,9 @@ export class DatabaseClient {
    */
   selectCount(
     table: string,
-    options: SelectCountOptions = {},
+    options?: SelectCountOptions,
   ): Promise<ServiceResult<PostgrestRange>> {
+    options ??= {};
     return guarded(() =>
       send(
         this.client,
@@ -406,8 +408,9 @@ export class DatabaseClient {
    */
   selectRange(
     table: string,
-    options: SelectRangeOptions = {},
+    options?: SelectRangeOptions,
   ): Promise<ServiceResult<PostgrestRawPage>> {
+    options ??= {};
     return guarded(() =>
       send(
         this.client,
@@ -431,8 +434,9 @@ export class DatabaseClient {
   insert(
     table: string,
     body: string,
-    options: InsertOptions = {},
+    options?: InsertOptions,
   ): Promise<ServiceResult<string>> {
+    options ??= {};
     return guarded(() => {
       const contentType = options.contentType ?? "application/json";
       if (typeof contentType !== "string") {
@@ -554,8 +558,9 @@ export class DatabaseClient {
     table: string,
     body: string,
     block: ((w: WhereBuilder) => unknown) | null,
-    options: MutateOptions = {},
+    options?: MutateOptions,
   ): Promise<ServiceResult<string>> {
+    options ??= {};
     return guarded(() => this.#mutate("PATCH", table, body, block, options));
   }
 
@@ -573,8 +578,9 @@ export class DatabaseClient {
     table: string,
     body: string,
     block: ((w: WhereBuilder) => unknown) | null,
-    options: ReplaceOptions = {},
+    options?: ReplaceOptions,
   ): Promise<ServiceResult<string>> {
+    options ??= {};
     return guarded(() => {
       const returning = options.returning ?? ReturnOption.REPRESENTATION;
       const pairs = wherePairs(block);
@@ -608,8 +614,9 @@ export class DatabaseClient {
   delete(
     table: string,
     block: ((w: WhereBuilder) => unknown) | null,
-    options: MutateOptions = {},
+    options?: MutateOptions,
   ): Promise<ServiceResult<string>> {
+    options ??= {};
     return guarded(() => this.#mutate("DELETE", table, undefined, block, options));
   }
 
@@ -620,7 +627,8 @@ export class DatabaseClient {
    * @param options The RPC options.
    * @returns The request.
    */
-  buildRpc(fn: string, options: RpcOptions = {}): PgRequest {
+  buildRpc(fn: string, options?: RpcOptions): PgRequest {
+    options ??= {};
     checkMaxAffected(options.maxAffected);
     const format = options.format ?? ResponseFormat.ROWS;
     const head = format === ResponseFormat.HEAD;
@@ -684,7 +692,8 @@ export class DatabaseClient {
    * @param options The RPC options.
    * @returns The request.
    */
-  buildRpcGet(fn: string, options: RpcGetOptions = {}): PgRequest {
+  buildRpcGet(fn: string, options?: RpcGetOptions): PgRequest {
+    options ??= {};
     const format = options.format ?? ResponseFormat.ROWS;
     const q = options.queryParams ?? [];
     const entries = Array.isArray(q)

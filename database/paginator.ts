@@ -54,8 +54,9 @@ export interface PaginatorOptions<T> {
 export function paginator<T>(
   db: DatabaseClient,
   table: string,
-  options: PaginatorOptions<T> = {},
+  options?: PaginatorOptions<T>,
 ): Paginator<T> {
+  options ??= {};
   const pageSize = options.pageSize ?? 20;
   if (!Number.isSafeInteger(pageSize) || pageSize <= 0) {
     throw new RangeError(

@@ -79,7 +79,8 @@ export class QueryBuilder {
    * @param options Direction, nulls and referenced table.
    * @returns This builder.
    */
-  orderBy(column: ColumnRef<unknown>, options: OrderByOptions = {}): this {
+  orderBy(column: ColumnRef<unknown>, options?: OrderByOptions): this {
+    options ??= {};
     const order = options.order ?? Order.ASC;
     if (order !== Order.ASC && order !== Order.DESC) {
       throw new TypeError(
@@ -120,7 +121,8 @@ export class QueryBuilder {
    * @param options `referencedTable` caps an embedded resource.
    * @returns This builder.
    */
-  limit(count: number, options: { referencedTable?: string | null } = {}): this {
+  limit(count: number, options?: { referencedTable?: string | null }): this {
+    options ??= {};
     (this.#limit ??= new Map()).set(
       options.referencedTable ? `${checkEmbedPath(options.referencedTable)}.limit` : "limit",
       checkCount(count, "limit"),
@@ -135,7 +137,8 @@ export class QueryBuilder {
    * @param options `referencedTable` offsets an embedded resource.
    * @returns This builder.
    */
-  offset(count: number, options: { referencedTable?: string | null } = {}): this {
+  offset(count: number, options?: { referencedTable?: string | null }): this {
+    options ??= {};
     (this.#offset ??= new Map()).set(
       options.referencedTable ? `${checkEmbedPath(options.referencedTable)}.offset` : "offset",
       checkCount(count, "offset"),
@@ -154,8 +157,9 @@ export class QueryBuilder {
    * @param options `referencedTable` windows an embedded resource.
    * @returns This builder.
    */
-  range(from: number, to: number, options: { referencedTable?: string | null } = {}): this {
+  range(from: number, to: number, options?: { referencedTable?: string | null }): this {
     // The document's Limits: thrown by the operations, never a Failure.
+    options ??= {};
     checkCount(from, "range 'from'", LimitError);
     checkCount(to, "range 'to'", LimitError);
     if (to < from) {

@@ -108,8 +108,9 @@ function callGet<T>(
 export function rpcTyped<T>(
   db: DatabaseClient,
   fn: string,
-  options: TypedRpcOptions<T> = {},
+  options?: TypedRpcOptions<T>,
 ): Promise<ServiceResult<T>> {
+  options ??= {};
   return call(db, fn, options, ResponseFormat.ROWS).then((r) => decodeOne(r, options));
 }
 
@@ -133,8 +134,9 @@ export function rpcTyped<T>(
 export function rpcListTyped<T>(
   db: DatabaseClient,
   fn: string,
-  options: TypedRpcOptions<T> = {},
+  options?: TypedRpcOptions<T>,
 ): Promise<ServiceResult<T[]>> {
+  options ??= {};
   return call(db, fn, options, ResponseFormat.ROWS).then((r) => decodeRows(r, options));
 }
 
@@ -158,8 +160,9 @@ export function rpcListTyped<T>(
 export function rpcSingleTyped<T>(
   db: DatabaseClient,
   fn: string,
-  options: TypedRpcOptions<T> = {},
+  options?: TypedRpcOptions<T>,
 ): Promise<ServiceResult<T>> {
+  options ??= {};
   return call(db, fn, options, ResponseFormat.SINGLE).then((r) => decodeOne(r, options));
 }
 
@@ -188,10 +191,11 @@ export function rpcSingleTyped<T>(
 export function rpcMaybeSingleTyped<T>(
   db: DatabaseClient,
   fn: string,
-  options: TypedRpcOptions<T> = {},
+  options?: TypedRpcOptions<T>,
 ): Promise<ServiceResult<T | null>> {
   // Rows, counted here: asking PostgREST for a single object would make it roll back the
   // call's writes when no row comes back, while this reports success.
+  options ??= {};
   return call(db, fn, options, ResponseFormat.ROWS).then((r) => {
     if (!r.ok) return r;
     const parsed = parseJson(r.value);
@@ -234,8 +238,9 @@ export function rpcMaybeSingleTyped<T>(
 export function rpcUnit(
   db: DatabaseClient,
   fn: string,
-  options: Omit<TypedRpcOptions<unknown>, "validator"> = {},
+  options?: Omit<TypedRpcOptions<unknown>, "validator">,
 ): Promise<ServiceResult<void>> {
+  options ??= {};
   return call(db, fn, options, ResponseFormat.ROWS).then(discard);
 }
 
@@ -259,8 +264,9 @@ export function rpcUnit(
 export function rpcCsv(
   db: DatabaseClient,
   fn: string,
-  options: Omit<TypedRpcOptions<unknown>, "validator"> = {},
+  options?: Omit<TypedRpcOptions<unknown>, "validator">,
 ): Promise<ServiceResult<string>> {
+  options ??= {};
   return call(db, fn, options, ResponseFormat.CSV);
 }
 
@@ -284,8 +290,9 @@ export function rpcCsv(
 export function rpcHead(
   db: DatabaseClient,
   fn: string,
-  options: Omit<TypedRpcOptions<unknown>, "validator"> & { count?: CountOption | null } = {},
+  options?: Omit<TypedRpcOptions<unknown>, "validator"> & { count?: CountOption | null },
 ): Promise<ServiceResult<void>> {
+  options ??= {};
   return call(db, fn, options, ResponseFormat.HEAD, options.count).then(discard);
 }
 
@@ -309,8 +316,9 @@ export function rpcHead(
 export function rpcGetTyped<T>(
   db: DatabaseClient,
   fn: string,
-  options: TypedRpcGetOptions<T> = {},
+  options?: TypedRpcGetOptions<T>,
 ): Promise<ServiceResult<T>> {
+  options ??= {};
   return callGet(db, fn, options, ResponseFormat.ROWS).then((r) => decodeOne(r, options));
 }
 
@@ -334,8 +342,9 @@ export function rpcGetTyped<T>(
 export function rpcGetListTyped<T>(
   db: DatabaseClient,
   fn: string,
-  options: TypedRpcGetOptions<T> = {},
+  options?: TypedRpcGetOptions<T>,
 ): Promise<ServiceResult<T[]>> {
+  options ??= {};
   return callGet(db, fn, options, ResponseFormat.ROWS).then((r) => decodeRows(r, options));
 }
 
@@ -359,8 +368,9 @@ export function rpcGetListTyped<T>(
 export function rpcGetSingleTyped<T>(
   db: DatabaseClient,
   fn: string,
-  options: TypedRpcGetOptions<T> = {},
+  options?: TypedRpcGetOptions<T>,
 ): Promise<ServiceResult<T>> {
+  options ??= {};
   return callGet(db, fn, options, ResponseFormat.SINGLE).then((r) => decodeOne(r, options));
 }
 
@@ -384,8 +394,9 @@ export function rpcGetSingleTyped<T>(
 export function rpcGetMaybeSingleTyped<T>(
   db: DatabaseClient,
   fn: string,
-  options: TypedRpcGetOptions<T> = {},
+  options?: TypedRpcGetOptions<T>,
 ): Promise<ServiceResult<T | null>> {
+  options ??= {};
   return callGet(db, fn, options, ResponseFormat.SINGLE).then((r) =>
     isNoRows(r) ? success<T | null>(null) : decodeOne<T | null>(r, options)
   );
@@ -411,8 +422,9 @@ export function rpcGetMaybeSingleTyped<T>(
 export function rpcGetUnit(
   db: DatabaseClient,
   fn: string,
-  options: Omit<TypedRpcGetOptions<unknown>, "validator"> = {},
+  options?: Omit<TypedRpcGetOptions<unknown>, "validator">,
 ): Promise<ServiceResult<void>> {
+  options ??= {};
   return callGet(db, fn, options, ResponseFormat.ROWS).then(discard);
 }
 
@@ -436,8 +448,9 @@ export function rpcGetUnit(
 export function rpcGetCsv(
   db: DatabaseClient,
   fn: string,
-  options: Omit<TypedRpcGetOptions<unknown>, "validator"> = {},
+  options?: Omit<TypedRpcGetOptions<unknown>, "validator">,
 ): Promise<ServiceResult<string>> {
+  options ??= {};
   return callGet(db, fn, options, ResponseFormat.CSV);
 }
 
@@ -461,7 +474,8 @@ export function rpcGetCsv(
 export function rpcGetHead(
   db: DatabaseClient,
   fn: string,
-  options: Omit<TypedRpcGetOptions<unknown>, "validator"> & { count?: CountOption | null } = {},
+  options?: Omit<TypedRpcGetOptions<unknown>, "validator"> & { count?: CountOption | null },
 ): Promise<ServiceResult<void>> {
+  options ??= {};
   return callGet(db, fn, options, ResponseFormat.HEAD, options.count).then(discard);
 }

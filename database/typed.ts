@@ -65,8 +65,9 @@ export interface TypedSelectOptions<T> extends CallOptions {
 export function selectTyped<T>(
   db: DatabaseClient,
   table: string,
-  options: TypedSelectOptions<T> = {},
+  options?: TypedSelectOptions<T>,
 ): Promise<ServiceResult<T[]>> {
+  options ??= {};
   return db.select(table, options).then((r) => decodeRows(r, options));
 }
 
@@ -94,8 +95,9 @@ export function selectTyped<T>(
 export async function selectTypedOrThrow<T>(
   db: DatabaseClient,
   table: string,
-  options: TypedSelectOptions<T> = {},
+  options?: TypedSelectOptions<T>,
 ): Promise<T[]> {
+  options ??= {};
   const r = await selectTyped(db, table, options);
   if (!r.ok) throw new ServiceException(r.error);
   return r.value;
@@ -124,8 +126,9 @@ export async function selectTypedOrThrow<T>(
 export function selectSingleTyped<T>(
   db: DatabaseClient,
   table: string,
-  options: TypedSelectOptions<T> = {},
+  options?: TypedSelectOptions<T>,
 ): Promise<ServiceResult<T>> {
+  options ??= {};
   return db.select(table, { ...options, format: ResponseFormat.SINGLE }).then((r) =>
     decodeOne(r, options, true)
   );
@@ -152,8 +155,9 @@ export function selectSingleTyped<T>(
 export function selectMaybeSingleTyped<T>(
   db: DatabaseClient,
   table: string,
-  options: TypedSelectOptions<T> = {},
+  options?: TypedSelectOptions<T>,
 ): Promise<ServiceResult<T | null>> {
+  options ??= {};
   return db.select(table, { ...options, format: ResponseFormat.SINGLE }).then((r) =>
     isNoRows(r) ? success<T | null>(null) : decodeOne<T | null>(r, options)
   );
@@ -180,8 +184,9 @@ export function selectMaybeSingleTyped<T>(
 export function selectWithCountTyped<T>(
   db: DatabaseClient,
   table: string,
-  options: TypedSelectOptions<T> & { count?: CountOption } = {},
+  options?: TypedSelectOptions<T> & { count?: CountOption },
 ): Promise<ServiceResult<PostgrestPage<T>>> {
+  options ??= {};
   return guarded(() =>
     send(
       db.client,
@@ -218,8 +223,9 @@ export function selectWithCountTyped<T>(
 export function selectGeoJson(
   db: DatabaseClient,
   table: string,
-  options: Omit<TypedSelectOptions<unknown>, "validator"> = {},
+  options?: Omit<TypedSelectOptions<unknown>, "validator">,
 ): Promise<ServiceResult<string>> {
+  options ??= {};
   return db.select(table, { ...options, format: ResponseFormat.GEOJSON });
 }
 
@@ -243,8 +249,9 @@ export function selectGeoJson(
 export function selectCsv(
   db: DatabaseClient,
   table: string,
-  options: Omit<TypedSelectOptions<unknown>, "validator"> = {},
+  options?: Omit<TypedSelectOptions<unknown>, "validator">,
 ): Promise<ServiceResult<string>> {
+  options ??= {};
   return db.select(table, { ...options, format: ResponseFormat.CSV });
 }
 
@@ -268,8 +275,9 @@ export function selectCsv(
 export function selectHead(
   db: DatabaseClient,
   table: string,
-  options: Omit<SelectCountOptions, "count"> & { count?: CountOption | null } = {},
+  options?: Omit<SelectCountOptions, "count"> & { count?: CountOption | null },
 ): Promise<ServiceResult<void>> {
+  options ??= {};
   return db.select(table, { ...options, format: ResponseFormat.HEAD }).then(discard);
 }
 
@@ -315,8 +323,9 @@ export function insertTyped<T>(
   db: DatabaseClient,
   table: string,
   value: T,
-  options: TypedInsertOptions<T> = {},
+  options?: TypedInsertOptions<T>,
 ): Promise<ServiceResult<T[]>> {
+  options ??= {};
   return guarded(() =>
     db.insert(table, encodeJson(value, "insert"), {
       ...options,
@@ -348,8 +357,9 @@ export function insertTypedMany<T>(
   db: DatabaseClient,
   table: string,
   values: readonly T[],
-  options: TypedInsertOptions<T> = {},
+  options?: TypedInsertOptions<T>,
 ): Promise<ServiceResult<T[]>> {
+  options ??= {};
   return guarded(() => {
     if (!Array.isArray(values)) throw new TypeError("Cannot insert as 'values' must be an array");
     return db.insert(table, encodeJson(values, "insert"), {
@@ -381,8 +391,9 @@ export function insertUnit(
   db: DatabaseClient,
   table: string,
   body: string,
-  options: Omit<InsertOptions, "returning" | "stripNulls" | "rollback" | "contentType"> = {},
+  options?: Omit<InsertOptions, "returning" | "stripNulls" | "rollback" | "contentType">,
 ): Promise<ServiceResult<void>> {
+  options ??= {};
   return db.insert(table, body, { ...options, returning: ReturnOption.MINIMAL }).then(discard);
 }
 
@@ -408,8 +419,9 @@ export function insertUnitTyped<T>(
   db: DatabaseClient,
   table: string,
   value: T,
-  options: Omit<InsertOptions, "returning" | "stripNulls" | "rollback" | "contentType"> = {},
+  options?: Omit<InsertOptions, "returning" | "stripNulls" | "rollback" | "contentType">,
 ): Promise<ServiceResult<void>> {
+  options ??= {};
   return guarded(() => insertUnit(db, table, encodeJson(value, "insert"), options));
 }
 
@@ -435,8 +447,9 @@ export function upsertTyped<T>(
   db: DatabaseClient,
   table: string,
   value: T,
-  options: Omit<TypedInsertOptions<T>, "upsert"> = {},
+  options?: Omit<TypedInsertOptions<T>, "upsert">,
 ): Promise<ServiceResult<T[]>> {
+  options ??= {};
   return insertTyped(db, table, value, { ...options, upsert: true });
 }
 
@@ -462,8 +475,9 @@ export function upsertTypedMany<T>(
   db: DatabaseClient,
   table: string,
   values: readonly T[],
-  options: Omit<TypedInsertOptions<T>, "upsert"> = {},
+  options?: Omit<TypedInsertOptions<T>, "upsert">,
 ): Promise<ServiceResult<T[]>> {
+  options ??= {};
   return insertTypedMany(db, table, values, { ...options, upsert: true });
 }
 
@@ -513,8 +527,9 @@ export function updateTyped<T>(
   table: string,
   value: Partial<T>,
   block: ((w: WhereBuilder) => unknown) | null,
-  options: TypedMutateOptions<T> = {},
+  options?: TypedMutateOptions<T>,
 ): Promise<ServiceResult<T[]>> {
+  options ??= {};
   return guarded(() =>
     db.update(table, withoutNulls(value), block, {
       ...options,
@@ -547,8 +562,9 @@ export function updateUnit(
   table: string,
   body: string,
   block: ((w: WhereBuilder) => unknown) | null,
-  options: Omit<TypedMutateOptions<unknown>, "validator"> = {},
+  options?: Omit<TypedMutateOptions<unknown>, "validator">,
 ): Promise<ServiceResult<void>> {
+  options ??= {};
   return db.update(table, body, block, { ...options, returning: ReturnOption.MINIMAL }).then(
     discard,
   );
@@ -578,8 +594,9 @@ export function updateUnitTyped<T>(
   table: string,
   value: Partial<T>,
   block: ((w: WhereBuilder) => unknown) | null,
-  options: Omit<TypedMutateOptions<unknown>, "validator"> = {},
+  options?: Omit<TypedMutateOptions<unknown>, "validator">,
 ): Promise<ServiceResult<void>> {
+  options ??= {};
   return guarded(() => updateUnit(db, table, withoutNulls(value), block, options));
 }
 
@@ -605,8 +622,9 @@ export function deleteTyped<T>(
   db: DatabaseClient,
   table: string,
   block: ((w: WhereBuilder) => unknown) | null,
-  options: TypedMutateOptions<T> & { returning?: ReturnOption } = {},
+  options?: TypedMutateOptions<T> & { returning?: ReturnOption },
 ): Promise<ServiceResult<T[]>> {
+  options ??= {};
   const returning = options.returning ?? ReturnOption.REPRESENTATION;
   return db.delete(table, block, { ...options, returning }).then((r) => {
     if (returning !== ReturnOption.REPRESENTATION) return r.ok ? success([]) : r;
@@ -636,7 +654,8 @@ export function deleteUnit(
   db: DatabaseClient,
   table: string,
   block: ((w: WhereBuilder) => unknown) | null,
-  options: Omit<TypedMutateOptions<unknown>, "validator"> = {},
+  options?: Omit<TypedMutateOptions<unknown>, "validator">,
 ): Promise<ServiceResult<void>> {
+  options ??= {};
   return db.delete(table, block, { ...options, returning: ReturnOption.MINIMAL }).then(discard);
 }

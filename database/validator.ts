@@ -57,8 +57,9 @@ export type Validator<T> = StandardSchemaV1<T> | ((value: unknown) => T);
 export async function validateAll<T>(
   values: readonly unknown[],
   validator?: Validator<T> | null,
-  options: { signal?: AbortSignal } = {},
+  options?: { signal?: AbortSignal },
 ): Promise<ServiceResult<T[]>> {
+  options ??= {};
   if (!validator) return success(values as T[]);
   const refused = refusedSignal(options.signal);
   if (refused) return refused;

@@ -507,7 +507,8 @@ export class WhereBuilder {
    * @param options Configuration and parse type (default PLAIN).
    * @returns This builder.
    */
-  textSearch(column: ColumnRef<unknown>, query: string, options: TextSearchOptions = {}): this {
+  textSearch(column: ColumnRef<unknown>, query: string, options?: TextSearchOptions): this {
+    options ??= {};
     const type = options.type ?? TextSearchType.PLAIN;
     if (!Object.values(TextSearchType).includes(type)) {
       throw new TypeError(
@@ -577,7 +578,8 @@ export class WhereBuilder {
    * @param options `referencedTable` filters an embedded resource.
    * @returns This builder.
    */
-  or(block: (w: WhereBuilder) => unknown, options: { referencedTable?: string | null } = {}): this {
+  or(block: (w: WhereBuilder) => unknown, options?: { referencedTable?: string | null }): this {
+    options ??= {};
     return this.#group("or", options.referencedTable ?? null, block);
   }
 
@@ -590,8 +592,9 @@ export class WhereBuilder {
    */
   and(
     block: (w: WhereBuilder) => unknown,
-    options: { referencedTable?: string | null } = {},
+    options?: { referencedTable?: string | null },
   ): this {
+    options ??= {};
     return this.#group("and", options.referencedTable ?? null, block);
   }
 

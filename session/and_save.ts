@@ -241,10 +241,11 @@ export async function refreshTokenAndSaveSession(
   auth: AuthClient,
   manager: SessionManager,
   refreshToken: string,
-  options: AuthCallOptions = {},
+  options?: AuthCallOptions,
 ): Promise<ServiceResult<Session>> {
   // The manager's own token goes through its single-flight refresh: two
   // grants with one refresh token would make the server see a reuse.
+  options ??= {};
   const held = heldSession(manager);
   if (held !== null && held.refreshToken === refreshToken) {
     return await untilCancelled(() => manager.refreshSession(), options.signal);
@@ -364,8 +365,9 @@ export async function mfaVerifyAndSaveSession(
   factorId: string,
   challengeId: string,
   code: string,
-  options: AuthCallOptions = {},
+  options?: AuthCallOptions,
 ): Promise<ServiceResult<Session>> {
+  options ??= {};
   const session = manager.currentSession;
   if (!session) return failure({ message: "No active session", category: "NO_SESSION" });
   const r = await auth.mfaVerify(session.accessToken, factorId, challengeId, code, call(options));

@@ -95,8 +95,9 @@ export function signInWithEmail(
   client: BaseClient,
   email: string,
   password: string,
-  options: CaptchaOptions = {},
+  options?: CaptchaOptions,
 ): Promise<ServiceResult<Session>> {
+  options ??= {};
   return applied(client, authOf(client).signInWithEmail(email, password, options));
 }
 
@@ -121,8 +122,9 @@ export function signInWithPhone(
   client: BaseClient,
   phone: string,
   password: string,
-  options: CaptchaOptions = {},
+  options?: CaptchaOptions,
 ): Promise<ServiceResult<Session>> {
+  options ??= {};
   return applied(client, authOf(client).signInWithPhone(phone, password, options));
 }
 
@@ -143,8 +145,9 @@ export function signInWithPhone(
  */
 export function signInAnonymously(
   client: BaseClient,
-  options: CaptchaOptions & { data?: JsonObject | null } = {},
+  options?: CaptchaOptions & { data?: JsonObject | null },
 ): Promise<ServiceResult<Session>> {
+  options ??= {};
   return applied(client, authOf(client).signInAnonymously(options));
 }
 
@@ -169,8 +172,9 @@ export function signInWithIdToken(
   client: BaseClient,
   provider: OAuthProvider | string,
   idToken: string,
-  options: CaptchaOptions & { accessToken?: string | null; nonce?: string | null } = {},
+  options?: CaptchaOptions & { accessToken?: string | null; nonce?: string | null },
 ): Promise<ServiceResult<Session>> {
+  options ??= {};
   return applied(client, authOf(client).signInWithIdToken(provider, idToken, options));
 }
 
@@ -196,8 +200,9 @@ export async function signUpWithEmail(
   client: BaseClient,
   email: string,
   password: string,
-  options: SignUpWithEmailOptions = {},
+  options?: SignUpWithEmailOptions,
 ): Promise<ServiceResult<Session>> {
+  options ??= {};
   const r = await authOf(client).signUpWithEmail(email, password, options);
   if (r.ok && r.value.accessToken !== "") applySession(client, r.value);
   return r;
@@ -222,8 +227,9 @@ export async function signUpWithEmail(
  */
 export async function signOut(
   client: BaseClient,
-  options: AuthCallOptions & { scope?: SignOutScope } = {},
+  options?: AuthCallOptions & { scope?: SignOutScope },
 ): Promise<ServiceResult<void>> {
+  options ??= {};
   const token = client.accessToken;
   if (!token) {
     client.clearAccessToken();
@@ -273,11 +279,12 @@ export interface NativeAuthProvider {
 export async function signInWith(
   auth: AuthClient,
   provider: NativeAuthProvider,
-  options: CaptchaOptions & {
+  options?: CaptchaOptions & {
     onCredential?: (credential: NativeAuthCredential) => void | Promise<void>;
-  } = {},
+  },
 ): Promise<ServiceResult<Session>> {
   // A signal of the wrong type is refused before the native sheet is shown, not after.
+  options ??= {};
   const refused = refusedSignal(options.signal);
   if (refused) return refused;
   if (options.signal?.aborted) return cancelled();
@@ -375,10 +382,11 @@ export async function signInWithAndSaveSession(
   auth: AuthClient,
   manager: SessionManager,
   provider: NativeAuthProvider,
-  options: CaptchaOptions & {
+  options?: CaptchaOptions & {
     onCredential?: (credential: NativeAuthCredential) => void | Promise<void>;
-  } = {},
+  },
 ): Promise<ServiceResult<Session>> {
+  options ??= {};
   const r = await signInWith(auth, provider, options);
   return r.ok ? await saved(manager, r.value, r) : r;
 }
@@ -399,7 +407,8 @@ const NONCE_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123
  * @param options `byteCount`: how many characters. Default 32, minimum 16.
  * @returns The nonce.
  */
-export function generateNonce(options: { byteCount?: number } = {}): string {
+export function generateNonce(options?: { byteCount?: number }): string {
+  options ??= {};
   const byteCount = options.byteCount ?? 32;
   if (!Number.isInteger(byteCount) || byteCount < 16) {
     throw new RangeError(

@@ -124,8 +124,9 @@ async function saveUser(
 export async function getUserForCurrentSession(
   auth: AuthClient,
   manager: SessionManager,
-  options: AuthCallOptions & { updateStoredSession?: boolean } = {},
+  options?: AuthCallOptions & { updateStoredSession?: boolean },
 ): Promise<ServiceResult<User>> {
+  options ??= {};
   const session = manager.currentSession;
   if (!session) return noSession();
   const r = await auth.getUser(session.accessToken, call(options));
@@ -159,8 +160,9 @@ export async function getUserForCurrentSession(
 export async function reauthenticateCurrentSession(
   auth: AuthClient,
   manager: SessionManager,
-  options: AuthCallOptions = {},
+  options?: AuthCallOptions,
 ): Promise<ServiceResult<void>> {
+  options ??= {};
   const session = manager.currentSession;
   if (!session) return noSession();
   return await auth.reauthenticate(session.accessToken, call(options));
@@ -191,8 +193,9 @@ export async function updateUserForCurrentSession(
   auth: AuthClient,
   manager: SessionManager,
   updates: UserUpdateRequest,
-  options: AuthCallOptions & { updateStoredSession?: boolean } = {},
+  options?: AuthCallOptions & { updateStoredSession?: boolean },
 ): Promise<ServiceResult<User>> {
+  options ??= {};
   const session = manager.currentSession;
   if (!session) return noSession();
   const r = await auth.updateUser(session.accessToken, updates, call(options));
@@ -224,9 +227,10 @@ export async function updateUserForCurrentSession(
  */
 export function refreshCurrentSession(
   manager: SessionManager,
-  options: AuthCallOptions = {},
+  options?: AuthCallOptions,
 ): Promise<ServiceResult<Session>> {
   // The refresh is shared with other callers: a signal ends only this caller's wait.
+  options ??= {};
   return untilCancelled(() => manager.refreshSession(), options.signal);
 }
 
@@ -265,14 +269,15 @@ const ENDED: ReadonlySet<string> = new Set(["session_not_found", "user_not_found
 export async function signOutCurrentSession(
   auth: AuthClient,
   manager: SessionManager,
-  options: AuthCallOptions & {
+  options?: AuthCallOptions & {
     scope?: SignOutScope;
     clearStoredSessionOnSuccess?: boolean;
     succeedIfNoSession?: boolean;
-  } = {},
+  },
 ): Promise<ServiceResult<void>> {
   // A restore still reading storage (Loading) may yet bring a session in: it is waited for, so
   // that the session it finds is signed out rather than reported absent and restored after.
+  options ??= {};
   if (manager.sessionState.value.kind === "Loading") {
     const read = await untilCancelled(
       () => restored(manager).then(() => success(undefined)),
@@ -336,12 +341,13 @@ export async function signOutCurrentSession(
 export async function getSsoUrlForCurrentSession(
   auth: AuthClient,
   manager: SessionManager,
-  options: AuthCallOptions & {
+  options?: AuthCallOptions & {
     domain?: string | null;
     providerId?: string | null;
     redirectTo?: string | null;
-  } = {},
+  },
 ): Promise<ServiceResult<SsoResponse>> {
+  options ??= {};
   const session = manager.currentSession;
   if (!session) return noSession();
   return await auth.getSsoUrl({ ...options, accessToken: session.accessToken });
@@ -370,8 +376,9 @@ export async function getSsoUrlForCurrentSession(
 export async function getUserIdentitiesForCurrentSession(
   auth: AuthClient,
   manager: SessionManager,
-  options: AuthCallOptions = {},
+  options?: AuthCallOptions,
 ): Promise<ServiceResult<UserIdentity[]>> {
+  options ??= {};
   const session = manager.currentSession;
   if (!session) return noSession();
   return await auth.getUserIdentities(session.accessToken, call(options));
@@ -402,12 +409,13 @@ export function linkIdentityForCurrentSession(
   auth: AuthClient,
   manager: SessionManager,
   provider: OAuthProvider | string,
-  options: AuthCallOptions & {
+  options?: AuthCallOptions & {
     redirectTo?: string | null;
     scopes?: string[];
     queryParams?: Record<string, string>;
-  } = {},
+  },
 ): Promise<ServiceResult<LinkIdentityResponse>> {
+  options ??= {};
   const session = manager.currentSession;
   if (!session) return Promise.resolve(noSession());
   // A blank provider or a `state` query parameter is a Failure from linkIdentity.
@@ -441,12 +449,13 @@ export async function linkIdentityWithIdTokenForCurrentSession(
   manager: SessionManager,
   provider: OAuthProvider | string,
   idToken: string,
-  options: AuthCallOptions & {
+  options?: AuthCallOptions & {
     providerAccessToken?: string | null;
     nonce?: string | null;
     updateStoredSession?: boolean;
-  } = {},
+  },
 ): Promise<ServiceResult<Session>> {
+  options ??= {};
   const session = manager.currentSession;
   if (!session) return noSession();
   const r = await auth.linkIdentityWithIdToken(session.accessToken, provider, idToken, options);
@@ -482,8 +491,9 @@ export async function unlinkIdentityForCurrentSession(
   auth: AuthClient,
   manager: SessionManager,
   identityId: string,
-  options: AuthCallOptions & { updateStoredSession?: boolean } = {},
+  options?: AuthCallOptions & { updateStoredSession?: boolean },
 ): Promise<ServiceResult<void>> {
+  options ??= {};
   const session = manager.currentSession;
   if (!session) return noSession();
   return await unlinkIdentityAndUpdateSession(
@@ -522,8 +532,9 @@ export async function unlinkIdentityAndUpdateSession(
   accessToken: string,
   identityId: string,
   manager: SessionManager,
-  options: AuthCallOptions & { updateStoredSession?: boolean } = {},
+  options?: AuthCallOptions & { updateStoredSession?: boolean },
 ): Promise<ServiceResult<void>> {
+  options ??= {};
   const before = manager.currentSession;
   const r = await auth.unlinkIdentity(accessToken, identityId, call(options));
   const session = manager.currentSession;
@@ -571,13 +582,14 @@ export async function importAuthToken(
   auth: AuthClient,
   manager: SessionManager,
   accessToken: string,
-  options: AuthCallOptions & {
+  options?: AuthCallOptions & {
     refreshToken?: string;
     expiresIn?: number;
     tokenType?: string;
     retrieveUser?: boolean;
-  } = {},
+  },
 ): Promise<ServiceResult<Session>> {
+  options ??= {};
   if (typeof accessToken !== "string" || accessToken.trim() === "") {
     return failure({ message: "Cannot import a blank access token", category: "INVALID_ARGUMENT" });
   }
@@ -658,8 +670,9 @@ export async function importSessionFromFragment(
   auth: AuthClient,
   fragment: string,
   manager: SessionManager,
-  options: AuthCallOptions = {},
+  options?: AuthCallOptions,
 ): Promise<ServiceResult<Session>> {
+  options ??= {};
   const t = parseSessionTokensFromFragment(fragment);
   if (!t.ok) return t;
   const held = manager.currentSession;
@@ -723,8 +736,9 @@ export async function importSessionFromUrl(
   auth: AuthClient,
   url: string,
   manager: SessionManager,
-  options: ImportSessionOptions = {},
+  options?: ImportSessionOptions,
 ): Promise<ServiceResult<Session>> {
+  options ??= {};
   const hash = typeof url === "string" ? url.indexOf("#") : -1;
   if (hash < 0) {
     return failure({
@@ -791,8 +805,9 @@ export async function exchangeCodeForSessionAndSave(
   authCode: string,
   codeVerifier: string,
   manager: SessionManager,
-  options: AuthCallOptions = {},
+  options?: AuthCallOptions,
 ): Promise<ServiceResult<Session>> {
+  options ??= {};
   const r = await auth.exchangeCodeForSession(authCode, codeVerifier, call(options));
   if (r.ok) return await saved(manager, r.value, r);
   return r;
@@ -821,9 +836,10 @@ export async function exchangeCodeForSessionAndSave(
 export async function getClaimsForCurrentSession(
   manager: SessionManager,
   auth: AuthClient,
-  options: GetClaimsOptions = {},
+  options?: GetClaimsOptions,
 ): Promise<ServiceResult<JwtClaimsResult>> {
   // allowExpired reads a lapsed session's token too (its claims are checked, not its life).
+  options ??= {};
   const session = options.allowExpired ? heldSession(manager) : manager.currentSession;
   if (!session) return noSession();
   return await getClaims(auth, session.accessToken, options);

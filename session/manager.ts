@@ -295,7 +295,8 @@ export class SessionManager {
    * @param client The base client whose token is kept in sync.
    * @param config Refresh and storage settings.
    */
-  constructor(auth: AuthClient, client: BaseClient, config: SessionConfig = {}) {
+  constructor(auth: AuthClient, client: BaseClient, config?: SessionConfig) {
+    config ??= {};
     const buffer = setting(config.refreshBufferSeconds ?? 60, "refreshBufferSeconds", false);
     this.#auth = auth;
     this.#client = client;
@@ -423,9 +424,10 @@ export class SessionManager {
    */
   onAuthStateChange(
     callback: AuthStateChangeCallback,
-    options: { emitInitialSession?: boolean } = {},
+    options?: { emitInitialSession?: boolean },
   ): () => void {
     // Calls of anything else would be isolated, so it would fail without a word.
+    options ??= {};
     if (typeof callback !== "function") {
       throw new TypeError("Cannot subscribe as 'callback' must be a function");
     }
@@ -484,8 +486,9 @@ export class SessionManager {
    */
   async saveSession(
     session: Session,
-    options: { event?: AuthStateChangeEvent } = {},
+    options?: { event?: AuthStateChangeEvent },
   ): Promise<void> {
+    options ??= {};
     checkSession(session);
     // A tag a session brought along (one parsed from storage) is never held; #tagged sets this
     // manager's own when it is stored.

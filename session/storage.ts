@@ -513,7 +513,8 @@ export class CookieSessionStorage implements SessionStorage {
    * @param request The incoming request (or its `Cookie` header value).
    * @param options Cookie attributes and chunk size.
    */
-  constructor(request: Request | string | null, options: CookieOptions = {}) {
+  constructor(request: Request | string | null, options?: CookieOptions) {
+    options ??= {};
     this.#incoming = parseCookies(cookieHeader(request));
     this.#o = {
       name: options.name ?? "fb-session",

@@ -128,8 +128,9 @@ function ok<T>(r: ServiceResult<unknown>, v: T): ServiceResult<T> {
 
 export async function listBuckets(
   client: BaseClient,
-  o: ListBucketsOptions = {},
+  o?: ListBucketsOptions,
 ): Promise<ServiceResult<Bucket[]>> {
+  o ??= {};
   const r = await client.request({
     area: "storage",
     path: "/bucket",
@@ -143,8 +144,9 @@ export async function listBuckets(
 export async function getBucket(
   client: BaseClient,
   id: string,
-  o: StorageCallOptions = {},
+  o?: StorageCallOptions,
 ): Promise<ServiceResult<Bucket>> {
+  o ??= {};
   const r = await client.request({
     area: "storage",
     path: `/bucket/${encodeBucket(id)}`,
@@ -214,8 +216,9 @@ export async function createBucket(
   client: BaseClient,
   id: string,
   name: string,
-  o: CreateBucketOptions = {},
+  o?: CreateBucketOptions,
 ): Promise<ServiceResult<Bucket>> {
+  o ??= {};
   encodeBucket(id);
   checkBucketSettings("create", o);
   const r = await client.request({
@@ -247,8 +250,9 @@ export async function createBucket(
 export async function updateBucket(
   client: BaseClient,
   id: string,
-  o: UpdateBucketOptions = {},
+  o?: UpdateBucketOptions,
 ): Promise<ServiceResult<Bucket>> {
+  o ??= {};
   const path = `/bucket/${encodeBucket(id)}`;
   checkBucketSettings("update", o);
   // The Storage API keeps a bucket's name: a rename is refused, never silently ignored. Only
@@ -295,8 +299,9 @@ export async function updateBucket(
 export async function deleteBucket(
   client: BaseClient,
   id: string,
-  o: StorageCallOptions = {},
+  o?: StorageCallOptions,
 ): Promise<ServiceResult<void>> {
+  o ??= {};
   const r = await client.request({
     method: "DELETE",
     area: "storage",
@@ -312,8 +317,9 @@ export async function deleteBucket(
 export async function clearBucket(
   client: BaseClient,
   id: string,
-  o: StorageCallOptions = {},
+  o?: StorageCallOptions,
 ): Promise<ServiceResult<void>> {
+  o ??= {};
   const r = await client.request({
     method: "POST",
     area: "storage",
@@ -368,8 +374,9 @@ export async function uploadObject(
   bucket: string,
   path: string,
   data: UploadData,
-  o: UploadOptions = {},
+  o?: UploadOptions,
 ): Promise<ServiceResult<string>> {
+  o ??= {};
   const encoded = objectPathOrFailure(bucket, path);
   if (typeof encoded !== "string") return encoded;
   const refused = refuseData(data);
@@ -393,8 +400,9 @@ export async function uploadToSignedUrl(
   path: string,
   token: string,
   data: UploadData,
-  o: UploadOptions = {},
+  o?: UploadOptions,
 ): Promise<ServiceResult<string>> {
+  o ??= {};
   const encoded = objectPathOrFailure(bucket, path);
   if (typeof encoded !== "string") return encoded;
   if (typeof token !== "string" || token.trim() === "") {
@@ -507,8 +515,9 @@ export async function info(
   visibility: "authenticated" | "public",
   bucket: string,
   path: string,
-  o: StorageCallOptions = {},
+  o?: StorageCallOptions,
 ): Promise<ServiceResult<FileObject>> {
+  o ??= {};
   const encoded = objectPathOrFailure(bucket, path);
   if (typeof encoded !== "string") return encoded;
   const r = await client.request({
@@ -557,8 +566,9 @@ export interface ListOptions extends StorageCallOptions {
 export async function list(
   client: BaseClient,
   bucket: string,
-  o: ListOptions = {},
+  o?: ListOptions,
 ): Promise<ServiceResult<FileObject[]>> {
+  o ??= {};
   const limit = o.limit ?? 100;
   const offset = o.offset ?? 0;
   if (!Number.isSafeInteger(limit) || limit < 1) {
@@ -615,8 +625,9 @@ export interface ListV2Options extends StorageCallOptions {
 export async function listV2(
   client: BaseClient,
   bucket: string,
-  o: ListV2Options = {},
+  o?: ListV2Options,
 ): Promise<ServiceResult<ObjectListV2Response>> {
+  o ??= {};
   checkPaging("list", o.limit, null);
   checkSort("list", o.sortBy, o.sortOrder);
   checkPrefix(o.prefix);
@@ -721,8 +732,9 @@ export async function deleteObjects(
   client: BaseClient,
   bucket: string,
   one: string | readonly string[],
-  o: StorageCallOptions = {},
+  o?: StorageCallOptions,
 ): Promise<ServiceResult<FileObject[]>> {
+  o ??= {};
   const paths = pathList(one);
   if (paths.length === 0) {
     return failure({
@@ -795,8 +807,9 @@ export async function createSignedUrl(
   bucket: string,
   path: string,
   expiresIn: number,
-  o: SignedUrlOptions = {},
+  o?: SignedUrlOptions,
 ): Promise<ServiceResult<string>> {
+  o ??= {};
   checkExpires(expiresIn);
   const encoded = objectPathOrFailure(bucket, path);
   if (typeof encoded !== "string") return encoded;
@@ -845,8 +858,9 @@ export async function createSignedUrls(
   bucket: string,
   paths: readonly string[],
   expiresIn: number,
-  o: Omit<SignedUrlOptions, "transform"> = {},
+  o?: Omit<SignedUrlOptions, "transform">,
 ): Promise<ServiceResult<string[]>> {
+  o ??= {};
   checkExpires(expiresIn);
   const keys = checkKeys(bucket, paths);
   if (!Array.isArray(keys)) return keys;
@@ -889,8 +903,9 @@ export async function createSignedUploadUrl(
   client: BaseClient,
   bucket: string,
   path: string,
-  o: StorageCallOptions & { upsert?: boolean } = {},
+  o?: StorageCallOptions & { upsert?: boolean },
 ): Promise<ServiceResult<UploadSignedUrl>> {
+  o ??= {};
   const encoded = objectPathOrFailure(bucket, path);
   if (typeof encoded !== "string") return encoded;
   const r = await client.request({

@@ -71,8 +71,9 @@ function decodeAnalyticsBucket(v: unknown): AnalyticsBucket {
 export function createAnalyticsBucket(
   client: BaseClient,
   name: string,
-  o: CatalogCallOptions = {},
+  o?: CatalogCallOptions,
 ): Promise<ServiceResult<AnalyticsBucket>> {
+  o ??= {};
   return client.request({
     method: "POST",
     area: "storage",
@@ -106,8 +107,9 @@ export interface ListAnalyticsBucketsOptions extends CatalogCallOptions {
 
 export async function listAnalyticsBuckets(
   client: BaseClient,
-  o: ListAnalyticsBucketsOptions = {},
+  o?: ListAnalyticsBucketsOptions,
 ): Promise<ServiceResult<AnalyticsBucket[]>> {
+  o ??= {};
   const r = await client.request({
     area: "storage",
     path: "/iceberg/bucket",
@@ -120,8 +122,9 @@ export async function listAnalyticsBuckets(
 export function deleteAnalyticsBucket(
   client: BaseClient,
   name: string,
-  o: CatalogCallOptions = {},
+  o?: CatalogCallOptions,
 ): Promise<ServiceResult<void>> {
+  o ??= {};
   let path: string;
   try {
     path = `/iceberg/bucket/${nameSegment(name, "bucket name")}`;
@@ -374,9 +377,10 @@ export class AnalyticsCatalogClient {
   #request(
     method: string,
     path: string,
-    o: CatalogCallOptions & { query?: QueryInit; json?: unknown } = {},
+    o?: CatalogCallOptions & { query?: QueryInit; json?: unknown },
   ): Promise<ServiceResult<CatalogJsonObject>> {
     // 64-bit snapshot ids and sequence numbers: read as bigint, written as JSON integers.
+    o ??= {};
     let body: string | undefined;
     try {
       body = o.json === undefined ? undefined : stringifyJson(o.json);
@@ -446,8 +450,9 @@ export class AnalyticsCatalogClient {
   async #at(
     method: string,
     path: string | (() => string),
-    o: CatalogCallOptions & { query?: QueryInit; json?: unknown } = {},
+    o?: CatalogCallOptions & { query?: QueryInit; json?: unknown },
   ): Promise<ServiceResult<CatalogJsonObject>> {
+    o ??= {};
     let built: string;
     try {
       built = typeof path === "function" ? path() : path;
@@ -465,7 +470,8 @@ export class AnalyticsCatalogClient {
    * @param options Cancellation.
    * @returns The raw JSON.
    */
-  getConfig(options: CatalogCallOptions = {}): Promise<ServiceResult<CatalogJsonObject>> {
+  getConfig(options?: CatalogCallOptions): Promise<ServiceResult<CatalogJsonObject>> {
+    options ??= {};
     return this.#request("GET", "/v1/config", {
       ...options,
       query: [["warehouse", this.bucketName]],
@@ -479,8 +485,9 @@ export class AnalyticsCatalogClient {
    * @returns Defaults and overrides.
    */
   async getConfigTyped(
-    options: CatalogCallOptions = {},
+    options?: CatalogCallOptions,
   ): Promise<ServiceResult<IcebergCatalogConfig>> {
+    options ??= {};
     return decodeResult(
       await this.getConfig(options),
       (o) => ({ defaults: strMap(o.defaults), overrides: strMap(o.overrides) }),
@@ -494,12 +501,13 @@ export class AnalyticsCatalogClient {
    * @returns The raw JSON.
    */
   listNamespaces(
-    options: CatalogCallOptions & {
+    options?: CatalogCallOptions & {
       parent?: string[] | null;
       pageToken?: string | null;
       pageSize?: number | null;
-    } = {},
+    },
   ): Promise<ServiceResult<CatalogJsonObject>> {
+    options ??= {};
     let query: Array<[string, string | null | undefined]>;
     try {
       // No levels is the root, as null is.
@@ -524,12 +532,13 @@ export class AnalyticsCatalogClient {
    * @returns The page.
    */
   async listNamespacesTyped(
-    options: CatalogCallOptions & {
+    options?: CatalogCallOptions & {
       parent?: string[] | null;
       pageToken?: string | null;
       pageSize?: number | null;
-    } = {},
+    },
   ): Promise<ServiceResult<IcebergNamespaceListResponse>> {
+    options ??= {};
     return decodeResult(
       await this.listNamespaces(options),
       (o) => pageTokens(o, { namespaces: asArray(o.namespaces ?? [], "namespaces").map(strList) }),
@@ -545,8 +554,9 @@ export class AnalyticsCatalogClient {
    */
   createNamespace(
     namespace: string[],
-    options: CatalogCallOptions & { properties?: Record<string, string> } = {},
+    options?: CatalogCallOptions & { properties?: Record<string, string> },
   ): Promise<ServiceResult<CatalogJsonObject>> {
+    options ??= {};
     try {
       encodeNamespace(namespace);
     } catch (error) {
@@ -568,8 +578,9 @@ export class AnalyticsCatalogClient {
    */
   async createNamespaceTyped(
     request: IcebergCreateNamespaceRequest,
-    options: CatalogCallOptions = {},
+    options?: CatalogCallOptions,
   ): Promise<ServiceResult<IcebergNamespaceMetadata>> {
+    options ??= {};
     if (!isRequest(request)) return noRequest();
     return decodeResult(
       await this.createNamespace(request.namespace, { ...options, properties: request.properties }),
@@ -589,8 +600,9 @@ export class AnalyticsCatalogClient {
    */
   async deleteNamespace(
     namespace: string[],
-    options: CatalogCallOptions = {},
+    options?: CatalogCallOptions,
   ): Promise<ServiceResult<void>> {
+    options ??= {};
     const r = await this.#at("DELETE", () => `/namespaces/${encodeNamespace(namespace)}`, options);
     return r.ok ? r.map(() => undefined) : r;
   }
@@ -604,8 +616,9 @@ export class AnalyticsCatalogClient {
    */
   getNamespaceMetadata(
     namespace: string[],
-    options: CatalogCallOptions = {},
+    options?: CatalogCallOptions,
   ): Promise<ServiceResult<CatalogJsonObject>> {
+    options ??= {};
     return this.#at("GET", () => `/namespaces/${encodeNamespace(namespace)}`, options);
   }
 
@@ -618,8 +631,9 @@ export class AnalyticsCatalogClient {
    */
   async getNamespaceMetadataTyped(
     namespace: string[],
-    options: CatalogCallOptions = {},
+    options?: CatalogCallOptions,
   ): Promise<ServiceResult<IcebergNamespaceMetadata>> {
+    options ??= {};
     return decodeResult(await this.getNamespaceMetadata(namespace, options), (o) => ({
       namespace: strList(o.namespace ?? namespace),
       properties: strMap(o.properties),
@@ -635,11 +649,12 @@ export class AnalyticsCatalogClient {
    */
   updateNamespaceProperties(
     namespace: string[],
-    options: CatalogCallOptions & {
+    options?: CatalogCallOptions & {
       removals?: string[] | null;
       updates?: Record<string, string> | null;
-    } = {},
+    },
   ): Promise<ServiceResult<CatalogJsonObject>> {
+    options ??= {};
     const json: Record<string, unknown> = {};
     if (options.removals) json.removals = options.removals;
     if (options.updates) json.updates = options.updates;
@@ -660,8 +675,9 @@ export class AnalyticsCatalogClient {
   async updateNamespacePropertiesTyped(
     namespace: string[],
     request: IcebergUpdateNamespacePropertiesRequest,
-    options: CatalogCallOptions = {},
+    options?: CatalogCallOptions,
   ): Promise<ServiceResult<IcebergUpdateNamespacePropertiesResponse>> {
+    options ??= {};
     return decodeResult(
       await this.updateNamespaceProperties(namespace, { ...options, ...request }),
       (o) => ({
@@ -681,8 +697,9 @@ export class AnalyticsCatalogClient {
    */
   listTables(
     namespace: string[],
-    options: CatalogCallOptions & { pageToken?: string | null; pageSize?: number | null } = {},
+    options?: CatalogCallOptions & { pageToken?: string | null; pageSize?: number | null },
   ): Promise<ServiceResult<CatalogJsonObject>> {
+    options ??= {};
     let size: string | undefined;
     try {
       size = pageSizeOf(options.pageSize);
@@ -704,8 +721,9 @@ export class AnalyticsCatalogClient {
    */
   async listTablesTyped(
     namespace: string[],
-    options: CatalogCallOptions & { pageToken?: string | null; pageSize?: number | null } = {},
+    options?: CatalogCallOptions & { pageToken?: string | null; pageSize?: number | null },
   ): Promise<ServiceResult<IcebergTableListResponse>> {
+    options ??= {};
     return decodeResult(await this.listTables(namespace, options), (o) =>
       pageTokens(o, {
         identifiers: asArray(o.identifiers ?? [], "identifiers").map((i) => {
@@ -726,8 +744,9 @@ export class AnalyticsCatalogClient {
   createTable(
     namespace: string[],
     request: CatalogJsonObject,
-    options: CatalogCallOptions = {},
+    options?: CatalogCallOptions,
   ): Promise<ServiceResult<CatalogJsonObject>> {
+    options ??= {};
     return this.#at("POST", () => `/namespaces/${encodeNamespace(namespace)}/tables`, {
       ...options,
       json: request,
@@ -745,8 +764,9 @@ export class AnalyticsCatalogClient {
   async createTableTyped(
     namespace: string[],
     request: IcebergTableCreateRequest,
-    options: CatalogCallOptions = {},
+    options?: CatalogCallOptions,
   ): Promise<ServiceResult<IcebergTableMetadataResponse>> {
+    options ??= {};
     if (!isRequest(request)) return noRequest();
     const json: CatalogJsonObject = { name: request.name, schema: request.schema };
     if (request.location) json.location = request.location;
@@ -771,8 +791,9 @@ export class AnalyticsCatalogClient {
     namespace: string[],
     name: string,
     request: CatalogJsonObject,
-    options: CatalogCallOptions = {},
+    options?: CatalogCallOptions,
   ): Promise<ServiceResult<CatalogJsonObject>> {
+    options ??= {};
     return this.#at(
       "POST",
       () => `/namespaces/${encodeNamespace(namespace)}/tables/${nameSegment(name, "table name")}`,
@@ -793,8 +814,9 @@ export class AnalyticsCatalogClient {
     namespace: string[],
     name: string,
     request: IcebergTableCommitRequest,
-    options: CatalogCallOptions = {},
+    options?: CatalogCallOptions,
   ): Promise<ServiceResult<IcebergTableMetadataResponse>> {
+    options ??= {};
     if (!isRequest(request)) return noRequest();
     return decodeResult(
       await this.updateTable(namespace, name, {
@@ -816,8 +838,9 @@ export class AnalyticsCatalogClient {
   async deleteTable(
     namespace: string[],
     name: string,
-    options: CatalogCallOptions & { purge?: boolean } = {},
+    options?: CatalogCallOptions & { purge?: boolean },
   ): Promise<ServiceResult<void>> {
+    options ??= {};
     const r = await this.#at(
       "DELETE",
       () => `/namespaces/${encodeNamespace(namespace)}/tables/${nameSegment(name, "table name")}`,
@@ -840,8 +863,9 @@ export class AnalyticsCatalogClient {
   getTable(
     namespace: string[],
     name: string,
-    options: CatalogCallOptions & { snapshots?: string | null } = {},
+    options?: CatalogCallOptions & { snapshots?: string | null },
   ): Promise<ServiceResult<CatalogJsonObject>> {
+    options ??= {};
     return this.#at(
       "GET",
       () => `/namespaces/${encodeNamespace(namespace)}/tables/${nameSegment(name, "table name")}`,
@@ -863,8 +887,9 @@ export class AnalyticsCatalogClient {
   async getTableTyped(
     namespace: string[],
     name: string,
-    options: CatalogCallOptions & { snapshots?: string | null } = {},
+    options?: CatalogCallOptions & { snapshots?: string | null },
   ): Promise<ServiceResult<IcebergTableMetadataResponse>> {
+    options ??= {};
     return decodeResult(await this.getTable(namespace, name, options), decodeTableMeta);
   }
 
@@ -879,8 +904,9 @@ export class AnalyticsCatalogClient {
   registerTable(
     namespace: string[],
     request: CatalogJsonObject,
-    options: CatalogCallOptions = {},
+    options?: CatalogCallOptions,
   ): Promise<ServiceResult<CatalogJsonObject>> {
+    options ??= {};
     return this.#at("POST", () => `/namespaces/${encodeNamespace(namespace)}/register`, {
       ...options,
       json: request,
@@ -898,8 +924,9 @@ export class AnalyticsCatalogClient {
   async registerTableTyped(
     namespace: string[],
     request: IcebergTableRegisterRequest,
-    options: CatalogCallOptions = {},
+    options?: CatalogCallOptions,
   ): Promise<ServiceResult<IcebergTableMetadataResponse>> {
+    options ??= {};
     if (!isRequest(request)) return noRequest();
     return decodeResult(
       await this.registerTable(namespace, {
@@ -919,8 +946,9 @@ export class AnalyticsCatalogClient {
    */
   async renameTable(
     request: CatalogJsonObject,
-    options: CatalogCallOptions = {},
+    options?: CatalogCallOptions,
   ): Promise<ServiceResult<void>> {
+    options ??= {};
     const r = await this.#at("POST", "/tables/rename", { ...options, json: request });
     return r.ok ? r.map(() => undefined) : r;
   }
@@ -936,8 +964,9 @@ export class AnalyticsCatalogClient {
   renameTableTyped(
     source: IcebergTableIdentifier,
     destination: IcebergTableIdentifier,
-    options: CatalogCallOptions = {},
+    options?: CatalogCallOptions,
   ): Promise<ServiceResult<void>> {
+    options ??= {};
     if (!isRequest(source) || !isRequest(destination)) return Promise.resolve(noRequest());
     try {
       encodeNamespace(source.namespace);

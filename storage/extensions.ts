@@ -88,8 +88,9 @@ export interface ListPaginatorOptions {
 export function listPaginator(
   storage: StorageClient,
   bucket: string,
-  options: ListPaginatorOptions = {},
+  options?: ListPaginatorOptions,
 ): Paginator<FileObject> {
+  options ??= {};
   const pageSize = options.pageSize ?? 100;
   return createPaginator<FileObject>(
     pageSize,
@@ -136,8 +137,9 @@ export function createSignedDownloadUrl(
   bucket: string,
   path: string,
   expiresIn: number,
-  options: Omit<SignedUrlOptions, "download"> = {},
+  options?: Omit<SignedUrlOptions, "download">,
 ): Promise<ServiceResult<string>> {
+  options ??= {};
   return storage.createSignedUrl(bucket, path, expiresIn, { ...options, download: true });
 }
 
@@ -165,8 +167,9 @@ export function createSignedDownloadUrls(
   bucket: string,
   paths: string | readonly string[],
   expiresIn: number,
-  options: Omit<SignedUrlOptions, "download" | "transform"> = {},
+  options?: Omit<SignedUrlOptions, "download" | "transform">,
 ): Promise<ServiceResult<string[]>> {
+  options ??= {};
   let list: readonly string[];
   try {
     list = pathList(paths);
@@ -214,8 +217,9 @@ export async function createSignedDownloadUrlsByPath(
   bucket: string,
   paths: string | readonly string[],
   expiresIn: number,
-  options: Omit<SignedUrlOptions, "download" | "transform"> = {},
+  options?: Omit<SignedUrlOptions, "download" | "transform">,
 ): Promise<ServiceResult<Record<string, string>>> {
+  options ??= {};
   const r = await createSignedDownloadUrls(storage, bucket, paths, expiresIn, options);
   return r.ok ? success(byPath(paths, r.value)) : r;
 }
@@ -246,8 +250,9 @@ export function createSignedRenderUrl(
   path: string,
   expiresIn: number,
   transform: ImageTransformOptions,
-  options: StorageCallOptions = {},
+  options?: StorageCallOptions,
 ): Promise<ServiceResult<string>> {
+  options ??= {};
   const refused = refuseTransform(transform);
   if (refused) return Promise.resolve(refused);
   return storage.createSignedUrl(bucket, path, expiresIn, {
@@ -298,8 +303,9 @@ export async function createSignedRenderUrls(
   paths: string | readonly string[],
   expiresIn: number,
   transform: ImageTransformOptions,
-  options: StorageCallOptions = {},
+  options?: StorageCallOptions,
 ): Promise<ServiceResult<string[]>> {
+  options ??= {};
   let list: readonly string[];
   try {
     list = pathList(paths);
@@ -344,8 +350,9 @@ export async function createSignedRenderUrlsByPath(
   paths: string | readonly string[],
   expiresIn: number,
   transform: ImageTransformOptions,
-  options: StorageCallOptions = {},
+  options?: StorageCallOptions,
 ): Promise<ServiceResult<Record<string, string>>> {
+  options ??= {};
   const r = await createSignedRenderUrls(storage, bucket, paths, expiresIn, transform, options);
   return r.ok ? success(byPath(paths, r.value)) : r;
 }
@@ -372,8 +379,9 @@ export function getPublicUrls(
   storage: StorageClient,
   bucket: string,
   paths: string | readonly string[],
-  options: UrlOptions = {},
+  options?: UrlOptions,
 ): string[] {
+  options ??= {};
   return pathList(paths).map((p) => storage.getPublicUrl(bucket, p, options));
 }
 
@@ -399,8 +407,9 @@ export function getPublicUrlsByPath(
   storage: StorageClient,
   bucket: string,
   paths: string | readonly string[],
-  options: UrlOptions = {},
+  options?: UrlOptions,
 ): Record<string, string> {
+  options ??= {};
   return byPath(paths, getPublicUrls(storage, bucket, paths, options));
 }
 
@@ -426,8 +435,9 @@ export function getAuthenticatedUrls(
   storage: StorageClient,
   bucket: string,
   paths: string | readonly string[],
-  options: UrlOptions = {},
+  options?: UrlOptions,
 ): string[] {
+  options ??= {};
   return pathList(paths).map((p) => storage.getAuthenticatedUrl(bucket, p, options));
 }
 
@@ -453,8 +463,9 @@ export function getAuthenticatedUrlsByPath(
   storage: StorageClient,
   bucket: string,
   paths: string | readonly string[],
-  options: UrlOptions = {},
+  options?: UrlOptions,
 ): Record<string, string> {
+  options ??= {};
   return byPath(paths, getAuthenticatedUrls(storage, bucket, paths, options));
 }
 

@@ -206,8 +206,9 @@ export async function download(
   client: BaseClient,
   bucket: string,
   path: string,
-  options: DownloadOptions = {},
+  options?: DownloadOptions,
 ): Promise<ServiceResult<string>> {
+  options ??= {};
   return await bodyOf(ops.downloadRaw(client, "authenticated", bucket, path, options, "text"));
 }
 
@@ -233,8 +234,9 @@ export async function downloadPublic(
   client: BaseClient,
   bucket: string,
   path: string,
-  options: DownloadOptions = {},
+  options?: DownloadOptions,
 ): Promise<ServiceResult<string>> {
+  options ??= {};
   return await bodyOf(ops.downloadRaw(client, "public", bucket, path, options, "text"));
 }
 
@@ -261,8 +263,9 @@ export async function downloadBytes(
   client: BaseClient,
   bucket: string,
   path: string,
-  options: DownloadOptions = {},
+  options?: DownloadOptions,
 ): Promise<ServiceResult<Uint8Array>> {
+  options ??= {};
   return await bodyOf(ops.downloadRaw(client, "authenticated", bucket, path, options, "bytes"));
 }
 
@@ -288,8 +291,9 @@ export async function downloadPublicBytes(
   client: BaseClient,
   bucket: string,
   path: string,
-  options: DownloadOptions = {},
+  options?: DownloadOptions,
 ): Promise<ServiceResult<Uint8Array>> {
+  options ??= {};
   return await bodyOf(ops.downloadRaw(client, "public", bucket, path, options, "bytes"));
 }
 
@@ -317,8 +321,9 @@ export async function downloadStream(
   client: BaseClient,
   bucket: string,
   path: string,
-  options: DownloadOptions & { public?: boolean } = {},
+  options?: DownloadOptions & { public?: boolean },
 ): Promise<ServiceResult<DownloadStream>> {
+  options ??= {};
   const r = await guard(ops.downloadRaw(
     client,
     options.public ? "public" : "authenticated",
@@ -522,8 +527,9 @@ export function move(
   bucket: string,
   fromPath: string,
   toPath: string,
-  options: StorageCallOptions & { destinationBucket?: string | null } = {},
+  options?: StorageCallOptions & { destinationBucket?: string | null },
 ): Promise<ServiceResult<void>> {
+  options ??= {};
   return guard(ops.moveOrCopy(client, "move", bucket, fromPath, toPath, options));
 }
 
@@ -551,11 +557,12 @@ export function copy(
   bucket: string,
   fromPath: string,
   toPath: string,
-  options: StorageCallOptions & {
+  options?: StorageCallOptions & {
     destinationBucket?: string | null;
     copyMetadata?: boolean | null;
-  } = {},
+  },
 ): Promise<ServiceResult<void>> {
+  options ??= {};
   return guard(ops.moveOrCopy(client, "copy", bucket, fromPath, toPath, options));
 }
 
@@ -763,8 +770,9 @@ export function getSignedDownloadUrl(
   bucket: string,
   path: string,
   token: string,
-  options: { download?: boolean; fileName?: string | null } = {},
+  options?: { download?: boolean; fileName?: string | null },
 ): string {
+  options ??= {};
   if (typeof token !== "string" || token.trim() === "") {
     throw new TypeError("Cannot build the URL as 'token' is blank");
   }
@@ -795,8 +803,9 @@ export function getPublicUrl(
   client: BaseClient,
   bucket: string,
   path: string,
-  options: UrlOptions = {},
+  options?: UrlOptions,
 ): string {
+  options ??= {};
   return localUrl(client, "public", bucket, path, options);
 }
 
@@ -823,8 +832,9 @@ export function getAuthenticatedUrl(
   client: BaseClient,
   bucket: string,
   path: string,
-  options: UrlOptions = {},
+  options?: UrlOptions,
 ): string {
+  options ??= {};
   return localUrl(client, "authenticated", bucket, path, options);
 }
 
@@ -908,8 +918,9 @@ export interface CacheNonceOptions {
 export function withCacheNonce(
   url: string,
   nonce: string | null | undefined,
-  options: CacheNonceOptions = {},
+  options?: CacheNonceOptions,
 ): string {
+  options ??= {};
   if (typeof options !== "object" || options === null) {
     throw new TypeError(
       `Cannot add a cache nonce as 'options' must be an object such as { name }: current value is ${

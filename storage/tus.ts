@@ -643,7 +643,8 @@ class Upload implements ResumableUpload {
     return this.#progress;
   }
 
-  await(options: { signal?: AbortSignal } = {}): Promise<ServiceResult<void>> {
+  await(options?: { signal?: AbortSignal }): Promise<ServiceResult<void>> {
+    options ??= {};
     const signal = options.signal;
     const refused = refusedSignal(signal);
     if (refused) return Promise.resolve(refused);
@@ -1185,8 +1186,9 @@ export function createResumableUpload(
   bucket: string,
   path: string,
   data: ResumableData,
-  options: ResumableUploadOptions = {},
+  options?: ResumableUploadOptions,
 ): ResumableUpload {
+  options ??= {};
   const chunkSize = options.chunkSize ?? RESUMABLE_DEFAULT_CHUNK_SIZE;
   if (!Number.isSafeInteger(chunkSize) || chunkSize <= 0) {
     throw new RangeError(
@@ -1279,8 +1281,9 @@ export function uploadResumable(
   bucket: string,
   path: string,
   data: ResumableData,
-  options: Omit<ResumableUploadOptions, "uploadUrl"> & { signal?: AbortSignal } = {},
+  options?: Omit<ResumableUploadOptions, "uploadUrl"> & { signal?: AbortSignal },
 ): Promise<ServiceResult<void>> {
+  options ??= {};
   const { signal, ...rest } = options;
   return storage.createResumableUpload(bucket, path, data, rest).await({ signal });
 }

@@ -172,9 +172,10 @@ function call<T>(
   op: string,
   body: Record<string, unknown>,
   decode: (v: unknown) => T,
-  o: VectorCallOptions = {},
+  o?: VectorCallOptions,
 ) {
   // Every operation names its bucket, and most an index: a missing or blank name is the caller's.
+  o ??= {};
   for (const key of ["vectorBucketName", "indexName"]) {
     const name = body[key];
     if (key in body && !(typeof name === "string" && name.trim() !== "")) {
@@ -330,8 +331,9 @@ export interface ListVectorBucketsOptions extends VectorCallOptions {
 }
 export function listVectorBuckets(
   client: BaseClient,
-  o: ListVectorBucketsOptions = {},
+  o?: ListVectorBucketsOptions,
 ): Promise<ServiceResult<VectorBucketListResponse>> {
+  o ??= {};
   return call(client, "ListVectorBuckets", {
     prefix: o.prefix,
     maxResults: o.maxResults,
@@ -355,9 +357,10 @@ export function createVectorIndex(
   dataType: VectorDataType,
   dimension: number,
   distanceMetric: VectorDistanceMetric,
-  o: VectorCallOptions & { metadataConfiguration?: VectorMetadataConfiguration | null } = {},
+  o?: VectorCallOptions & { metadataConfiguration?: VectorMetadataConfiguration | null },
 ): Promise<ServiceResult<void>> {
   // Not one of the document's Limits: a Failure, as every other malformed request.
+  o ??= {};
   if (!Number.isSafeInteger(dimension) || dimension <= 0) {
     return Promise.resolve(failure({
       message:
@@ -402,8 +405,9 @@ export function getVectorIndex(
 export function listVectorIndexes(
   client: BaseClient,
   vectorBucketName: string,
-  o: ListVectorBucketsOptions = {},
+  o?: ListVectorBucketsOptions,
 ): Promise<ServiceResult<VectorIndexListResponse>> {
+  o ??= {};
   return call(client, "ListIndexes", {
     vectorBucketName,
     prefix: o.prefix,
@@ -427,8 +431,9 @@ export function putVectors(
   vectorBucketName: string,
   indexName: string,
   vectors: readonly VectorObject[],
-  o: VectorCallOptions & { dimension?: number | null } = {},
+  o?: VectorCallOptions & { dimension?: number | null },
 ): Promise<ServiceResult<void>> {
+  o ??= {};
   if (!Array.isArray(vectors)) {
     return Promise.resolve(failure({
       message: "Cannot put vectors as 'vectors' must be an array",
@@ -469,8 +474,9 @@ export function getVectors(
   vectorBucketName: string,
   indexName: string,
   keys: readonly string[],
-  o: VectorCallOptions & { returnData?: boolean | null; returnMetadata?: boolean | null } = {},
+  o?: VectorCallOptions & { returnData?: boolean | null; returnMetadata?: boolean | null },
 ): Promise<ServiceResult<VectorMatch[]>> {
+  o ??= {};
   return call(
     client,
     "GetVectors",
@@ -504,8 +510,9 @@ export function listVectors(
   client: BaseClient,
   vectorBucketName: string,
   indexName: string,
-  o: ListVectorsOptions = {},
+  o?: ListVectorsOptions,
 ): Promise<ServiceResult<VectorListResponse>> {
+  o ??= {};
   if (o.segmentCount !== undefined && o.segmentCount !== null) {
     if (!Number.isInteger(o.segmentCount) || o.segmentCount < 1 || o.segmentCount > 16) {
       throw new RangeError(
@@ -579,8 +586,9 @@ export function queryVectors(
   vectorBucketName: string,
   indexName: string,
   queryVector: VectorData,
-  o: QueryVectorsOptions = {},
+  o?: QueryVectorsOptions,
 ): Promise<ServiceResult<VectorQueryResponse>> {
+  o ??= {};
   const dims = checkDimension([queryVector], o.dimension);
   if (!dims.ok) return Promise.resolve(dims);
   return call(client, "QueryVectors", {

@@ -5,8 +5,7 @@
 // promise rejects (beyond the documented RangeError for a bad 'timeout' and
 // saveSession's TypeError), no failure reads like a crash or shows a secret,
 // nothing reaches the wire as "[object Object]", and no rejection goes unhandled.
-// `null` options are left out: ARCHITECTURE documents that they are not read as
-// "no options".
+// `null` options, read as "no options", have their own test (null_options_test.ts).
 import assert from "node:assert/strict";
 import { badTimeout, fuzzRun, methodsOf } from "./support/fuzz.ts";
 

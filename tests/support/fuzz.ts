@@ -102,6 +102,7 @@ export function generators(rnd: () => number) {
     () => true,
     () => false,
     () => undefined,
+    () => null,
     () => Symbol("s"),
     () => 10n,
     () => new Uint8Array(3),
