@@ -166,6 +166,10 @@ export function signInWithIdToken(
   link: { accessToken: string } | null = null,
 ): Promise<ServiceResult<Session>> {
   o ??= {};
+  // Linking without the user's token would post the provider's id token under the API key.
+  if (link && blank(link.accessToken)) {
+    return invalid("Cannot link an identity as 'accessToken' is blank");
+  }
   if (blank(provider)) return invalid("Cannot sign in as 'provider' is blank");
   if (blank(idToken)) return invalid("Cannot sign in as 'idToken' is blank");
   const body: Record<string, unknown> = {

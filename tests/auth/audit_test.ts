@@ -103,3 +103,15 @@ Deno.test("signInWithOAuth's queryParams cannot repeat a parameter the builder s
   assert.deepEqual(url.searchParams.getAll("redirect_to"), ["https://app.example/cb"]);
   assert.equal(url.searchParams.get("access_type"), "offline");
 });
+
+Deno.test("linkIdentityWithIdToken refuses a blank access token before sending the id token", async () => {
+  for (const token of ["", "  "]) {
+    const { auth, rec } = makeAuth(() => jsonResponse(SESSION));
+    const r = await auth.linkIdentityWithIdToken(token, "google", "provider-id-token-1");
+    assert.equal(r.ok, false);
+    assert.equal(r.errorOrNull()?.category, "INVALID_ARGUMENT");
+    assert.match(r.errorOrNull()!.message, /'accessToken' is blank/);
+    // The provider's id token never went out under the API key.
+    assert.equal(rec.requests.length, 0);
+  }
+});
