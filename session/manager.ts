@@ -14,7 +14,15 @@ import { MutableStateFlow, type StateFlow } from "../core/state_flow.ts";
 import { copySession } from "./_copy.ts";
 import { InMemorySessionStorage, type SessionStorage } from "./storage.ts";
 import { hasMethods } from "../core/_has_methods.ts";
-import { expClaim, heldOf, isSeconds, SessionRefused, storageFailure } from "./_held.ts";
+import {
+  expClaim,
+  heldOf,
+  isSeconds,
+  SessionRefused,
+  storageFailure,
+  untilCancelled,
+} from "./_held.ts";
+import { ABORTED, refusedSignal, untilAborted } from "../core/_abort.ts";
 import { SerialQueue } from "./_serial.ts";
 import { settleQuietly } from "../core/_thrown.ts";
 import { showValue } from "../core/_show.ts";
@@ -217,6 +225,18 @@ function superseded(): ServiceResult<Session> {
     message: "The session changed while it was being refreshed",
     category: "CANCELLED",
   });
+}
+
+/** A `signal` that is no AbortSignal is refused, as the transport refuses it; one already aborted too. */
+function checkSignal(signal: unknown, what: string): void {
+  const refused = refusedSignal(signal);
+  if (refused) throw new TypeError(`Cannot ${what} the session as 'signal' is not an AbortSignal`);
+  if ((signal as AbortSignal | undefined)?.aborted) throw (signal as AbortSignal).reason;
+}
+
+/** The storage write's outcome, or a rejection with the signal's reason once it aborts (the write goes on). */
+async function storedOrAborted(write: Promise<void>, signal?: AbortSignal): Promise<void> {
+  if ((await untilAborted(write, signal)) === ABORTED) throw signal!.reason;
 }
 
 /**
@@ -479,17 +499,20 @@ export class SessionManager {
    * its refresh. Rejects with a `TypeError`, applying nothing, for a session
    * that is not one; rejects with the storage's own error (or a `TimeoutError`
    * after 10 s) when the storage cannot save it, the session then being live
-   * in memory only.
+   * in memory only. A `signal` that aborts ends the wait for the storage
+   * (rejecting with its reason) but not the write; one already aborted
+   * applies nothing.
    *
    * @param session The session.
-   * @param options The event to emit. Default SIGNED_IN.
+   * @param options The event to emit (default SIGNED_IN) and a `signal`.
    */
   async saveSession(
     session: Session,
-    options?: { event?: AuthStateChangeEvent },
+    options?: { event?: AuthStateChangeEvent; signal?: AbortSignal },
   ): Promise<void> {
     options ??= {};
     checkSession(session);
+    checkSignal(options.signal, "save");
     // A tag a session brought along (one parsed from storage) is never held; #tagged sets this
     // manager's own when it is stored.
     const { project: _tag, ...untagged } = session as TaggedSession;
@@ -504,25 +527,32 @@ export class SessionManager {
     const replaced = this.#heldRefreshToken();
     // Live in memory first: a storage that fails still leaves the session usable (and says so).
     this.#apply(live);
-    try {
-      await this.#serial(() =>
+    const event = options.event ?? AuthStateChangeEvent.SIGNED_IN;
+    await storedOrAborted(
+      this.#serial(() =>
         this.#saving(this.#storage.save(this.#tagged(live)), live.refreshToken, replaced)
-      );
-    } finally {
-      // A sign-out or another save while this one was stored has the last word.
-      if (epoch === this.#epoch) {
-        this.#schedule();
-        this.#emit(options.event ?? AuthStateChangeEvent.SIGNED_IN, live);
-      }
-    }
+      ).finally(() => {
+        // A sign-out or another save while this one was stored has the last word.
+        if (epoch === this.#epoch) {
+          this.#schedule();
+          this.#emit(event, live);
+        }
+      }),
+      options.signal,
+    );
   }
 
   /**
    * Forgets the session: storage, base-client token, timers; emits SIGNED_OUT.
    * Rejects with the storage's own error (or a `TimeoutError` after 10 s) when
    * the storage cannot clear it; the session is forgotten in memory all the same.
+   * A `signal` that aborts ends the wait for the storage (rejecting with its
+   * reason) but not the clear; one already aborted forgets nothing.
+   *
+   * @param options A `signal`.
    */
-  async clearSession(): Promise<void> {
+  async clearSession(options?: { signal?: AbortSignal }): Promise<void> {
+    checkSignal(options?.signal, "clear");
     this.#drop();
     const epoch = this.#epoch;
     this.#clearingEpoch = epoch;
@@ -530,13 +560,14 @@ export class SessionManager {
     // a helper answered meanwhile (a user update) finds no session to save back.
     const forgotten = this.#heldRefreshToken();
     const had = this.#forget();
-    try {
-      await this.#serial(() => this.#saving(this.#storage.clear(), null, forgotten));
-    } finally {
-      if (this.#clearingEpoch === epoch) this.#clearingEpoch = null;
-      // A save that came while the clear was stored has the last word.
-      if (epoch === this.#epoch && had) this.#emit(AuthStateChangeEvent.SIGNED_OUT, null);
-    }
+    await storedOrAborted(
+      this.#serial(() => this.#saving(this.#storage.clear(), null, forgotten)).finally(() => {
+        if (this.#clearingEpoch === epoch) this.#clearingEpoch = null;
+        // A save that came while the clear was stored has the last word.
+        if (epoch === this.#epoch && had) this.#emit(AuthStateChangeEvent.SIGNED_OUT, null);
+      }),
+      options?.signal,
+    );
   }
 
   /** Ends what belongs to the held session: timer, pending refresh, retry count; later saves win. */
@@ -567,11 +598,22 @@ export class SessionManager {
 
   /**
    * Refreshes now. Concurrent callers share one refresh-token grant and get
-   * the same result.
+   * the same result; a caller's `signal` ends only its own wait
+   * (`Failure(CANCELLED)`), and one already aborted starts nothing.
    *
+   * @param options A `signal`.
    * @returns The new session, or why not.
    */
-  refreshSession(): Promise<ServiceResult<Session>> {
+  refreshSession(options?: { signal?: AbortSignal }): Promise<ServiceResult<Session>> {
+    const signal = options?.signal;
+    // Without a signal every caller gets the shared promise itself.
+    return signal == null
+      ? this.#sharedRefresh()
+      : untilCancelled(() => this.#sharedRefresh(), signal);
+  }
+
+  /** The refresh of the held session that concurrent callers share. */
+  #sharedRefresh(): Promise<ServiceResult<Session>> {
     // A session being cleared is gone: a grant now would be stored after the clear.
     const session = this.#clearingEpoch === this.#epoch ? null : heldOf(this.#state.value);
     // Only a refresh of the held session's own token is shared: one of a session replaced
@@ -730,7 +772,7 @@ export class SessionManager {
         untilExpiry > 0 ? Math.min(backoff, untilExpiry) : backoff,
         (error.retryAfter ?? 0) * 1000,
       );
-      const refresh = () => void this.refreshSession();
+      const refresh = () => void this.#sharedRefresh();
       if (untilExpiry > 0 && wait > untilExpiry) {
         // Waiting for the server past the expiry: the lapse is reported at the expiry.
         this.#setTimer(untilExpiry, () => {
@@ -815,7 +857,7 @@ export class SessionManager {
    * refreshed when auto-refresh is on, else left `Expired` for the caller.
    */
   #stillExpired(): Promise<ServiceResult<Session>> | ServiceResult<Session> {
-    return this.#autoRefresh ? this.refreshSession() : failure({
+    return this.#autoRefresh ? this.#sharedRefresh() : failure({
       message: "No active session: the stored session has expired (refreshSession may recover it)",
       category: "NO_SESSION",
     });
@@ -833,10 +875,17 @@ export class SessionManager {
    * `Expired` when that is not possible now. With auto-refresh on, a live
    * session already within `refreshBufferSeconds` of expiry is refreshed
    * before this resolves (the stored one is returned if that fails for now).
+   * A `signal` ends the caller's wait (`Failure(CANCELLED)`), not the restore;
+   * one already aborted starts nothing.
    *
+   * @param options A `signal`.
    * @returns The session, or why not.
    */
-  async restoreSession(): Promise<ServiceResult<Session>> {
+  restoreSession(options?: { signal?: AbortSignal }): Promise<ServiceResult<Session>> {
+    return untilCancelled(() => this.#restore(), options?.signal);
+  }
+
+  async #restore(): Promise<ServiceResult<Session>> {
     // A session held in memory stays visible (and refreshable) while storage is read.
     if (this.#state.value.kind === "NotAuthenticated") this.#state.value = { kind: "Loading" };
     const generation = this.#generation;
@@ -901,7 +950,7 @@ export class SessionManager {
           category: "NO_SESSION",
         });
       }
-      return this.refreshSession();
+      return this.#sharedRefresh();
     }
     this.#apply(stored);
     this.#emit(AuthStateChangeEvent.SIGNED_IN, stored);
@@ -911,7 +960,7 @@ export class SessionManager {
     ) {
       // Due now: refresh before answering, not from a timer that fires after a server has
       // sent its response (and with it the cookies the refresh would have written).
-      const refreshed = await this.refreshSession();
+      const refreshed = await this.#sharedRefresh();
       const current = this.currentSession;
       // A transient failure leaves the stored session live: it is the answer. A refresh whose
       // new tokens could not be stored (the old ones are spent) is reported, never hidden.
@@ -925,13 +974,17 @@ export class SessionManager {
 
   /**
    * Restores the stored session and starts auto-refresh when configured;
-   * call it at startup.
+   * call it at startup. A `signal` ends the caller's wait (`Failure(CANCELLED)`),
+   * not the restore; one already aborted starts nothing.
    *
+   * @param options A `signal`.
    * @returns The session, or why not.
    */
-  async initialize(): Promise<ServiceResult<Session>> {
-    if (this.#autoRefreshConfigured && !this.#disposed) this.#autoRefresh = true;
-    return await this.restoreSession();
+  initialize(options?: { signal?: AbortSignal }): Promise<ServiceResult<Session>> {
+    return untilCancelled(() => {
+      if (this.#autoRefreshConfigured && !this.#disposed) this.#autoRefresh = true;
+      return this.#restore();
+    }, options?.signal);
   }
 
   /** Schedules refreshes before expiry (and retries after failures). */
@@ -1005,7 +1058,7 @@ export class SessionManager {
         const wait = this.#fromRefresh
           ? this.#appliedAt + Math.min(lifetime / 2, MIN_REFRESH_GAP_MS) - Date.now()
           : 0;
-        this.#setTimer(wait, () => void this.refreshSession());
+        this.#setTimer(wait, () => void this.#sharedRefresh());
       }
       return;
     }
@@ -1018,7 +1071,7 @@ export class SessionManager {
     const untilExpiry = this.#expiresAtMs(session) - Date.now();
     // A refresh held back past the expiry (the 10 s gap) still reports the lapse at the expiry.
     if (due > untilExpiry) this.#setTimer(untilExpiry, () => this.#schedule());
-    else this.#setTimer(due, () => void this.refreshSession());
+    else this.#setTimer(due, () => void this.#sharedRefresh());
   }
 
   /**

@@ -1,6 +1,8 @@
 /** Shared fixtures of the session tests: a project, GoTrue session bodies, fake time. */
 
 import FakeTimers from "@sinonjs/fake-timers";
+import { createAuthClient } from "../../auth/client.ts";
+import { createBaseClient } from "../../core/client.ts";
 
 export const BASE = "https://project.example.com";
 export const KEY = "anon-key-0123456789";
@@ -31,4 +33,36 @@ export function withClock<T>(fn: (clock: Clock) => Promise<T>): Promise<T> {
     now: 1_800_000_000_000,
   });
   return fn(clock).finally(() => clock.uninstall());
+}
+
+/** A JSON response. */
+export const json = (body: unknown, status = 200) =>
+  new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
+
+/** A request the held server has not answered yet. */
+export interface Held {
+  method: string;
+  path: string;
+  body: string;
+  release(answer: Response | Error): void;
+}
+
+/** A fetch whose answers wait until the test releases them. */
+export function heldServer() {
+  const held: Held[] = [];
+  const fetch = async (input: RequestInfo | URL, init?: RequestInit) => {
+    const req = new Request(input, init);
+    const body = await req.text();
+    return await new Promise<Response>((resolve, reject) => {
+      held.push({
+        method: req.method,
+        path: new URL(req.url).pathname,
+        body,
+        release: (a) => a instanceof Error ? reject(a) : resolve(a),
+      });
+    });
+  };
+  const client = createBaseClient(BASE, KEY, { fetch, retry: { maxAttempts: 1 }, timeout: 0 });
+  const find = (part: string) => held.find((h) => h.path.endsWith(part))!;
+  return { held, client, auth: createAuthClient(client), find };
 }

@@ -20,37 +20,7 @@ import {
   unlinkIdentityAndUpdateSession,
   updateUserForCurrentSession,
 } from "../../session/mod.ts";
-import { BASE, KEY, sessionJson, withClock } from "./_helpers.ts";
-
-const json = (body: unknown, status = 200) =>
-  new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
-
-interface Held {
-  method: string;
-  path: string;
-  body: string;
-  release(answer: Response | Error): void;
-}
-
-/** A fetch whose answers wait until the test releases them. */
-function heldServer() {
-  const held: Held[] = [];
-  const fetch = async (input: RequestInfo | URL, init?: RequestInit) => {
-    const req = new Request(input, init);
-    const body = await req.text();
-    return await new Promise<Response>((resolve, reject) => {
-      held.push({
-        method: req.method,
-        path: new URL(req.url).pathname,
-        body,
-        release: (a) => a instanceof Error ? reject(a) : resolve(a),
-      });
-    });
-  };
-  const client = createBaseClient(BASE, KEY, { fetch, retry: { maxAttempts: 1 }, timeout: 0 });
-  const find = (part: string) => held.find((h) => h.path.endsWith(part))!;
-  return { held, client, auth: createAuthClient(client), find };
-}
+import { BASE, heldServer, json, KEY, sessionJson, withClock } from "./_helpers.ts";
 
 /** An in-memory storage whose clear waits until the test calls `release`. */
 function slowClearStorage() {

@@ -1,0 +1,153 @@
+// Every async member of the session manager takes a `signal` (the mapping's rule): it ends the
+// caller's wait, never the shared work behind it, and one already aborted starts nothing.
+import assert from "node:assert/strict";
+import { decodeSession, type Session } from "../../auth/mod.ts";
+import {
+  AuthStateChangeEvent,
+  createSessionManager,
+  InMemorySessionStorage,
+  type SessionStorage,
+} from "../../session/mod.ts";
+import { heldServer, json, sessionJson } from "./_helpers.ts";
+
+const turns = async (n = 20) => {
+  for (let i = 0; i < n; i++) await Promise.resolve();
+};
+
+/** A storage whose every call waits until the test calls `release`. */
+function gatedStorage(inner: SessionStorage = new InMemorySessionStorage()) {
+  let open!: () => void;
+  const gate = new Promise<void>((r) => (open = r));
+  const storage: SessionStorage = {
+    load: () => gate.then(() => inner.load()),
+    save: (s: Session) => gate.then(() => inner.save(s)),
+    clear: () => gate.then(() => inner.clear()),
+  };
+  return { storage, release: () => open() };
+}
+
+Deno.test("refreshSession: an aborted signal ends only its caller's wait; the grant still lands", async () => {
+  const s = heldServer();
+  const m = createSessionManager(s.auth, s.client, { autoRefresh: false });
+  await m.saveSession(decodeSession(sessionJson(1)));
+  const ctl = new AbortController();
+  const mine = m.refreshSession({ signal: ctl.signal });
+  const other = m.refreshSession();
+  await turns();
+  ctl.abort();
+  const r = await mine;
+  assert.equal(r.errorOrNull()?.category, "CANCELLED");
+  // The shared grant goes on for the other caller and is applied.
+  s.find("/token").release(json(sessionJson(2)));
+  assert.equal((await other).getOrThrow().refreshToken, "refresh-2");
+  assert.equal(m.currentSession?.refreshToken, "refresh-2");
+  assert.equal(s.client.accessToken, "access-2");
+  m.dispose();
+});
+
+Deno.test("refreshSession, restoreSession and initialize with an aborted signal start nothing", async () => {
+  const s = heldServer();
+  const stored = new InMemorySessionStorage();
+  await stored.save(decodeSession(sessionJson(1, { expires_in: 3600 })));
+  let loads = 0;
+  const storage: SessionStorage = {
+    load: () => (loads++, stored.load()),
+    save: (x) => stored.save(x),
+    clear: () => stored.clear(),
+  };
+  const m = createSessionManager(s.auth, s.client, { autoRefresh: false, storage });
+  const signal = AbortSignal.abort();
+  for (const r of [await m.restoreSession({ signal }), await m.initialize({ signal })]) {
+    assert.equal(r.errorOrNull()?.category, "CANCELLED");
+  }
+  assert.equal(loads, 0);
+  assert.equal(m.sessionState.value.kind, "NotAuthenticated");
+  await m.saveSession(decodeSession(sessionJson(1)));
+  assert.equal((await m.refreshSession({ signal })).errorOrNull()?.category, "CANCELLED");
+  await turns();
+  assert.equal(s.held.length, 0, "no grant sent");
+  m.dispose();
+});
+
+Deno.test("initialize: an aborted signal ends the wait on a slow storage; the restore still completes", async () => {
+  const s = heldServer();
+  const inner = new InMemorySessionStorage();
+  await inner.save(decodeSession(sessionJson(1)));
+  const { storage, release } = gatedStorage(inner);
+  const m = createSessionManager(s.auth, s.client, { autoRefresh: false, storage });
+  const ctl = new AbortController();
+  const pending = m.initialize({ signal: ctl.signal });
+  await turns();
+  assert.equal(m.sessionState.value.kind, "Loading");
+  ctl.abort();
+  assert.equal((await pending).errorOrNull()?.category, "CANCELLED");
+  release();
+  await turns();
+  assert.equal(m.sessionState.value.kind, "Authenticated");
+  assert.equal(s.client.accessToken, "access-1");
+  m.dispose();
+});
+
+Deno.test("saveSession and clearSession: an aborted signal rejects with its reason; the write goes on", async () => {
+  const s = heldServer();
+  const { storage, release } = gatedStorage();
+  const m = createSessionManager(s.auth, s.client, { autoRefresh: false, storage });
+  const events: string[] = [];
+  m.onAuthStateChange((e) => events.push(e), { emitInitialSession: false });
+  const ctl = new AbortController();
+  const saving = m.saveSession(decodeSession(sessionJson(1)), { signal: ctl.signal });
+  await turns();
+  ctl.abort(new Error("user left"));
+  await assert.rejects(saving, /user left/);
+  // Live in memory at once; the event comes when the write has landed.
+  assert.equal(s.client.accessToken, "access-1");
+  assert.deepEqual(events, []);
+  release();
+  await turns();
+  assert.deepEqual(events, [AuthStateChangeEvent.SIGNED_IN]);
+  assert.equal((await storage.load())?.refreshToken, "refresh-1");
+
+  const ctl2 = new AbortController();
+  const clearing = m.clearSession({ signal: ctl2.signal });
+  ctl2.abort();
+  await assert.rejects(clearing, (e: unknown) => (e as Error).name === "AbortError");
+  await turns();
+  assert.equal(m.currentSession, null);
+  assert.deepEqual(events, [AuthStateChangeEvent.SIGNED_IN, AuthStateChangeEvent.SIGNED_OUT]);
+  assert.equal(await storage.load(), null);
+  m.dispose();
+});
+
+Deno.test("saveSession and clearSession with an aborted signal apply nothing; a signal that is no AbortSignal is a TypeError", async () => {
+  const s = heldServer();
+  const storage = new InMemorySessionStorage();
+  const m = createSessionManager(s.auth, s.client, { autoRefresh: false, storage });
+  const held = () => m.currentSession?.refreshToken ?? null;
+  const signal = AbortSignal.abort();
+  await assert.rejects(m.saveSession(decodeSession(sessionJson(1)), { signal }), {
+    name: "AbortError",
+  });
+  assert.equal(held(), null);
+  assert.equal(s.client.accessToken, null);
+  assert.equal(await storage.load(), null);
+  await m.saveSession(decodeSession(sessionJson(1)));
+  await assert.rejects(m.clearSession({ signal }), { name: "AbortError" });
+  assert.equal(held(), "refresh-1");
+  assert.equal((await storage.load())?.refreshToken, "refresh-1");
+  const notASignal = { aborted: false } as unknown as AbortSignal;
+  await assert.rejects(
+    m.saveSession(decodeSession(sessionJson(2)), { signal: notASignal }),
+    (e: unknown) => e instanceof TypeError && /'signal' is not an AbortSignal/.test(e.message),
+  );
+  await assert.rejects(m.clearSession({ signal: notASignal }), TypeError);
+  assert.equal(held(), "refresh-1");
+  for (
+    const r of [
+      await m.refreshSession({ signal: notASignal }),
+      await m.restoreSession({ signal: notASignal }),
+    ]
+  ) {
+    assert.equal(r.errorOrNull()?.category, "INVALID_ARGUMENT");
+  }
+  m.dispose();
+});
