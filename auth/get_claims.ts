@@ -91,15 +91,15 @@ function checkTimes(payload: JsonObject, allowExpired: boolean) {
   return null;
 }
 
-function checkIssuerAudience(payload: JsonObject, options: GetClaimsOptions) {
-  const iss = options.expectedIssuer;
+function checkIssuerAudience(payload: JsonObject, options?: GetClaimsOptions) {
+  const iss = options?.expectedIssuer;
   if (iss !== undefined && iss !== null && payload.iss !== iss) {
     return rejected(
       "Cannot accept the JWT as its issuer is not the expected one",
       "invalid_issuer",
     );
   }
-  const aud = options.expectedAudience;
+  const aud = options?.expectedAudience;
   if (aud !== undefined && aud !== null) {
     const claim = payload.aud;
     const ok = typeof claim === "string"
@@ -141,7 +141,9 @@ async function serverValidate(
   // The server accepts the token when it answers with the token's own user: any other answer (a
   // 2xx from a host a redirect or a proxy put in its place) proves nothing.
   if (r.ok) {
-    return (r.value as { id?: unknown } | null)?.id === decoded.payload.sub
+    const id = (r.value as { id?: unknown } | null)?.id;
+    // A string on both sides: `{}` against a token without `sub` is no user.
+    return typeof id === "string" && id && id === decoded.payload.sub
       ? success(buildResult(decoded))
       : rejected("Cannot accept the JWT as its user is not the server's", "bad_jwt");
   }
@@ -200,14 +202,14 @@ export async function getClaims(
   jwt: string,
   options?: GetClaimsOptions,
 ): Promise<ServiceResult<JwtClaimsResult>> {
-  options ??= {};
+  const signal = options?.signal;
   const decoded = decodeJwt(jwt);
   if (!decoded.ok) return decoded;
   const d = decoded.value;
-  const early = checkTimes(d.payload, options.allowExpired === true) ??
+  const early = checkTimes(d.payload, options?.allowExpired === true) ??
     checkIssuerAudience(d.payload, options);
   if (early !== null) return early;
-  if (options.verify === false) return success(buildResult(d));
+  if (options?.verify === false) return success(buildResult(d));
 
   const header = d.header;
   const critical = checkCritical(header);
@@ -231,14 +233,14 @@ export async function getClaims(
     // No WebCrypto (probed through globalThis): the server checks the token.
     typeof globalThis.crypto?.subtle?.verify !== "function"
   ) {
-    return serverValidate(auth, jwt, d, options.signal);
+    return serverValidate(auth, jwt, d, signal);
   }
 
   let key = auth.jwks.cachedVerificationKey(kid);
   if (key === null) {
-    const r = await auth.jwks.verificationKey(kid, { signal: options.signal });
+    const r = await auth.jwks.verificationKey(kid, { signal });
     if (!r.ok && r.error.category === "CANCELLED") return r;
-    if (!r.ok || r.value === null) return serverValidate(auth, jwt, d, options.signal);
+    if (!r.ok || r.value === null) return serverValidate(auth, jwt, d, signal);
     key = r.value;
   }
 

@@ -78,10 +78,24 @@ Deno.test("the auth server's 200 accepts a token only when it holds the token's 
     assert.equal(r.ok, true, name);
     assert.equal(r.getOrThrow().claims.subject, SUB);
   }
-  // A token without a subject has no user to match.
+  // A token without a subject has no user to match, whatever the answer: `{}` or a body that is
+  // no user at all once matched it (undefined on both sides) in the verify-only source.
   const anonymous = await forged({ sub: undefined });
-  for (const { name, source } of sources(() => jsonResponse({ id: SUB }))) {
-    assert.equal((await getClaims(source, anonymous)).ok, false, name);
+  const blankSub = await forged({ sub: "" });
+  const answers: Array<[string, unknown]> = [
+    ["its user", { id: SUB }],
+    ["{}", {}],
+    ["a string", "not a user"],
+    ["a list", []],
+    ["a blank id", { id: "" }],
+  ];
+  for (const [what, answer] of answers) {
+    for (const token of [anonymous, blankSub]) {
+      for (const { name, source } of sources(() => jsonResponse(answer))) {
+        const r = await getClaims(source, token);
+        assert.equal(r.ok, false, `${name}: ${what}`);
+      }
+    }
   }
 });
 
