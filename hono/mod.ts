@@ -47,7 +47,10 @@ export type FetchbaseMiddleware = (
 
 /** Context variables the middleware sets. */
 export interface FetchbaseVariables {
-  /** The verified claims of the caller's token. */
+  /**
+   * The verified claims of the caller's token. Its `signature` is not
+   * enumerable, so logging the value (JSON, inspection) writes no token.
+   */
   claims: JwtClaimsResult;
   /** A client carrying the caller's token (row-level security applies). */
   fetchbase: Client;
@@ -237,7 +240,15 @@ export function fetchbaseAuth(
         "This route requires multi-factor authentication (aal2)",
       );
     }
-    c.set("claims", result.value);
+    // The signature, with the header and claims beside it, is the token again: kept off what a
+    // logger writes (JSON, inspection, Object.keys), still readable as `.signature`.
+    c.set(
+      "claims",
+      Object.defineProperty({ ...result.value }, "signature", {
+        value: result.value.signature,
+        enumerable: false,
+      }),
+    );
     c.set(
       "fetchbase",
       createClient(options.url, options.apiKey, { ...options.clientOptions, accessToken: token }),

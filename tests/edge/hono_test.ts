@@ -531,3 +531,33 @@ Deno.test("middleware: a JWKS that never answers holds a request for the verifyi
     clock.uninstall();
   }
 });
+
+Deno.test("middleware: the claims on the context log without the signature (with header and claims it is the token again)", async () => {
+  const p = await project();
+  try {
+    const app = new Hono<{ Variables: FetchbaseVariables }>();
+    app.use("*", fetchbaseAuth({ url: p.server.url, apiKey: p.backend.apiKey }));
+    let seen: FetchbaseVariables["claims"] | undefined;
+    app.get("/me", (c) => {
+      seen = c.get("claims");
+      return c.text("ok");
+    });
+    const session = await p.signUp("log@example.test");
+    const signature = session.access_token.split(".")[2];
+    const r = await app.request("/me", {
+      headers: { authorization: `Bearer ${session.access_token}` },
+    });
+    assert.equal(r.status, 200);
+    assert.ok(seen);
+    // What a logger writes: JSON, Deno's inspection, the keys.
+    for (const logged of [JSON.stringify(seen), Deno.inspect(seen, { depth: 9 })]) {
+      assert.ok(!logged.includes(signature), "the signature is not logged");
+      assert.ok(logged.includes(session.user.id), "the claims are");
+    }
+    assert.deepEqual(Object.keys(seen).sort(), ["claims", "header", "raw"]);
+    // Still there for code that asks for it.
+    assert.equal(seen.signature, signature);
+  } finally {
+    await p.server.close();
+  }
+});
