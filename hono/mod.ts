@@ -154,6 +154,21 @@ const TOKEN_CODES: ReadonlySet<string> = new Set([
  * answer is 503 `auth_unavailable`, with the auth server's `Retry-After`
  * (else 5 s) and without internals.
  *
+ * Every method is checked, `OPTIONS` included: a browser's CORS preflight
+ * carries no token, so register Hono's `cors()` before this middleware; it
+ * answers the preflight itself.
+ *
+ * @example Browser callers (CORS)
+ * ```ts
+ * import { Hono } from "hono";
+ * import { cors } from "hono/cors";
+ * import { fetchbaseAuth, type FetchbaseVariables } from "@fetchbase/fetchbase/hono";
+ *
+ * const app = new Hono<{ Variables: FetchbaseVariables }>();
+ * app.use("/api/*", cors({ origin: "https://app.example" }));
+ * app.use("/api/*", fetchbaseAuth({ url: "https://p.example", apiKey: "anon-key" }));
+ * ```
+ *
  * @example Requiring MFA
  * ```ts
  * import { Hono } from "hono";

@@ -75,12 +75,41 @@ function compare(a: unknown, b: string): number {
   return x < b ? -1 : x > b ? 1 : 0;
 }
 
-function likeToRegex(pattern: string, flags: string): RegExp {
-  const escaped = pattern.replace(/[.+?^${}()|[\]\\]/g, "\\$&").replace(/[%*]/g, ".*").replace(
-    /_/g,
-    ".",
-  );
-  return new RegExp(`^${escaped}$`, flags);
+type LikeToken = "%" | "_" | { char: string };
+
+/**
+ * Postgres LIKE as PostgREST sends it (`*` is `%`, a backslash escapes the next character),
+ * matched without a regular expression: greedy with one backtrack point, so at most
+ * pattern × text steps whatever the pattern (a regex of many `.*` backtracks exponentially).
+ */
+export function likeMatches(pattern: string, text: string, caseless: boolean): boolean {
+  const p: LikeToken[] = [];
+  const chars = Array.from(caseless ? pattern.toLowerCase() : pattern);
+  for (let i = 0; i < chars.length; i++) {
+    const c = chars[i];
+    if (c === "\\" && i + 1 < chars.length) p.push({ char: chars[++i] });
+    else if (c === "%" || c === "*") {
+      if (p.at(-1) !== "%") p.push("%");
+    } else if (c === "_") p.push("_");
+    else p.push({ char: c });
+  }
+  const t = Array.from(caseless ? text.toLowerCase() : text);
+  let i = 0, j = 0, star = -1, mark = 0;
+  while (i < t.length) {
+    const tok = p[j];
+    if (tok !== undefined && tok !== "%" && (tok === "_" || tok.char === t[i])) {
+      i++;
+      j++;
+    } else if (tok === "%") {
+      star = j++;
+      mark = i;
+    } else if (star >= 0) {
+      j = star + 1;
+      i = ++mark;
+    } else return false;
+  }
+  while (p[j] === "%") j++;
+  return j === p.length;
 }
 
 /** Builds a row predicate from `op.value` (with optional `not.`). */
@@ -116,10 +145,10 @@ function predicate(column: string, expr: string): ((row: Row) => boolean) | null
       test = (v) => v !== null && v !== undefined && compare(v, value) <= 0;
       break;
     case "like":
-      test = (v) => typeof v === "string" && likeToRegex(value, "").test(v);
+      test = (v) => typeof v === "string" && likeMatches(value, v, false);
       break;
     case "ilike":
-      test = (v) => typeof v === "string" && likeToRegex(value, "i").test(v);
+      test = (v) => typeof v === "string" && likeMatches(value, v, true);
       break;
     case "in": {
       if (!raw.startsWith("(") || !raw.endsWith(")")) return null;

@@ -8,6 +8,7 @@
  */
 
 import { Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
 import { fetchbaseAuth, type FetchbaseVariables } from "../../hono/mod.ts";
 import { column } from "../../database/mod.ts";
 import type { ClientOptions, ServiceError } from "../../core/mod.ts";
@@ -44,20 +45,32 @@ type UpstreamStatus = 400 | 401 | 403 | 404 | 409 | 413 | 502;
  * its message (a network error names internal URLs). A refused token keeps
  * its 401 with the RFC 6750 challenge, a denied row its 403; a request the
  * backend refused as malformed, missing, conflicting or too large its 4xx;
- * anything else is the upstream's fault.
+ * anything else is the upstream's fault, a refused API key included (this
+ * server's configuration: the caller's token is not to blame).
  */
 function upstream(
   c: { json(body: unknown, status: UpstreamStatus): Response; header(n: string, v: string): void },
   error: ServiceError,
 ): Response {
-  const status: UpstreamStatus = error.status === 401 || error.status === 403
+  const keyRefused = /api ?key/i.test(error.message);
+  const status: UpstreamStatus = (error.status === 401 || error.status === 403) && !keyRefused
     ? error.status
+    : keyRefused
+    ? 502
     : CALLER_STATUS[error.category as keyof typeof CALLER_STATUS] ?? 502;
   if (status === 401) c.header("www-authenticate", 'Bearer error="invalid_token"');
   return c.json(
     { error: "The backend could not complete the request", category: error.category },
     status,
   );
+}
+
+/**
+ * A search text as a LIKE pattern that matches it literally: `%` and `_` escaped, and `*`
+ * (which PostgREST reads as `%`) matching any one character. Capped at 100 characters.
+ */
+export function containsPattern(text: string): string {
+  return `%${text.slice(0, 100).replace(/[\\%_]/g, "\\$&").replaceAll("*", "_")}%`;
 }
 
 /** Builds the Hono app. */
@@ -86,7 +99,7 @@ export function createApp(config: AppConfig): Hono<{ Variables: FetchbaseVariabl
       columns: "id,title,done",
       block: (q) =>
         q.where((w) => {
-          if (search) w.ilike(title, `%${search}%`);
+          if (search) w.ilike(title, containsPattern(search));
           if (c.req.query("open") === "true") w.eq(done, false);
         }).orderBy(id).limit(50),
     });
@@ -96,11 +109,13 @@ export function createApp(config: AppConfig): Hono<{ Variables: FetchbaseVariabl
     return c.json({ count: page.value.count, todos: JSON.parse(page.value.body) });
   });
 
-  app.post("/api/todos", async (c) => {
+  // A JSON body is read whole: bounded before it is.
+  app.post("/api/todos", bodyLimit({ maxSize: 16 * 1024 }), async (c) => {
     const body = await c.req.json().catch(() => null) as { title?: unknown } | null;
     if (!body || typeof body.title !== "string" || body.title.trim() === "") {
       return c.json({ error: "title is required" }, 400);
     }
+    if (body.title.length > 500) return c.json({ error: "title is too long" }, 400);
     const db = c.get("fetchbase").database;
     const r = await db.insert("todos", JSON.stringify({ title: body.title, done: false }));
     if (!r.ok) return upstream(c, r.error);

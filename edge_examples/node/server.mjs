@@ -3,6 +3,7 @@
 // FETCHBASE_URL=... FETCHBASE_KEY=... PORT=8787 node server.mjs
 import { serve } from "@hono/node-server";
 import { Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
 import { fetchbaseAuth } from "fetchbase/hono";
 import { column } from "fetchbase/database";
 
@@ -15,7 +16,8 @@ if (!url || !apiKey) {
 const title = column("title");
 // A failed upstream call: its category and a status, never its message (a network error
 // names internal URLs). A refused token keeps its 401 with the RFC 6750 challenge, a denied
-// row its 403, the caller's own mistakes their 4xx; anything else is the upstream's fault.
+// row its 403, the caller's own mistakes their 4xx; anything else is the upstream's fault, a
+// refused API key included (this server's configuration, not the caller's token).
 const CALLER_STATUS = {
   INVALID_ARGUMENT: 400,
   BAD_REQUEST: 400,
@@ -24,8 +26,11 @@ const CALLER_STATUS = {
   PAYLOAD_TOO_LARGE: 413,
 };
 const upstream = (c, error) => {
-  const status = error.status === 401 || error.status === 403
+  const keyRefused = /api ?key/i.test(error.message);
+  const status = (error.status === 401 || error.status === 403) && !keyRefused
     ? error.status
+    : keyRefused
+    ? 502
     : CALLER_STATUS[error.category] ?? 502;
   if (status === 401) c.header("www-authenticate", 'Bearer error="invalid_token"');
   return c.json(
@@ -33,6 +38,10 @@ const upstream = (c, error) => {
     status,
   );
 };
+// A search text as a LIKE pattern matching it literally: `%` and `_` escaped, `*` (PostgREST's
+// `%`) matching any one character, at most 100 characters.
+const containsPattern = (text) =>
+  `%${text.slice(0, 100).replace(/[\\%_]/g, "\\$&").replaceAll("*", "_")}%`;
 const app = new Hono();
 app.get("/health", (c) => c.json({ ok: true }));
 app.use("/api/*", fetchbaseAuth({ url, apiKey }));
@@ -41,17 +50,19 @@ app.get("/api/todos", async (c) => {
   const q = c.req.query("q") ?? "";
   const r = await c.get("fetchbase").database.selectRange("todos", {
     columns: "id,title",
-    block: (b) => b.where((w) => w.ilike(title, `%${q}%`)).limit(50),
+    block: (b) => b.where((w) => w.ilike(title, containsPattern(q))).limit(50),
   });
   return r.ok
     ? c.json({ count: r.value.count, todos: JSON.parse(r.value.body) })
     : upstream(c, r.error);
 });
-app.post("/api/todos", async (c) => {
+// A JSON body is read whole: bounded before it is.
+app.post("/api/todos", bodyLimit({ maxSize: 16 * 1024 }), async (c) => {
   const body = await c.req.json().catch(() => null);
   if (!body || typeof body.title !== "string" || body.title.trim() === "") {
     return c.json({ error: "title is required" }, 400);
   }
+  if (body.title.length > 500) return c.json({ error: "title is too long" }, 400);
   const r = await c.get("fetchbase").database.insert(
     "todos",
     JSON.stringify({ title: body.title, done: false }),

@@ -413,6 +413,14 @@ Deno.test("Deno edge example: a backend 401 carries the Bearer challenge; the ca
     const down = await app.request("/api/todos", { headers });
     assert.equal(down.status, 502);
     assert.equal(down.headers.get("www-authenticate"), null);
+    // The backend refusing this server's API key (a rotated key) is no fault of the caller's
+    // token: 502 without the challenge that would make clients refresh or sign out.
+    for (const status of [401, 403]) {
+      answer = Response.json({ message: "Invalid API key" }, { status });
+      const key = await app.request("/api/todos", { headers });
+      assert.equal(key.status, 502, `${status}`);
+      assert.equal(key.headers.get("www-authenticate"), null);
+    }
     // A file name the storage client refuses (a path escaping the folder) is the caller's: 400.
     const bad = await app.request("/api/files/..%2F..%2Fother%2Fx", {
       method: "PUT",
@@ -560,4 +568,77 @@ Deno.test("middleware: the claims on the context log without the signature (with
   } finally {
     await p.server.close();
   }
+});
+
+Deno.test("Deno edge example: a search matches its text literally and cannot stall the backend; a todo body is bounded", async () => {
+  const p = await project();
+  try {
+    const app = createApp({ url: p.server.url, apiKey: p.backend.apiKey });
+    const alice = await p.signUp("search@example.test");
+    const headers = { authorization: `Bearer ${alice.access_token}` };
+    for (const title of ["50% off", "500 off", "a_b", "axb", "star*", "stars"]) {
+      const r = await app.request("/api/todos", {
+        method: "POST",
+        headers: { ...headers, "content-type": "application/json" },
+        body: JSON.stringify({ title }),
+      });
+      assert.equal(r.status, 201, title);
+    }
+    const found = async (q: string) => {
+      const r = await app.request(`/api/todos?q=${encodeURIComponent(q)}`, { headers });
+      assert.equal(r.status, 200, q);
+      return ((await r.json()).todos as Array<{ title: string }>).map((t) => t.title).sort();
+    };
+    assert.deepEqual(await found("50%"), ["50% off"]);
+    assert.deepEqual(await found("a_b"), ["a_b"]);
+    // `*` is PostgREST's `%`: the example lets it match any one character.
+    assert.deepEqual(await found("star*"), ["star*", "stars"]);
+    // Many wildcards: answered at once, not after seconds of backtracking.
+    const started = performance.now();
+    assert.deepEqual(await found("%".repeat(40) + "zzz"), []);
+    assert.ok(performance.now() - started < 1000);
+    // A body past 16 KiB is refused before it is read whole; a long title is refused.
+    const huge = await app.request("/api/todos", {
+      method: "POST",
+      headers: { ...headers, "content-type": "application/json" },
+      body: JSON.stringify({ title: "x".repeat(20 * 1024) }),
+    });
+    assert.equal(huge.status, 413);
+    await huge.body?.cancel();
+    const long = await app.request("/api/todos", {
+      method: "POST",
+      headers: { ...headers, "content-type": "application/json" },
+      body: JSON.stringify({ title: "x".repeat(501) }),
+    });
+    assert.equal(long.status, 400);
+    await long.body?.cancel();
+  } finally {
+    await p.server.close();
+  }
+});
+
+Deno.test("middleware: a CORS preflight is answered by cors() registered first (as the JSDoc says); without it, 401", async () => {
+  const { cors } = await import("hono/cors");
+  const preflight = {
+    method: "OPTIONS",
+    headers: {
+      origin: "https://app.example",
+      "access-control-request-method": "GET",
+      "access-control-request-headers": "authorization",
+    },
+  };
+  const options = { url: "https://p.example", apiKey: "anon-key" };
+  const withCors = new Hono<{ Variables: FetchbaseVariables }>();
+  withCors.use("/api/*", cors({ origin: "https://app.example" }));
+  withCors.use("/api/*", fetchbaseAuth(options));
+  withCors.get("/api/me", (c) => c.text("me"));
+  const ok = await withCors.request("/api/me", preflight);
+  assert.equal(ok.status, 204);
+  assert.equal(ok.headers.get("access-control-allow-origin"), "https://app.example");
+  const bare = new Hono<{ Variables: FetchbaseVariables }>();
+  bare.use("/api/*", fetchbaseAuth(options));
+  bare.get("/api/me", (c) => c.text("me"));
+  const refused = await bare.request("/api/me", preflight);
+  assert.equal(refused.status, 401);
+  await refused.body?.cancel();
 });

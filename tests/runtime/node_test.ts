@@ -258,6 +258,22 @@ console.log("deno npm ok", claims.value.claims.email);
       }
       const list = await fetch(`${base}/api/todos?q=node`, { headers: auth }).then((r) => r.json());
       assert.equal(list.count, 1);
+      // The search is literal (a `%` matches only itself) and a body is bounded (413, 400).
+      const pct = await fetch(`${base}/api/todos?q=${encodeURIComponent("%node")}`, {
+        headers: auth,
+      }).then((r) => r.json());
+      assert.equal(pct.count, 0);
+      for (
+        const [title, status] of [["x".repeat(20 * 1024), 413], ["x".repeat(501), 400]] as const
+      ) {
+        const big = await fetch(`${base}/api/todos`, {
+          method: "POST",
+          headers: auth,
+          body: JSON.stringify({ title }),
+        });
+        assert.equal(big.status, status);
+        await big.body?.cancel();
+      }
       await fetch(`${server.url}/storage/v1/bucket`, {
         method: "POST",
         headers: {
