@@ -865,6 +865,8 @@ export async function createSignedUrls(
   const keys = checkKeys(bucket, paths);
   if (!Array.isArray(keys)) return keys;
   if (o.fileName) encodeComponent(o.fileName); // fails before anything is signed
+  // Nothing to sign is no request (the server refuses an empty list), as for render URLs.
+  if (keys.length === 0) return success([]);
   const r = await client.request({
     method: "POST",
     area: "storage",

@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import vm from "node:vm";
 import { createBaseClient } from "../../core/client.ts";
 import {
+  createSignedDownloadUrlsByPath,
   createSignedRenderUrl,
   createSignedRenderUrls,
   createSignedRenderUrlsByPath,
@@ -167,4 +168,20 @@ Deno.test("an opaque signed-upload token and a pre-signed upload URL's query are
   for (const s of [r.errorOrNull()!.message, Deno.inspect(r.errorOrNull(), { depth: 10 })]) {
     assert.ok(!s.includes("0123456789abcdef"), s);
   }
+});
+
+Deno.test("signing no paths answers an empty list without a request (the server refuses an empty list), as the render URLs do", async () => {
+  const { storage, rec } = makeStorage(() => jsonResponse({ message: "paths" }, { status: 400 }));
+  const urls = await storage.createSignedUrls("b", [], 60);
+  assert.deepEqual(urls.getOrThrow(), []);
+  assert.deepEqual((await createSignedDownloadUrlsByPath(storage, "b", [], 60)).getOrThrow(), {});
+  assert.deepEqual(
+    (await createSignedRenderUrls(storage, "b", [], 60, { width: 10 })).getOrThrow(),
+    [],
+  );
+  assert.equal(rec.requests.length, 0);
+  // The arguments are still checked.
+  const bad = await storage.createSignedUrls("b", [], 0);
+  assert.equal(bad.errorOrNull()?.category, "INVALID_ARGUMENT");
+  assert.match(bad.errorOrNull()!.message, /'expiresIn'/);
 });
