@@ -585,7 +585,7 @@ export class AnalyticsCatalogClient {
     return decodeResult(
       await this.createNamespace(request.namespace, { ...options, properties: request.properties }),
       (o) => ({
-        namespace: strList(o.namespace ?? request.namespace),
+        namespace: strList(o.namespace),
         properties: strMap(o.properties),
       }),
     );
@@ -635,7 +635,7 @@ export class AnalyticsCatalogClient {
   ): Promise<ServiceResult<IcebergNamespaceMetadata>> {
     options ??= {};
     return decodeResult(await this.getNamespaceMetadata(namespace, options), (o) => ({
-      namespace: strList(o.namespace ?? namespace),
+      namespace: strList(o.namespace),
       properties: strMap(o.properties),
     }));
   }

@@ -401,3 +401,20 @@ Deno.test("catalog: 64-bit snapshot ids come back exact (bigint) and go out as J
   assert.equal(bad.errorOrNull()?.category, "INVALID_ARGUMENT");
   assert.equal(rec.requests.length, n);
 });
+
+Deno.test("typed namespace metadata: a namespace the server leaves out is the document's default, empty", async () => {
+  const { storage } = makeStorage((req) =>
+    req.url.pathname.endsWith("/config")
+      ? jsonResponse({ defaults: {}, overrides: {} })
+      : jsonResponse({ properties: { owner: "ana" } })
+  );
+  const catalog = storage.analyticsCatalog("lake");
+  for (
+    const r of [
+      await catalog.getNamespaceMetadataTyped(["sales", "eu"]),
+      await catalog.createNamespaceTyped({ namespace: ["sales", "eu"] }),
+    ]
+  ) {
+    assert.deepEqual(r.getOrThrow(), { namespace: [], properties: { owner: "ana" } });
+  }
+});
