@@ -68,6 +68,16 @@ interface TusUpload {
   caller: Caller;
 }
 
+/** Whether a bucket's MIME list (exact types or `type/*`) lets `contentType` in; null lets all. */
+function mimeAllowed(allowed: string[] | null, contentType: string): boolean {
+  if (allowed === null || allowed.length === 0) return true;
+  const type = contentType.split(";")[0].trim().toLowerCase();
+  return allowed.some((a) => {
+    const rule = a.toLowerCase();
+    return rule.endsWith("/*") ? type.startsWith(rule.slice(0, -1)) : type === rule;
+  });
+}
+
 const storageError = (status: number, error: string, message: string) =>
   Response.json({ statusCode: String(status), error, message }, { status });
 
@@ -192,6 +202,10 @@ export function storageApp(ctx: BackendContext): { app: Hono; state: StorageStat
     if (b.file_size_limit !== null && bytes.length > b.file_size_limit) {
       return storageError(413, "Payload too large", "The object exceeded the maximum allowed size");
     }
+    if (!mimeAllowed(b.allowed_mime_types, meta.contentType)) {
+      const type = meta.contentType.split(";")[0].trim();
+      return storageError(415, "invalid_mime_type", `mime type ${type} is not supported`);
+    }
     const objects = objectsOf(bucket);
     const existing = objects.get(name);
     if (existing && !upsert) return storageError(409, "Duplicate", "The resource already exists");
@@ -214,12 +228,19 @@ export function storageApp(ctx: BackendContext): { app: Hono; state: StorageStat
   const serveObject = (obj: StoredObject, req: Request, download: string | null) => {
     const headers = new Headers({
       "content-type": obj.contentType,
+      // A stored type is served as stored, never sniffed into something that runs.
+      "x-content-type-options": "nosniff",
       "cache-control": obj.cacheControl,
       etag: `"${obj.id}"`,
       "accept-ranges": "bytes",
     });
     if (download !== null) {
-      headers.set("content-disposition", `attachment; filename="${download || "download"}"`);
+      // Encoded, as the Storage API does: a name cannot add parameters or break the header.
+      const name = encodeURIComponent(download);
+      headers.set(
+        "content-disposition",
+        name ? `attachment; filename=${name}; filename*=UTF-8''${name}` : "attachment;",
+      );
     }
     const range = req.headers.get("range")?.match(/^bytes=(\d+)-(\d*)$/);
     if (range) {
@@ -250,6 +271,11 @@ export function storageApp(ctx: BackendContext): { app: Hono; state: StorageStat
   });
 
   app.use("*", async (c, next) => {
+    try {
+      decodeURIComponent(new URL(c.req.url).pathname);
+    } catch {
+      return storageError(400, "InvalidKey", "The path holds a malformed percent-escape");
+    }
     if (openRoute(c.req.method, new URL(c.req.url).pathname)) {
       // These routes check their own token (or the bucket being public), never a caller.
       c.set("caller" as never, ANON as never);

@@ -594,3 +594,42 @@ Deno.test("local backend: a PATCH, insert or upsert whose row would belong to so
   assert.equal(forBob.status, 201);
   await forBob.body?.cancel();
 });
+
+Deno.test("local backend: a bucket's MIME list is enforced, objects are served nosniff, a download name is encoded, a malformed path is 400", async () => {
+  const { call, as, alice } = await privateBucket();
+  const made = await call("/storage/v1/bucket", {
+    method: "POST",
+    headers: as(alice.access_token),
+    json: { id: "pics", name: "pics", public: true, allowed_mime_types: ["image/*", "text/plain"] },
+  });
+  assert.equal(made.status, 200, await made.text());
+  const put = (name: string, type: string) =>
+    call(`/storage/v1/object/pics/${name}`, {
+      method: "POST",
+      headers: { ...as(alice.access_token), "content-type": type },
+      body: "<script>alert(1)</script>",
+    });
+  const html = await put("a.html", "text/html");
+  assert.equal(html.status, 415);
+  assert.equal((await html.json()).message, "mime type text/html is not supported");
+  for (const [name, type] of [["a.png", "image/png"], ["a.txt", "text/plain; charset=utf-8"]]) {
+    const ok = await put(name, type);
+    assert.equal(ok.status, 200, `${type}: ${await ok.text()}`);
+  }
+  const served = await call(
+    `/storage/v1/object/public/pics/a.txt?download=${encodeURIComponent('x"; evil=1.html')}`,
+  );
+  assert.equal(served.headers.get("x-content-type-options"), "nosniff");
+  const disposition = served.headers.get("content-disposition") ?? "";
+  assert.ok(!disposition.includes('"'), disposition);
+  assert.ok(!/;\s*evil=/.test(disposition), disposition);
+  await served.body?.cancel();
+  const unicode = await call(
+    `/storage/v1/object/public/pics/a.txt?download=${encodeURIComponent("✓.txt")}`,
+  );
+  assert.equal(unicode.status, 200);
+  await unicode.body?.cancel();
+  const malformed = await call("/storage/v1/object/public/pics/%E0%A4%A.txt");
+  assert.equal(malformed.status, 400);
+  await malformed.body?.cancel();
+});

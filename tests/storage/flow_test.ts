@@ -80,7 +80,7 @@ Deno.test("storage flow: round trips (binary, empty, unicode path), 409, move/co
     const attachment = await fetch(dl);
     assert.match(
       attachment.headers.get("content-disposition") ?? "",
-      /attachment; filename="x.txt"/,
+      /attachment; filename=x\.txt; filename\*=UTF-8''x\.txt/,
     );
     await attachment.body?.cancel();
 
