@@ -528,18 +528,25 @@ export class SessionManager {
     // Live in memory first: a storage that fails still leaves the session usable (and says so).
     this.#apply(live);
     const event = options.event ?? AuthStateChangeEvent.SIGNED_IN;
-    await storedOrAborted(
+    const write = () =>
       this.#serial(() =>
         this.#saving(this.#storage.save(this.#tagged(live)), live.refreshToken, replaced)
-      ).finally(() => {
-        // A sign-out or another save while this one was stored has the last word.
-        if (epoch === this.#epoch) {
-          this.#schedule();
-          this.#emit(event, live);
-        }
-      }),
-      options.signal,
-    );
+      );
+    const landed = () => {
+      // A sign-out or another save while this one was stored has the last word.
+      if (epoch === this.#epoch) {
+        this.#schedule();
+        this.#emit(event, live);
+      }
+    };
+    // Without a signal the caller resumes as soon as the write has landed (no extra turns).
+    if (options.signal == null) {
+      try {
+        await write();
+      } finally {
+        landed();
+      }
+    } else await storedOrAborted(write().finally(landed), options.signal);
   }
 
   /**
@@ -560,14 +567,20 @@ export class SessionManager {
     // a helper answered meanwhile (a user update) finds no session to save back.
     const forgotten = this.#heldRefreshToken();
     const had = this.#forget();
-    await storedOrAborted(
-      this.#serial(() => this.#saving(this.#storage.clear(), null, forgotten)).finally(() => {
-        if (this.#clearingEpoch === epoch) this.#clearingEpoch = null;
-        // A save that came while the clear was stored has the last word.
-        if (epoch === this.#epoch && had) this.#emit(AuthStateChangeEvent.SIGNED_OUT, null);
-      }),
-      options?.signal,
-    );
+    const write = () => this.#serial(() => this.#saving(this.#storage.clear(), null, forgotten));
+    const landed = () => {
+      if (this.#clearingEpoch === epoch) this.#clearingEpoch = null;
+      // A save that came while the clear was stored has the last word.
+      if (epoch === this.#epoch && had) this.#emit(AuthStateChangeEvent.SIGNED_OUT, null);
+    };
+    const signal = options?.signal;
+    if (signal == null) {
+      try {
+        await write();
+      } finally {
+        landed();
+      }
+    } else await storedOrAborted(write().finally(landed), signal);
   }
 
   /** Ends what belongs to the held session: timer, pending refresh, retry count; later saves win. */

@@ -151,3 +151,20 @@ Deno.test("saveSession and clearSession with an aborted signal apply nothing; a 
   }
   m.dispose();
 });
+
+Deno.test("without a signal, a save or clear resolves as soon as its write lands: before the next write's event", async () => {
+  const s = heldServer();
+  const m = createSessionManager(s.auth, s.client, { autoRefresh: false });
+  const log: string[] = [];
+  m.onAuthStateChange((e) => log.push(`event ${e}`), { emitInitialSession: false });
+  const saved = m.saveSession(decodeSession(sessionJson(1))).then(() => log.push("save 1"));
+  const again = m.saveSession(decodeSession(sessionJson(2))).then(() => log.push("save 2"));
+  await Promise.all([saved, again]);
+  assert.deepEqual(log, ["save 1", "event SIGNED_IN", "save 2"]);
+  log.length = 0;
+  const save3 = m.saveSession(decodeSession(sessionJson(3))).then(() => log.push("save 3"));
+  const clear = m.clearSession().then(() => log.push("clear"));
+  await Promise.all([save3, clear]);
+  assert.deepEqual(log, ["save 3", "event SIGNED_OUT", "clear"]);
+  m.dispose();
+});
