@@ -767,7 +767,8 @@ export interface SignedUrlOptions extends StorageCallOptions {
   transform?: ImageTransformOptions | null;
 }
 
-function checkExpires(expiresIn: number) {
+/** Refuses an expiry that is not a positive whole number of seconds (RangeError). */
+export function checkExpires(expiresIn: number): void {
   if (!Number.isSafeInteger(expiresIn) || expiresIn <= 0) {
     throw new RangeError(
       `Cannot sign as 'expiresIn' must be a positive integer of seconds: current value is ${
@@ -865,12 +866,13 @@ export async function createSignedUrls(
   const keys = checkKeys(bucket, paths);
   if (!Array.isArray(keys)) return keys;
   if (o.fileName) encodeComponent(o.fileName); // fails before anything is signed
+  const bucketPath = encodeBucket(bucket); // checked even when there is nothing to sign
   // Nothing to sign is no request (the server refuses an empty list), as for render URLs.
   if (keys.length === 0) return success([]);
   const r = await client.request({
     method: "POST",
     area: "storage",
-    path: `/object/sign/${encodeBucket(bucket)}`,
+    path: `/object/sign/${bucketPath}`,
     json: { expiresIn, paths: keys },
     signal: o.signal,
     timeout: o.timeout,

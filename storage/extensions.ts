@@ -16,8 +16,8 @@ import type {
   UrlOptions,
 } from "./client.ts";
 import type { FileObject, ImageTransformOptions, SortOrder } from "./models.ts";
-import { pathList } from "./_path.ts";
-import { hasTransform } from "./_ops.ts";
+import { encodeBucket, pathList } from "./_path.ts";
+import { checkExpires, hasTransform } from "./_ops.ts";
 import { showValue } from "../core/_show.ts";
 
 /**
@@ -315,6 +315,12 @@ export async function createSignedRenderUrls(
   // Refused even when there is no path to sign.
   const refused = refuseTransform(transform);
   if (refused) return refused;
+  try {
+    encodeBucket(bucket);
+    checkExpires(expiresIn);
+  } catch (e) {
+    return invalidPaths(e);
+  }
   const out: string[] = [];
   for (const p of list) {
     const r = await createSignedRenderUrl(storage, bucket, p, expiresIn, transform, options);

@@ -180,8 +180,21 @@ Deno.test("signing no paths answers an empty list without a request (the server 
     [],
   );
   assert.equal(rec.requests.length, 0);
-  // The arguments are still checked.
+  // The arguments are still checked: expiry and bucket id, whatever the list.
   const bad = await storage.createSignedUrls("b", [], 0);
   assert.equal(bad.errorOrNull()?.category, "INVALID_ARGUMENT");
   assert.match(bad.errorOrNull()!.message, /'expiresIn'/);
+  const badRender = await createSignedRenderUrls(storage, "b", [], 0, { width: 10 });
+  assert.match(badRender.errorOrNull()!.message, /'expiresIn'/);
+  for (const bucket of ["", "a/b", ".."]) {
+    for (
+      const r of [
+        await storage.createSignedUrls(bucket, [], 60),
+        await createSignedRenderUrls(storage, bucket, [], 60, { width: 10 }),
+      ]
+    ) {
+      assert.equal(r.errorOrNull()?.category, "INVALID_ARGUMENT", bucket);
+      assert.match(r.errorOrNull()!.message, /bucket id/, bucket);
+    }
+  }
 });
