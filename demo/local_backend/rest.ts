@@ -78,21 +78,32 @@ function compare(a: unknown, b: string): number {
 type LikeToken = "%" | "_" | { char: string };
 
 /**
- * Postgres LIKE as PostgREST sends it (`*` is `%`, a backslash escapes the next character),
- * matched without a regular expression: greedy with one backtrack point, so at most
- * pattern × text steps whatever the pattern (a regex of many `.*` backtracks exponentially).
+ * A LIKE pattern as PostgREST hands it to Postgres: every `*` becomes `%` first (so `\*` is an
+ * escaped `%`), then a backslash escapes the next character. Null for a pattern ending in a lone
+ * backslash, which Postgres refuses ("LIKE pattern must not end with escape character").
  */
-export function likeMatches(pattern: string, text: string, caseless: boolean): boolean {
+export function compileLike(pattern: string, caseless: boolean): LikeToken[] | null {
   const p: LikeToken[] = [];
-  const chars = Array.from(caseless ? pattern.toLowerCase() : pattern);
+  const chars = Array.from((caseless ? pattern.toLowerCase() : pattern).replaceAll("*", "%"));
   for (let i = 0; i < chars.length; i++) {
     const c = chars[i];
-    if (c === "\\" && i + 1 < chars.length) p.push({ char: chars[++i] });
-    else if (c === "%" || c === "*") {
+    if (c === "\\") {
+      if (i + 1 === chars.length) return null;
+      p.push({ char: chars[++i] });
+    } else if (c === "%") {
       if (p.at(-1) !== "%") p.push("%");
     } else if (c === "_") p.push("_");
     else p.push({ char: c });
   }
+  return p;
+}
+
+/**
+ * Whether `text` matches a compiled LIKE pattern, without a regular expression: greedy with one
+ * backtrack point, so at most pattern × text steps whatever the pattern (a regex of many `.*`
+ * backtracks exponentially).
+ */
+export function matchLike(p: LikeToken[], text: string, caseless: boolean): boolean {
   const t = Array.from(caseless ? text.toLowerCase() : text);
   let i = 0, j = 0, star = -1, mark = 0;
   while (i < t.length) {
@@ -145,11 +156,13 @@ function predicate(column: string, expr: string): ((row: Row) => boolean) | null
       test = (v) => v !== null && v !== undefined && compare(v, value) <= 0;
       break;
     case "like":
-      test = (v) => typeof v === "string" && likeMatches(value, v, false);
+    case "ilike": {
+      const caseless = op === "ilike";
+      const pattern = compileLike(value, caseless);
+      if (!pattern) return null; // answered 400, as Postgres refuses the pattern
+      test = (v) => typeof v === "string" && matchLike(pattern, v, caseless);
       break;
-    case "ilike":
-      test = (v) => typeof v === "string" && likeMatches(value, v, true);
-      break;
+    }
     case "in": {
       if (!raw.startsWith("(") || !raw.endsWith(")")) return null;
       const items = splitTop(raw.slice(1, -1)).map(unquote);

@@ -52,11 +52,14 @@ function upstream(
   c: { json(body: unknown, status: UpstreamStatus): Response; header(n: string, v: string): void },
   error: ServiceError,
 ): Response {
-  const keyRefused = /api ?key/i.test(error.message);
-  const status: UpstreamStatus = (error.status === 401 || error.status === 403) && !keyRefused
-    ? error.status
-    : keyRefused
+  // The gateway's own words ("Invalid API key", "No API key found in request"), on a 401 or
+  // 403 only: another message may echo the caller's input.
+  const keyRefused = (error.status === 401 || error.status === 403) &&
+    /^(invalid|no) api ?key/i.test(error.message);
+  const status: UpstreamStatus = keyRefused
     ? 502
+    : error.status === 401 || error.status === 403
+    ? error.status
     : CALLER_STATUS[error.category as keyof typeof CALLER_STATUS] ?? 502;
   if (status === 401) c.header("www-authenticate", 'Bearer error="invalid_token"');
   return c.json(
@@ -67,10 +70,13 @@ function upstream(
 
 /**
  * A search text as a LIKE pattern that matches it literally: `%` and `_` escaped, and `*`
- * (which PostgREST reads as `%`) matching any one character. Capped at 100 characters.
+ * (which PostgREST reads as `%`) matching any one character. Capped at 100 characters
+ * (code points: a cut never splits a surrogate pair).
  */
 export function containsPattern(text: string): string {
-  return `%${text.slice(0, 100).replace(/[\\%_]/g, "\\$&").replaceAll("*", "_")}%`;
+  return `%${
+    Array.from(text).slice(0, 100).join("").replace(/[\\%_]/g, "\\$&").replaceAll("*", "_")
+  }%`;
 }
 
 /** Builds the Hono app. */

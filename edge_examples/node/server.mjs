@@ -26,11 +26,14 @@ const CALLER_STATUS = {
   PAYLOAD_TOO_LARGE: 413,
 };
 const upstream = (c, error) => {
-  const keyRefused = /api ?key/i.test(error.message);
-  const status = (error.status === 401 || error.status === 403) && !keyRefused
-    ? error.status
-    : keyRefused
+  // The gateway's own words ("Invalid API key", "No API key found in request"), on a 401 or
+  // 403 only: another message may echo the caller's input.
+  const keyRefused = (error.status === 401 || error.status === 403) &&
+    /^(invalid|no) api ?key/i.test(error.message);
+  const status = keyRefused
     ? 502
+    : error.status === 401 || error.status === 403
+    ? error.status
     : CALLER_STATUS[error.category] ?? 502;
   if (status === 401) c.header("www-authenticate", 'Bearer error="invalid_token"');
   return c.json(
@@ -39,9 +42,9 @@ const upstream = (c, error) => {
   );
 };
 // A search text as a LIKE pattern matching it literally: `%` and `_` escaped, `*` (PostgREST's
-// `%`) matching any one character, at most 100 characters.
+// `%`) matching any one character, at most 100 characters (code points, never half a pair).
 const containsPattern = (text) =>
-  `%${text.slice(0, 100).replace(/[\\%_]/g, "\\$&").replaceAll("*", "_")}%`;
+  `%${Array.from(text).slice(0, 100).join("").replace(/[\\%_]/g, "\\$&").replaceAll("*", "_")}%`;
 const app = new Hono();
 app.get("/health", (c) => c.json({ ok: true }));
 app.use("/api/*", fetchbaseAuth({ url, apiKey }));

@@ -633,3 +633,50 @@ Deno.test("local backend: a bucket's MIME list is enforced, objects are served n
   assert.equal(malformed.status, 400);
   await malformed.body?.cancel();
 });
+
+Deno.test("local backend: LIKE as PostgREST and Postgres read it ('*' is '%', backslash escapes, a trailing one is 400), without backtracking", async () => {
+  const { compileLike, matchLike } = await import("../../demo/local_backend/rest.ts");
+  const like = (pattern: string, text: string, caseless = false) => {
+    const p = compileLike(pattern, caseless);
+    return p === null ? "ERROR" : matchLike(p, text, caseless);
+  };
+  const table: Array<[string, string, boolean | "ERROR"]> = [
+    ["a%", "abc", true],
+    ["a_c", "abc", true],
+    ["a_c", "ac", false],
+    ["%", "", true],
+    ["_", "", false],
+    ["_", "😀", true],
+    ["a\\%b", "a%b", true],
+    ["a\\%b", "axb", false],
+    ["a\\_b", "a_b", true],
+    ["a\\\\b", "a\\b", true],
+    ["\\a", "a", true],
+    ["%%a%%", "xxaxx", true],
+    ["%a%b%", "xbxax", false],
+    ["a*", "abc", true],
+    ["a\\*", "a*", false],
+    ["a\\*", "a%", true],
+    ["a\\", "a\\", "ERROR"],
+    ["\\", "\\", "ERROR"],
+  ];
+  for (const [pattern, text, want] of table) {
+    assert.equal(like(pattern, text), want, `${pattern} ~ ${text}`);
+  }
+  assert.equal(like("%ABC%", "xabcx", true), true);
+  assert.equal(like("%ABC%", "xabcx"), false);
+  const started = performance.now();
+  assert.equal(like("%a".repeat(50) + "%b", "a".repeat(20_000)), false);
+  assert.ok(performance.now() - started < 2000);
+
+  const { client, server } = await setup();
+  try {
+    const get = (pattern: string) =>
+      client.request({ area: "rest", path: "/todos", query: [["title", `like.${pattern}`]] });
+    assert.equal((await get("a\\%")).ok, true);
+    const r = await get("a\\");
+    assert.equal(r.errorOrNull()?.status, 400);
+  } finally {
+    await server.close();
+  }
+});

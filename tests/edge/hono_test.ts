@@ -429,6 +429,14 @@ Deno.test("Deno edge example: a backend 401 carries the Bearer challenge; the ca
     });
     assert.equal(bad.status, 400);
     assert.equal((await bad.json()).category, "INVALID_ARGUMENT");
+    // A refusal that echoes the caller's words ("apikey" in a path) stays the caller's 400.
+    const echoed = await app.request("/api/files/..%2F..%2Fapikey%2Fx", {
+      method: "PUT",
+      headers,
+      body: "hi",
+    });
+    assert.equal(echoed.status, 400);
+    await echoed.body?.cancel();
   } finally {
     await p.server.close();
   }
@@ -593,6 +601,8 @@ Deno.test("Deno edge example: a search matches its text literally and cannot sta
     assert.deepEqual(await found("a_b"), ["a_b"]);
     // `*` is PostgREST's `%`: the example lets it match any one character.
     assert.deepEqual(await found("star*"), ["star*", "stars"]);
+    // The 100-character cap counts code points: an emoji at the cut is kept whole, not a 400.
+    assert.deepEqual(await found("x".repeat(99) + "😀"), []);
     // Many wildcards: answered at once, not after seconds of backtracking.
     const started = performance.now();
     assert.deepEqual(await found("%".repeat(40) + "zzz"), []);
