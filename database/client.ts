@@ -229,6 +229,7 @@ function mergePrefer(base: string, extra: string): string {
 }
 
 function headersOf(
+  client: BaseClient,
   schema: string | null | undefined,
   profileHeader: "Accept-Profile" | "Content-Profile",
   base: Record<string, string | null | undefined>,
@@ -253,6 +254,10 @@ function headersOf(
     const v = base[k];
     if (v !== null && v !== undefined) out[k] = v;
   }
+  // A client-wide Prefer (`tx=rollback`, `timezone=`) is the base the call's own directives
+  // replace by name: sent as one header, a computed Prefer would otherwise drop it.
+  const clientPrefer = client.headers?.prefer;
+  if (clientPrefer) out.Prefer = out.Prefer ? mergePrefer(clientPrefer, out.Prefer) : clientPrefer;
   if (extra) {
     for (const k in extra) {
       // A caller's Prefer overrides the directives it names and keeps the others (max-affected!).
@@ -350,7 +355,7 @@ export class DatabaseClient {
       method: head ? "HEAD" : "GET",
       path: `/${pathSegment(table, "table")}`,
       pairs: readPairs(options.block, ["select", cleanColumns(options.columns ?? "*")]),
-      headers: headersOf(options.schema, "Accept-Profile", {
+      headers: headersOf(this.client, options.schema, "Accept-Profile", {
         Accept: acceptHeader(format, options.stripNulls ?? false, options.explain),
         Prefer: preferHeader({ count: options.count }),
       }, options.headers),
@@ -487,7 +492,7 @@ export class DatabaseClient {
         method: "POST",
         path: `/${pathSegment(table, "table")}`,
         pairs,
-        headers: headersOf(options.schema, "Content-Profile", {
+        headers: headersOf(this.client, options.schema, "Content-Profile", {
           Accept: options.stripNulls ? acceptHeader(ResponseFormat.ROWS, true, null) : null,
           Prefer: preferHeader({
             returning,
@@ -526,7 +531,7 @@ export class DatabaseClient {
       method,
       path: `/${pathSegment(table, "table")}`,
       pairs,
-      headers: headersOf(options.schema, "Content-Profile", {
+      headers: headersOf(this.client, options.schema, "Content-Profile", {
         Accept: options.stripNulls || options.explain
           ? acceptHeader(ResponseFormat.ROWS, options.stripNulls ?? false, options.explain)
           : null,
@@ -591,7 +596,7 @@ export class DatabaseClient {
         method: "PUT",
         path: `/${pathSegment(table, "table")}`,
         pairs,
-        headers: headersOf(options.schema, "Content-Profile", {
+        headers: headersOf(this.client, options.schema, "Content-Profile", {
           Prefer: preferHeader({ returning }),
         }, options.headers),
         body,
@@ -635,7 +640,7 @@ export class DatabaseClient {
     // A HEAD call runs the function read-only; a POST may write.
     if (!head) checkExplainedWrite(options.explain, options.rollback);
     const pairs = readPairs(options.block);
-    const headers = headersOf(options.schema, head ? "Accept-Profile" : "Content-Profile", {
+    const headers = headersOf(this.client, options.schema, head ? "Accept-Profile" : "Content-Profile", {
       Accept: acceptHeader(format, options.stripNulls ?? false, options.explain),
       Prefer: preferHeader({
         count: options.count,
@@ -724,7 +729,7 @@ export class DatabaseClient {
       method: format === ResponseFormat.HEAD ? "HEAD" : "GET",
       path: `/rpc/${pathSegment(fn, "function")}`,
       pairs: [...args, ...readPairs(options.block)],
-      headers: headersOf(options.schema, "Accept-Profile", {
+      headers: headersOf(this.client, options.schema, "Accept-Profile", {
         Accept: acceptHeader(format, options.stripNulls ?? false, options.explain),
         Prefer: preferHeader({ count: options.count }),
       }, options.headers),

@@ -235,3 +235,38 @@ Deno.test("the column check accepts exactly the names the former pattern accepte
     assert.equal(accepted, former.test(name), JSON.stringify(name));
   }
 });
+
+Deno.test("a client-wide Prefer is the base of every call's Prefer: tx=rollback and timezone survive computed directives, and the rollback guard sees it", async () => {
+  const { createBaseClient } = await import("../../core/client.ts");
+  const { createDatabaseClient } = await import("../../database/mod.ts");
+  const { recordingFetch } = await import("../support/recording_fetch.ts");
+  const rec = recordingFetch(() =>
+    new Response("[]", {
+      headers: {
+        "content-type": "application/json",
+        "content-range": "0-0/0",
+        // A server whose db-tx-end does not allow overrides: it applies only return=.
+        "preference-applied": "return=representation",
+      },
+    })
+  );
+  const db = createDatabaseClient(
+    createBaseClient("https://p.example", "anon-key", {
+      fetch: rec.fetch,
+      headers: { Prefer: "tx=rollback,timezone=Europe/Paris" },
+    }),
+  );
+  const prefer = () => rec.requests.at(-1)!.headers.get("prefer")!.split(",").sort();
+  await db.select("todos");
+  assert.deepEqual(prefer(), ["timezone=Europe/Paris", "tx=rollback"]);
+  await db.selectCount("todos");
+  assert.deepEqual(prefer(), ["count=exact", "timezone=Europe/Paris", "tx=rollback"]);
+  // A write: the client's rollback goes with the computed return=, and since the server did not
+  // apply it (Preference-Applied without tx=rollback), the write is reported as committed.
+  const insert = await db.insert("todos", JSON.stringify({ title: "x" }));
+  assert.deepEqual(prefer(), ["return=representation", "timezone=Europe/Paris", "tx=rollback"]);
+  assert.equal(insert.errorOrNull()?.category, "CONFLICT");
+  // A call's own directive replaces the client's of the same name.
+  await db.select("todos", { headers: { Prefer: "timezone=UTC" } });
+  assert.deepEqual(prefer(), ["timezone=UTC", "tx=rollback"]);
+});
