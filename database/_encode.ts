@@ -168,3 +168,8 @@ export function checkEmbedPath(path: string): string {
   }
   return checkColumn(path, false);
 }
+
+/** A Map's entries as an object (JSON and Object.entries see none); anything else as it is. */
+export function plainOf<T>(v: T | ReadonlyMap<string, unknown>): T | Record<string, unknown> {
+  return v instanceof Map ? Object.fromEntries(v) : v as T;
+}

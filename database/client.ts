@@ -31,7 +31,7 @@ import {
   ReturnOption,
   UpsertResolution,
 } from "./models.ts";
-import { RESERVED_KEYS } from "./_encode.ts";
+import { plainOf, RESERVED_KEYS } from "./_encode.ts";
 import { QueryBuilder } from "./query_builder.ts";
 import { renderTopLevel, WhereBuilder } from "./where_builder.ts";
 import { parseJsonInt64, stringifyJson } from "../core/_json_int64.ts";
@@ -184,7 +184,8 @@ export interface RpcOptions extends CallOptions {
 /** Named arguments of a GET RPC: ordered pairs or a record. */
 export type RpcQueryParams =
   | ReadonlyArray<readonly [string, string]>
-  | Readonly<Record<string, string>>;
+  | Readonly<Record<string, string>>
+  | ReadonlyMap<string, string>;
 
 /** Options of {@linkcode DatabaseClient.rpcGet}. */
 export interface RpcGetOptions extends CallOptions {
@@ -202,7 +203,7 @@ export interface RpcGetOptions extends CallOptions {
    * `rpcGet` resolve `Failure(INVALID_ARGUMENT)`; `queryParams` go as they
    * are (filters on the result included).
    */
-  params?: string | Record<string, unknown> | null;
+  params?: string | Record<string, unknown> | ReadonlyMap<string, unknown> | null;
   /** Response format. Default ROWS. */
   format?: ResponseFormat;
   /** Count option. */
@@ -640,15 +641,21 @@ export class DatabaseClient {
     // A HEAD call runs the function read-only; a POST may write.
     if (!head) checkExplainedWrite(options.explain, options.rollback);
     const pairs = readPairs(options.block);
-    const headers = headersOf(this.client, options.schema, head ? "Accept-Profile" : "Content-Profile", {
-      Accept: acceptHeader(format, options.stripNulls ?? false, options.explain),
-      Prefer: preferHeader({
-        count: options.count,
-        rollback: options.rollback,
-        maxAffected: options.maxAffected,
-        echo: options.rollback === true && !head,
-      }),
-    }, options.headers);
+    const headers = headersOf(
+      this.client,
+      options.schema,
+      head ? "Accept-Profile" : "Content-Profile",
+      {
+        Accept: acceptHeader(format, options.stripNulls ?? false, options.explain),
+        Prefer: preferHeader({
+          count: options.count,
+          rollback: options.rollback,
+          maxAffected: options.maxAffected,
+          echo: options.rollback === true && !head,
+        }),
+      },
+      options.headers,
+    );
     const path = `/rpc/${pathSegment(fn, "function")}`;
     if (head) {
       const args = options.params ? flattenParams(options.params) : [];
@@ -670,7 +677,7 @@ export class DatabaseClient {
       headers,
       // A plain object from JavaScript callers goes as its JSON, not as "[object Object]".
       body: typeof options.params === "object" && options.params !== null
-        ? stringifyJson(options.params)!
+        ? stringifyJson(plainOf(options.params))!
         : options.params ?? "{}",
       contentType: options.contentType ?? "application/json",
       retry: false,
@@ -701,8 +708,11 @@ export class DatabaseClient {
     options ??= {};
     const format = options.format ?? ResponseFormat.ROWS;
     const q = options.queryParams ?? [];
+    // A Map (the document's `Map<String,String>`) goes as its entries: Object.entries sees none.
     const entries = Array.isArray(q)
       ? q
+      : q instanceof Map
+      ? [...q]
       : typeof q === "object" && q !== null
       ? Object.entries(q)
       : [q];
@@ -776,8 +786,10 @@ export class DatabaseClient {
  * @param params A JSON object (string or value).
  * @returns The pairs.
  */
-export function flattenParams(params: string | Record<string, unknown>): Array<[string, string]> {
-  let obj: unknown = params;
+export function flattenParams(
+  params: string | Record<string, unknown> | ReadonlyMap<string, unknown>,
+): Array<[string, string]> {
+  let obj: unknown = plainOf(params);
   if (typeof params === "string") {
     try {
       // Integers beyond 2^53 kept exact (as bigint): JSON.parse would round an id.

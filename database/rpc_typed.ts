@@ -6,6 +6,7 @@
  * @module
  */
 
+import { plainOf } from "./_encode.ts";
 import { guarded } from "./_guard.ts";
 import type { ServiceResult } from "../core/result.ts";
 import { failure, success } from "../core/result.ts";
@@ -20,8 +21,8 @@ import { stringifyJson } from "../core/_json_int64.ts";
 export interface TypedRpcOptions<T> extends CallOptions {
   /** Schema (`Content-Profile`). */
   schema?: string | null;
-  /** Named arguments: a raw JSON string, or an object encoded to JSON. */
-  params?: string | Record<string, unknown> | null;
+  /** Named arguments: a raw JSON string, or an object (or Map) encoded to JSON. */
+  params?: string | Record<string, unknown> | ReadonlyMap<string, unknown> | null;
   /** Filters, order and pagination on a set-returning function. */
   block?: (q: QueryBuilder) => unknown;
   /** Checks each decoded value. */
@@ -33,18 +34,20 @@ export interface TypedRpcGetOptions<T> extends CallOptions {
   /** Schema (`Accept-Profile`). */
   schema?: string | null;
   /** Arguments as query parameters. */
-  queryParams?: Readonly<Record<string, string>>;
+  queryParams?: Readonly<Record<string, string>> | ReadonlyMap<string, string>;
   /** Arguments as an object: top-level fields flattened, objects and arrays as JSON text (a Postgres array parameter takes its literal as a string, `"{1,2}"`), nulls omitted. */
-  params?: Record<string, unknown> | null;
+  params?: Record<string, unknown> | ReadonlyMap<string, unknown> | null;
   /** Filters, order and pagination. */
   block?: (q: QueryBuilder) => unknown;
   /** Checks each decoded value. */
   validator?: Validator<T> | null;
 }
 
-function paramsText(params: string | Record<string, unknown> | null | undefined): string | null {
+function paramsText(
+  params: string | Record<string, unknown> | ReadonlyMap<string, unknown> | null | undefined,
+): string | null {
   if (params === undefined || params === null) return null;
-  return typeof params === "string" ? params : stringifyJson(params)!;
+  return typeof params === "string" ? params : stringifyJson(plainOf(params))!;
 }
 
 function call<T>(

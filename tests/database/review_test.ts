@@ -270,3 +270,21 @@ Deno.test("a client-wide Prefer is the base of every call's Prefer: tx=rollback 
   await db.select("todos", { headers: { Prefer: "timezone=UTC" } });
   assert.deepEqual(prefer(), ["timezone=UTC", "tx=rollback"]);
 });
+
+Deno.test("a Map (the document's Map<String,String>) passes its entries as function arguments, GET or POST; it went out as no arguments", async () => {
+  const { rpcTyped, rpcGetTyped } = await import("../../database/rpc_typed.ts");
+  const { db, rec } = makeDb(() => jsonResponse([{ n: 1 }]));
+  const last = () => rec.requests.at(-1)!;
+  assert.ok((await db.rpcGet("items", { queryParams: new Map([["user_id", "42"]]) })).ok);
+  assert.equal(last().url.searchParams.get("user_id"), "42");
+  assert.ok((await db.rpcGet("items", { params: new Map<string, unknown>([["user_id", 7]]) })).ok);
+  assert.equal(last().url.searchParams.get("user_id"), "7");
+  assert.ok(
+    (await db.rpc("items", { params: new Map([["user_id", 9]]) as unknown as string })).ok,
+  );
+  assert.deepEqual(last().json(), { user_id: 9 });
+  assert.ok((await rpcTyped(db, "items", { params: new Map([["user_id", 5]]) })).ok);
+  assert.deepEqual(last().json(), { user_id: 5 });
+  assert.ok((await rpcGetTyped(db, "items", { queryParams: new Map([["user_id", "6"]]) })).ok);
+  assert.equal(last().url.searchParams.get("user_id"), "6");
+});
