@@ -78,9 +78,16 @@ export function acceptHeader(
   }
   if (explain) {
     // PostgREST's media types hold plans as text or JSON only (PGRST107 otherwise).
-    if (explain.format === "xml" || explain.format === "yaml") {
+    const plan = explain.format ?? "text";
+    if (plan === "xml" || plan === "yaml") {
       throw new TypeError(
-        `Cannot explain as PostgREST serves plans only as text or JSON: current format is ${explain.format}`,
+        `Cannot explain as PostgREST serves plans only as text or JSON: current format is ${plan}`,
+      );
+    }
+    // Anything else would be written into the Accept header as it is.
+    if (plan !== "text" && plan !== "json") {
+      throw new TypeError(
+        `Cannot explain as 'format' is not an ExplainFormat: current value is ${showValue(plan)}`,
       );
     }
     // The document: buffers and wal need analyze (PostgreSQL refuses WAL without it).
@@ -91,7 +98,7 @@ export function acceptHeader(
     }
     const options = (["analyze", "verbose", "settings", "buffers", "wal"] as const)
       .filter((k) => explain[k] === true).join("|");
-    accept = `application/vnd.pgrst.plan+${explain.format ?? "text"}; for="${
+    accept = `application/vnd.pgrst.plan+${plan}; for="${
       accept ?? "application/json"
     }"; options=${options};`;
   }

@@ -448,6 +448,11 @@ Deno.test("only the document's Limits throw from the operations: maxAffected and
     db.select("t", { explain: { format: ExplainFormat.XML } }),
     /xml|XML/,
   );
+  // A format that is no ExplainFormat would be written into Accept as it is.
+  await assertInvalid(
+    db.select("t", { explain: { format: 'json; for="text/csv"' as never } }),
+    /not an ExplainFormat/,
+  );
   await assertInvalid(
     db.update("t", "{}", (w) => w.inList(column("id"), [null as never])),
     /null/,
