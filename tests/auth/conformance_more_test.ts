@@ -123,7 +123,7 @@ const cases: Case[] = [
       c.signInWithWeb3({ chain: "solana", message: "m", signature: new Uint8Array([1, 2, 250]) }),
     ours: (a) => a.signInWithWeb3("solana", "m", "AQL6"),
     adjust: (o) => {
-      // Deliberate (not yet in docs/CONFORMANCE.md): an empty gotrue_meta_security is sent
+      // Deliberate (docs/CONFORMANCE.md): an empty gotrue_meta_security is sent
       // without a captcha token; auth-js leaves the key out. GoTrue reads both as no captcha.
       assert.deepEqual((o[0].body as Record<string, unknown>).gotrue_meta_security, {});
       delete (o[0].body as Record<string, unknown>).gotrue_meta_security;
@@ -160,7 +160,7 @@ const cases: Case[] = [
     theirs: (c) => c.passkey.startRegistration(),
     ours: (a, t) => a.passkeyStartRegistration(t),
     adjust: (o, t) => {
-      // Deliberate (not yet in docs/CONFORMANCE.md): fetchbase accepts a captcha token on every
+      // Deliberate (docs/CONFORMANCE.md): fetchbase accepts a captcha token on every
       // passkey start and sends gotrue_meta_security (empty without one); auth-js posts `{}`.
       assert.deepEqual(o[0].body, { gotrue_meta_security: {} });
       assert.deepEqual(t[0].body, {});
@@ -203,7 +203,7 @@ const cases: Case[] = [
     theirs: (c) => c.signOut(),
     ours: (a, t) => a.signOut(t),
     adjust: (o, t) => {
-      // Deliberate (not yet in docs/CONFORMANCE.md): `signOut` without a scope revokes this
+      // Deliberate (docs/CONFORMANCE.md): `signOut` without a scope revokes this
       // session only (LOCAL, the document's default); auth-js's default scope is global.
       assert.deepEqual(o[0].query, [["scope", "local"]]);
       assert.deepEqual(t[0].query, [["scope", "global"]]);
@@ -397,7 +397,7 @@ const optionCases: Array<{
     theirs: (c) => c.signInWithOtp({ email: "a@x.io" }),
     ours: (a) => a.signInWithOtp({ email: "a@x.io" }),
     adjust: (o, t) => {
-      // Deliberate (not yet in docs/CONFORMANCE.md): without `createUser` fetchbase leaves
+      // Deliberate (docs/CONFORMANCE.md): without `createUser` fetchbase leaves
       // `create_user` to GoTrue's default (true); auth-js always sends `create_user: true`.
       assert.equal((t[0].body as Record<string, unknown>).create_user, true);
       assert.equal("create_user" in (o[0].body as Record<string, unknown>), false);
@@ -495,7 +495,7 @@ const optionCases: Array<{
         captchaToken: "cap",
       }),
     adjust: (_o, t) => {
-      // auth-js oddity: it spreads its call parameters into the body, so its `options`
+      // Deliberate (docs/CONFORMANCE.md): auth-js spreads its call parameters into the body, so its `options`
       // (captcha token and redirect, both also sent where GoTrue reads them) travel as an
       // extra `options` key, which GoTrue ignores.
       const body = t[0].body as Record<string, unknown>;

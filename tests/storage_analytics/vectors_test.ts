@@ -284,7 +284,9 @@ Deno.test("conformance with @supabase/storage-js vectors: same routes and bodies
     assert.equal(a.url.href, b.url.href);
     assert.equal(a.method, b.method);
     assert.deepEqual(a.json(), b.json(), a.url.pathname);
-    assert.equal(a.headers.get("authorization"), b.headers.get("authorization"));
+    for (const name of ["authorization", "apikey", "content-type"]) {
+      assert.equal(a.headers.get(name), b.headers.get(name), `${a.url.pathname} ${name}`);
+    }
   }
 });
 
