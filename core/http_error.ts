@@ -50,8 +50,8 @@ const BY_STATUS: Readonly<Record<number, ErrorCategory>> = {
 
 /**
  * Replaces every occurrence of each secret (API key, tokens) in `text` by
- * `***`. Secrets shorter than 8 characters are left alone: they cannot be
- * told apart from ordinary words.
+ * `***`. Secrets shorter than 6 characters (GoTrue's shortest password) are
+ * left alone: they cannot be told apart from ordinary words.
  *
  * @example Redacting
  * ```ts
@@ -72,7 +72,7 @@ export function redactSecrets(
   for (const raw of secrets) {
     // Headers drop surrounding whitespace, so the value on the wire (and echoed back) is trimmed.
     const secret = raw?.trim();
-    if (secret && secret.length >= 8) out = out.split(secret).join("***");
+    if (secret && secret.length >= 6) out = out.split(secret).join("***");
   }
   // Anything shaped like a JWT is a token whatever its origin.
   return redactJwts(out);

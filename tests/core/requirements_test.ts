@@ -585,8 +585,28 @@ Deno.test("retryAfter is in whole seconds, rounded up", () => {
   }
 });
 
-Deno.test("redactSecrets: a secret of 8 characters is redacted, one of 7 is not", () => {
-  assert.equal(redactSecrets("k=12345678 j=1234567", ["12345678", "1234567"]), "k=*** j=1234567");
+Deno.test("redactSecrets: a secret of 6 characters (GoTrue's shortest password) is redacted, one of 5 is not", () => {
+  assert.equal(redactSecrets("k=123456 j=12345", ["123456", "12345"]), "k=*** j=12345");
+});
+
+Deno.test("a 6- or 7-character password a gateway echoes in its error page is redacted", async () => {
+  const { createBaseClient } = await import("../../core/client.ts");
+  const { createAuthClient } = await import("../../auth/client.ts");
+  const echo = (_input: RequestInfo | URL, init?: RequestInit) =>
+    Promise.resolve(
+      new Response(`<html><body>Request blocked: ${init?.body}</body></html>`, {
+        status: 403,
+        headers: { "content-type": "text/html" },
+      }),
+    );
+  const auth = createAuthClient(
+    createBaseClient("https://p.example", "anon-key-1", { fetch: echo }),
+  );
+  for (const password of ["abc123", "secret7", "longer-pass-1"]) {
+    const r = await auth.signInWithEmail("a@example.com", password);
+    const error = r.errorOrNull()!;
+    assert.ok(!`${error.message} ${JSON.stringify(error)}`.includes(password), password);
+  }
 });
 
 Deno.test("redactSecrets: an unsigned JWT (empty signature) is redacted", () => {
