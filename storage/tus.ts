@@ -42,9 +42,11 @@ export interface ResumableUploadProgress {
 /**
  * Remembers upload URLs by a fingerprint to resume later. The fingerprint is
  * fixed when an upload first runs: the client's URL, the bucket and path,
- * the size (`stream` while unknown) and a SHA-256 of the data's first 64 KiB
- * (of a stream's first chunk, when `chunkSize` is smaller), so that other
- * bytes for the same path do not resume this upload.
+ * the size (`stream` while unknown) and a SHA-256 of the data (all of the
+ * bytes; a Blob's first and last 64 KiB, with a File's name and modification
+ * time; a stream's first chunk), so that other bytes for the same path do not
+ * resume this upload. A stream whose later bytes differ between runs is not
+ * told apart: resume a stream only with the same data.
  */
 export interface UploadUrlStore {
   /** The saved URL for a fingerprint, if any. */
@@ -244,9 +246,12 @@ class ChunkSource {
   /** Where the last chunk returned starts: the chunk in flight while the next is read. */
   #lastStart: number | null = null;
   #cancelled = false;
+  /** How long a stream that has given every declared byte may take to end (0: no bound). */
+  readonly #endWaitMs: number;
 
-  constructor(data: ResumableData, size: number | null) {
+  constructor(data: ResumableData, size: number | null, endWaitMs = 0) {
     this.#data = data;
+    this.#endWaitMs = endWaitMs;
     if (data instanceof Uint8Array) {
       this.length = data.length;
       this.rereadable = true;
@@ -384,12 +389,27 @@ class ChunkSource {
   /** A stream with a declared length must end exactly there. */
   async #checkDeclaredEnd(): Promise<void> {
     if (
-      this.length !== null && this.#streamPos === this.length && !(await this.#streamEnded())
+      this.length !== null && this.#streamPos === this.length && !(await this.#endsInTime())
     ) {
       throw new RangeError(
         `Cannot upload as the stream is longer than its declared size of ${this.length} bytes`,
       );
     }
+  }
+
+  /**
+   * Whether the stream ends now, waiting for its answer at most the end wait: a source that
+   * gave every byte it owes but never closes fails the upload (`RangeError`) instead of holding
+   * it for ever. The upload stays resumable: its last chunk has not been sent.
+   */
+  async #endsInTime(): Promise<boolean> {
+    const ms = this.#endWaitMs;
+    const r = await bounded(this.#streamEnded(), ms > 0 ? ms : Infinity);
+    if (r.kind === "done") return r.value;
+    if (r.kind === "failed") throw r.error;
+    throw new RangeError(
+      `Cannot complete the upload as the stream gave its ${this.#streamPos} bytes but did not end within ${ms} ms`,
+    );
   }
 
   /**
@@ -480,6 +500,40 @@ class ChunkSource {
   }
 
   /**
+   * What identifies the data for the URL store: all of the bytes; a Blob's first and last
+   * {@linkcode FINGERPRINT_BYTES} with a File's name and modification time (an edited file of the
+   * same size and ends is another file); a stream's first `head` bytes (kept for the upload).
+   */
+  async fingerprint(head: number): Promise<string> {
+    const d = this.#data;
+    let parts: Uint8Array[];
+    let extra = "";
+    if (d instanceof Uint8Array) {
+      parts = [d];
+    } else if (typeof Blob !== "undefined" && d instanceof Blob) {
+      const ends = d.size > 2 * FINGERPRINT_BYTES
+        ? [d.slice(0, FINGERPRINT_BYTES), d.slice(d.size - FINGERPRINT_BYTES)]
+        : [d];
+      parts = await Promise.all(ends.map(async (b) => new Uint8Array(await b.arrayBuffer())));
+      if (typeof File !== "undefined" && d instanceof File) extra = `|${d.name}|${d.lastModified}`;
+    } else {
+      const chunk = await this.read(0, head);
+      parts = chunk === null ? [] : [chunk as Uint8Array];
+    }
+    const one = parts.length === 1 && parts[0].buffer instanceof ArrayBuffer ? parts[0] : null;
+    // One part of ordinary memory is hashed in place; else a copy (WebCrypto refuses shared memory).
+    const all = one ?? new Uint8Array(parts.reduce((n, b) => n + b.length, 0));
+    if (!one) {
+      let at = 0;
+      for (const b of parts) {
+        all.set(b, at);
+        at += b.length;
+      }
+    }
+    return encodeBase64Url(await sha256(all)) + extra;
+  }
+
+  /**
    * Checks that a stream ends exactly at `at` before its upload is reported
    * complete, reading (and dropping) the bytes up to there when a resume
    * found them already on the server. `RangeError` otherwise.
@@ -493,7 +547,7 @@ class ChunkSource {
       this.#kept = [];
       await this.#skip(at - this.#streamPos);
     }
-    if (!(await this.#streamEnded())) {
+    if (!(await this.#endsInTime())) {
       throw new RangeError(`Cannot complete the upload as the stream is longer than ${at} bytes`);
     }
   }
@@ -539,18 +593,15 @@ const TUS = { "Tus-Resumable": "1.0.0" } as const;
 /** How many leading bytes of the data the fingerprint hashes. */
 const FINGERPRINT_BYTES = 65_536;
 
-/** SHA-256 (base64url) of the first {@linkcode FINGERPRINT_BYTES} of `chunk`. */
-async function headDigest(chunk: Chunk | null): Promise<string> {
-  const head = chunk === null
-    ? new Uint8Array(0)
-    : chunk instanceof Uint8Array
-    ? chunk.slice(0, FINGERPRINT_BYTES) // a copy: WebCrypto refuses shared memory
-    : new Uint8Array(await chunk.slice(0, FINGERPRINT_BYTES).arrayBuffer());
-  return encodeBase64Url(await sha256(head));
-}
-
 /** How long an upload waits for its URL store's answer. */
 const STORE_WAIT_MS = 10_000;
+
+/** A run of an upload: its promise, the controller that pauses it, the callers still waiting. */
+interface RunState {
+  promise: Promise<ServiceResult<void>>;
+  pause: AbortController;
+  waiting: number;
+}
 
 /** A chunk read while a request is in flight, for the request after it. */
 interface ReadAhead {
@@ -594,7 +645,8 @@ class Upload implements ResumableUpload {
   #keying: Promise<void> | null = null;
   #ahead: ReadAhead | null = null;
   #progress: MutableStateFlow<ResumableUploadProgress>;
-  #running: Promise<ServiceResult<void>> | null = null;
+  /** The run under way, if any. */
+  #running: RunState | null = null;
   /** The last URL store call that was given up on while still running. */
   #late: Promise<unknown> | null = null;
   /** Attempts and backoff, resolved once from the checked options. */
@@ -622,7 +674,8 @@ class Upload implements ResumableUpload {
     });
     this.#chunkSize = o.chunkSize ?? RESUMABLE_DEFAULT_CHUNK_SIZE;
     this.#streamChunks = o.streamChunks ?? streamsChunksByDefault(currentUserAgent());
-    this.#source = new ChunkSource(data, o.size ?? null);
+    // A stream that has given every declared byte gets the request timeout to end.
+    this.#source = new ChunkSource(data, o.size ?? null, o.timeout ?? client.timeout);
     this.#total = this.#source.length;
     this.#url = o.uploadUrl ?? null;
     this.#progress = new MutableStateFlow(progressOf(0, this.#source.length ?? 0));
@@ -648,12 +701,31 @@ class Upload implements ResumableUpload {
     const signal = options.signal;
     const refused = refusedSignal(signal);
     if (refused) return Promise.resolve(refused);
-    if (this.#running === null) {
-      this.#running = this.#run(signal).finally(() => (this.#running = null));
-      return this.#running;
+    if (signal?.aborted) return Promise.resolve(cancelled()); // nothing is started or joined
+    let run = this.#running;
+    if (run === null) {
+      const pause = new AbortController();
+      const started: RunState = { promise: null!, pause, waiting: 0 };
+      started.promise = this.#run(pause.signal).finally(() => {
+        if (this.#running === started) this.#running = null;
+      });
+      this.#running = run = started;
     }
-    // A second caller joins the run; its own signal ends only its own wait.
-    return untilAborted(this.#running, signal).then((r) => r === ABORTED ? cancelled() : r);
+    const current = run;
+    current.waiting++;
+    if (!signal) return current.promise; // a caller who cannot abort keeps the run going
+    // Each caller's signal ends its own wait; the run pauses when no caller is left waiting.
+    const leave = () => {
+      if (--current.waiting === 0) current.pause.abort();
+    };
+    signal.addEventListener("abort", leave, { once: true });
+    return untilAborted(current.promise, signal).then((r) => {
+      signal.removeEventListener("abort", leave);
+      if (r !== ABORTED) return r;
+      // The last caller to leave paused the run: it answers once the run has stopped (an abort
+      // after the last byte was accepted changes nothing), so a new await() starts afresh.
+      return current.pause.signal.aborted ? current.promise : cancelled();
+    });
   }
 
   /**
@@ -696,8 +768,7 @@ class Upload implements ResumableUpload {
       const source = this.#source;
       const size = source.length;
       // A stream gives its first chunk, which it keeps for the upload (so at most a chunk).
-      const head = await source.read(0, source.rereadable ? FINGERPRINT_BYTES : this.#chunkSize);
-      const digest = await headDigest(head);
+      const digest = await source.fingerprint(this.#chunkSize);
       this.#key = `${this.#client.url}|${this.#bucket}/${this.#path}|${size ?? "stream"}|${digest}`;
     })();
   }
@@ -957,6 +1028,31 @@ class Upload implements ResumableUpload {
     return success(offset);
   }
 
+  /**
+   * Runs the server's finish step for an upload whose bytes are all there: an empty PATCH at
+   * `offset`, retried as a PATCH is. A 409 says the object already exists: finished by an
+   * earlier request whose answer was lost, or written by someone else meanwhile.
+   */
+  async #finish(offset: number, signal?: AbortSignal): Promise<ServiceResult<void>> {
+    for (let attempt = 1;; attempt++) {
+      const r = await this.#patch(new Uint8Array(0), offset, null, signal);
+      if (r.ok) return success(undefined);
+      if (signal?.aborted) return cancelled();
+      const e = r.error;
+      if (e.status === 409) {
+        return failure({
+          message:
+            "Cannot confirm the upload: the server holds every byte, but finishing it answered that the object exists (finished by an earlier request whose answer was lost, or written by another upload)",
+          category: "CONFLICT",
+          status: 409,
+          code: e.code,
+        });
+      }
+      if (!isTransient(e, true) || attempt >= this.#retry.maxAttempts) return r;
+      if (!(await sleep(this.#delay(attempt, e.retryAfter), signal))) return cancelled();
+    }
+  }
+
   async #run(signal?: AbortSignal): Promise<ServiceResult<void>> {
     try {
       const r = await this.#loop(signal);
@@ -1008,16 +1104,26 @@ class Upload implements ResumableUpload {
         } else return h;
       } else offset = h.value;
     }
+    // An offset a resume read (HEAD) may hold every byte without the server having finished.
+    let confirmed = false;
     if (!this.#url) {
       const c = await this.#create(signal);
       if (!c.ok) return signal?.aborted ? cancelled() : c;
       offset = c.value;
+      confirmed = true; // the creating POST answered for the bytes it carried
     }
-    return await this.#send(offset, signal);
+    return await this.#send(offset, confirmed, signal);
   }
 
-  /** PATCHes chunks from `offset` until every byte is accepted, reading one chunk ahead. */
-  async #send(offset: number, signal?: AbortSignal): Promise<ServiceResult<void>> {
+  /**
+   * PATCHes chunks from `offset` until every byte is accepted, reading one chunk ahead.
+   * `confirmed`: the offset comes from a request's own 2xx answer, not from a HEAD.
+   */
+  async #send(
+    offset: number,
+    confirmed: boolean,
+    signal?: AbortSignal,
+  ): Promise<ServiceResult<void>> {
     this.#setProgress(offset, this.#total ?? 0);
     let attempt = 0;
     let lastOffset = offset; // the highest offset the server has confirmed
@@ -1079,6 +1185,7 @@ class Upload implements ResumableUpload {
           continue;
         }
         offset = next;
+        confirmed = true;
         if (offset > lastOffset) attempt = 0;
         lastOffset = offset;
         this.#setProgress(offset, this.#total ?? 0);
@@ -1094,18 +1201,25 @@ class Upload implements ResumableUpload {
       // length sent with the failed one arrived: the server refuses a second one).
       const h = await this.#headWithRetry(signal, false);
       if (!h.ok) return signal?.aborted ? cancelled() : h;
-      if (h.value < lastOffset || h.value > sentEnd) {
+      if (h.value < lastOffset) {
         return failure({
-          message: h.value < lastOffset
-            ? `The server moved Upload-Offset back from ${lastOffset} to ${h.value}`
-            : `The server claims ${h.value} bytes but only ${sentEnd} were sent`,
+          message: `The server moved Upload-Offset back from ${lastOffset} to ${h.value}`,
           category: "DECODE",
+        });
+      }
+      if (h.value > sentEnd) {
+        // Bytes this handle did not send: another upload of the same URL is writing it.
+        return failure({
+          message:
+            `Cannot resume as another upload is writing this URL: the server holds ${h.value} bytes and this one sent ${sentEnd}`,
+          category: "CONFLICT",
         });
       }
       // Progress seen through the HEAD renews the retry budget, as an accepted PATCH does.
       if (h.value > lastOffset) attempt = 0;
       lastOffset = h.value;
       offset = h.value;
+      confirmed = false; // the PATCH that reached here may have failed after writing
       this.#setProgress(offset, this.#total ?? 0);
     }
     if (!this.#source.rereadable) {
@@ -1115,6 +1229,13 @@ class Upload implements ResumableUpload {
       if (ahead) await ahead.result;
       // The server holds every declared byte: an abort now only skips this local check.
       await untilAborted(this.#source.verifyEnd(offset), signal);
+    }
+    if (!confirmed) {
+      // Every byte is on the server, but no answer said it finished the upload (the PATCH that
+      // reached the end failed, or a resume found it full): the Storage API creates the object
+      // in that finish step, which an empty PATCH at the end runs again.
+      const done = await this.#finish(offset, signal);
+      if (!done.ok) return done;
     }
     // Every byte is in: forgetting the URL is best effort, and an abort now changes nothing.
     await this.#store((s) => s.remove(this.#fingerprint()), signal);

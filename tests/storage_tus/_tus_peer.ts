@@ -24,10 +24,20 @@ export interface TusPeer {
   close(): Promise<void>;
 }
 
+/** Hooks of the peer (@tus/server's own options). */
+export interface TusPeerOptions {
+  /** Runs when an upload has all its bytes (the Storage API creates the object here). */
+  onUploadFinish?: ConstructorParameters<typeof Server>[0]["onUploadFinish"];
+}
+
 /** Starts a peer storing its uploads in a temporary directory. */
-export async function tusPeer(): Promise<TusPeer> {
+export async function tusPeer(options: TusPeerOptions = {}): Promise<TusPeer> {
   const dir = await Deno.makeTempDir();
-  const tus = new Server({ path: TUS_PATH, datastore: new FileStore({ directory: dir }) });
+  const tus = new Server({
+    path: TUS_PATH,
+    datastore: new FileStore({ directory: dir }),
+    onUploadFinish: options.onUploadFinish,
+  });
   const http = createServer((req, res) => tus.handle(req, res));
   await new Promise<void>((r) => http.listen(0, "127.0.0.1", () => r()));
   const port = (http.address() as { port: number }).port;
@@ -50,8 +60,11 @@ export async function tusPeer(): Promise<TusPeer> {
 }
 
 /** Runs `fn` with a fresh peer, closed afterwards whatever happens. */
-export async function withPeer(fn: (peer: TusPeer) => Promise<void>): Promise<void> {
-  const peer = await tusPeer();
+export async function withPeer(
+  fn: (peer: TusPeer) => Promise<void>,
+  options: TusPeerOptions = {},
+): Promise<void> {
+  const peer = await tusPeer(options);
   try {
     await fn(peer);
   } finally {

@@ -1,0 +1,200 @@
+// How a resumable upload ends (found by a review): the server's finish step must have answered
+// before Success (the Storage API creates the object there), a stream that gives its declared
+// bytes but never closes fails instead of hanging, a caller who aborts ends only its own wait,
+// and the URL store tells apart data that differs past its first bytes.
+import assert from "node:assert/strict";
+import { createBaseClient } from "../../core/client.ts";
+import { createResumableUpload, type UploadUrlStore } from "../../storage/mod.ts";
+import { bytes, withPeer } from "./_tus_peer.ts";
+
+const BASE = "https://project.example.com";
+const URL_ = `${BASE}/storage/v1/upload/resumable/u1`;
+const FAST = { retryBaseDelayMs: 1, retryMaxDelayMs: 2 };
+
+/** A scripted TUS server holding `total` bytes once a PATCH lands; `finish` answers the end. */
+function scripted(total: number, finish: (attempt: number) => number) {
+  const log: string[] = [];
+  let held = 0;
+  let finishes = 0;
+  const fetch = async (_input: RequestInfo | URL, init: RequestInit = {}) => {
+    const method = init.method ?? "GET";
+    const headers = new Headers(init.headers);
+    const body = init.body == null ? 0 : (await new Response(init.body).arrayBuffer()).byteLength;
+    const offset = Number(headers.get("upload-offset") ?? 0);
+    log.push(`${method}@${headers.get("upload-offset") ?? "-"}+${body}`);
+    const at = (status: number) =>
+      new Response(null, {
+        status,
+        headers: { "upload-offset": String(held), "upload-length": String(total), location: URL_ },
+      });
+    if (method === "HEAD") return at(200);
+    if (method === "POST") return at(201);
+    held = offset + body;
+    // The finish step runs when the bytes are all there: its answer is the PATCH's.
+    return held === total ? at(finish(++finishes)) : at(204);
+  };
+  return { fetch: fetch as typeof globalThis.fetch, log, finishes: () => finishes };
+}
+
+const upload = (fetch: typeof globalThis.fetch, data: Uint8Array, extra = {}) =>
+  createResumableUpload(createBaseClient(BASE, "anon-key", { fetch }), "b", "a.bin", data, {
+    chunkSize: 4,
+    creationWithUpload: false,
+    ...FAST,
+    ...extra,
+  });
+
+Deno.test("a finish step that failed is run again by an empty PATCH; Success only once it answers", async () => {
+  // Fails once: the last PATCH's bytes are stored, its answer is 500; HEAD says all 8 are there.
+  const once = scripted(8, (n) => n === 1 ? 500 : 204);
+  const r = await upload(once.fetch, bytes(8)).await();
+  assert.ok(r.ok, r.ok ? "" : r.error.message);
+  assert.equal(once.finishes(), 2);
+  assert.deepEqual(once.log.slice(-2), ["HEAD@-+0", "PATCH@8+0"]);
+  // Fails every time: never Success.
+  const always = scripted(8, () => 500);
+  const failed = await upload(always.fetch, bytes(8), { maxAttempts: 3 }).await();
+  assert.equal(failed.errorOrNull()?.category, "SERVER");
+  // The object exists by then (an earlier finish whose answer was lost, or another writer).
+  const exists = scripted(8, (n) => n === 1 ? 500 : 409);
+  const conflict = await upload(exists.fetch, bytes(8)).await();
+  assert.equal(conflict.errorOrNull()?.category, "CONFLICT");
+  assert.match(conflict.errorOrNull()!.message, /holds every byte/);
+  // An upload whose last PATCH answered 2xx sends nothing more.
+  const clean = scripted(8, () => 204);
+  assert.ok((await upload(clean.fetch, bytes(8)).await()).ok);
+  assert.deepEqual(clean.log, ["POST@-+0", "PATCH@0+4", "PATCH@4+4"]);
+});
+
+const finishes = { calls: 0, ok: 0 };
+
+Deno.test("against @tus/server: a finish hook that fails once still ends in one finished upload", () =>
+  withPeer(async (peer) => {
+    const data = bytes(300_000);
+    const up = createResumableUpload(createBaseClient(peer.url, "anon-key"), "b", "f.bin", data, {
+      chunkSize: 100_000,
+      ...FAST,
+    });
+    const r = await up.await();
+    assert.ok(r.ok, r.ok ? "" : r.error.message);
+    assert.equal(finishes.ok, 1, `finish hook calls: ${finishes.calls}`);
+    assert.deepEqual(await peer.bytesOf(up.uploadUrl!), data);
+  }, {
+    onUploadFinish: () => {
+      finishes.calls++;
+      if (finishes.calls === 1) {
+        return Promise.reject({ status_code: 500, body: "database unavailable" });
+      }
+      finishes.ok++;
+      return Promise.resolve({});
+    },
+  }));
+
+Deno.test("a stream that gives its declared bytes but never closes fails within the timeout, resumable", async () => {
+  const data = bytes(12);
+  let sent = false;
+  const stream = new ReadableStream<Uint8Array>({
+    async pull(c) {
+      if (!sent) {
+        sent = true;
+        c.enqueue(data);
+        return;
+      }
+      await new Promise(() => {}); // never closes
+    },
+  }, { highWaterMark: 0 });
+  const s = scripted(12, () => 204);
+  const started = Date.now();
+  const up = createResumableUpload(
+    createBaseClient(BASE, "anon-key", { fetch: s.fetch }),
+    "b",
+    "s.bin",
+    stream,
+    { chunkSize: 4, creationWithUpload: false, size: 12, timeout: 200, ...FAST },
+  );
+  const out = await up.await();
+  assert.equal(out.errorOrNull()?.category, "INVALID_ARGUMENT");
+  assert.match(out.errorOrNull()!.message, /did not end within 200 ms/);
+  assert.ok(Date.now() - started < 5000);
+  // The last chunk was held back: the upload can be resumed from its URL with a fresh stream.
+  assert.ok(!s.log.includes("PATCH@8+4"), s.log.join(" "));
+});
+
+Deno.test("a caller who aborts ends only its own wait: another caller's wait goes on to the end", async () => {
+  let release = () => {};
+  const gate = new Promise<void>((r) => (release = r));
+  const s = scripted(8, () => 204);
+  const slow: typeof globalThis.fetch = async (input, init) => {
+    if (init?.method === "PATCH") await gate;
+    return s.fetch(input, init);
+  };
+  const up = upload(slow, bytes(8));
+  const first = new AbortController();
+  const a = up.await({ signal: first.signal });
+  const b = up.await();
+  await new Promise((r) => setTimeout(r, 10));
+  first.abort();
+  assert.equal((await a).errorOrNull()?.category, "CANCELLED");
+  release();
+  const rb = await b;
+  assert.ok(rb.ok, rb.ok ? "" : rb.error.message);
+  // When every caller has left, the run pauses, and a new await() resumes it.
+  const fresh = scripted(8, () => 204);
+  const again = upload(fresh.fetch, bytes(8));
+  const only = new AbortController();
+  only.abort();
+  assert.equal((await again.await({ signal: only.signal })).errorOrNull()?.category, "CANCELLED");
+  assert.deepEqual(fresh.log, [], "an aborted signal starts nothing");
+  assert.ok((await again.await()).ok);
+});
+
+Deno.test("the URL store tells apart data of the same size and first bytes: no resume mixes two files", async () => {
+  const saved = new Map<string, string>();
+  const store: UploadUrlStore = {
+    get: (k) => saved.get(k) ?? null,
+    set: (k, v) => void saved.set(k, v),
+    remove: (k) => void saved.delete(k),
+  };
+  const size = 200_000;
+  const v1 = new Uint8Array(bytes(size, 1));
+  const v2 = new Uint8Array(v1);
+  v2[size - 1] ^= 0xff; // the same head, another end
+  // Keys of the same path: bytes, Blobs and Files of each version.
+  const keys: string[] = [];
+  const capture: UploadUrlStore = {
+    get: (k) => (keys.push(k), store.get(k)),
+    set: store.set,
+    remove: store.remove,
+  };
+  const never: typeof globalThis.fetch = () => new Promise(() => {});
+  for (
+    const data of [
+      v1,
+      v1.slice(),
+      v2,
+      new Blob([v1]),
+      new Blob([v2]),
+      new File([v1], "a.bin", { lastModified: 1 }),
+      new File([v1], "a.bin", { lastModified: 2 }),
+    ]
+  ) {
+    const up = createResumableUpload(
+      createBaseClient(BASE, "anon-key", { fetch: never }),
+      "b",
+      "same.bin",
+      data,
+      { urlStore: capture, ...FAST },
+    );
+    const ctl = new AbortController();
+    const run = up.await({ signal: ctl.signal });
+    await new Promise((r) => setTimeout(r, 20));
+    ctl.abort();
+    await run;
+  }
+  const [bytes1, bytes1Again, bytes2, blob1, blob2, file1, file2] = keys;
+  assert.equal(keys.length, 7);
+  assert.equal(bytes1, bytes1Again, "the same bytes resume");
+  assert.notEqual(bytes1, bytes2, "bytes differing at the end");
+  assert.notEqual(blob1, blob2, "Blobs differing at the end");
+  assert.notEqual(file1, file2, "Files of another modification time");
+});
