@@ -75,8 +75,19 @@ export const API_VERSION: Readonly<Record<string, string>> = {
   "x-supabase-api-version": "2024-01-01",
 };
 
-/** Body fields that are secrets: the transport redacts an error echoing one, as a token. */
-const BODY_SECRETS = ["refresh_token", "password", "current_password", "code_verifier"] as const;
+/**
+ * Body fields that are secrets: the transport redacts an error echoing one, as a token. One-time
+ * codes too (`/verify`'s `token`, an MFA `code`, a reauthentication `nonce`), while they are live.
+ */
+const BODY_SECRETS = [
+  "refresh_token",
+  "password",
+  "current_password",
+  "code_verifier",
+  "token",
+  "code",
+  "nonce",
+] as const;
 
 function bodySecrets(body: unknown): string[] | undefined {
   if (!body || typeof body !== "object") return undefined;

@@ -51,7 +51,9 @@ const BY_STATUS: Readonly<Record<number, ErrorCategory>> = {
 /**
  * Replaces every occurrence of each secret (API key, tokens) in `text` by
  * `***`. Secrets shorter than 6 characters (GoTrue's shortest password) are
- * left alone: they cannot be told apart from ordinary words.
+ * left alone: they cannot be told apart from ordinary words. A short secret
+ * may blank part of a longer word that holds it (a password `123456` in
+ * GoTrue's list of required digits): a secret shown weighs more.
  *
  * @example Redacting
  * ```ts

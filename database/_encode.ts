@@ -169,7 +169,12 @@ export function checkEmbedPath(path: string): string {
   return checkColumn(path, false);
 }
 
+/** Whether `v` is a Map, from this realm or another (an iframe's, a `node:vm` context's). */
+export function isMap(v: unknown): v is ReadonlyMap<unknown, unknown> {
+  return Object.prototype.toString.call(v) === "[object Map]";
+}
+
 /** A Map's entries as an object (JSON and Object.entries see none); anything else as it is. */
 export function plainOf<T>(v: T | ReadonlyMap<string, unknown>): T | Record<string, unknown> {
-  return v instanceof Map ? Object.fromEntries(v) : v as T;
+  return isMap(v) ? Object.fromEntries(v as ReadonlyMap<string, unknown>) : v as T;
 }

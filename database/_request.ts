@@ -113,13 +113,6 @@ export interface Preferences {
   missingDefault?: boolean;
   rollback?: boolean;
   maxAffected?: number | null;
-  /**
-   * Ask for `handling=lenient` (PostgREST's default handling) when no
-   * `max-affected` asks for strict: PostgREST lists a handling it was given in
-   * `Preference-Applied`, so a function call, whose answer lists no `return=`,
-   * still says whether `tx=rollback` was applied.
-   */
-  echo?: boolean;
 }
 
 /**
@@ -153,10 +146,25 @@ export function preferHeader(p: Preferences): string | null {
   if (p.rollback) out.push("tx=rollback");
   if (p.maxAffected !== undefined && p.maxAffected !== null) {
     out.push("handling=strict", `max-affected=${p.maxAffected}`);
-  } else if (p.echo) {
-    out.push("handling=lenient");
   }
   return out.length === 0 ? null : out.join(",");
+}
+
+/**
+ * A function call's headers with `handling=lenient` (PostgREST's default) added when its final
+ * `Prefer` (client-wide directives included) holds `tx=rollback` and names no handling:
+ * PostgREST lists a handling it was given in `Preference-Applied`, so the answer of a function
+ * call, which lists no `return=`, still says whether the rollback was applied. A handling
+ * already named (a strict `max-affected` cap) is kept, and is listed as well.
+ */
+export function withRollbackEcho(headers: Record<string, string>): Record<string, string> {
+  for (const k in headers) {
+    const v = headers[k];
+    if (k.toLowerCase() === "prefer" && TX_ROLLBACK.test(v) && !/\bhandling=/.test(v)) {
+      return { ...headers, [k]: `${v},handling=lenient` };
+    }
+  }
+  return headers;
 }
 
 /**

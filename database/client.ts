@@ -20,6 +20,7 @@ import {
   preferHeader,
   send,
   sendBody,
+  withRollbackEcho,
 } from "./_request.ts";
 import {
   CountOption,
@@ -31,7 +32,7 @@ import {
   ReturnOption,
   UpsertResolution,
 } from "./models.ts";
-import { plainOf, RESERVED_KEYS } from "./_encode.ts";
+import { isMap, plainOf, RESERVED_KEYS } from "./_encode.ts";
 import { QueryBuilder } from "./query_builder.ts";
 import { renderTopLevel, WhereBuilder } from "./where_builder.ts";
 import { parseJsonInt64, stringifyJson } from "../core/_json_int64.ts";
@@ -651,7 +652,6 @@ export class DatabaseClient {
           count: options.count,
           rollback: options.rollback,
           maxAffected: options.maxAffected,
-          echo: options.rollback === true && !head,
         }),
       },
       options.headers,
@@ -674,7 +674,7 @@ export class DatabaseClient {
       method: "POST",
       path,
       pairs,
-      headers,
+      headers: withRollbackEcho(headers),
       // A plain object from JavaScript callers goes as its JSON, not as "[object Object]".
       body: typeof options.params === "object" && options.params !== null
         ? stringifyJson(plainOf(options.params))!
@@ -711,7 +711,7 @@ export class DatabaseClient {
     // A Map (the document's `Map<String,String>`) goes as its entries: Object.entries sees none.
     const entries = Array.isArray(q)
       ? q
-      : q instanceof Map
+      : isMap(q)
       ? [...q]
       : typeof q === "object" && q !== null
       ? Object.entries(q)

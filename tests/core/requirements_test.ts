@@ -607,6 +607,17 @@ Deno.test("a 6- or 7-character password a gateway echoes in its error page is re
     const error = r.errorOrNull()!;
     assert.ok(!`${error.message} ${JSON.stringify(error)}`.includes(password), password);
   }
+  // One-time codes while they are live: an email OTP, an MFA code, a reauthentication nonce.
+  const token = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ1In0.c2lnbmF0dXJl";
+  const codes: Array<[string, Promise<{ errorOrNull(): { message: string } | null }>]> = [
+    ["482913", auth.verifyOtp("482913", "email", { email: "a@example.com" })],
+    ["731904", auth.mfaVerify(token, "factor-1", "challenge-1", "731904")],
+    ["550177", auth.updateUser(token, { password: "longer-pass-2", nonce: "550177" })],
+  ];
+  for (const [code, call] of codes) {
+    const error = (await call).errorOrNull()!;
+    assert.ok(!`${error.message} ${JSON.stringify(error)}`.includes(code), code);
+  }
 });
 
 Deno.test("redactSecrets: an unsigned JWT (empty signature) is redacted", () => {

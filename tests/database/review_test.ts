@@ -287,4 +287,44 @@ Deno.test("a Map (the document's Map<String,String>) passes its entries as funct
   assert.deepEqual(last().json(), { user_id: 5 });
   assert.ok((await rpcGetTyped(db, "items", { queryParams: new Map([["user_id", "6"]]) })).ok);
   assert.equal(last().url.searchParams.get("user_id"), "6");
+  // A Map of another realm (an iframe's, a node:vm context's) is a Map too.
+  const { runInNewContext } = await import("node:vm");
+  const foreign = runInNewContext('new Map([["user_id", "8"]])') as Map<string, string>;
+  assert.ok((await db.rpcGet("items", { queryParams: foreign })).ok);
+  assert.equal(last().url.searchParams.get("user_id"), "8");
+  assert.ok((await db.rpc("items", { params: foreign as unknown as string })).ok);
+  assert.deepEqual(last().json(), { user_id: "8" });
+});
+
+Deno.test("a function call's rollback check works with a client-wide tx=rollback, and keeps a client-wide strict cap", async () => {
+  const { createBaseClient } = await import("../../core/client.ts");
+  const { createDatabaseClient } = await import("../../database/mod.ts");
+  const { recordingFetch } = await import("../support/recording_fetch.ts");
+  const make = (prefer: string) => {
+    // A server whose db-tx-end ignores tx: it lists only the handling it was given.
+    const rec = recordingFetch((req) => {
+      const handling = /handling=\w+/.exec(req.headers.get("prefer") ?? "")?.[0];
+      return new Response("[]", {
+        headers: {
+          "content-type": "application/json",
+          ...(handling ? { "preference-applied": handling } : {}),
+        },
+      });
+    });
+    const db = createDatabaseClient(
+      createBaseClient("https://p.example", "anon-key", { fetch: rec.fetch, headers: { prefer } }),
+    );
+    return { db, prefer: () => rec.requests.at(-1)!.headers.get("prefer")!.split(",").sort() };
+  };
+  const clientWide = make("tx=rollback");
+  const r = await clientWide.db.rpc("f");
+  assert.deepEqual(clientWide.prefer(), ["handling=lenient", "tx=rollback"]);
+  assert.equal(r.errorOrNull()?.category, "CONFLICT", "the rollback was not applied: committed");
+  const strict = make("handling=strict,max-affected=1");
+  await strict.db.rpc("f", { rollback: true });
+  assert.deepEqual(strict.prefer(), ["handling=strict", "max-affected=1", "tx=rollback"]);
+  // Without any rollback nothing is added.
+  const plain = make("timezone=UTC");
+  assert.ok((await plain.db.rpc("f")).ok);
+  assert.deepEqual(plain.prefer(), ["timezone=UTC"]);
 });
