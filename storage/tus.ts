@@ -42,11 +42,11 @@ export interface ResumableUploadProgress {
 /**
  * Remembers upload URLs by a fingerprint to resume later. The fingerprint is
  * fixed when an upload first runs: the client's URL, the bucket and path,
- * the size (`stream` while unknown) and a SHA-256 of the data (all of the
- * bytes; a Blob's first and last 64 KiB, with a File's name and modification
- * time; a stream's first chunk), so that other bytes for the same path do not
- * resume this upload. A stream whose later bytes differ between runs is not
- * told apart: resume a stream only with the same data.
+ * the size (`stream` while unknown) and a SHA-256 of the data (every byte of
+ * bytes and Blobs, read once more for it; a stream's first chunk), so that
+ * other bytes for the same path do not resume this upload. A stream whose
+ * later bytes differ between runs is not told apart: resume a stream only
+ * with the same data.
  */
 export interface UploadUrlStore {
   /** The saved URL for a fingerprint, if any. */
@@ -125,8 +125,11 @@ export interface ResumableUpload {
   /** Progress after every accepted chunk. */
   readonly progress: StateFlow<ResumableUploadProgress>;
   /**
-   * Uploads until every byte is accepted. Cancelling pauses: the result is
-   * `Failure(CANCELLED)` and a new handle with the saved `uploadUrl` resumes.
+   * Uploads until every byte is accepted. A caller's signal ends its own
+   * wait with `Failure(CANCELLED)`; when every caller waiting has aborted,
+   * the upload pauses (the last one gets the run's own result once it has
+   * stopped: Success if the last bytes were already accepted), and `await()`
+   * or a new handle with the saved `uploadUrl` resumes it.
    *
    * @param options Cancellation.
    * @returns Success when complete.
@@ -500,37 +503,26 @@ class ChunkSource {
   }
 
   /**
-   * What identifies the data for the URL store: all of the bytes; a Blob's first and last
-   * {@linkcode FINGERPRINT_BYTES} with a File's name and modification time (an edited file of the
-   * same size and ends is another file); a stream's first `head` bytes (kept for the upload).
+   * What identifies the data for the URL store: a SHA-256 over every byte of bytes and Blobs
+   * (read in pieces of {@linkcode FINGERPRINT_PIECE}, so no more than a piece is copied), and over
+   * a stream's first `head` bytes, which it keeps for the upload anyway.
    */
   async fingerprint(head: number): Promise<string> {
     const d = this.#data;
-    let parts: Uint8Array[];
-    let extra = "";
-    if (d instanceof Uint8Array) {
-      parts = [d];
-    } else if (typeof Blob !== "undefined" && d instanceof Blob) {
-      const ends = d.size > 2 * FINGERPRINT_BYTES
-        ? [d.slice(0, FINGERPRINT_BYTES), d.slice(d.size - FINGERPRINT_BYTES)]
-        : [d];
-      parts = await Promise.all(ends.map(async (b) => new Uint8Array(await b.arrayBuffer())));
-      if (typeof File !== "undefined" && d instanceof File) extra = `|${d.name}|${d.lastModified}`;
-    } else {
-      const chunk = await this.read(0, head);
-      parts = chunk === null ? [] : [chunk as Uint8Array];
+    if (!this.rereadable) {
+      // A stream's chunks are bytes; copied, as WebCrypto refuses shared memory.
+      const chunk = (await this.read(0, head)) as Uint8Array | null;
+      return encodeBase64Url(await sha256(chunk === null ? new Uint8Array(0) : chunk.slice()));
     }
-    const one = parts.length === 1 && parts[0].buffer instanceof ArrayBuffer ? parts[0] : null;
-    // One part of ordinary memory is hashed in place; else a copy (WebCrypto refuses shared memory).
-    const all = one ?? new Uint8Array(parts.reduce((n, b) => n + b.length, 0));
-    if (!one) {
-      let at = 0;
-      for (const b of parts) {
-        all.set(b, at);
-        at += b.length;
-      }
+    const size = this.length!;
+    const digests = new Uint8Array(Math.ceil(size / FINGERPRINT_PIECE) * 32);
+    for (let at = 0, i = 0; at < size; at += FINGERPRINT_PIECE, i += 32) {
+      const piece = d instanceof Uint8Array
+        ? d.slice(at, at + FINGERPRINT_PIECE)
+        : new Uint8Array(await (d as Blob).slice(at, at + FINGERPRINT_PIECE).arrayBuffer());
+      digests.set(await sha256(piece), i);
     }
-    return encodeBase64Url(await sha256(all)) + extra;
+    return encodeBase64Url(await sha256(digests));
   }
 
   /**
@@ -590,8 +582,8 @@ class ChunkSource {
 
 const TUS = { "Tus-Resumable": "1.0.0" } as const;
 
-/** How many leading bytes of the data the fingerprint hashes. */
-const FINGERPRINT_BYTES = 65_536;
+/** The piece the fingerprint hashes at a time (it digests the pieces' digests). */
+const FINGERPRINT_PIECE = 1_048_576;
 
 /** How long an upload waits for its URL store's answer. */
 const STORE_WAIT_MS = 10_000;
@@ -641,7 +633,7 @@ class Upload implements ResumableUpload {
   #lengthPending = false;
   /** The URL store's key, fixed by the first run (see {@linkcode UploadUrlStore}). */
   #key: string | null = null;
-  /** Computing {@linkcode Upload.#key}: one read of the first chunk, shared by every run. */
+  /** Computing {@linkcode Upload.#key}: one read of the data (a stream's first chunk), shared by every run. */
   #keying: Promise<void> | null = null;
   #ahead: ReadAhead | null = null;
   #progress: MutableStateFlow<ResumableUploadProgress>;
@@ -703,10 +695,13 @@ class Upload implements ResumableUpload {
     if (refused) return Promise.resolve(refused);
     if (signal?.aborted) return Promise.resolve(cancelled()); // nothing is started or joined
     let run = this.#running;
-    if (run === null) {
+    if (run === null || run.pause.signal.aborted) {
+      // A run being paused is not joined: a new one starts once it has stopped.
+      const stopping = run?.promise;
       const pause = new AbortController();
       const started: RunState = { promise: null!, pause, waiting: 0 };
-      started.promise = this.#run(pause.signal).finally(() => {
+      const go = () => this.#run(pause.signal);
+      started.promise = (stopping ? stopping.then(go, go) : go()).finally(() => {
         if (this.#running === started) this.#running = null;
       });
       this.#running = run = started;
@@ -760,14 +755,14 @@ class Upload implements ResumableUpload {
   }
 
   /**
-   * Fixes the URL store's key from the data's first chunk (read anyway to
-   * create the upload; a stream keeps it). One read, however many runs wait.
+   * Fixes the URL store's key from the data (every byte of bytes and Blobs, a stream's first
+   * chunk, which it keeps). One read, however many runs wait.
    */
   #fixFingerprint(): Promise<void> {
     return this.#keying ??= (async () => {
       const source = this.#source;
       const size = source.length;
-      // A stream gives its first chunk, which it keeps for the upload (so at most a chunk).
+      // Bytes and Blobs are read once more; a stream gives its first chunk, which it keeps.
       const digest = await source.fingerprint(this.#chunkSize);
       this.#key = `${this.#client.url}|${this.#bucket}/${this.#path}|${size ?? "stream"}|${digest}`;
     })();
@@ -1030,23 +1025,30 @@ class Upload implements ResumableUpload {
 
   /**
    * Runs the server's finish step for an upload whose bytes are all there: an empty PATCH at
-   * `offset`, retried as a PATCH is. A 409 says the object already exists: finished by an
-   * earlier request whose answer was lost, or written by someone else meanwhile.
+   * `offset`, retried as a PATCH is. A 409 says the object exists: this upload's own, finished
+   * by a request whose answer was lost (Success), unless the PATCH that completed the upload was
+   * itself refused with 409 (`refusedAsExisting`: another upload wrote the object meanwhile).
    */
-  async #finish(offset: number, signal?: AbortSignal): Promise<ServiceResult<void>> {
+  async #finish(
+    offset: number,
+    refusedAsExisting: boolean,
+    signal?: AbortSignal,
+  ): Promise<ServiceResult<void>> {
     for (let attempt = 1;; attempt++) {
       const r = await this.#patch(new Uint8Array(0), offset, null, signal);
       if (r.ok) return success(undefined);
       if (signal?.aborted) return cancelled();
       const e = r.error;
       if (e.status === 409) {
-        return failure({
-          message:
-            "Cannot confirm the upload: the server holds every byte, but finishing it answered that the object exists (finished by an earlier request whose answer was lost, or written by another upload)",
-          category: "CONFLICT",
-          status: 409,
-          code: e.code,
-        });
+        return refusedAsExisting
+          ? failure({
+            message:
+              "Cannot finish the upload as the object exists: another upload wrote it while this one was sent",
+            category: "CONFLICT",
+            status: 409,
+            code: e.code,
+          })
+          : success(undefined);
       }
       if (!isTransient(e, true) || attempt >= this.#retry.maxAttempts) return r;
       if (!(await sleep(this.#delay(attempt, e.retryAfter), signal))) return cancelled();
@@ -1126,6 +1128,8 @@ class Upload implements ResumableUpload {
   ): Promise<ServiceResult<void>> {
     this.#setProgress(offset, this.#total ?? 0);
     let attempt = 0;
+    // Whether the last PATCH was refused with 409: the server itself said the object exists.
+    let refusedAsExisting = false;
     let lastOffset = offset; // the highest offset the server has confirmed
     let sentEnd = offset; // the end of the bytes sent so far
     while (true) {
@@ -1162,6 +1166,7 @@ class Upload implements ResumableUpload {
       this.#readNext(offset, chunk, last); // once the request is on its way
       const r = await sending;
       if (r.ok) {
+        refusedAsExisting = false;
         const next = r.value;
         if (next < offset || next > end) {
           return failure({
@@ -1193,6 +1198,7 @@ class Upload implements ResumableUpload {
       }
       if (signal?.aborted) return cancelled();
       const e = r.error;
+      refusedAsExisting = e.status === 409;
       if (!isTransient(e, true)) return r;
       attempt++;
       if (attempt >= this.#retry.maxAttempts) return r;
@@ -1234,7 +1240,7 @@ class Upload implements ResumableUpload {
       // Every byte is on the server, but no answer said it finished the upload (the PATCH that
       // reached the end failed, or a resume found it full): the Storage API creates the object
       // in that finish step, which an empty PATCH at the end runs again.
-      const done = await this.#finish(offset, signal);
+      const done = await this.#finish(offset, refusedAsExisting, signal);
       if (!done.ok) return done;
     }
     // Every byte is in: forgetting the URL is best effort, and an abort now changes nothing.

@@ -74,8 +74,8 @@ export function tusScript(
 
 /**
  * The URL store key `UploadUrlStore` documents, computed independently: the client's URL, the
- * bucket and path, the size (`stream` while unknown) and the base64url SHA-256 of the data's
- * first 64 KiB.
+ * bucket and path, the size (`stream` while unknown) and a base64url SHA-256: for bytes, of the
+ * SHA-256s of every 1 MiB piece; for a stream, of its first chunk (given as `data`).
  */
 export async function fingerprintOf(
   clientUrl: string,
@@ -84,7 +84,21 @@ export async function fingerprintOf(
   data: Uint8Array,
   size: number | "stream" = data.length,
 ): Promise<string> {
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", data.slice(0, 65_536)));
+  const sha = async (b: Uint8Array) =>
+    new Uint8Array(await crypto.subtle.digest("SHA-256", b.slice() as Uint8Array<ArrayBuffer>));
+  let digest: Uint8Array;
+  if (size === "stream") {
+    digest = await sha(data); // a stream's first chunk
+  } else {
+    // Bytes: the digest of the digests of every 1 MiB piece.
+    const pieces: Uint8Array[] = [];
+    for (let at = 0; at < data.length; at += 1_048_576) {
+      pieces.push(await sha(data.subarray(at, at + 1_048_576)));
+    }
+    const all = new Uint8Array(pieces.length * 32);
+    pieces.forEach((p, i) => all.set(p, i * 32));
+    digest = await sha(all);
+  }
   const b64 = btoa(String.fromCharCode(...digest)).replace(/\+/g, "-").replace(/\//g, "_")
     .replace(/=+$/, "");
   return `${clientUrl}|${bucket}/${path}|${size}|${b64}`;

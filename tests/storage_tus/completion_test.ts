@@ -51,15 +51,21 @@ Deno.test("a finish step that failed is run again by an empty PATCH; Success onl
   assert.ok(r.ok, r.ok ? "" : r.error.message);
   assert.equal(once.finishes(), 2);
   assert.deepEqual(once.log.slice(-2), ["HEAD@-+0", "PATCH@8+0"]);
-  // Fails every time: never Success.
+  // Fails every time: never Success. The finishing PATCH is retried as a PATCH is.
   const always = scripted(8, () => 500);
   const failed = await upload(always.fetch, bytes(8), { maxAttempts: 3 }).await();
   assert.equal(failed.errorOrNull()?.category, "SERVER");
-  // The object exists by then (an earlier finish whose answer was lost, or another writer).
-  const exists = scripted(8, (n) => n === 1 ? 500 : 409);
-  const conflict = await upload(exists.fetch, bytes(8)).await();
+  assert.equal(always.log.filter((l) => l === "PATCH@8+0").length, 3, always.log.join(" "));
+  // The answer of the completing PATCH is lost (a 502 from a gateway) while the server finished:
+  // the finishing PATCH's 409 says the object exists, this upload's own. Success, as before.
+  const lost = scripted(8, (n) => n === 1 ? 502 : 409);
+  const own = await upload(lost.fetch, bytes(8)).await();
+  assert.ok(own.ok, own.ok ? "" : own.error.message);
+  // The server refused the completing PATCH with 409 itself: another upload wrote the object.
+  const taken = scripted(8, () => 409);
+  const conflict = await upload(taken.fetch, bytes(8)).await();
   assert.equal(conflict.errorOrNull()?.category, "CONFLICT");
-  assert.match(conflict.errorOrNull()!.message, /holds every byte/);
+  assert.match(conflict.errorOrNull()!.message, /another upload wrote it/);
   // An upload whose last PATCH answered 2xx sends nothing more.
   const clean = scripted(8, () => 204);
   assert.ok((await upload(clean.fetch, bytes(8)).await()).ok);
@@ -146,9 +152,44 @@ Deno.test("a caller who aborts ends only its own wait: another caller's wait goe
   assert.equal((await again.await({ signal: only.signal })).errorOrNull()?.category, "CANCELLED");
   assert.deepEqual(fresh.log, [], "an aborted signal starts nothing");
   assert.ok((await again.await()).ok);
+  // An await() arriving while a paused run winds down starts a new run after it, not CANCELLED.
+  let open = () => {};
+  const held = new Promise<void>((r) => (open = r));
+  const third = scripted(8, () => 204);
+  const gated: typeof globalThis.fetch = async (input, init) => {
+    if (init?.method === "PATCH") await held;
+    return third.fetch(input, init);
+  };
+  const paused = upload(gated, bytes(8));
+  const leaving = new AbortController();
+  const gone = paused.await({ signal: leaving.signal });
+  await new Promise((r) => setTimeout(r, 10));
+  leaving.abort();
+  const resumed = paused.await();
+  open();
+  assert.equal((await gone).errorOrNull()?.category, "CANCELLED");
+  const after = await resumed;
+  assert.ok(after.ok, after.ok ? "" : after.error.message);
+  // The callers' listeners are gone once they have their answers.
+  const listening = new Set<EventListenerOrEventListenerObject>();
+  const spy = new AbortController();
+  const { signal } = spy;
+  const add = signal.addEventListener.bind(signal);
+  const remove = signal.removeEventListener.bind(signal);
+  signal.addEventListener = ((type: string, l: EventListenerOrEventListenerObject, o?: unknown) => {
+    listening.add(l);
+    add(type, l, o as AddEventListenerOptions);
+  }) as typeof signal.addEventListener;
+  signal.removeEventListener = ((type: string, l: EventListenerOrEventListenerObject) => {
+    listening.delete(l);
+    remove(type, l);
+  }) as typeof signal.removeEventListener;
+  const last = scripted(8, () => 204);
+  assert.ok((await upload(last.fetch, bytes(8)).await({ signal })).ok);
+  assert.equal(listening.size, 0);
 });
 
-Deno.test("the URL store tells apart data of the same size and first bytes: no resume mixes two files", async () => {
+Deno.test("the URL store keys data by all of its bytes: the same content resumes, an edit anywhere does not", async () => {
   const saved = new Map<string, string>();
   const store: UploadUrlStore = {
     get: (k) => saved.get(k) ?? null,
@@ -158,7 +199,7 @@ Deno.test("the URL store tells apart data of the same size and first bytes: no r
   const size = 200_000;
   const v1 = new Uint8Array(bytes(size, 1));
   const v2 = new Uint8Array(v1);
-  v2[size - 1] ^= 0xff; // the same head, another end
+  v2[size >> 1] ^= 0xff; // the same head and end, another middle
   // Keys of the same path: bytes, Blobs and Files of each version.
   const keys: string[] = [];
   const capture: UploadUrlStore = {
@@ -175,7 +216,7 @@ Deno.test("the URL store tells apart data of the same size and first bytes: no r
       new Blob([v1]),
       new Blob([v2]),
       new File([v1], "a.bin", { lastModified: 1 }),
-      new File([v1], "a.bin", { lastModified: 2 }),
+      new File([v2], "a.bin", { lastModified: 1 }),
     ]
   ) {
     const up = createResumableUpload(
@@ -194,7 +235,10 @@ Deno.test("the URL store tells apart data of the same size and first bytes: no r
   const [bytes1, bytes1Again, bytes2, blob1, blob2, file1, file2] = keys;
   assert.equal(keys.length, 7);
   assert.equal(bytes1, bytes1Again, "the same bytes resume");
-  assert.notEqual(bytes1, bytes2, "bytes differing at the end");
-  assert.notEqual(blob1, blob2, "Blobs differing at the end");
-  assert.notEqual(file1, file2, "Files of another modification time");
+  // Content only: a File made anew (its modification time "now") still resumes its upload.
+  assert.equal(blob1, bytes1);
+  assert.equal(file1, bytes1);
+  assert.notEqual(bytes1, bytes2, "bytes differing in the middle");
+  assert.notEqual(blob1, blob2, "Blobs differing in the middle");
+  assert.notEqual(file1, file2, "Files differing in the middle");
 });
