@@ -77,7 +77,7 @@ export const API_VERSION: Readonly<Record<string, string>> = {
 
 /**
  * Body fields that are secrets: the transport redacts an error echoing one, as a token. One-time
- * codes too (`/verify`'s `token`, an MFA `code`, a reauthentication `nonce`), while they are live.
+ * codes too (`/verify`'s `token` or `token_hash`, an MFA `code`, a reauthentication `nonce`), while they are live.
  */
 const BODY_SECRETS = [
   "refresh_token",
@@ -85,6 +85,7 @@ const BODY_SECRETS = [
   "current_password",
   "code_verifier",
   "token",
+  "token_hash",
   "code",
   "nonce",
 ] as const;

@@ -129,7 +129,8 @@ export interface ResumableUpload {
    * wait with `Failure(CANCELLED)`; when every caller waiting has aborted,
    * the upload pauses (the last one gets the run's own result once it has
    * stopped: Success if the last bytes were already accepted), and `await()`
-   * or a new handle with the saved `uploadUrl` resumes it.
+   * or a new handle with the saved `uploadUrl` resumes it (a one-shot stream
+   * is cancelled by the pause: only a new handle with a fresh stream resumes).
    *
    * @param options Cancellation.
    * @returns Success when complete.
@@ -578,6 +579,11 @@ class ChunkSource {
     this.#cancelled = true;
     this.#reader?.cancel().catch(() => {});
   }
+
+  /** Whether a failed or paused run cancelled this one-shot stream (it is never read again). */
+  get cancelled(): boolean {
+    return this.#cancelled;
+  }
 }
 
 const TUS = { "Tus-Resumable": "1.0.0" } as const;
@@ -639,6 +645,12 @@ class Upload implements ResumableUpload {
   #progress: MutableStateFlow<ResumableUploadProgress>;
   /** The run under way, if any. */
   #running: RunState | null = null;
+  /**
+   * Whether the server refused a PATCH of this handle with a 409 that is no offset mismatch (the
+   * object exists), until a PATCH is accepted: kept across runs, so retrying cannot turn that
+   * refusal into Success.
+   */
+  #objectTaken = false;
   /** The last URL store call that was given up on while still running. */
   #late: Promise<unknown> | null = null;
   /** Attempts and backoff, resolved once from the checked options. */
@@ -1026,29 +1038,27 @@ class Upload implements ResumableUpload {
   /**
    * Runs the server's finish step for an upload whose bytes are all there: an empty PATCH at
    * `offset`, retried as a PATCH is. A 409 says the object exists: this upload's own, finished
-   * by a request whose answer was lost (Success), unless the PATCH that completed the upload was
-   * itself refused with 409 (`refusedAsExisting`: another upload wrote the object meanwhile).
+   * by a request whose answer was lost (Success), unless a PATCH of this handle that completed
+   * the upload was itself refused with 409 ({@linkcode Upload.#objectTaken}: another upload wrote
+   * the object meanwhile), which stays a CONFLICT, the URL store forgetting the upload.
    */
-  async #finish(
-    offset: number,
-    refusedAsExisting: boolean,
-    signal?: AbortSignal,
-  ): Promise<ServiceResult<void>> {
+  async #finish(offset: number, signal?: AbortSignal): Promise<ServiceResult<void>> {
     for (let attempt = 1;; attempt++) {
       const r = await this.#patch(new Uint8Array(0), offset, null, signal);
       if (r.ok) return success(undefined);
       if (signal?.aborted) return cancelled();
       const e = r.error;
       if (e.status === 409) {
-        return refusedAsExisting
-          ? failure({
-            message:
-              "Cannot finish the upload as the object exists: another upload wrote it while this one was sent",
-            category: "CONFLICT",
-            status: 409,
-            code: e.code,
-          })
-          : success(undefined);
+        if (!this.#objectTaken) return success(undefined);
+        // Forgotten, so that no later resume takes the object for this upload's own.
+        await this.#store((s) => s.remove(this.#fingerprint()), signal);
+        return failure({
+          message:
+            "Cannot finish the upload as the object exists: another upload wrote it while this one was sent",
+          category: "CONFLICT",
+          status: 409,
+          code: e.code,
+        });
       }
       if (!isTransient(e, true) || attempt >= this.#retry.maxAttempts) return r;
       if (!(await sleep(this.#delay(attempt, e.retryAfter), signal))) return cancelled();
@@ -1056,6 +1066,15 @@ class Upload implements ResumableUpload {
   }
 
   async #run(signal?: AbortSignal): Promise<ServiceResult<void>> {
+    // A one-shot stream a paused or failed run cancelled is not read again, nor are the chunks
+    // it kept sent: the upload resumes from its URL with a fresh stream on a new handle.
+    if (this.#source.cancelled) {
+      return failure({
+        message:
+          "Cannot read the stream as a failed or paused run cancelled it; resume with a fresh stream",
+        category: "INVALID_ARGUMENT",
+      });
+    }
     try {
       const r = await this.#loop(signal);
       // A one-shot stream is done with once the run fails: release (and cancel) it.
@@ -1128,8 +1147,6 @@ class Upload implements ResumableUpload {
   ): Promise<ServiceResult<void>> {
     this.#setProgress(offset, this.#total ?? 0);
     let attempt = 0;
-    // Whether the last PATCH was refused with 409: the server itself said the object exists.
-    let refusedAsExisting = false;
     let lastOffset = offset; // the highest offset the server has confirmed
     let sentEnd = offset; // the end of the bytes sent so far
     while (true) {
@@ -1166,7 +1183,7 @@ class Upload implements ResumableUpload {
       this.#readNext(offset, chunk, last); // once the request is on its way
       const r = await sending;
       if (r.ok) {
-        refusedAsExisting = false;
+        this.#objectTaken = false;
         const next = r.value;
         if (next < offset || next > end) {
           return failure({
@@ -1198,7 +1215,8 @@ class Upload implements ResumableUpload {
       }
       if (signal?.aborted) return cancelled();
       const e = r.error;
-      refusedAsExisting = e.status === 409;
+      // A 409 that is not TUS's offset mismatch: the server itself said the object exists.
+      this.#objectTaken = e.status === 409 && !/offset/i.test(e.message);
       if (!isTransient(e, true)) return r;
       attempt++;
       if (attempt >= this.#retry.maxAttempts) return r;
@@ -1240,7 +1258,7 @@ class Upload implements ResumableUpload {
       // Every byte is on the server, but no answer said it finished the upload (the PATCH that
       // reached the end failed, or a resume found it full): the Storage API creates the object
       // in that finish step, which an empty PATCH at the end runs again.
-      const done = await this.#finish(offset, refusedAsExisting, signal);
+      const done = await this.#finish(offset, signal);
       if (!done.ok) return done;
     }
     // Every byte is in: forgetting the URL is best effort, and an abort now changes nothing.

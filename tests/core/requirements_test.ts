@@ -611,6 +611,7 @@ Deno.test("a 6- or 7-character password a gateway echoes in its error page is re
   const token = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ1In0.c2lnbmF0dXJl";
   const codes: Array<[string, Promise<{ errorOrNull(): { message: string } | null }>]> = [
     ["482913", auth.verifyOtp("482913", "email", { email: "a@example.com" })],
+    ["9c7f2e1ab4", auth.verifyOtpWithTokenHash("9c7f2e1ab4", "email")],
     ["731904", auth.mfaVerify(token, "factor-1", "challenge-1", "731904")],
     ["550177", auth.updateUser(token, { password: "longer-pass-2", nonce: "550177" })],
   ];

@@ -12,7 +12,7 @@ const URL_ = `${BASE}/storage/v1/upload/resumable/u1`;
 const FAST = { retryBaseDelayMs: 1, retryMaxDelayMs: 2 };
 
 /** A scripted TUS server holding `total` bytes once a PATCH lands; `finish` answers the end. */
-function scripted(total: number, finish: (attempt: number) => number) {
+function scripted(total: number, finish: (attempt: number) => number | Response) {
   const log: string[] = [];
   let held = 0;
   let finishes = 0;
@@ -31,7 +31,9 @@ function scripted(total: number, finish: (attempt: number) => number) {
     if (method === "POST") return at(201);
     held = offset + body;
     // The finish step runs when the bytes are all there: its answer is the PATCH's.
-    return held === total ? at(finish(++finishes)) : at(204);
+    if (held !== total) return at(204);
+    const answer = finish(++finishes);
+    return typeof answer === "number" ? at(answer) : answer;
   };
   return { fetch: fetch as typeof globalThis.fetch, log, finishes: () => finishes };
 }
@@ -241,4 +243,70 @@ Deno.test("the URL store keys data by all of its bytes: the same content resumes
   assert.notEqual(bytes1, bytes2, "bytes differing in the middle");
   assert.notEqual(blob1, blob2, "Blobs differing in the middle");
   assert.notEqual(file1, file2, "Files differing in the middle");
+});
+
+Deno.test("a CONFLICT over an object another upload wrote stays one: a retry or a resume from the store is no Success", async () => {
+  const saved = new Map<string, string>();
+  const store: UploadUrlStore = {
+    get: (k) => saved.get(k) ?? null,
+    set: (k, v) => void saved.set(k, v),
+    remove: (k) => void saved.delete(k),
+  };
+  const taken = scripted(8, () => 409);
+  const up = upload(taken.fetch, bytes(8), { urlStore: store });
+  assert.equal((await up.await()).errorOrNull()?.category, "CONFLICT");
+  assert.equal((await up.await()).errorOrNull()?.category, "CONFLICT", "the same handle again");
+  assert.equal(saved.size, 0, "the store forgets it: no resume takes the object for its own");
+  // A 409 that is TUS's offset mismatch (a resent chunk after the first copy landed and the
+  // object was made) is not another writer's: the finishing PATCH's 409 is this upload's own.
+  const mismatch = scripted(
+    8,
+    (n) =>
+      n === 1
+        ? new Response("Current offset does not match Upload-Offset", {
+          status: 409,
+          headers: { "upload-offset": "8" },
+        })
+        : 409,
+  );
+  const own = await upload(mismatch.fetch, bytes(8)).await();
+  assert.ok(own.ok, own.ok ? "" : own.error.message);
+});
+
+Deno.test("an await() during a paused stream upload's wind-down sends nothing more: the stream was cancelled", async () => {
+  let open = () => {};
+  const held = new Promise<void>((r) => (open = r));
+  const s = scripted(12, () => 204);
+  const gated: typeof globalThis.fetch = async (input, init) => {
+    if (init?.method === "PATCH") await held;
+    return s.fetch(input, init);
+  };
+  const data = bytes(12);
+  const stream = new ReadableStream<Uint8Array>({
+    start(c) {
+      c.enqueue(data.slice(0, 4));
+      c.enqueue(data.slice(4, 8));
+      c.enqueue(data.slice(8));
+      c.close();
+    },
+  });
+  const up = createResumableUpload(
+    createBaseClient(BASE, "anon-key", { fetch: gated }),
+    "b",
+    "s.bin",
+    stream,
+    { chunkSize: 4, creationWithUpload: false, size: 12, ...FAST },
+  );
+  const leaving = new AbortController();
+  const first = up.await({ signal: leaving.signal });
+  await new Promise((r) => setTimeout(r, 10));
+  leaving.abort();
+  const again = up.await();
+  open();
+  assert.equal((await first).errorOrNull()?.category, "CANCELLED");
+  const r = await again;
+  assert.equal(r.errorOrNull()?.category, "INVALID_ARGUMENT");
+  assert.match(r.errorOrNull()!.message, /resume with a fresh stream/);
+  const sent = s.log.filter((l) => l.startsWith("PATCH")).length;
+  assert.ok(sent <= 1, s.log.join(" "));
 });
