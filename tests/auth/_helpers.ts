@@ -3,6 +3,7 @@ import { createBaseClient } from "../../core/client.ts";
 import { type AuthClient, createAuthClient } from "../../auth/mod.ts";
 import {
   jsonResponse,
+  type RecordedRequest,
   type Recorder,
   recordingFetch,
   type Responder,
@@ -63,4 +64,37 @@ export function authJs(
     ...extra,
   });
   return { client, rec };
+}
+
+/** What the auth conformance tests compare of a request. */
+export interface RequestShape {
+  method: string;
+  path: string;
+  query: string[][];
+  apikey: string | null;
+  authorization: string | null;
+  apiVersion: string | null;
+  accept: string | null;
+  contentType: string | null;
+  body: unknown;
+}
+
+/**
+ * A recorded GoTrue request as the conformance tests compare it: method, decoded path, sorted
+ * query, the headers that matter and the JSON body without null fields (fetchbase omits them,
+ * docs/CONFORMANCE.md).
+ */
+export function requestShape(r: RecordedRequest): RequestShape {
+  return {
+    method: r.method,
+    path: decodeURIComponent(r.url.pathname),
+    query: [...r.url.searchParams.entries()].sort(),
+    apikey: r.headers.get("apikey"),
+    authorization: r.headers.get("authorization"),
+    apiVersion: r.headers.get("x-supabase-api-version"),
+    accept: r.headers.get("accept"),
+    // Compared where there is a body to type (auth-js also labels a bodiless POST).
+    contentType: r.text ? r.headers.get("content-type")?.split(";")[0] ?? null : null,
+    body: r.text ? dropNulls(JSON.parse(r.text)) : null,
+  };
 }

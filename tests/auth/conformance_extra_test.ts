@@ -49,7 +49,7 @@ import {
   updateUserForCurrentSession,
 } from "../../session/mod.ts";
 import { jsonResponse, type RecordedRequest, recordingFetch } from "../support/recording_fetch.ts";
-import { authJs, BASE, dropNulls, KEY, makeAuth } from "./_helpers.ts";
+import { authJs, BASE, KEY, makeAuth, type RequestShape, requestShape } from "./_helpers.ts";
 
 const JWT = `e30.${
   btoa(JSON.stringify({ sub: "u1", exp: 4_000_000_000, aal: "aal1", session_id: "s1" }))
@@ -78,33 +78,8 @@ function answer(r: RecordedRequest): Response {
   return jsonResponse(SESSION_ANSWER);
 }
 
-type Shape = {
-  method: string;
-  path: string;
-  query: string[][];
-  apikey: string | null;
-  authorization: string | null;
-  apiVersion: string | null;
-  accept: string | null;
-  contentType: string | null;
-  body: unknown;
-};
-
-function shape(r: RecordedRequest): Shape {
-  return {
-    method: r.method,
-    path: decodeURIComponent(r.url.pathname),
-    query: [...r.url.searchParams.entries()].sort(),
-    apikey: r.headers.get("apikey"),
-    authorization: r.headers.get("authorization"),
-    apiVersion: r.headers.get("x-supabase-api-version"),
-    accept: r.headers.get("accept"),
-    // Compared where there is a body to type (auth-js also labels a bodiless POST).
-    contentType: r.text ? r.headers.get("content-type")?.split(";")[0] ?? null : null,
-    // Deliberate (docs/CONFORMANCE.md): null fields are omitted from fetchbase's bodies.
-    body: r.text ? dropNulls(JSON.parse(r.text)) : null,
-  };
-}
+type Shape = RequestShape;
+const shape = requestShape;
 
 const body = (s: Shape) => s.body as Record<string, unknown>;
 const isUserRead = (r: RecordedRequest) => r.method === "GET" && r.url.pathname.endsWith("/user");

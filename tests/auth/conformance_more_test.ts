@@ -18,7 +18,15 @@ import {
   type PkceParams,
 } from "../../auth/mod.ts";
 import { jsonResponse, type RecordedRequest, recordingFetch } from "../support/recording_fetch.ts";
-import { authJs, BASE, dropNulls, KEY, makeAuth, SESSION } from "./_helpers.ts";
+import {
+  authJs,
+  BASE,
+  KEY,
+  makeAuth,
+  type RequestShape,
+  requestShape,
+  SESSION,
+} from "./_helpers.ts";
 
 const userAnswer = {
   id: "u1",
@@ -56,27 +64,8 @@ function answer(req: RecordedRequest): Response {
   return jsonResponse(SESSION);
 }
 
-type Shape = {
-  method: string;
-  path: string;
-  query: string[][];
-  apikey: string | null;
-  authorization: string | null;
-  apiVersion: string | null;
-  body: unknown;
-};
-
-function shape(r: RecordedRequest): Shape {
-  return {
-    method: r.method,
-    path: decodeURIComponent(r.url.pathname),
-    query: [...r.url.searchParams.entries()].sort(),
-    apikey: r.headers.get("apikey"),
-    authorization: r.headers.get("authorization"),
-    apiVersion: r.headers.get("x-supabase-api-version"),
-    body: r.text ? dropNulls(JSON.parse(r.text)) : null,
-  };
-}
+type Shape = RequestShape;
+const shape = requestShape;
 
 const theirs = (extra: Record<string, unknown> = {}) => authJs(answer, extra);
 
