@@ -1,6 +1,12 @@
 import { AuthClient as GoTrueClient } from "@supabase/auth-js";
 import { createBaseClient } from "../../core/client.ts";
-import { type AuthClient, createAuthClient } from "../../auth/mod.ts";
+import assert from "node:assert/strict";
+import {
+  type AuthClient,
+  createAuthClient,
+  pkceChallengeS256,
+  type PkceParams,
+} from "../../auth/mod.ts";
 import {
   jsonResponse,
   type RecordedRequest,
@@ -96,5 +102,21 @@ export function requestShape(r: RecordedRequest): RequestShape {
     // Compared where there is a body to type (auth-js also labels a bodiless POST).
     contentType: r.text ? r.headers.get("content-type")?.split(";")[0] ?? null : null,
     body: r.text ? dropNulls(JSON.parse(r.text)) : null,
+  };
+}
+
+/** The verifier auth-js stored for its latest PKCE flow, as fetchbase's `PkceParams`. */
+export async function latestPkce(c: unknown): Promise<PkceParams> {
+  const store = (c as { memoryStorage: Record<string, string> }).memoryStorage;
+  const index = Object.keys(store).find((k) => k.endsWith("-flows-code-verifier"));
+  assert.ok(index, "auth-js stored a PKCE flow");
+  const flows = JSON.parse(store[index]) as string[];
+  const key = Object.keys(store).find((k) => k.endsWith(`-flow-${flows.at(-1)}-code-verifier`));
+  assert.ok(key);
+  const codeVerifier = (JSON.parse(store[key]) as string).split("/")[0];
+  return {
+    codeVerifier,
+    codeChallenge: await pkceChallengeS256(codeVerifier),
+    codeChallengeMethod: "S256",
   };
 }

@@ -13,7 +13,6 @@ import {
   createAuthClient,
   decodeSession,
   forgotPassword,
-  pkceChallengeS256,
   type PkceParams,
   resendPhoneSignInOtp,
   resendSignUpEmailOtp,
@@ -49,7 +48,15 @@ import {
   updateUserForCurrentSession,
 } from "../../session/mod.ts";
 import { jsonResponse, type RecordedRequest, recordingFetch } from "../support/recording_fetch.ts";
-import { authJs, BASE, KEY, makeAuth, type RequestShape, requestShape } from "./_helpers.ts";
+import {
+  authJs,
+  BASE,
+  KEY,
+  latestPkce,
+  makeAuth,
+  type RequestShape,
+  requestShape,
+} from "./_helpers.ts";
 
 const JWT = `e30.${
   btoa(JSON.stringify({ sub: "u1", exp: 4_000_000_000, aal: "aal1", session_id: "s1" }))
@@ -83,22 +90,6 @@ const shape = requestShape;
 
 const body = (s: Shape) => s.body as Record<string, unknown>;
 const isUserRead = (r: RecordedRequest) => r.method === "GET" && r.url.pathname.endsWith("/user");
-
-/** The verifier auth-js stored for its latest PKCE flow, as fetchbase's `PkceParams`. */
-async function latestPkce(c: unknown): Promise<PkceParams> {
-  const store = (c as { memoryStorage: Record<string, string> }).memoryStorage;
-  const index = Object.keys(store).find((k) => k.endsWith("-flows-code-verifier"));
-  assert.ok(index, "auth-js stored a PKCE flow");
-  const flows = JSON.parse(store[index]) as string[];
-  const key = Object.keys(store).find((k) => k.endsWith(`-flow-${flows.at(-1)}-code-verifier`));
-  assert.ok(key);
-  const codeVerifier = (JSON.parse(store[key]) as string).split("/")[0];
-  return {
-    codeVerifier,
-    codeChallenge: await pkceChallengeS256(codeVerifier),
-    codeChallengeMethod: "S256",
-  };
-}
 
 function urlShape(u: string) {
   const x = new URL(u);

@@ -14,7 +14,6 @@ import {
   type AuthClient,
   createClaimsVerifier,
   mfaChallengeAndVerify,
-  pkceChallengeS256,
   type PkceParams,
 } from "../../auth/mod.ts";
 import { jsonResponse, type RecordedRequest, recordingFetch } from "../support/recording_fetch.ts";
@@ -22,6 +21,7 @@ import {
   authJs,
   BASE,
   KEY,
+  latestPkce,
   makeAuth,
   type RequestShape,
   requestShape,
@@ -354,22 +354,6 @@ Deno.test("conformance with @supabase/auth-js: web3 without a captcha sends an e
   assert.deepEqual(ours.body, { ...their.body as object, gotrue_meta_security: {} });
   assert.deepEqual({ ...ours, body: null }, { ...their, body: null });
 });
-
-/** The verifier auth-js stored for its latest PKCE flow, as fetchbase's `PkceParams`. */
-async function latestPkce(c: unknown): Promise<PkceParams> {
-  const store = (c as { memoryStorage: Record<string, string> }).memoryStorage;
-  const index = Object.keys(store).find((k) => k.endsWith("-flows-code-verifier"));
-  assert.ok(index, "auth-js stored a PKCE flow");
-  const flows = JSON.parse(store[index]) as string[];
-  const key = Object.keys(store).find((k) => k.endsWith(`-flow-${flows.at(-1)}-code-verifier`));
-  assert.ok(key);
-  const codeVerifier = (JSON.parse(store[key]) as string).split("/")[0];
-  return {
-    codeVerifier,
-    codeChallenge: await pkceChallengeS256(codeVerifier),
-    codeChallengeMethod: "S256",
-  };
-}
 
 type OursWithPkce = (a: AuthClient, jwt: string, pkce: PkceParams) => Promise<unknown>;
 

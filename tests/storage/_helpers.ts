@@ -1,3 +1,4 @@
+import { StorageAnalyticsClient } from "@supabase/storage-js";
 import { createBaseClient } from "../../core/client.ts";
 import { createStorageClient, type StorageClient } from "../../storage/mod.ts";
 import {
@@ -41,3 +42,28 @@ export function shape(r: RecordedRequest) {
     body,
   };
 }
+
+/**
+ * storage-js's analytics client (iceberg-js under `from(bucket)`) and fetchbase's storage client,
+ * each over a recording fetch that answers with `answer`.
+ */
+export function analyticsPair(answer: Responder): {
+  them: Recorder;
+  theirs: StorageAnalyticsClient;
+  storage: StorageClient;
+  rec: Recorder;
+} {
+  const them = recordingFetch(answer);
+  const theirs = new StorageAnalyticsClient(`${BASE}/storage/v1/iceberg`, {
+    apikey: KEY,
+    Authorization: `Bearer ${KEY}`,
+  }, them.fetch);
+  return { them, theirs, ...makeStorage(answer) };
+}
+
+/** An Iceberg schema both catalogs are given. */
+export const CATALOG_SCHEMA = {
+  type: "struct" as const,
+  "schema-id": 0,
+  fields: [{ id: 1, name: "id", type: "long", required: true }],
+};

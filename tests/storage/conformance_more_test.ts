@@ -10,14 +10,10 @@
  * differences are asserted explicitly and listed in docs/CONFORMANCE.md.
  */
 import assert from "node:assert/strict";
-import {
-  StorageAnalyticsClient,
-  StorageClient as TheirStorage,
-  StorageVectorsClient,
-} from "@supabase/storage-js";
+import { StorageClient as TheirStorage, StorageVectorsClient } from "@supabase/storage-js";
 import type { StorageClient } from "../../storage/mod.ts";
 import { jsonResponse, type RecordedRequest, recordingFetch } from "../support/recording_fetch.ts";
-import { BASE, KEY, makeStorage, shape } from "./_helpers.ts";
+import { analyticsPair, BASE, CATALOG_SCHEMA, KEY, makeStorage, shape } from "./_helpers.ts";
 
 type Shape = ReturnType<typeof shape>;
 
@@ -226,12 +222,7 @@ Deno.test("conformance with @supabase/storage-js vectors: listings, paging, opti
 
 Deno.test("conformance with @supabase/storage-js analytics buckets: headers too", async () => {
   const answer = () => jsonResponse([{ name: "lake", type: "ANALYTICS", created_at: "c" }]);
-  const them = recordingFetch(answer);
-  const theirs = new StorageAnalyticsClient(`${BASE}/storage/v1/iceberg`, {
-    apikey: KEY,
-    Authorization: `Bearer ${KEY}`,
-  }, them.fetch);
-  const { storage, rec } = makeStorage(answer);
+  const { them, theirs, storage, rec } = analyticsPair(answer);
   const steps: Array<[string, () => Promise<unknown>, () => Promise<unknown>]> = [
     ["create", () => theirs.createBucket("lake"), () => storage.createAnalyticsBucket("lake")],
     ["list", () => theirs.listBuckets(), () => storage.listAnalyticsBuckets()],
@@ -263,18 +254,11 @@ function catalogAnswer(r: RecordedRequest): Response {
 }
 
 Deno.test("conformance with @supabase/storage-js analytics catalog (iceberg-js): namespaces and tables", async () => {
-  const them = recordingFetch(catalogAnswer);
-  const theirs = new StorageAnalyticsClient(`${BASE}/storage/v1/iceberg`, {
-    apikey: KEY,
-    Authorization: `Bearer ${KEY}`,
-  }, them.fetch).from("lake");
-  const { storage, rec } = makeStorage(catalogAnswer);
+  const pair = analyticsPair(catalogAnswer);
+  const { them, storage, rec } = pair;
+  const theirs = pair.theirs.from("lake");
   const ours = storage.analyticsCatalog("lake");
-  const schema = {
-    type: "struct" as const,
-    "schema-id": 0,
-    fields: [{ id: 1, name: "id", type: "long", required: true }],
-  };
+  const schema = CATALOG_SCHEMA;
   const id = { namespace: ["a", "b c"], name: "events" };
   const steps: Array<[string, () => Promise<unknown>, () => Promise<unknown>]> = [
     ["listNamespaces", () => theirs.listNamespaces(), () => ours.listNamespaces()],

@@ -8,9 +8,8 @@
  * asserted explicitly and listed in docs/CONFORMANCE.md.
  */
 import assert from "node:assert/strict";
-import { StorageAnalyticsClient } from "@supabase/storage-js";
-import { jsonResponse, type RecordedRequest, recordingFetch } from "../support/recording_fetch.ts";
-import { BASE, KEY, makeStorage, shape } from "../storage/_helpers.ts";
+import { jsonResponse, type RecordedRequest } from "../support/recording_fetch.ts";
+import { analyticsPair, CATALOG_SCHEMA, shape } from "../storage/_helpers.ts";
 
 /** The storage helpers' shape plus Accept and Prefer. */
 function wire(r: RecordedRequest) {
@@ -54,18 +53,11 @@ function catalogAnswer(r: RecordedRequest): Response {
 }
 
 Deno.test("conformance with @supabase/storage-js analytics catalog (iceberg-js): typed reads, createTable, updateTableTyped", async () => {
-  const them = recordingFetch(catalogAnswer);
-  const theirs = new StorageAnalyticsClient(`${BASE}/storage/v1/iceberg`, {
-    apikey: KEY,
-    Authorization: `Bearer ${KEY}`,
-  }, them.fetch).from("lake");
-  const { storage, rec } = makeStorage(catalogAnswer);
+  const pair = analyticsPair(catalogAnswer);
+  const { them, storage, rec } = pair;
+  const theirs = pair.theirs.from("lake");
   const ours = storage.analyticsCatalog("lake");
-  const schema = {
-    type: "struct" as const,
-    "schema-id": 0,
-    fields: [{ id: 1, name: "id", type: "long", required: true }],
-  };
+  const schema = CATALOG_SCHEMA;
   const ns = ["a", "b c"];
   const id = { namespace: ns, name: "events" };
   type Shape = ReturnType<typeof wire>;
@@ -151,12 +143,7 @@ Deno.test("conformance with @supabase/storage-js analytics catalog (iceberg-js):
 
 Deno.test("conformance with @supabase/storage-js analytics buckets: listing with every option, headers too", async () => {
   const answer = () => jsonResponse([{ name: "lake", type: "ANALYTICS", created_at: "c" }]);
-  const them = recordingFetch(answer);
-  const theirs = new StorageAnalyticsClient(`${BASE}/storage/v1/iceberg`, {
-    apikey: KEY,
-    Authorization: `Bearer ${KEY}`,
-  }, them.fetch);
-  const { storage, rec } = makeStorage(answer);
+  const { them, theirs, storage, rec } = analyticsPair(answer);
   const options = {
     limit: 5,
     offset: 1,
