@@ -59,7 +59,11 @@ export interface JwtClaims {
   userMetadata: JsonObject | null;
 }
 
-/** What `getClaims` returns: decoded claims and header, the signature and every claim raw. */
+/**
+ * What `getClaims` returns: decoded claims and header, the signature and every claim raw. With
+ * the header and payload beside it, the signature rebuilds the token: log `claims`, not the whole
+ * result (the Hono middleware's context value keeps it non-enumerable).
+ */
 export interface JwtClaimsResult {
   /** The decoded claims. */
   claims: JwtClaims;
