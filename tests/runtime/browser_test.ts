@@ -94,7 +94,8 @@ Deno.test({
         reported.finally(() => clearTimeout(t));
       });
       const report = await Promise.race([reported, timeout]) as {
-        pkce: { verifierLength: number; method: string };
+        pkce: { verifierLength: number; method: string; challengeMatches: boolean };
+        tampered: string;
         claims: { sub?: string; alg?: string; error?: string };
         health: { name?: string };
         crash?: string;
@@ -102,7 +103,9 @@ Deno.test({
       assert.equal(report.crash, undefined);
       assert.equal(report.pkce.method, "S256");
       assert.ok(report.pkce.verifierLength >= 43);
+      assert.equal(report.pkce.challengeMatches, true, "challenge = base64url(SHA-256(verifier))");
       assert.deepEqual(report.claims, { sub: session.user.id, alg: "ES256" });
+      assert.equal(report.tampered, "invalid_signature", "a tampered signature is refused");
       assert.equal(report.health.name, "GoTrue");
     } finally {
       await stopBrowser(browser);

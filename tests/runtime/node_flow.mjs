@@ -22,8 +22,21 @@ test("npm build on Node and Bun: sign up, local ES256 verification, streamed upl
   const claims = await getClaims(client.auth, s.value.accessToken);
   assert.ok(claims.ok);
   assert.equal(claims.value.header.algorithm, "ES256");
+  // Another signature on the same token fails the local check.
+  const token = s.value.accessToken;
+  const tampered = await getClaims(
+    client.auth,
+    token.slice(0, -2) + (token.at(-2) === "A" ? "B" : "A") + "A",
+  );
+  assert.equal(tampered.ok ? "accepted" : tampered.error.code, "invalid_signature");
   const pkce = await generatePkceParams();
   assert.match(pkce.codeVerifier, /^[A-Za-z0-9_-]{43,128}$/);
+  // The challenge recomputed with the runtime's own hash: base64url(SHA-256(verifier)).
+  const { createHash } = await import("node:crypto");
+  assert.equal(
+    pkce.codeChallenge,
+    createHash("sha256").update(pkce.codeVerifier).digest("base64url"),
+  );
 
   const bucket = `b-${crypto.randomUUID().slice(0, 8)}`;
   assert.ok((await client.storage.createBucket(bucket, bucket)).ok);
