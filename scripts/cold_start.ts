@@ -2,8 +2,9 @@
  * Measures what importing the package adds to an empty Node or Deno start,
  * beside `@supabase/supabase-js`, side by side (median of N runs each,
  * interleaved). Node imports the npm build (built into a temp dir first);
- * Deno imports the sources (as from JSR) and, in a third row, the npm build
- * (as `npm:fetchbase`).
+ * Deno imports the sources (as from JSR) and, in a third row, the npm build's
+ * JavaScript by path (what `npm:fetchbase` loads, without Deno's npm
+ * resolution, which an installed package adds once per process).
  *
  * Two views of the same cost: the wall-clock difference between whole
  * processes (the target's definition, but an empty Node start varies by
@@ -81,7 +82,7 @@ await Deno.remove(tmp, { recursive: true });
 const median = (xs: number[]) => xs.slice().sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const m = Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, median(v)]));
 const verdict = (ratio: number) => ratio <= 0.25 ? "met" : "not met";
-// The third row: Deno importing the npm build (`npm:fetchbase`) instead of the sources.
+// The third row: Deno importing the npm build's JavaScript by path instead of the sources.
 const row = (rt: string, against = rt) => {
   const base = m[`${against} empty`];
   const fb = m[`${rt} fetchbase`] - base;
