@@ -9,7 +9,16 @@
 import type { JsonObject } from "../core/decode.ts";
 import { Failure, failure, type ServiceResult, success } from "../core/result.ts";
 
-/** Longest token accepted, in characters (32 KiB). */
+/**
+ * Longest token accepted, in characters (32 KiB).
+ *
+ * @example Checking a token's length
+ * ```ts
+ * import { MAX_JWT_LENGTH } from "@fetchbase/fetchbase/auth";
+ *
+ * console.log("a.b.c".length <= MAX_JWT_LENGTH); // true
+ * ```
+ */
 export const MAX_JWT_LENGTH = 32_768; // a literal, not 32 * 1024: bundles drop it when unused
 
 /** A compact JWS split and decoded. */

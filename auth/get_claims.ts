@@ -13,7 +13,18 @@ import { createJwksResolver, type JwksOptions, type JwksResolver } from "./jwks.
 import type { BaseClient } from "../core/client.ts";
 import { decodeJwtClaims, decodeJwtHeader, type JwtClaimsResult } from "./jwt.ts";
 
-/** Clock-skew leeway applied to `exp` and `nbf`, in seconds. */
+/**
+ * Clock-skew leeway applied to `exp` and `nbf`, in seconds.
+ *
+ * @example A token just past its expiry
+ * ```ts
+ * import { CLAIMS_LEEWAY_SECONDS } from "@fetchbase/fetchbase/auth";
+ *
+ * const now = Math.floor(Date.now() / 1000);
+ * const exp = now - 10;
+ * console.log(now < exp + CLAIMS_LEEWAY_SECONDS); // true: still accepted
+ * ```
+ */
 export const CLAIMS_LEEWAY_SECONDS = 30;
 
 /** What `getClaims` needs from an auth client; `AuthClient` satisfies it. */

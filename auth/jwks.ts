@@ -46,10 +46,29 @@ import { describeThrown } from "../core/_thrown.ts";
  */
 export type VerificationKey = Awaited<ReturnType<typeof crypto.subtle.importKey>>;
 
-/** The JWKS route under `/auth/v1`. */
+/**
+ * The JWKS route under `/auth/v1`.
+ *
+ * @example Building the URL
+ * ```ts
+ * import { JWKS_PATH } from "@fetchbase/fetchbase/auth";
+ *
+ * console.log(`https://p.example/auth/v1${JWKS_PATH}`);
+ * // https://p.example/auth/v1/.well-known/jwks.json
+ * ```
+ */
 export const JWKS_PATH = "/.well-known/jwks.json";
 
-/** The default values of {@linkcode JwksOptions}. */
+/**
+ * The default values of {@linkcode JwksOptions}.
+ *
+ * @example Reading a default
+ * ```ts
+ * import { JWKS_DEFAULTS } from "@fetchbase/fetchbase/auth";
+ *
+ * console.log(JWKS_DEFAULTS.maxAgeMs); // 600000 (10 minutes)
+ * ```
+ */
 export const JWKS_DEFAULTS: Readonly<Required<Omit<JwksOptions, "cache">>> = /* @__PURE__ */ Object
   .freeze({
     // Literal numbers and a pure call: a bundle that never reads these drops them.

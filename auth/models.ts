@@ -521,7 +521,20 @@ export function decodeSession(json: unknown): Session {
   }, ["accessToken", "refreshToken", "providerToken", "providerRefreshToken"]);
 }
 
-/** Whether a body carries session tokens (vs. a bare user or nothing). */
+/**
+ * Whether a body carries session tokens (vs. a bare user or nothing).
+ *
+ * @example Telling a session from a bare user
+ * ```ts
+ * import { hasSession } from "@fetchbase/fetchbase/auth";
+ *
+ * console.log(hasSession({ access_token: "a.b.c", user: { id: "u" } })); // true
+ * console.log(hasSession({ id: "u" })); // false
+ * ```
+ *
+ * @param json The wire value.
+ * @returns Whether it holds a non-empty `access_token`.
+ */
 export function hasSession(json: unknown): boolean {
   return json !== null && typeof json === "object" &&
     typeof (json as Record<string, unknown>).access_token === "string" &&
@@ -531,6 +544,14 @@ export function hasSession(json: unknown): boolean {
 /**
  * Decodes a sign-up answer: a full session, or (with confirmation enabled) a
  * session whose tokens are empty and whose user is the bare user returned.
+ *
+ * @example Decoding an unconfirmed sign-up
+ * ```ts
+ * import { decodeSignUp } from "@fetchbase/fetchbase/auth";
+ *
+ * const s = decodeSignUp({ id: "u", email: "a@example.com" });
+ * console.log(s.accessToken === "", s.user.email); // true a@example.com
+ * ```
  *
  * @param json The wire value.
  * @returns The session.
@@ -556,6 +577,14 @@ export function decodeSignUp(json: unknown): Session {
 
 /**
  * Decodes a verification answer into {@linkcode OtpVerifyResult}.
+ *
+ * @example Decoding
+ * ```ts
+ * import { decodeVerify } from "@fetchbase/fetchbase/auth";
+ *
+ * console.log(decodeVerify({}).kind); // VerifiedNoSession
+ * console.log(decodeVerify({ access_token: "a.b.c", user: { id: "u" } }).kind); // Authenticated
+ * ```
  *
  * @param json The wire value.
  * @returns The result.

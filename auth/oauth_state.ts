@@ -9,7 +9,16 @@ import { randomBytes, timingSafeEqual } from "../core/crypto.ts";
 import { encodeBase64Url } from "../core/encoding.ts";
 import { failure, type ServiceResult, success } from "../core/result.ts";
 
-/** Random bytes behind a generated state (256 bits, 43 base64url characters). */
+/**
+ * Random bytes behind a generated state (256 bits, 43 base64url characters).
+ *
+ * @example The state's length
+ * ```ts
+ * import { generateOAuthState, OAUTH_STATE_BYTES } from "@fetchbase/fetchbase/auth";
+ *
+ * console.log(generateOAuthState().length === Math.ceil(OAUTH_STATE_BYTES * 4 / 3)); // true
+ * ```
+ */
 export const OAUTH_STATE_BYTES = 32;
 
 /**

@@ -9,7 +9,17 @@ import { randomBytes } from "../core/crypto.ts";
 import { encodeBase64Url, utf8Encode } from "../core/encoding.ts";
 import { showValue } from "../core/_show.ts";
 
-/** Length of a generated code verifier in characters (RFC 7636 allows 43 to 128). */
+/**
+ * Length of a generated code verifier in characters (RFC 7636 allows 43 to 128).
+ *
+ * @example The verifier's length
+ * ```ts
+ * import { generatePkceParams, PKCE_VERIFIER_LENGTH } from "@fetchbase/fetchbase/auth";
+ *
+ * const pkce = await generatePkceParams();
+ * console.log(pkce.codeVerifier.length === PKCE_VERIFIER_LENGTH); // true
+ * ```
+ */
 export const PKCE_VERIFIER_LENGTH = 64;
 
 /** A PKCE verifier with its challenge; the verifier is replayed to `exchangeCodeForSession`. */

@@ -40,7 +40,18 @@ export interface ClientOptions {
   accessToken?: string;
 }
 
-/** The default per-call timeout in milliseconds. */
+/**
+ * The default per-call timeout in milliseconds.
+ *
+ * @example Doubling the timeout
+ * ```ts
+ * import { createBaseClient, DEFAULT_TIMEOUT_MS } from "@fetchbase/fetchbase/core";
+ *
+ * const client = createBaseClient("https://p.example", "anon-key", {
+ *   timeout: 2 * DEFAULT_TIMEOUT_MS,
+ * });
+ * ```
+ */
 export const DEFAULT_TIMEOUT_MS = 30_000;
 
 const masked = "BaseClient { url, apiKey: ***, accessToken: *** }";

@@ -140,7 +140,16 @@ function weakPasswordReasons(value: unknown): string | null {
     : null;
 }
 
-/** How many characters of a non-JSON error body appear in a message. */
+/**
+ * How many characters of a non-JSON error body appear in a message.
+ *
+ * @example Reading the limit
+ * ```ts
+ * import { ERROR_EXCERPT_LENGTH } from "@fetchbase/fetchbase/core";
+ *
+ * console.log(ERROR_EXCERPT_LENGTH); // 200
+ * ```
+ */
 export const ERROR_EXCERPT_LENGTH = 200;
 
 function pickString(obj: Record<string, unknown>, ...keys: string[]) {

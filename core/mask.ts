@@ -10,7 +10,17 @@ const NODE_INSPECT = Symbol.for("nodejs.util.inspect.custom");
 /** A masked object's own masked copy, so that an outer rendering applies the inner secret keys too. */
 const MASKED_COPY: unique symbol = Symbol("maskedCopy");
 
-/** The text that replaces a secret in renderings. */
+/**
+ * The text that replaces a secret in renderings.
+ *
+ * @example Spotting a masked field
+ * ```ts
+ * import { MASK, withMaskedFields } from "@fetchbase/fetchbase/core";
+ *
+ * const s = withMaskedFields({ accessToken: "secret-token" }, ["accessToken"]);
+ * console.log(String(s).includes(MASK)); // true
+ * ```
+ */
 export const MASK = "***";
 
 /** Field names masked at any depth of every masked object. */

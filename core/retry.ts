@@ -39,7 +39,16 @@ export const DEFAULT_RETRY_POLICY: Readonly<RetryPolicy> = Object.freeze({
   maxRetryAfterMs: 20000,
 });
 
-/** HTTP statuses the transport retries: 408, 429, 500, 502, 503, 504. */
+/**
+ * HTTP statuses the transport retries: 408, 429, 500, 502, 503, 504.
+ *
+ * @example Checking a status
+ * ```ts
+ * import { RETRYABLE_STATUSES } from "@fetchbase/fetchbase/core";
+ *
+ * console.log(RETRYABLE_STATUSES.has(503), RETRYABLE_STATUSES.has(501)); // true false
+ * ```
+ */
 export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([
   408,
   429,

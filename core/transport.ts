@@ -20,7 +20,16 @@ import { VERSION } from "./version.ts";
 /** Which service a request targets; selects the path prefix. */
 export type Area = "auth" | "storage" | "rest" | "root";
 
-/** The path prefix of each {@linkcode Area}. */
+/**
+ * The path prefix of each {@linkcode Area}.
+ *
+ * @example Building a URL
+ * ```ts
+ * import { AREA_PREFIX } from "@fetchbase/fetchbase/core";
+ *
+ * console.log(`https://p.example${AREA_PREFIX.rest}/todos`); // https://p.example/rest/v1/todos
+ * ```
+ */
 export const AREA_PREFIX: Readonly<Record<Area, string>> = Object.freeze({
   auth: "/auth/v1",
   storage: "/storage/v1",
@@ -153,7 +162,16 @@ export interface TransportContext {
   readonly retry: RetryPolicy;
 }
 
-/** Largest error body read for a message, in bytes. */
+/**
+ * Largest error body read for a message, in bytes.
+ *
+ * @example Reading the limit
+ * ```ts
+ * import { MAX_ERROR_BODY_BYTES } from "@fetchbase/fetchbase/core";
+ *
+ * console.log(MAX_ERROR_BODY_BYTES); // 16384
+ * ```
+ */
 export const MAX_ERROR_BODY_BYTES = 16 * 1024;
 
 class BodyTooLarge extends Error {}

@@ -290,7 +290,20 @@ function wherePairs(
   return w.predicates.map(renderTopLevel);
 }
 
-/** Keys of every row of a JSON array body, in first-seen order (null when not an array). */
+/**
+ * Keys of every row of a JSON array body, in first-seen order (null when not an array).
+ *
+ * @example Collecting columns
+ * ```ts
+ * import { unionOfKeys } from "@fetchbase/fetchbase/database";
+ *
+ * console.log(unionOfKeys('[{"id":1},{"id":2,"title":"milk"}]')); // [ "id", "title" ]
+ * console.log(unionOfKeys('{"id":1}')); // null
+ * ```
+ *
+ * @param body The response body (JSON text).
+ * @returns The keys, or null when the body is not a JSON array.
+ */
 export function unionOfKeys(body: string): string[] | null {
   let parsed: unknown;
   try {

@@ -622,7 +622,22 @@ export class WhereBuilder {
   }
 }
 
-/** Renders a predicate inside a logic group: `col.op.value` or `or(...)`. */
+/**
+ * Renders a predicate inside a logic group: `col.op.value` or `or(...)`.
+ * Throws `TypeError` for a column with a table path or a group with a
+ * `referencedTable`, which PostgREST cannot read there.
+ *
+ * @example Rendering
+ * ```ts
+ * import { renderInGroup, WhereBuilder } from "@fetchbase/fetchbase/database";
+ *
+ * const w = new WhereBuilder().eq("done", false).or((o) => o.eq("id", 1).greater("rank", 5));
+ * console.log(w.predicates.map(renderInGroup)); // [ "done.eq.false", "or(id.eq.1,rank.gt.5)" ]
+ * ```
+ *
+ * @param p The predicate.
+ * @returns Its text inside a group.
+ */
 export function renderInGroup(p: Predicate): string {
   if (p.kind === "group") {
     if (p.referencedTable !== null) {
@@ -651,7 +666,21 @@ function groupValue(p: Predicate & { kind: "filter" }): string {
   return p.value;
 }
 
-/** Renders a top-level predicate as a query pair. */
+/**
+ * Renders a top-level predicate as a query pair.
+ *
+ * @example Rendering
+ * ```ts
+ * import { renderTopLevel, WhereBuilder } from "@fetchbase/fetchbase/database";
+ *
+ * const w = new WhereBuilder().eq("done", false).or((o) => o.eq("id", 1).greater("rank", 5));
+ * console.log(w.predicates.map(renderTopLevel));
+ * // [ [ "done", "eq.false" ], [ "or", "(id.eq.1,rank.gt.5)" ] ]
+ * ```
+ *
+ * @param p The predicate.
+ * @returns The query parameter's name and value.
+ */
 export function renderTopLevel(p: Predicate): [string, string] {
   if (p.kind === "group") {
     const key = `${p.referencedTable ? p.referencedTable + "." : ""}${

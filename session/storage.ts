@@ -49,6 +49,19 @@ export interface KeyValueStore {
  * so two projects sharing this key never send each other's tokens; each
  * still overwrites the other's session on sign-in and removes it on
  * sign-out, so give each its own key.
+ *
+ * @example A key per project
+ * ```ts
+ * import { DEFAULT_KEY, KeyValueSessionStorage } from "@fetchbase/fetchbase/session";
+ *
+ * const map = new Map<string, string>();
+ * const store = {
+ *   get: (k: string) => map.get(k), set: (k: string, v: string) => void map.set(k, v),
+ *   remove: (k: string) => void map.delete(k),
+ * };
+ * const projectA = new KeyValueSessionStorage(store, `${DEFAULT_KEY}.project-a`);
+ * const projectB = new KeyValueSessionStorage(store, `${DEFAULT_KEY}.project-b`);
+ * ```
  */
 export const DEFAULT_KEY = "fetchbase.auth.session";
 

@@ -316,7 +316,21 @@ function nameSegment(name: string, what: string): string {
   return encodeComponent(name);
 }
 
-/** Encodes a multi-level namespace as the protocol requires (levels joined by U+001F). */
+/**
+ * Encodes a multi-level namespace as the protocol requires (levels joined by
+ * U+001F), as one path segment. Throws `TypeError` for an empty list, an
+ * empty level or a level holding U+001F.
+ *
+ * @example Encoding
+ * ```ts
+ * import { encodeNamespace } from "@fetchbase/fetchbase/storage";
+ *
+ * console.log(encodeNamespace(["sales", "eu"])); // sales%1Feu
+ * ```
+ *
+ * @param namespace The levels, outermost first.
+ * @returns The encoded path segment.
+ */
 export function encodeNamespace(namespace: readonly string[]): string {
   if (
     !Array.isArray(namespace) || namespace.length === 0 ||

@@ -24,7 +24,17 @@ import { showValue } from "../core/_show.ts";
 import { checkUploadOptions } from "./_upload_options.ts";
 import { hasMethods } from "../core/_has_methods.ts";
 
-/** The default chunk size: 6 MiB. Every chunk but the last is exactly `chunkSize`. */
+/**
+ * The default chunk size: 6 MiB. Every chunk but the last is exactly `chunkSize`.
+ *
+ * @example Counting requests
+ * ```ts
+ * import { RESUMABLE_DEFAULT_CHUNK_SIZE } from "@fetchbase/fetchbase/storage";
+ *
+ * const size = 20 * 1024 * 1024;
+ * console.log(Math.ceil(size / RESUMABLE_DEFAULT_CHUNK_SIZE)); // 4 chunks
+ * ```
+ */
 export const RESUMABLE_DEFAULT_CHUNK_SIZE: number = 6_291_456; // 6 MiB as a literal: bundles drop it unused
 
 /** Progress of a resumable upload. */
@@ -191,7 +201,20 @@ function isHttpUrl(value: unknown): value is string {
   }
 }
 
-/** Parses `Upload-Offset` strictly: digits only. */
+/**
+ * Parses `Upload-Offset` strictly: digits only.
+ *
+ * @example Parsing
+ * ```ts
+ * import { parseUploadOffset } from "@fetchbase/fetchbase/storage";
+ *
+ * console.log(parseUploadOffset("1024")); // 1024
+ * console.log(parseUploadOffset("1e3")); // null
+ * ```
+ *
+ * @param value The header's value, or null when absent.
+ * @returns The offset, or null when absent or malformed.
+ */
 export function parseUploadOffset(value: string | null): number | null {
   if (value === null || !/^\d{1,15}$/.test(value.trim())) return null;
   return Number(value.trim());
