@@ -6,15 +6,20 @@
  * The sources are staged into `npm/src/` first, with the JSR name in their
  * docs turned into the npm name (`@fetchbase/fetchbase/core` →
  * `fetchbase/core`), and shipped: every source map then points inside the
- * package. Output: `.d.ts` files with declaration maps (one per module,
- * relative `.ts` specifiers rewritten to `.js`) from the TypeScript compiler,
+ * package. Their npm imports resolve as from the repository (its
+ * `node_modules`), wherever the output directory is. Output: `.d.ts` files
+ * with declaration maps (one per module, relative `.ts` specifiers rewritten
+ * to `.js`) from the TypeScript compiler,
  * which also type-checks everything; ESM JavaScript from esbuild (also from
  * npm): the whole library as one bundle (`esm/_bundle.js`, with its source
  * map) and each subpath a one-line file of re-exports from it, so any import
  * loads two files (Node's cold start is mostly a cost per file) while classes
- * stay shared between subpaths; `npm:` imports of `deno.json`
- * turned into dependencies with their version ranges; a `package.json` named
- * `fetchbase` whose `exports` mirror `deno.json`'s subpaths (with `types` and
+ * stay shared between subpaths; the `npm:` imports of `deno.json` that the
+ * library's code imports (not its doc examples: `hono` is only in those)
+ * turned into dependencies with their version ranges (`hono`, if imported,
+ * into an optional peer dependency), and the build fails if a declaration
+ * file imports a package that is not one; a `package.json` named `fetchbase`
+ * whose `exports` mirror `deno.json`'s subpaths (with `types` and
  * `default`, so `require()` works where Node can require ES modules, and
  * `typesVersions` for the old `node` resolution); `"sideEffects": false`;
  * `engines` (Node 20: global WebCrypto); the README (with the npm name), the
@@ -46,14 +51,25 @@ async function collect(): Promise<string[]> {
   return files.sort();
 }
 
-/** `npm:` imports of deno.json that library code actually imports, with their ranges. */
+/**
+ * `npm:` imports of deno.json that library code actually imports (or re-exports,
+ * or names in `import()` types), with their ranges. The specifiers come from the
+ * TypeScript scanner, not a text search, so an import in a doc example (the
+ * Hono middleware's docs show `import { Hono } from "hono"`) is not one: the
+ * middleware types its Hono context structurally, and its declarations import
+ * nothing from `hono`, so `hono` is no dependency of the package. Were it ever
+ * imported, it would become an optional peer dependency (see `optionalPeers`).
+ */
 async function dependencies(files: string[]): Promise<Record<string, string>> {
-  const sources = (await Promise.all(files.map((f) => Deno.readTextFile(f)))).join("\n");
+  const imported = new Set<string>();
+  for (const file of files) {
+    const { importedFiles } = ts.preProcessFile(await Deno.readTextFile(file), true, true);
+    for (const { fileName } of importedFiles) imported.add(fileName);
+  }
   const deps: Record<string, string> = {};
   for (const [name, spec] of Object.entries(config.imports as Record<string, string>)) {
     const m = /^npm:(@?[^@]+)@(.+)$/.exec(spec);
-    const imported = new RegExp(`from "${name}(/[^"]*)?";`).test(sources);
-    if (m && imported && name !== "hono") deps[m[1]] = m[2];
+    if (m && [...imported].some((s) => s === name || s.startsWith(`${name}/`))) deps[m[1]] = m[2];
   }
   return deps;
 }
@@ -92,7 +108,21 @@ const options: ts.CompilerOptions = {
   skipLibCheck: true,
   noEmitOnError: true,
 };
-const program = ts.createProgram(files, options);
+// The staged copy may be outside the repository (an output directory given as
+// an argument), away from its `node_modules`: bare specifiers resolve as from
+// the original file, so npm imports find the repository's packages wherever
+// the output goes. Relative ones resolve among the staged files.
+const host = ts.createCompilerHost(options);
+host.resolveModuleNameLiterals = (literals, containingFile, redirected, opts, sourceFile) =>
+  literals.map((literal) => {
+    const bare = !/^\.{0,2}\//.test(literal.text);
+    const from = bare && containingFile.startsWith(stage)
+      ? root + containingFile.slice(stage.length)
+      : containingFile;
+    const mode = ts.getModeForUsageLocation(sourceFile, literal, opts);
+    return ts.resolveModuleName(literal.text, from, opts, host, undefined, redirected, mode);
+  });
+const program = ts.createProgram(files, options, host);
 const emit = program.emit();
 const diagnostics = ts.getPreEmitDiagnostics(program).concat(emit.diagnostics);
 if (diagnostics.length > 0) {
@@ -105,9 +135,25 @@ if (diagnostics.length > 0) {
   Deno.exit(1);
 }
 
+const deps = await dependencies(files);
+// Packages only a subpath that needs them brings in (the `./hono` middleware and
+// Hono): optional peer dependencies, so the app's own copy is the one used.
+const optionalPeers = new Set(["hono"]);
+const required = Object.fromEntries(Object.entries(deps).filter(([n]) => !optionalPeers.has(n)));
+const peers = Object.fromEntries(Object.entries(deps).filter(([n]) => optionalPeers.has(n)));
 for await (const dts of walk(`${outDir}/esm`)) {
   if (dts.endsWith(".d.ts")) {
-    await Deno.writeTextFile(dts, jsSpecifiers(await Deno.readTextFile(dts)));
+    const text = await Deno.readTextFile(dts);
+    // A package a declaration imports must be a dependency, or consumers' type checks fail.
+    for (const { fileName } of ts.preProcessFile(text, true, true).importedFiles) {
+      const bare = !/^\.{0,2}\//.test(fileName);
+      const pkgName = fileName.split("/").slice(0, fileName.startsWith("@") ? 2 : 1).join("/");
+      if (bare && !(pkgName in deps)) {
+        console.error(`build_npm: ${dts} imports "${fileName}", not a dependency`);
+        Deno.exit(1);
+      }
+    }
+    await Deno.writeTextFile(dts, jsSpecifiers(text));
   }
 }
 
@@ -124,7 +170,7 @@ const subpaths = Object.entries(config.exports as Record<string, string>).map(([
   source: `${stage}${target.replace(/^\.\//, "")}`,
   js: `${outDir}/${target.replace(/^\.\//, "esm/").replace(/\.ts$/, ".js")}`,
 }));
-const externals = Object.keys(await dependencies(files)).map((d) => `--external:${d}`);
+const externals = Object.keys(deps).map((d) => `--external:${d}`);
 
 async function esbuild(args: string[]): Promise<void> {
   const out = await new Deno.Command(`${root}node_modules/.bin/esbuild`, {
@@ -252,7 +298,15 @@ const pkg = {
   main: exportsMap["."].default,
   types: exportsMap["."].types,
   files: ["esm", "src", "docs", "bench/README.md", "README.md", "LICENSE"],
-  dependencies: await dependencies(files),
+  dependencies: required,
+  ...(Object.keys(peers).length > 0
+    ? {
+      peerDependencies: peers,
+      peerDependenciesMeta: Object.fromEntries(
+        Object.keys(peers).map((name) => [name, { optional: true }]),
+      ),
+    }
+    : {}),
 };
 await Deno.writeTextFile(`${outDir}/package.json`, JSON.stringify(pkg, null, 2) + "\n");
 const readme = await Deno.readTextFile(`${root}README.md`);
