@@ -146,7 +146,8 @@ for await (const dts of walk(`${outDir}/esm`)) {
     const text = await Deno.readTextFile(dts);
     // A package a declaration imports must be a dependency, or consumers' type checks fail.
     for (const { fileName } of ts.preProcessFile(text, true, true).importedFiles) {
-      const bare = !/^\.{0,2}\//.test(fileName);
+      // Relative files and Node's built-ins (`node:`) are not packages.
+      const bare = !/^(\.{0,2}\/|node:)/.test(fileName);
       const pkgName = fileName.split("/").slice(0, fileName.startsWith("@") ? 2 : 1).join("/");
       if (bare && !(pkgName in deps)) {
         console.error(`build_npm: ${dts} imports "${fileName}", not a dependency`);

@@ -1238,8 +1238,16 @@ class Upload implements ResumableUpload {
       }
       if (signal?.aborted) return cancelled();
       const e = r.error;
-      // A 409 that is not TUS's offset mismatch: the server itself said the object exists.
+      // A 409 that is not TUS's offset mismatch: the server itself said the object exists. The URL
+      // store forgets the upload at once, so that no resume, whichever way this run ends, takes
+      // the object for this upload's own.
       this.#objectTaken = e.status === 409 && !/offset/i.test(e.message);
+      if (
+        this.#objectTaken &&
+        (await this.#store((s) => s.remove(this.#fingerprint()), signal)) === ABORTED
+      ) {
+        return cancelled();
+      }
       if (!isTransient(e, true)) return r;
       attempt++;
       if (attempt >= this.#retry.maxAttempts) return r;

@@ -16,7 +16,7 @@ interface Declaration {
   jsDoc?: { doc?: string; tags?: Tag[] };
   def?: {
     params?: Array<{ kind: string; name?: string }>;
-    returnType?: { repr: string };
+    returnType?: { repr: string; typeParams?: Array<{ repr: string }> };
   };
 }
 interface DocJson {
@@ -52,8 +52,10 @@ function gaps(d: Declaration): string[] {
         out.push(`@param ${p.name}`);
       }
     }
-    const returns = d.def?.returnType?.repr ?? "";
-    if (!/^(void|Promise<void>|never)$/.test(returns) && !tags.some((t) => t.kind === "return")) {
+    // `deno doc` writes `Promise<void>` as the type `Promise` with `void` as its parameter.
+    const type = d.def?.returnType;
+    const returns = type?.repr === "Promise" ? type.typeParams?.[0]?.repr ?? "" : type?.repr ?? "";
+    if (!/^(void|never)$/.test(returns) && !tags.some((t) => t.kind === "return")) {
       out.push("@returns");
     }
   }

@@ -257,6 +257,17 @@ Deno.test("a CONFLICT over an object another upload wrote stays one: a retry or 
   assert.equal((await up.await()).errorOrNull()?.category, "CONFLICT");
   assert.equal((await up.await()).errorOrNull()?.category, "CONFLICT", "the same handle again");
   assert.equal(saved.size, 0, "the store forgets it: no resume takes the object for its own");
+  // Forgotten at the refusal, however the run ends: here the HEAD after it fails.
+  const takenAgain = scripted(8, () => 409);
+  const refusedThenDown: typeof globalThis.fetch = (input, init) =>
+    init?.method === "HEAD"
+      ? Promise.reject(new TypeError("connection reset"))
+      : takenAgain.fetch(input, init);
+  const down = await upload(refusedThenDown, bytes(8), { urlStore: store, maxAttempts: 2 })
+    .await();
+  assert.equal(down.errorOrNull()?.category, "NETWORK");
+  assert.ok(takenAgain.log.includes("POST@-+0"), "a new upload, saved to the store, then refused");
+  assert.equal(saved.size, 0, "forgotten although the run never reached its finish");
   // A 409 that is TUS's offset mismatch (a resent chunk after the first copy landed and the
   // object was made) is not another writer's: the finishing PATCH's 409 is this upload's own.
   const mismatch = scripted(
