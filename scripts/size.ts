@@ -29,6 +29,8 @@ const entries: Record<string, string> = {
   "@supabase/auth-js": `export * from "@supabase/auth-js";`,
   "@supabase/storage-js": `export * from "@supabase/storage-js";`,
   "@supabase/postgrest-js": `export * from "@supabase/postgrest-js";`,
+  "@supabase/functions-js": `export * from "@supabase/functions-js";`,
+  "@supabase/realtime-js": `export * from "@supabase/realtime-js";`,
   "tus-js-client": `export * from "tus-js-client";`,
   "jose (jwtVerify + createRemoteJWKSet)": `export { jwtVerify, createRemoteJWKSet } from "jose";`,
 };
