@@ -2,6 +2,7 @@ import { StorageAnalyticsClient } from "@supabase/storage-js";
 import { createBaseClient } from "../../core/client.ts";
 import { createStorageClient, type StorageClient } from "../../storage/mod.ts";
 import {
+  jsonResponse,
   type RecordedRequest,
   type Recorder,
   recordingFetch,
@@ -67,3 +68,24 @@ export const CATALOG_SCHEMA = {
   "schema-id": 0,
   fields: [{ id: 1, name: "id", type: "long", required: true }],
 };
+
+/**
+ * Answers as an Iceberg REST catalog whose config names the route prefix `lake`; a table is
+ * answered with `tableMetadata`.
+ */
+export function icebergAnswer(tableMetadata: unknown): (r: RecordedRequest) => Response {
+  return (r) => {
+    const p = r.url.pathname;
+    if (p.endsWith("/v1/config")) {
+      return jsonResponse({ defaults: {}, overrides: { prefix: "lake" } });
+    }
+    if (r.method === "DELETE") return new Response(null, { status: 204 });
+    if (p.endsWith("/namespaces") && r.method === "GET") return jsonResponse({ namespaces: [] });
+    if (p.endsWith("/tables") && r.method === "GET") return jsonResponse({ identifiers: [] });
+    if (p.endsWith("/namespaces")) return jsonResponse({ namespace: ["a"], properties: {} });
+    if (p.includes("/tables")) {
+      return jsonResponse({ "metadata-location": "s3://m", metadata: tableMetadata });
+    }
+    return jsonResponse({ namespace: ["a"], properties: { k: "v" } });
+  };
+}

@@ -13,7 +13,15 @@ import assert from "node:assert/strict";
 import { StorageClient as TheirStorage, StorageVectorsClient } from "@supabase/storage-js";
 import type { StorageClient } from "../../storage/mod.ts";
 import { jsonResponse, type RecordedRequest, recordingFetch } from "../support/recording_fetch.ts";
-import { analyticsPair, BASE, CATALOG_SCHEMA, KEY, makeStorage, shape } from "./_helpers.ts";
+import {
+  analyticsPair,
+  BASE,
+  CATALOG_SCHEMA,
+  icebergAnswer,
+  KEY,
+  makeStorage,
+  shape,
+} from "./_helpers.ts";
 
 type Shape = ReturnType<typeof shape>;
 
@@ -237,21 +245,7 @@ Deno.test("conformance with @supabase/storage-js analytics buckets: headers too"
   }
 });
 
-/** Answers as an Iceberg REST catalog whose config names the route prefix `lake`. */
-function catalogAnswer(r: RecordedRequest): Response {
-  const p = r.url.pathname;
-  if (p.endsWith("/v1/config")) {
-    return jsonResponse({ defaults: {}, overrides: { prefix: "lake" } });
-  }
-  if (r.method === "DELETE") return new Response(null, { status: 204 });
-  if (p.endsWith("/namespaces") && r.method === "GET") return jsonResponse({ namespaces: [] });
-  if (p.endsWith("/tables") && r.method === "GET") return jsonResponse({ identifiers: [] });
-  if (p.endsWith("/namespaces")) return jsonResponse({ namespace: ["a"], properties: {} });
-  if (p.includes("/tables")) {
-    return jsonResponse({ "metadata-location": "s3://m", metadata: { "format-version": 2 } });
-  }
-  return jsonResponse({ namespace: ["a"], properties: { k: "v" } });
-}
+const catalogAnswer = icebergAnswer({ "format-version": 2 });
 
 Deno.test("conformance with @supabase/storage-js analytics catalog (iceberg-js): namespaces and tables", async () => {
   const pair = analyticsPair(catalogAnswer);

@@ -9,7 +9,7 @@
  */
 import assert from "node:assert/strict";
 import { jsonResponse, type RecordedRequest } from "../support/recording_fetch.ts";
-import { analyticsPair, CATALOG_SCHEMA, shape } from "../storage/_helpers.ts";
+import { analyticsPair, CATALOG_SCHEMA, icebergAnswer, shape } from "../storage/_helpers.ts";
 
 /** The storage helpers' shape plus Accept and Prefer. */
 function wire(r: RecordedRequest) {
@@ -36,21 +36,7 @@ const tableMetadata = {
   refs: {},
 };
 
-/** Answers as an Iceberg REST catalog whose config names the route prefix `lake`. */
-function catalogAnswer(r: RecordedRequest): Response {
-  const p = r.url.pathname;
-  if (p.endsWith("/v1/config")) {
-    return jsonResponse({ defaults: {}, overrides: { prefix: "lake" } });
-  }
-  if (r.method === "DELETE") return new Response(null, { status: 204 });
-  if (p.endsWith("/namespaces") && r.method === "GET") return jsonResponse({ namespaces: [] });
-  if (p.endsWith("/tables") && r.method === "GET") return jsonResponse({ identifiers: [] });
-  if (p.endsWith("/namespaces")) return jsonResponse({ namespace: ["a"], properties: {} });
-  if (p.includes("/tables")) {
-    return jsonResponse({ "metadata-location": "s3://m", metadata: tableMetadata });
-  }
-  return jsonResponse({ namespace: ["a"], properties: { k: "v" } });
-}
+const catalogAnswer = icebergAnswer(tableMetadata);
 
 Deno.test("conformance with @supabase/storage-js analytics catalog (iceberg-js): typed reads, createTable, updateTableTyped", async () => {
   const pair = analyticsPair(catalogAnswer);
