@@ -130,8 +130,10 @@ export interface MutateOptions extends CallOptions {
    * commits (unless `db-tx-end = rollback` rolls every transaction back, which
    * the answer cannot show), and the call resolves `Failure(CONFLICT)` when
    * the answer's `Preference-Applied` leaves `tx=rollback` out. A function
-   * call (`rpc`) also sends `handling=lenient` (PostgREST's default) unless
-   * `maxAffected` asks for strict, so that its answer lists what was applied.
+   * call (`rpc`) whose final `Prefer` holds `tx=rollback` (this option or a
+   * client-wide header) also sends `handling=lenient` (PostgREST's default)
+   * unless a handling is already named, so that its answer lists what was
+   * applied.
    */
   rollback?: boolean;
   /** Fail instead of touching more rows than this (> 0). */

@@ -765,7 +765,8 @@ export class StorageClient {
   }
 
   /**
-   * Signs many download URLs in one request, in input order.
+   * Signs many download URLs in one request, in input order (none for an
+   * empty list, which answers `[]`).
    *
    * @param bucket The bucket id.
    * @param paths The object keys.

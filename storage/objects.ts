@@ -661,7 +661,8 @@ export function createSignedUrl(
 }
 
 /**
- * Signs many download URLs in one request, in input order.
+ * Signs many download URLs in one request, in input order (none for an
+ * empty list, which answers `[]`).
  *
  * @example Signing many URLs
  * ```ts
