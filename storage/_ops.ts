@@ -496,7 +496,7 @@ export async function downloadRaw<R extends "text" | "bytes" | "stream">(
   const family = hasTransform(o.transform)
     ? `/render/image/${visibility}`
     : `/object/${visibility}`;
-  return await client.request({
+  const r = await client.request({
     area: "storage",
     path: `${family}/${encoded}`,
     query: downloadQuery(o),
@@ -506,6 +506,19 @@ export async function downloadRaw<R extends "text" | "bytes" | "stream">(
     signal: o.signal,
     timeout: o.timeout ?? 0,
   });
+  // A range answered with the whole object (a server or proxy that ignores Range: the Storage
+  // API's image renderer does) is not the bytes asked for, unless they are the same (`0-`).
+  const range = o.range;
+  if (r.ok && range && r.value.status !== 206 && (range.start > 0 || range.end != null)) {
+    if (r.value.body instanceof ReadableStream) r.value.body.cancel().catch(() => {});
+    return failure({
+      message:
+        `Cannot download the range as the server answered the whole object (status ${r.value.status}): it ignores Range here`,
+      category: "DECODE",
+      status: r.value.status,
+    });
+  }
+  return r;
 }
 
 // Info and listing

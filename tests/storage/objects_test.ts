@@ -45,6 +45,9 @@ function answer(req: RecordedRequest): Response {
   if (p.startsWith("/storage/v1/object/move") || p.startsWith("/storage/v1/object/copy")) {
     return jsonResponse({ message: "ok", Key: "b/c.txt" });
   }
+  if (req.method === "GET" && req.headers.has("range")) {
+    return new Response("ab", { status: 206, headers: { "content-range": "bytes 0-1/3" } });
+  }
   if (req.method === "GET") return new Response("abc", { headers: { "content-length": "3" } });
   return jsonResponse({ Key: "b/a.txt", Id: "1" });
 }

@@ -198,3 +198,30 @@ Deno.test("signing no paths answers an empty list without a request (the server 
     }
   }
 });
+
+Deno.test("a range answered with the whole object (a server or proxy ignoring Range) is no Success; 206 and a whole `0-` are", async () => {
+  let status = 200;
+  const { storage } = makeStorage(() =>
+    new Response(status === 206 ? "234" : "0123456789", {
+      status,
+      headers: status === 206 ? { "content-range": "bytes 2-4/10" } : {},
+    })
+  );
+  for (
+    const call of [
+      () => storage.downloadBytes("b", "a.txt", { range: { start: 2, end: 4 } }),
+      () => storage.download("b", "a.txt", { range: { start: 2 } }),
+      () => storage.downloadPublicBytes("b", "a.txt", { range: { start: 0, end: 4 } }),
+      () => storage.downloadStream("b", "a.txt", { range: { start: 2, end: 4 } }),
+    ]
+  ) {
+    const r = await call();
+    assert.equal(r.errorOrNull()?.category, "DECODE");
+    assert.match(r.errorOrNull()!.message, /ignores Range/);
+  }
+  // The whole object for `0-` is the range asked for.
+  assert.equal((await storage.downloadBytes("b", "a.txt", { range: { start: 0 } })).ok, true);
+  status = 206;
+  const part = await storage.downloadBytes("b", "a.txt", { range: { start: 2, end: 4 } });
+  assert.equal(new TextDecoder().decode(part.getOrThrow() as Uint8Array), "234");
+});
