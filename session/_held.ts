@@ -10,9 +10,9 @@ import { SessionTooLarge } from "./_too_large.ts";
 import type { AuthCallOptions } from "../auth/client.ts";
 import type { Session } from "../auth/models.ts";
 import { parseJwtClaims } from "../auth/jwt.ts";
-import { ABORTED, cancelled, refusedSignal, untilAborted } from "../core/_abort.ts";
+import { ABORTED, bounded, cancelled, refusedSignal, untilAborted } from "../core/_abort.ts";
 import { failure, type ServiceResult } from "../core/result.ts";
-import { redactCause } from "../core/http_error.ts";
+import { redactCause, redactSecrets } from "../core/http_error.ts";
 import type { AuthStateChangeEvent, SessionManager, SessionState } from "./manager.ts";
 
 /** The live or lapsed session a state holds, or null. */
@@ -98,17 +98,28 @@ export async function saved<T>(
   session: Session,
   result: ServiceResult<T>,
   event?: AuthStateChangeEvent,
+  signal?: AbortSignal,
 ): Promise<ServiceResult<T>> {
   try {
-    await manager.saveSession(session, event === undefined ? {} : { event });
+    await manager.saveSession(session, { event, signal: signal ?? undefined });
     return result;
   } catch (error) {
     // A session the manager refuses (an unusable expiry) applied nothing: not a storage fault.
     if (error instanceof SessionRefused) {
       return failure({ message: error.message, category: "INVALID_ARGUMENT" });
     }
+    // The caller stopped waiting: the session is live and its write goes on.
+    if (signal?.aborted) return storeWaitCancelled();
     return storageFailure(error, undefined, session);
   }
+}
+
+/** A caller who stopped waiting for the session storage (the write goes on). */
+export function storeWaitCancelled<T>(): ServiceResult<T> {
+  return failure({
+    message: "Stopped waiting for the session storage: the change is applied and its write goes on",
+    category: "CANCELLED",
+  });
 }
 
 /**
@@ -140,13 +151,51 @@ export function storageFailure<T>(
         : typeof error
     }`,
     category: "UNKNOWN",
-    cause: redactCause(error, [
+    cause: redactStoreError(error, [
       session?.accessToken,
       session?.refreshToken,
       session?.providerToken,
       session?.providerRefreshToken,
     ]),
   });
+}
+
+/** Own properties an error may carry that `redactStoreError` treats as its own. */
+const ERROR_FIELDS = new Set(["message", "stack", "cause", "name", "code"]);
+
+/**
+ * A session storage's error with the session's secrets redacted, as `redactCause` does, and, for
+ * an error holding other errors out of sight (an `AggregateError`'s `errors`, a
+ * `SuppressedError`'s `error` and `suppressed`: not enumerable, so `redactCause` keeps them),
+ * a copy whose held errors are redacted the same way. A store writing to several replicas
+ * (`Promise.any`) hands over such an error, each replica's quoting the value it was given.
+ */
+function redactStoreError(
+  error: unknown,
+  secrets: ReadonlyArray<string | null | undefined>,
+  depth = 0,
+): unknown {
+  if (!(error instanceof Error) || depth > 4) return redactCause(error, secrets);
+  const held = Object.getOwnPropertyNames(error).filter((k) => !ERROR_FIELDS.has(k));
+  if (held.length === 0) return redactCause(error, secrets);
+  const e = error as Error & Record<string, unknown>;
+  const text = (t: string) => redactSecrets(t, secrets);
+  const copy = new Error(text(e.message), {
+    cause: e.cause === undefined ? undefined : redactStoreError(e.cause, secrets, depth + 1),
+  });
+  copy.name = e.name;
+  copy.stack = e.stack === undefined ? undefined : text(e.stack);
+  for (const k of ["errors", "error", "suppressed"]) {
+    if (!(k in e)) continue;
+    const v = e[k];
+    Object.defineProperty(copy, k, {
+      value: Array.isArray(v)
+        ? v.map((x) => redactStoreError(x, secrets, depth + 1))
+        : redactStoreError(v, secrets, depth + 1),
+      enumerable: false,
+    });
+  }
+  return copy;
 }
 
 /** The cancellation and timeout of a helper's options, for the calls it makes. */
@@ -156,14 +205,27 @@ export function call(options: AuthCallOptions): AuthCallOptions {
 
 /**
  * The result of a shared operation, or `Failure(CANCELLED)` as soon as the
- * caller's signal fires (the operation itself goes on for its other callers).
+ * caller's signal fires, or `Failure(TIMEOUT)` once its `timeout` (ms, when
+ * positive) has passed (the operation itself goes on for its other callers).
  */
 export function untilCancelled<T>(
   start: () => Promise<ServiceResult<T>>,
   signal?: AbortSignal,
+  timeout?: number,
 ): Promise<ServiceResult<T>> {
   const refused = refusedSignal(signal);
   if (refused) return Promise.resolve(refused);
   if (signal?.aborted) return Promise.resolve(cancelled()); // nothing is started
-  return untilAborted(start(), signal).then((r) => r === ABORTED ? cancelled() : r);
+  if (!(typeof timeout === "number" && timeout > 0 && Number.isFinite(timeout))) {
+    return untilAborted(start(), signal).then((r) => r === ABORTED ? cancelled() : r);
+  }
+  return bounded(start(), timeout, signal).then((r) =>
+    r.kind === "done"
+      ? r.value
+      : r.kind === "aborted"
+      ? cancelled()
+      : r.kind === "timeout"
+      ? failure({ message: `Request timed out after ${timeout} ms`, category: "TIMEOUT" })
+      : Promise.reject(r.error)
+  );
 }

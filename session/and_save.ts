@@ -52,7 +52,7 @@ export async function signInWithEmailAndSaveSession(
   options?: CaptchaOptions,
 ): Promise<ServiceResult<Session>> {
   const r = await auth.signInWithEmail(email, password, options);
-  return r.ok ? await saved(manager, r.value, r) : r;
+  return r.ok ? await saved(manager, r.value, r, undefined, options?.signal) : r;
 }
 
 /**
@@ -85,7 +85,7 @@ export async function signInWithPhoneAndSaveSession(
   options?: CaptchaOptions,
 ): Promise<ServiceResult<Session>> {
   const r = await auth.signInWithPhone(phone, password, options);
-  return r.ok ? await saved(manager, r.value, r) : r;
+  return r.ok ? await saved(manager, r.value, r, undefined, options?.signal) : r;
 }
 
 /**
@@ -118,7 +118,9 @@ export async function signUpWithEmailAndSaveSession(
   options?: SignUpWithEmailOptions,
 ): Promise<ServiceResult<Session>> {
   const r = await auth.signUpWithEmail(email, password, options);
-  return r.ok && r.value.accessToken !== "" ? await saved(manager, r.value, r) : r;
+  return r.ok && r.value.accessToken !== ""
+    ? await saved(manager, r.value, r, undefined, options?.signal)
+    : r;
 }
 
 /**
@@ -151,7 +153,9 @@ export async function signUpWithPhoneAndSaveSession(
   options?: SignUpWithPhoneOptions,
 ): Promise<ServiceResult<Session>> {
   const r = await auth.signUpWithPhone(phone, password, options);
-  return r.ok && r.value.accessToken !== "" ? await saved(manager, r.value, r) : r;
+  return r.ok && r.value.accessToken !== ""
+    ? await saved(manager, r.value, r, undefined, options?.signal)
+    : r;
 }
 
 /**
@@ -180,7 +184,7 @@ export async function signInAnonymouslyAndSaveSession(
   options?: CaptchaOptions & { data?: JsonObject | null },
 ): Promise<ServiceResult<Session>> {
   const r = await auth.signInAnonymously(options);
-  return r.ok ? await saved(manager, r.value, r) : r;
+  return r.ok ? await saved(manager, r.value, r, undefined, options?.signal) : r;
 }
 
 /**
@@ -213,7 +217,7 @@ export async function signInWithIdTokenAndSaveSession(
   options?: SignInWithIdTokenOptions,
 ): Promise<ServiceResult<Session>> {
   const r = await auth.signInWithIdToken(provider, idToken, options);
-  return r.ok ? await saved(manager, r.value, r) : r;
+  return r.ok ? await saved(manager, r.value, r, undefined, options?.signal) : r;
 }
 
 /**
@@ -248,10 +252,12 @@ export async function refreshTokenAndSaveSession(
   options ??= {};
   const held = heldSession(manager);
   if (held !== null && held.refreshToken === refreshToken) {
-    return await untilCancelled(() => manager.refreshSession(), options.signal);
+    return await untilCancelled(() => manager.refreshSession(), options.signal, options.timeout);
   }
   const r = await auth.refreshToken(refreshToken, call(options));
-  return r.ok ? await saved(manager, r.value, r, AuthStateChangeEvent.TOKEN_REFRESHED) : r;
+  return r.ok
+    ? await saved(manager, r.value, r, AuthStateChangeEvent.TOKEN_REFRESHED, options?.signal)
+    : r;
 }
 
 /**
@@ -290,6 +296,7 @@ export async function verifyOtpAndSaveSession(
       r.value.session,
       r,
       type === "recovery" ? AuthStateChangeEvent.PASSWORD_RECOVERY : AuthStateChangeEvent.SIGNED_IN,
+      options?.signal,
     );
   }
   return r;
@@ -331,6 +338,7 @@ export async function verifyOtpWithTokenHashAndSaveSession(
       r.value.session,
       r,
       type === "recovery" ? AuthStateChangeEvent.PASSWORD_RECOVERY : AuthStateChangeEvent.SIGNED_IN,
+      options?.signal,
     );
   }
   return r;
@@ -378,5 +386,11 @@ export async function mfaVerifyAndSaveSession(
     providerToken: null,
     providerRefreshToken: null,
   });
-  return await saved(manager, next, success(next), AuthStateChangeEvent.MFA_CHALLENGE_VERIFIED);
+  return await saved(
+    manager,
+    next,
+    success(next),
+    AuthStateChangeEvent.MFA_CHALLENGE_VERIFIED,
+    options.signal,
+  );
 }

@@ -34,6 +34,7 @@ import {
   sameSession,
   saved,
   storageFailure,
+  storeWaitCancelled,
   superseded,
   tokenOf,
   untilCancelled,
@@ -231,7 +232,7 @@ export function refreshCurrentSession(
 ): Promise<ServiceResult<Session>> {
   // The refresh is shared with other callers: a signal ends only this caller's wait.
   options ??= {};
-  return untilCancelled(() => manager.refreshSession(), options.signal);
+  return untilCancelled(() => manager.refreshSession(), options.signal, options.timeout);
 }
 
 /** GoTrue codes of a session or user the server has ended. */
@@ -290,7 +291,11 @@ export async function signOutCurrentSession(
   const scope = options.scope ?? SignOutScope.LOCAL;
   // Ending the other sessions needs a token the server accepts: a lapsed one is refreshed first.
   if (scope !== SignOutScope.LOCAL && manager.sessionState.value.kind === "Expired") {
-    const fresh = await untilCancelled(() => manager.refreshSession(), options.signal);
+    const fresh = await untilCancelled(
+      () => manager.refreshSession(),
+      options.signal,
+      options.timeout,
+    );
     if (!fresh.ok) return fresh;
     session = fresh.value;
   }
@@ -310,9 +315,15 @@ export async function signOutCurrentSession(
     (options.clearStoredSessionOnSuccess ?? true) && sameSession(session, heldSession(manager))
   ) {
     try {
-      await manager.clearSession();
+      await manager.clearSession({ signal: options.signal ?? undefined });
     } catch (error) {
-      return storageFailure(error, undefined, session);
+      if (options.signal?.aborted) return storeWaitCancelled();
+      // Forgotten in memory, still in storage: a reload would bring it back.
+      return storageFailure(
+        error,
+        "The session was signed out and forgotten here but the session storage failed to clear it",
+        session,
+      );
     }
   }
   return r;
@@ -461,7 +472,7 @@ export async function linkIdentityWithIdTokenForCurrentSession(
   const r = await auth.linkIdentityWithIdToken(session.accessToken, provider, idToken, options);
   if (r.ok && (options.updateStoredSession ?? true)) {
     if (!sameSession(session, heldSession(manager))) return superseded();
-    return await saved(manager, r.value, r, AuthStateChangeEvent.USER_UPDATED);
+    return await saved(manager, r.value, r, AuthStateChangeEvent.USER_UPDATED, options?.signal);
   }
   return r;
 }
@@ -552,6 +563,7 @@ export async function unlinkIdentityAndUpdateSession(
       copySession(session, { user: copyUser(session.user, { identities }) }),
       r,
       AuthStateChangeEvent.USER_UPDATED,
+      options.signal,
     );
   }
   return r;
@@ -621,7 +633,7 @@ export async function importAuthToken(
     options.tokenType ?? "bearer",
     user,
   );
-  return await saved(manager, session, success(session));
+  return await saved(manager, session, success(session), undefined, options?.signal);
 }
 
 /** Options of {@linkcode importSessionFromUrl}. */
@@ -704,6 +716,7 @@ export async function importSessionFromFragment(
     session,
     success(session),
     recovery ? AuthStateChangeEvent.PASSWORD_RECOVERY : AuthStateChangeEvent.SIGNED_IN,
+    options.signal,
   );
 }
 
@@ -809,7 +822,7 @@ export async function exchangeCodeForSessionAndSave(
 ): Promise<ServiceResult<Session>> {
   options ??= {};
   const r = await auth.exchangeCodeForSession(authCode, codeVerifier, call(options));
-  if (r.ok) return await saved(manager, r.value, r);
+  if (r.ok) return await saved(manager, r.value, r, undefined, options?.signal);
   return r;
 }
 

@@ -8,6 +8,11 @@ import {
   InMemorySessionStorage,
   type SessionStorage,
 } from "../../session/mod.ts";
+import {
+  refreshCurrentSession,
+  signInWithEmailAndSaveSession,
+  signOutCurrentSession,
+} from "../../session/mod.ts";
 import { heldServer, json, sessionJson } from "./_helpers.ts";
 
 const turns = async (n = 20) => {
@@ -166,5 +171,71 @@ Deno.test("without a signal, a save or clear resolves as soon as its write lands
   const clear = m.clearSession().then(() => log.push("clear"));
   await Promise.all([save3, clear]);
   assert.deepEqual(log, ["save 3", "event SIGNED_OUT", "clear"]);
+  m.dispose();
+});
+
+Deno.test("the helpers' own signal ends their wait on a storage that never answers; their timeout bounds a shared refresh", async () => {
+  const s = heldServer();
+  const { storage } = gatedStorage(); // never released
+  const m = createSessionManager(s.auth, s.client, { autoRefresh: false, storage });
+  const ctl = new AbortController();
+  const started = Date.now();
+  const signing = signInWithEmailAndSaveSession(s.auth, m, "a@x.io", "pw", { signal: ctl.signal });
+  await turns();
+  s.find("/token").release(json(sessionJson(1)));
+  await new Promise((r) => setTimeout(r, 20));
+  ctl.abort();
+  const r = await signing;
+  assert.equal(r.errorOrNull()?.category, "CANCELLED");
+  assert.match(r.errorOrNull()!.message, /Stopped waiting for the session storage/);
+  assert.ok(Date.now() - started < 2000, "not the storage's 10 s");
+  assert.equal(m.currentSession?.refreshToken, "refresh-1", "applied in memory");
+
+  // The sign-out's clear: the same.
+  const out = new AbortController();
+  const signingOut = signOutCurrentSession(s.auth, m, { signal: out.signal });
+  await turns();
+  s.find("/logout").release(new Response(null, { status: 204 }));
+  await new Promise((r) => setTimeout(r, 20));
+  out.abort();
+  assert.equal((await signingOut).errorOrNull()?.category, "CANCELLED");
+  assert.equal(m.currentSession, null);
+  m.dispose();
+
+  // A shared refresh whose grant never answers: the helper's timeout ends its wait.
+  const t = heldServer();
+  const m2 = createSessionManager(t.auth, t.client, { autoRefresh: false });
+  await m2.saveSession(decodeSession(sessionJson(1)));
+  const refreshStarted = Date.now();
+  const refreshed = await refreshCurrentSession(m2, { timeout: 100 });
+  assert.equal(refreshed.errorOrNull()?.category, "TIMEOUT");
+  assert.ok(Date.now() - refreshStarted < 2000);
+  t.find("/token").release(json(sessionJson(2))); // the shared grant still lands
+  await turns();
+  assert.equal(m2.currentSession?.refreshToken, "refresh-2");
+  m2.dispose();
+});
+
+Deno.test("a storage failure holding errors out of sight (AggregateError) shows no token in its cause", async () => {
+  const s = heldServer();
+  const storage: SessionStorage = {
+    load: () => Promise.resolve(null),
+    // Two replicas refusing, each quoting what it was given.
+    save: (x: Session) =>
+      Promise.any([
+        Promise.reject(new Error(`east: value too large: ${JSON.stringify(x)}`)),
+        Promise.reject(new Error(`west: refused ${x.refreshToken}`)),
+      ]).then(() => {}),
+    clear: () => Promise.resolve(),
+  };
+  const m = createSessionManager(s.auth, s.client, { autoRefresh: false, storage });
+  const signing = signInWithEmailAndSaveSession(s.auth, m, "a@x.io", "pw");
+  await turns();
+  s.find("/token").release(json(sessionJson(7)));
+  const r = await signing;
+  assert.equal(r.errorOrNull()?.category, "UNKNOWN");
+  const shown = Deno.inspect(r.errorOrNull(), { depth: 10, showHidden: true });
+  assert.ok(!shown.includes("access-7") && !shown.includes("refresh-7"), shown);
+  assert.match(shown, /east: value too large/, "the replicas' errors are kept, redacted");
   m.dispose();
 });
