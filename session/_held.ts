@@ -101,15 +101,16 @@ export async function saved<T>(
   signal?: AbortSignal,
 ): Promise<ServiceResult<T>> {
   try {
-    await manager.saveSession(session, { event, signal: signal ?? undefined });
+    // Applied at once, whatever the signal: the server has issued it. The signal ends only the
+    // wait for the storage, whose write goes on.
+    const write = manager.saveSession(session, { event });
+    if ((await untilAborted(write, signal)) === ABORTED) return storeWaitCancelled();
     return result;
   } catch (error) {
     // A session the manager refuses (an unusable expiry) applied nothing: not a storage fault.
     if (error instanceof SessionRefused) {
       return failure({ message: error.message, category: "INVALID_ARGUMENT" });
     }
-    // The caller stopped waiting: the session is live and its write goes on.
-    if (signal?.aborted) return storeWaitCancelled();
     return storageFailure(error, undefined, session);
   }
 }
@@ -175,9 +176,23 @@ function redactStoreError(
   secrets: ReadonlyArray<string | null | undefined>,
   depth = 0,
 ): unknown {
-  if (!(error instanceof Error) || depth > 4) return redactCause(error, secrets);
+  if (depth > 4) return undefined; // dropped, as redactCause drops deeper causes
+  if (!(error instanceof Error)) return redactCause(error, secrets);
   const held = Object.getOwnPropertyNames(error).filter((k) => !ERROR_FIELDS.has(k));
   if (held.length === 0) return redactCause(error, secrets);
+  try {
+    return heldCopy(error, secrets, depth);
+  } catch {
+    // A getter that throws: nothing of it is kept.
+    return new Error("The session storage's error could not be read");
+  }
+}
+
+function heldCopy(
+  error: Error,
+  secrets: ReadonlyArray<string | null | undefined>,
+  depth: number,
+): Error {
   const e = error as Error & Record<string, unknown>;
   const text = (t: string) => redactSecrets(t, secrets);
   const copy = new Error(text(e.message), {

@@ -21,6 +21,7 @@ import type {
 } from "../auth/models.ts";
 import type { JsonObject } from "../core/decode.ts";
 import { withMaskedFields } from "../core/mask.ts";
+import { ABORTED, untilAborted } from "../core/_abort.ts";
 import { showValue } from "../core/_show.ts";
 import { type Failure, failure, type ServiceResult, success } from "../core/result.ts";
 import { AuthStateChangeEvent, type SessionManager } from "./manager.ts";
@@ -90,6 +91,7 @@ async function saveUser(
   manager: SessionManager,
   before: Session,
   user: User,
+  signal?: AbortSignal,
 ): Promise<Failure | null> {
   const now = manager.currentSession;
   if (!now || !sameSession(before, now)) return null;
@@ -98,6 +100,7 @@ async function saveUser(
     copySession(now, { user }),
     success(undefined),
     AuthStateChangeEvent.USER_UPDATED,
+    signal,
   );
   return r.ok ? null : r as Failure;
 }
@@ -132,7 +135,7 @@ export async function getUserForCurrentSession(
   if (!session) return noSession();
   const r = await auth.getUser(session.accessToken, call(options));
   if (r.ok && options.updateStoredSession) {
-    const stored = await saveUser(manager, session, r.value);
+    const stored = await saveUser(manager, session, r.value, options?.signal);
     if (stored) return stored;
   }
   return r;
@@ -201,7 +204,7 @@ export async function updateUserForCurrentSession(
   if (!session) return noSession();
   const r = await auth.updateUser(session.accessToken, updates, call(options));
   if (r.ok && (options.updateStoredSession ?? true)) {
-    const stored = await saveUser(manager, session, r.value);
+    const stored = await saveUser(manager, session, r.value, options?.signal);
     if (stored) return stored;
   }
   return r;
@@ -314,10 +317,11 @@ export async function signOutCurrentSession(
     r.ok && (scope !== SignOutScope.OTHERS || dead) &&
     (options.clearStoredSessionOnSuccess ?? true) && sameSession(session, heldSession(manager))
   ) {
+    // Forgotten at once; a signal ends only the wait for the storage, which clears all the same.
+    const clearing = manager.clearSession();
     try {
-      await manager.clearSession({ signal: options.signal ?? undefined });
+      if ((await untilAborted(clearing, options.signal)) === ABORTED) return storeWaitCancelled();
     } catch (error) {
-      if (options.signal?.aborted) return storeWaitCancelled();
       // Forgotten in memory, still in storage: a reload would bring it back.
       return storageFailure(
         error,

@@ -483,6 +483,22 @@ export function rangeHeader(range: DownloadOptions["range"]): Record<string, str
   return { range: `bytes=${start}-${end ?? ""}` };
 }
 
+/**
+ * Whether a whole-object answer is the range asked for (RFC 9110 lets a server ignore `Range`):
+ * one from byte 0 whose length is within its end.
+ */
+function wholeRange(
+  range: { start: number; end?: number | null },
+  answer: { headers: Headers; body: unknown },
+): boolean {
+  if (range.start !== 0) return false;
+  if (range.end === undefined || range.end === null) return true;
+  const length = answer.body instanceof Uint8Array
+    ? answer.body.length
+    : Number(answer.headers.get("content-length") ?? NaN);
+  return length <= range.end + 1;
+}
+
 export async function downloadRaw<R extends "text" | "bytes" | "stream">(
   client: BaseClient,
   visibility: "authenticated" | "public",
@@ -509,7 +525,7 @@ export async function downloadRaw<R extends "text" | "bytes" | "stream">(
   // A range answered with the whole object (a server or proxy that ignores Range: the Storage
   // API's image renderer does) is not the bytes asked for, unless they are the same (`0-`).
   const range = o.range;
-  if (r.ok && range && r.value.status !== 206 && (range.start > 0 || range.end != null)) {
+  if (r.ok && range && r.value.status !== 206 && !wholeRange(range, r.value)) {
     if (r.value.body instanceof ReadableStream) r.value.body.cancel().catch(() => {});
     return failure({
       message:

@@ -239,3 +239,89 @@ Deno.test("a storage failure holding errors out of sight (AggregateError) shows 
   assert.match(shown, /east: value too large/, "the replicas' errors are kept, redacted");
   m.dispose();
 });
+
+Deno.test("a helper's signal never drops what the server issued: aborted before the save, the session is still applied; a storage failure stays one", async () => {
+  const { importAuthToken } = await import("../../session/mod.ts");
+  const s = heldServer();
+  const m = createSessionManager(s.auth, s.client, { autoRefresh: false });
+  const r = await importAuthToken(s.auth, m, "access-9", {
+    refreshToken: "refresh-9",
+    expiresIn: 3600,
+    retrieveUser: false,
+    signal: AbortSignal.abort(),
+  });
+  // The storage wait is what the signal ended; the session is held.
+  assert.ok(!r.ok ? r.error.category === "CANCELLED" : true, JSON.stringify(r));
+  assert.equal(m.currentSession?.refreshToken, "refresh-9");
+  m.dispose();
+  // A storage that fails (not the abort) is reported as the storage's failure.
+  const failing: SessionStorage = {
+    load: () => Promise.resolve(null),
+    save: () => Promise.reject(new Error("disk full")),
+    clear: () => Promise.resolve(),
+  };
+  const t = heldServer();
+  const m2 = createSessionManager(t.auth, t.client, { autoRefresh: false, storage: failing });
+  const ctl = new AbortController();
+  const signing = signInWithEmailAndSaveSession(t.auth, m2, "a@x.io", "pw", { signal: ctl.signal });
+  await turns();
+  t.find("/token").release(json(sessionJson(3)));
+  const out = await signing;
+  ctl.abort();
+  assert.equal(out.errorOrNull()?.category, "UNKNOWN");
+  m2.dispose();
+});
+
+Deno.test("user helpers pass their signal to the storage write too; a storage error's held errors stay redacted however deep or odd", async () => {
+  const { getUserForCurrentSession } = await import("../../session/mod.ts");
+  const s = heldServer();
+  const inner = new InMemorySessionStorage();
+  const m = createSessionManager(s.auth, s.client, { autoRefresh: false, storage: inner });
+  await m.saveSession(decodeSession(sessionJson(1)));
+  // From now on the storage never answers.
+  const { storage: stuck } = gatedStorage();
+  inner.save = stuck.save;
+  const ctl = new AbortController();
+  const started = Date.now();
+  const reading = getUserForCurrentSession(s.auth, m, {
+    signal: ctl.signal,
+    updateStoredSession: true,
+  });
+  await turns();
+  s.find("/user").release(json({ id: "u1", email: "b@x.io" }));
+  await new Promise((r) => setTimeout(r, 20));
+  ctl.abort();
+  const r = await reading;
+  assert.equal(r.errorOrNull()?.category, "CANCELLED");
+  assert.ok(Date.now() - started < 2000);
+  m.dispose();
+
+  // Deep and odd storage errors.
+  let deep: Error = new Error(`deepest refresh-5`);
+  for (let i = 0; i < 8; i++) deep = new AggregateError([deep], `level ${i}`);
+  const getter = new AggregateError([], "x");
+  Object.defineProperty(getter, "errors", {
+    get() {
+      throw new Error("getter");
+    },
+  });
+  for (const error of [deep, getter]) {
+    const t = heldServer();
+    const m2 = createSessionManager(t.auth, t.client, {
+      autoRefresh: false,
+      storage: {
+        load: () => Promise.resolve(null),
+        save: () => Promise.reject(error),
+        clear: () => Promise.resolve(),
+      },
+    });
+    const signing = signInWithEmailAndSaveSession(t.auth, m2, "a@x.io", "pw");
+    await turns();
+    t.find("/token").release(json(sessionJson(5)));
+    const out = await signing;
+    assert.equal(out.errorOrNull()?.category, "UNKNOWN");
+    const shown = Deno.inspect(out.errorOrNull(), { depth: 20, showHidden: true });
+    assert.ok(!shown.includes("refresh-5"), shown);
+    m2.dispose();
+  }
+});
