@@ -21,7 +21,9 @@ export function untilAborted<T>(
   // A signal that is no AbortSignal is not waited on; the public entry points refuse it first
   // (refusedSignal), as the transport does.
   if (typeof signal?.addEventListener !== "function") return promise;
-  if (signal.aborted) return Promise.resolve(ABORTED);
+  // Already aborted: ABORTED, unless the work has already failed (a synchronous refusal wins),
+  // and the work's later rejection is handled here, never left unhandled.
+  if (signal.aborted) return Promise.race([promise, Promise.resolve(ABORTED)]);
   return new Promise((resolve, reject) => {
     const onAbort = () => resolve(ABORTED);
     signal.addEventListener("abort", onAbort, { once: true });

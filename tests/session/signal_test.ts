@@ -325,3 +325,35 @@ Deno.test("user helpers pass their signal to the storage write too; a storage er
     m2.dispose();
   }
 });
+
+Deno.test("an already aborted signal leaves no rejection unhandled: a failing storage, a refused session and a failing clear", async () => {
+  const { importAuthToken } = await import("../../session/mod.ts");
+  const failing: SessionStorage = {
+    load: () => Promise.resolve(null),
+    save: () => Promise.reject(new Error("disk full")),
+    clear: () => Promise.reject(new Error("clear failed")),
+  };
+  const s = heldServer();
+  const m = createSessionManager(s.auth, s.client, { autoRefresh: false, storage: failing });
+  const signal = AbortSignal.abort();
+  const saved = await importAuthToken(s.auth, m, "access-1", {
+    refreshToken: "refresh-1",
+    expiresIn: 3600,
+    retrieveUser: false,
+    signal,
+  });
+  assert.equal(saved.errorOrNull()?.category, "CANCELLED");
+  assert.equal(m.currentSession?.refreshToken, "refresh-1");
+  // A session the manager refuses is still said so, not taken for a cancelled wait.
+  const refused = await importAuthToken(s.auth, m, "access-2", {
+    refreshToken: 123 as unknown as string,
+    retrieveUser: false,
+    signal,
+  });
+  assert.equal(refused.errorOrNull()?.category, "INVALID_ARGUMENT");
+  const out = signOutCurrentSession(s.auth, m, { signal });
+  assert.equal((await out).errorOrNull()?.category, "CANCELLED");
+  // Let the failed writes settle: an unhandled rejection would fail this test.
+  await new Promise((r) => setTimeout(r, 10));
+  m.dispose();
+});
