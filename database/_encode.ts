@@ -170,7 +170,7 @@ export function checkEmbedPath(path: string): string {
 }
 
 /** Whether `v` is a Map, from this realm or another (an iframe's, a `node:vm` context's). */
-export function isMap(v: unknown): v is ReadonlyMap<unknown, unknown> {
+function isMap(v: unknown): v is ReadonlyMap<unknown, unknown> {
   return Object.prototype.toString.call(v) === "[object Map]";
 }
 

@@ -32,7 +32,7 @@ import {
   ReturnOption,
   UpsertResolution,
 } from "./models.ts";
-import { isMap, plainOf, RESERVED_KEYS } from "./_encode.ts";
+import { plainOf, RESERVED_KEYS } from "./_encode.ts";
 import { QueryBuilder } from "./query_builder.ts";
 import { renderTopLevel, WhereBuilder } from "./where_builder.ts";
 import { parseJsonInt64, stringifyJson } from "../core/_json_int64.ts";
@@ -726,10 +726,8 @@ export class DatabaseClient {
     // A Map (the document's `Map<String,String>`) goes as its entries: Object.entries sees none.
     const entries = Array.isArray(q)
       ? q
-      : isMap(q)
-      ? [...q]
       : typeof q === "object" && q !== null
-      ? Object.entries(q)
+      ? Object.entries(plainOf(q))
       : [q];
     const args: Array<[string, string]> = entries.map((pair) => {
       // Pairs of text (numbers and booleans written as such): an object went out through

@@ -231,16 +231,15 @@ export function untilCancelled<T>(
   const refused = refusedSignal(signal);
   if (refused) return Promise.resolve(refused);
   if (signal?.aborted) return Promise.resolve(cancelled()); // nothing is started
-  if (!(typeof timeout === "number" && timeout > 0 && Number.isFinite(timeout))) {
-    return untilAborted(start(), signal).then((r) => r === ABORTED ? cancelled() : r);
-  }
-  return bounded(start(), timeout, signal).then((r) =>
+  // No positive timeout: no bound (bounded takes Infinity for that).
+  const ms = typeof timeout === "number" && timeout > 0 ? timeout : Infinity;
+  return bounded(start(), ms, signal).then((r) =>
     r.kind === "done"
       ? r.value
       : r.kind === "aborted"
       ? cancelled()
       : r.kind === "timeout"
-      ? failure({ message: `Request timed out after ${timeout} ms`, category: "TIMEOUT" })
+      ? failure({ message: `Request timed out after ${ms} ms`, category: "TIMEOUT" })
       : Promise.reject(r.error)
   );
 }

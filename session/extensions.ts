@@ -135,7 +135,7 @@ export async function getUserForCurrentSession(
   if (!session) return noSession();
   const r = await auth.getUser(session.accessToken, call(options));
   if (r.ok && options.updateStoredSession) {
-    const stored = await saveUser(manager, session, r.value, options?.signal);
+    const stored = await saveUser(manager, session, r.value, options.signal);
     if (stored) return stored;
   }
   return r;
@@ -204,7 +204,7 @@ export async function updateUserForCurrentSession(
   if (!session) return noSession();
   const r = await auth.updateUser(session.accessToken, updates, call(options));
   if (r.ok && (options.updateStoredSession ?? true)) {
-    const stored = await saveUser(manager, session, r.value, options?.signal);
+    const stored = await saveUser(manager, session, r.value, options.signal);
     if (stored) return stored;
   }
   return r;

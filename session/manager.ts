@@ -234,9 +234,25 @@ function checkSignal(signal: unknown, what: string): void {
   if ((signal as AbortSignal | undefined)?.aborted) throw (signal as AbortSignal).reason;
 }
 
-/** The storage write's outcome, or a rejection with the signal's reason once it aborts (the write goes on). */
-async function storedOrAborted(write: Promise<void>, signal?: AbortSignal): Promise<void> {
-  if ((await untilAborted(write, signal)) === ABORTED) throw signal!.reason;
+/**
+ * Waits for a storage write, then runs `landed`. Without a signal the caller resumes as soon as
+ * the write has landed; with one, its abort ends the wait (rejecting with its reason) while the
+ * write goes on.
+ */
+async function awaitWrite(
+  write: () => Promise<void>,
+  landed: () => void,
+  signal?: AbortSignal,
+): Promise<void> {
+  if (signal == null) {
+    try {
+      await write();
+    } finally {
+      landed();
+    }
+  } else if ((await untilAborted(write().finally(landed), signal)) === ABORTED) {
+    throw signal.reason;
+  }
 }
 
 /**
@@ -539,14 +555,7 @@ export class SessionManager {
         this.#emit(event, live);
       }
     };
-    // Without a signal the caller resumes as soon as the write has landed (no extra turns).
-    if (options.signal == null) {
-      try {
-        await write();
-      } finally {
-        landed();
-      }
-    } else await storedOrAborted(write().finally(landed), options.signal);
+    await awaitWrite(write, landed, options.signal);
   }
 
   /**
@@ -573,14 +582,7 @@ export class SessionManager {
       // A save that came while the clear was stored has the last word.
       if (epoch === this.#epoch && had) this.#emit(AuthStateChangeEvent.SIGNED_OUT, null);
     };
-    const signal = options?.signal;
-    if (signal == null) {
-      try {
-        await write();
-      } finally {
-        landed();
-      }
-    } else await storedOrAborted(write().finally(landed), signal);
+    await awaitWrite(write, landed, options?.signal);
   }
 
   /** Ends what belongs to the held session: timer, pending refresh, retry count; later saves win. */

@@ -456,8 +456,11 @@ class ChunkSource {
     return this.#reader;
   }
 
-  /** After `cancel()` (a failed or paused run) nothing more is read: no truncated upload. */
-  #checkLive(): void {
+  /**
+   * After `cancel()` (a failed or paused run) nothing more is read, nor are the chunks kept sent:
+   * no truncated upload (`RangeError`).
+   */
+  checkLive(): void {
     if (this.#cancelled) {
       throw new RangeError(
         "Cannot read the stream as a failed or paused run cancelled it; resume with a fresh stream",
@@ -480,7 +483,7 @@ class ChunkSource {
     let filled = from;
     const reader = this.#open();
     while (filled < size) {
-      this.#checkLive();
+      this.checkLive();
       let piece = this.#pending;
       this.#pending = null;
       if (!piece && this.#byob) {
@@ -493,7 +496,7 @@ class ChunkSource {
             ArrayBuffer
           >,
         );
-        this.#checkLive(); // a cancelled read gives no view back: its bytes are gone
+        this.checkLive(); // a cancelled read gives no view back: its bytes are gone
         const moved = new Uint8Array(value!.buffer, 0, room);
         if (direct) out = moved;
         else this.#scratch = moved;
@@ -506,7 +509,7 @@ class ChunkSource {
       }
       if (!piece) {
         const { done, value } = await (reader as ReadableStreamDefaultReader<Uint8Array>).read();
-        this.#checkLive();
+        this.checkLive();
         if (done) break;
         piece = bytesOf(value);
       }
@@ -587,11 +590,11 @@ class ChunkSource {
   async #streamEnded(): Promise<boolean> {
     const reader = this.#open();
     while (this.#pending === null) {
-      this.#checkLive();
+      this.checkLive();
       const { done, value } = this.#byob
         ? await (reader as ReadableStreamBYOBReader).read(new Uint8Array(1))
         : await (reader as ReadableStreamDefaultReader<Uint8Array>).read();
-      this.#checkLive();
+      this.checkLive();
       if (done) return true;
       if (bytesOf(value).length > 0) this.#pending = value!;
     }
@@ -601,11 +604,6 @@ class ChunkSource {
   cancel(): void {
     this.#cancelled = true;
     this.#reader?.cancel().catch(() => {});
-  }
-
-  /** Whether a failed or paused run cancelled this one-shot stream (it is never read again). */
-  get cancelled(): boolean {
-    return this.#cancelled;
   }
 }
 
@@ -1072,9 +1070,8 @@ class Upload implements ResumableUpload {
       if (signal?.aborted) return cancelled();
       const e = r.error;
       if (e.status === 409) {
+        // The URL store forgot the upload when the refusal came (`#send`).
         if (!this.#objectTaken) return success(undefined);
-        // Forgotten, so that no later resume takes the object for this upload's own.
-        await this.#store((s) => s.remove(this.#fingerprint()), signal);
         return failure({
           message:
             "Cannot finish the upload as the object exists: another upload wrote it while this one was sent",
@@ -1089,16 +1086,10 @@ class Upload implements ResumableUpload {
   }
 
   async #run(signal?: AbortSignal): Promise<ServiceResult<void>> {
-    // A one-shot stream a paused or failed run cancelled is not read again, nor are the chunks
-    // it kept sent: the upload resumes from its URL with a fresh stream on a new handle.
-    if (this.#source.cancelled) {
-      return failure({
-        message:
-          "Cannot read the stream as a failed or paused run cancelled it; resume with a fresh stream",
-        category: "INVALID_ARGUMENT",
-      });
-    }
     try {
+      // A one-shot stream a paused or failed run cancelled is not read again, nor are the chunks
+      // it kept sent: the upload resumes from its URL with a fresh stream on a new handle.
+      this.#source.checkLive();
       const r = await this.#loop(signal);
       // A one-shot stream is done with once the run fails: release (and cancel) it.
       if (!r.ok && !this.#source.rereadable) this.#source.cancel();
