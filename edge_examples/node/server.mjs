@@ -109,4 +109,11 @@ const server = serve({
 }, (info) => {
   console.log(`listening on ${info.port}`);
 });
-process.on("SIGTERM", () => server.close(() => process.exit(0)));
+// On SIGTERM: accept nothing new, let the requests under way finish, then exit. `close()` alone
+// waits for every open connection, and one that never sends a request (a browser's preconnect)
+// would hold it for ever: idle ones are closed at once, any left after 5 s are closed too.
+process.on("SIGTERM", () => {
+  server.close(() => process.exit(0));
+  server.closeIdleConnections?.();
+  setTimeout(() => server.closeAllConnections?.(), 5_000).unref();
+});

@@ -214,6 +214,8 @@ console.log("deno npm ok", claims.value.claims.email);
 
     await Deno.copyFile(`${root}edge_examples/node/server.mjs`, `${tmp}/app/server.mjs`);
     const port = 20000 + Math.floor(Math.random() * 20000);
+    let idle: Deno.Conn | undefined;
+    let stopped = false;
     const app = await spawnUntil("node", ["server.mjs"], "listening", {
       cwd: `${tmp}/app`,
       env: { ...env, PORT: String(port) },
@@ -308,8 +310,14 @@ console.log("deno npm ok", claims.value.claims.email);
         await served.body?.cancel();
         assert.equal(served.headers.get("content-type"), stored, type);
       }
+      // SIGTERM ends the example even while a client holds a connection on which it never sent
+      // a request (a preconnect): `server.close()` alone waited for it for ever.
+      idle = await Deno.connect({ hostname: "127.0.0.1", port });
+      await app.stop(12_000);
+      stopped = true;
     } finally {
-      await app.stop();
+      idle?.close();
+      if (!stopped) await app.stop();
     }
   } finally {
     await server.close();

@@ -4,16 +4,31 @@
 export interface Started {
   /** The captured output up to and including the marker. */
   output: string;
-  /** Stops the process (closes stdin, sends SIGTERM) and waits for it. */
-  stop(): Promise<void>;
+  /**
+   * Stops the process (closes stdin, sends SIGTERM) and waits for it to exit. A process still
+   * running `exitWithinMs` later is killed and the call throws: a server whose shutdown hangs
+   * fails its test instead of holding the suite.
+   */
+  stop(exitWithinMs?: number): Promise<void>;
 }
 
-/** Spawns a process and waits until its stdout contains `marker`. */
+/** Options of {@linkcode spawnUntil}. */
+export interface SpawnOptions {
+  cwd?: string;
+  env?: Record<string, string>;
+  /** How long the marker may take to appear; the process is killed past it. Default 60 s. */
+  startWithinMs?: number;
+}
+
+/**
+ * Spawns a process and waits until its stdout contains `marker`. Its stderr is read all along
+ * (a full pipe would stall the child) and quoted when it exits or stalls before the marker.
+ */
 export async function spawnUntil(
   cmd: string,
   args: string[],
   marker: string,
-  options: { cwd?: string; env?: Record<string, string> } = {},
+  options: SpawnOptions = {},
 ): Promise<Started> {
   const child = new Deno.Command(cmd, {
     args,
@@ -24,26 +39,77 @@ export async function spawnUntil(
     stderr: "piped",
   })
     .spawn();
+  let stderr = "";
+  const stderrDone = child.stderr.pipeThrough(new TextDecoderStream()).pipeTo(
+    new WritableStream({
+      write(text) {
+        stderr = (stderr + text).slice(-8192);
+      },
+    }),
+  ).catch(() => {});
   const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  const kill = () => {
+    try {
+      child.kill("SIGKILL");
+    } catch {
+      // already gone
+    }
+  };
   let output = "";
-  while (!output.includes(marker)) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    output += value;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const stalled = new Promise<"stalled">((resolve) => {
+    timer = setTimeout(() => resolve("stalled"), options.startWithinMs ?? 60_000);
+  });
+  try {
+    while (!output.includes(marker)) {
+      const read = await Promise.race([reader.read(), stalled]);
+      if (read === "stalled" || read.done) {
+        kill();
+        await reader.cancel().catch(() => {});
+        await child.status;
+        await stderrDone;
+        throw new Error(
+          `${cmd} ${read === "stalled" ? "did not print" : "exited before printing"} ` +
+            `'${marker}'\n--- stdout\n${output}\n--- stderr\n${stderr}`,
+        );
+      }
+      output += read.value;
+    }
+  } finally {
+    clearTimeout(timer);
   }
-  reader.releaseLock();
+  // Whatever the process prints later is read and dropped, so that it never blocks on a pipe.
+  const stdoutDone = (async () => {
+    try {
+      while (!(await reader.read()).done) { /* drained */ }
+    } catch {
+      // cancelled
+    }
+  })();
   return {
     output,
-    async stop() {
+    async stop(exitWithinMs = 20_000) {
       await child.stdin.close().catch(() => {});
       try {
         child.kill("SIGTERM");
       } catch {
         // already gone
       }
+      let deadline: ReturnType<typeof setTimeout> | undefined;
+      const late = new Promise<"late">((resolve) => {
+        deadline = setTimeout(() => resolve("late"), exitWithinMs);
+      });
+      const ended = await Promise.race([child.status, late]);
+      clearTimeout(deadline);
+      if (ended === "late") kill();
       await child.status;
-      await child.stdout.cancel().catch(() => {});
-      await child.stderr.cancel().catch(() => {});
+      await stdoutDone;
+      await stderrDone;
+      if (ended === "late") {
+        throw new Error(
+          `${cmd} was still running ${exitWithinMs} ms after SIGTERM\n--- stderr\n${stderr}`,
+        );
+      }
     },
   };
 }
