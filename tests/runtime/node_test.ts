@@ -15,14 +15,19 @@ async function run(
   args: string[],
   opts: { cwd?: string; env?: Record<string, string> } = {},
 ) {
+  // Bounded: a step that hangs (an install waiting on the registry) is killed and fails with
+  // its output instead of holding the suite.
+  const limit = 180_000;
   const out = await new Deno.Command(cmd, {
     args,
     cwd: opts.cwd,
     env: opts.env,
     stdout: "piped",
     stderr: "piped",
+    signal: AbortSignal.timeout(limit),
   }).output();
-  const text = new TextDecoder().decode(out.stdout) + new TextDecoder().decode(out.stderr);
+  const text = new TextDecoder().decode(out.stdout) + new TextDecoder().decode(out.stderr) +
+    (out.signal === "SIGTERM" ? `\n(killed after ${limit} ms)` : "");
   return { code: out.code, text };
 }
 
