@@ -158,10 +158,13 @@ async function serverValidate(
       ? success(buildResult(decoded))
       : rejected("Cannot accept the JWT as its user is not the server's", "bad_jwt");
   }
-  // GoTrue refuses a token it read with 401 or 403 (`bad_jwt`, `session_not_found`,
-  // ...): the same refusal as a local one, so the same category.
+  // GoTrue refuses a token it read with 401 or 403 (`bad_jwt`, `session_not_found`, ...), and
+  // with 400 one whose `sub` is no UUID or whose audience is another (`GET /user` carries nothing
+  // else to refuse): the same refusal as a local one, so the same category.
   const e = r.error;
-  return e.status === 401 || e.status === 403 ? failure({ ...e, category: "UNAUTHORIZED" }) : r;
+  return e.status === 400 || e.status === 401 || e.status === 403
+    ? failure({ ...e, category: "UNAUTHORIZED" })
+    : r;
 }
 
 /**
@@ -183,7 +186,7 @@ async function serverValidate(
  * the token's `sub`) accepts the token; another user is `UNAUTHORIZED`
  * (`bad_jwt`), an answer that is no user is `DECODE` from an `AuthClient`
  * (its decoder) and `bad_jwt` from the verify-only source, and a failure is
- * returned (a 401 or 403, the server refusing the token, as `UNAUTHORIZED`).
+ * returned (a 400, 401 or 403, the server refusing the token, as `UNAUTHORIZED`).
  * No redirect is followed: an answer from elsewhere would pass for the auth
  * server's.
  * Rejections have category `UNAUTHORIZED` and a code (`token_expired`,

@@ -234,8 +234,9 @@ export function fetchbaseAuth(
       const refused = e.status === null
         ? e.category === "UNAUTHORIZED" || e.category === "INVALID_ARGUMENT"
         // A gateway's "Invalid API key" is this server's misconfiguration, not the token.
-        // (getClaims reports the server's 401 and 403 as UNAUTHORIZED.)
-        : (e.category === "UNAUTHORIZED" || TOKEN_CODES.has(e.code ?? "")) &&
+        // getClaims reports the server's 400, 401 and 403 as UNAUTHORIZED; a 400 counts here only
+        // with a token code (GoTrue's `bad_jwt`): a wrong URL's 400 must not sign clients out.
+        : (e.category === "UNAUTHORIZED" && e.status !== 400 || TOKEN_CODES.has(e.code ?? "")) &&
           !/api ?key/i.test(e.message);
       if (refused) {
         // The server's own words (and whatever a gateway put there) stay inside.

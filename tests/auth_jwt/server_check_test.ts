@@ -131,3 +131,29 @@ Deno.test("getUser follows no redirect: a redirected token check is a failure, n
   assert.equal(session.getOrThrow().accessToken, "a-token");
   assert.equal(moved.last.url.pathname, "/gotrue/token");
 });
+
+Deno.test("the auth server's refusals of the token are UNAUTHORIZED, its 400s included (a sub that is no UUID, another audience); other failures keep their category", async () => {
+  const token = await forged();
+  const refusals: Array<[number, Record<string, unknown>]> = [
+    [400, { code: "bad_jwt", msg: "invalid claim: sub claim must be a UUID" }],
+    [400, { code: "validation_failed", msg: "Token audience doesn't match request audience" }],
+    [401, { code: "no_authorization", msg: "This endpoint requires a valid Bearer token" }],
+    [403, { code: "bad_jwt", msg: "invalid JWT: unable to parse or verify signature" }],
+  ];
+  for (const [status, body] of refusals) {
+    for (const { name, source } of sources(() => jsonResponse(body, { status }))) {
+      const r = await getClaims(source, token);
+      const e = r.errorOrNull();
+      assert.equal(e?.category, "UNAUTHORIZED", `${name} ${status} ${body.code}`);
+      assert.equal(e?.status, status, name);
+      assert.equal(e?.code, body.code, name);
+    }
+  }
+  const others: Array<[number, string]> = [[404, "NOT_FOUND"], [409, "CONFLICT"]];
+  for (const [status, category] of others) {
+    for (const { name, source } of sources(() => jsonResponse({ msg: "no" }, { status }))) {
+      const r = await getClaims(source, token);
+      assert.equal(r.errorOrNull()?.category, category, `${name} ${status}`);
+    }
+  }
+});

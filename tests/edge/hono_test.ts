@@ -277,6 +277,14 @@ Deno.test("middleware: only a refused token is 401; an auth server answering any
       "5",
     ],
     [
+      Response.json({ error_code: "bad_jwt", msg: "sub claim must be a UUID, 10.0.0.5" }, {
+        status: 400,
+      }),
+      401,
+      "bad_jwt",
+      null,
+    ],
+    [
       Response.json({ error_code: "bad_jwt", msg: "invalid JWT at 10.0.0.5" }, { status: 403 }),
       401,
       "bad_jwt",
