@@ -103,7 +103,7 @@ export function scalar(value: unknown, what: string): string {
   if (typeof value === "number" && !Number.isFinite(value)) {
     throw new TypeError(`Cannot filter with ${what} as the number is not finite: ${value}`);
   }
-  if (typeof value === "object") return stringifyJson(value)!;
+  if (typeof value === "object") return jsonOperand(value, what);
   // A function or a symbol has no text PostgREST could compare with.
   if (typeof value === "function" || typeof value === "symbol") {
     throw new TypeError(`Cannot filter with ${what} as the value is a ${typeof value}`);
@@ -167,6 +167,17 @@ export function checkEmbedPath(path: string): string {
     );
   }
   return checkColumn(path, false);
+}
+
+/**
+ * An object operand as JSON text. A Map goes as its entries (JSON sees none: `{}` would make
+ * `contains` match every object); a Set, whose JSON is `{}` too, is refused.
+ */
+export function jsonOperand(value: object, what: string): string {
+  if (Object.prototype.toString.call(value) === "[object Set]") {
+    throw new TypeError(`Cannot filter with ${what} as the value is a Set: pass an array`);
+  }
+  return stringifyJson(plainOf(value))!;
 }
 
 /** Whether `v` is a Map, from this realm or another (an iframe's, a `node:vm` context's). */

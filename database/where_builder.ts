@@ -11,12 +11,12 @@ import {
   checkColumn,
   checkEmbedPath,
   type FilterValue,
+  jsonOperand,
   listOperand,
   quoteItem,
   scalar,
 } from "./_encode.ts";
 import { TextSearchType } from "./models.ts";
-import { stringifyJson } from "../core/_json_int64.ts";
 import { runBlock } from "./_block.ts";
 import { showValue } from "../core/_show.ts";
 
@@ -162,47 +162,47 @@ export class WhereBuilder {
   }
 
   /**
-   * `column > value` (`gt`).
+   * `column > value` (`gt`); an array is a Postgres array, as for `eq`.
    *
    * @param column The column.
    * @param value The operand.
    * @returns This builder.
    */
   greater<T>(column: ColumnRef<T>, value: NoInfer<T>): this {
-    return this.#add(column, "gt", scalar(value, "greater"));
+    return this.#operand(column, "gt", value, "greater");
   }
 
   /**
-   * `column >= value` (`gte`).
+   * `column >= value` (`gte`); an array is a Postgres array, as for `eq`.
    *
    * @param column The column.
    * @param value The operand.
    * @returns This builder.
    */
   greaterEq<T>(column: ColumnRef<T>, value: NoInfer<T>): this {
-    return this.#add(column, "gte", scalar(value, "greaterEq"));
+    return this.#operand(column, "gte", value, "greaterEq");
   }
 
   /**
-   * `column < value` (`lt`).
+   * `column < value` (`lt`); an array is a Postgres array, as for `eq`.
    *
    * @param column The column.
    * @param value The operand.
    * @returns This builder.
    */
   less<T>(column: ColumnRef<T>, value: NoInfer<T>): this {
-    return this.#add(column, "lt", scalar(value, "less"));
+    return this.#operand(column, "lt", value, "less");
   }
 
   /**
-   * `column <= value` (`lte`).
+   * `column <= value` (`lte`); an array is a Postgres array, as for `eq`.
    *
    * @param column The column.
    * @param value The operand.
    * @returns This builder.
    */
   lessEq<T>(column: ColumnRef<T>, value: NoInfer<T>): this {
-    return this.#add(column, "lte", scalar(value, "lessEq"));
+    return this.#operand(column, "lte", value, "lessEq");
   }
 
   /**
@@ -221,8 +221,8 @@ export class WhereBuilder {
       kind: "filter",
       column: name,
       operator,
-      value: scalar(v, "within"),
-      list: false,
+      value: Array.isArray(v) ? listOperand(v, "within", "{", "}") : scalar(v, "within"),
+      list: Array.isArray(v),
       negated: false,
     });
     this.predicates.push({
@@ -406,7 +406,7 @@ export class WhereBuilder {
       return this.#add(column, op, listOperand(value, what, "{", "}"), true);
     }
     if (value !== null && typeof value === "object" && !(value instanceof Date)) {
-      return this.#add(column, op, stringifyJson(value)!);
+      return this.#add(column, op, jsonOperand(value, what));
     }
     return this.#add(column, op, scalar(value, what));
   }

@@ -14,6 +14,7 @@ import {
   type StandardSchemaV1,
   updateTyped,
   validateAll,
+  type WhereBuilder,
 } from "../../database/mod.ts";
 import { parseJsonInt64 } from "../../core/_json_int64.ts";
 import { checkColumn } from "../../database/_encode.ts";
@@ -327,4 +328,64 @@ Deno.test("a function call's rollback check works with a client-wide tx=rollback
   const plain = make("timezone=UTC");
   assert.ok((await plain.db.rpc("f")).ok);
   assert.deepEqual(plain.prefer(), ["timezone=UTC"]);
+});
+
+// --- operands that JSON would misrepresent (a review against PostgREST's grammar) -------------
+
+Deno.test("an array compared with greater, less or within is a Postgres array, as with eq: JSON text is a malformed array literal", () => {
+  const tags = column<string[]>("tags");
+  const pairsOf = (block: (w: WhereBuilder) => unknown) => {
+    const q = new QueryBuilder();
+    q.where(block);
+    return q.toQueryPairs();
+  };
+  assert.deepEqual(
+    pairsOf((w) =>
+      w.greater(tags, ["b", "c"]).greaterEq(tags, ["b"]).less(tags, ["x y"]).lessEq(tags, ["x"])
+    ),
+    [["tags", "gt.{b,c}"], ["tags", "gte.{b}"], ["tags", 'lt.{"x y"}'], ["tags", "lte.{x}"]],
+  );
+  assert.deepEqual(pairsOf((w) => w.within(tags, { from: ["a"], to: ["m", "n"] })), [
+    ["and", "(tags.gte.{a},tags.lte.{m,n})"],
+  ]);
+  // Inside a group too; an element holding a brace quotes the whole literal there.
+  assert.deepEqual(
+    pairsOf((w) => w.or((o) => o.greater(tags, ["a"]).less(tags, ["{z}"]))),
+    [["or", '(tags.gt.{a},tags.lt."{\\"{z}\\"}")']],
+  );
+  // Scalars are unchanged.
+  assert.deepEqual(pairsOf((w) => w.within(column<number>("n"), { from: 1, to: 9 })), [
+    ["and", "(n.gte.1,n.lte.9)"],
+  ]);
+});
+
+Deno.test("a Map operand goes as its entries: as {} a contains matched, and a delete removed, every object", async () => {
+  const meta = column<Record<string, unknown>>("meta");
+  const owner = new Map<string, unknown>([["owner", "u1"]]);
+  const { db, rec } = makeDb(() => new Response(null, { status: 204 }));
+  const r = await db.delete("docs", (w) => w.contains(meta, owner as never));
+  assert.equal(r.ok, true);
+  assert.equal(rec.last.url.searchParams.get("meta"), 'cs.{"owner":"u1"}');
+  const q = new QueryBuilder();
+  q.where((w) =>
+    w.eq(meta, owner as never).containedBy(meta, owner as never).overlaps(meta, owner as never)
+  );
+  assert.deepEqual(q.toQueryPairs(), [
+    ["meta", 'eq.{"owner":"u1"}'],
+    ["meta", 'cd.{"owner":"u1"}'],
+    ["meta", 'ov.{"owner":"u1"}'],
+  ]);
+  // A Set's JSON is {} as well: refused, before any request.
+  for (
+    const block of [
+      (w: WhereBuilder) => w.contains(meta, new Set(["a"]) as never),
+      (w: WhereBuilder) => w.eq(meta, new Set(["a"]) as never),
+    ]
+  ) {
+    const before = rec.requests.length;
+    const refused = await db.delete("docs", block);
+    assert.equal(refused.errorOrNull()?.category, "INVALID_ARGUMENT");
+    assert.match(refused.errorOrNull()!.message, /is a Set: pass an array/);
+    assert.equal(rec.requests.length, before);
+  }
 });
