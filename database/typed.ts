@@ -31,6 +31,7 @@ import type { QueryBuilder } from "./query_builder.ts";
 import type { Validator } from "./validator.ts";
 import type { WhereBuilder } from "./where_builder.ts";
 import { stringifyJson } from "../core/_json_int64.ts";
+import { plainOf } from "./_encode.ts";
 
 /** Options of the typed reads. */
 export interface TypedSelectOptions<T> extends CallOptions {
@@ -298,7 +299,8 @@ export type TypedInsertOptions<T> =
 
 function encodeJson(value: unknown, what: string): string {
   if (value === undefined) throw new TypeError(`Cannot ${what} as the value is undefined`);
-  return stringifyJson(value)!;
+  // A Map row goes as its entries (JSON sees none: `{}` inserts a row of defaults).
+  return stringifyJson(Array.isArray(value) ? value.map(plainOf) : plainOf(value))!;
 }
 
 /**
@@ -482,6 +484,7 @@ export function upsertTypedMany<T>(
 }
 
 function withoutNulls(value: unknown): string {
+  value = plainOf(value);
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
     throw new TypeError("Cannot update as 'value' must be an object");
   }

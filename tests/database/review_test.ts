@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import {
   column,
+  insertTyped,
+  insertTypedMany,
   paginator,
   QueryBuilder,
   rpcGetMaybeSingleTyped,
@@ -388,4 +390,15 @@ Deno.test("a Map operand goes as its entries: as {} a contains matched, and a de
     assert.match(refused.errorOrNull()!.message, /is a Set: pass an array/);
     assert.equal(rec.requests.length, before);
   }
+});
+
+Deno.test("typed writes take a Map row as its entries: as {} an insert stored a row of defaults and an update changed nothing", async () => {
+  const { db, rec } = makeDb(() => jsonResponse([{ id: 1, title: "a" }], { status: 201 }));
+  const row = new Map<string, unknown>([["title", "a"], ["note", null]]);
+  await insertTyped(db, "todos", row as never);
+  assert.equal(rec.last.text, '{"title":"a","note":null}');
+  await insertTypedMany(db, "todos", [row, new Map([["title", "b"]])] as never);
+  assert.equal(rec.last.text, '[{"title":"a","note":null},{"title":"b"}]');
+  await updateTyped(db, "todos", row as never, (w) => w.eq("id", 1));
+  assert.equal(rec.last.text, '{"title":"a"}');
 });
