@@ -513,7 +513,7 @@ export class SessionManager {
   /**
    * Persists a session, applies its token to the base client and schedules
    * its refresh. Rejects with a `TypeError`, applying nothing, for a session
-   * that is not one; rejects with the storage's own error (or a `TimeoutError`
+   * that is not one or a `signal` that is no AbortSignal; rejects with the storage's own error (or a `TimeoutError`
    * after 10 s) when the storage cannot save it, the session then being live
    * in memory only. A `signal` that aborts ends the wait for the storage
    * (rejecting with its reason) but not the write; one already aborted
@@ -563,7 +563,8 @@ export class SessionManager {
    * Rejects with the storage's own error (or a `TimeoutError` after 10 s) when
    * the storage cannot clear it; the session is forgotten in memory all the same.
    * A `signal` that aborts ends the wait for the storage (rejecting with its
-   * reason) but not the clear; one already aborted forgets nothing.
+   * reason) but not the clear; one already aborted forgets nothing, and so
+   * does a `signal` that is no AbortSignal (a `TypeError`).
    *
    * @param options A `signal`.
    */
