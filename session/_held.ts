@@ -61,8 +61,18 @@ export function sameSession(before: Session, now: Session | null): boolean {
 
 /** The `exp` claim of an access token, or null when it has none (or is no JWT). */
 export function expClaim(accessToken: string): number | null {
+  return numericClaim(accessToken, "exp");
+}
+
+/** The access token's `iat` claim (seconds), or null when it has none or is no JWT. */
+export function iatClaim(accessToken: string): number | null {
+  return numericClaim(accessToken, "iat");
+}
+
+function numericClaim(accessToken: string, name: "exp" | "iat"): number | null {
   const claims = parseJwtClaims(accessToken);
-  return claims.ok && typeof claims.value.exp === "number" ? claims.value.exp : null;
+  const v = claims.ok ? claims.value[name] : null;
+  return typeof v === "number" ? v : null;
 }
 
 /**

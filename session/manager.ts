@@ -17,12 +17,13 @@ import { hasMethods } from "../core/_has_methods.ts";
 import {
   expClaim,
   heldOf,
+  iatClaim,
   isSeconds,
   SessionRefused,
   storageFailure,
   untilCancelled,
 } from "./_held.ts";
-import { ABORTED, refusedSignal, untilAborted } from "../core/_abort.ts";
+import { ABORTED, bounded, refusedSignal, untilAborted } from "../core/_abort.ts";
 import { SerialQueue } from "./_serial.ts";
 import { settleQuietly } from "../core/_thrown.ts";
 import { showValue } from "../core/_show.ts";
@@ -65,6 +66,8 @@ export type SessionState =
 const MIN_REFRESH_GAP_MS = 10_000;
 /** How long a storage write that has not landed makes reads older than the session held. */
 const UNLANDED_MS = 60_000;
+/** How long a refresh waits to read the storage for a newer session before it goes on. */
+const STORED_READ_MS = 2_000;
 
 /** Configuration of a session manager. */
 export interface SessionConfig {
@@ -119,6 +122,9 @@ const INVALID_GRANT = new Set([
   "session_expired",
   "user_not_found",
   "user_banned",
+  // A session of GoTrue's OAuth server needs the OAuth client's id to refresh, which this
+  // manager never sends: retrying cannot succeed.
+  "invalid_client",
 ]);
 
 function isInvalidGrant(e: ServiceError): boolean {
@@ -296,6 +302,8 @@ export class SessionManager {
   readonly #retryBase: number;
   readonly #retryMax: number;
   readonly #state = new MutableStateFlow<SessionState>({ kind: "NotAuthenticated" });
+  /** Refresh tokens this manager held and moved on from: never taken back from storage. */
+  readonly #left = new Set<string>();
   /** Each listener with the last event it heard (it never hears SIGNED_OUT twice in a row). */
   readonly #listeners = new Map<AuthStateChangeCallback, AuthStateChangeEvent | null>();
   #inflight: Promise<ServiceResult<Session>> | null = null;
@@ -494,7 +502,16 @@ export class SessionManager {
     return heldOf(this.#state.value)?.refreshToken ?? null;
   }
 
+  /** Remembers the held refresh token, when `next` is another, as one this manager left. */
+  #leave(next: string | null): void {
+    const prev = this.#heldRefreshToken();
+    if (prev === null || prev === next) return;
+    if (this.#left.size >= 64) this.#left.clear();
+    this.#left.add(prev);
+  }
+
   #apply(session: Session, fromRefresh = false): void {
+    this.#leave(session.refreshToken);
     this.#generation++;
     this.#appliedAt = Date.now();
     this.#fromRefresh = fromRefresh;
@@ -513,9 +530,9 @@ export class SessionManager {
   /**
    * Persists a session, applies its token to the base client and schedules
    * its refresh. Rejects with a `TypeError`, applying nothing, for a session
-   * that is not one or a `signal` that is no AbortSignal; rejects with the storage's own error (or a `TimeoutError`
-   * after 10 s) when the storage cannot save it, the session then being live
-   * in memory only. A `signal` that aborts ends the wait for the storage
+   * that is not one or a `signal` that is no AbortSignal; rejects with the
+   * storage's own error (or a `TimeoutError` after 10 s) when the storage
+   * cannot save it, the session then being live in memory only. A `signal` that aborts ends the wait for the storage
    * (rejecting with its reason) but not the write; one already aborted
    * applies nothing.
    *
@@ -607,6 +624,7 @@ export class SessionManager {
     if (!this.#disposed) this.#client.clearAccessToken();
     // Loading (a restore still reading storage) held nothing that was announced.
     const kind = this.#state.value.kind;
+    this.#leave(null);
     // Subscribers hear NotAuthenticated once, not again on every clear with no session.
     if (kind !== "NotAuthenticated") this.#state.value = { kind: "NotAuthenticated" };
     return kind === "Authenticated" || kind === "Expired";
@@ -664,9 +682,19 @@ export class SessionManager {
    */
   async #refresh(session: Session): Promise<ServiceResult<Session>> {
     const clears = this.#clears;
-    const r = await this.#auth.refreshToken(session.refreshToken);
     // Still the session it refreshed, and not cleared meanwhile (a clear may still be storing).
     const held = () => this.#heldRefreshToken() === session.refreshToken && clears === this.#clears;
+    // Tabs sharing a storage: one that fell behind (asleep, hidden) holds a refresh token that
+    // another has rotated since. Sent, GoTrue reads it as reuse and revokes the whole session,
+    // in every tab; the newer stored session is taken instead, and refreshed only when due.
+    const newer = await this.#newerStored(session);
+    if (!held()) return superseded();
+    if (newer) {
+      this.#adopt(session, newer);
+      if (!lapsed(newer) && this.#refreshDueIn(newer, false) > 0) return success(newer);
+      session = newer;
+    }
+    const r = await this.#auth.refreshToken(session.refreshToken);
     if (!held()) return superseded();
     if (r.ok) {
       const answer = r.value;
@@ -718,7 +746,11 @@ export class SessionManager {
         stored = null;
       }
       if (!held()) return superseded();
-      if (stored && stored.refreshToken !== session.refreshToken) {
+      // One this manager held before (its write failed or has not landed) is older, spent too.
+      if (
+        stored && stored.refreshToken !== session.refreshToken &&
+        !this.#left.has(stored.refreshToken)
+      ) {
         const adopted = withExpiry(stored);
         this.#refreshed(session, adopted, false);
         return success(adopted);
@@ -741,6 +773,14 @@ export class SessionManager {
       return r;
     }
     if (isInvalidGrant(r.error)) {
+      // A newer session stored meanwhile (another tab signed in again) is not this dead one's to
+      // clear: it is taken instead.
+      const stored = await this.#newerStored(session);
+      if (!held()) return superseded();
+      if (stored) {
+        this.#adopt(session, stored);
+        return success(stored);
+      }
       try {
         await this.clearSession();
       } catch {
@@ -749,6 +789,40 @@ export class SessionManager {
       return r;
     }
     return this.#transient(session, r.error);
+  }
+
+  /**
+   * The stored session when it is newer than `session`: another refresh token, never held here
+   * (a session this manager replaced, whose write failed or has not landed, is older), issued
+   * later (`iat`, else a later expiry): another tab's refresh or sign-in. Null when it is not,
+   * when the storage is per request (it holds what the request brought), or when it cannot be
+   * read within 2 s.
+   */
+  async #newerStored(session: Session): Promise<Session | null> {
+    if (this.#storage.perRequest) return null;
+    const read = await bounded(this.#load(), STORED_READ_MS);
+    if (read.kind !== "done" || read.value === null) return null;
+    const stored = storedExpiry(read.value);
+    if (stored.refreshToken === session.refreshToken || this.#left.has(stored.refreshToken)) {
+      return null;
+    }
+    const [a, b] = [iatClaim(stored.accessToken), iatClaim(session.accessToken)];
+    const later = a !== null && b !== null
+      ? a > b
+      : stored.expiresAt != null && session.expiresAt != null &&
+        stored.expiresAt > session.expiresAt;
+    return later ? stored : null;
+  }
+
+  /** Holds a newer stored session in place of `from`: TOKEN_REFRESHED, or SIGNED_IN for another user. */
+  #adopt(from: Session, next: Session): void {
+    this.#hold(from, next, false);
+    this.#emit(
+      next.user.id === from.user.id
+        ? AuthStateChangeEvent.TOKEN_REFRESHED
+        : AuthStateChangeEvent.SIGNED_IN,
+      next,
+    );
   }
 
   /** Holds `next` in place of the refreshed `from` and announces it (TOKEN_REFRESHED). */
@@ -957,6 +1031,7 @@ export class SessionManager {
       // The base client keeps the lapsed token, as for a session that lapses while held:
       // requests fail with 401 rather than running as the anonymous key.
       this.#useToken(stored);
+      this.#leave(stored.refreshToken);
       this.#state.value = { kind: "Expired", lastSession: stored };
       // Without auto-refresh the caller decides when to spend the refresh token.
       if (!this.#autoRefresh) {

@@ -460,6 +460,9 @@ Deno.test("restore: no stored session signs the held one out; a refresh or sign-
     await m2.saveSession(decodeSession(sessionJson(1)));
     const refresh = m2.refreshSession();
     await turns();
+    // The refresh first reads the storage for a newer session (another tab's): none.
+    slow.release();
+    await turns();
     const restore = m2.restoreSession();
     await turns();
     s2.find("/token").release(json(sessionJson(2)));

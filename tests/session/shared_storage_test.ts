@@ -1,0 +1,298 @@
+// Managers sharing one storage, as browser tabs share localStorage, against a model of GoTrue's
+// refresh-token rotation: a token that is neither the active one nor its parent, sent outside
+// the reuse interval, revokes the whole session (GoTrue's tokens service). A tab that fell
+// behind must not send its old token, and a tab's dead session must not clear another tab's
+// newer sign-in from the storage (found by a review against GoTrue's source).
+import assert from "node:assert/strict";
+import { createAuthClient } from "../../auth/client.ts";
+import { decodeSession, type Session } from "../../auth/mod.ts";
+import { createBaseClient } from "../../core/client.ts";
+import { createSessionManager, type SessionStorage } from "../../session/mod.ts";
+import { BASE, json, KEY, withClock } from "./_helpers.ts";
+
+/** An unsigned access token with GoTrue's time claims (the manager only reads them). */
+function fakeJwt(sub: string, lifetime: number): string {
+  const iat = Math.floor(Date.now() / 1000);
+  const part = (o: object) =>
+    btoa(JSON.stringify(o)).replace(/=+$/, "").replace(/\+/g, "-").replace(/\//g, "_");
+  return `${part({ alg: "HS256", typ: "JWT" })}.${
+    part({ sub, iat, exp: iat + lifetime, session_id: "s1" })
+  }.c2lnbmF0dXJl`;
+}
+
+/** One GoTrue session's refresh tokens: rotation, the 10 s reuse interval, family revocation. */
+function rotatingGoTrue() {
+  let counter = 1;
+  let active = "refresh-1";
+  let parent: string | null = null;
+  let rotatedAt = 0;
+  let revoked = false;
+  const grants: string[] = [];
+  const lifetime = { seconds: 3600, jwt: false };
+  const body = (n: number, user = "u1") => ({
+    access_token: lifetime.jwt ? fakeJwt(user, lifetime.seconds) : `access-${n}`,
+    refresh_token: `refresh-${n}`,
+    expires_in: lifetime.seconds,
+    expires_at: Math.floor(Date.now() / 1000) + lifetime.seconds,
+    token_type: "bearer",
+    user: { id: user, email: `${user}@x.io` },
+  });
+  const fetch = async (input: RequestInfo | URL, init?: RequestInit) => {
+    const req = new Request(input, init);
+    const url = new URL(req.url);
+    if (url.pathname.endsWith("/logout")) {
+      revoked = true;
+      return new Response(null, { status: 204 });
+    }
+    const token = (await req.json()).refresh_token as string;
+    grants.push(token);
+    if (revoked) return json({ error_code: "refresh_token_not_found", msg: "Invalid" }, 400);
+    if (token === parent && Date.now() - rotatedAt < 10_000) return json(body(counter));
+    if (token !== active) {
+      revoked = true; // the whole family
+      return json({ error_code: "refresh_token_already_used", msg: "Already Used" }, 400);
+    }
+    parent = active;
+    counter++;
+    active = `refresh-${counter}`;
+    rotatedAt = Date.now();
+    return json(body(counter));
+  };
+  return {
+    fetch,
+    grants,
+    body,
+    lifetime,
+    isRevoked: () => revoked,
+    /** A new sign-in (another session of the server's). */
+    signIn(user: string) {
+      revoked = false;
+      counter += 100;
+      active = `refresh-${counter}`;
+      parent = null;
+      return body(counter, user);
+    },
+  };
+}
+
+/** A storage object shared by every manager given it, as one origin's localStorage is. */
+function sharedStorage(): SessionStorage & { value: Session | null } {
+  return {
+    value: null,
+    save(s: Session) {
+      this.value = s;
+    },
+    load() {
+      return this.value;
+    },
+    clear() {
+      this.value = null;
+    },
+  };
+}
+
+function tab(fetch: typeof globalThis.fetch, storage: SessionStorage) {
+  const client = createBaseClient(BASE, KEY, { fetch, retry: { maxAttempts: 1 } });
+  const manager = createSessionManager(createAuthClient(client), client, {
+    storage,
+    autoRefresh: false,
+  });
+  const events: string[] = [];
+  manager.onAuthStateChange((e) => events.push(e), { emitInitialSession: false });
+  return { client, manager, events };
+}
+
+Deno.test("a tab that fell two refreshes behind takes the stored session instead of sending its old token (which revokes the session)", () =>
+  withClock(async (clock) => {
+    const server = rotatingGoTrue();
+    const storage = sharedStorage();
+    const a = tab(server.fetch, storage);
+    const b = tab(server.fetch, storage);
+    await a.manager.saveSession(decodeSession(server.body(1)));
+    assert.ok((await b.manager.restoreSession()).ok);
+    // Tab A refreshes twice while B sleeps.
+    await clock.tickAsync(60_000);
+    assert.ok((await a.manager.refreshSession()).ok);
+    await clock.tickAsync(60_000);
+    assert.ok((await a.manager.refreshSession()).ok);
+    assert.deepEqual(server.grants, ["refresh-1", "refresh-2"]);
+    // B wakes up: the stored session is newer than its own and not due, so no grant is sent.
+    const r = await b.manager.refreshSession();
+    assert.equal(r.getOrThrow().refreshToken, "refresh-3");
+    assert.deepEqual(server.grants, ["refresh-1", "refresh-2"]);
+    assert.equal(b.client.accessToken, "access-3");
+    assert.deepEqual(b.events, ["SIGNED_IN", "TOKEN_REFRESHED"]);
+    assert.equal(server.isRevoked(), false);
+    // Near the expiry, B refreshes with the newest token, and the session lives on in both tabs.
+    await clock.tickAsync(3_590_000);
+    assert.equal((await b.manager.refreshSession()).getOrThrow().refreshToken, "refresh-4");
+    assert.deepEqual(server.grants, ["refresh-1", "refresh-2", "refresh-3"]);
+    assert.equal((await a.manager.refreshSession()).getOrThrow().refreshToken, "refresh-4");
+    assert.equal(server.isRevoked(), false);
+    assert.equal(storage.value?.refreshToken, "refresh-4");
+    a.manager.dispose();
+    b.manager.dispose();
+  }));
+
+Deno.test("a stale tab's dead session does not clear another tab's newer sign-in from the storage", () =>
+  withClock(async (clock) => {
+    const server = rotatingGoTrue();
+    const storage = sharedStorage();
+    const a = tab(server.fetch, storage);
+    const b = tab(server.fetch, storage);
+    await a.manager.saveSession(decodeSession(server.body(1)));
+    assert.ok((await b.manager.restoreSession()).ok);
+    // A signs out (the server ends the session) and signs in again as another user.
+    await clock.tickAsync(60_000);
+    await a.manager.clearSession();
+    await server.fetch(`${BASE}/auth/v1/logout`, { method: "POST" });
+    await a.manager.saveSession(decodeSession(server.signIn("u2")));
+    // B's refresh finds the newer sign-in in the storage: it takes it (SIGNED_IN, another user)
+    // and sends no grant with its dead token.
+    const r = await b.manager.refreshSession();
+    assert.equal(r.getOrThrow().user.id, "u2");
+    assert.deepEqual(server.grants, []);
+    assert.deepEqual(b.events, ["SIGNED_IN", "SIGNED_IN"]);
+    assert.equal(storage.value?.user.id, "u2");
+    a.manager.dispose();
+    b.manager.dispose();
+  }));
+
+Deno.test("a refresh refused as dead while another tab signed in keeps that sign-in stored and takes it", () =>
+  withClock(async (clock) => {
+    const server = rotatingGoTrue();
+    const storage = sharedStorage();
+    // B's grant is answered only after A has signed in again.
+    let signInDuringGrant: (() => void) | null = null;
+    const slow: typeof globalThis.fetch = async (input, init) => {
+      const answer = await server.fetch(input, init);
+      signInDuringGrant?.();
+      return answer;
+    };
+    const a = tab(server.fetch, storage);
+    const b = tab(slow, storage);
+    await a.manager.saveSession(decodeSession(server.body(1)));
+    assert.ok((await b.manager.restoreSession()).ok);
+    await server.fetch(`${BASE}/auth/v1/logout`, { method: "POST" }); // ended elsewhere
+    await clock.tickAsync(60_000);
+    signInDuringGrant = () => {
+      signInDuringGrant = null;
+      storage.value = null;
+      void a.manager.saveSession(decodeSession(server.signIn("u2")));
+    };
+    const r = await b.manager.refreshSession();
+    assert.deepEqual(server.grants, ["refresh-1"]); // refused: refresh_token_not_found
+    assert.equal(r.getOrThrow().user.id, "u2");
+    assert.equal(storage.value?.user.id, "u2", "the new sign-in is still stored");
+    assert.equal(b.manager.currentSession?.user.id, "u2");
+    a.manager.dispose();
+    b.manager.dispose();
+  }));
+
+Deno.test("a session this manager replaced is never taken back from the storage: a failed write leaves it there", () =>
+  withClock(async (clock) => {
+    const server = rotatingGoTrue();
+    let failWrites = false;
+    const storage = sharedStorage();
+    const flaky: SessionStorage = {
+      save(s) {
+        if (failWrites) throw new Error("quota exceeded");
+        storage.save(s);
+      },
+      load: () => storage.load(),
+      clear: () => storage.clear(),
+    };
+    const a = tab(server.fetch, flaky);
+    await a.manager.saveSession(decodeSession(server.body(1)));
+    await clock.tickAsync(60_000);
+    failWrites = true;
+    // The new tokens are live in memory; the storage still holds the spent refresh-1, which
+    // even expires later than they do (the project's token lifetime was shortened meanwhile).
+    server.lifetime.seconds = 600;
+    assert.equal((await a.manager.refreshSession()).ok, false);
+    assert.equal(a.manager.currentSession?.refreshToken, "refresh-2");
+    assert.equal(storage.value?.refreshToken, "refresh-1");
+    failWrites = false;
+    await clock.tickAsync(600_000);
+    assert.equal((await a.manager.refreshSession()).getOrThrow().refreshToken, "refresh-3");
+    assert.deepEqual(server.grants, ["refresh-1", "refresh-2"]);
+    assert.equal(server.isRevoked(), false);
+    a.manager.dispose();
+  }));
+
+Deno.test("which stored session is newer is read from the tokens' iat: one issued later is taken even when it expires sooner", () =>
+  withClock(async (clock) => {
+    const server = rotatingGoTrue();
+    server.lifetime.jwt = true;
+    const storage = sharedStorage();
+    const a = tab(server.fetch, storage);
+    const b = tab(server.fetch, storage);
+    await a.manager.saveSession(decodeSession(server.body(1)));
+    assert.ok((await b.manager.restoreSession()).ok);
+    // The project's token lifetime is shortened; A refreshes under it.
+    server.lifetime.seconds = 600;
+    await clock.tickAsync(60_000);
+    assert.ok((await a.manager.refreshSession()).ok);
+    await clock.tickAsync(60_000);
+    // B takes A's session, issued later though it expires sooner, and sends no old token.
+    assert.equal((await b.manager.refreshSession()).getOrThrow().refreshToken, "refresh-2");
+    assert.deepEqual(server.grants, ["refresh-1"]);
+    assert.equal(server.isRevoked(), false);
+    a.manager.dispose();
+    b.manager.dispose();
+  }));
+
+Deno.test("a refresh token reported reused is not replaced by a session this manager left behind in the storage", () =>
+  withClock(async (clock) => {
+    const server = rotatingGoTrue();
+    let failWrites = false;
+    const storage = sharedStorage();
+    const flaky: SessionStorage = {
+      save(s) {
+        if (failWrites) throw new Error("quota exceeded");
+        storage.save(s);
+      },
+      load: () => storage.load(),
+      clear: () => storage.clear(),
+    };
+    const a = tab(server.fetch, flaky);
+    await a.manager.saveSession(decodeSession(server.body(1)));
+    await clock.tickAsync(60_000);
+    failWrites = true;
+    assert.equal((await a.manager.refreshSession()).ok, false); // refresh-2 held, not stored
+    failWrites = false;
+    // Another holder of the session spends refresh-2 first.
+    await server.fetch(`${BASE}/auth/v1/token?grant_type=refresh_token`, {
+      method: "POST",
+      body: JSON.stringify({ refresh_token: "refresh-2" }),
+    });
+    await clock.tickAsync(600_000);
+    const r = await a.manager.refreshSession();
+    assert.equal(r.errorOrNull()?.code, "refresh_token_already_used");
+    assert.equal(a.manager.currentSession, null, "the spent refresh-1 is not taken back");
+    assert.ok(a.events.includes("SIGNED_OUT"));
+    a.manager.dispose();
+  }));
+
+Deno.test("GoTrue's OAuth server refusing a refresh without the client's id (invalid_client) ends the session: no retry for ever", () =>
+  withClock(async (clock) => {
+    let grants = 0;
+    const storage = sharedStorage();
+    const refusing: typeof globalThis.fetch = () => {
+      grants++;
+      return Promise.resolve(json({
+        error: "invalid_client",
+        error_description: "Client authentication required for OAuth session",
+      }, 400));
+    };
+    const a = tab(refusing, storage);
+    a.manager.startAutoRefresh();
+    await a.manager.saveSession(decodeSession(rotatingGoTrue().body(1)));
+    await clock.tickAsync(3_600_000);
+    assert.equal(a.manager.currentSession, null);
+    assert.equal(storage.value, null);
+    assert.deepEqual(a.events, ["SIGNED_IN", "SIGNED_OUT"]);
+    await clock.tickAsync(3_600_000);
+    assert.equal(grants, 1);
+    a.manager.dispose();
+  }));
