@@ -79,6 +79,26 @@ export function isNoRows(r: ServiceResult<unknown>): boolean {
     /\b0 rows\b/.test(e.details ?? "");
 }
 
+/**
+ * At most one row, from a single-object read: `Success(null)` for PostgREST's zero-row 406.
+ * PostgREST 16's `client-error-verbosity = "minimal"` sends that 406 without the `details` that
+ * say how many rows matched: the same read is then made as a list (`again`), and zero rows are
+ * null, one is the row, and several keep the first answer's failure.
+ */
+export async function maybeOne<T>(
+  r: ServiceResult<string>,
+  again: () => Promise<ServiceResult<string>>,
+  o?: DecodeOptions<T>,
+): Promise<ServiceResult<T | null>> {
+  if (isNoRows(r)) return success(null);
+  if (r.ok || r.error.status !== 406 || r.error.code !== "PGRST116" || r.error.details !== null) {
+    return decodeOne<T | null>(r, o);
+  }
+  const rows = await decodeRows<T>(await again(), o);
+  if (!rows.ok) return rows;
+  return rows.value.length > 1 ? r : success(rows.value[0] ?? null);
+}
+
 export function discard(r: ServiceResult<unknown>): ServiceResult<void> {
   return r.ok ? success(undefined) : r;
 }

@@ -11,7 +11,7 @@
 
 import { guarded } from "./_guard.ts";
 import { ServiceException, type ServiceResult, success } from "../core/result.ts";
-import { decodeOne, decodeRows, discard, isNoRows } from "./_decode.ts";
+import { decodeOne, decodeRows, discard, maybeOne } from "./_decode.ts";
 import type {
   CallOptions,
   DatabaseClient,
@@ -160,7 +160,7 @@ export function selectMaybeSingleTyped<T>(
 ): Promise<ServiceResult<T | null>> {
   options ??= {};
   return db.select(table, { ...options, format: ResponseFormat.SINGLE }).then((r) =>
-    isNoRows(r) ? success<T | null>(null) : decodeOne<T | null>(r, options)
+    maybeOne<T>(r, () => db.select(table, { ...options, format: ResponseFormat.ROWS }), options)
   );
 }
 

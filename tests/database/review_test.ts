@@ -402,3 +402,50 @@ Deno.test("typed writes take a Map row as its entries: as {} an insert stored a 
   await updateTyped(db, "todos", row as never, (w) => w.eq("id", 1));
   assert.equal(rec.last.text, '{"title":"a"}');
 });
+
+Deno.test("maybe-single reads under PostgREST 16's minimal error verbosity (a 406 without details): the same read as a list decides", async () => {
+  // `client-error-verbosity = "minimal"`: only code and message, for zero rows and several alike.
+  const minimal406 = () =>
+    jsonResponse(
+      { code: "PGRST116", message: "Cannot coerce the result to a single JSON object" },
+      {
+        status: 406,
+      },
+    );
+  const cases: Array<[string, unknown, "null" | "row" | "fail"]> = [
+    ["zero rows", [], "null"],
+    ["one row (inserted meanwhile)", [{ id: 1 }], "row"],
+    ["several rows", [{ id: 1 }, { id: 2 }], "fail"],
+  ];
+  for (const [what, rows, outcome] of cases) {
+    for (const call of ["select", "rpcGet"] as const) {
+      const { db, rec } = makeDb([minimal406(), jsonResponse(rows)]);
+      const r = call === "select"
+        ? await selectMaybeSingleTyped<{ id: number }>(db, "todos", {
+          block: (q) => q.where((w) => w.eq("owner", "u1")),
+        })
+        : await rpcGetMaybeSingleTyped<{ id: number }>(db, "by_owner", {
+          queryParams: { owner: "u1" },
+        });
+      assert.equal(rec.requests.length, 2, `${call} ${what}`);
+      const [first, second] = rec.requests;
+      assert.match(first.headers.get("accept") ?? "", /vnd\.pgrst\.object\+json/);
+      assert.doesNotMatch(second.headers.get("accept") ?? "", /object/, `${call} ${what}: a list`);
+      assert.equal(second.url.search, first.url.search, "the same read");
+      if (outcome === "null") assert.equal(r.getOrThrow(), null, `${call} ${what}`);
+      if (outcome === "row") assert.deepEqual(r.getOrThrow(), { id: 1 }, `${call} ${what}`);
+      if (outcome === "fail") {
+        assert.equal(r.errorOrNull()?.code, "PGRST116", `${call} ${what}`);
+        assert.equal(r.errorOrNull()?.status, 406);
+      }
+    }
+  }
+  // The default (verbose) answer still decides at once.
+  const { db, rec } = makeDb([
+    jsonResponse({ code: "PGRST116", message: "m", details: "The result contains 0 rows" }, {
+      status: 406,
+    }),
+  ]);
+  assert.equal((await selectMaybeSingleTyped(db, "todos")).getOrThrow(), null);
+  assert.equal(rec.requests.length, 1);
+});
