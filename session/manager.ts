@@ -19,6 +19,7 @@ import {
   heldOf,
   iatClaim,
   isSeconds,
+  sameSession,
   SessionRefused,
   storageFailure,
   untilCancelled,
@@ -631,7 +632,10 @@ export class SessionManager {
   }
 
   /**
-   * Refreshes now. Concurrent callers share one refresh-token grant and get
+   * Refreshes now, with the session's newest refresh token: a newer state of
+   * the session in a shared storage (another tab's refresh) is taken first, so
+   * that a token another tab has rotated is never sent (GoTrue would revoke
+   * the session). Concurrent callers share one refresh-token grant and get
    * the same result; a caller's `signal` ends only its own wait
    * (`Failure(CANCELLED)`), and one already aborted starts nothing.
    *
@@ -642,12 +646,12 @@ export class SessionManager {
     const signal = options?.signal;
     // Without a signal every caller gets the shared promise itself.
     return signal == null
-      ? this.#sharedRefresh()
-      : untilCancelled(() => this.#sharedRefresh(), signal);
+      ? this.#sharedRefresh(true)
+      : untilCancelled(() => this.#sharedRefresh(true), signal);
   }
 
   /** The refresh of the held session that concurrent callers share. */
-  #sharedRefresh(): Promise<ServiceResult<Session>> {
+  #sharedRefresh(explicit = false): Promise<ServiceResult<Session>> {
     // A session being cleared is gone: a grant now would be stored after the clear.
     const session = this.#clearingEpoch === this.#epoch ? null : heldOf(this.#state.value);
     // Only a refresh of the held session's own token is shared: one of a session replaced
@@ -663,7 +667,7 @@ export class SessionManager {
         failure({ message: "The session has no refresh token", category: "NO_SESSION" }),
       );
     }
-    const pending = this.#refresh(session);
+    const pending = this.#refresh(session, explicit);
     this.#inflight = pending;
     this.#inflightToken = session.refreshToken;
     const done = () => {
@@ -680,18 +684,25 @@ export class SessionManager {
    * still stores the new tokens, since the server has spent the old ones.
    * Never rejects.
    */
-  async #refresh(session: Session): Promise<ServiceResult<Session>> {
+  async #refresh(session: Session, explicit: boolean): Promise<ServiceResult<Session>> {
     const clears = this.#clears;
     // Still the session it refreshed, and not cleared meanwhile (a clear may still be storing).
     const held = () => this.#heldRefreshToken() === session.refreshToken && clears === this.#clears;
     // Tabs sharing a storage: one that fell behind (asleep, hidden) holds a refresh token that
     // another has rotated since. Sent, GoTrue reads it as reuse and revokes the whole session,
-    // in every tab; the newer stored session is taken instead, and refreshed only when due.
+    // in every tab; the newer stored state of the same session is taken instead, and refreshed
+    // when due or when the caller asked for a refresh (new claims). Another user's session is
+    // no refresh of this one: this one's own token is sent, as before.
     const newer = await this.#newerStored(session);
     if (!held()) return superseded();
-    if (newer) {
+    if (this.#disposed) {
+      return failure({ message: "The session manager was disposed", category: "CANCELLED" });
+    }
+    if (newer && sameSession(session, newer)) {
       this.#adopt(session, newer);
-      if (!lapsed(newer) && this.#refreshDueIn(newer, false) > 0) return success(newer);
+      if (!explicit && !lapsed(newer) && this.#refreshDueIn(newer, false) > 0) {
+        return success(newer);
+      }
       session = newer;
     }
     const r = await this.#auth.refreshToken(session.refreshToken);
@@ -746,10 +757,11 @@ export class SessionManager {
         stored = null;
       }
       if (!held()) return superseded();
-      // One this manager held before (its write failed or has not landed) is older, spent too.
+      // One this manager held before (its write failed or has not landed) is older, spent too;
+      // another user's (another tab signed in) is no refresh of this session: it stays stored.
       if (
         stored && stored.refreshToken !== session.refreshToken &&
-        !this.#left.has(stored.refreshToken)
+        !this.#left.has(stored.refreshToken) && sameSession(session, stored)
       ) {
         const adopted = withExpiry(stored);
         this.#refreshed(session, adopted, false);
@@ -773,13 +785,19 @@ export class SessionManager {
       return r;
     }
     if (isInvalidGrant(r.error)) {
-      // A newer session stored meanwhile (another tab signed in again) is not this dead one's to
-      // clear: it is taken instead.
+      // A newer session stored meanwhile is not this dead one's to clear: the same session's
+      // (another tab's refresh) is taken instead; another sign-in (another tab signed in again)
+      // stays stored for its tab, and this one ends in memory only.
       const stored = await this.#newerStored(session);
       if (!held()) return superseded();
-      if (stored) {
+      if (stored && sameSession(session, stored)) {
         this.#adopt(session, stored);
         return success(stored);
+      }
+      if (stored) {
+        this.#drop();
+        this.#signedOut();
+        return r;
       }
       try {
         await this.clearSession();
@@ -800,7 +818,7 @@ export class SessionManager {
    */
   async #newerStored(session: Session): Promise<Session | null> {
     if (this.#storage.perRequest) return null;
-    const read = await bounded(this.#load(), STORED_READ_MS);
+    const read = await bounded(this.#load(undefined, true), STORED_READ_MS);
     if (read.kind !== "done" || read.value === null) return null;
     const stored = storedExpiry(read.value);
     if (stored.refreshToken === session.refreshToken || this.#left.has(stored.refreshToken)) {
@@ -814,15 +832,9 @@ export class SessionManager {
     return later ? stored : null;
   }
 
-  /** Holds a newer stored session in place of `from`: TOKEN_REFRESHED, or SIGNED_IN for another user. */
+  /** Holds a newer stored state of the same session in place of `from` (TOKEN_REFRESHED). */
   #adopt(from: Session, next: Session): void {
-    this.#hold(from, next, false);
-    this.#emit(
-      next.user.id === from.user.id
-        ? AuthStateChangeEvent.TOKEN_REFRESHED
-        : AuthStateChangeEvent.SIGNED_IN,
-      next,
-    );
+    this.#refreshed(from, next, false);
   }
 
   /** Holds `next` in place of the refreshed `from` and announces it (TOKEN_REFRESHED). */
@@ -878,8 +890,13 @@ export class SessionManager {
    * Reads the stored session. A custom storage's value that is no session (a string, `{}`, a
    * snake_case object) is read as none, as `KeyValueSessionStorage` reads a corrupt payload.
    */
-  async #load(seen?: { foreign: boolean }): Promise<Session | null> {
-    const loaded = await this.#serial(() => this.#storage.load());
+  async #load(seen?: { foreign: boolean }, direct = false): Promise<Session | null> {
+    // `direct`: outside the queue of storage operations, so that a load that never settles holds
+    // up no write (a read beside a write of this manager's sees at worst a session it left).
+    const loaded =
+      await (direct
+        ? Promise.resolve().then(() => this.#storage.load())
+        : this.#serial(() => this.#storage.load()));
     if (loaded == null) return null;
     try {
       checkSession(loaded);

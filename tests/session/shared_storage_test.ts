@@ -27,6 +27,7 @@ function rotatingGoTrue() {
   let parent: string | null = null;
   let rotatedAt = 0;
   let revoked = false;
+  const ended = new Set<string>(); // refresh tokens of sessions signed out
   const grants: string[] = [];
   const lifetime = { seconds: 3600, jwt: false };
   const body = (n: number, user = "u1") => ({
@@ -46,7 +47,9 @@ function rotatingGoTrue() {
     }
     const token = (await req.json()).refresh_token as string;
     grants.push(token);
-    if (revoked) return json({ error_code: "refresh_token_not_found", msg: "Invalid" }, 400);
+    if (revoked || ended.has(token)) {
+      return json({ error_code: "refresh_token_not_found", msg: "Invalid" }, 400);
+    }
     if (token === parent && Date.now() - rotatedAt < 10_000) return json(body(counter));
     if (token !== active) {
       revoked = true; // the whole family
@@ -65,7 +68,9 @@ function rotatingGoTrue() {
     lifetime,
     isRevoked: () => revoked,
     /** A new sign-in (another session of the server's). */
-    signIn(user: string) {
+    signIn(user: string, endOld = true) {
+      if (endOld) { for (let n = 1; n <= counter; n++) ended.add(`refresh-${n}`); // the old session's
+       }
       revoked = false;
       counter += 100;
       active = `refresh-${counter}`;
@@ -91,12 +96,9 @@ function sharedStorage(): SessionStorage & { value: Session | null } {
   };
 }
 
-function tab(fetch: typeof globalThis.fetch, storage: SessionStorage) {
+function tab(fetch: typeof globalThis.fetch, storage: SessionStorage, autoRefresh = false) {
   const client = createBaseClient(BASE, KEY, { fetch, retry: { maxAttempts: 1 } });
-  const manager = createSessionManager(createAuthClient(client), client, {
-    storage,
-    autoRefresh: false,
-  });
+  const manager = createSessionManager(createAuthClient(client), client, { storage, autoRefresh });
   const events: string[] = [];
   manager.onAuthStateChange((e) => events.push(e), { emitInitialSession: false });
   return { client, manager, events };
@@ -107,34 +109,37 @@ Deno.test("a tab that fell two refreshes behind takes the stored session instead
     const server = rotatingGoTrue();
     const storage = sharedStorage();
     const a = tab(server.fetch, storage);
-    const b = tab(server.fetch, storage);
+    const b = tab(server.fetch, storage, true);
     await a.manager.saveSession(decodeSession(server.body(1)));
     assert.ok((await b.manager.restoreSession()).ok);
-    // Tab A refreshes twice while B sleeps.
+    // Tab A refreshes twice while B's timer waits (B's tokens expire at t0 + 3600 s).
     await clock.tickAsync(60_000);
     assert.ok((await a.manager.refreshSession()).ok);
     await clock.tickAsync(60_000);
     assert.ok((await a.manager.refreshSession()).ok);
     assert.deepEqual(server.grants, ["refresh-1", "refresh-2"]);
-    // B wakes up: the stored session is newer than its own and not due, so no grant is sent.
-    const r = await b.manager.refreshSession();
-    assert.equal(r.getOrThrow().refreshToken, "refresh-3");
-    assert.deepEqual(server.grants, ["refresh-1", "refresh-2"]);
+    // B's timer comes due: the stored session is the same one, newer and not due, so B takes
+    // it and sends no grant.
+    await clock.tickAsync(3_500_000);
+    assert.equal(b.manager.currentSession?.refreshToken, "refresh-3");
     assert.equal(b.client.accessToken, "access-3");
+    assert.deepEqual(server.grants, ["refresh-1", "refresh-2"]);
     assert.deepEqual(b.events, ["SIGNED_IN", "TOKEN_REFRESHED"]);
-    assert.equal(server.isRevoked(), false);
-    // Near the expiry, B refreshes with the newest token, and the session lives on in both tabs.
-    await clock.tickAsync(3_590_000);
-    assert.equal((await b.manager.refreshSession()).getOrThrow().refreshToken, "refresh-4");
+    // Its next timer follows the taken session: the newest token is sent when that is due.
+    await clock.tickAsync(200_000);
     assert.deepEqual(server.grants, ["refresh-1", "refresh-2", "refresh-3"]);
-    assert.equal((await a.manager.refreshSession()).getOrThrow().refreshToken, "refresh-4");
+    assert.equal(b.manager.currentSession?.refreshToken, "refresh-4");
+    // An explicit refresh in A takes B's newer session and refreshes it (the caller asked for
+    // new claims): with the newest token, so the session lives on.
+    assert.equal((await a.manager.refreshSession()).getOrThrow().refreshToken, "refresh-5");
+    assert.deepEqual(server.grants, ["refresh-1", "refresh-2", "refresh-3", "refresh-4"]);
     assert.equal(server.isRevoked(), false);
-    assert.equal(storage.value?.refreshToken, "refresh-4");
+    assert.equal(storage.value?.refreshToken, "refresh-5");
     a.manager.dispose();
     b.manager.dispose();
   }));
 
-Deno.test("a stale tab's dead session does not clear another tab's newer sign-in from the storage", () =>
+Deno.test("a stale tab's dead session ends in memory only: another tab's newer sign-in stays stored and is not taken as a refresh", () =>
   withClock(async (clock) => {
     const server = rotatingGoTrue();
     const storage = sharedStorage();
@@ -147,18 +152,19 @@ Deno.test("a stale tab's dead session does not clear another tab's newer sign-in
     await a.manager.clearSession();
     await server.fetch(`${BASE}/auth/v1/logout`, { method: "POST" });
     await a.manager.saveSession(decodeSession(server.signIn("u2")));
-    // B's refresh finds the newer sign-in in the storage: it takes it (SIGNED_IN, another user)
-    // and sends no grant with its dead token.
+    // B refreshes its own session (another user's is no refresh of it); the server refuses it.
     const r = await b.manager.refreshSession();
-    assert.equal(r.getOrThrow().user.id, "u2");
-    assert.deepEqual(server.grants, []);
-    assert.deepEqual(b.events, ["SIGNED_IN", "SIGNED_IN"]);
-    assert.equal(storage.value?.user.id, "u2");
+    assert.equal(r.errorOrNull()?.code, "refresh_token_not_found");
+    assert.deepEqual(server.grants, ["refresh-1"]);
+    assert.equal(b.manager.currentSession, null);
+    assert.deepEqual(b.events, ["SIGNED_IN", "SIGNED_OUT"]);
+    assert.equal(storage.value?.user.id, "u2", "A's sign-in is still stored");
+    assert.equal(a.manager.currentSession?.user.id, "u2");
     a.manager.dispose();
     b.manager.dispose();
   }));
 
-Deno.test("a refresh refused as dead while another tab signed in keeps that sign-in stored and takes it", () =>
+Deno.test("a refresh refused as dead while another tab signed in keeps that sign-in stored", () =>
   withClock(async (clock) => {
     const server = rotatingGoTrue();
     const storage = sharedStorage();
@@ -182,9 +188,9 @@ Deno.test("a refresh refused as dead while another tab signed in keeps that sign
     };
     const r = await b.manager.refreshSession();
     assert.deepEqual(server.grants, ["refresh-1"]); // refused: refresh_token_not_found
-    assert.equal(r.getOrThrow().user.id, "u2");
+    assert.equal(r.ok, false);
     assert.equal(storage.value?.user.id, "u2", "the new sign-in is still stored");
-    assert.equal(b.manager.currentSession?.user.id, "u2");
+    assert.equal(b.manager.currentSession, null);
     a.manager.dispose();
     b.manager.dispose();
   }));
@@ -234,9 +240,9 @@ Deno.test("which stored session is newer is read from the tokens' iat: one issue
     await clock.tickAsync(60_000);
     assert.ok((await a.manager.refreshSession()).ok);
     await clock.tickAsync(60_000);
-    // B takes A's session, issued later though it expires sooner, and sends no old token.
-    assert.equal((await b.manager.refreshSession()).getOrThrow().refreshToken, "refresh-2");
-    assert.deepEqual(server.grants, ["refresh-1"]);
+    // B takes A's session, issued later though it expires sooner, and refreshes with its token.
+    assert.equal((await b.manager.refreshSession()).getOrThrow().refreshToken, "refresh-3");
+    assert.deepEqual(server.grants, ["refresh-1", "refresh-2"]);
     assert.equal(server.isRevoked(), false);
     a.manager.dispose();
     b.manager.dispose();
@@ -295,4 +301,70 @@ Deno.test("GoTrue's OAuth server refusing a refresh without the client's id (inv
     await clock.tickAsync(3_600_000);
     assert.equal(grants, 1);
     a.manager.dispose();
+  }));
+
+Deno.test("a token reported reused is not answered with another user's stored sign-in: that stays stored, this session ends in memory", () =>
+  withClock(async (clock) => {
+    const server = rotatingGoTrue();
+    const storage = sharedStorage();
+    const a = tab(server.fetch, storage);
+    const b = tab(server.fetch, storage);
+    await a.manager.saveSession(decodeSession(server.body(1)));
+    assert.ok((await b.manager.restoreSession()).ok);
+    await clock.tickAsync(60_000);
+    assert.ok((await a.manager.refreshSession()).ok); // refresh-1 rotated: B's is behind
+    // A signs in as another user without ending the first session on the server.
+    await a.manager.saveSession(decodeSession(server.signIn("u2", false)));
+    await clock.tickAsync(60_000);
+    const r = await b.manager.refreshSession();
+    assert.equal(r.errorOrNull()?.code, "refresh_token_already_used");
+    assert.equal(b.manager.currentSession, null);
+    assert.deepEqual(b.events, ["SIGNED_IN", "SIGNED_OUT"]);
+    assert.equal(storage.value?.user.id, "u2");
+    a.manager.dispose();
+    b.manager.dispose();
+  }));
+
+Deno.test("the read before a refresh waits at most 2 s and holds up no write; a manager disposed meanwhile sends no grant", () =>
+  withClock(async (clock) => {
+    const server = rotatingGoTrue();
+    const storage = sharedStorage();
+    let hangLoads = false;
+    const stuck: SessionStorage = {
+      save: (s) => storage.save(s),
+      load: () => hangLoads ? new Promise<Session | null>(() => {}) : storage.load(),
+      clear: () => storage.clear(),
+    };
+    const a = tab(server.fetch, stuck);
+    await a.manager.saveSession(decodeSession(server.body(1)));
+    hangLoads = true;
+    const t0 = Date.now();
+    let refreshedAt = 0;
+    const refreshing = a.manager.refreshSession().then((r) => (refreshedAt = Date.now(), r));
+    await clock.tickAsync(1_999);
+    assert.deepEqual(server.grants, []);
+    await clock.tickAsync(1);
+    assert.deepEqual(server.grants, ["refresh-1"]);
+    assert.equal((await refreshing).getOrThrow().refreshToken, "refresh-2");
+    assert.equal(refreshedAt - t0, 2_000, "stored without waiting on the hanging read");
+    assert.equal(storage.value?.refreshToken, "refresh-2");
+    let savedAt = 0;
+    await a.manager.saveSession(decodeSession(server.signIn("u2"))).then(() =>
+      savedAt = Date.now()
+    );
+    assert.equal(savedAt - t0, 2_000, "a sign-in is stored at once");
+    a.manager.dispose();
+
+    // Disposed while the read waits: nothing is sent, nothing stored.
+    const b = tab(server.fetch, stuck);
+    hangLoads = false;
+    await b.manager.saveSession(decodeSession(server.body(200)));
+    hangLoads = true;
+    const grants = server.grants.length;
+    const late = b.manager.refreshSession();
+    await clock.tickAsync(100);
+    b.manager.dispose();
+    await clock.tickAsync(2_000);
+    assert.equal((await late).errorOrNull()?.category, "CANCELLED");
+    assert.equal(server.grants.length, grants);
   }));
