@@ -56,6 +56,12 @@ export function parseSessionTokensFromFragment(
       code: params.get("error_code") ?? params.get("error") ?? null,
     });
   }
+  // The first of an email change's two links confirms one address and brings no session: the
+  // server's notice (confirm the other address) is said as it is, not as a broken link.
+  const notice = params.get("message");
+  if (notice && !params.get("access_token")) {
+    return failure({ message: notice, category: "NO_SESSION" });
+  }
   for (const key of ["access_token", "refresh_token", "expires_in", "token_type"]) {
     if (!params.get(key)) {
       return failure({
@@ -89,7 +95,10 @@ export function parseSessionTokensFromFragment(
 
 /**
  * Extracts the fragment of a URL and parses it like
- * {@linkcode parseSessionTokensFromFragment}.
+ * {@linkcode parseSessionTokensFromFragment}. Where the fragment holds no
+ * tokens (or there is none), an error or notice GoTrue put in the query alone
+ * (a failed OAuth state check, the PKCE form of an email change's notice) is
+ * reported as the fragment's would be.
  *
  * @example Parsing a redirect URL
  * ```ts
@@ -104,8 +113,26 @@ export function parseSessionTokensFromFragment(
  */
 export function parseSessionTokensFromUrl(url: string): ServiceResult<ParsedSessionTokens> {
   const hash = typeof url === "string" ? url.indexOf("#") : -1;
-  if (hash < 0) {
-    return failure({ message: "Cannot parse the URL as it has no fragment", category: "DECODE" });
+  const r = hash < 0
+    ? failure({ message: "Cannot parse the URL as it has no fragment", category: "DECODE" })
+    : parseSessionTokensFromFragment(url.slice(hash + 1));
+  if (r.ok || r.error.category !== "DECODE") return r;
+  const query = queryOf(url);
+  if (
+    !query || !["error", "error_code", "error_description", "message"].some((k) => query.has(k))
+  ) {
+    return r;
   }
-  return parseSessionTokensFromFragment(url.slice(hash + 1));
+  const reported = parseSessionTokensFromFragment(query.toString());
+  return reported.ok || reported.error.category === "DECODE" ? r : reported;
+}
+
+/** The query of `url` (a relative one read against a placeholder origin), or null. */
+function queryOf(url: string): URLSearchParams | null {
+  try {
+    const u = new URL(url, "http://relative.invalid");
+    return u.search ? u.searchParams : null;
+  } catch {
+    return null;
+  }
 }

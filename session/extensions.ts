@@ -7,7 +7,7 @@
 
 import type { AuthCallOptions, AuthClient } from "../auth/client.ts";
 import { type OAuthProvider, SignOutScope } from "../auth/enums.ts";
-import { parseSessionTokensFromFragment } from "../auth/fragment.ts";
+import { parseSessionTokensFromFragment, parseSessionTokensFromUrl } from "../auth/fragment.ts";
 import { verifyOAuthState } from "../auth/oauth_state.ts";
 import { getClaims, type GetClaimsOptions } from "../auth/get_claims.ts";
 import { type JwtClaimsResult, parseJwtClaims } from "../auth/jwt.ts";
@@ -725,7 +725,10 @@ export async function importSessionFromFragment(
 }
 
 /**
- * Like importSessionFromFragment, from a full URL.
+ * Like importSessionFromFragment, from a full URL. An error or notice the
+ * server put in the URL instead of tokens (in the fragment, or in the query
+ * alone, as GoTrue reports a failed OAuth state check) is the `Failure`,
+ * before any state check.
  *
  * @example importSessionFromUrl
  * ```ts
@@ -757,6 +760,11 @@ export async function importSessionFromUrl(
 ): Promise<ServiceResult<Session>> {
   options ??= {};
   const hash = typeof url === "string" ? url.indexOf("#") : -1;
+  // What the server reported instead of a session (an error, in the fragment or in the query
+  // alone; an email change's notice) is said as it is: with no tokens, a state check has
+  // nothing to guard and would only hide it.
+  const tokens = parseSessionTokensFromUrl(url);
+  if (!tokens.ok && tokens.error.category !== "DECODE") return tokens;
   if (hash < 0) {
     return failure({
       message: "Cannot import the session as the URL has no fragment",
@@ -796,7 +804,9 @@ function sameSessionNoNewer(heldToken: string, fragmentToken: string): boolean {
 }
 
 /**
- * Exchanges a PKCE code and saves the session.
+ * Exchanges a PKCE code and saves the session: `PASSWORD_RECOVERY` when the
+ * code came from a password recovery link (the access token's `amr` says
+ * `recovery`), else `SIGNED_IN`.
  *
  * @example exchangeCodeForSessionAndSave
  * ```ts
@@ -826,8 +836,18 @@ export async function exchangeCodeForSessionAndSave(
 ): Promise<ServiceResult<Session>> {
   options ??= {};
   const r = await auth.exchangeCodeForSession(authCode, codeVerifier, call(options));
-  if (r.ok) return await saved(manager, r.value, r, undefined, options?.signal);
-  return r;
+  if (!r.ok) return r;
+  // A recovery link in the PKCE flow comes back as a code: its session's `amr` says recovery.
+  const amr = parseJwtClaims(r.value.accessToken);
+  const recovery = amr.ok && Array.isArray(amr.value.amr) &&
+    amr.value.amr.some((m) => (m as { method?: unknown } | null)?.method === "recovery");
+  return await saved(
+    manager,
+    r.value,
+    r,
+    recovery ? AuthStateChangeEvent.PASSWORD_RECOVERY : undefined,
+    options?.signal,
+  );
 }
 
 /**

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { createAuthClient } from "../../auth/mod.ts";
+import { createAuthClient, parseSessionTokensFromUrl } from "../../auth/mod.ts";
 import { createBaseClient, failure, success } from "../../core/mod.ts";
 import { createLocalBackend } from "../../demo/local_backend/mod.ts";
 import {
@@ -532,4 +532,67 @@ Deno.test("a reload imported while the held session refreshes keeps the refreshe
   assert.ok((await refresh).ok);
   assert.equal((await reload).getOrThrow().refreshToken, "r2");
   assert.equal(manager.currentSession?.refreshToken, "r2");
+});
+
+// --- what GoTrue puts in a redirect instead of tokens (a review against its source) ----------
+
+Deno.test("an error GoTrue sends in the query alone (a failed OAuth state check) is the Failure, not 'no fragment', with or without expectedState", async () => {
+  const { auth, manager, rec } = setup();
+  const url =
+    "https://app.example/?error=invalid_request&error_code=bad_oauth_state&error_description=OAuth+state+has+expired";
+  for (const options of [{}, { expectedState: "s-123" }]) {
+    const r = await importSessionFromUrl(auth, url, manager, options);
+    assert.equal(r.errorOrNull()?.code, "bad_oauth_state");
+    assert.equal(r.errorOrNull()?.message, "OAuth state has expired");
+  }
+  const parsed = parseSessionTokensFromUrl(url);
+  assert.equal(parsed.errorOrNull()?.code, "bad_oauth_state");
+  // A fragment's own error still wins, and a URL with neither still says so.
+  assert.equal(
+    parseSessionTokensFromUrl("https://a/?error=x#error=access_denied&error_code=otp_expired")
+      .errorOrNull()?.code,
+    "otp_expired",
+  );
+  assert.match(
+    (await importSessionFromUrl(auth, "https://app.example/?q=1", manager)).errorOrNull()!.message,
+    /no fragment/,
+  );
+  assert.equal(rec.requests.length, 0);
+  assert.equal(manager.currentSession, null);
+});
+
+Deno.test("the first of an email change's two links (a notice, no tokens) is NO_SESSION with the server's words, not a broken link", async () => {
+  const { auth, manager, rec } = setup();
+  const notice =
+    "Confirmation link accepted. Please proceed to confirm link sent to the other email";
+  for (
+    const url of [
+      `https://app.example/cb#message=${notice.replaceAll(" ", "+")}&sb=`,
+      `https://app.example/cb?message=${encodeURIComponent(notice)}`, // the PKCE form
+    ]
+  ) {
+    const r = await importSessionFromUrl(auth, url, manager);
+    assert.equal(r.errorOrNull()?.category, "NO_SESSION", url);
+    assert.equal(r.errorOrNull()?.message, notice, url);
+    assert.equal(parseSessionTokensFromUrl(url).errorOrNull()?.message, notice, url);
+  }
+  assert.equal(rec.requests.length, 0);
+});
+
+Deno.test("a password recovery link in the PKCE flow (a code whose session's amr says recovery) emits PASSWORD_RECOVERY", async () => {
+  const part = (o: object) =>
+    btoa(JSON.stringify(o)).replace(/=+$/, "").replace(/\+/g, "-").replace(/\//g, "_");
+  const token = (method: string) =>
+    `${part({ alg: "HS256" })}.${
+      part({ sub: "u1", exp: 4000000000, amr: [{ method, timestamp: 1 }] })
+    }.c2ln`;
+  for (const [method, event] of [["recovery", "PASSWORD_RECOVERY"], ["otp", "SIGNED_IN"]]) {
+    const { auth, manager } = setup(() =>
+      jsonResponse({ ...SESSION, access_token: token(method) })
+    );
+    const events: string[] = [];
+    manager.onAuthStateChange((e) => events.push(e), { emitInitialSession: false });
+    assert.ok((await exchangeCodeForSessionAndSave(auth, "code", "verifier", manager)).ok);
+    assert.deepEqual(events, [event], method);
+  }
 });
