@@ -305,6 +305,8 @@ export class SessionManager {
   readonly #state = new MutableStateFlow<SessionState>({ kind: "NotAuthenticated" });
   /** Refresh tokens this manager held and moved on from: never taken back from storage. */
   readonly #left = new Set<string>();
+  /** An explicit refreshSession joined the refresh under way: it must grant, not only adopt. */
+  #grantWanted = false;
   /** Each listener with the last event it heard (it never hears SIGNED_OUT twice in a row). */
   readonly #listeners = new Map<AuthStateChangeCallback, AuthStateChangeEvent | null>();
   #inflight: Promise<ServiceResult<Session>> | null = null;
@@ -505,9 +507,12 @@ export class SessionManager {
 
   /** Remembers the held refresh token, when `next` is another, as one this manager left. */
   #leave(next: string | null): void {
+    // The session held from now on is not one this manager left, whatever it held before.
+    if (next !== null) this.#left.delete(next);
     const prev = this.#heldRefreshToken();
     if (prev === null || prev === next) return;
-    if (this.#left.size >= 64) this.#left.clear();
+    // The oldest goes first; a token gone from here is still refused as no newer (`#newer`).
+    if (this.#left.size >= 64) this.#left.delete(this.#left.values().next().value!);
     this.#left.add(prev);
   }
 
@@ -657,6 +662,8 @@ export class SessionManager {
     // Only a refresh of the held session's own token is shared: one of a session replaced
     // since (a restore read another one) will be superseded and must not answer for it.
     if (this.#inflight && (!session || session.refreshToken === this.#inflightToken)) {
+      // An explicit caller joining a timer's refresh wants a grant, not only a stored state.
+      if (explicit) this.#grantWanted = true;
       return this.#inflight;
     }
     if (!session) {
@@ -671,7 +678,10 @@ export class SessionManager {
     this.#inflight = pending;
     this.#inflightToken = session.refreshToken;
     const done = () => {
-      if (this.#inflight === pending) this.#inflight = null;
+      if (this.#inflight === pending) {
+        this.#inflight = null;
+        this.#grantWanted = false;
+      }
     };
     pending.then(done, done);
     return pending;
@@ -700,7 +710,9 @@ export class SessionManager {
     }
     if (newer && sameSession(session, newer)) {
       this.#adopt(session, newer);
-      if (!explicit && !lapsed(newer) && this.#refreshDueIn(newer, false) > 0) {
+      if (
+        !explicit && !this.#grantWanted && !lapsed(newer) && this.#refreshDueIn(newer, false) > 0
+      ) {
         return success(newer);
       }
       session = newer;
@@ -760,8 +772,7 @@ export class SessionManager {
       // One this manager held before (its write failed or has not landed) is older, spent too;
       // another user's (another tab signed in) is no refresh of this session: it stays stored.
       if (
-        stored && stored.refreshToken !== session.refreshToken &&
-        !this.#left.has(stored.refreshToken) && sameSession(session, stored)
+        stored && this.#newer(storedExpiry(stored), session, true) && sameSession(session, stored)
       ) {
         const adopted = withExpiry(stored);
         this.#refreshed(session, adopted, false);
@@ -821,15 +832,25 @@ export class SessionManager {
     const read = await bounded(this.#load(undefined, true), STORED_READ_MS);
     if (read.kind !== "done" || read.value === null) return null;
     const stored = storedExpiry(read.value);
-    if (stored.refreshToken === session.refreshToken || this.#left.has(stored.refreshToken)) {
-      return null;
+    return this.#newer(stored, session) ? stored : null;
+  }
+
+  /**
+   * Whether `stored` can stand for a newer state of `session`'s sign-in: a refresh token of its
+   * own (a session without one could never be refreshed), never held here, and issued later
+   * (`iat`, else a later expiry); with `orSame`, issued no earlier (after GoTrue said this
+   * session's token was spent, by the winner whose session this is).
+   */
+  #newer(stored: Session, session: Session, orSame = false): boolean {
+    if (
+      stored.refreshToken.trim() === "" || stored.refreshToken === session.refreshToken ||
+      this.#left.has(stored.refreshToken)
+    ) {
+      return false;
     }
     const [a, b] = [iatClaim(stored.accessToken), iatClaim(session.accessToken)];
-    const later = a !== null && b !== null
-      ? a > b
-      : stored.expiresAt != null && session.expiresAt != null &&
-        stored.expiresAt > session.expiresAt;
-    return later ? stored : null;
+    const [x, y] = a !== null && b !== null ? [a, b] : [stored.expiresAt, session.expiresAt];
+    return x != null && y != null && (x > y || (orSame && x === y));
   }
 
   /** Holds a newer stored state of the same session in place of `from` (TOKEN_REFRESHED). */
@@ -1014,7 +1035,11 @@ export class SessionManager {
     // The held session as of now: one that has lapsed meanwhile is Expired.
     this.#checkLapsed();
     const heldNow = this.#state.value as SessionState; // not narrowed by the assignment above
-    if (this.#olderThanUnlanded(heldOf(heldNow), loaded)) {
+    // A session this manager moved on from (its write failed, or the clear did) is older too.
+    if (
+      this.#olderThanUnlanded(heldOf(heldNow), loaded) ||
+      (loaded !== null && this.#left.has(loaded.refreshToken))
+    ) {
       // This manager's own last write has not landed (a store slower than the 10 s the manager
       // waits): what was read (nothing, or a session it replaced or cleared) is older than what
       // it holds. Applying it would sign the user out, put a spent refresh token back, or sign a

@@ -368,3 +368,89 @@ Deno.test("the read before a refresh waits at most 2 s and holds up no write; a 
     assert.equal((await late).errorOrNull()?.category, "CANCELLED");
     assert.equal(server.grants.length, grants);
   }));
+
+Deno.test("a stored session without a refresh token is never taken as a newer state of a refreshable one", () =>
+  withClock(async (clock) => {
+    const server = rotatingGoTrue();
+    const storage = sharedStorage();
+    const b = tab(server.fetch, storage, true);
+    await b.manager.saveSession(decodeSession(server.body(1)));
+    // Another tab imports a later access token of the same user, with no refresh token.
+    await clock.tickAsync(60_000);
+    storage.value = decodeSession({ ...server.body(7), refresh_token: "" });
+    await clock.tickAsync(3_500_000); // B's timer comes due
+    assert.deepEqual(server.grants, ["refresh-1"]);
+    assert.equal(b.manager.currentSession?.refreshToken, "refresh-2");
+    assert.equal((await b.manager.refreshSession()).getOrThrow().refreshToken, "refresh-3");
+    b.manager.dispose();
+  }));
+
+Deno.test("an explicit refreshSession that joins a timer's refresh while it reads the storage still gets a grant", () =>
+  withClock(async (clock) => {
+    const server = rotatingGoTrue();
+    const storage = sharedStorage();
+    const slowLoad: SessionStorage = {
+      save: (s) => storage.save(s),
+      load: () => new Promise<Session | null>((r) => setTimeout(() => r(storage.load()), 50)),
+      clear: () => storage.clear(),
+    };
+    const a = tab(server.fetch, storage);
+    const b = tab(server.fetch, slowLoad, true);
+    await a.manager.saveSession(decodeSession(server.body(1)));
+    const restored = b.manager.restoreSession();
+    await clock.tickAsync(100);
+    assert.ok((await restored).ok);
+    await clock.tickAsync(120_000 - 100);
+    assert.ok((await a.manager.refreshSession()).ok); // refresh-2 stored, not due for B
+    await clock.tickAsync(3_420_000 - 10); // just before B's timer
+    const grants = server.grants.length;
+    await clock.tickAsync(20); // B's timer starts its read
+    const explicit = b.manager.refreshSession(); // joins it
+    await clock.tickAsync(100);
+    assert.equal((await explicit).getOrThrow().refreshToken, "refresh-3");
+    assert.equal(server.grants.length, grants + 1);
+    assert.equal(server.isRevoked(), false);
+    a.manager.dispose();
+    b.manager.dispose();
+  }));
+
+Deno.test("a spent token stays refused after many failed writes: no reuse answer takes it back, nor does a restore", () =>
+  withClock(async (clock) => {
+    const server = rotatingGoTrue();
+    let failWrites = false;
+    const storage = sharedStorage();
+    const flaky: SessionStorage = {
+      save(s) {
+        if (failWrites) throw new Error("quota exceeded");
+        storage.save(s);
+      },
+      load: () => storage.load(),
+      clear: () => storage.clear(),
+    };
+    const a = tab(server.fetch, flaky);
+    await a.manager.saveSession(decodeSession(server.body(1)));
+    failWrites = true;
+    const refreshes = async (n: number) => {
+      for (let i = 0; i < n; i++) {
+        await clock.tickAsync(60_000);
+        await a.manager.refreshSession();
+      }
+    };
+    await refreshes(10);
+    assert.equal(storage.value?.refreshToken, "refresh-1");
+    // A restore keeps what it holds rather than the spent session it left behind.
+    assert.equal((await a.manager.restoreSession()).getOrThrow().refreshToken, "refresh-11");
+    await refreshes(60); // past the 64 tokens remembered as left
+    assert.equal(a.manager.currentSession?.refreshToken, "refresh-71");
+    assert.equal(storage.value?.refreshToken, "refresh-1");
+    // Another holder spends the current token: the answer is a reuse; refresh-1 is not taken.
+    await server.fetch(`${BASE}/auth/v1/token?grant_type=refresh_token`, {
+      method: "POST",
+      body: JSON.stringify({ refresh_token: "refresh-71" }),
+    });
+    await clock.tickAsync(60_000);
+    const r = await a.manager.refreshSession();
+    assert.equal(r.errorOrNull()?.code, "refresh_token_already_used");
+    assert.equal(a.manager.currentSession, null);
+    a.manager.dispose();
+  }));
