@@ -1239,7 +1239,9 @@ class Upload implements ResumableUpload {
       ) {
         return cancelled();
       }
-      if (!isTransient(e, true)) return r;
+      // Only TUS's own offset mismatch is worth another PATCH after a HEAD: the object existing
+      // stays so until someone deletes it, and each retry would send a whole chunk for nothing.
+      if (this.#objectTaken || !isTransient(e, true)) return r;
       attempt++;
       if (attempt >= this.#retry.maxAttempts) return r;
       if (!(await sleep(this.#delay(attempt, e.retryAfter), signal))) return cancelled();
