@@ -555,7 +555,7 @@ export class SessionManager {
     // A tag a session brought along (one parsed from storage) is never held; #tagged sets this
     // manager's own when it is stored.
     const { project: _tag, ...untagged } = session as TaggedSession;
-    const live = withExpiry(untagged);
+    let live = withExpiry(untagged);
     this.#failures = 0;
     // A refresh of another session no longer concerns callers; one of these tokens still does.
     if (this.#heldRefreshToken() !== live.refreshToken) {
@@ -564,13 +564,24 @@ export class SessionManager {
     }
     const epoch = ++this.#epoch;
     const replaced = this.#heldRefreshToken();
+    const event = options.event ?? AuthStateChangeEvent.SIGNED_IN;
+    // A user update of the held session (its own tokens) in a tab that fell behind: the newer
+    // state of the session another tab stored gets the user, rather than these spent tokens
+    // going over it (the next refresh would send them, and GoTrue revoke the session).
+    const userUpdate = event === AuthStateChangeEvent.USER_UPDATED &&
+      replaced === live.refreshToken;
     // Live in memory first: a storage that fails still leaves the session usable (and says so).
     this.#apply(live);
-    const event = options.event ?? AuthStateChangeEvent.SIGNED_IN;
     const write = () =>
-      this.#serial(() =>
-        this.#saving(this.#storage.save(this.#tagged(live)), live.refreshToken, replaced)
-      );
+      this.#serial(async () => {
+        const newer = userUpdate ? await this.#newerStored(live) : null;
+        if (newer && sameSession(live, newer) && epoch === this.#epoch) {
+          const merged = copySession(newer, { user: live.user });
+          this.#hold(live, merged, false);
+          live = merged;
+        }
+        return this.#saving(this.#storage.save(this.#tagged(live)), live.refreshToken, replaced);
+      });
     const landed = () => {
       // A sign-out or another save while this one was stored has the last word.
       if (epoch === this.#epoch) {
@@ -772,7 +783,7 @@ export class SessionManager {
       // One this manager held before (its write failed or has not landed) is older, spent too;
       // another user's (another tab signed in) is no refresh of this session: it stays stored.
       if (
-        stored && this.#newer(storedExpiry(stored), session, true) && sameSession(session, stored)
+        stored && this.#newer(storedExpiry(stored), session) && sameSession(session, stored)
       ) {
         const adopted = withExpiry(stored);
         this.#refreshed(session, adopted, false);
@@ -837,11 +848,13 @@ export class SessionManager {
 
   /**
    * Whether `stored` can stand for a newer state of `session`'s sign-in: a refresh token of its
-   * own (a session without one could never be refreshed), never held here, and issued later
-   * (`iat`, else a later expiry); with `orSame`, issued no earlier (after GoTrue said this
-   * session's token was spent, by the winner whose session this is).
+   * own (a session without one could never be refreshed), never held here, and issued no
+   * earlier (`iat`, else the expiry). The same second counts: two refreshes in two tabs within
+   * one second issue tokens alike in both, and the one stored (not one this manager held) is
+   * the later; taking it sends a token GoTrue still honours, where sending the held one, spent,
+   * would revoke the session.
    */
-  #newer(stored: Session, session: Session, orSame = false): boolean {
+  #newer(stored: Session, session: Session): boolean {
     if (
       stored.refreshToken.trim() === "" || stored.refreshToken === session.refreshToken ||
       this.#left.has(stored.refreshToken)
@@ -850,12 +863,20 @@ export class SessionManager {
     }
     const [a, b] = [iatClaim(stored.accessToken), iatClaim(session.accessToken)];
     const [x, y] = a !== null && b !== null ? [a, b] : [stored.expiresAt, session.expiresAt];
-    return x != null && y != null && (x > y || (orSame && x === y));
+    return x != null && y != null && x >= y;
   }
 
-  /** Holds a newer stored state of the same session in place of `from` (TOKEN_REFRESHED). */
+  /**
+   * Holds a newer stored state of the same session in place of `from` (TOKEN_REFRESHED); one
+   * that has lapsed too is held as `Expired`, quietly: the grant that follows announces it.
+   */
   #adopt(from: Session, next: Session): void {
-    this.#refreshed(from, next, false);
+    if (!lapsed(next)) return this.#refreshed(from, next, false);
+    if (this.#inflightToken === from.refreshToken) this.#inflightToken = next.refreshToken;
+    this.#leave(next.refreshToken);
+    this.#generation++;
+    this.#useToken(next);
+    this.#state.value = { kind: "Expired", lastSession: next };
   }
 
   /** Holds `next` in place of the refreshed `from` and announces it (TOKEN_REFRESHED). */

@@ -703,12 +703,15 @@ Deno.test("refresh_token_already_used: the winner's session in storage is adopte
       { error_code: "refresh_token_already_used", msg: "Invalid Refresh Token: Already Used" },
       400,
     );
-  // Another tab refreshed first and stored its session: adopt it.
-  const s1 = autoServer(reused);
+  // Another tab refreshed first and stored its session while this grant was on its way: adopt
+  // it (a session stored before the grant is taken before it, by the read that precedes it).
   const shared = new InMemorySessionStorage();
+  const s1 = autoServer(() => {
+    shared.save(decodeSession(sessionJson(5)));
+    return reused();
+  });
   const tab = createSessionManager(s1.auth, s1.client, { storage: shared, autoRefresh: false });
   await tab.saveSession(decodeSession(sessionJson(1)));
-  shared.save(decodeSession(sessionJson(5)));
   const adopted = await tab.refreshSession();
   assert.equal(adopted.getOrThrow().accessToken, "access-5");
   assert.equal(s1.client.accessToken, "access-5");

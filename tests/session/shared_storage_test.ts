@@ -454,3 +454,79 @@ Deno.test("a spent token stays refused after many failed writes: no reuse answer
     assert.equal(a.manager.currentSession, null);
     a.manager.dispose();
   }));
+
+Deno.test("two tabs refreshing within one second (tokens issued alike): the later tab's stored state is taken, not the spent one sent", () =>
+  withClock(async (clock) => {
+    const server = rotatingGoTrue();
+    server.lifetime.jwt = true; // iat in whole seconds: both refreshes below share one
+    const storage = sharedStorage();
+    const a = tab(server.fetch, storage);
+    const b = tab(server.fetch, storage);
+    await a.manager.saveSession(decodeSession(server.body(1)));
+    assert.ok((await b.manager.restoreSession()).ok);
+    await clock.tickAsync(60_000);
+    assert.ok((await a.manager.refreshSession()).ok); // refresh-2
+    await clock.tickAsync(300);
+    assert.ok((await b.manager.refreshSession()).ok); // takes refresh-2, spends it: refresh-3
+    await clock.tickAsync(60_000);
+    assert.equal((await a.manager.refreshSession()).getOrThrow().refreshToken, "refresh-4");
+    assert.deepEqual(server.grants, ["refresh-1", "refresh-2", "refresh-3"]);
+    assert.equal(server.isRevoked(), false);
+    a.manager.dispose();
+    b.manager.dispose();
+  }));
+
+Deno.test("a user update in a tab that fell behind stores the user in the newer state of the session, not its spent tokens", () =>
+  withClock(async (clock) => {
+    const server = rotatingGoTrue();
+    const storage = sharedStorage();
+    const a = tab(server.fetch, storage);
+    const b = tab(server.fetch, storage);
+    await a.manager.saveSession(decodeSession(server.body(1)));
+    assert.ok((await b.manager.restoreSession()).ok);
+    await clock.tickAsync(60_000);
+    assert.ok((await a.manager.refreshSession()).ok);
+    await clock.tickAsync(60_000);
+    assert.ok((await a.manager.refreshSession()).ok); // storage: refresh-3
+    const held = b.manager.currentSession!;
+    await b.manager.saveSession(
+      { ...held, user: { ...held.user, email: "new@x.io" } },
+      { event: "USER_UPDATED" },
+    );
+    assert.equal(storage.value?.refreshToken, "refresh-3");
+    assert.equal(storage.value?.user.email, "new@x.io");
+    assert.equal(b.manager.currentSession?.refreshToken, "refresh-3");
+    assert.deepEqual(b.events, ["SIGNED_IN", "USER_UPDATED"]);
+    assert.equal((await b.manager.refreshSession()).getOrThrow().refreshToken, "refresh-4");
+    assert.equal(server.isRevoked(), false);
+    a.manager.dispose();
+    b.manager.dispose();
+  }));
+
+Deno.test("a newer stored state that has lapsed too is taken quietly: no TOKEN_REFRESHED, no Authenticated, until a grant succeeds", () =>
+  withClock(async (clock) => {
+    let offline = false;
+    const server = rotatingGoTrue();
+    const net: typeof globalThis.fetch = (input, init) =>
+      offline ? Promise.reject(new TypeError("offline")) : server.fetch(input, init);
+    const storage = sharedStorage();
+    const a = tab(net, storage);
+    const b = tab(net, storage);
+    await a.manager.saveSession(decodeSession(server.body(1)));
+    assert.ok((await b.manager.restoreSession()).ok);
+    await clock.tickAsync(60_000);
+    assert.ok((await a.manager.refreshSession()).ok); // refresh-2, then both sleep past it
+    await clock.tickAsync(7_200_000);
+    offline = true;
+    const states: string[] = [];
+    b.manager.sessionState.subscribe((s) => states.push(s.kind));
+    assert.equal((await b.manager.refreshSession()).errorOrNull()?.category, "NETWORK");
+    assert.deepEqual(b.events, ["SIGNED_IN"]);
+    assert.ok(!states.slice(1).includes("Authenticated"), states.join(" "));
+    assert.equal(b.manager.sessionState.value.kind, "Expired");
+    offline = false;
+    assert.equal((await b.manager.refreshSession()).getOrThrow().refreshToken, "refresh-3");
+    assert.deepEqual(b.events, ["SIGNED_IN", "TOKEN_REFRESHED"]);
+    a.manager.dispose();
+    b.manager.dispose();
+  }));
