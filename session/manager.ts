@@ -19,6 +19,7 @@ import {
   heldOf,
   iatClaim,
   isSeconds,
+  issuedAtMs,
   sameSession,
   SessionRefused,
   storageFailure,
@@ -307,6 +308,8 @@ export class SessionManager {
   readonly #left = new Set<string>();
   /** An explicit refreshSession joined the refresh under way: it must grant, not only adopt. */
   #grantWanted = false;
+  /** Aborted when a save or clear supersedes the ones before it (ends their storage reads). */
+  #superseding = new AbortController();
   /** Each listener with the last event it heard (it never hears SIGNED_OUT twice in a row). */
   readonly #listeners = new Map<AuthStateChangeCallback, AuthStateChangeEvent | null>();
   #inflight: Promise<ServiceResult<Session>> | null = null;
@@ -505,6 +508,13 @@ export class SessionManager {
     return heldOf(this.#state.value)?.refreshToken ?? null;
   }
 
+  /** A new save or clear: the ones before it no longer wait on their storage reads. */
+  #bumpEpoch(): number {
+    this.#superseding.abort();
+    this.#superseding = new AbortController();
+    return ++this.#epoch;
+  }
+
   /** Remembers the held refresh token, when `next` is another, as one this manager left. */
   #leave(next: string | null): void {
     // The session held from now on is not one this manager left, whatever it held before.
@@ -562,7 +572,7 @@ export class SessionManager {
       this.#inflight = null;
       this.#clearTimer(); // the held session's timer (or retry) is not this one's
     }
-    const epoch = ++this.#epoch;
+    const epoch = this.#bumpEpoch();
     const replaced = this.#heldRefreshToken();
     const event = options.event ?? AuthStateChangeEvent.SIGNED_IN;
     // A user update of the held session (its own tokens) in a tab that fell behind: the newer
@@ -574,7 +584,10 @@ export class SessionManager {
     this.#apply(live);
     const write = () =>
       this.#serial(async () => {
-        const newer = userUpdate ? await this.#newerStored(live) : null;
+        // A later save or clear (a sign-out) ends the read: it has the last word anyway.
+        const newer = userUpdate && epoch === this.#epoch
+          ? await this.#newerStored(live, this.#superseding.signal)
+          : null;
         if (newer && sameSession(live, newer) && epoch === this.#epoch) {
           const merged = copySession(newer, { user: live.user });
           this.#hold(live, merged, false);
@@ -626,7 +639,7 @@ export class SessionManager {
     this.#clearTimer();
     this.#failures = 0;
     this.#inflight = null;
-    this.#epoch++;
+    this.#bumpEpoch();
     this.#generation++;
   }
 
@@ -721,9 +734,11 @@ export class SessionManager {
     }
     if (newer && sameSession(session, newer)) {
       this.#adopt(session, newer);
-      if (
-        !explicit && !this.#grantWanted && !lapsed(newer) && this.#refreshDueIn(newer, false) > 0
-      ) {
+      // A caller asking for a refresh gets a grant, unless the state taken is not 10 s old (its
+      // claims are as new as a grant's): a grant then would issue, in the same second as the
+      // other tab's, a token that tab could not tell from the one it holds.
+      const wanted = (explicit || this.#grantWanted) && Date.now() - issuedAtMs(newer) > 10_000;
+      if (!wanted && !lapsed(newer) && this.#refreshDueIn(newer, false) > 0) {
         return success(newer);
       }
       session = newer;
@@ -783,7 +798,8 @@ export class SessionManager {
       // One this manager held before (its write failed or has not landed) is older, spent too;
       // another user's (another tab signed in) is no refresh of this session: it stays stored.
       if (
-        stored && this.#newer(storedExpiry(stored), session) && sameSession(session, stored)
+        stored && this.#newer(storedExpiry(stored), session, true) &&
+        sameSession(session, stored)
       ) {
         const adopted = withExpiry(stored);
         this.#refreshed(session, adopted, false);
@@ -838,9 +854,9 @@ export class SessionManager {
    * when the storage is per request (it holds what the request brought), or when it cannot be
    * read within 2 s.
    */
-  async #newerStored(session: Session): Promise<Session | null> {
+  async #newerStored(session: Session, signal?: AbortSignal): Promise<Session | null> {
     if (this.#storage.perRequest) return null;
-    const read = await bounded(this.#load(undefined, true), STORED_READ_MS);
+    const read = await bounded(this.#load(undefined, true), STORED_READ_MS, signal);
     if (read.kind !== "done" || read.value === null) return null;
     const stored = storedExpiry(read.value);
     return this.#newer(stored, session) ? stored : null;
@@ -848,13 +864,12 @@ export class SessionManager {
 
   /**
    * Whether `stored` can stand for a newer state of `session`'s sign-in: a refresh token of its
-   * own (a session without one could never be refreshed), never held here, and issued no
-   * earlier (`iat`, else the expiry). The same second counts: two refreshes in two tabs within
-   * one second issue tokens alike in both, and the one stored (not one this manager held) is
-   * the later; taking it sends a token GoTrue still honours, where sending the held one, spent,
-   * would revoke the session.
+   * own (a session without one could never be refreshed), never held here, and issued later
+   * (`iat`, else the expiry). Tokens of the same second cannot be told apart: the held one is
+   * kept, as before any storage was read (`orSame` takes the stored one: after GoTrue said the
+   * held token was spent, by the winner whose session it is).
    */
-  #newer(stored: Session, session: Session): boolean {
+  #newer(stored: Session, session: Session, orSame = false): boolean {
     if (
       stored.refreshToken.trim() === "" || stored.refreshToken === session.refreshToken ||
       this.#left.has(stored.refreshToken)
@@ -863,7 +878,7 @@ export class SessionManager {
     }
     const [a, b] = [iatClaim(stored.accessToken), iatClaim(session.accessToken)];
     const [x, y] = a !== null && b !== null ? [a, b] : [stored.expiresAt, session.expiresAt];
-    return x != null && y != null && x >= y;
+    return x != null && y != null && (x > y || (orSame && x === y));
   }
 
   /**
@@ -877,6 +892,9 @@ export class SessionManager {
     this.#generation++;
     this.#useToken(next);
     this.#state.value = { kind: "Expired", lastSession: next };
+    // Its refresh is due now: the grant that follows, or a timer when none does.
+    this.#clearTimer();
+    this.#schedule();
   }
 
   /** Holds `next` in place of the refreshed `from` and announces it (TOKEN_REFRESHED). */

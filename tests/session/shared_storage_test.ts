@@ -67,6 +67,8 @@ function rotatingGoTrue() {
     body,
     lifetime,
     isRevoked: () => revoked,
+    /** Makes GoTrue answer this token as not found (it ended outside this model's rules). */
+    endToken: (token: string) => void ended.add(token),
     /** A new sign-in (another session of the server's). */
     signIn(user: string, endOld = true) {
       if (endOld) { for (let n = 1; n <= counter; n++) ended.add(`refresh-${n}`); // the old session's
@@ -455,10 +457,10 @@ Deno.test("a spent token stays refused after many failed writes: no reuse answer
     a.manager.dispose();
   }));
 
-Deno.test("two tabs refreshing within one second (tokens issued alike): the later tab's stored state is taken, not the spent one sent", () =>
+Deno.test("two tabs asking for a refresh within one second: the second takes the first's fresh state and issues no alike token", () =>
   withClock(async (clock) => {
     const server = rotatingGoTrue();
-    server.lifetime.jwt = true; // iat in whole seconds: both refreshes below share one
+    server.lifetime.jwt = true; // iat in whole seconds
     const storage = sharedStorage();
     const a = tab(server.fetch, storage);
     const b = tab(server.fetch, storage);
@@ -467,13 +469,37 @@ Deno.test("two tabs refreshing within one second (tokens issued alike): the late
     await clock.tickAsync(60_000);
     assert.ok((await a.manager.refreshSession()).ok); // refresh-2
     await clock.tickAsync(300);
-    assert.ok((await b.manager.refreshSession()).ok); // takes refresh-2, spends it: refresh-3
+    // B takes refresh-2, issued 300 ms ago: as new as a grant's, so none is made (a grant would
+    // issue, in the same second, a token A could not tell from its own).
+    assert.equal((await b.manager.refreshSession()).getOrThrow().refreshToken, "refresh-2");
+    assert.deepEqual(server.grants, ["refresh-1"]);
     await clock.tickAsync(60_000);
-    assert.equal((await a.manager.refreshSession()).getOrThrow().refreshToken, "refresh-4");
-    assert.deepEqual(server.grants, ["refresh-1", "refresh-2", "refresh-3"]);
+    assert.equal((await a.manager.refreshSession()).getOrThrow().refreshToken, "refresh-3");
+    assert.equal((await b.manager.refreshSession()).getOrThrow().refreshToken, "refresh-3");
+    assert.deepEqual(server.grants, ["refresh-1", "refresh-2"]);
     assert.equal(server.isRevoked(), false);
     a.manager.dispose();
     b.manager.dispose();
+  }));
+
+Deno.test("an older token of the same second written back by a stale tab is not taken: the held one is sent", () =>
+  withClock(async (clock) => {
+    const server = rotatingGoTrue();
+    server.lifetime.jwt = true;
+    const storage = sharedStorage();
+    const a = tab(server.fetch, storage);
+    await a.manager.saveSession(decodeSession(server.body(1)));
+    const first = storage.value!;
+    assert.ok((await a.manager.refreshSession()).ok); // refresh-2 in the same second
+    const c = tab(server.fetch, storage);
+    assert.equal((await c.manager.restoreSession()).getOrThrow().refreshToken, "refresh-2");
+    storage.value = first; // a stale tab writes refresh-1 back
+    await clock.tickAsync(60_000);
+    assert.equal((await c.manager.refreshSession()).getOrThrow().refreshToken, "refresh-3");
+    assert.deepEqual(server.grants, ["refresh-1", "refresh-2"]);
+    assert.equal(server.isRevoked(), false);
+    a.manager.dispose();
+    c.manager.dispose();
   }));
 
 Deno.test("a user update in a tab that fell behind stores the user in the newer state of the session, not its spent tokens", () =>
@@ -529,4 +555,69 @@ Deno.test("a newer stored state that has lapsed too is taken quietly: no TOKEN_R
     assert.deepEqual(b.events, ["SIGNED_IN", "TOKEN_REFRESHED"]);
     a.manager.dispose();
     b.manager.dispose();
+  }));
+
+Deno.test("a lapsed newer state taken after a refused grant is refreshed by the timer: auto-refresh goes on", () =>
+  withClock(async (clock) => {
+    const server = rotatingGoTrue();
+    const storage = sharedStorage();
+    let failLoads = 0;
+    const flakyRead: SessionStorage = {
+      save: (s) => storage.save(s),
+      load() {
+        if (failLoads > 0) {
+          failLoads--;
+          throw new Error("read failed");
+        }
+        return storage.load();
+      },
+      clear: () => storage.clear(),
+    };
+    const a = tab(server.fetch, storage);
+    const b = tab(server.fetch, flakyRead, true);
+    await a.manager.saveSession(decodeSession(server.body(1)));
+    assert.ok((await b.manager.restoreSession()).ok);
+    await clock.tickAsync(60_000);
+    assert.ok((await a.manager.refreshSession()).ok); // refresh-2 stored; A closes
+    a.manager.dispose();
+    // B sleeps past every expiry; its read before the grant fails once, so it sends its own
+    // spent refresh-1 (GoTrue still takes it within its reuse interval here: say it does not).
+    failLoads = 1;
+    server.endToken("refresh-1");
+    clock.setSystemTime(Date.now() + 25 * 3_600_000); // asleep: no timer ran meanwhile
+    await clock.tickAsync(3_600_000); // B's timer, late: everything stored has lapsed
+    await clock.tickAsync(120_000);
+    assert.equal(b.manager.currentSession?.refreshToken.startsWith("refresh-"), true);
+    assert.equal(b.manager.sessionState.value.kind, "Authenticated");
+    assert.ok(server.grants.includes("refresh-2"), server.grants.join(" "));
+    assert.equal(server.isRevoked(), false);
+    b.manager.dispose();
+  }));
+
+Deno.test("a sign-out right after a user update is stored at once, whatever the update's storage read waits for", () =>
+  withClock(async (clock) => {
+    const server = rotatingGoTrue();
+    const storage = sharedStorage();
+    let hang = false;
+    const stuck: SessionStorage = {
+      save: (s) => storage.save(s),
+      load: () => hang ? new Promise<Session | null>(() => {}) : storage.load(),
+      clear: () => storage.clear(),
+    };
+    const a = tab(server.fetch, stuck);
+    await a.manager.saveSession(decodeSession(server.body(1)));
+    hang = true;
+    const held = a.manager.currentSession!;
+    const t0 = Date.now();
+    const update = a.manager.saveSession({ ...held, user: { ...held.user, email: "n@x.io" } }, {
+      event: "USER_UPDATED",
+    });
+    let clearedAt = 0;
+    const clear = a.manager.clearSession().then(() => (clearedAt = Date.now()));
+    await clock.tickAsync(10);
+    await update;
+    await clear;
+    assert.equal(clearedAt - t0, 0);
+    assert.equal(storage.value, null);
+    a.manager.dispose();
   }));
