@@ -69,18 +69,6 @@ export function iatClaim(accessToken: string): number | null {
   return numericClaim(accessToken, "iat");
 }
 
-/**
- * When a session's tokens were issued, in milliseconds: the access token's `iat`, else its
- * expiry less its lifetime; 0 when neither is known.
- */
-export function issuedAtMs(session: Session): number {
-  const iat = iatClaim(session.accessToken);
-  if (iat !== null) return iat * 1000;
-  return session.expiresAt != null && session.expiresIn > 0
-    ? (session.expiresAt - session.expiresIn) * 1000
-    : 0;
-}
-
 function numericClaim(accessToken: string, name: "exp" | "iat"): number | null {
   const claims = parseJwtClaims(accessToken);
   const v = claims.ok ? claims.value[name] : null;

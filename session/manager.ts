@@ -19,7 +19,6 @@ import {
   heldOf,
   iatClaim,
   isSeconds,
-  issuedAtMs,
   sameSession,
   SessionRefused,
   storageFailure,
@@ -190,7 +189,7 @@ function setting(value: number, name: string, positive: boolean): number {
  * (`SessionConfig.project`), so that another project's manager reading the
  * same storage key leaves it alone.
  */
-type TaggedSession = Session & { project?: string };
+type TaggedSession = Session & { project?: string; obtainedAt?: number };
 
 /**
  * Checks the fields a session's lifetime and refresh depend on (a JavaScript
@@ -310,6 +309,12 @@ export class SessionManager {
   #grantWanted = false;
   /** Aborted when a save or clear supersedes the ones before it (ends their storage reads). */
   #superseding = new AbortController();
+  /**
+   * When each refresh token was obtained (ms, this device's clock), stored with its session so
+   * that tabs sharing the storage can tell which of two states of a session is the later: the
+   * access token's `iat` counts whole seconds, and two refreshes of one second tie.
+   */
+  readonly #obtained = new Map<string, number>();
   /** Each listener with the last event it heard (it never hears SIGNED_OUT twice in a row). */
   readonly #listeners = new Map<AuthStateChangeCallback, AuthStateChangeEvent | null>();
   #inflight: Promise<ServiceResult<Session>> | null = null;
@@ -508,6 +513,13 @@ export class SessionManager {
     return heldOf(this.#state.value)?.refreshToken ?? null;
   }
 
+  /** Records when `token` was obtained, unless already known; the oldest records go first. */
+  #stamp(token: string, at: number): void {
+    if (token.trim() === "" || this.#obtained.has(token)) return;
+    if (this.#obtained.size >= 256) this.#obtained.delete(this.#obtained.keys().next().value!);
+    this.#obtained.set(token, at);
+  }
+
   /** A new save or clear: the ones before it no longer wait on their storage reads. */
   #bumpEpoch(): number {
     this.#superseding.abort();
@@ -564,8 +576,10 @@ export class SessionManager {
     checkSignal(options.signal, "save");
     // A tag a session brought along (one parsed from storage) is never held; #tagged sets this
     // manager's own when it is stored.
-    const { project: _tag, ...untagged } = session as TaggedSession;
+    const { project: _tag, obtainedAt: _at, ...untagged } = session as TaggedSession;
     let live = withExpiry(untagged);
+    // Tokens already known keep their time (a user update of the held session's own).
+    this.#stamp(live.refreshToken, Date.now());
     this.#failures = 0;
     // A refresh of another session no longer concerns callers; one of these tokens still does.
     if (this.#heldRefreshToken() !== live.refreshToken) {
@@ -584,6 +598,9 @@ export class SessionManager {
     this.#apply(live);
     const write = () =>
       this.#serial(async () => {
+        // A user update superseded by a later save or clear writes nothing: the later one has
+        // the last word, and these tokens may be older than what is stored.
+        if (userUpdate && epoch !== this.#epoch) return;
         // A later save or clear (a sign-out) ends the read: it has the last word anyway.
         const newer = userUpdate && epoch === this.#epoch
           ? await this.#newerStored(live, this.#superseding.signal)
@@ -734,10 +751,11 @@ export class SessionManager {
     }
     if (newer && sameSession(session, newer)) {
       this.#adopt(session, newer);
-      // A caller asking for a refresh gets a grant, unless the state taken is not 10 s old (its
-      // claims are as new as a grant's): a grant then would issue, in the same second as the
-      // other tab's, a token that tab could not tell from the one it holds.
-      const wanted = (explicit || this.#grantWanted) && Date.now() - issuedAtMs(newer) > 10_000;
+      // A caller asking for a refresh gets a grant, unless the state taken was obtained less
+      // than 10 s ago (by this device's clock): its claims are as new as a grant's.
+      const at = this.#obtained.get(newer.refreshToken);
+      const wanted = (explicit || this.#grantWanted) &&
+        (at === undefined || Date.now() - at > 10_000);
       if (!wanted && !lapsed(newer) && this.#refreshDueIn(newer, false) > 0) {
         return success(newer);
       }
@@ -758,6 +776,7 @@ export class SessionManager {
         );
       }
       const next = withExpiry(answer);
+      this.#stamp(next.refreshToken, Date.now());
       this.#failures = 0;
       // Live in memory before it is stored, as a saved session is: a user update saved
       // meanwhile then carries the new tokens, never the spent ones. They stay live even when
@@ -830,7 +849,8 @@ export class SessionManager {
       if (!held()) return superseded();
       if (stored && sameSession(session, stored)) {
         this.#adopt(session, stored);
-        return success(stored);
+        // One that has lapsed too is refreshed now, with its own token.
+        return lapsed(stored) ? this.#refresh(stored, explicit) : success(stored);
       }
       if (stored) {
         this.#drop();
@@ -864,10 +884,10 @@ export class SessionManager {
 
   /**
    * Whether `stored` can stand for a newer state of `session`'s sign-in: a refresh token of its
-   * own (a session without one could never be refreshed), never held here, and issued later
-   * (`iat`, else the expiry). Tokens of the same second cannot be told apart: the held one is
-   * kept, as before any storage was read (`orSame` takes the stored one: after GoTrue said the
-   * held token was spent, by the winner whose session it is).
+   * own (a session without one could never be refreshed), never held here, and obtained later
+   * (the time the managers store with it, else the access token's `iat`, else the expiry; on a
+   * tie the held one is kept, as before any storage was read, but with `orSame`: after GoTrue
+   * said the held token was spent, the stored one is the winner's).
    */
   #newer(stored: Session, session: Session, orSame = false): boolean {
     if (
@@ -876,8 +896,18 @@ export class SessionManager {
     ) {
       return false;
     }
+    // When both were obtained, by the managers sharing the storage (one device's clock, in ms);
+    // else the access token's `iat`, else the expiry (whole seconds).
+    const [p, q] = [
+      this.#obtained.get(stored.refreshToken),
+      this.#obtained.get(session.refreshToken),
+    ];
     const [a, b] = [iatClaim(stored.accessToken), iatClaim(session.accessToken)];
-    const [x, y] = a !== null && b !== null ? [a, b] : [stored.expiresAt, session.expiresAt];
+    const [x, y] = p !== undefined && q !== undefined
+      ? [p, q]
+      : a !== null && b !== null
+      ? [a, b]
+      : [stored.expiresAt, session.expiresAt];
     return x != null && y != null && (x > y || (orSame && x === y));
   }
 
@@ -967,10 +997,13 @@ export class SessionManager {
     // key) is not this one's: its tokens must not reach this project's servers. It is left
     // stored, for its own project. A session without a tag (a custom storage that keeps only
     // the document's fields, or a manager whose project is null) is taken as this project's.
-    const { project, ...session } = loaded as TaggedSession;
+    const { project, obtainedAt, ...session } = loaded as TaggedSession;
     if (project !== undefined && this.#project !== null && project !== this.#project) {
       if (seen) seen.foreign = true; // the caller's own record: concurrent loads share nothing
       return null;
+    }
+    if (typeof obtainedAt === "number" && Number.isFinite(obtainedAt)) {
+      this.#stamp(session.refreshToken, obtainedAt);
     }
     // Always held as a masked copy: a custom storage may hand back a plain object.
     return copySession(session, {});
@@ -1030,11 +1063,19 @@ export class SessionManager {
     });
   }
 
-  /** A masked copy of `session` tagged with this manager's project, for storage. */
+  /**
+   * A masked copy of `session` tagged with this manager's project and when its tokens were
+   * obtained, for storage.
+   */
   #tagged(session: Session): TaggedSession {
-    return this.#project === null
+    const at = this.#obtained.get(session.refreshToken);
+    const tags: Partial<TaggedSession> = {
+      ...(this.#project === null ? {} : { project: this.#project }),
+      ...(at === undefined ? {} : { obtainedAt: at }),
+    };
+    return Object.keys(tags).length === 0
       ? session
-      : copySession(session, { project: this.#project } as Partial<Session>);
+      : copySession(session, tags as Partial<Session>);
   }
 
   /**

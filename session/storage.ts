@@ -160,8 +160,12 @@ export function parseStoredSession(text: string | null | undefined): Session | n
     }, [...USER_SECRETS]),
     providerToken: str(o.providerToken),
     providerRefreshToken: str(o.providerRefreshToken),
-    // The project a SessionManager tagged it with, kept so that it can check it.
+    // The project a SessionManager tagged it with, kept so that it can check it, and when its
+    // tokens were obtained (tabs sharing the storage tell a later state of a session by it).
     ...(typeof o.project === "string" ? { project: o.project } : {}),
+    ...(typeof o.obtainedAt === "number" && Number.isFinite(o.obtainedAt)
+      ? { obtainedAt: o.obtainedAt }
+      : {}),
   }, [...SESSION_SECRETS]);
 }
 

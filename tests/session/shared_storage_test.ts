@@ -10,9 +10,12 @@ import { createBaseClient } from "../../core/client.ts";
 import { createSessionManager, type SessionStorage } from "../../session/mod.ts";
 import { BASE, json, KEY, withClock } from "./_helpers.ts";
 
+/** The server's clock against this device's, ms (a device clock ahead: positive). */
+const skew = { ms: 0 };
+
 /** An unsigned access token with GoTrue's time claims (the manager only reads them). */
 function fakeJwt(sub: string, lifetime: number): string {
-  const iat = Math.floor(Date.now() / 1000);
+  const iat = Math.floor((Date.now() - skew.ms) / 1000);
   const part = (o: object) =>
     btoa(JSON.stringify(o)).replace(/=+$/, "").replace(/\+/g, "-").replace(/\//g, "_");
   return `${part({ alg: "HS256", typ: "JWT" })}.${
@@ -620,4 +623,104 @@ Deno.test("a sign-out right after a user update is stored at once, whatever the 
     assert.equal(clearedAt - t0, 0);
     assert.equal(storage.value, null);
     a.manager.dispose();
+  }));
+
+Deno.test("which stored state is later is told by when it was obtained (ms, this device's clock): clock skew and one-second ties do not matter", async () => {
+  for (const ms of [60_000, -3_000_000, 0]) {
+    skew.ms = ms;
+    try {
+      await withClock(async (clock) => {
+        const server = rotatingGoTrue();
+        server.lifetime.jwt = true;
+        const storage = sharedStorage();
+        const a = tab(server.fetch, storage);
+        const b = tab(server.fetch, storage);
+        await a.manager.saveSession(decodeSession(server.body(1)));
+        assert.ok((await b.manager.restoreSession()).ok);
+        await clock.tickAsync(60_000);
+        assert.ok((await a.manager.refreshSession()).ok); // refresh-2
+        await clock.tickAsync(300);
+        // B takes refresh-2, obtained 300 ms ago: no grant, whatever the server's clock says.
+        assert.equal((await b.manager.refreshSession()).getOrThrow().refreshToken, "refresh-2");
+        await clock.tickAsync(300);
+        // A asks again within the same second: its own refresh-2, granted (refresh-3).
+        assert.equal((await a.manager.refreshSession()).getOrThrow().refreshToken, "refresh-3");
+        await clock.tickAsync(60_000);
+        // B takes refresh-3 (obtained after its refresh-2, though of the same iat second).
+        assert.equal((await b.manager.refreshSession()).getOrThrow().refreshToken, "refresh-4");
+        assert.deepEqual(server.grants, ["refresh-1", "refresh-2", "refresh-3"], `skew ${ms}`);
+        assert.equal(server.isRevoked(), false, `skew ${ms}`);
+        // Thirty minutes later an explicit refresh is granted, whatever the server's clock.
+        await clock.tickAsync(1_800_000);
+        assert.equal((await a.manager.refreshSession()).getOrThrow().refreshToken, "refresh-5");
+        assert.equal(storage.value?.refreshToken, "refresh-5");
+        a.manager.dispose();
+        b.manager.dispose();
+      });
+    } finally {
+      skew.ms = 0;
+    }
+  }
+});
+
+Deno.test("two user updates at once in a tab that fell behind: the later one is stored in the newer state, the earlier writes nothing", () =>
+  withClock(async (clock) => {
+    const server = rotatingGoTrue();
+    const storage = sharedStorage();
+    const a = tab(server.fetch, storage);
+    const b = tab(server.fetch, storage);
+    await a.manager.saveSession(decodeSession(server.body(1)));
+    assert.ok((await b.manager.restoreSession()).ok);
+    await clock.tickAsync(60_000);
+    assert.ok((await a.manager.refreshSession()).ok);
+    await clock.tickAsync(60_000);
+    assert.ok((await a.manager.refreshSession()).ok); // storage: refresh-3
+    const held = b.manager.currentSession!;
+    const first = b.manager.saveSession({ ...held, user: { ...held.user, email: "x@x.io" } }, {
+      event: "USER_UPDATED",
+    });
+    const second = b.manager.saveSession({ ...held, user: { ...held.user, email: "y@x.io" } }, {
+      event: "USER_UPDATED",
+    });
+    await first;
+    await second;
+    assert.equal(storage.value?.refreshToken, "refresh-3");
+    assert.equal(storage.value?.user.email, "y@x.io");
+    assert.equal((await b.manager.refreshSession()).getOrThrow().refreshToken, "refresh-4");
+    assert.equal(server.isRevoked(), false);
+    a.manager.dispose();
+    b.manager.dispose();
+  }));
+
+Deno.test("an explicit refresh refused as dead that finds a lapsed newer state refreshes that state: not a lapsed Success", () =>
+  withClock(async (clock) => {
+    const server = rotatingGoTrue();
+    const storage = sharedStorage();
+    let failLoads = 0;
+    const flakyRead: SessionStorage = {
+      save: (s) => storage.save(s),
+      load() {
+        if (failLoads > 0) {
+          failLoads--;
+          throw new Error("read failed");
+        }
+        return storage.load();
+      },
+      clear: () => storage.clear(),
+    };
+    const a = tab(server.fetch, storage);
+    const b = tab(server.fetch, flakyRead);
+    await a.manager.saveSession(decodeSession(server.body(1)));
+    assert.ok((await b.manager.restoreSession()).ok);
+    await clock.tickAsync(60_000);
+    assert.ok((await a.manager.refreshSession()).ok); // refresh-2 stored; A closes
+    a.manager.dispose();
+    await clock.tickAsync(25 * 3_600_000);
+    failLoads = 1;
+    server.endToken("refresh-1");
+    const r = await b.manager.refreshSession();
+    assert.equal(r.getOrThrow().refreshToken, "refresh-3");
+    assert.equal(b.manager.sessionState.value.kind, "Authenticated");
+    assert.equal(server.isRevoked(), false);
+    b.manager.dispose();
   }));
