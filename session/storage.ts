@@ -92,6 +92,8 @@ export function serializeSession(session: Session): string {
 /**
  * Parses a stored session; a corrupt or unusable payload (bad JSON, missing
  * or empty tokens, negative expiry, no user id) is null, never an exception.
+ * The tags a `SessionManager` stores with it, `project` and `obtainedAt`
+ * (when its tokens were obtained, ms), are kept.
  *
  * @example Corrupt payloads
  * ```ts
