@@ -576,10 +576,8 @@ export class SessionManager {
     checkSignal(options.signal, "save");
     // A tag a session brought along (one parsed from storage) is never held; #tagged sets this
     // manager's own when it is stored.
-    const { project: _tag, obtainedAt: _at, ...untagged } = session as TaggedSession;
+    const { project: _tag, obtainedAt: at, ...untagged } = session as TaggedSession;
     let live = withExpiry(untagged);
-    // Tokens already known keep their time (a user update of the held session's own).
-    this.#stamp(live.refreshToken, Date.now());
     this.#failures = 0;
     // A refresh of another session no longer concerns callers; one of these tokens still does.
     if (this.#heldRefreshToken() !== live.refreshToken) {
@@ -594,6 +592,14 @@ export class SessionManager {
     // going over it (the next refresh would send them, and GoTrue revoke the session).
     const userUpdate = event === AuthStateChangeEvent.USER_UPDATED &&
       replaced === live.refreshToken;
+    // Another session's tokens were obtained now, unless the session says when (one read from a
+    // storage); a re-save of the held session's own tokens says nothing new of them.
+    if (replaced !== live.refreshToken) {
+      this.#stamp(
+        live.refreshToken,
+        typeof at === "number" && Number.isFinite(at) ? at : Date.now(),
+      );
+    }
     // Live in memory first: a storage that fails still leaves the session usable (and says so).
     this.#apply(live);
     const write = () =>
@@ -754,8 +760,8 @@ export class SessionManager {
       // A caller asking for a refresh gets a grant, unless the state taken was obtained less
       // than 10 s ago (by this device's clock): its claims are as new as a grant's.
       const at = this.#obtained.get(newer.refreshToken);
-      const wanted = (explicit || this.#grantWanted) &&
-        (at === undefined || Date.now() - at > 10_000);
+      const age = at === undefined ? Infinity : Date.now() - at;
+      const wanted = (explicit || this.#grantWanted) && (age > 10_000 || age < 0);
       if (!wanted && !lapsed(newer) && this.#refreshDueIn(newer, false) > 0) {
         return success(newer);
       }
@@ -884,10 +890,11 @@ export class SessionManager {
 
   /**
    * Whether `stored` can stand for a newer state of `session`'s sign-in: a refresh token of its
-   * own (a session without one could never be refreshed), never held here, and obtained later
-   * (the time the managers store with it, else the access token's `iat`, else the expiry; on a
-   * tie the held one is kept, as before any storage was read, but with `orSame`: after GoTrue
-   * said the held token was spent, the stored one is the winner's).
+   * own (a session without one could never be refreshed), never held here, and issued later
+   * (the access token's `iat`, else the expiry; in the same second, obtained later by the time
+   * the managers store with it; on a full tie the held one is kept, as before any storage was
+   * read, but with `orSame`: after GoTrue said the held token was spent, the stored one is the
+   * winner's).
    */
   #newer(stored: Session, session: Session, orSame = false): boolean {
     if (
@@ -896,19 +903,18 @@ export class SessionManager {
     ) {
       return false;
     }
-    // When both were obtained, by the managers sharing the storage (one device's clock, in ms);
-    // else the access token's `iat`, else the expiry (whole seconds).
+    // The server's word first: the access token's `iat`, else the expiry (whole seconds). A tie
+    // (two refreshes of one second) is broken by when the managers sharing the storage obtained
+    // the tokens (ms of this device's clock, which can step, so never above the server's word).
+    const [a, b] = [iatClaim(stored.accessToken), iatClaim(session.accessToken)];
+    const [x, y] = a !== null && b !== null ? [a, b] : [stored.expiresAt, session.expiresAt];
+    if (x == null || y == null) return false;
+    if (x !== y) return x > y;
     const [p, q] = [
       this.#obtained.get(stored.refreshToken),
       this.#obtained.get(session.refreshToken),
     ];
-    const [a, b] = [iatClaim(stored.accessToken), iatClaim(session.accessToken)];
-    const [x, y] = p !== undefined && q !== undefined
-      ? [p, q]
-      : a !== null && b !== null
-      ? [a, b]
-      : [stored.expiresAt, session.expiresAt];
-    return x != null && y != null && (x > y || (orSame && x === y));
+    return p !== undefined && q !== undefined && p !== q ? p > q : orSame;
   }
 
   /**

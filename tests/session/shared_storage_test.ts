@@ -724,3 +724,55 @@ Deno.test("an explicit refresh refused as dead that finds a lapsed newer state r
     assert.equal(server.isRevoked(), false);
     b.manager.dispose();
   }));
+
+Deno.test("the server's iat outranks this device's clock: a clock set back between two refreshes does not make the later state look older", () =>
+  withClock(async (clock) => {
+    const server = rotatingGoTrue();
+    server.lifetime.jwt = true;
+    const storage = sharedStorage();
+    const a = tab(server.fetch, storage);
+    const b = tab(server.fetch, storage);
+    try {
+      await a.manager.saveSession(decodeSession(server.body(1)));
+      await clock.tickAsync(60_000);
+      assert.ok((await a.manager.refreshSession()).ok); // refresh-2
+      assert.ok((await b.manager.restoreSession()).ok);
+      // The device clock is set back an hour; the server's is not.
+      clock.setSystemTime(Date.now() - 3_600_000);
+      skew.ms = -3_600_000;
+      await clock.tickAsync(60_000);
+      assert.ok((await a.manager.refreshSession()).ok); // refresh-3, stamped "earlier"
+      await clock.tickAsync(60_000);
+      assert.equal((await b.manager.refreshSession()).getOrThrow().refreshToken, "refresh-4");
+      assert.deepEqual(server.grants, ["refresh-1", "refresh-2", "refresh-3"]);
+      assert.equal(server.isRevoked(), false);
+    } finally {
+      skew.ms = 0;
+      a.manager.dispose();
+      b.manager.dispose();
+    }
+  }));
+
+Deno.test("a user update of tokens stored without obtainedAt (an older version's payload) still goes into the newer state", () =>
+  withClock(async (clock) => {
+    const server = rotatingGoTrue();
+    const storage = sharedStorage();
+    storage.value = decodeSession(server.body(1)); // no obtainedAt: written before this version
+    const a = tab(server.fetch, storage);
+    const b = tab(server.fetch, storage);
+    assert.ok((await a.manager.restoreSession()).ok);
+    assert.ok((await b.manager.restoreSession()).ok);
+    await clock.tickAsync(60_000);
+    assert.ok((await a.manager.refreshSession()).ok); // refresh-2
+    await clock.tickAsync(60_000);
+    const held = b.manager.currentSession!;
+    await b.manager.saveSession({ ...held, user: { ...held.user, email: "z@x.io" } }, {
+      event: "USER_UPDATED",
+    });
+    assert.equal(storage.value?.refreshToken, "refresh-2");
+    assert.equal(storage.value?.user.email, "z@x.io");
+    assert.equal((await b.manager.refreshSession()).getOrThrow().refreshToken, "refresh-3");
+    assert.equal(server.isRevoked(), false);
+    a.manager.dispose();
+    b.manager.dispose();
+  }));
