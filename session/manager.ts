@@ -1121,10 +1121,14 @@ export class SessionManager {
     // The held session as of now: one that has lapsed meanwhile is Expired.
     this.#checkLapsed();
     const heldNow = this.#state.value as SessionState; // not narrowed by the assignment above
-    // A session this manager moved on from (its write failed, or the clear did) is older too.
+    // An earlier state of the session held, which this manager moved on from (a refresh whose
+    // write failed), is older too. Another session it once held (an account switched back to in
+    // another tab) is taken as any stored session is.
+    const heldSession = heldOf(heldNow);
     if (
-      this.#olderThanUnlanded(heldOf(heldNow), loaded) ||
-      (loaded !== null && this.#left.has(loaded.refreshToken))
+      this.#olderThanUnlanded(heldSession, loaded) ||
+      (loaded !== null && heldSession !== null && this.#left.has(loaded.refreshToken) &&
+        sameSession(heldSession, loaded))
     ) {
       // This manager's own last write has not landed (a store slower than the 10 s the manager
       // waits): what was read (nothing, or a session it replaced or cleared) is older than what

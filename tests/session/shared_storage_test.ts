@@ -776,3 +776,22 @@ Deno.test("a user update of tokens stored without obtainedAt (an older version's
     a.manager.dispose();
     b.manager.dispose();
   }));
+
+Deno.test("switching back to an account in one tab: another tab's restore takes it, though that tab once held it", () =>
+  withClock(async () => {
+    const server = rotatingGoTrue();
+    const storage = sharedStorage();
+    const a = tab(server.fetch, storage);
+    const c = tab(server.fetch, storage);
+    const x = decodeSession(server.signIn("ux", false));
+    const y = decodeSession(server.signIn("uy", false));
+    await a.manager.saveSession(x);
+    assert.equal((await c.manager.restoreSession()).getOrThrow().user.id, "ux");
+    await a.manager.saveSession(y);
+    assert.equal((await c.manager.restoreSession()).getOrThrow().user.id, "uy");
+    await a.manager.saveSession(x); // back to the first account, its tokens kept
+    assert.equal((await c.manager.restoreSession()).getOrThrow().user.id, "ux");
+    assert.equal(storage.value?.user.id, "ux");
+    a.manager.dispose();
+    c.manager.dispose();
+  }));
