@@ -109,14 +109,45 @@ function tab(fetch: typeof globalThis.fetch, storage: SessionStorage, autoRefres
   return { client, manager, events };
 }
 
+/** A storage over `inner` whose writes can fail and whose reads can fail or hang. */
+function faulty(inner: SessionStorage) {
+  const faults = { writes: false, loads: 0, hang: false };
+  const storage: SessionStorage = {
+    save(s) {
+      if (faults.writes) throw new Error("quota exceeded");
+      return inner.save(s);
+    },
+    load() {
+      if (faults.hang) return new Promise<Session | null>(() => {});
+      if (faults.loads > 0) {
+        faults.loads--;
+        throw new Error("read failed");
+      }
+      return inner.load();
+    },
+    clear: () => inner.clear(),
+  };
+  return { storage, faults };
+}
+
+/** Tab A signs in with the model's first session; tab B restores it from the shared storage. */
+async function twoTabs(
+  server: ReturnType<typeof rotatingGoTrue>,
+  storage: SessionStorage,
+  b: { storage?: SessionStorage; autoRefresh?: boolean; fetch?: typeof globalThis.fetch } = {},
+) {
+  const a = tab(server.fetch, storage);
+  const other = tab(b.fetch ?? server.fetch, b.storage ?? storage, b.autoRefresh);
+  await a.manager.saveSession(decodeSession(server.body(1)));
+  assert.ok((await other.manager.restoreSession()).ok);
+  return { a, b: other };
+}
+
 Deno.test("a tab that fell two refreshes behind takes the stored session instead of sending its old token (which revokes the session)", () =>
   withClock(async (clock) => {
     const server = rotatingGoTrue();
     const storage = sharedStorage();
-    const a = tab(server.fetch, storage);
-    const b = tab(server.fetch, storage, true);
-    await a.manager.saveSession(decodeSession(server.body(1)));
-    assert.ok((await b.manager.restoreSession()).ok);
+    const { a, b } = await twoTabs(server, storage, { autoRefresh: true });
     // Tab A refreshes twice while B's timer waits (B's tokens expire at t0 + 3600 s).
     await clock.tickAsync(60_000);
     assert.ok((await a.manager.refreshSession()).ok);
@@ -148,10 +179,7 @@ Deno.test("a stale tab's dead session ends in memory only: another tab's newer s
   withClock(async (clock) => {
     const server = rotatingGoTrue();
     const storage = sharedStorage();
-    const a = tab(server.fetch, storage);
-    const b = tab(server.fetch, storage);
-    await a.manager.saveSession(decodeSession(server.body(1)));
-    assert.ok((await b.manager.restoreSession()).ok);
+    const { a, b } = await twoTabs(server, storage);
     // A signs out (the server ends the session) and signs in again as another user.
     await clock.tickAsync(60_000);
     await a.manager.clearSession();
@@ -203,27 +231,19 @@ Deno.test("a refresh refused as dead while another tab signed in keeps that sign
 Deno.test("a session this manager replaced is never taken back from the storage: a failed write leaves it there", () =>
   withClock(async (clock) => {
     const server = rotatingGoTrue();
-    let failWrites = false;
     const storage = sharedStorage();
-    const flaky: SessionStorage = {
-      save(s) {
-        if (failWrites) throw new Error("quota exceeded");
-        storage.save(s);
-      },
-      load: () => storage.load(),
-      clear: () => storage.clear(),
-    };
+    const { storage: flaky, faults } = faulty(storage);
     const a = tab(server.fetch, flaky);
     await a.manager.saveSession(decodeSession(server.body(1)));
     await clock.tickAsync(60_000);
-    failWrites = true;
+    faults.writes = true;
     // The new tokens are live in memory; the storage still holds the spent refresh-1, which
     // even expires later than they do (the project's token lifetime was shortened meanwhile).
     server.lifetime.seconds = 600;
     assert.equal((await a.manager.refreshSession()).ok, false);
     assert.equal(a.manager.currentSession?.refreshToken, "refresh-2");
     assert.equal(storage.value?.refreshToken, "refresh-1");
-    failWrites = false;
+    faults.writes = false;
     await clock.tickAsync(600_000);
     assert.equal((await a.manager.refreshSession()).getOrThrow().refreshToken, "refresh-3");
     assert.deepEqual(server.grants, ["refresh-1", "refresh-2"]);
@@ -236,10 +256,7 @@ Deno.test("which stored session is newer is read from the tokens' iat: one issue
     const server = rotatingGoTrue();
     server.lifetime.jwt = true;
     const storage = sharedStorage();
-    const a = tab(server.fetch, storage);
-    const b = tab(server.fetch, storage);
-    await a.manager.saveSession(decodeSession(server.body(1)));
-    assert.ok((await b.manager.restoreSession()).ok);
+    const { a, b } = await twoTabs(server, storage);
     // The project's token lifetime is shortened; A refreshes under it.
     server.lifetime.seconds = 600;
     await clock.tickAsync(60_000);
@@ -256,22 +273,14 @@ Deno.test("which stored session is newer is read from the tokens' iat: one issue
 Deno.test("a refresh token reported reused is not replaced by a session this manager left behind in the storage", () =>
   withClock(async (clock) => {
     const server = rotatingGoTrue();
-    let failWrites = false;
     const storage = sharedStorage();
-    const flaky: SessionStorage = {
-      save(s) {
-        if (failWrites) throw new Error("quota exceeded");
-        storage.save(s);
-      },
-      load: () => storage.load(),
-      clear: () => storage.clear(),
-    };
+    const { storage: flaky, faults } = faulty(storage);
     const a = tab(server.fetch, flaky);
     await a.manager.saveSession(decodeSession(server.body(1)));
     await clock.tickAsync(60_000);
-    failWrites = true;
+    faults.writes = true;
     assert.equal((await a.manager.refreshSession()).ok, false); // refresh-2 held, not stored
-    failWrites = false;
+    faults.writes = false;
     // Another holder of the session spends refresh-2 first.
     await server.fetch(`${BASE}/auth/v1/token?grant_type=refresh_token`, {
       method: "POST",
@@ -312,10 +321,7 @@ Deno.test("a token reported reused is not answered with another user's stored si
   withClock(async (clock) => {
     const server = rotatingGoTrue();
     const storage = sharedStorage();
-    const a = tab(server.fetch, storage);
-    const b = tab(server.fetch, storage);
-    await a.manager.saveSession(decodeSession(server.body(1)));
-    assert.ok((await b.manager.restoreSession()).ok);
+    const { a, b } = await twoTabs(server, storage);
     await clock.tickAsync(60_000);
     assert.ok((await a.manager.refreshSession()).ok); // refresh-1 rotated: B's is behind
     // A signs in as another user without ending the first session on the server.
@@ -334,15 +340,10 @@ Deno.test("the read before a refresh waits at most 2 s and holds up no write; a 
   withClock(async (clock) => {
     const server = rotatingGoTrue();
     const storage = sharedStorage();
-    let hangLoads = false;
-    const stuck: SessionStorage = {
-      save: (s) => storage.save(s),
-      load: () => hangLoads ? new Promise<Session | null>(() => {}) : storage.load(),
-      clear: () => storage.clear(),
-    };
+    const { storage: stuck, faults } = faulty(storage);
     const a = tab(server.fetch, stuck);
     await a.manager.saveSession(decodeSession(server.body(1)));
-    hangLoads = true;
+    faults.hang = true;
     const t0 = Date.now();
     let refreshedAt = 0;
     const refreshing = a.manager.refreshSession().then((r) => (refreshedAt = Date.now(), r));
@@ -362,9 +363,9 @@ Deno.test("the read before a refresh waits at most 2 s and holds up no write; a 
 
     // Disposed while the read waits: nothing is sent, nothing stored.
     const b = tab(server.fetch, stuck);
-    hangLoads = false;
+    faults.hang = false;
     await b.manager.saveSession(decodeSession(server.body(200)));
-    hangLoads = true;
+    faults.hang = true;
     const grants = server.grants.length;
     const late = b.manager.refreshSession();
     await clock.tickAsync(100);
@@ -422,19 +423,11 @@ Deno.test("an explicit refreshSession that joins a timer's refresh while it read
 Deno.test("a spent token stays refused after many failed writes: no reuse answer takes it back, nor does a restore", () =>
   withClock(async (clock) => {
     const server = rotatingGoTrue();
-    let failWrites = false;
     const storage = sharedStorage();
-    const flaky: SessionStorage = {
-      save(s) {
-        if (failWrites) throw new Error("quota exceeded");
-        storage.save(s);
-      },
-      load: () => storage.load(),
-      clear: () => storage.clear(),
-    };
+    const { storage: flaky, faults } = faulty(storage);
     const a = tab(server.fetch, flaky);
     await a.manager.saveSession(decodeSession(server.body(1)));
-    failWrites = true;
+    faults.writes = true;
     const refreshes = async (n: number) => {
       for (let i = 0; i < n; i++) {
         await clock.tickAsync(60_000);
@@ -465,10 +458,7 @@ Deno.test("two tabs asking for a refresh within one second: the second takes the
     const server = rotatingGoTrue();
     server.lifetime.jwt = true; // iat in whole seconds
     const storage = sharedStorage();
-    const a = tab(server.fetch, storage);
-    const b = tab(server.fetch, storage);
-    await a.manager.saveSession(decodeSession(server.body(1)));
-    assert.ok((await b.manager.restoreSession()).ok);
+    const { a, b } = await twoTabs(server, storage);
     await clock.tickAsync(60_000);
     assert.ok((await a.manager.refreshSession()).ok); // refresh-2
     await clock.tickAsync(300);
@@ -509,10 +499,7 @@ Deno.test("a user update in a tab that fell behind stores the user in the newer 
   withClock(async (clock) => {
     const server = rotatingGoTrue();
     const storage = sharedStorage();
-    const a = tab(server.fetch, storage);
-    const b = tab(server.fetch, storage);
-    await a.manager.saveSession(decodeSession(server.body(1)));
-    assert.ok((await b.manager.restoreSession()).ok);
+    const { a, b } = await twoTabs(server, storage);
     await clock.tickAsync(60_000);
     assert.ok((await a.manager.refreshSession()).ok);
     await clock.tickAsync(60_000);
@@ -564,28 +551,14 @@ Deno.test("a lapsed newer state taken after a refused grant is refreshed by the 
   withClock(async (clock) => {
     const server = rotatingGoTrue();
     const storage = sharedStorage();
-    let failLoads = 0;
-    const flakyRead: SessionStorage = {
-      save: (s) => storage.save(s),
-      load() {
-        if (failLoads > 0) {
-          failLoads--;
-          throw new Error("read failed");
-        }
-        return storage.load();
-      },
-      clear: () => storage.clear(),
-    };
-    const a = tab(server.fetch, storage);
-    const b = tab(server.fetch, flakyRead, true);
-    await a.manager.saveSession(decodeSession(server.body(1)));
-    assert.ok((await b.manager.restoreSession()).ok);
+    const { storage: flakyRead, faults } = faulty(storage);
+    const { a, b } = await twoTabs(server, storage, { storage: flakyRead, autoRefresh: true });
     await clock.tickAsync(60_000);
     assert.ok((await a.manager.refreshSession()).ok); // refresh-2 stored; A closes
     a.manager.dispose();
     // B sleeps past every expiry; its read before the grant fails once, so it sends its own
     // spent refresh-1 (GoTrue still takes it within its reuse interval here: say it does not).
-    failLoads = 1;
+    faults.loads = 1;
     server.endToken("refresh-1");
     clock.setSystemTime(Date.now() + 25 * 3_600_000); // asleep: no timer ran meanwhile
     await clock.tickAsync(3_600_000); // B's timer, late: everything stored has lapsed
@@ -601,15 +574,10 @@ Deno.test("a sign-out right after a user update is stored at once, whatever the 
   withClock(async (clock) => {
     const server = rotatingGoTrue();
     const storage = sharedStorage();
-    let hang = false;
-    const stuck: SessionStorage = {
-      save: (s) => storage.save(s),
-      load: () => hang ? new Promise<Session | null>(() => {}) : storage.load(),
-      clear: () => storage.clear(),
-    };
+    const { storage: stuck, faults } = faulty(storage);
     const a = tab(server.fetch, stuck);
     await a.manager.saveSession(decodeSession(server.body(1)));
-    hang = true;
+    faults.hang = true;
     const held = a.manager.currentSession!;
     const t0 = Date.now();
     const update = a.manager.saveSession({ ...held, user: { ...held.user, email: "n@x.io" } }, {
@@ -667,10 +635,7 @@ Deno.test("two user updates at once in a tab that fell behind: the later one is 
   withClock(async (clock) => {
     const server = rotatingGoTrue();
     const storage = sharedStorage();
-    const a = tab(server.fetch, storage);
-    const b = tab(server.fetch, storage);
-    await a.manager.saveSession(decodeSession(server.body(1)));
-    assert.ok((await b.manager.restoreSession()).ok);
+    const { a, b } = await twoTabs(server, storage);
     await clock.tickAsync(60_000);
     assert.ok((await a.manager.refreshSession()).ok);
     await clock.tickAsync(60_000);
@@ -696,27 +661,13 @@ Deno.test("an explicit refresh refused as dead that finds a lapsed newer state r
   withClock(async (clock) => {
     const server = rotatingGoTrue();
     const storage = sharedStorage();
-    let failLoads = 0;
-    const flakyRead: SessionStorage = {
-      save: (s) => storage.save(s),
-      load() {
-        if (failLoads > 0) {
-          failLoads--;
-          throw new Error("read failed");
-        }
-        return storage.load();
-      },
-      clear: () => storage.clear(),
-    };
-    const a = tab(server.fetch, storage);
-    const b = tab(server.fetch, flakyRead);
-    await a.manager.saveSession(decodeSession(server.body(1)));
-    assert.ok((await b.manager.restoreSession()).ok);
+    const { storage: flakyRead, faults } = faulty(storage);
+    const { a, b } = await twoTabs(server, storage, { storage: flakyRead });
     await clock.tickAsync(60_000);
     assert.ok((await a.manager.refreshSession()).ok); // refresh-2 stored; A closes
     a.manager.dispose();
     await clock.tickAsync(25 * 3_600_000);
-    failLoads = 1;
+    faults.loads = 1;
     server.endToken("refresh-1");
     const r = await b.manager.refreshSession();
     assert.equal(r.getOrThrow().refreshToken, "refresh-3");
