@@ -560,9 +560,12 @@ export class SessionManager {
    * its refresh. Rejects with a `TypeError`, applying nothing, for a session
    * that is not one or a `signal` that is no AbortSignal; rejects with the
    * storage's own error (or a `TimeoutError` after 10 s) when the storage
-   * cannot save it, the session then being live in memory only. A `signal` that aborts ends the wait for the storage
-   * (rejecting with its reason) but not the write; one already aborted
-   * applies nothing.
+   * cannot save it, the session then being live in memory only. A `signal`
+   * that aborts ends the wait for the storage (rejecting with its reason) but
+   * not the write; one already aborted applies nothing. A user update
+   * (`USER_UPDATED`) of the held session's own tokens, in a tab that fell
+   * behind another sharing the storage, is stored into that tab's newer state
+   * of the session rather than over it.
    *
    * @param session The session.
    * @param options The event to emit (default SIGNED_IN) and a `signal`.

@@ -74,8 +74,8 @@ function rotatingGoTrue() {
     endToken: (token: string) => void ended.add(token),
     /** A new sign-in (another session of the server's). */
     signIn(user: string, endOld = true) {
-      if (endOld) { for (let n = 1; n <= counter; n++) ended.add(`refresh-${n}`); // the old session's
-       }
+      // The old session's tokens end with it, unless it goes on (an account switch).
+      if (endOld) { for (let n = 1; n <= counter; n++) ended.add(`refresh-${n}`); }
       revoked = false;
       counter += 100;
       active = `refresh-${counter}`;
