@@ -58,8 +58,9 @@ export function parseSessionTokensFromFragment(
   }
   // The first of an email change's two links confirms one address and brings no session: the
   // server's notice (confirm the other address) is said as it is, not as a broken link.
+  // GoTrue marks its redirects with an empty `sb`: a page's own `#message=` is not its notice.
   const notice = params.get("message");
-  if (notice && !params.get("access_token")) {
+  if (notice && params.has("sb") && !params.get("access_token")) {
     return failure({ message: notice, category: "NO_SESSION" });
   }
   for (const key of ["access_token", "refresh_token", "expires_in", "token_type"]) {
@@ -96,8 +97,8 @@ export function parseSessionTokensFromFragment(
 /**
  * Extracts the fragment of a URL and parses it like
  * {@linkcode parseSessionTokensFromFragment}. Where the fragment holds no
- * tokens (or there is none), an error or notice GoTrue put in the query alone
- * (a failed OAuth state check, the PKCE form of an email change's notice) is
+ * tokens (or there is none), an error GoTrue put in the query alone (a failed
+ * OAuth state check: `error` with `error_description` or `error_code`) is
  * reported as the fragment's would be.
  *
  * @example Parsing a redirect URL
@@ -117,10 +118,10 @@ export function parseSessionTokensFromUrl(url: string): ServiceResult<ParsedSess
     ? failure({ message: "Cannot parse the URL as it has no fragment", category: "DECODE" })
     : parseSessionTokensFromFragment(url.slice(hash + 1));
   if (r.ok || r.error.category !== "DECODE") return r;
+  // GoTrue's query errors carry `error` with `error_description` (and mostly `error_code`): a
+  // page's own `?error=0` is not one.
   const query = queryOf(url);
-  if (
-    !query || !["error", "error_code", "error_description", "message"].some((k) => query.has(k))
-  ) {
+  if (!query?.get("error") || !(query.get("error_description") || query.get("error_code"))) {
     return r;
   }
   const reported = parseSessionTokensFromFragment(query.toString());

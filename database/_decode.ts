@@ -5,6 +5,8 @@
 import { failure, type ServiceResult, success } from "../core/result.ts";
 import { validateAll, type Validator } from "./validator.ts";
 import { parseJsonInt64 } from "../core/_json_int64.ts";
+import { runBlock } from "./_block.ts";
+import type { QueryBuilder } from "./query_builder.ts";
 
 /** The validator of a typed call, and its signal (a validation that never settles is cancelled). */
 interface DecodeOptions<T> {
@@ -82,8 +84,9 @@ export function isNoRows(r: ServiceResult<unknown>): boolean {
 /**
  * At most one row, from a single-object read: `Success(null)` for PostgREST's zero-row 406.
  * PostgREST 16's `client-error-verbosity = "minimal"` sends that 406 without the `details` that
- * say how many rows matched: the same read is then made as a list (`again`), and zero rows are
- * null, one is the row, and several keep the first answer's failure.
+ * say how many rows matched: the same read is then made as a list of at most two rows (`again`,
+ * with {@linkcode twoRowsAtMost}), and zero rows are null, one is the row, and several keep the
+ * first answer's failure.
  */
 export async function maybeOne<T>(
   r: ServiceResult<string>,
@@ -94,9 +97,27 @@ export async function maybeOne<T>(
   if (r.ok || r.error.status !== 406 || r.error.code !== "PGRST116" || r.error.details !== null) {
     return decodeOne<T | null>(r, o);
   }
-  const rows = await decodeRows<T>(await again(), o);
+  const list = await again();
+  // Several rows keep the first answer's failure, unvalidated (a validator's verdict on one of
+  // them is not the answer).
+  const parsed = list.ok ? parseJson(list.value) : null;
+  if (parsed?.ok && Array.isArray(parsed.value) && parsed.value.length > 1) return r;
+  const rows = await decodeRows<T>(list, o);
   if (!rows.ok) return rows;
-  return rows.value.length > 1 ? r : success(rows.value[0] ?? null);
+  return success(rows.value[0] ?? null);
+}
+
+/**
+ * The caller's block, then at most two rows unless it set its own window: two tell one row from
+ * several, where the whole list could be large.
+ */
+export function twoRowsAtMost(
+  block?: ((q: QueryBuilder) => unknown) | null,
+): (q: QueryBuilder) => void {
+  return (q) => {
+    if (block != null) runBlock(block, q);
+    if (!q.hasWindow) q.limit(2);
+  };
 }
 
 export function discard(r: ServiceResult<unknown>): ServiceResult<void> {

@@ -11,7 +11,15 @@ import { guarded } from "./_guard.ts";
 import type { ServiceResult } from "../core/result.ts";
 import { failure, success } from "../core/result.ts";
 import type { CallOptions, DatabaseClient } from "./client.ts";
-import { decodeOne, decodeRows, decodeValue, discard, maybeOne, parseJson } from "./_decode.ts";
+import {
+  decodeOne,
+  decodeRows,
+  decodeValue,
+  discard,
+  maybeOne,
+  parseJson,
+  twoRowsAtMost,
+} from "./_decode.ts";
 import { type CountOption, ResponseFormat } from "./models.ts";
 import type { QueryBuilder } from "./query_builder.ts";
 import type { Validator } from "./validator.ts";
@@ -401,7 +409,12 @@ export function rpcGetMaybeSingleTyped<T>(
 ): Promise<ServiceResult<T | null>> {
   options ??= {};
   return callGet(db, fn, options, ResponseFormat.SINGLE).then((r) =>
-    maybeOne<T>(r, () => callGet(db, fn, options, ResponseFormat.ROWS), options)
+    maybeOne<T>(
+      r,
+      () =>
+        callGet(db, fn, { ...options, block: twoRowsAtMost(options.block) }, ResponseFormat.ROWS),
+      options,
+    )
   );
 }
 

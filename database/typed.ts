@@ -11,7 +11,7 @@
 
 import { guarded } from "./_guard.ts";
 import { ServiceException, type ServiceResult, success } from "../core/result.ts";
-import { decodeOne, decodeRows, discard, maybeOne } from "./_decode.ts";
+import { decodeOne, decodeRows, discard, maybeOne, twoRowsAtMost } from "./_decode.ts";
 import type {
   CallOptions,
   DatabaseClient,
@@ -160,7 +160,16 @@ export function selectMaybeSingleTyped<T>(
 ): Promise<ServiceResult<T | null>> {
   options ??= {};
   return db.select(table, { ...options, format: ResponseFormat.SINGLE }).then((r) =>
-    maybeOne<T>(r, () => db.select(table, { ...options, format: ResponseFormat.ROWS }), options)
+    maybeOne<T>(
+      r,
+      () =>
+        db.select(table, {
+          ...options,
+          format: ResponseFormat.ROWS,
+          block: twoRowsAtMost(options.block),
+        }),
+      options,
+    )
   );
 }
 

@@ -1229,10 +1229,12 @@ class Upload implements ResumableUpload {
       }
       if (signal?.aborted) return cancelled();
       const e = r.error;
-      // A 409 that is not TUS's offset mismatch: the server itself said the object exists. The URL
+      // A 409 saying the object exists (the Storage API's "The resource already exists"; not TUS's
+      // offset mismatch, nor a body a proxy emptied, which a HEAD settles as before). The URL
       // store forgets the upload at once, so that no resume, whichever way this run ends, takes
       // the object for this upload's own.
-      this.#objectTaken = e.status === 409 && !/offset/i.test(e.message);
+      this.#objectTaken = e.status === 409 && /exist/i.test(e.message) &&
+        !/offset/i.test(e.message);
       if (
         this.#objectTaken &&
         (await this.#store((s) => s.remove(this.#fingerprint()), signal)) === ABORTED

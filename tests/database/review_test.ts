@@ -431,7 +431,7 @@ Deno.test("maybe-single reads under PostgREST 16's minimal error verbosity (a 40
       const [first, second] = rec.requests;
       assert.match(first.headers.get("accept") ?? "", /vnd\.pgrst\.object\+json/);
       assert.doesNotMatch(second.headers.get("accept") ?? "", /object/, `${call} ${what}: a list`);
-      assert.equal(second.url.search, first.url.search, "the same read");
+      assert.equal(second.url.search, `${first.url.search}&limit=2`, "the same read, two rows");
       if (outcome === "null") assert.equal(r.getOrThrow(), null, `${call} ${what}`);
       if (outcome === "row") assert.deepEqual(r.getOrThrow(), { id: 1 }, `${call} ${what}`);
       if (outcome === "fail") {
@@ -440,6 +440,18 @@ Deno.test("maybe-single reads under PostgREST 16's minimal error verbosity (a 40
       }
     }
   }
+  // A window of the caller's own is kept; several rows keep the 406, whatever a validator says.
+  const { db: db2, rec: rec2 } = makeDb([minimal406(), jsonResponse([{ id: "x" }, { id: "y" }])]);
+  const several = await selectMaybeSingleTyped<{ id: number }>(db2, "todos", {
+    block: (q) => q.range(10, 19),
+    validator: (v) => {
+      if (typeof (v as { id: unknown }).id !== "number") throw new TypeError("bad id");
+      return v as { id: number };
+    },
+  });
+  assert.equal(several.errorOrNull()?.code, "PGRST116");
+  assert.equal(rec2.requests[1].url.searchParams.get("limit"), "10");
+  assert.equal(rec2.requests[1].url.searchParams.get("offset"), "10");
   // The default (verbose) answer still decides at once.
   const { db, rec } = makeDb([
     jsonResponse({ code: "PGRST116", message: "m", details: "The result contains 0 rows" }, {

@@ -568,13 +568,31 @@ Deno.test("the first of an email change's two links (a notice, no tokens) is NO_
   for (
     const url of [
       `https://app.example/cb#message=${notice.replaceAll(" ", "+")}&sb=`,
-      `https://app.example/cb?message=${encodeURIComponent(notice)}`, // the PKCE form
+      // The PKCE form: in the query too.
+      `https://app.example/cb?message=${encodeURIComponent(notice)}#message=${
+        encodeURIComponent(notice)
+      }&sb=`,
     ]
   ) {
     const r = await importSessionFromUrl(auth, url, manager);
     assert.equal(r.errorOrNull()?.category, "NO_SESSION", url);
     assert.equal(r.errorOrNull()?.message, notice, url);
     assert.equal(parseSessionTokensFromUrl(url).errorOrNull()?.message, notice, url);
+  }
+  // A page's own parameters are not GoTrue's words: no `sb`, or an `error` without a description.
+  for (
+    const url of [
+      "https://app.example/cb?error=0#/dashboard",
+      "https://app.example/cb?message=Saved#/settings",
+      "https://app.example/cb#message=hi",
+      "https://app.example/list?error=0",
+    ]
+  ) {
+    assert.equal(
+      (await importSessionFromUrl(auth, url, manager)).errorOrNull()?.category,
+      "DECODE",
+      url,
+    );
   }
   assert.equal(rec.requests.length, 0);
 });
