@@ -170,14 +170,34 @@ export function checkEmbedPath(path: string): string {
 }
 
 /**
- * An object operand as JSON text. A Map goes as its entries (JSON sees none: `{}` would make
- * `contains` match every object); a Set, whose JSON is `{}` too, is refused.
+ * An object operand as JSON text. A Map goes as its entries, at any depth (JSON sees none: `{}`
+ * would make `contains` match every object); a Set, whose JSON is `{}` too, is refused.
  */
 export function jsonOperand(value: object, what: string): string {
-  if (Object.prototype.toString.call(value) === "[object Set]") {
-    throw new TypeError(`Cannot filter with ${what} as the value is a Set: pass an array`);
+  return stringifyJson(plainDeep(value, what, 0))!;
+}
+
+/**
+ * `value` with its Maps as objects and no Set, at any depth: plain objects and arrays are walked
+ * (to 64 levels; a deeper or cyclic value is left to JSON's own refusal), anything else (a Date,
+ * an object with its own `toJSON`) goes as it is.
+ */
+function plainDeep(value: unknown, what: string, depth: number): unknown {
+  if (value === null || typeof value !== "object" || depth > 64) return value;
+  const tag = Object.prototype.toString.call(value);
+  if (tag === "[object Set]") {
+    throw new TypeError(`Cannot filter with ${what} as the value holds a Set: pass an array`);
   }
-  return stringifyJson(plainOf(value))!;
+  if (Array.isArray(value)) return value.map((v) => plainDeep(v, what, depth + 1));
+  const entries = tag === "[object Map]"
+    ? [...(value as ReadonlyMap<string, unknown>)]
+    : tag === "[object Object]" && typeof (value as { toJSON?: unknown }).toJSON !== "function"
+    ? Object.entries(value)
+    : null;
+  if (entries === null) return value;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of entries) out[k] = plainDeep(v, what, depth + 1);
+  return out;
 }
 
 /** Whether `v` is a Map, from this realm or another (an iframe's, a `node:vm` context's). */

@@ -377,17 +377,29 @@ Deno.test("a Map operand goes as its entries: as {} a contains matched, and a de
     ["meta", 'cd.{"owner":"u1"}'],
     ["meta", 'ov.{"owner":"u1"}'],
   ]);
-  // A Set's JSON is {} as well: refused, before any request.
+  // At any depth, beside a Date and an object of its own toJSON, which keep their JSON.
+  const deep = new QueryBuilder();
+  const when = new Date(0);
+  const money = { toJSON: () => "1.50" };
+  deep.where((w) => w.contains(meta, { owner, tags: [new Map([["a", 1]])], when, money } as never));
+  assert.deepEqual(deep.toQueryPairs(), [
+    [
+      "meta",
+      'cs.{"owner":{"owner":"u1"},"tags":[{"a":1}],"when":"1970-01-01T00:00:00.000Z","money":"1.50"}',
+    ],
+  ]);
+  // A Set's JSON is {} as well: refused, before any request, wherever it is.
   for (
     const block of [
       (w: WhereBuilder) => w.contains(meta, new Set(["a"]) as never),
       (w: WhereBuilder) => w.eq(meta, new Set(["a"]) as never),
+      (w: WhereBuilder) => w.contains(meta, { nested: [new Set(["a"])] } as never),
     ]
   ) {
     const before = rec.requests.length;
     const refused = await db.delete("docs", block);
     assert.equal(refused.errorOrNull()?.category, "INVALID_ARGUMENT");
-    assert.match(refused.errorOrNull()!.message, /is a Set: pass an array/);
+    assert.match(refused.errorOrNull()!.message, /holds a Set: pass an array/);
     assert.equal(rec.requests.length, before);
   }
 });
