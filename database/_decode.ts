@@ -27,17 +27,21 @@ export async function decodeRows<T>(
   r: ServiceResult<string>,
   o?: DecodeOptions<T>,
 ): Promise<ServiceResult<T[]>> {
-  o ??= {};
   if (!r.ok) return r;
   const parsed = parseJson(r.value);
-  if (!parsed.ok) return parsed;
-  if (!Array.isArray(parsed.value)) {
+  return parsed.ok ? await rowsOf(parsed.value, o) : parsed;
+}
+
+/** A parsed body as rows, checked by the validator. */
+async function rowsOf<T>(value: unknown, o?: DecodeOptions<T>): Promise<ServiceResult<T[]>> {
+  o ??= {};
+  if (!Array.isArray(value)) {
     return failure({
       message: "Cannot decode the response: expected a JSON array of rows",
       category: "DECODE",
     });
   }
-  return await validateAll(parsed.value, o.validator, o);
+  return await validateAll(value, o.validator, o);
 }
 
 /** One value; with `row`, an empty or `null` body is `Failure(DECODE)` (a row is never null). */
@@ -98,13 +102,14 @@ export async function maybeOne<T>(
     return decodeOne<T | null>(r, o);
   }
   const list = await again();
+  if (!list.ok) return list;
+  const parsed = parseJson(list.value);
+  if (!parsed.ok) return parsed;
   // Several rows keep the first answer's failure, unvalidated (a validator's verdict on one of
   // them is not the answer).
-  const parsed = list.ok ? parseJson(list.value) : null;
-  if (parsed?.ok && Array.isArray(parsed.value) && parsed.value.length > 1) return r;
-  const rows = await decodeRows<T>(list, o);
-  if (!rows.ok) return rows;
-  return success(rows.value[0] ?? null);
+  if (Array.isArray(parsed.value) && parsed.value.length > 1) return r;
+  const rows = await rowsOf<T>(parsed.value, o);
+  return rows.ok ? success(rows.value[0] ?? null) : rows;
 }
 
 /**

@@ -11,7 +11,6 @@ import {
   checkColumn,
   checkEmbedPath,
   type FilterValue,
-  jsonOperand,
   listOperand,
   quoteItem,
   scalar,
@@ -85,6 +84,14 @@ function negate(p: Predicate): Predicate {
 }
 
 /**
+ * An operand's text: a JavaScript array is a Postgres array (`{a,"b c"}`, a ready list), as for
+ * `contains`; anything else a scalar.
+ */
+function operandText(value: unknown, what: string): string {
+  return Array.isArray(value) ? listOperand(value, what, "{", "}") : scalar(value, what);
+}
+
+/**
  * Collects filter predicates. Each statement adds one predicate; statements
  * are AND-ed. String operands are escaped; numbers and booleans are emitted
  * verbatim; an `undefined` operand throws `TypeError`.
@@ -130,11 +137,8 @@ export class WhereBuilder {
     return this.#operand(column, operator, value, what);
   }
 
-  /** A JavaScript array is a Postgres array (`{a,"b c"}`), as for `contains`; else a scalar. */
   #operand(column: ColumnRef<unknown>, operator: string, value: unknown, what: string): this {
-    return Array.isArray(value)
-      ? this.#add(column, operator, listOperand(value, what, "{", "}"), true)
-      : this.#add(column, operator, scalar(value, what));
+    return this.#add(column, operator, operandText(value, what), Array.isArray(value));
   }
 
   /**
@@ -221,7 +225,7 @@ export class WhereBuilder {
       kind: "filter",
       column: name,
       operator,
-      value: Array.isArray(v) ? listOperand(v, "within", "{", "}") : scalar(v, "within"),
+      value: operandText(v, "within"),
       list: Array.isArray(v),
       negated: false,
     });
@@ -401,16 +405,6 @@ export class WhereBuilder {
     return this;
   }
 
-  #arrayOrRange(column: ColumnRef<unknown>, op: string, value: unknown, what: string) {
-    if (Array.isArray(value)) {
-      return this.#add(column, op, listOperand(value, what, "{", "}"), true);
-    }
-    if (value !== null && typeof value === "object" && !(value instanceof Date)) {
-      return this.#add(column, op, jsonOperand(value, what));
-    }
-    return this.#add(column, op, scalar(value, what));
-  }
-
   /**
    * Array/range/JSON column contains the operand (`cs`, `@>`).
    *
@@ -419,7 +413,7 @@ export class WhereBuilder {
    * @returns This builder.
    */
   contains<T>(column: ColumnRef<T>, value: NoInfer<T> | string | Record<string, unknown>): this {
-    return this.#arrayOrRange(column, "cs", value, "contains");
+    return this.#operand(column, "cs", value, "contains");
   }
 
   /**
@@ -430,7 +424,7 @@ export class WhereBuilder {
    * @returns This builder.
    */
   containedBy<T>(column: ColumnRef<T>, value: NoInfer<T> | string | Record<string, unknown>): this {
-    return this.#arrayOrRange(column, "cd", value, "containedBy");
+    return this.#operand(column, "cd", value, "containedBy");
   }
 
   /**
@@ -441,7 +435,7 @@ export class WhereBuilder {
    * @returns This builder.
    */
   overlaps<T>(column: ColumnRef<T>, value: NoInfer<T> | string): this {
-    return this.#arrayOrRange(column, "ov", value, "overlaps");
+    return this.#operand(column, "ov", value, "overlaps");
   }
 
   /**

@@ -13,6 +13,7 @@ import { getClaims, type GetClaimsOptions } from "../auth/get_claims.ts";
 import { type JwtClaimsResult, parseJwtClaims } from "../auth/jwt.ts";
 import type {
   LinkIdentityResponse,
+  ParsedSessionTokens,
   Session,
   SsoResponse,
   User,
@@ -690,31 +691,40 @@ export async function importSessionFromFragment(
 ): Promise<ServiceResult<Session>> {
   options ??= {};
   const t = parseSessionTokensFromFragment(fragment);
-  if (!t.ok) return t;
+  return t.ok ? await importTokens(auth, t.value, manager, options) : t;
+}
+
+/** Imports parsed tokens: checks them with the server (`getUser`) and saves the session. */
+async function importTokens(
+  auth: AuthClient,
+  tokens: ParsedSessionTokens,
+  manager: SessionManager,
+  options: AuthCallOptions,
+): Promise<ServiceResult<Session>> {
   const held = manager.currentSession;
-  if (held && sameSessionNoNewer(held.accessToken, t.value.accessToken)) return success(held);
-  const u = await auth.getUser(t.value.accessToken, call(options));
+  if (held && sameSessionNoNewer(held.accessToken, tokens.accessToken)) return success(held);
+  const u = await auth.getUser(tokens.accessToken, call(options));
   if (!u.ok) return u;
   // A refresh of the held session answered meanwhile: the URL's tokens are now the older ones.
   const now = manager.currentSession;
-  if (now && now !== held && sameSessionNoNewer(now.accessToken, t.value.accessToken)) {
+  if (now && now !== held && sameSessionNoNewer(now.accessToken, tokens.accessToken)) {
     return success(now);
   }
   const session = copySession(
     makeSession(
-      t.value.accessToken,
-      t.value.refreshToken,
-      t.value.expiresIn,
-      t.value.tokenType,
+      tokens.accessToken,
+      tokens.refreshToken,
+      tokens.expiresIn,
+      tokens.tokenType,
       u.value,
     ),
     {
-      providerToken: t.value.providerToken ?? null,
-      providerRefreshToken: t.value.providerRefreshToken ?? null,
+      providerToken: tokens.providerToken ?? null,
+      providerRefreshToken: tokens.providerRefreshToken ?? null,
     },
   );
   // Read as the tokens are: decoded, the last value (as auth-js reads `type`).
-  const recovery = t.value.type === "recovery";
+  const recovery = tokens.type === "recovery";
   return await saved(
     manager,
     session,
@@ -782,7 +792,7 @@ export async function importSessionFromUrl(
     const checked = verifyOAuthState(options.expectedState, returned);
     if (!checked.ok) return checked;
   }
-  return await importSessionFromFragment(auth, url.slice(hash + 1), manager, options);
+  return tokens.ok ? await importTokens(auth, tokens.value, manager, options) : tokens;
 }
 
 /**

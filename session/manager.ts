@@ -538,13 +538,16 @@ export class SessionManager {
     this.#left.add(prev);
   }
 
-  #apply(session: Session, fromRefresh = false): void {
+  /** Holds `session` (as `Expired` when `lapsedAlready`: one taken from storage after its expiry). */
+  #apply(session: Session, fromRefresh = false, lapsedAlready = false): void {
     this.#leave(session.refreshToken);
     this.#generation++;
     this.#appliedAt = Date.now();
     this.#fromRefresh = fromRefresh;
     this.#useToken(session);
-    this.#state.value = { kind: "Authenticated", session };
+    this.#state.value = lapsedAlready
+      ? { kind: "Expired", lastSession: session }
+      : { kind: "Authenticated", session };
   }
 
   /** Puts the session's access token on the base client (live or lapsed: never the anonymous key). */
@@ -611,9 +614,7 @@ export class SessionManager {
         // the last word, and these tokens may be older than what is stored.
         if (userUpdate && epoch !== this.#epoch) return;
         // A later save or clear (a sign-out) ends the read: it has the last word anyway.
-        const newer = userUpdate && epoch === this.#epoch
-          ? await this.#newerStored(live, this.#superseding.signal)
-          : null;
+        const newer = userUpdate ? await this.#newerStored(live, this.#superseding.signal) : null;
         if (newer && sameSession(live, newer) && epoch === this.#epoch) {
           const merged = copySession(newer, { user: live.user });
           this.#hold(live, merged, false);
@@ -830,7 +831,7 @@ export class SessionManager {
         sameSession(session, stored)
       ) {
         const adopted = withExpiry(stored);
-        this.#refreshed(session, adopted, false);
+        this.#adopt(session, adopted);
         return success(adopted);
       }
       if (!this.#storage.perRequest && stored?.refreshToken === session.refreshToken) {
@@ -925,21 +926,10 @@ export class SessionManager {
    * that has lapsed too is held as `Expired`, quietly: the grant that follows announces it.
    */
   #adopt(from: Session, next: Session): void {
-    if (!lapsed(next)) return this.#refreshed(from, next, false);
-    if (this.#inflightToken === from.refreshToken) this.#inflightToken = next.refreshToken;
-    this.#leave(next.refreshToken);
-    this.#generation++;
-    this.#useToken(next);
-    this.#state.value = { kind: "Expired", lastSession: next };
-    // Its refresh is due now: the grant that follows, or a timer when none does.
-    this.#clearTimer();
-    this.#schedule();
-  }
-
-  /** Holds `next` in place of the refreshed `from` and announces it (TOKEN_REFRESHED). */
-  #refreshed(from: Session, next: Session, fromRefresh: boolean): void {
-    this.#hold(from, next, fromRefresh);
-    this.#emit(AuthStateChangeEvent.TOKEN_REFRESHED, next);
+    // A lapsed one's refresh is due now: the grant that follows, or the timer #hold sets.
+    const quiet = lapsed(next);
+    this.#hold(from, next, false, quiet);
+    if (!quiet) this.#emit(AuthStateChangeEvent.TOKEN_REFRESHED, next);
   }
 
   /**
@@ -947,9 +937,9 @@ export class SessionManager {
    * TOKEN_REFRESHED listener) holds the new refresh token and shares the
    * refresh under way; a timer pending now was the spent token's.
    */
-  #hold(from: Session, next: Session, fromRefresh: boolean): void {
+  #hold(from: Session, next: Session, fromRefresh: boolean, lapsedAlready = false): void {
     if (this.#inflightToken === from.refreshToken) this.#inflightToken = next.refreshToken;
-    this.#apply(next, fromRefresh);
+    this.#apply(next, fromRefresh, lapsedAlready);
     this.#clearTimer();
     this.#schedule();
   }
