@@ -160,7 +160,7 @@ Deno.test("npm build installs by name and runs real flows on Node and Bun; the N
     assert.ok(!dts.includes("@fetchbase/fetchbase") && !/from "\.[^"]*\.ts"/.test(dts), dts);
     assert.ok((await Deno.readTextFile(`${installed}/README.md`)).includes('from "fetchbase"'));
 
-    await Deno.copyFile(`${root}tests/runtime/node_flow.mjs`, `${tmp}/app/flow.test.mjs`);
+    await Deno.copyFile(`${root}tests/runtime/package_flow.mjs`, `${tmp}/app/flow.test.mjs`);
     const env = {
       FETCHBASE_URL: server.url,
       FETCHBASE_KEY: backend.apiKey,

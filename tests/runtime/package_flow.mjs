@@ -1,5 +1,7 @@
-// @ts-nocheck -- runs under Node against the npm build, not type-checked by Deno
-// Runs under `node --test` inside a temporary project where the npm build is installed by name.
+// @ts-nocheck -- runs against a built package, not type-checked by Deno
+// The same flows on every runtime, inside a temporary project that imports the package by name:
+// `node --test` and `bun test` with the npm build installed (tests/runtime/node_test.ts), and
+// `deno test` with the JSR package from a local registry (tests/runtime/jsr_test.ts).
 import test from "node:test";
 import assert from "node:assert/strict";
 import { createServer } from "node:http";
@@ -14,7 +16,7 @@ import { createSignedUrl, downloadBytes, upload } from "fetchbase/storage/object
 const url = process.env.FETCHBASE_URL;
 const key = process.env.FETCHBASE_KEY;
 
-test("npm build on Node and Bun: sign up, local ES256 verification, streamed upload, filtered select", async () => {
+test("built package: sign up, local ES256 verification, streamed upload, filtered select", async () => {
   const client = createClient(url, key);
   const s = await client.auth.signUpWithEmail(`node-${Date.now()}@example.test`, "secret-pw");
   assert.ok(s.ok, s.ok ? "" : s.error.message);
@@ -67,7 +69,7 @@ test("npm build on Node and Bun: sign up, local ES256 verification, streamed upl
   assert.deepEqual(JSON.parse(r.value.body).map((x) => x.title), ["alpha", "alphabet"]);
 });
 
-test("resumable upload from a stream: on Node each chunk goes as a one-piece stream with its Content-Length, on Bun as bytes", async () => {
+test("resumable upload from a stream: on Node each chunk goes as a one-piece stream with its Content-Length, on Bun and Deno as bytes", async () => {
   const sent = [];
   const recording = (input, init) => {
     if (String(input).includes("/upload/resumable") && init.method !== "HEAD") {
@@ -94,7 +96,7 @@ test("resumable upload from a stream: on Node each chunk goes as a one-piece str
   assert.ok(r.ok, r.ok ? "" : r.error.message);
   const back = await client.storage.downloadBytes(bucket, "r/big.bin");
   assert.deepEqual(back.value, data);
-  const onNode = typeof globalThis.Bun === "undefined";
+  const onNode = typeof globalThis.Bun === "undefined" && typeof globalThis.Deno === "undefined";
   const sizes = [chunk, chunk, chunk, 321];
   assert.deepEqual(
     sent,

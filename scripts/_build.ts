@@ -1,0 +1,386 @@
+/**
+ * The package build shared by `build_npm.ts` and `build_jsr.ts`: both ship the
+ * same JavaScript, built from the sources with the TypeScript compiler and
+ * esbuild from npm (dnt, the usual tool for the npm side, is published on JSR,
+ * which these machines cannot reach).
+ *
+ * The sources are staged into `<out>/src/` first (for npm, with the JSR name in
+ * their docs turned into the npm name: `@fetchbase/fetchbase/core` →
+ * `fetchbase/core`) and shipped: every source map then points inside the
+ * package. Their npm imports resolve as from the repository (its
+ * `node_modules`), wherever the output directory is. Output: `.d.ts` files
+ * with declaration maps (one per module) from the TypeScript compiler, which
+ * also type-checks everything (any type error fails the build); ESM
+ * JavaScript from esbuild: the whole library as one bundle (`_bundle.js`, with
+ * its source map) and each subpath a one-line file of re-exports from it, so
+ * any import loads two files (a cold start is mostly a cost per file, in Node
+ * and in Deno alike) while classes stay shared between subpaths. The `npm:`
+ * imports of `deno.json` that the library's code imports (not its doc
+ * examples: `hono` is only in those) become dependencies with their version
+ * ranges, and the build fails if a declaration file imports a package that is
+ * not one. The README, the docs it links to and LICENSE go along.
+ *
+ * - `npm`: the JavaScript and declarations under `esm/`, relative `.ts`
+ *   specifiers of the declarations rewritten to `.js`; a `package.json` named
+ *   `fetchbase` whose `exports` mirror `deno.json`'s subpaths (with `types` and
+ *   `default`, so `require()` works where Node can require ES modules, and
+ *   `typesVersions` for the old `node` resolution); `"sideEffects": false`;
+ *   `engines` (Node 20: global WebCrypto); `hono`, if ever imported, an
+ *   optional peer dependency.
+ * - `jsr`: the same files at the package's root, each subpath's file naming
+ *   its declarations with `// @ts-self-types`, relative specifiers of the
+ *   declarations rewritten to `.d.ts` (Deno resolves a specifier as written);
+ *   a `deno.json` with the package's name, version and `exports` (the `.js`
+ *   files), its npm dependencies as `imports`. Deno then loads two plain
+ *   JavaScript files, where the TypeScript sources cost a cached transpile
+ *   per module (see the cold-start section of `bench/README.md`).
+ *
+ * @module
+ */
+
+import ts from "typescript";
+
+const root = new URL("..", import.meta.url).pathname;
+const config = JSON.parse(await Deno.readTextFile(`${root}deno.json`));
+const sourceDirs = ["core", "auth", "session", "storage", "database", "hono"];
+
+async function collect(): Promise<string[]> {
+  const files = [`${root}mod.ts`, `${root}client.ts`];
+  for (const dir of sourceDirs) {
+    for await (const entry of Deno.readDir(`${root}${dir}`)) {
+      if (entry.isFile && entry.name.endsWith(".ts") && !entry.name.endsWith("_test.ts")) {
+        files.push(`${root}${dir}/${entry.name}`);
+      }
+    }
+  }
+  return files.sort();
+}
+
+/**
+ * `npm:` imports of deno.json that library code actually imports (or re-exports,
+ * or names in `import()` types), with their ranges. The specifiers come from the
+ * TypeScript scanner, not a text search, so an import in a doc example (the
+ * Hono middleware's docs show `import { Hono } from "hono"`) is not one: the
+ * middleware types its Hono context structurally, and its declarations import
+ * nothing from `hono`, so `hono` is no dependency of the package. Were it ever
+ * imported, it would become an optional peer dependency (see `optionalPeers`).
+ */
+async function dependencies(files: string[]): Promise<Record<string, string>> {
+  const imported = new Set<string>();
+  for (const file of files) {
+    const { importedFiles } = ts.preProcessFile(await Deno.readTextFile(file), true, true);
+    for (const { fileName } of importedFiles) imported.add(fileName);
+  }
+  const deps: Record<string, string> = {};
+  for (const [name, spec] of Object.entries(config.imports as Record<string, string>)) {
+    const m = /^npm:(@?[^@]+)@(.+)$/.exec(spec);
+    if (m && [...imported].some((s) => s === name || s.startsWith(`${name}/`))) deps[m[1]] = m[2];
+  }
+  return deps;
+}
+
+/**
+ * Rewrites the relative `.ts` specifiers of a declaration file to `ext`: `.js`
+ * for npm (TypeScript maps it to the `.d.ts` beside), `.d.ts` for JSR (Deno
+ * resolves a specifier as written).
+ */
+function rewriteSpecifiers(dts: string, ext: ".js" | ".d.ts"): string {
+  return dts.replace(/(from\s+|import\()(["'])(\.{1,2}\/[^"']*?)\.ts\2/g, `$1$2$3${ext}$2`);
+}
+
+/** Which package to build: the npm one or the JSR one. */
+export type Target = "npm" | "jsr";
+
+/**
+ * Builds the `target` package into `outDir` (relative to the working
+ * directory; emptied first) and exits the process with a message on any type
+ * error or unmappable export.
+ */
+export async function buildPackage(target: Target, outArg: string): Promise<void> {
+  const tag = `build_${target}`;
+  // Absolute: esbuild runs from the project root, and its entry points are matched by path.
+  const outDir = new URL(outArg, `file://${Deno.cwd()}/`).pathname.replace(/\/$/, "");
+  // Where the JavaScript and the declarations go.
+  const lib = target === "npm" ? `${outDir}/esm` : outDir;
+  await Deno.remove(outDir, { recursive: true }).catch(() => {});
+  const stage = `${outDir}/src/`;
+  const originals = await collect();
+  // The sources as shipped: on npm, their docs name the npm package, not the JSR one.
+  const files: string[] = [];
+  for (const file of originals) {
+    const staged = stage + file.slice(root.length);
+    await Deno.mkdir(staged.slice(0, staged.lastIndexOf("/")), { recursive: true });
+    const text = await Deno.readTextFile(file);
+    await Deno.writeTextFile(
+      staged,
+      target === "npm" ? text.replaceAll(config.name, "fetchbase") : text,
+    );
+    files.push(staged);
+  }
+  const options: ts.CompilerOptions = {
+    target: ts.ScriptTarget.ES2022,
+    module: ts.ModuleKind.ES2022,
+    moduleResolution: ts.ModuleResolutionKind.Bundler,
+    lib: ["lib.es2022.d.ts", "lib.dom.d.ts", "lib.dom.iterable.d.ts", "lib.dom.asynciterable.d.ts"],
+    types: [],
+    strict: true,
+    declaration: true,
+    emitDeclarationOnly: true,
+    declarationMap: true,
+    outDir: lib,
+    rootDir: stage,
+    allowImportingTsExtensions: true,
+    rewriteRelativeImportExtensions: true,
+    skipLibCheck: true,
+    noEmitOnError: true,
+  };
+  // The staged copy may be outside the repository (an output directory given as
+  // an argument), away from its `node_modules`: bare specifiers resolve as from
+  // the original file, so npm imports find the repository's packages wherever
+  // the output goes. Relative ones resolve among the staged files.
+  const host = ts.createCompilerHost(options);
+  host.resolveModuleNameLiterals = (literals, containingFile, redirected, opts, sourceFile) =>
+    literals.map((literal) => {
+      const bare = !/^\.{0,2}\//.test(literal.text);
+      const from = bare && containingFile.startsWith(stage)
+        ? root + containingFile.slice(stage.length)
+        : containingFile;
+      const mode = ts.getModeForUsageLocation(sourceFile, literal, opts);
+      return ts.resolveModuleName(literal.text, from, opts, host, undefined, redirected, mode);
+    });
+  const program = ts.createProgram(files, options, host);
+  const emit = program.emit();
+  const diagnostics = ts.getPreEmitDiagnostics(program).concat(emit.diagnostics);
+  if (diagnostics.length > 0) {
+    console.error(ts.formatDiagnosticsWithColorAndContext(diagnostics, {
+      getCanonicalFileName: (f) => f,
+      getCurrentDirectory: () => root,
+      getNewLine: () => "\n",
+    }));
+    console.error(`${tag}: ${diagnostics.length} type error(s); nothing published`);
+    Deno.exit(1);
+  }
+
+  const deps = await dependencies(files);
+  // Packages only a subpath that needs them brings in (the `./hono` middleware and
+  // Hono): optional peer dependencies, so the app's own copy is the one used.
+  const optionalPeers = new Set(["hono"]);
+  const required = Object.fromEntries(Object.entries(deps).filter(([n]) => !optionalPeers.has(n)));
+  const peers = Object.fromEntries(Object.entries(deps).filter(([n]) => optionalPeers.has(n)));
+  for await (const dts of walk(lib)) {
+    if (dts.endsWith(".d.ts") && !dts.startsWith(stage)) {
+      const text = await Deno.readTextFile(dts);
+      // A package a declaration imports must be a dependency, or consumers' type checks fail.
+      for (const { fileName } of ts.preProcessFile(text, true, true).importedFiles) {
+        // Relative files and Node's built-ins (`node:`) are not packages.
+        const bare = !/^(\.{0,2}\/|node:)/.test(fileName);
+        const pkgName = fileName.split("/").slice(0, fileName.startsWith("@") ? 2 : 1).join("/");
+        if (bare && !(pkgName in deps)) {
+          console.error(`${tag}: ${dts} imports "${fileName}", not a dependency`);
+          Deno.exit(1);
+        }
+      }
+      await Deno.writeTextFile(dts, rewriteSpecifiers(text, target === "npm" ? ".js" : ".d.ts"));
+    }
+  }
+
+  async function* walk(dir: string): AsyncGenerator<string> {
+    for await (const entry of Deno.readDir(dir)) {
+      const path = `${dir}/${entry.name}`;
+      if (entry.isDirectory) yield* walk(path);
+      else if (entry.isFile) yield path;
+    }
+  }
+
+  const subpaths = Object.entries(config.exports as Record<string, string>).map(([sub, file]) => ({
+    sub,
+    source: `${stage}${file.replace(/^\.\//, "")}`,
+    js: `${lib}/${file.replace(/^\.\//, "").replace(/\.ts$/, ".js")}`,
+  }));
+  const externals = Object.keys(deps).map((d) => `--external:${d}`);
+
+  async function esbuild(args: string[]): Promise<void> {
+    const out = await new Deno.Command(`${root}node_modules/.bin/esbuild`, {
+      args: [
+        "--bundle",
+        "--format=esm",
+        "--platform=neutral",
+        "--target=es2022",
+        "--log-level=error",
+        ...externals,
+        ...args,
+      ],
+      cwd: root,
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    if (out.code !== 0) {
+      console.error(new TextDecoder().decode(out.stderr));
+      console.error(`${tag}: esbuild failed`);
+      Deno.exit(1);
+    }
+  }
+
+  // Each subpath's runtime exports (type-only ones excluded), as esbuild sees them.
+  const probe = await Deno.makeTempDir({ prefix: "fetchbase-npm-" });
+  await esbuild([
+    ...subpaths.map((s) => s.source),
+    "--splitting",
+    `--outbase=${stage}`,
+    `--outdir=${probe}`,
+    `--metafile=${probe}/meta.json`,
+  ]);
+  const meta = JSON.parse(await Deno.readTextFile(`${probe}/meta.json`)) as {
+    outputs: Record<string, { entryPoint?: string; exports: string[] }>;
+  };
+  await Deno.remove(probe, { recursive: true });
+  const runtimeNames = new Map<string, string[]>();
+  for (const output of Object.values(meta.outputs)) {
+    // Entry points are named relative to esbuild's working directory, `root`.
+    if (output.entryPoint) {
+      runtimeNames.set(new URL(output.entryPoint, `file://${root}`).pathname, output.exports);
+    }
+  }
+
+  // One bundle holds the whole library, each binding exported once (the type checker
+  // says which exported names of different subpaths are the same declaration); each
+  // subpath is a file of re-exports from it. Node then loads two files for any
+  // subpath, not one per module or per shared chunk: most of an import's cost here
+  // is per file, so this keeps the cold start low. Classes stay shared between
+  // subpaths (one `ServiceError` whichever subpath it comes from).
+  const checker = program.getTypeChecker();
+  const aliasOf = new Map<ts.Symbol, string>();
+  const taken = new Set<string>();
+  const bundleExports: string[] = [];
+  const entryExports = new Map<string, Array<[string, string]>>();
+  for (const { source } of subpaths) {
+    const module = checker.getSymbolAtLocation(program.getSourceFile(source)!)!;
+    const names = new Set(runtimeNames.get(source));
+    const pairs: Array<[string, string]> = [];
+    for (const symbol of checker.getExportsOfModule(module)) {
+      if (!names.has(symbol.name)) continue;
+      const target = symbol.flags & ts.SymbolFlags.Alias
+        ? checker.getAliasedSymbol(symbol)
+        : symbol;
+      let alias = aliasOf.get(target);
+      if (alias === undefined) {
+        alias = symbol.name;
+        for (let i = 2; taken.has(alias); i++) alias = `${symbol.name}$${i}`;
+        taken.add(alias);
+        aliasOf.set(target, alias);
+        bundleExports.push(
+          `export { ${symbol.name} as ${alias} } from ${
+            JSON.stringify(`./${source.slice(stage.length)}`)
+          };`,
+        );
+      }
+      pairs.push([alias, symbol.name]);
+    }
+    if (names.size === 0 || pairs.length !== names.size) {
+      console.error(`${tag}: could not map the exports of ${source}`);
+      Deno.exit(1);
+    }
+    entryExports.set(source, pairs);
+  }
+  const bundleEntry = `${stage}_bundle.ts`;
+  await Deno.writeTextFile(bundleEntry, bundleExports.join("\n") + "\n");
+  await esbuild([bundleEntry, "--sourcemap", `--outfile=${lib}/_bundle.js`]);
+  await Deno.remove(bundleEntry);
+  for (const { source, js } of subpaths) {
+    const from = relativeTo(js, `${lib}/_bundle.js`);
+    const list = entryExports.get(source)!.map(([alias, name]) =>
+      alias === name ? name : `${alias} as ${name}`
+    );
+    await Deno.mkdir(js.slice(0, js.lastIndexOf("/")), { recursive: true });
+    // On JSR, the file names its declarations: Deno reads types from there, not from the bundle.
+    const types = target === "jsr"
+      ? `// @ts-self-types=${JSON.stringify(`./${js.slice(js.lastIndexOf("/") + 1, -3)}.d.ts`)}\n`
+      : "";
+    await Deno.writeTextFile(
+      js,
+      `${types}export { ${list.join(", ")} } from ${JSON.stringify(from)};\n`,
+    );
+  }
+
+  /** The specifier that leads from file `from` to file `to` (both absolute). */
+  function relativeTo(from: string, to: string): string {
+    const a = from.split("/").slice(0, -1);
+    const b = to.split("/");
+    let i = 0;
+    while (i < a.length && a[i] === b[i]) i++;
+    const up = a.length - i;
+    return (up === 0 ? "./" : "../".repeat(up)) + b.slice(i).join("/");
+  }
+
+  if (target === "npm") {
+    const exportsMap: Record<string, { types: string; default: string }> = {};
+    const typesVersions: Record<string, string[]> = {};
+    for (const [sub, target] of Object.entries(config.exports as Record<string, string>)) {
+      const js = (target as string).replace(/^\.\//, "./esm/").replace(/\.ts$/, ".js");
+      exportsMap[sub] = { types: js.replace(/\.js$/, ".d.ts"), default: js };
+      if (sub !== ".") typesVersions[sub.replace(/^\.\//, "")] = [exportsMap[sub].types];
+    }
+    const pkg = {
+      name: "fetchbase",
+      version: config.version,
+      description:
+        "Small, edge-safe client for a hosted backend's auth, storage and database, on Web Fetch, WebCrypto and Web Streams",
+      license: config.license,
+      type: "module",
+      sideEffects: false,
+      // Node 20 has WebCrypto as a global (Node 18 needs a flag for it).
+      engines: { node: ">=20" },
+      exports: exportsMap,
+      typesVersions: { "*": typesVersions },
+      main: exportsMap["."].default,
+      types: exportsMap["."].types,
+      files: ["esm", "src", "docs", "bench/README.md", "README.md", "LICENSE"],
+      dependencies: required,
+      ...(Object.keys(peers).length > 0
+        ? {
+          peerDependencies: peers,
+          peerDependenciesMeta: Object.fromEntries(
+            Object.keys(peers).map((name) => [name, { optional: true }]),
+          ),
+        }
+        : {}),
+    };
+    await Deno.writeTextFile(`${outDir}/package.json`, JSON.stringify(pkg, null, 2) + "\n");
+  } else {
+    const manifest = {
+      name: config.name,
+      version: config.version,
+      license: config.license,
+      exports: Object.fromEntries(
+        subpaths.map(({ sub, js }) => [sub, `./${js.slice(lib.length + 1)}`]),
+      ),
+      // Publish every file, even where a .gitignore hides the directory (the repository's
+      // ignores `jsr/`, this build's default place).
+      publish: { exclude: ["!."] },
+      ...(Object.keys(deps).length > 0
+        ? {
+          imports: Object.fromEntries(
+            Object.entries(deps).map(([d, range]) => [d, `npm:${d}@${range}`]),
+          ),
+        }
+        : {}),
+    };
+    await Deno.writeTextFile(`${outDir}/deno.json`, JSON.stringify(manifest, null, 2) + "\n");
+  }
+  const readme = await Deno.readTextFile(`${root}README.md`);
+  await Deno.writeTextFile(
+    `${outDir}/README.md`,
+    target === "npm" ? readme.replaceAll(config.name, "fetchbase") : readme,
+  );
+  await Deno.copyFile(`${root}LICENSE`, `${outDir}/LICENSE`);
+  // The documents the README links to.
+  for await (const doc of walk(`${root}docs`)) {
+    if (!doc.endsWith(".md")) continue;
+    const copy = `${outDir}/${doc.slice(root.length)}`;
+    await Deno.mkdir(copy.slice(0, copy.lastIndexOf("/")), { recursive: true });
+    await Deno.copyFile(doc, copy);
+  }
+  await Deno.mkdir(`${outDir}/bench`, { recursive: true });
+  await Deno.copyFile(`${root}bench/README.md`, `${outDir}/bench/README.md`);
+  console.log(`${tag}: ${files.length} modules → ${outDir}`);
+}
