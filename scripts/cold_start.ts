@@ -1,10 +1,14 @@
 /**
  * Measures what importing the package adds to an empty Node or Deno start,
  * beside `@supabase/supabase-js`, side by side (median of N runs each,
- * interleaved). Node imports the npm build (built into a temp dir first);
- * Deno imports the sources (as from JSR) and, in a third row, the npm build's
- * JavaScript by path (what `npm:fetchbase` loads, without Deno's npm
- * resolution, which an installed package adds once per process).
+ * interleaved). Node imports the npm build (built into a temp dir first).
+ * Deno imports the JSR package by its `jsr:` name, served by a local registry
+ * (`scripts/_jsr_registry.ts`; jsr.io is out of reach here) into a Deno cache
+ * of its own; two more rows show Deno importing the npm build's JavaScript by
+ * path (what `npm:fetchbase` loads, without Deno's npm resolution, which an
+ * installed package adds once per process) and the TypeScript sources by path
+ * (what a package publishing its sources would cost: a cached transpile per
+ * module).
  *
  * Two views of the same cost: the wall-clock difference between whole
  * processes (the target's definition, but an empty Node start varies by
@@ -17,6 +21,7 @@
  * Run: deno task coldstart [runs=15]
  */
 
+import { serveJsrPackage } from "./_jsr_registry.ts";
 import { replaceSection } from "./_readme_section.ts";
 
 const root = new URL("..", import.meta.url).pathname;
@@ -27,6 +32,12 @@ const build = await new Deno.Command(Deno.execPath(), {
   args: ["run", "-A", `${root}scripts/build_npm.ts`, `${tmp}/pkg`],
 }).output();
 if (build.code !== 0) throw new Error("npm build failed");
+const jsrBuild = await new Deno.Command(Deno.execPath(), {
+  args: ["run", "-A", `${root}scripts/build_jsr.ts`, `${tmp}/jsr`],
+}).output();
+if (jsrBuild.code !== 0) throw new Error("JSR build failed");
+const registry = await serveJsrPackage(`${tmp}/jsr`);
+const jsrName = JSON.parse(await Deno.readTextFile(`${tmp}/jsr/deno.json`)).name;
 
 const timed = (specifier: string) =>
   `const t0 = performance.now(); await import(${
@@ -42,11 +53,21 @@ const files: Record<string, string> = {
   "fetchbase_npm.ts": timed(`${tmp}/pkg/esm/mod.js`),
 };
 for (const [name, code] of Object.entries(files)) await Deno.writeTextFile(`${tmp}/${name}`, code);
+// The JSR import runs outside this repository, under a configuration of its own: inside it, Deno
+// would take `jsr:@fetchbase/fetchbase` for the workspace's own package, the sources.
+const jsrApp = await Deno.makeTempDir({ prefix: "fetchbase-cold-jsr-" });
+await Deno.writeTextFile(`${jsrApp}/deno.json`, "{}\n");
+await Deno.writeTextFile(`${jsrApp}/fetchbase_jsr.ts`, timed(`jsr:${jsrName}`));
 
 const inProcess: Record<string, number[]> = {};
-async function time(name: string, cmd: string, args: string[]): Promise<number> {
+async function time(
+  name: string,
+  cmd: string,
+  args: string[],
+  env?: Record<string, string>,
+): Promise<number> {
   const start = performance.now();
-  const out = await new Deno.Command(cmd, { args, cwd: root, stdout: "null", stderr: "piped" })
+  const out = await new Deno.Command(cmd, { args, env, cwd: root, stdout: "null", stderr: "piped" })
     .output();
   const elapsed = performance.now() - start;
   const stderr = new TextDecoder().decode(out.stderr);
@@ -56,33 +77,59 @@ async function time(name: string, cmd: string, args: string[]): Promise<number> 
   return elapsed;
 }
 
-const cases: Record<string, [string, string[]]> = {
+// Every Deno case runs with one Deno cache of its own (warmed, like every case, by a first run),
+// which the local registry's package goes to; no lock file records that package.
+const denoEnv = { JSR_URL: registry.url, DENO_DIR: `${tmp}/deno_dir` };
+const cases: Record<string, [string, string[], Record<string, string>?]> = {
   "node empty": ["node", [`${tmp}/empty.mjs`]],
   "node fetchbase": ["node", [`${tmp}/fetchbase.mjs`]],
   "node supabase-js": ["node", [`${tmp}/supabase.mjs`]],
-  "deno empty": [Deno.execPath(), ["run", "-A", "--no-check", `${tmp}/empty.ts`]],
-  "deno fetchbase": [Deno.execPath(), ["run", "-A", "--no-check", `${tmp}/fetchbase.ts`]],
-  "deno supabase-js": [Deno.execPath(), ["run", "-A", "--no-check", `${tmp}/supabase.ts`]],
+  "deno empty": [Deno.execPath(), ["run", "-A", "--no-check", `${tmp}/empty.ts`], denoEnv],
+  "deno fetchbase": [
+    Deno.execPath(),
+    [
+      "run",
+      "-A",
+      "--no-check",
+      "--no-lock",
+      `--config=${jsrApp}/deno.json`,
+      `${jsrApp}/fetchbase_jsr.ts`,
+    ],
+    denoEnv,
+  ],
+  "deno supabase-js": [
+    Deno.execPath(),
+    ["run", "-A", "--no-check", `${tmp}/supabase.ts`],
+    denoEnv,
+  ],
   "deno (npm build) fetchbase": [
     Deno.execPath(),
     ["run", "-A", "--no-check", `${tmp}/fetchbase_npm.ts`],
+    denoEnv,
+  ],
+  "deno (TypeScript sources) fetchbase": [
+    Deno.execPath(),
+    ["run", "-A", "--no-check", `${tmp}/fetchbase.ts`],
+    denoEnv,
   ],
 };
 const samples: Record<string, number[]> = Object.fromEntries(
   Object.keys(cases).map((k) => [k, []]),
 );
-for (const [name, [cmd, args]] of Object.entries(cases)) await time(name, cmd, args); // warm caches
+for (const [name, [cmd, args, env]] of Object.entries(cases)) await time(name, cmd, args, env); // warm caches
 for (const name of Object.keys(inProcess)) inProcess[name] = [];
 for (let i = 0; i < runs; i++) {
-  for (const [name, [cmd, args]] of Object.entries(cases)) {
-    samples[name].push(await time(name, cmd, args));
+  for (const [name, [cmd, args, env]] of Object.entries(cases)) {
+    samples[name].push(await time(name, cmd, args, env));
   }
 }
+await registry.close();
 await Deno.remove(tmp, { recursive: true });
+await Deno.remove(jsrApp, { recursive: true });
 const median = (xs: number[]) => xs.slice().sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const m = Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, median(v)]));
 const verdict = (ratio: number) => ratio <= 0.25 ? "met" : "not met";
-// The third row: Deno importing the npm build's JavaScript by path instead of the sources.
+// The last rows: Deno importing the npm build's JavaScript or the TypeScript sources by path.
 const row = (rt: string, against = rt) => {
   const base = m[`${against} empty`];
   const fb = m[`${rt} fetchbase`] - base;
@@ -103,6 +150,7 @@ const table = [
   row("node"),
   row("deno"),
   row("deno (npm build)", "deno"),
+  row("deno (TypeScript sources)", "deno"),
   "",
 ].join("\n");
 console.log(table);
