@@ -174,30 +174,71 @@ export function checkEmbedPath(path: string): string {
  * would make `contains` match every object); a Set, whose JSON is `{}` too, is refused.
  */
 export function jsonOperand(value: object, what: string): string {
-  return stringifyJson(plainDeep(value, what, 0))!;
+  return stringifyJson(plainDeep(value, `filter with ${what}`, []))!;
+}
+
+/**
+ * A value to write (a row, rows, a function's arguments) as JSON text, its Maps as their entries
+ * at any depth and a Set refused, as {@linkcode jsonOperand} does: as `{}`, a Map or a Set (tags
+ * for an array column) would be stored empty. A value holding neither goes as it is, with no
+ * copy.
+ */
+export function plainJson(value: unknown, action: string): string {
+  return stringifyJson(holdsMapOrSet(value, []) ? plainDeep(value, action, []) : value)!;
+}
+
+const tagOf = (v: object): string => Object.prototype.toString.call(v);
+
+/**
+ * Whether one of the plain objects (from any realm, or with no prototype) and arrays that `value`
+ * is made of, to 64 levels, is or holds a Map or a Set. `path` holds the objects above: one met
+ * again inside itself is not walked twice (JSON refuses the cycle).
+ */
+function holdsMapOrSet(value: unknown, path: object[]): boolean {
+  if (value === null || typeof value !== "object" || path.length > 64 || path.includes(value)) {
+    return false;
+  }
+  if (!Array.isArray(value) && Object.getPrototypeOf(value) !== Object.prototype) {
+    const tag = tagOf(value);
+    if (tag === "[object Map]" || tag === "[object Set]") return true;
+    if (tag !== "[object Object]") return false;
+  }
+  if (typeof (value as { toJSON?: unknown }).toJSON === "function") return false;
+  path.push(value);
+  for (const v of Object.values(value)) if (holdsMapOrSet(v, path)) return true;
+  path.pop();
+  return false;
 }
 
 /**
  * `value` with its Maps as objects and no Set, at any depth: plain objects and arrays are walked
- * (to 64 levels; a deeper or cyclic value is left to JSON's own refusal), anything else (a Date,
- * an object with its own `toJSON`) goes as it is.
+ * (to 64 levels, and never into an object that holds itself: JSON refuses the cycle; a walk
+ * repeated at each of its levels took exponential time), anything else (a Date, an object with
+ * its own `toJSON`) goes as it is.
  */
-function plainDeep(value: unknown, what: string, depth: number): unknown {
-  if (value === null || typeof value !== "object" || depth > 64) return value;
-  const tag = Object.prototype.toString.call(value);
-  if (tag === "[object Set]") {
-    throw new TypeError(`Cannot filter with ${what} as the value holds a Set: pass an array`);
+function plainDeep(value: unknown, action: string, path: object[]): unknown {
+  if (value === null || typeof value !== "object" || path.length > 64 || path.includes(value)) {
+    return value;
   }
-  if (Array.isArray(value)) return value.map((v) => plainDeep(v, what, depth + 1));
-  const entries = tag === "[object Map]"
-    ? [...(value as ReadonlyMap<string, unknown>)]
-    : tag === "[object Object]" && typeof (value as { toJSON?: unknown }).toJSON !== "function"
-    ? Object.entries(value)
-    : null;
-  if (entries === null) return value;
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of entries) out[k] = plainDeep(v, what, depth + 1);
-  return out;
+  const tag = tagOf(value);
+  if (tag === "[object Set]") {
+    throw new TypeError(`Cannot ${action} as the value holds a Set: pass an array`);
+  }
+  path.push(value);
+  try {
+    if (Array.isArray(value)) return value.map((v) => plainDeep(v, action, path));
+    const entries = tag === "[object Map]"
+      ? [...(value as ReadonlyMap<string, unknown>)]
+      : tag === "[object Object]" && typeof (value as { toJSON?: unknown }).toJSON !== "function"
+      ? Object.entries(value)
+      : null;
+    if (entries === null) return value;
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of entries) out[k] = plainDeep(v, action, path);
+    return out;
+  } finally {
+    path.pop();
+  }
 }
 
 /** Whether `v` is a Map, from this realm or another (an iframe's, a `node:vm` context's). */

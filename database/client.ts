@@ -32,10 +32,10 @@ import {
   ReturnOption,
   UpsertResolution,
 } from "./models.ts";
-import { plainOf, RESERVED_KEYS } from "./_encode.ts";
+import { plainJson, plainOf, RESERVED_KEYS } from "./_encode.ts";
 import { QueryBuilder } from "./query_builder.ts";
 import { renderTopLevel, WhereBuilder } from "./where_builder.ts";
-import { parseJsonInt64, stringifyJson } from "../core/_json_int64.ts";
+import { parseJsonInt64 } from "../core/_json_int64.ts";
 
 /** Options every database call accepts. */
 export interface CallOptions {
@@ -692,7 +692,7 @@ export class DatabaseClient {
       headers: withRollbackEcho(headers),
       // A plain object from JavaScript callers goes as its JSON, not as "[object Object]".
       body: typeof options.params === "object" && options.params !== null
-        ? stringifyJson(plainOf(options.params))!
+        ? plainJson(options.params, "call the function")
         : options.params ?? "{}",
       contentType: options.contentType ?? "application/json",
       retry: false,
@@ -846,7 +846,7 @@ export function flattenParams(
     }
     // Objects and arrays go as JSON text, as the document says (for json/jsonb parameters); a
     // Postgres array parameter (int[]) takes its literal as a string ("{1,2}").
-    const text = typeof v === "object" ? stringifyJson(v)! : String(v);
+    const text = typeof v === "object" ? plainJson(v, `pass ${showValue(k)}`) : String(v);
     // PostgREST takes a query key it reserves as a modifier, and a value shaped like
     // `op.value` as a filter on the result: the function would never see the argument.
     // And it reads a name up to the first character outside an identifier (`a.b` passes `b`,

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { plainOf } from "./_encode.ts";
+import { plainJson } from "./_encode.ts";
 import { guarded } from "./_guard.ts";
 import type { ServiceResult } from "../core/result.ts";
 import { failure, success } from "../core/result.ts";
@@ -23,7 +23,6 @@ import {
 import { type CountOption, ResponseFormat } from "./models.ts";
 import type { QueryBuilder } from "./query_builder.ts";
 import type { Validator } from "./validator.ts";
-import { stringifyJson } from "../core/_json_int64.ts";
 
 /** Options of the typed POST RPC calls. */
 export interface TypedRpcOptions<T> extends CallOptions {
@@ -55,7 +54,7 @@ function paramsText(
   params: string | Record<string, unknown> | ReadonlyMap<string, unknown> | null | undefined,
 ): string | null {
   if (params === undefined || params === null) return null;
-  return typeof params === "string" ? params : stringifyJson(plainOf(params))!;
+  return typeof params === "string" ? params : plainJson(params, "call the function");
 }
 
 function call<T>(

@@ -30,8 +30,7 @@ import {
 import type { QueryBuilder } from "./query_builder.ts";
 import type { Validator } from "./validator.ts";
 import type { WhereBuilder } from "./where_builder.ts";
-import { stringifyJson } from "../core/_json_int64.ts";
-import { plainOf } from "./_encode.ts";
+import { plainJson, plainOf } from "./_encode.ts";
 
 /** Options of the typed reads. */
 export interface TypedSelectOptions<T> extends CallOptions {
@@ -308,8 +307,8 @@ export type TypedInsertOptions<T> =
 
 function encodeJson(value: unknown, what: string): string {
   if (value === undefined) throw new TypeError(`Cannot ${what} as the value is undefined`);
-  // A Map row goes as its entries (JSON sees none: `{}` inserts a row of defaults).
-  return stringifyJson(Array.isArray(value) ? value.map(plainOf) : plainOf(value))!;
+  // A Map row goes as its entries (JSON sees none: `{}` inserts a row of defaults), at any depth.
+  return plainJson(value, what);
 }
 
 /**
@@ -497,13 +496,14 @@ function withoutNulls(value: unknown): string {
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
     throw new TypeError("Cannot update as 'value' must be an object");
   }
-  return stringifyJson(
+  return plainJson(
     Object.fromEntries(
       Object.entries(value as Record<string, unknown>).filter(([, v]) =>
         v !== null && v !== undefined
       ),
     ),
-  )!;
+    "update",
+  );
 }
 
 /** Options of the typed updates and deletes. */

@@ -415,6 +415,98 @@ Deno.test("typed writes take a Map row as its entries: as {} an insert stored a 
   assert.equal(rec.last.text, '{"title":"a"}');
 });
 
+Deno.test("writes take a Map at any depth as its entries and refuse a Set: as {}, a nested Map or a Set of tags was stored empty", async () => {
+  const { db, rec } = makeDb(() => jsonResponse([{ id: 1 }], { status: 201 }));
+  const meta = new Map<string, unknown>([["lang", "en"], ["seen", new Map([["web", 2]])]]);
+  const row = { title: "a", meta, list: [new Map([["k", 1]])], when: new Date(0) };
+  const json = '{"title":"a","meta":{"lang":"en","seen":{"web":2}},"list":[{"k":1}],' +
+    '"when":"1970-01-01T00:00:00.000Z"}';
+  await insertTyped(db, "docs", row);
+  assert.equal(rec.last.text, json);
+  await insertTypedMany(db, "docs", [row, { title: "b" }]);
+  assert.equal(rec.last.text, `[${json},{"title":"b"}]`);
+  await updateTyped(db, "docs", { title: "a", meta, gone: null }, (w) => w.eq("id", 1));
+  assert.equal(rec.last.text, '{"title":"a","meta":{"lang":"en","seen":{"web":2}}}');
+  await rpcTyped(db, "tag", { params: { args: { meta } } });
+  assert.equal(rec.last.text, '{"args":{"meta":{"lang":"en","seen":{"web":2}}}}');
+  // From JavaScript: the document types it as text, an object goes as its JSON.
+  await db.rpc("tag", { params: { args: [meta] } as never });
+  assert.equal(rec.last.text, '{"args":[{"lang":"en","seen":{"web":2}}]}');
+  await db.rpcGet("tag", { params: { meta } });
+  assert.equal(
+    rec.last.url.searchParams.get("meta"),
+    '{"lang":"en","seen":{"web":2}}',
+  );
+  // A value holding no Map goes as it is: the same JSON as JSON.stringify gives.
+  const plain = { a: [1, , 3], b: { c: "d" }, e: undefined, f: new Date(0) };
+  await insertTyped(db, "docs", plain);
+  assert.equal(rec.last.text, JSON.stringify(plain));
+
+  const before = rec.requests.length;
+  const tags = new Set(["red", "blue"]);
+  for (
+    const [what, call] of [
+      ["insert", () => insertTyped(db, "docs", { title: "a", tags })],
+      ["insert", () => insertTypedMany(db, "docs", [{ title: "a" }, { meta: { tags } }])],
+      ["update", () => updateTyped(db, "docs", { tags }, (w) => w.eq("id", 1))],
+      ["call the function", () => rpcTyped(db, "tag", { params: { tags } })],
+      ["call the function", () => db.rpc("tag", { params: { nested: [tags] } as never })],
+      ['pass "tags"', () => db.rpcGet("tag", { params: { tags: { tags } } })],
+    ] as const
+  ) {
+    const r = await call();
+    assert.equal(r.errorOrNull()?.category, "INVALID_ARGUMENT", what);
+    assert.equal(
+      r.errorOrNull()?.message,
+      `Cannot ${what} as the value holds a Set: pass an array`,
+    );
+  }
+  assert.equal(rec.requests.length, before, "nothing sent");
+});
+
+Deno.test("a value that holds itself, in a filter or a write, is refused at once: walking it for Maps took exponential time", async () => {
+  // In a worker, so that a walk that never ends fails this test instead of holding the suite.
+  const code = `
+    import { createBaseClient } from ${
+    JSON.stringify(new URL("../../core/mod.ts", import.meta.url).href)
+  };
+    import { column, createDatabaseClient, insertTyped } from ${
+    JSON.stringify(new URL("../../database/mod.ts", import.meta.url).href)
+  };
+    const db = createDatabaseClient(createBaseClient("https://p.example", "k", {
+      fetch: () => Promise.resolve(new Response("[]", { status: 201 })),
+    }));
+    const loop = { n: 1 };
+    loop.a = loop; loop.b = loop; loop.c = [loop, loop];
+    const results = [
+      await db.select("t", { block: (q) => q.where((w) => w.contains(column("m"), loop)) }),
+      await insertTyped(db, "t", { title: "a", loop }),
+      await insertTyped(db, "t", { title: "a", loop, meta: new Map([["loop", loop]]) }),
+    ];
+    postMessage(results.map((r) => r.ok ? "ok" : r.error.category + ": " + r.error.message));
+  `;
+  const url = URL.createObjectURL(new Blob([code], { type: "text/javascript" }));
+  const worker = new Worker(url, { type: "module" });
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    const answer = await Promise.race([
+      new Promise<string[]>((resolve, reject) => {
+        worker.onmessage = (e) => resolve(e.data);
+        worker.onerror = (e) => reject(new Error(e.message));
+      }),
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error("still walking after 10 s")), 10_000);
+      }),
+    ]);
+    assert.equal(answer.length, 3);
+    for (const a of answer) assert.match(a, /^INVALID_ARGUMENT: .*circular/i);
+  } finally {
+    clearTimeout(timer);
+    worker.terminate();
+    URL.revokeObjectURL(url);
+  }
+});
+
 Deno.test("maybe-single reads under PostgREST 16's minimal error verbosity (a 406 without details): the same read as a list decides", async () => {
   // `client-error-verbosity = "minimal"`: only code and message, for zero rows and several alike.
   const minimal406 = () =>
