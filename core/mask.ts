@@ -63,21 +63,30 @@ export function withMaskedFields<T extends object>(
 ): T {
   const secrets = new Set<string>([...ALWAYS_MASKED, ...secretKeys]);
   // Deep: a secret nested anywhere (an identity's email, user_metadata.phone) is hidden too.
-  const mask = (value: unknown, depth: number): unknown => {
+  // `path` holds the objects above `value`, masked objects nested in it included: past 8 of them,
+  // or back at one of them (an object that holds itself, two masked objects holding each other),
+  // nothing is printed, so no secret deeper down can show and a cycle ends (its walk was
+  // exponential, or endless between two masked objects).
+  const mask = (value: unknown, path: object[]): unknown => {
     if (value === null || typeof value !== "object") return value;
-    // Past this depth nothing is printed, so no secret deeper down can show.
-    if (depth > 8) return "[…]";
-    const inner = (value as { [MASKED_COPY]?: () => unknown })[MASKED_COPY];
-    if (value !== obj && typeof inner === "function") return inner();
-    if (Array.isArray(value)) return value.map((v) => mask(v, depth + 1));
-    // Own properties, so that a key such as `__proto__` (JSON may hold one) stays a key.
-    return Object.fromEntries(
-      Object.entries(value).map((
-        [k, v],
-      ) => [k, secrets.has(k) && v !== null && v !== undefined ? MASK : mask(v, depth + 1)]),
-    );
+    if (path.length > 8 || path.includes(value)) return "[…]";
+    const inner = (value as { [MASKED_COPY]?: (path: object[]) => unknown })[MASKED_COPY];
+    if (value !== obj && typeof inner === "function") return inner(path);
+    path.push(value);
+    try {
+      if (Array.isArray(value)) return value.map((v) => mask(v, path));
+      // Own properties, so that a key such as `__proto__` (JSON may hold one) stays a key.
+      return Object.fromEntries(
+        Object.entries(value).map((
+          [k, v],
+        ) => [k, secrets.has(k) && v !== null && v !== undefined ? MASK : mask(v, path)]),
+      );
+    } finally {
+      path.pop();
+    }
   };
-  const maskedCopy = (): Record<string, unknown> => mask(obj, 0) as Record<string, unknown>;
+  const maskedCopy = (path: object[] = []): Record<string, unknown> =>
+    mask(obj, path) as Record<string, unknown>;
   Object.defineProperties(obj, {
     toString: {
       value: () => JSON.stringify(maskedCopy()),

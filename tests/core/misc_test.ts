@@ -115,6 +115,38 @@ Deno.test("masked renderings: data keys named toString render, tokens at any dep
   assert.ok(JSON.stringify(outer).includes("deep-secret-token"));
 });
 
+Deno.test("masked renderings of values that hold themselves end at once: the walk was exponential, and endless between two masked objects", () => {
+  // A session whose user the app linked back to it, and an object with many references to itself.
+  const user = withMaskedFields({ id: "u", email: "a@b.example" } as Record<string, unknown>, [
+    "email",
+  ]);
+  const session = withMaskedFields({ accessToken: "tok-secret", user }, []);
+  user.session = session;
+  const text = String(session);
+  assert.equal(text, '{"accessToken":"***","user":{"id":"u","email":"***","session":"[…]"}}');
+  assert.ok(!Deno.inspect(user, { depth: 30 }).includes("tok-secret"));
+  const loop = withMaskedFields({ refreshToken: "r-secret" } as Record<string, unknown>, []);
+  for (let i = 0; i < 12; i++) loop[`k${i}`] = loop;
+  const t0 = performance.now();
+  const looped = String(loop);
+  assert.ok(performance.now() - t0 < 1000);
+  assert.equal(
+    looped,
+    JSON.stringify({
+      refreshToken: "***",
+      ...Object.fromEntries(
+        Array.from({ length: 12 }, (_, i) => [`k${i}`, "[…]"]),
+      ),
+    }),
+  );
+  // An object met twice side by side, not inside itself, renders both times.
+  const shared = { note: "n" };
+  assert.equal(
+    String(withMaskedFields({ a: shared, b: shared }, [])),
+    '{"a":{"note":"n"},"b":{"note":"n"}}',
+  );
+});
+
 Deno.test("core edge inputs: emoji alphabets, undefined retry fields, zero-base backoff, impossible dates, $ in URLs", async () => {
   const { randomString } = await import("../../core/crypto.ts");
   const { backoffDelay, parseRetryAfter, resolveRetryPolicy } = await import("../../core/retry.ts");
