@@ -82,6 +82,14 @@ export function generators(rnd: () => number) {
   const pick = <T>(a: readonly T[]): T => a[Math.floor(rnd() * a.length)];
   const cyclic: Record<string, unknown> = {};
   cyclic.self = cyclic;
+  // Many references to itself, in an object, an array and a Map: a walk that does not notice it
+  // is inside itself takes exponential time.
+  const knot: Record<string, unknown> = { id: 1 };
+  const knotList: unknown[] = [knot, knot];
+  for (const k of ["a", "b", "c", "d", "e", "f"]) knot[k] = knot;
+  knot.list = knotList;
+  knot.map = new Map<string, unknown>([["back", knot], ["list", knotList]]);
+  knotList.push(knotList);
   const scalars: Array<() => unknown> = [
     () => "bucket",
     () => "a/b.txt",
@@ -111,6 +119,8 @@ export function generators(rnd: () => number) {
     () => new ReadableStream({ pull: (c) => c.error(new Error("stream fault")) }),
     () => () => undefined,
     () => cyclic,
+    () => knot,
+    () => knotList,
     () => Object.create(null),
     () => AbortSignal.abort(),
   ];
