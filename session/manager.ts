@@ -65,6 +65,15 @@ export type SessionState =
 
 /** The shortest time between a grant and its refresh (half the token's life if shorter). */
 const MIN_REFRESH_GAP_MS = 10_000;
+/** The gap's floor for tokens that live under 2 s (GoTrue's shortest lifetime is 1 s). */
+const MIN_GAP_FLOOR_MS = 1_000;
+
+/**
+ * The time from a grant to its earliest refresh for a token living `lifetime` ms: 10 s, or half
+ * the life when shorter, but at least 1 s (a lifetime of a millisecond was refreshed in a loop).
+ */
+const refreshGap = (lifetime: number): number =>
+  Math.max(Math.min(lifetime / 2, MIN_REFRESH_GAP_MS), MIN_GAP_FLOOR_MS);
 /** How long a storage write that has not landed makes reads older than the session held. */
 const UNLANDED_MS = 60_000;
 /** How long a refresh waits to read the storage for a newer session before it goes on. */
@@ -80,9 +89,9 @@ export interface SessionConfig {
   autoRefresh?: boolean;
   /**
    * Seconds before expiry at which the refresh happens. Default 60. A token
-   * is never refreshed sooner than 10 s (or half its life, when shorter)
-   * after it was granted, so a buffer close to a short token's lifetime
-   * refreshes at that point instead.
+   * is never refreshed sooner than 10 s (or half its life, when shorter, but
+   * not under 1 s) after it was granted, so a buffer close to a short token's
+   * lifetime refreshes at that point instead.
    */
   refreshBufferSeconds?: number;
   /** Where the session persists. Default in memory. */
@@ -1271,9 +1280,7 @@ export class SessionManager {
       const pending = this.#timer !== null && Date.now() < this.#timerDue;
       if (!pending && s.lastSession.refreshToken.trim() !== "") {
         const lifetime = Math.max(0, s.lastSession.expiresIn) * 1000;
-        const wait = this.#fromRefresh
-          ? this.#appliedAt + Math.min(lifetime / 2, MIN_REFRESH_GAP_MS) - Date.now()
-          : 0;
+        const wait = this.#fromRefresh ? this.#appliedAt + refreshGap(lifetime) - Date.now() : 0;
         this.#setTimer(wait, () => void this.#sharedRefresh());
       }
       return;
@@ -1293,9 +1300,9 @@ export class SessionManager {
   /**
    * Milliseconds until `session` is due for refresh (zero or less: now):
    * `refreshBufferSeconds` before expiry, as the document says, but never
-   * sooner than 10 s (or half the token's life, when shorter) after the token
-   * was granted, so a token not much longer than the buffer is not refreshed
-   * in a loop. For tokens this manager's own refresh just received, the grant
+   * sooner than 10 s (or half the token's life, when shorter, but not under
+   * 1 s) after the token was granted, so a token not much longer than the
+   * buffer is not refreshed in a loop. For tokens this manager's own refresh just received, the grant
    * time is also when this clock got them (a device clock ahead of the
    * server's would see each new token as due at once); other sessions (saved,
    * restored, imported) are never made to wait past their expiry.
@@ -1303,11 +1310,14 @@ export class SessionManager {
   #refreshDueIn(session: Session, fresh = this.#fromRefresh): number {
     const lifetime = Math.max(0, session.expiresIn) * 1000;
     const expiresAt = this.#expiresAtMs(session);
+    // An expiry beyond what milliseconds can count (a server's 1e308) is never due (the grant
+    // time below would be NaN, which schedules at once: a refresh loop).
+    if (expiresAt === Infinity) return Infinity;
     const due = expiresAt - this.#buffer * 1000;
     // An unknown lifetime (expiresIn 0) has no grant time to measure from.
     if (lifetime === 0) return due - Date.now();
     const granted = fresh ? Math.max(expiresAt - lifetime, this.#appliedAt) : expiresAt - lifetime;
-    const earliest = granted + Math.min(lifetime / 2, MIN_REFRESH_GAP_MS);
+    const earliest = granted + refreshGap(lifetime);
     const at = Math.max(due, earliest);
     return (fresh ? at : Math.min(at, expiresAt)) - Date.now();
   }

@@ -204,3 +204,43 @@ Deno.test("a 429's Retry-After is honoured even when the token lapses sooner; th
     assert.ok(expired && expired[1] <= 30_000, JSON.stringify(heard));
   });
 });
+
+Deno.test("a GoTrue granting lifetimes of a millisecond or 1e308 seconds is not refreshed in a loop: at most once a second, and never", async () => {
+  const cases: Array<[string, Record<string, unknown>, number]> = [
+    // [what the refresh answers carry, its expiry fields, most grants in 10 minutes]
+    ["a millisecond", { expires_in: 0.001 }, 601],
+    ["a millisecond, with expires_at", { expires_in: 0.001, expires_at: "now" }, 601],
+    ["one second (GoTrue's shortest)", { expires_in: 1, expires_at: "now+1" }, 601],
+    ["1e308 seconds", { expires_in: 1e308 }, 1],
+    ["1e308 seconds, at 1e308", { expires_in: 1e308, expires_at: 1e308 }, 1],
+  ];
+  for (const [what, fields, most] of cases) {
+    await withClock(async (clock) => {
+      let grants = 0;
+      const fetch = async (input: RequestInfo | URL, init?: RequestInit) => {
+        await new Request(input, init).text();
+        const now = Date.now() / 1000;
+        const at = fields.expires_at === "now"
+          ? now + 0.001
+          : fields.expires_at === "now+1"
+          ? Math.floor(now) + 1
+          : fields.expires_at;
+        grants++;
+        return json({
+          ...sessionJson(grants + 1),
+          expires_in: fields.expires_in,
+          expires_at: at,
+        });
+      };
+      const client = createBaseClient(BASE, KEY, { fetch, retry: { maxAttempts: 1 }, timeout: 0 });
+      const m = createSessionManager(createAuthClient(client), client);
+      // The first session lives 70 s: its refresh, at +10 s, brings the server's lifetime.
+      await m.saveSession(decodeSession(sessionJson(1, { expires_in: 70 })));
+      const t0 = Date.now();
+      // In steps, so that a loop (thousands of grants a second) ends the test instead of hanging it.
+      while (Date.now() - t0 < 600_000 && grants <= 10 * most + 10) await clock.tickAsync(1_000);
+      m.dispose();
+      assert.ok(grants >= 1 && grants <= most, `${what}: ${grants} grants in 10 minutes`);
+    });
+  }
+});
