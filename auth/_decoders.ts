@@ -47,7 +47,8 @@ export function decodeEnroll(json: unknown): MfaEnrollResponse {
           secret: optString(totp, "secret") ?? "",
           uri: optString(totp, "uri") ?? "",
         },
-        ["secret", "uri"],
+        // The QR code is an image of the URI, secret included.
+        ["qrCode", "secret", "uri"],
       )
       : null,
     friendlyName: optString(o, "friendly_name"),

@@ -77,10 +77,16 @@ export const API_VERSION: Readonly<Record<string, string>> = {
 
 /**
  * Body fields that are secrets: the transport redacts an error echoing one, as a token. One-time
- * codes too (`/verify`'s `token` or `token_hash`, an MFA `code`, a reauthentication `nonce`), while they are live.
+ * codes too (`/verify`'s `token` or `token_hash`, an MFA `code`, a reauthentication `nonce`),
+ * while they are live.
  */
 const BODY_SECRETS = [
   "refresh_token",
+  // A provider's tokens (`signInWithIdToken`: its ID token, opaque for some providers, and
+  // access token) and the PKCE exchange's authorization code.
+  "id_token",
+  "access_token",
+  "auth_code",
   "password",
   "current_password",
   "code_verifier",

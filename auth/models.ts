@@ -111,7 +111,7 @@ export interface Session {
 
 /**
  * Fields to change on a user; only non-null fields are applied. Build one
- * with {@linkcode userUpdateRequest} to have its passwords masked when it is
+ * with {@linkcode userUpdateRequest} to have its passwords and nonce masked when it is
  * printed (a plain object literal prints what it holds).
  */
 export interface UserUpdateRequest {
@@ -125,15 +125,15 @@ export interface UserUpdateRequest {
   currentPassword?: string | null;
   /** User metadata. */
   data?: JsonObject | null;
-  /** Reauthentication nonce. */
+  /** Reauthentication nonce (masked in renderings of a {@linkcode userUpdateRequest}). */
   nonce?: string | null;
   /** Messaging channel for phone changes. */
   channel?: string | null;
 }
 
 /**
- * A {@linkcode UserUpdateRequest} whose `password` and `currentPassword` are
- * masked when it is printed (`String`, `console.log`, `Deno.inspect`,
+ * A {@linkcode UserUpdateRequest} whose `password`, `currentPassword` and
+ * `nonce` (the reauthentication code) are masked when it is printed (`String`, `console.log`, `Deno.inspect`,
  * `util.inspect`); JSON and the request body still carry them.
  *
  * @example Changing a password
@@ -148,7 +148,8 @@ export interface UserUpdateRequest {
  * @returns A masked copy of `fields`.
  */
 export function userUpdateRequest(fields: UserUpdateRequest): UserUpdateRequest {
-  return withMaskedFields({ ...fields }, ["password", "currentPassword"]);
+  // The nonce is the reauthentication code, a one-time secret while it is live.
+  return withMaskedFields({ ...fields }, ["password", "currentPassword", "nonce"]);
 }
 
 /** The result of an OTP verification. */
@@ -196,7 +197,7 @@ export interface ParsedSessionTokens {
   type?: string | null;
 }
 
-/** TOTP enrolment details; secret and uri are masked in renderings. */
+/** TOTP enrolment details; QR code, secret and uri are masked in renderings. */
 export interface MfaTotpDetails {
   /** QR code as an SVG data URI (GoTrue's SVG markup, prefixed as auth-js does). */
   qrCode: string;

@@ -121,7 +121,9 @@ export async function saved<T>(
     if (error instanceof SessionRefused) {
       return failure({ message: error.message, category: "INVALID_ARGUMENT" });
     }
-    return storageFailure(error, undefined, session);
+    // The session written may be another (a user update merged into a newer stored state of the
+    // same session, now held): its tokens are redacted too.
+    return storageFailure(error, undefined, session, manager.currentSession);
   }
 }
 
@@ -148,7 +150,7 @@ export function isSeconds(value: unknown): value is number {
 export function storageFailure<T>(
   error: unknown,
   what = "The session was applied but the session storage failed",
-  session?: Session | null,
+  ...sessions: Array<Session | null | undefined>
 ): ServiceResult<T> {
   return failure({
     // A storage's own error may echo what it was given (tokens): only its name (or, for a thrown
@@ -162,12 +164,15 @@ export function storageFailure<T>(
         : typeof error
     }`,
     category: "UNKNOWN",
-    cause: redactStoreError(error, [
-      session?.accessToken,
-      session?.refreshToken,
-      session?.providerToken,
-      session?.providerRefreshToken,
-    ]),
+    cause: redactStoreError(
+      error,
+      sessions.flatMap((s) => [
+        s?.accessToken,
+        s?.refreshToken,
+        s?.providerToken,
+        s?.providerRefreshToken,
+      ]),
+    ),
   });
 }
 

@@ -22,6 +22,8 @@ import {
 } from "./models.ts";
 import { transformQuery } from "./_urls.ts";
 import { encodeComponent } from "../core/_uri.ts";
+import { redactSecrets } from "../core/http_error.ts";
+import { encodeQueryComponent } from "../core/query.ts";
 import { showValue } from "../core/_show.ts";
 import { checkUploadOptions } from "./_upload_options.ts";
 
@@ -415,8 +417,9 @@ export async function uploadToSignedUrl(
     area: "storage",
     path: `/object/upload/sign/${encoded}`,
     query: [["token", token]],
-    // A token that is no JWT is not redacted by its shape: a network error's cause shows the URL.
-    secrets: [token],
+    // A token that is no JWT is not redacted by its shape: a network error's cause shows the URL,
+    // where the token is percent-encoded.
+    secrets: [token, encodeQueryComponent(token)],
     body: data as RequestBody,
     contentType: contentTypeOf(data, o),
     headers: uploadHeaders(o, true),
@@ -923,7 +926,11 @@ export async function createSignedUrls(
     const d = byPath.get(keys[i]) ?? decoded.value[i];
     if (!d || !d.url) {
       return failure({
-        message: `Cannot sign ${showValue(keys[i])}: ${d?.error ?? "no URL returned"}`,
+        // The server's words, with the client's key and token redacted (and anything shaped like
+        // a JWT), as in an error answer's message.
+        message: `Cannot sign ${showValue(keys[i])}: ${
+          d?.error ? redactSecrets(d.error, [client.apiKey, client.accessToken]) : "no URL returned"
+        }`,
         category: "NOT_FOUND",
       });
     }

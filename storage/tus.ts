@@ -11,6 +11,7 @@
 
 import { ABORTED, bounded, refusedSignal, untilAborted } from "../core/_abort.ts";
 import { describeThrown } from "../core/_thrown.ts";
+import { redactCause, redactSecrets } from "../core/http_error.ts";
 import type { BaseClient } from "../core/client.ts";
 import { encodeBase64, encodeBase64Url } from "../core/encoding.ts";
 import { sha256 } from "../core/crypto.ts";
@@ -188,6 +189,24 @@ function checkTusSettings(o: ResumableUploadOptions): void {
       );
     }
   }
+}
+
+/**
+ * The values of the query parameters quoted in `text` (`?k=v`, `&k=v`), as written and decoded:
+ * a pre-signed upload URL's credential, as secrets to redact from failures (a server's error may
+ * name the token alone, a runtime's the URL, a URL store's the URL it holds).
+ */
+function queryValues(text: string): string[] {
+  const out: string[] = [];
+  for (const [, value] of text.matchAll(/[?&][^=&#\s]+=([^&#\s"'<>]+)/g)) {
+    out.push(value);
+    try {
+      out.push(decodeURIComponent(value.replace(/\+/g, " ")));
+    } catch {
+      // Not percent-encoded text: as written.
+    }
+  }
+  return out;
 }
 
 /** Whether a saved upload URL is one: an absolute http(s) URL, as `Location` is resolved. */
@@ -948,8 +967,11 @@ class Upload implements ResumableUpload {
       ...(url === null
         ? { area: "storage", path: "/upload/resumable" }
         : { url, credentials: this.#sameOrigin(url) ? "token" : "none" }),
-      // A pre-signed upload URL carries its credential in the query: redacted from failures.
-      secrets: url?.includes("?") ? [url.slice(url.indexOf("?") + 1)] : undefined,
+      // A pre-signed upload URL carries its credential in the query: redacted from failures,
+      // whole and value by value.
+      secrets: url?.includes("?")
+        ? [url.slice(url.indexOf("?") + 1), ...queryValues(url)]
+        : undefined,
       headers,
       ...(size > 0 || method === "PATCH"
         ? {
@@ -1099,10 +1121,16 @@ class Upload implements ResumableUpload {
       if (e instanceof RangeError) {
         return failure({ message: e.message, category: "INVALID_ARGUMENT", cause: e });
       }
+      // A URL store's error may quote the URL it holds: a query's values are redacted, with the
+      // upload's own URL's.
+      const text = describeThrown(e);
+      const secrets = queryValues(
+        `${text} ${e instanceof Error ? e.stack : ""} ${this.#url ?? ""}`,
+      );
       return failure({
-        message: `Resumable upload failed: ${describeThrown(e)}`,
+        message: `Resumable upload failed: ${redactSecrets(text, secrets)}`,
         category: "UNKNOWN",
-        cause: e,
+        cause: redactCause(e, secrets),
       });
     }
   }
@@ -1397,8 +1425,12 @@ export function createResumableUpload(
   if (options.uploadUrl != null && !isHttpUrl(options.uploadUrl)) {
     throw new TypeError(
       `Cannot resume as 'uploadUrl' must be an http or https URL: current value is ${
-        showValue(options.uploadUrl)
-      }`,
+        // Without its query, which may hold a credential.
+        showValue(
+          typeof options.uploadUrl === "string"
+            ? (options.uploadUrl as string).split("?")[0]
+            : options.uploadUrl,
+        )}`,
     );
   }
   const store = options.urlStore;
