@@ -66,7 +66,7 @@ export function gotrue<T>(client: BaseClient, call: GoTrueCall<T>): Promise<Serv
     redirect: call.redirect,
     signal: call.options?.signal,
     timeout: call.options?.timeout,
-    secrets: bodySecrets(call.body),
+    secrets: [...(bodySecrets(call.body) ?? []), ...redirectSecrets(call.query)],
   }).then((r) => decodeResult(r, (v) => call.decode(v.body)));
 }
 
@@ -142,6 +142,37 @@ export function pkceBody(p: PkceParams | null | undefined): Record<string, strin
 /** The method as GoTrue spells it (`s256`, `plain`); S256 when absent, as the document's default. */
 export function challengeMethod(p: PkceParams): string {
   return String(p.codeChallengeMethod ?? "S256").toLowerCase();
+}
+
+/**
+ * The values in the query of a `redirect_to` (an OAuth `state` the app put there, as
+ * `generateOAuthState` suggests), as written and decoded, each also percent-encoded as the request
+ * URL carries it: secrets, since a runtime's network error quotes that URL. `query` is a call's
+ * query pairs, or the redirect target itself.
+ */
+export function redirectSecrets(query: QueryInit | string | null | undefined): string[] {
+  const targets = typeof query === "string"
+    ? [query]
+    : Array.isArray(query)
+    ? query.filter((p) => p[0] === "redirect_to").map((p) => p[1])
+    : [];
+  const out: string[] = [];
+  for (const to of targets) {
+    if (typeof to !== "string") continue;
+    const at = to.indexOf("?");
+    if (at < 0) continue;
+    for (const pair of to.slice(at + 1).split("#")[0].split("&")) {
+      const written = pair.slice(pair.indexOf("=") + 1);
+      let decoded = written;
+      try {
+        decoded = decodeURIComponent(written.replace(/\+/g, " "));
+      } catch {
+        // Not percent-encoded text: as written.
+      }
+      for (const v of [written, decoded]) out.push(v, encodeURIComponent(v));
+    }
+  }
+  return out;
 }
 
 export function redirect(to: string | null | undefined): Array<[string, string]> {

@@ -16,6 +16,7 @@ import {
   idSegment,
   invalid,
   pkceBody,
+  redirectSecrets,
   security,
   unit,
 } from "./_request.ts";
@@ -160,6 +161,7 @@ export function linkIdentity(
     accessToken,
     signal: o.signal,
     timeout: o.timeout,
+    secrets: redirectSecrets(o.redirectTo),
   }).then((r) =>
     decodeResult(r, (v) => ({ url: reqString(asObject(v.body, "link answer"), "url"), provider }))
   );

@@ -3,7 +3,7 @@
 // named alone or quoted by a URL store, a server's per-item text, a session written after a merge,
 // and model fields that hold a one-time code or an image of a TOTP secret.
 import assert from "node:assert/strict";
-import { createAuthClient, userUpdateRequest } from "../auth/mod.ts";
+import { createAuthClient, generateOAuthState, userUpdateRequest } from "../auth/mod.ts";
 import { createBaseClient } from "../core/client.ts";
 import {
   createSessionManager,
@@ -231,4 +231,35 @@ Deno.test("a user update's reauthentication nonce and a TOTP enrolment's QR code
   const shown = Deno.inspect(enrolled, { depth: 20 });
   assert.ok(!shown.includes("svg") && !shown.includes(SECRET), shown);
   assert.equal(enrolled.totp?.qrCode, `data:image/svg+xml;utf-8,${svg}`);
+});
+
+Deno.test("an OAuth state the app put in redirectTo stays hidden when a runtime's network error or a gateway's page quotes the request URL", async () => {
+  const STATE = generateOAuthState();
+  const redirectTo = `https://app.example/cb?state=${STATE}&next=%2Fhome`;
+  const closed = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (closed.addr as Deno.NetAddr).port;
+  closed.close();
+  const unreachable = createAuthClient(
+    createBaseClient(`http://127.0.0.1:${port}`, KEY, { retry: { maxAttempts: 1 } }),
+  );
+  const linked = await unreachable.linkIdentity("userAccessT0kenOpaque99", "github", {
+    redirectTo,
+  });
+  assert.equal(linked.errorOrNull()?.category, "NETWORK");
+  assertHidden(linked, { STATE });
+  const otp = await unreachable.signInWithOtp({
+    email: "a@b.example",
+    emailRedirectTo: redirectTo,
+  });
+  assert.equal(otp.errorOrNull()?.category, "NETWORK");
+  assertHidden(otp, { STATE });
+  const gateway = createAuthClient(createBaseClient("https://p.example", KEY, {
+    retry: { maxAttempts: 1 },
+    fetch: (input: RequestInfo | URL) =>
+      Promise.resolve(new Response(`<p>Blocked: ${String(input)}</p>`, { status: 403 })),
+  }));
+  const reset = await gateway.resetPasswordForEmail("a@b.example", { redirectTo });
+  assert.equal(reset.errorOrNull()?.status, 403);
+  assert.match(reset.errorOrNull()!.message, /redirect_to=/);
+  assertHidden(reset, { STATE });
 });
