@@ -67,8 +67,16 @@ export function gotrue<T>(client: BaseClient, call: GoTrueCall<T>): Promise<Serv
     signal: call.options?.signal,
     timeout: call.options?.timeout,
     secrets: [...(bodySecrets(call.body) ?? []), ...redirectSecrets(call.query)],
+    maxBodyBytes: AUTH_BODY_LIMIT,
   }).then((r) => decodeResult(r, (v) => call.decode(v.body)));
 }
+
+/**
+ * The largest GoTrue answer read, in bytes: its largest answers (a session with its user, a list
+ * of factors or grants) are kilobytes, and a body that never ends (a broken proxy, a hostile
+ * server) was read into memory until the call's timeout, gigabytes at loopback speed.
+ */
+export const AUTH_BODY_LIMIT = 8 * 1024 * 1024;
 
 /** GoTrue's current error format (`{ code: <error code>, message }`), as auth-js asks for it. */
 export const API_VERSION: Readonly<Record<string, string>> = {

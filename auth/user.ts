@@ -10,6 +10,7 @@ import { asObject, decodeResult, reqString } from "../core/decode.ts";
 import type { ServiceResult } from "../core/result.ts";
 import {
   API_VERSION,
+  AUTH_BODY_LIMIT,
   type AuthCallOptions,
   blank,
   gotrue,
@@ -162,6 +163,7 @@ export function linkIdentity(
     signal: o.signal,
     timeout: o.timeout,
     secrets: redirectSecrets(o.redirectTo),
+    maxBodyBytes: AUTH_BODY_LIMIT,
   }).then((r) =>
     decodeResult(r, (v) => ({ url: reqString(asObject(v.body, "link answer"), "url"), provider }))
   );
@@ -253,6 +255,7 @@ export async function getJwks(
     responseType: "text",
     signal: o.signal,
     timeout: o.timeout,
+    maxBodyBytes: AUTH_BODY_LIMIT,
   });
   return r.ok ? r.map((v) => v.body) : r;
 }

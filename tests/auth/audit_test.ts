@@ -115,3 +115,32 @@ Deno.test("linkIdentityWithIdToken refuses a blank access token before sending t
     assert.equal(rec.requests.length, 0);
   }
 });
+
+Deno.test("a GoTrue answer that never ends is cut at 8 MiB (DECODE), not read into memory until the timeout", async () => {
+  let sent = 0;
+  const endless = () =>
+    new Response(
+      new ReadableStream<Uint8Array>({
+        // A network's pace: each piece after a turn of the event loop, where timers run.
+        async pull(c) {
+          await new Promise((resolve) => setTimeout(resolve, 0));
+          const piece = new TextEncoder().encode(`{"id":"u1","pad":"${"x".repeat(65_000)}`);
+          sent += piece.length;
+          c.enqueue(piece);
+        },
+      }),
+      { headers: { "content-type": "application/json" } },
+    );
+  const { auth } = makeAuth(endless);
+  const started = Date.now();
+  const user = await auth.getUser(TOKEN, { timeout: 5_000 });
+  assert.equal(user.errorOrNull()?.category, "DECODE");
+  assert.match(user.errorOrNull()!.message, /exceeds 8388608 bytes/);
+  assert.ok(sent < 16 * 1024 * 1024, `${sent} bytes read`);
+  assert.ok(Date.now() - started < 5_000);
+  // The JWKS text and a link's answer are cut the same way.
+  const jwks = await makeAuth(endless).auth.getJwks();
+  assert.equal(jwks.errorOrNull()?.category, "DECODE");
+  const link = await makeAuth(endless).auth.linkIdentity(TOKEN, "github");
+  assert.equal(link.errorOrNull()?.category, "DECODE");
+});
