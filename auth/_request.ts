@@ -153,10 +153,13 @@ export function challengeMethod(p: PkceParams): string {
 }
 
 /**
- * The values in the query of a `redirect_to` (an OAuth `state` the app put there, as
+ * The credentials in the query of a `redirect_to` (an OAuth `state` the app put there, as
  * `generateOAuthState` suggests), as written and decoded, each also percent-encoded as the request
- * URL carries it: secrets, since a runtime's network error quotes that URL. `query` is a call's
- * query pairs, or the redirect target itself.
+ * URL carries it: secrets, since a runtime's network error quotes that URL. A credential is the
+ * value of a key that names one (`state`, `token`, `code`, `nonce`, `secret`, `key`, `sig`...) or
+ * a random-looking value (16 characters or more of letters and digits, both); the app's other
+ * values (`type=signup`, `next=/home`) stay, since they would blank GoTrue's own words (its
+ * `signup_disabled` code). `query` is a call's query pairs, or the redirect target itself.
  */
 export function redirectSecrets(query: QueryInit | string | null | undefined): string[] {
   const targets = typeof query === "string"
@@ -170,14 +173,19 @@ export function redirectSecrets(query: QueryInit | string | null | undefined): s
     const at = to.indexOf("?");
     if (at < 0) continue;
     for (const pair of to.slice(at + 1).split("#")[0].split("&")) {
-      const written = pair.slice(pair.indexOf("=") + 1);
+      const eq = pair.indexOf("=");
+      if (eq < 0) continue;
+      const written = pair.slice(eq + 1);
       let decoded = written;
       try {
         decoded = decodeURIComponent(written.replace(/\+/g, " "));
       } catch {
         // Not percent-encoded text: as written.
       }
-      for (const v of [written, decoded]) out.push(v, encodeURIComponent(v));
+      const credential =
+        /state|token|code|nonce|secret|key|sig|pass|otp|auth/i.test(pair.slice(0, eq)) ||
+        (/^[\w.~+/=-]{16,}$/.test(decoded) && /\d/.test(decoded) && /[a-z]/i.test(decoded));
+      if (credential) { for (const v of [written, decoded]) out.push(v, encodeURIComponent(v)); }
     }
   }
   return out;

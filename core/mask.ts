@@ -63,30 +63,31 @@ export function withMaskedFields<T extends object>(
 ): T {
   const secrets = new Set<string>([...ALWAYS_MASKED, ...secretKeys]);
   // Deep: a secret nested anywhere (an identity's email, user_metadata.phone) is hidden too.
-  // `path` holds the objects above `value`, masked objects nested in it included: past 8 of them,
-  // or back at one of them (an object that holds itself, two masked objects holding each other),
-  // nothing is printed, so no secret deeper down can show and a cycle ends (its walk was
-  // exponential, or endless between two masked objects).
-  const mask = (value: unknown, path: object[]): unknown => {
+  // `path` holds the objects above `value`, masked objects nested in it included, and `top` how
+  // many of them are above this masked object: past 8 levels below it, or back at one of the
+  // objects above (an object that holds itself, two masked objects holding each other), nothing is
+  // printed, so no secret deeper down can show and a cycle ends (its walk was exponential, or
+  // endless between two masked objects). A nested masked object counts its own 8 levels.
+  const mask = (value: unknown, path: object[], top: number): unknown => {
     if (value === null || typeof value !== "object") return value;
-    if (path.length > 8 || path.includes(value)) return "[…]";
+    if (path.length - top > 8 || path.includes(value)) return "[…]";
     const inner = (value as { [MASKED_COPY]?: (path: object[]) => unknown })[MASKED_COPY];
     if (value !== obj && typeof inner === "function") return inner(path);
     path.push(value);
     try {
-      if (Array.isArray(value)) return value.map((v) => mask(v, path));
+      if (Array.isArray(value)) return value.map((v) => mask(v, path, top));
       // Own properties, so that a key such as `__proto__` (JSON may hold one) stays a key.
       return Object.fromEntries(
         Object.entries(value).map((
           [k, v],
-        ) => [k, secrets.has(k) && v !== null && v !== undefined ? MASK : mask(v, path)]),
+        ) => [k, secrets.has(k) && v !== null && v !== undefined ? MASK : mask(v, path, top)]),
       );
     } finally {
       path.pop();
     }
   };
   const maskedCopy = (path: object[] = []): Record<string, unknown> =>
-    mask(obj, path) as Record<string, unknown>;
+    mask(obj, path, path.length) as Record<string, unknown>;
   Object.defineProperties(obj, {
     toString: {
       value: () => JSON.stringify(maskedCopy()),

@@ -262,4 +262,18 @@ Deno.test("an OAuth state the app put in redirectTo stays hidden when a runtime'
   assert.equal(reset.errorOrNull()?.status, 403);
   assert.match(reset.errorOrNull()!.message, /redirect_to=/);
   assertHidden(reset, { STATE });
+  // The app's other values are no secrets: as such, `type=signup` blanked GoTrue's own words.
+  const refusing = createAuthClient(createBaseClient("https://p.example", KEY, {
+    retry: { maxAttempts: 1 },
+    fetch: () =>
+      Promise.resolve(jsonResponse({
+        code: "signup_disabled",
+        msg: "Signups not allowed for this instance",
+      }, { status: 422 })),
+  }));
+  const refused = await refusing.signUpWithEmail("a@b.example", "pw-123456", {
+    emailRedirectTo: `https://app.example/cb?type=signup&flow=invite&state=${STATE}`,
+  });
+  assert.equal(refused.errorOrNull()?.code, "signup_disabled");
+  assert.equal(refused.errorOrNull()?.message, "Signups not allowed for this instance");
 });

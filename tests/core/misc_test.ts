@@ -139,6 +139,14 @@ Deno.test("masked renderings of values that hold themselves end at once: the wal
       ),
     }),
   );
+  // A masked object inside another counts its own 8 levels: a session prints its user's data as
+  // deep as the user alone does.
+  let deep: Record<string, unknown> = { note: "bottom" };
+  for (let i = 0; i < 7; i++) deep = { level: deep };
+  const deepUser = withMaskedFields({ id: "u", metadata: deep }, []);
+  const holder = withMaskedFields({ accessToken: "tok-secret", user: deepUser }, []);
+  assert.ok(String(deepUser).includes("bottom"));
+  assert.ok(String(holder).includes(String(deepUser)), String(holder));
   // An object met twice side by side, not inside itself, renders both times.
   const shared = { note: "n" };
   assert.equal(
