@@ -11,35 +11,20 @@ import assert from "node:assert/strict";
 import { createLocalBackend } from "../../demo/local_backend/mod.ts";
 import { serveJsrPackage } from "../../scripts/_jsr_registry.ts";
 import { serve } from "../support/serve.ts";
+import { run } from "./support.ts";
 
 const root = new URL("../../", import.meta.url).pathname;
 
-async function run(
-  args: string[],
-  opts: { cwd?: string; env?: Record<string, string> } = {},
-): Promise<{ code: number; text: string }> {
-  // Bounded: a step that hangs is killed and fails with its output instead of holding the suite.
-  const limit = 180_000;
-  const out = await new Deno.Command(Deno.execPath(), {
-    args,
-    cwd: opts.cwd,
-    env: opts.env,
-    clearEnv: opts.env !== undefined,
-    stdout: "piped",
-    stderr: "piped",
-    signal: AbortSignal.timeout(limit),
-  }).output();
-  const text = new TextDecoder().decode(out.stdout) + new TextDecoder().decode(out.stderr) +
-    (out.signal === "SIGTERM" ? `\n(killed after ${limit} ms)` : "");
-  return { code: out.code, text };
-}
+/** Runs Deno; with `env`, in that environment alone (its own cache and registry). */
+const deno = (args: string[], opts: { cwd?: string; env?: Record<string, string> } = {}) =>
+  run(Deno.execPath(), args, { ...opts, clearEnv: opts.env !== undefined });
 
 Deno.test("JSR package: publishes, installs by name from a registry, type-checks and runs real flows in Deno", async () => {
   const tmp = await Deno.makeTempDir({ prefix: "fetchbase-jsr-" });
   const backend = await createLocalBackend();
   const server = await serve(backend.app.fetch);
   try {
-    const build = await run(["run", "-A", `${root}scripts/build_jsr.ts`, `${tmp}/pkg`]);
+    const build = await deno(["run", "-A", `${root}scripts/build_jsr.ts`, `${tmp}/pkg`]);
     assert.equal(build.code, 0, build.text);
     const source = JSON.parse(await Deno.readTextFile(`${root}deno.json`));
     const manifest = JSON.parse(await Deno.readTextFile(`${tmp}/pkg/deno.json`));
@@ -59,7 +44,7 @@ Deno.test("JSR package: publishes, installs by name from a registry, type-checks
       assert.ok(!/from "\.[^"]*(?<!\.d)\.(ts|js)"/.test(dts), dts);
     }
 
-    const publish = await run(["publish", "--dry-run"], { cwd: `${tmp}/pkg` });
+    const publish = await deno(["publish", "--dry-run"], { cwd: `${tmp}/pkg` });
     assert.equal(publish.code, 0, publish.text);
     assert.match(publish.text, /Dry run complete/);
     assert.match(publish.text, /\/_bundle\.js /);
@@ -90,14 +75,14 @@ Deno.test("JSR package: publishes, installs by name from a registry, type-checks
 
     // A strict TypeScript consumer of every subpath, checked against the package's declarations.
     await Deno.copyFile(`${root}tests/runtime/npm_consumer.mts`, `${tmp}/app/consumer.mts`);
-    const check = await run(["check", "consumer.mts"], { cwd: `${tmp}/app`, env });
+    const check = await deno(["check", "consumer.mts"], { cwd: `${tmp}/app`, env });
     assert.equal(check.code, 0, check.text);
     // The check is real: a wrong argument type fails it.
     await Deno.writeTextFile(
       `${tmp}/app/wrong.ts`,
       `import { createClient } from "fetchbase";\ncreateClient("https://p.example", 42);\n`,
     );
-    const wrong = await run(["check", "wrong.ts"], { cwd: `${tmp}/app`, env });
+    const wrong = await deno(["check", "wrong.ts"], { cwd: `${tmp}/app`, env });
     assert.notEqual(wrong.code, 0, wrong.text);
     assert.match(wrong.text, /TS2345/);
 
@@ -116,12 +101,12 @@ if (mods.some((m) => Object.keys(m).length === 0)) throw new Error("an empty sub
 console.log("compared " + compared);
 `,
     );
-    const shared = await run(["run", "--no-check", "shared.ts"], { cwd: `${tmp}/app`, env });
+    const shared = await deno(["run", "--no-check", "shared.ts"], { cwd: `${tmp}/app`, env });
     assert.equal(shared.code, 0, shared.text);
     assert.ok(Number(/compared (\d+)/.exec(shared.text)?.[1]) >= 100, shared.text);
 
     await Deno.copyFile(`${root}tests/runtime/package_flow.mjs`, `${tmp}/app/flow.test.mjs`);
-    const flows = await run(["test", "-A", "flow.test.mjs"], { cwd: `${tmp}/app`, env });
+    const flows = await deno(["test", "-A", "flow.test.mjs"], { cwd: `${tmp}/app`, env });
     assert.equal(flows.code, 0, flows.text);
     assert.match(flows.text, /ok \| 5 passed \| 0 failed/);
 

@@ -6,30 +6,9 @@
 import assert from "node:assert/strict";
 import { createLocalBackend } from "../../demo/local_backend/mod.ts";
 import { serve } from "../support/serve.ts";
-import { spawnUntil } from "./support.ts";
+import { run, spawnUntil } from "./support.ts";
 
 const root = new URL("../../", import.meta.url).pathname;
-
-async function run(
-  cmd: string,
-  args: string[],
-  opts: { cwd?: string; env?: Record<string, string> } = {},
-) {
-  // Bounded: a step that hangs (an install waiting on the registry) is killed and fails with
-  // its output instead of holding the suite.
-  const limit = 180_000;
-  const out = await new Deno.Command(cmd, {
-    args,
-    cwd: opts.cwd,
-    env: opts.env,
-    stdout: "piped",
-    stderr: "piped",
-    signal: AbortSignal.timeout(limit),
-  }).output();
-  const text = new TextDecoder().decode(out.stdout) + new TextDecoder().decode(out.stderr) +
-    (out.signal === "SIGTERM" ? `\n(killed after ${limit} ms)` : "");
-  return { code: out.code, text };
-}
 
 Deno.test("npm build installs by name and runs real flows on Node and Bun; the Node edge example serves requests", async () => {
   const tmp = await Deno.makeTempDir({ prefix: "fetchbase-node-" });

@@ -1,5 +1,38 @@
 /** Helpers shared by the runtime tests. */
 
+/** Options of {@linkcode run}. */
+export interface RunOptions {
+  cwd?: string;
+  /** Variables for the child; with `clearEnv`, its only ones. */
+  env?: Record<string, string>;
+  clearEnv?: boolean;
+}
+
+/**
+ * Runs a command to its end and returns its exit code and output (stdout, then stderr). Bounded:
+ * a step that hangs (an install waiting on the registry) is killed after 3 minutes and fails with
+ * its output instead of holding the suite.
+ */
+export async function run(
+  cmd: string,
+  args: string[],
+  opts: RunOptions = {},
+): Promise<{ code: number; text: string }> {
+  const limit = 180_000;
+  const out = await new Deno.Command(cmd, {
+    args,
+    cwd: opts.cwd,
+    env: opts.env,
+    clearEnv: opts.clearEnv,
+    stdout: "piped",
+    stderr: "piped",
+    signal: AbortSignal.timeout(limit),
+  }).output();
+  const text = new TextDecoder().decode(out.stdout) + new TextDecoder().decode(out.stderr) +
+    (out.signal === "SIGTERM" ? `\n(killed after ${limit} ms)` : "");
+  return { code: out.code, text };
+}
+
 /** A child process started by {@linkcode spawnUntil}. */
 export interface Started {
   /** The captured output up to and including the marker. */
