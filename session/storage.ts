@@ -1,7 +1,8 @@
 /**
  * Session storage contracts and adapters: in memory (the default), any
- * key-value store, Web Storage, async key-value namespaces (Cloudflare KV,
- * Deno KV style) and cookies for server rendering (chunked).
+ * key-value store, Web Storage, async key-value namespaces (Cloudflare KV
+ * style: `get` and `put` or `set` of text) and cookies for server rendering
+ * (chunked).
  *
  * @module
  */
@@ -663,11 +664,24 @@ export class CookieSessionStorage implements SessionStorage {
   }
 
   /**
-   * Queues `Set-Cookie` headers for the session (chunked when large).
+   * Queues `Set-Cookie` headers for the session (chunked when large). A
+   * session that cannot be stored (too large, or no JSON) throws, and the
+   * session of the request is deleted, as `webStorageStore` does on a refused
+   * write: kept, a later load in this request or the next request would bring
+   * it back, another user's or one whose refresh token is spent.
    *
    * @param session The session.
    */
   save(session: Session): void {
+    try {
+      this.#save(session);
+    } catch (error) {
+      this.clear();
+      throw error;
+    }
+  }
+
+  #save(session: Session): void {
     let value = encodeComponent(serializeSession(session));
     const { chunkSize: size, maxChunks, name } = this.#o;
     if (value.length > size) {

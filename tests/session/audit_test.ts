@@ -111,3 +111,30 @@ Deno.test("a session too large for the cookies fails the helper with the advice 
   assert.ok(!message.includes("access-1") && !message.includes("refresh-1"), message);
   m.dispose();
 });
+
+Deno.test("a session too large for the cookies deletes the request's session cookies: the one before (another user's, or a spent one) does not come back", async () => {
+  // The browser holds user A's session.
+  const before = new CookieSessionStorage(null);
+  before.save(decodeSession(sessionJson(1)));
+  const cookie = before.setCookieHeaders().map((h) => h.split(";")[0]).join("; ");
+  const big = { ...sessionJson(2) };
+  big.user = { id: "u2", email: "b@x.io", user_metadata: { profile: "x".repeat(20_000) } };
+  const client = createBaseClient(BASE, KEY, {
+    fetch: () => Promise.resolve(Response.json(big)),
+  });
+  const auth = createAuthClient(client);
+  const storage = new CookieSessionStorage(cookie);
+  const m = createSessionManager(auth, client, { storage });
+  assert.equal((await m.restoreSession()).getOrThrow()?.refreshToken, "refresh-1");
+  const r = await signInWithEmailAndSaveSession(auth, m, "b@x.io", "pw");
+  assert.match(r.errorOrNull()?.message ?? "", /needs \d+ chunks/);
+  assert.equal(storage.load(), null);
+  // Only deletions go out, A's cookie among them.
+  const headers = storage.setCookieHeaders();
+  assert.ok(headers.every((h) => /Max-Age=0/.test(h)), headers.join("\n"));
+  assert.ok(headers.some((h) => h.startsWith("fb-session=;")), headers.join("\n"));
+  // Restored again in this request: not user A's session.
+  const again = await m.restoreSession();
+  assert.notEqual(again.ok && again.value?.refreshToken, "refresh-1");
+  m.dispose();
+});
