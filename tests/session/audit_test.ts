@@ -96,15 +96,19 @@ Deno.test("clearing with no session held tells state subscribers nothing new", a
   m.dispose();
 });
 
-Deno.test("a session too large for the cookies fails the helper with the advice in the message, not only in the cause", async () => {
-  const big = { ...sessionJson(1) };
-  big.user = { id: "u1", email: "a@x.io", user_metadata: { profile: "x".repeat(20_000) } };
+/** A manager over `storage` whose GoTrue signs in a user with 20 KB of metadata (session `n`). */
+function tooLargeForCookies(n: number, storage: CookieSessionStorage) {
+  const big = { ...sessionJson(n) };
+  big.user = { id: `u${n}`, email: "a@x.io", user_metadata: { profile: "x".repeat(20_000) } };
   const client = createBaseClient(BASE, KEY, {
     fetch: () => Promise.resolve(Response.json(big)),
   });
   const auth = createAuthClient(client);
-  const storage = new CookieSessionStorage(null);
-  const m = createSessionManager(auth, client, { storage });
+  return { auth, m: createSessionManager(auth, client, { storage }) };
+}
+
+Deno.test("a session too large for the cookies fails the helper with the advice in the message, not only in the cause", async () => {
+  const { auth, m } = tooLargeForCookies(1, new CookieSessionStorage(null));
   const r = await signInWithEmailAndSaveSession(auth, m, "a@x.io", "pw");
   const message = r.errorOrNull()?.message ?? "";
   assert.match(message, /needs \d+ chunks and 'maxChunks' is \d+: keep less user metadata/);
@@ -117,14 +121,8 @@ Deno.test("a session too large for the cookies deletes the request's session coo
   const before = new CookieSessionStorage(null);
   before.save(decodeSession(sessionJson(1)));
   const cookie = before.setCookieHeaders().map((h) => h.split(";")[0]).join("; ");
-  const big = { ...sessionJson(2) };
-  big.user = { id: "u2", email: "b@x.io", user_metadata: { profile: "x".repeat(20_000) } };
-  const client = createBaseClient(BASE, KEY, {
-    fetch: () => Promise.resolve(Response.json(big)),
-  });
-  const auth = createAuthClient(client);
   const storage = new CookieSessionStorage(cookie);
-  const m = createSessionManager(auth, client, { storage });
+  const { auth, m } = tooLargeForCookies(2, storage);
   assert.equal((await m.restoreSession()).getOrThrow()?.refreshToken, "refresh-1");
   const r = await signInWithEmailAndSaveSession(auth, m, "b@x.io", "pw");
   assert.match(r.errorOrNull()?.message ?? "", /needs \d+ chunks/);
