@@ -224,7 +224,9 @@ export class Success<T> {
    * @returns A success holding `fn(value)`.
    */
   map<U>(fn: (value: T) => U): Success<U> {
-    return new Success(fn(this.value));
+    // Not `new Success` inside the class: a bundler then names the class `_Success` for its own
+    // binding, and results print as `_Success { … }`.
+    return success(fn(this.value));
   }
 }
 

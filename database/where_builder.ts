@@ -550,7 +550,7 @@ export class WhereBuilder {
     referencedTable: string | null,
     block: (w: WhereBuilder) => unknown,
   ) {
-    const inner = new WhereBuilder();
+    const inner = innerBuilder();
     runBlock(block, inner);
     // The key is `<table>.or`: the table path may itself end in a reserved word (an embed named `order`).
     if (referencedTable !== null) checkEmbedPath(referencedTable);
@@ -599,7 +599,7 @@ export class WhereBuilder {
    * @returns This builder.
    */
   not(block: (w: WhereBuilder) => unknown): this {
-    const inner = new WhereBuilder();
+    const inner = innerBuilder();
     runBlock(block, inner);
     emptyCheck("not", inner);
     if (inner.predicates.length === 1) this.predicates.push(negate(inner.predicates[0]));
@@ -614,6 +614,14 @@ export class WhereBuilder {
     }
     return this;
   }
+}
+
+/**
+ * A builder for a group's block. Outside the class: `new WhereBuilder()` inside it makes a bundler
+ * name the class `_WhereBuilder` for its own binding.
+ */
+function innerBuilder(): WhereBuilder {
+  return new WhereBuilder();
 }
 
 /**

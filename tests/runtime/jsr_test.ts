@@ -98,6 +98,12 @@ for (const m of mods.slice(1)) for (const [k, v] of Object.entries(m)) {
   if (k in mods[0]) { compared++; if (mods[0][k] !== v) throw new Error("two values for " + k); }
 }
 if (mods.some((m) => Object.keys(m).length === 0)) throw new Error("an empty subpath");
+// A class prints by its name (\`Success { ok: true, … }\`): the bundle keeps every exported one.
+for (const m of mods) for (const [k, v] of Object.entries(m)) {
+  if (typeof v === "function" && Function.prototype.toString.call(v).startsWith("class ") && v.name !== k) {
+    throw new Error("class " + k + " is named " + v.name);
+  }
+}
 console.log("compared " + compared);
 `,
     );
