@@ -29,9 +29,9 @@ export interface StandardSchemaV1<T> {
 
 /**
  * Checks and converts one decoded JSON value: a Standard Schema object or a
- * function that returns the value or throws.
+ * function that returns the value (or a promise of it) or throws (or rejects).
  */
-export type Validator<T> = StandardSchemaV1<T> | ((value: unknown) => T);
+export type Validator<T> = StandardSchemaV1<T> | ((value: unknown) => T | Promise<T>);
 
 /**
  * Runs a validator over each value; the first failure is `Failure(DECODE)`.

@@ -486,3 +486,25 @@ Deno.test("arguments in the URL keep 64-bit integers exact, nested or from JSON 
   }
   assert.equal(rec.requests.length, 2);
 });
+
+Deno.test("an async validator is typed as the docs say it works: its awaited value is the row type", async () => {
+  const { db } = makeDb(() => jsonResponse([{ id: 1, title: "a" }, { id: "2", title: "b" }]));
+  interface Row {
+    id: number;
+    title: string;
+  }
+  const rows = await selectTyped<Row>(db, "todos", {
+    validator: async (v: unknown) => {
+      await Promise.resolve();
+      const r = v as { id: unknown; title: string };
+      return { id: Number(r.id), title: r.title };
+    },
+  });
+  assert.deepEqual(rows.getOrThrow(), [{ id: 1, title: "a" }, { id: 2, title: "b" }]);
+  // Inferred from the validator alone: the awaited type, not a promise of it.
+  const inferred = await selectTyped(db, "todos", {
+    validator: (v: unknown) => Promise.resolve({ id: Number((v as { id: unknown }).id) }),
+  });
+  const ids: number[] = inferred.getOrThrow().map((r) => r.id);
+  assert.deepEqual(ids, [1, 2]);
+});
