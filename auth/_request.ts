@@ -134,6 +134,25 @@ export function blank(v: unknown): boolean {
   return typeof v !== "string" || v.trim() === "";
 }
 
+/**
+ * Why `v` cannot go as the text field `name`, by its type and never its value (it may be a
+ * password): `'password' must be text, not a number`; with `blankToo`, also `'email' is blank`.
+ * Null when it can.
+ */
+export function notText(v: unknown, name: string, blankToo = true): string | null {
+  if (typeof v !== "string") {
+    const kind = v === null || v === undefined
+      ? String(v)
+      : Array.isArray(v)
+      ? "a list"
+      : typeof v === "object"
+      ? "an object"
+      : `a ${typeof v}`;
+    return `'${name}' must be text, not ${kind}`;
+  }
+  return blankToo && v.trim() === "" ? `'${name}' is blank` : null;
+}
+
 export function security(captchaToken: string | null | undefined): { captcha_token?: string } {
   return captchaToken ? { captcha_token: captchaToken } : {};
 }

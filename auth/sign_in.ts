@@ -13,6 +13,7 @@ import {
   blank,
   gotrue,
   invalid,
+  notText,
   pkceBody,
   redirect,
   security,
@@ -68,7 +69,10 @@ export function signUpWithEmail(
   o?: SignUpWithEmailOptions,
 ): Promise<ServiceResult<Session>> {
   o ??= {};
-  if (blank(email)) return invalid("Cannot sign up as 'email' is blank");
+  // A password of another type went out as such (a number, an object) and came back as GoTrue's
+  // refusal of the credentials.
+  const bad = notText(email, "email") ?? notText(password, "password", false);
+  if (bad) return invalid(`Cannot sign up as ${bad}`);
   return gotrue(client, {
     method: "POST",
     path: "/signup",
@@ -92,7 +96,8 @@ export function signUpWithPhone(
   o?: SignUpWithPhoneOptions,
 ): Promise<ServiceResult<Session>> {
   o ??= {};
-  if (blank(phone)) return invalid("Cannot sign up as 'phone' is blank");
+  const bad = notText(phone, "phone") ?? notText(password, "password", false);
+  if (bad) return invalid(`Cannot sign up as ${bad}`);
   return gotrue(client, {
     method: "POST",
     path: "/signup",
@@ -118,10 +123,11 @@ export function signInWithPassword(
   o?: CaptchaOptions,
 ): Promise<ServiceResult<Session>> {
   o ??= {};
-  const id = "email" in credential ? credential.email : credential.phone;
-  if (blank(id)) {
-    return invalid(`Cannot sign in as '${"email" in credential ? "email" : "phone"}' is blank`);
-  }
+  const bad = "email" in credential
+    ? notText(credential.email, "email")
+    : notText(credential.phone, "phone");
+  const badPassword = bad ?? notText(password, "password", false);
+  if (badPassword) return invalid(`Cannot sign in as ${badPassword}`);
   return gotrue(client, {
     method: "POST",
     path: "/token",

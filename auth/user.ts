@@ -16,6 +16,7 @@ import {
   gotrue,
   idSegment,
   invalid,
+  notText,
   pkceBody,
   redirectSecrets,
   security,
@@ -64,6 +65,10 @@ export function updateUser(
   if (blank(accessToken)) return invalid("Cannot update the user as 'accessToken' is blank");
   if (updates === null || typeof updates !== "object") {
     return invalid("Cannot update the user as 'updates' must be an object");
+  }
+  for (const name of ["password", "currentPassword", "nonce"] as const) {
+    const bad = updates[name] == null ? null : notText(updates[name], name, false);
+    if (bad) return invalid(`Cannot update the user as ${bad}`);
   }
   const body: Record<string, unknown> = {};
   // An email change's confirmation link follows the PKCE flow only with a challenge.

@@ -144,3 +144,41 @@ Deno.test("a GoTrue answer that never ends is cut at 8 MiB (DECODE), not read in
   const link = await makeAuth(endless).auth.linkIdentity(TOKEN, "github");
   assert.equal(link.errorOrNull()?.category, "DECODE");
 });
+
+Deno.test("a password or an email of the wrong type is INVALID_ARGUMENT naming it and its type, never its value, before anything is sent", async () => {
+  const { auth, rec } = makeAuth();
+  const cases: Array<[string, () => Promise<{ errorOrNull(): { message: string } | null }>]> = [
+    [
+      "Cannot sign up as 'password' must be text, not a number",
+      () => auth.signUpWithEmail("a@b.example", 123456 as never),
+    ],
+    [
+      "Cannot sign up as 'password' must be text, not null",
+      () => auth.signUpWithPhone("+15550100", null as never),
+    ],
+    [
+      "Cannot sign in as 'password' must be text, not an object",
+      () => auth.signInWithEmail("a@b.example", { p: 123456 } as never),
+    ],
+    [
+      "Cannot sign in as 'password' must be text, not undefined",
+      () => auth.signInWithPhone("+15550100", undefined as never),
+    ],
+    // supabase-js's shape, `signInWithPassword({ email, password })`, given to the email helper.
+    [
+      "Cannot sign in as 'email' must be text, not an object",
+      () => auth.signInWithEmail({ email: "a@b.example" } as never, "pw-123456"),
+    ],
+    ["Cannot sign in as 'email' is blank", () => auth.signInWithEmail(" ", "pw-123456")],
+    [
+      "Cannot update the user as 'password' must be text, not a number",
+      () => auth.updateUser(TOKEN, { password: 123456 as never }),
+    ],
+  ];
+  for (const [message, call] of cases) {
+    const r = await call();
+    assert.equal(r.errorOrNull()?.message, message);
+    assert.ok(!message.includes("123456"));
+  }
+  assert.equal(rec.requests.length, 0);
+});
