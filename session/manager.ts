@@ -1178,7 +1178,15 @@ export class SessionManager {
       return this.#sharedRefresh();
     }
     this.#apply(stored);
-    this.#emit(AuthStateChangeEvent.SIGNED_IN, stored);
+    // Another tab's refresh of the session held here (its next tokens) is a refresh, as when a
+    // refresh takes it from storage; anything else read is a sign-in.
+    this.#emit(
+      heldSession !== null && stored.refreshToken !== heldSession.refreshToken &&
+        heldSession.refreshToken !== "" && sameSession(heldSession, stored)
+        ? AuthStateChangeEvent.TOKEN_REFRESHED
+        : AuthStateChangeEvent.SIGNED_IN,
+      stored,
+    );
     if (
       this.#autoRefresh && !this.#disposed && stored.expiresAt != null &&
       this.#refreshDueIn(stored, false) <= 0

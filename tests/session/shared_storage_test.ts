@@ -746,3 +746,21 @@ Deno.test("switching back to an account in one tab: another tab's restore takes 
     a.manager.dispose();
     c.manager.dispose();
   }));
+
+Deno.test("a restore that reads another tab's refresh of the session held is a TOKEN_REFRESHED, not another SIGNED_IN; another user's session read is a SIGNED_IN", () =>
+  withClock(async (clock) => {
+    const server = rotatingGoTrue();
+    const storage = sharedStorage();
+    const { a, b } = await twoTabs(server, storage);
+    await clock.tickAsync(60_000);
+    assert.ok((await a.manager.refreshSession()).ok);
+    // Tab B reads the storage again (an app calling restoreSession on a `storage` event).
+    assert.equal((await b.manager.restoreSession()).getOrThrow().refreshToken, "refresh-2");
+    assert.deepEqual(b.events, ["SIGNED_IN", "TOKEN_REFRESHED"]);
+    // Tab A signs another user in: B's next read of it is a sign-in.
+    await a.manager.saveSession(decodeSession(server.body(7, "u2")));
+    assert.ok((await b.manager.restoreSession()).ok);
+    assert.deepEqual(b.events, ["SIGNED_IN", "TOKEN_REFRESHED", "SIGNED_IN"]);
+    a.manager.dispose();
+    b.manager.dispose();
+  }));
