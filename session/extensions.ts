@@ -776,8 +776,12 @@ export async function importSessionFromUrl(
   const tokens = parseSessionTokensFromUrl(url);
   if (!tokens.ok && tokens.error.category !== "DECODE") return tokens;
   if (hash < 0) {
+    // A PKCE redirect carries a code in its query, which only an exchange turns into a session.
+    const code = /[?&]code=/.test(url);
     return failure({
-      message: "Cannot import the session as the URL has no fragment",
+      message: code
+        ? "Cannot import the session as the URL has no fragment: its 'code' is a PKCE flow's, to exchange with exchangeCodeForSessionAndSave and the code verifier"
+        : "Cannot import the session as the URL has no fragment",
       category: "DECODE",
     });
   }

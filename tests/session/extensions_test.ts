@@ -220,7 +220,16 @@ Deno.test("session flow against the local backend: import token and fragment, up
       manager,
     )).ok,
   );
-  assert.equal((await importSessionFromUrl(auth, "https://app/cb", manager)).ok, false);
+  assert.equal(
+    (await importSessionFromUrl(auth, "https://app/cb", manager)).errorOrNull()?.message,
+    "Cannot import the session as the URL has no fragment",
+  );
+  // A PKCE redirect's code: the message says which helper finishes that flow.
+  assert.match(
+    (await importSessionFromUrl(auth, "https://app/cb?state=s&code=3e17a", manager)).errorOrNull()
+      ?.message ?? "",
+    /PKCE flow's, to exchange with exchangeCodeForSessionAndSave/,
+  );
 
   const user = (await updateUserForCurrentSession(auth, manager, { data: { plan: "pro" } }))
     .getOrThrow();
