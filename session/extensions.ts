@@ -777,7 +777,7 @@ export async function importSessionFromUrl(
   if (!tokens.ok && tokens.error.category !== "DECODE") return tokens;
   if (hash < 0) {
     // A PKCE redirect carries a code in its query, which only an exchange turns into a session.
-    const code = /[?&]code=/.test(url);
+    const code = typeof url === "string" && /[?&]code=/.test(url);
     return failure({
       message: code
         ? "Cannot import the session as the URL has no fragment: its 'code' is a PKCE flow's, to exchange with exchangeCodeForSessionAndSave and the code verifier"
