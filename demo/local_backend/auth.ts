@@ -22,7 +22,15 @@ const gotrueError = (status: number, error_code: string, msg: string) =>
 export function authApp(ctx: BackendContext): Hono {
   const app = new Hono();
   const users = new Map<string, UserRecord>();
-  const refreshTokens = new Map<string, { userId: string; used: boolean }>();
+  // As GoTrue keeps them: each refresh token belongs to a session (`session_id`, which a refresh
+  // keeps), is spent by its refresh (`child` is the token that refresh issued), and may be spent
+  // again within 10 s of that, which answers the session's active token (two tabs refreshing at
+  // once); later, a spent token revokes its whole session.
+  const refreshTokens = new Map<
+    string,
+    { userId: string; sessionId: string; used: boolean; usedAt: number; child: string | null }
+  >();
+  const revokedSessions = new Set<string>();
 
   const userJson = (u: UserRecord) => ({
     id: u.id,
@@ -47,7 +55,12 @@ export function authApp(ctx: BackendContext): Hono {
     updated_at: u.updated_at,
   });
 
-  const session = async (u: UserRecord, issuer: string) => {
+  const session = async (
+    u: UserRecord,
+    issuer: string,
+    sessionId: string = crypto.randomUUID(),
+    reuse: string | null = null,
+  ) => {
     const now = Math.floor(Date.now() / 1000);
     const exp = now + ctx.accessTokenTtl;
     const access_token = await signJwt(ctx.key, {
@@ -60,13 +73,21 @@ export function authApp(ctx: BackendContext): Hono {
       phone: "",
       role: "authenticated",
       aal: "aal1",
-      session_id: crypto.randomUUID(),
+      session_id: sessionId,
       is_anonymous: false,
       app_metadata: { provider: "email", providers: ["email"] },
       user_metadata: u.user_metadata,
     });
-    const refresh_token = crypto.randomUUID().replaceAll("-", "").slice(0, 16);
-    refreshTokens.set(refresh_token, { userId: u.id, used: false });
+    const refresh_token = reuse ?? crypto.randomUUID().replaceAll("-", "").slice(0, 16);
+    if (reuse === null) {
+      refreshTokens.set(refresh_token, {
+        userId: u.id,
+        sessionId,
+        used: false,
+        usedAt: 0,
+        child: null,
+      });
+    }
     return {
       access_token,
       token_type: "bearer",
@@ -78,6 +99,17 @@ export function authApp(ctx: BackendContext): Hono {
   };
 
   const issuerOf = (url: string) => new URL(url).origin + "/auth/v1";
+  /** The `session_id` of a bearer token the middleware has verified. */
+  const sessionOf = (authorization: string): string | null => {
+    try {
+      const payload = authorization.replace(/^Bearer /i, "").split(".")[1] ?? "";
+      const json = atob(payload.replace(/-/g, "+").replace(/_/g, "/"));
+      const id = JSON.parse(json).session_id;
+      return typeof id === "string" ? id : null;
+    } catch {
+      return null;
+    }
+  };
 
   app.use("*", async (c, next) => {
     const caller = await ctx.caller(c.req.raw);
@@ -150,14 +182,25 @@ export function authApp(ctx: BackendContext): Hono {
     }
     if (grant === "refresh_token") {
       const entry = refreshTokens.get(String(body.refresh_token ?? ""));
-      if (!entry) {
+      if (!entry || revokedSessions.has(entry.sessionId)) {
         return gotrueError(
           400,
           "refresh_token_not_found",
           "Invalid Refresh Token: Refresh Token Not Found",
         );
       }
+      const u = users.get(entry.userId);
+      if (!u) return gotrueError(400, "user_not_found", "User not found");
       if (entry.used) {
+        // The session's active token, for a reuse within the interval; else reuse revokes it.
+        let active = entry.child;
+        while (active !== null && refreshTokens.get(active)?.used) {
+          active = refreshTokens.get(active)!.child;
+        }
+        if (active !== null && Date.now() - entry.usedAt < ctx.refreshReuseIntervalMs) {
+          return c.json(await session(u, issuerOf(c.req.url), entry.sessionId, active));
+        }
+        revokedSessions.add(entry.sessionId);
         return gotrueError(
           400,
           "refresh_token_already_used",
@@ -165,9 +208,10 @@ export function authApp(ctx: BackendContext): Hono {
         );
       }
       entry.used = true;
-      const u = users.get(entry.userId);
-      if (!u) return gotrueError(400, "user_not_found", "User not found");
-      return c.json(await session(u, issuerOf(c.req.url)));
+      entry.usedAt = Date.now();
+      const next = await session(u, issuerOf(c.req.url), entry.sessionId);
+      entry.child = next.refresh_token;
+      return c.json(next);
     }
     return gotrueError(400, "validation_failed", "unsupported_grant_type");
   });
@@ -204,7 +248,17 @@ export function authApp(ctx: BackendContext): Hono {
     if (!u) {
       return gotrueError(401, "no_authorization", "This endpoint requires a valid Bearer token");
     }
-    for (const entry of refreshTokens.values()) if (entry.userId === u.id) entry.used = true;
+    // GoTrue's scopes: `global` (the default) ends every session of the user, `local` the
+    // caller's, `others` every other one.
+    const scope = c.req.query("scope") ?? "global";
+    const own = sessionOf(c.req.header("authorization") ?? "");
+    for (const entry of refreshTokens.values()) {
+      if (entry.userId !== u.id) continue;
+      const mine = entry.sessionId === own;
+      if (scope === "global" || (scope === "local" ? mine : !mine)) {
+        revokedSessions.add(entry.sessionId);
+      }
+    }
     return c.body(null, 204);
   });
 

@@ -35,6 +35,8 @@ export interface BackendContext {
   key: SigningKey;
   /** Access-token lifetime in seconds. */
   accessTokenTtl: number;
+  /** How long a spent refresh token may be spent again for the session's active one, in ms. */
+  refreshReuseIntervalMs: number;
   /** Resolves the caller of a request, or the 401 answer. */
   caller(req: Request): Promise<Caller | Response>;
 }
@@ -47,6 +49,11 @@ export interface BackendOptions {
   serviceKey?: string;
   /** Access-token lifetime in seconds. Default 3600. */
   accessTokenTtl?: number;
+  /**
+   * How long after a refresh its spent token still answers the session's active token (two tabs
+   * refreshing at once), in ms; a later reuse revokes the session. Default 10,000, GoTrue's.
+   */
+  refreshReuseIntervalMs?: number;
 }
 
 export async function createContext(options: BackendOptions = {}): Promise<BackendContext> {
@@ -60,6 +67,7 @@ export async function createContext(options: BackendOptions = {}): Promise<Backe
     serviceKey,
     key,
     accessTokenTtl: options.accessTokenTtl ?? 3600,
+    refreshReuseIntervalMs: options.refreshReuseIntervalMs ?? 10_000,
     async caller(req) {
       const given = req.headers.get("apikey") ??
         new URL(req.url).searchParams.get("apikey");

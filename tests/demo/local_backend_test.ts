@@ -4,8 +4,8 @@ import { encodeBase64 } from "../../core/encoding.ts";
 import { createLocalBackend } from "../../demo/local_backend/mod.ts";
 import { serve } from "../support/serve.ts";
 
-async function setup() {
-  const backend = await createLocalBackend();
+async function setup(options: { refreshReuseIntervalMs?: number } = {}) {
+  const backend = await createLocalBackend(options);
   const server = await serve(backend.app.fetch);
   const client = createBaseClient(server.url, backend.apiKey);
   return { backend, server, client };
@@ -46,14 +46,21 @@ Deno.test("local backend: sign-up, password grant, refresh rotation and the JWKS
       json: { refresh_token: s.refresh_token },
     });
     assert.ok(refreshed.ok);
-    const reused = await client.request({
-      method: "POST",
-      area: "auth",
-      path: "/token",
-      query: { grant_type: "refresh_token" },
-      json: { refresh_token: s.refresh_token },
-    });
-    assert.equal(reused.errorOrNull()?.code, "refresh_token_already_used");
+    // Spent again within GoTrue's 10 s reuse interval (two tabs refreshing at once): the
+    // session's active token comes back, with the same session_id.
+    const grant = (token: string) =>
+      client.request({
+        method: "POST",
+        area: "auth",
+        path: "/token",
+        query: { grant_type: "refresh_token" },
+        json: { refresh_token: token },
+      });
+    const first = refreshed.getOrThrow().body as { refresh_token: string; access_token: string };
+    const again = (await grant(s.refresh_token)).getOrThrow().body as typeof first;
+    assert.equal(again.refresh_token, first.refresh_token);
+    const sid = (t: string) => JSON.parse(atob(t.split(".")[1])).session_id;
+    assert.equal(sid(again.access_token), sid(s.access_token));
     const user = await client.request({ area: "auth", path: "/user", accessToken: s.access_token });
     assert.equal((user.getOrThrow().body as { email: string }).email, "a@example.test");
     const forged = await client.request({
@@ -676,6 +683,48 @@ Deno.test("local backend: LIKE as PostgREST and Postgres read it ('*' is '%', ba
     assert.equal((await get("a\\%")).ok, true);
     const r = await get("a\\");
     assert.equal(r.errorOrNull()?.status, 400);
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("local backend: a refresh token spent after the reuse interval revokes its session, and sign-out honours its scope", async () => {
+  const { server, client } = await setup({ refreshReuseIntervalMs: 0 });
+  try {
+    const grant = (token: string) =>
+      client.request({
+        method: "POST",
+        area: "auth",
+        path: "/token",
+        query: { grant_type: "refresh_token" },
+        json: { refresh_token: token },
+      });
+    const s = await signUp(client, "b@example.test");
+    const next = (await grant(s.refresh_token)).getOrThrow().body as { refresh_token: string };
+    assert.equal((await grant(s.refresh_token)).errorOrNull()?.code, "refresh_token_already_used");
+    // Reuse revoked the whole session: its active token is dead too.
+    assert.equal((await grant(next.refresh_token)).errorOrNull()?.code, "refresh_token_not_found");
+    // Two sessions of one user: a local sign-out ends the caller's only.
+    const signIn = async () =>
+      (await client.request({
+        method: "POST",
+        area: "auth",
+        path: "/token",
+        query: { grant_type: "password" },
+        json: { email: "b@example.test", password: "correct horse" },
+      })).getOrThrow().body as { access_token: string; refresh_token: string };
+    const [one, two] = [await signIn(), await signIn()];
+    const out = await client.request({
+      method: "POST",
+      area: "auth",
+      path: "/logout",
+      query: { scope: "local" },
+      accessToken: one.access_token,
+      responseType: "none",
+    });
+    assert.ok(out.ok);
+    assert.equal((await grant(one.refresh_token)).ok, false);
+    assert.ok((await grant(two.refresh_token)).ok);
   } finally {
     await server.close();
   }
