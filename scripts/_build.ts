@@ -370,7 +370,12 @@ export async function buildPackage(target: Target, outArg: string): Promise<void
   const readme = await Deno.readTextFile(`${root}README.md`);
   await Deno.writeTextFile(
     `${outDir}/README.md`,
-    target === "npm" ? readme.replaceAll(config.name, "fetchbase") : readme,
+    // A line about JSR (its install line) keeps the JSR name.
+    target === "npm"
+      ? readme.split("\n").map((line) =>
+        line.includes("jsr:") ? line : line.replaceAll(config.name, "fetchbase")
+      ).join("\n")
+      : readme,
   );
   await Deno.copyFile(`${root}LICENSE`, `${outDir}/LICENSE`);
   // The documents the README links to.
