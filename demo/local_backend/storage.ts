@@ -667,6 +667,10 @@ export function storageApp(ctx: BackendContext): { app: Hono; state: StorageStat
     if (c.req.header("content-type") === "application/offset+octet-stream") {
       const bad = (await accept(up, c.req.raw)) ?? finish(up);
       if (bad) return bad;
+    } else if (up.length === 0) {
+      // An empty upload is complete on creation, as @tus/server finishes it.
+      const bad = finish(up);
+      if (bad) return bad;
     }
     return new Response(null, {
       status: 201,

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { createBaseClient } from "../../core/client.ts";
+import { createStorageClient } from "../../storage/mod.ts";
 import { encodeBase64 } from "../../core/encoding.ts";
 import { createLocalBackend } from "../../demo/local_backend/mod.ts";
 import { serve } from "../support/serve.ts";
@@ -725,6 +726,22 @@ Deno.test("local backend: a refresh token spent after the reuse interval revokes
     assert.ok(out.ok);
     assert.equal((await grant(one.refresh_token)).ok, false);
     assert.ok((await grant(two.refresh_token)).ok);
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("local backend: an empty resumable upload is stored on creation, as @tus/server finishes it", async () => {
+  const { server, client } = await setup();
+  try {
+    const s = await signUp(client, "c@example.test");
+    client.setAccessToken(s.access_token);
+    const storage = createStorageClient(client);
+    assert.ok((await storage.createBucket("empty", "empty")).ok);
+    const r = await storage.createResumableUpload("empty", "none.txt", new Uint8Array(0)).await();
+    assert.ok(r.ok, r.ok ? "" : r.error.message);
+    assert.equal((await storage.exists("empty", "none.txt")).getOrThrow(), true);
+    assert.equal((await storage.downloadBytes("empty", "none.txt")).getOrThrow().length, 0);
   } finally {
     await server.close();
   }
