@@ -253,17 +253,32 @@ const ENDED: ReadonlySet<string> = new Set(["session_not_found", "user_not_found
  * fails. With OTHERS this session is kept. Any other failure keeps it.
  * During a restore (`Loading`) it first waits for the stored session to be
  * read (the caller's `signal` ends the wait), then signs out what was found.
+ * The session is the one the manager holds: a manager made for a request
+ * (over its cookies) holds none until `initialize` (or `restoreSession`) has
+ * read the storage, and signs nothing out before.
  *
  * @example signOutCurrentSession
  * ```ts
  * import { createBaseClient } from "@fetchbase/fetchbase/core";
  * import { createAuthClient } from "@fetchbase/fetchbase/auth";
- * import { createSessionManager, signOutCurrentSession } from "@fetchbase/fetchbase/session";
+ * import {
+ *   CookieSessionStorage,
+ *   createSessionManager,
+ *   signOutCurrentSession,
+ * } from "@fetchbase/fetchbase/session";
  *
- * const client = createBaseClient("https://p.example", "anon-key");
- * const auth = createAuthClient(client);
- * const manager = createSessionManager(auth, client, { autoRefresh: false });
- * const r = await signOutCurrentSession(auth, manager);
+ * async function signOut(request: Request): Promise<Response> {
+ *   const client = createBaseClient("https://p.example", "anon-key");
+ *   const auth = createAuthClient(client);
+ *   const storage = new CookieSessionStorage(request);
+ *   const manager = createSessionManager(auth, client, { storage });
+ *   await manager.initialize(); // reads the session from the request's cookies
+ *   const r = await signOutCurrentSession(auth, manager);
+ *   manager.dispose();
+ *   const headers = new Headers({ location: "/" });
+ *   for (const cookie of storage.setCookieHeaders()) headers.append("set-cookie", cookie);
+ *   return new Response(null, { status: r.ok ? 303 : 500, headers });
+ * }
  * ```
  *
  * @param auth The auth client.
