@@ -12,6 +12,17 @@ async function setup(options: { refreshReuseIntervalMs?: number } = {}) {
   return { backend, server, client };
 }
 
+/** A refresh-token grant, answered as it is. */
+function refreshGrant(client: ReturnType<typeof createBaseClient>, token: string) {
+  return client.request({
+    method: "POST",
+    area: "auth",
+    path: "/token",
+    query: { grant_type: "refresh_token" },
+    json: { refresh_token: token },
+  });
+}
+
 async function signUp(client: ReturnType<typeof createBaseClient>, email: string) {
   const r = await client.request({
     method: "POST",
@@ -49,14 +60,7 @@ Deno.test("local backend: sign-up, password grant, refresh rotation and the JWKS
     assert.ok(refreshed.ok);
     // Spent again within GoTrue's 10 s reuse interval (two tabs refreshing at once): the
     // session's active token comes back, with the same session_id.
-    const grant = (token: string) =>
-      client.request({
-        method: "POST",
-        area: "auth",
-        path: "/token",
-        query: { grant_type: "refresh_token" },
-        json: { refresh_token: token },
-      });
+    const grant = (token: string) => refreshGrant(client, token);
     const first = refreshed.getOrThrow().body as { refresh_token: string; access_token: string };
     const again = (await grant(s.refresh_token)).getOrThrow().body as typeof first;
     assert.equal(again.refresh_token, first.refresh_token);
@@ -692,14 +696,7 @@ Deno.test("local backend: LIKE as PostgREST and Postgres read it ('*' is '%', ba
 Deno.test("local backend: a refresh token spent after the reuse interval revokes its session, and sign-out honours its scope", async () => {
   const { server, client } = await setup({ refreshReuseIntervalMs: 0 });
   try {
-    const grant = (token: string) =>
-      client.request({
-        method: "POST",
-        area: "auth",
-        path: "/token",
-        query: { grant_type: "refresh_token" },
-        json: { refresh_token: token },
-      });
+    const grant = (token: string) => refreshGrant(client, token);
     const s = await signUp(client, "b@example.test");
     const next = (await grant(s.refresh_token)).getOrThrow().body as { refresh_token: string };
     assert.equal((await grant(s.refresh_token)).errorOrNull()?.code, "refresh_token_already_used");
