@@ -9,6 +9,7 @@ import { failure, type ServiceResult, success } from "../core/result.ts";
 import type { QueryInit } from "../core/query.ts";
 import type { PkceParams } from "./pkce.ts";
 import { encodeComponent } from "../core/_uri.ts";
+import { quotedQueryPairs } from "../core/_query_pairs.ts";
 
 /** Options every auth call accepts. */
 export interface AuthCallOptions {
@@ -189,20 +190,8 @@ export function redirectSecrets(query: QueryInit | string | null | undefined): s
   const out: string[] = [];
   for (const to of targets) {
     if (typeof to !== "string") continue;
-    const at = to.indexOf("?");
-    if (at < 0) continue;
-    for (const pair of to.slice(at + 1).split("#")[0].split("&")) {
-      const eq = pair.indexOf("=");
-      if (eq < 0) continue;
-      const written = pair.slice(eq + 1);
-      let decoded = written;
-      try {
-        decoded = decodeURIComponent(written.replace(/\+/g, " "));
-      } catch {
-        // Not percent-encoded text: as written.
-      }
-      const credential =
-        /state|token|code|nonce|secret|key|sig|pass|otp|auth/i.test(pair.slice(0, eq)) ||
+    for (const [key, written, decoded] of quotedQueryPairs(to.split("#")[0])) {
+      const credential = /state|token|code|nonce|secret|key|sig|pass|otp|auth/i.test(key) ||
         (/^[\w.~+/=-]{16,}$/.test(decoded) && /\d/.test(decoded) && /[a-z]/i.test(decoded));
       if (credential) { for (const v of [written, decoded]) out.push(v, encodeURIComponent(v)); }
     }

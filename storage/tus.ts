@@ -12,6 +12,7 @@
 import { ABORTED, bounded, refusedSignal, untilAborted } from "../core/_abort.ts";
 import { describeThrown } from "../core/_thrown.ts";
 import { redactCause, redactSecrets } from "../core/http_error.ts";
+import { quotedQueryPairs } from "../core/_query_pairs.ts";
 import type { BaseClient } from "../core/client.ts";
 import { encodeBase64, encodeBase64Url } from "../core/encoding.ts";
 import { sha256 } from "../core/crypto.ts";
@@ -192,21 +193,12 @@ function checkTusSettings(o: ResumableUploadOptions): void {
 }
 
 /**
- * The values of the query parameters quoted in `text` (`?k=v`, `&k=v`), as written and decoded:
- * a pre-signed upload URL's credential, as secrets to redact from failures (a server's error may
- * name the token alone, a runtime's the URL, a URL store's the URL it holds).
+ * The values of the query parameters quoted in `text`, as written and decoded: a pre-signed
+ * upload URL's credential, as secrets to redact from failures (a server's error may name the
+ * token alone, a runtime's the URL, a URL store's the URL it holds).
  */
 function queryValues(text: string): string[] {
-  const out: string[] = [];
-  for (const [, value] of text.matchAll(/[?&][^=&#\s]+=([^&#\s"'<>]+)/g)) {
-    out.push(value);
-    try {
-      out.push(decodeURIComponent(value.replace(/\+/g, " ")));
-    } catch {
-      // Not percent-encoded text: as written.
-    }
-  }
-  return out;
+  return quotedQueryPairs(text).flatMap(([, written, decoded]) => [written, decoded]);
 }
 
 /** Whether a saved upload URL is one: an absolute http(s) URL, as `Location` is resolved. */
