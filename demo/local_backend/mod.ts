@@ -1,7 +1,9 @@
 /**
  * An embedded local backend for the demo and the edge-example tests: one Hono
  * app serving a GoTrue stand-in under `/auth/v1` (real ES256 keys and a
- * JWKS), a Storage API stand-in under `/storage/v1` (in-memory objects, signed
+ * JWKS; refresh tokens rotate as GoTrue's do: a session keeps its
+ * `session_id`, a token spent again within 10 s answers the active one, a
+ * later reuse revokes the session, sign-out honours its scope), a Storage API stand-in under `/storage/v1` (in-memory objects, signed
  * URLs and the TUS endpoint) and a PostgREST stand-in under `/rest/v1`
  * (in-memory tables with row-level security on `user_id`).
  *
