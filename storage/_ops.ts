@@ -846,15 +846,16 @@ export async function createSignedUrl(
   checkExpires(expiresIn);
   const encoded = objectPathOrFailure(bucket, path);
   if (typeof encoded !== "string") return encoded;
-  // The single-path route signs its path as decodeURI leaves it, so `%3F` and `%23` stay
-  // escaped in the token and the download check fails; the batch route takes keys in JSON.
+  // The single-path route signs its path as decodeURI leaves it, so `%3F` and `%23` (in the
+  // key, or `?` in a bucket id) stay escaped in the token and the download check fails; the
+  // batch route takes keys in JSON.
   const transformed = hasTransform(o.transform);
-  if (/[?#]/.test(path)) {
+  if (/[?#]/.test(bucket + path)) {
     // The batch route takes no transform, so no route signs such a key with one.
     if (transformed) {
       return failure({
         message:
-          "Cannot sign a transformed URL as the storage service cannot verify one for a key holding '?' or '#'",
+          "Cannot sign a transformed URL as the storage service cannot verify one for a key or bucket holding '?' or '#'",
         category: "INVALID_ARGUMENT",
       });
     }

@@ -29,7 +29,10 @@ export function checkObjectPath(path: string): { key: string } | { error: string
   return { key };
 }
 
-/** Encodes a bucket id as one path segment; throws TypeError when blank. */
+/**
+ * Encodes a bucket id as one path segment, as a key segment (the single-path signing route signs
+ * `decodeURI` of its path, bucket included); throws TypeError when blank.
+ */
 export function encodeBucket(bucket: string): string {
   // `.` and `..` would be dot segments: URL parsers resolve them into another route.
   if (
@@ -42,7 +45,7 @@ export function encodeBucket(bucket: string): string {
       }`,
     );
   }
-  return encodeComponent(bucket);
+  return encodeSegment(bucket);
 }
 
 /** Characters legal in a path segment (RFC 3986 sub-delims, `:` and `@`) that stay literal. */
