@@ -244,13 +244,14 @@ const ENDED: ReadonlySet<string> = new Set(["session_not_found", "user_not_found
 
 /**
  * Signs the current session out and clears storage; with no session it succeeds when `succeedIfNoSession` (default).
- * A lapsed (`Expired`) session is signed out too. With scope LOCAL (the
- * default) an answer of 401, 403 or 404 means the server no longer knows the
- * token or its session, so the session is cleared and the call succeeds.
- * GLOBAL and OTHERS need a token the server accepts: a lapsed session is
- * refreshed first, and only a 404 or an ended session (`session_not_found`,
- * `user_not_found`) counts as done; a refused token revoked nothing, so it
- * fails. With OTHERS this session is kept. Any other failure keeps it.
+ * A lapsed (`Expired`) session is refreshed first, since GoTrue refuses a
+ * lapsed token (403) and would keep the session; with scope LOCAL (the
+ * default) a refresh that fails still signs out with the lapsed token, and an
+ * answer of 401, 403 or 404 counts as signed out, so the session is cleared
+ * and the call succeeds. GLOBAL and OTHERS fail when the refresh does, and
+ * only a 404 or an ended session (`session_not_found`, `user_not_found`)
+ * counts as done; a refused token revoked nothing, so it fails. With OTHERS
+ * this session is kept. Any other failure keeps it.
  * During a restore (`Loading`) it first waits for the stored session to be
  * read (the caller's `signal` ends the wait), then signs out what was found.
  * The session is the one the manager holds: a manager made for a request
@@ -308,15 +309,17 @@ export async function signOutCurrentSession(
   let session = heldSession(manager);
   if (!session) return (options.succeedIfNoSession ?? true) ? success(undefined) : noSession();
   const scope = options.scope ?? SignOutScope.LOCAL;
-  // Ending the other sessions needs a token the server accepts: a lapsed one is refreshed first.
-  if (scope !== SignOutScope.LOCAL && manager.sessionState.value.kind === "Expired") {
+  // Revoking needs a token the server accepts: GoTrue refuses a lapsed one (403 `bad_jwt`) and
+  // keeps its session, refresh token included. A lapsed session is refreshed first; for LOCAL a
+  // refresh that fails (offline, or the session already ended) still signs out with the old token.
+  if (manager.sessionState.value.kind === "Expired") {
     const fresh = await untilCancelled(
       () => manager.refreshSession(),
       options.signal,
       options.timeout,
     );
-    if (!fresh.ok) return fresh;
-    session = fresh.value;
+    if (fresh.ok) session = fresh.value;
+    else if (scope !== SignOutScope.LOCAL || fresh.error.category === "CANCELLED") return fresh;
   }
   let r = await auth.signOut(session.accessToken, { ...call(options), scope });
   // A token the server no longer knows is as signed out as it gets locally; for GLOBAL and
