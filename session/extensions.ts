@@ -244,14 +244,17 @@ const ENDED: ReadonlySet<string> = new Set(["session_not_found", "user_not_found
 
 /**
  * Signs the current session out and clears storage; with no session it succeeds when `succeedIfNoSession` (default).
- * A lapsed (`Expired`) session is refreshed first, since GoTrue refuses a
- * lapsed token (403) and would keep the session; with scope LOCAL (the
- * default) a refresh that fails still signs out with the lapsed token, and an
- * answer of 401, 403 or 404 counts as signed out, so the session is cleared
- * and the call succeeds. GLOBAL and OTHERS fail when the refresh does, and
- * only a 404 or an ended session (`session_not_found`, `user_not_found`)
- * counts as done; a refused token revoked nothing, so it fails. With OTHERS
- * this session is kept. Any other failure keeps it.
+ * A lapsed (`Expired`) session is signed out too: it is refreshed first,
+ * since the server refuses a lapsed token (401/403) and ends nothing, which
+ * would leave its refresh token usable. With scope LOCAL (the default), when
+ * that refresh fails (offline, or the session is already dead) the lapsed
+ * token is sent, and an answer of 401, 403 or 404 (the server no longer
+ * accepts the token or knows its session) clears the session here and
+ * succeeds. GLOBAL and OTHERS need a token the server accepts: a failed
+ * refresh is the answer, and only a 404 or an ended session
+ * (`session_not_found`, `user_not_found`) counts as done; a refused token
+ * revoked nothing, so it fails. With OTHERS this session is kept. Any other
+ * failure keeps it.
  * During a restore (`Loading`) it first waits for the stored session to be
  * read (the caller's `signal` ends the wait), then signs out what was found.
  * The session is the one the manager holds: a manager made for a request
@@ -309,9 +312,9 @@ export async function signOutCurrentSession(
   let session = heldSession(manager);
   if (!session) return (options.succeedIfNoSession ?? true) ? success(undefined) : noSession();
   const scope = options.scope ?? SignOutScope.LOCAL;
-  // Revoking needs a token the server accepts: GoTrue refuses a lapsed one (403 `bad_jwt`) and
-  // keeps its session, refresh token included. A lapsed session is refreshed first; for LOCAL a
-  // refresh that fails (offline, or the session already ended) still signs out with the old token.
+  // Ending a session needs a token the server accepts: a lapsed one is refreshed first (GoTrue
+  // answers a lapsed token 401/403 and ends nothing: its refresh token would stay usable).
+  let ended = false;
   if (manager.sessionState.value.kind === "Expired") {
     const fresh = await untilCancelled(
       () => manager.refreshSession(),
@@ -319,7 +322,10 @@ export async function signOutCurrentSession(
       options.timeout,
     );
     if (fresh.ok) session = fresh.value;
+    // LOCAL goes on with the lapsed token when the refresh fails (offline, or the session is
+    // already dead): the session is then cleared here, as before.
     else if (scope !== SignOutScope.LOCAL || fresh.error.category === "CANCELLED") return fresh;
+    else ended = heldSession(manager) === null;
   }
   let r = await auth.signOut(session.accessToken, { ...call(options), scope });
   // A token the server no longer knows is as signed out as it gets locally; for GLOBAL and
@@ -334,7 +340,9 @@ export async function signOutCurrentSession(
   // does this one when only the others were signed out (OTHERS), unless its token is dead.
   if (
     r.ok && (scope !== SignOutScope.OTHERS || dead) &&
-    (options.clearStoredSessionOnSuccess ?? true) && sameSession(session, heldSession(manager))
+    (options.clearStoredSessionOnSuccess ?? true) &&
+    // A failed refresh that ended the session in memory left its storage as it was: cleared too.
+    (sameSession(session, heldSession(manager)) || ended && heldSession(manager) === null)
   ) {
     // Forgotten at once; a signal ends only the wait for the storage, which clears all the same.
     const clearing = manager.clearSession();
