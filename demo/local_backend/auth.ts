@@ -207,11 +207,20 @@ export function authApp(ctx: BackendContext): Hono {
           "Invalid Refresh Token: Already Used",
         );
       }
+      // The child is known the moment the token is spent (GoTrue does both in one transaction):
+      // a grant of the same token while this one is signing reuses it rather than revoking.
+      const child = crypto.randomUUID().replaceAll("-", "").slice(0, 16);
+      refreshTokens.set(child, {
+        userId: u.id,
+        sessionId: entry.sessionId,
+        used: false,
+        usedAt: 0,
+        child: null,
+      });
       entry.used = true;
       entry.usedAt = Date.now();
-      const next = await session(u, issuerOf(c.req.url), entry.sessionId);
-      entry.child = next.refresh_token;
-      return c.json(next);
+      entry.child = child;
+      return c.json(await session(u, issuerOf(c.req.url), entry.sessionId, child));
     }
     return gotrueError(400, "validation_failed", "unsupported_grant_type");
   });

@@ -177,7 +177,7 @@ export function storageApp(ctx: BackendContext): { app: Hono; state: StorageStat
         cacheControl: c.req.header("cache-control") ?? "max-age=3600",
         metadata,
       },
-      upsert || c.req.header("x-upsert") === "true",
+      upsert,
       caller,
     );
     return result instanceof Response
@@ -434,7 +434,8 @@ export function storageApp(ctx: BackendContext): { app: Hono; state: StorageStat
     ) {
       return storageError(400, "InvalidJWT", "invalid signature");
     }
-    // The object is written as the user who made the URL, under their rights.
+    // The object is written as the user who made the URL, under their rights; upsert comes from
+    // the token alone, as the Storage API takes it (an x-upsert header is ignored).
     return await storeBody(c, bucket, name, null, entry.upsert, entry.caller);
   });
 
@@ -586,7 +587,8 @@ export function storageApp(ctx: BackendContext): { app: Hono; state: StorageStat
         return storageError(400, "Invalid Input", "x-metadata must be base64 JSON");
       }
     }
-    return await storeBody(c, bucket, name, metadata, upsertDefault, callerOf(c));
+    const upsert = upsertDefault || c.req.header("x-upsert") === "true";
+    return await storeBody(c, bucket, name, metadata, upsert, callerOf(c));
   };
   app.post("/object/*", upload(false));
   app.put("/object/*", upload(true));

@@ -743,3 +743,44 @@ Deno.test("local backend: an empty resumable upload is stored on creation, as @t
     await server.close();
   }
 });
+
+Deno.test("local backend: two refreshes of one token at once both get the active session (no revocation)", async () => {
+  const { server, client } = await setup();
+  try {
+    const s = await signUp(client, "twice@example.test");
+    // Two requests of one browser carrying the same expired cookie refresh together: the
+    // second is a reuse within the interval, never a revocation of the session.
+    const [a, b] = await Promise.all([
+      refreshGrant(client, s.refresh_token),
+      refreshGrant(client, s.refresh_token),
+    ]);
+    assert.ok(a.ok && b.ok, `${a.errorOrNull()?.code} ${b.errorOrNull()?.code}`);
+    const token = (r: typeof a) => (r.getOrThrow().body as { refresh_token: string }).refresh_token;
+    assert.equal(token(a), token(b));
+    assert.ok((await refreshGrant(client, token(a))).ok, "the session is still alive");
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("local backend: a signed upload takes upsert from its token, not from x-upsert", async () => {
+  const { server, client } = await setup();
+  try {
+    const s = await signUp(client, "signed@example.test");
+    client.setAccessToken(s.access_token);
+    const storage = createStorageClient(client);
+    assert.ok((await storage.createBucket("up", "up")).ok);
+    assert.ok((await storage.upload("up", "a.txt", "first")).ok);
+    const token = (await storage.createSignedUploadUrl("up", "a.txt")).getOrThrow();
+    // As the Storage API does: the token says no upsert, whatever the call sends.
+    const r = await storage.uploadToSignedUrl("up", "a.txt", token, "second", { upsert: true });
+    assert.equal(r.ok, false);
+    assert.equal((await storage.download("up", "a.txt")).getOrThrow(), "first");
+    const upsert = (await storage.createSignedUploadUrl("up", "a.txt", { upsert: true }))
+      .getOrThrow();
+    assert.ok((await storage.uploadToSignedUrl("up", "a.txt", upsert, "third")).ok);
+    assert.equal((await storage.download("up", "a.txt")).getOrThrow(), "third");
+  } finally {
+    await server.close();
+  }
+});
