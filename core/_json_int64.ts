@@ -8,25 +8,23 @@
  */
 
 /** A marker no data can hold: drawn per call, so no string can forge it. */
-function freshMark(): string {
+export function freshMark(): string {
   return `\u0000int64:${Math.random().toString(36).slice(2)}:`;
 }
 
 const isDigit = (c: number) => c >= 48 && c <= 57;
 
 /**
- * Parses JSON text, turning integer literals beyond `Number.MAX_SAFE_INTEGER`
- * into `bigint`. Throws `SyntaxError` exactly when `JSON.parse` does.
+ * Valid JSON `text` with each number literal for which `keep` holds written as the string `mark`
+ * + literal, or null when there is none.
  */
-export function parseJsonInt64(text: string): unknown {
-  const plain = JSON.parse(text); // validates first: the rewrite below assumes valid JSON
-  // An unsafe integer needs 16 digits in a row: one native scan spares the common case the loop.
-  // Spelled out: V8 scans a fixed run of classes about 10x faster than `\d{16}` (which costs
-  // more than JSON.parse itself on a large body).
-  if (!/\d\d\d\d\d\d\d\d\d\d\d\d\d\d\d\d/.test(text)) return plain;
+export function markNumbers(
+  text: string,
+  mark: string,
+  keep: (literal: string) => boolean,
+): string | null {
   let out = "";
   let last = 0;
-  const mark = freshMark();
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c === 34) {
@@ -41,15 +39,44 @@ export function parseJsonInt64(text: string): unknown {
     let j = i + 1;
     while (j < text.length && /[0-9.eE+-]/.test(text[j])) j++;
     const literal = text.slice(i, j);
-    if (/^-?[1-9]\d{15,}$/.test(literal) && !Number.isSafeInteger(Number(literal))) {
+    if (keep(literal)) {
       out += `${text.slice(last, i)}${JSON.stringify(mark + literal)}`;
       last = j;
     }
     i = j - 1;
   }
-  if (last === 0) return plain;
+  return last === 0 ? null : out + text.slice(last);
+}
+
+/** JSON text with each quoted `mark` + literal written as the bare literal. */
+export function unquoteMarks(json: string, mark: string): string {
+  const quoted = JSON.stringify(mark).slice(0, -1); // as it opens a string in JSON text
+  return json.split(quoted).map((part, n) => {
+    if (n === 0) return part;
+    const end = part.indexOf('"');
+    return part.slice(0, end) + part.slice(end + 1);
+  }).join("");
+}
+
+/**
+ * Parses JSON text, turning integer literals beyond `Number.MAX_SAFE_INTEGER`
+ * into `bigint`. Throws `SyntaxError` exactly when `JSON.parse` does.
+ */
+export function parseJsonInt64(text: string): unknown {
+  const plain = JSON.parse(text); // validates first: the rewrite below assumes valid JSON
+  // An unsafe integer needs 16 digits in a row: one native scan spares the common case the loop.
+  // Spelled out: V8 scans a fixed run of classes about 10x faster than `\d{16}` (which costs
+  // more than JSON.parse itself on a large body).
+  if (!/\d\d\d\d\d\d\d\d\d\d\d\d\d\d\d\d/.test(text)) return plain;
+  const mark = freshMark();
+  const marked = markNumbers(
+    text,
+    mark,
+    (literal) => /^-?[1-9]\d{15,}$/.test(literal) && !Number.isSafeInteger(Number(literal)),
+  );
+  if (marked === null) return plain;
   return JSON.parse(
-    out + text.slice(last),
+    marked,
     (_key, v) => typeof v === "string" && v.startsWith(mark) ? BigInt(v.slice(mark.length)) : v,
   );
 }
@@ -57,13 +84,8 @@ export function parseJsonInt64(text: string): unknown {
 /** `JSON.stringify` that writes `bigint` values as JSON integers. */
 export function stringifyJsonInt64(value: unknown): string | undefined {
   const mark = freshMark();
-  const quoted = JSON.stringify(mark).slice(1, -1); // as it appears inside JSON text
   const text = JSON.stringify(value, (_key, v) => typeof v === "bigint" ? mark + v : v);
-  return text?.split(`"${quoted}`).map((part, n) => {
-    if (n === 0) return part;
-    const end = part.indexOf('"');
-    return part.slice(0, end) + part.slice(end + 1);
-  }).join("");
+  return text === undefined ? text : unquoteMarks(text, mark);
 }
 
 /**

@@ -35,7 +35,7 @@ import {
 import { plainJson, plainOf, RESERVED_KEYS } from "./_encode.ts";
 import { QueryBuilder } from "./query_builder.ts";
 import { renderTopLevel, WhereBuilder } from "./where_builder.ts";
-import { parseJsonInt64 } from "../core/_json_int64.ts";
+import { freshMark, markNumbers, unquoteMarks } from "../core/_json_int64.ts";
 
 /** Options every database call accepts. */
 export interface CallOptions {
@@ -785,8 +785,9 @@ export class DatabaseClient {
  * `limit`, `offset`, `and`, `or`) or a value shaped like a filter
  * (`cs.stanford.edu`, `not.sure`), a name PostgREST would read only in part (`a.b`, `p->x`, `a:b`), a
  * `number` beyond 2^53 (pass a `bigint` or a string) or one JSON cannot hold (`NaN`, `Infinity`);
- * such calls need POST or another value. JSON text is read with its integers kept exact, and a
- * `bigint` goes as its digits.
+ * such calls need POST or another value. A number in JSON text goes as written when a JavaScript
+ * number would change it (an integer beyond 2^53, a decimal with more digits than a double holds),
+ * nested too, and a `bigint` goes as its digits.
  *
  * @example Flattening
  * ```ts
@@ -803,10 +804,16 @@ export function flattenParams(
   params: string | Record<string, unknown> | ReadonlyMap<string, unknown>,
 ): Array<[string, string]> {
   let obj: unknown = plainOf(params);
+  // JSON text: a number JavaScript would change (an id beyond 2^53, a decimal with more digits
+  // than a double holds) is read as this mark and its literal, and goes as written, as PostgREST
+  // passes a GET argument's text to the function (a POST body arrives exact too).
+  let mark: string | null = null;
   if (typeof params === "string") {
     try {
-      // Integers beyond 2^53 kept exact (as bigint): JSON.parse would round an id.
-      obj = parseJsonInt64(params);
+      obj = JSON.parse(params); // validates first: the rewrite below assumes valid JSON
+      mark = freshMark();
+      const marked = markNumbers(params, mark, changedAsNumber);
+      if (marked !== null) obj = JSON.parse(marked);
     } catch (cause) {
       throw new TypeError(
         "Cannot pass arguments as query parameters as 'params' is not JSON",
@@ -846,7 +853,13 @@ export function flattenParams(
     }
     // Objects and arrays go as JSON text, as the document says (for json/jsonb parameters); a
     // Postgres array parameter (int[]) takes its literal as a string ("{1,2}").
-    const text = typeof v === "object" ? plainJson(v, `pass ${showValue(k)}`) : String(v);
+    const text = typeof v === "object"
+      ? (mark === null
+        ? plainJson(v, `pass ${showValue(k)}`)
+        : unquoteMarks(plainJson(v, `pass ${showValue(k)}`), mark))
+      : mark !== null && typeof v === "string" && v.startsWith(mark)
+      ? v.slice(mark.length)
+      : String(v);
     // PostgREST takes a query key it reserves as a modifier, and a value shaped like
     // `op.value` as a filter on the result: the function would never see the argument.
     // And it reads a name up to the first character outside an identifier (`a.b` passes `b`,
@@ -866,6 +879,26 @@ export function flattenParams(
     out.push([k, text]);
   }
   return out;
+}
+
+/**
+ * Whether a JSON number literal would reach the function changed through a JavaScript number:
+ * beyond 2^53 or past a double's range, or with more significant digits than a double holds.
+ * `1.10` and `1E2` are the same numbers as `1.1` and `100`, and go as those.
+ */
+function changedAsNumber(literal: string): boolean {
+  const n = Number(literal);
+  return !Number.isFinite(n) || (Number.isInteger(n) && !Number.isSafeInteger(n)) ||
+    decimalOf(String(n)) !== decimalOf(literal);
+}
+
+/** A JSON number literal's value as `<sign><digits>e<exponent>`, without zeros that change nothing. */
+function decimalOf(literal: string): string {
+  const [, sign, int, frac = "", exp = "0"] = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/
+    .exec(literal)!;
+  const digits = (int + frac).replace(/^0+/, "");
+  const kept = digits.replace(/0+$/, "");
+  return kept === "" ? "0" : `${sign}${kept}e${+exp - frac.length + digits.length - kept.length}`;
 }
 
 /**

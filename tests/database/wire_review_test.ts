@@ -1,0 +1,37 @@
+/**
+ * Wire review: requests PostgREST would read otherwise than meant.
+ */
+import assert from "node:assert/strict";
+import { flattenParams, ResponseFormat } from "../../database/mod.ts";
+import { makeDb, pairs } from "./_helpers.ts";
+
+Deno.test("GET RPC arguments from JSON text keep every number as written (PostgREST reads them as text)", async () => {
+  // A double holds 15 to 17 significant digits: a numeric(38,18) argument lost the rest, and
+  // a decimal beyond 2^53 was refused as an unsafe integer, where a POST sends it exact.
+  const { db, rec } = makeDb(() => new Response("[]"));
+  await db.rpcGet("f", {
+    params: '{"amount": 1.123456789012345678, "big": 12345678901234567.89, "tiny": 1e400}',
+  });
+  assert.deepEqual(pairs(rec.last.url), [
+    ["amount", "1.123456789012345678"],
+    ["big", "12345678901234567.89"],
+    ["tiny", "1e400"],
+  ]);
+  await db.rpc("f", { params: '{"id": 9007199254740993.5}', format: ResponseFormat.HEAD });
+  assert.deepEqual(pairs(rec.last.url), [["id", "9007199254740993.5"]]);
+  // Nested in a json argument too, and integers beyond 2^53 as before.
+  assert.deepEqual(
+    flattenParams('{"o": {"p": 123456789.123456789123, "q": [18446744073709551615, 0.5]}}'),
+    [["o", '{"p":123456789.123456789123,"q":[18446744073709551615,0.5]}']],
+  );
+  // Numbers a double holds go as JavaScript writes them; strings and keys are untouched.
+  assert.deepEqual(
+    flattenParams(
+      '{"a": 1.10, "b": 1E2, "c": -0, "d": "0.1234567890123456789", "e": 9007199254740993}',
+    ),
+    [["a", "1.1"], ["b", "100"], ["c", "0"], ["d", "0.1234567890123456789"], [
+      "e",
+      "9007199254740993",
+    ]],
+  );
+});
