@@ -785,9 +785,9 @@ export class DatabaseClient {
  * `limit`, `offset`, `and`, `or`) or a value shaped like a filter
  * (`cs.stanford.edu`, `not.sure`), a name PostgREST would read only in part (`a.b`, `p->x`, `a:b`), a
  * `number` beyond 2^53 (pass a `bigint` or a string) or one JSON cannot hold (`NaN`, `Infinity`);
- * such calls need POST or another value. A number in JSON text goes as written when a JavaScript
- * number would change it (an integer beyond 2^53, a decimal with more digits than a double holds),
- * nested too, and a `bigint` goes as its digits.
+ * such calls need POST or another value. A number in JSON text goes as written, nested too (a
+ * double would round an id beyond 2^53 or a numeric(38,18) amount), and a `bigint` goes as its
+ * digits.
  *
  * @example Flattening
  * ```ts
@@ -804,15 +804,15 @@ export function flattenParams(
   params: string | Record<string, unknown> | ReadonlyMap<string, unknown>,
 ): Array<[string, string]> {
   let obj: unknown = plainOf(params);
-  // JSON text: a number JavaScript would change (an id beyond 2^53, a decimal with more digits
-  // than a double holds) is read as this mark and its literal, and goes as written, as PostgREST
-  // passes a GET argument's text to the function (a POST body arrives exact too).
+  // JSON text: each number is read as this mark and its literal, and goes as written, as PostgREST
+  // passes a GET argument's text to the function and a POST body's number as written: through a
+  // double, an id beyond 2^53 or a numeric(38,18) amount would lose digits.
   let mark: string | null = null;
   if (typeof params === "string") {
     try {
       obj = JSON.parse(params); // validates first: the rewrite below assumes valid JSON
       mark = freshMark();
-      const marked = markNumbers(params, mark, changedAsNumber);
+      const marked = markNumbers(params, mark, () => true);
       if (marked !== null) obj = JSON.parse(marked);
     } catch (cause) {
       throw new TypeError(
@@ -879,26 +879,6 @@ export function flattenParams(
     out.push([k, text]);
   }
   return out;
-}
-
-/**
- * Whether a JSON number literal would reach the function changed through a JavaScript number:
- * beyond 2^53 or past a double's range, or with more significant digits than a double holds.
- * `1.10` and `1E2` are the same numbers as `1.1` and `100`, and go as those.
- */
-function changedAsNumber(literal: string): boolean {
-  const n = Number(literal);
-  return !Number.isFinite(n) || (Number.isInteger(n) && !Number.isSafeInteger(n)) ||
-    decimalOf(String(n)) !== decimalOf(literal);
-}
-
-/** A JSON number literal's value as `<sign><digits>e<exponent>`, without zeros that change nothing. */
-function decimalOf(literal: string): string {
-  const [, sign, int, frac = "", exp = "0"] = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/
-    .exec(literal)!;
-  const digits = (int + frac).replace(/^0+/, "");
-  const kept = digits.replace(/0+$/, "");
-  return kept === "" ? "0" : `${sign}${kept}e${+exp - frac.length + digits.length - kept.length}`;
 }
 
 /**

@@ -24,12 +24,12 @@ Deno.test("GET RPC arguments from JSON text keep every number as written (PostgR
     flattenParams('{"o": {"p": 123456789.123456789123, "q": [18446744073709551615, 0.5]}}'),
     [["o", '{"p":123456789.123456789123,"q":[18446744073709551615,0.5]}']],
   );
-  // Numbers a double holds go as JavaScript writes them; strings and keys are untouched.
+  // Every number goes as written, as a POST body sends it; strings and keys are untouched.
   assert.deepEqual(
     flattenParams(
       '{"a": 1.10, "b": 1E2, "c": -0, "d": "0.1234567890123456789", "e": 9007199254740993}',
     ),
-    [["a", "1.1"], ["b", "100"], ["c", "0"], ["d", "0.1234567890123456789"], [
+    [["a", "1.10"], ["b", "1E2"], ["c", "-0"], ["d", "0.1234567890123456789"], [
       "e",
       "9007199254740993",
     ]],
