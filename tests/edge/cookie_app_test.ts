@@ -1,0 +1,91 @@
+// The cookie-session example (edge_examples/deno/cookie_app.ts) against the local backend, in
+// process with app.request(): sign-in writes the session's cookies, a lapsed session is refreshed
+// and written back, rows are read as the user, and sign-out revokes the session on the server.
+import assert from "node:assert/strict";
+import { createLocalBackend } from "../../demo/local_backend/mod.ts";
+import { createClient } from "../../client.ts";
+import { createCookieApp } from "../../edge_examples/deno/cookie_app.ts";
+import { withClock } from "../session/_helpers.ts";
+
+const URL_ = "http://backend.test";
+
+/** The `Cookie` header a browser would send back after `res` (deleted cookies left out). */
+function cookiesAfter(res: Response, before = ""): string {
+  const jar = new Map(
+    before.split("; ").filter(Boolean).map((p) => p.split("=", 2) as [string, string]),
+  );
+  for (const line of res.headers.getSetCookie()) {
+    const [pair] = line.split(";");
+    const eq = pair.indexOf("=");
+    const name = pair.slice(0, eq);
+    const value = pair.slice(eq + 1);
+    if (value === "" || /max-age=0/i.test(line)) jar.delete(name);
+    else jar.set(name, value);
+  }
+  return [...jar].map(([k, v]) => `${k}=${v}`).join("; ");
+}
+
+Deno.test("cookie app: sign-in, rows as the user, a lapsed session refreshed into new cookies, and a sign-out the server honours", async () => {
+  const backend = await createLocalBackend({ accessTokenTtl: 60 });
+  const fetch = async (input: RequestInfo | URL, init?: RequestInit) =>
+    await backend.app.fetch(new Request(input, init));
+  const app = createCookieApp({ url: URL_, apiKey: backend.apiKey, clientOptions: { fetch } });
+  const direct = () => createClient(URL_, backend.apiKey, { fetch });
+
+  await withClock(async (clock) => {
+    assert.ok((await direct().auth.signUpWithEmail("c@example.test", "secret-pw")).ok);
+    // Another user's row, which row-level security must keep out of this user's list.
+    const other = direct();
+    assert.ok((await other.auth.signUpWithEmail("o@example.test", "secret-pw")).ok);
+    const otherSession = (await other.auth.signInWithEmail("o@example.test", "secret-pw"))
+      .getOrThrow();
+    other.setAccessToken(otherSession.accessToken);
+    assert.ok((await other.database.insert("todos", '{"title":"not mine","done":false}')).ok);
+
+    assert.equal((await app.request("/todos")).status, 401, "no cookies, no rows");
+    const refused = await app.request("/signin", {
+      method: "POST",
+      body: JSON.stringify({ email: "c@example.test", password: "wrong-pw" }),
+    });
+    assert.equal(refused.status, 401);
+    assert.equal(refused.headers.getSetCookie().length, 0, "a refused sign-in sets no cookie");
+
+    const signIn = await app.request("/signin", {
+      method: "POST",
+      body: JSON.stringify({ email: "c@example.test", password: "secret-pw" }),
+    });
+    assert.equal(signIn.status, 200);
+    let cookie = cookiesAfter(signIn);
+    assert.match(cookie, /^fb-session=/);
+    for (const line of signIn.headers.getSetCookie()) {
+      assert.match(line, /HttpOnly/i, "the browser's scripts never see the session");
+    }
+
+    // Rows as the user: a row of their own (written in a session of their own), not the other's.
+    const mine = direct();
+    const mineSession = (await mine.auth.signInWithEmail("c@example.test", "secret-pw"))
+      .getOrThrow();
+    mine.setAccessToken(mineSession.accessToken);
+    assert.ok((await mine.database.insert("todos", '{"title":"milk","done":false}')).ok);
+    const rows = await app.request("/todos", { headers: { cookie } });
+    assert.equal(rows.status, 200);
+    assert.deepEqual((await rows.json()).map((r: { title: string }) => r.title), ["milk"]);
+
+    // The access token lapses: the next request refreshes it and writes the new session back.
+    clock.tick(120_000);
+    const later = await app.request("/todos", { headers: { cookie } });
+    assert.equal(later.status, 200, await later.clone().text());
+    const refreshed = cookiesAfter(later, cookie);
+    assert.notEqual(refreshed, cookie, "the refreshed session goes back to the browser");
+    cookie = refreshed;
+
+    // Sign-out deletes the cookies and revokes the session: a browser that kept the old cookies
+    // (a copy, a leak) cannot refresh them once their access token lapses.
+    const out = await app.request("/signout", { method: "POST", headers: { cookie } });
+    assert.equal(out.status, 204);
+    assert.equal(cookiesAfter(out, cookie), "", "every session cookie is deleted");
+    clock.tick(120_000);
+    const kept = await app.request("/todos", { headers: { cookie } });
+    assert.equal(kept.status, 401, "the revoked session cannot be refreshed");
+  });
+});
