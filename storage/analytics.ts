@@ -540,7 +540,8 @@ export class AnalyticsCatalogClient {
   }
 
   /**
-   * The typed namespace list.
+   * The typed namespace list: only the direct children of `parent` (a server that ignores
+   * `parent`, as the Storage API does, answers every namespace; the others are dropped).
    *
    * @param options Parent, page token and size.
    * @returns The page.
@@ -553,9 +554,19 @@ export class AnalyticsCatalogClient {
     },
   ): Promise<ServiceResult<IcebergNamespaceListResponse>> {
     options ??= {};
+    const parent = options.parent?.length ? options.parent : null;
     return decodeResult(
       await this.listNamespaces(options),
-      (o) => pageTokens(o, { namespaces: asArray(o.namespaces ?? [], "namespaces").map(strList) }),
+      (o) =>
+        pageTokens(o, {
+          namespaces: asArray(o.namespaces ?? [], "namespaces").map(strList)
+            // Direct children only: the Storage API's catalog ignores `parent` and answers every
+            // namespace, the parent itself included (the protocol lists full namespaces).
+            .filter((ns) =>
+              parent === null ||
+              (ns.length === parent.length + 1 && parent.every((level, i) => ns[i] === level))
+            ),
+        }),
     );
   }
 
