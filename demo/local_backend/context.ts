@@ -37,8 +37,11 @@ export interface BackendContext {
   accessTokenTtl: number;
   /** How long a spent refresh token may be spent again for the session's active one, in ms. */
   refreshReuseIntervalMs: number;
-  /** Resolves the caller of a request, or the 401 answer. */
-  caller(req: Request): Promise<Caller | Response>;
+  /**
+   * Resolves the caller of a request, or the 401 answer; a token up to `skewSeconds` past its
+   * expiry is still accepted (PostgREST allows 30 s of clock skew; GoTrue none).
+   */
+  caller(req: Request, skewSeconds?: number): Promise<Caller | Response>;
 }
 
 /** Options of the local backend. */
@@ -68,7 +71,7 @@ export async function createContext(options: BackendOptions = {}): Promise<Backe
     key,
     accessTokenTtl: options.accessTokenTtl ?? 3600,
     refreshReuseIntervalMs: options.refreshReuseIntervalMs ?? 10_000,
-    async caller(req) {
+    async caller(req, skewSeconds = 0) {
       const given = req.headers.get("apikey") ??
         new URL(req.url).searchParams.get("apikey");
       if (given === null || given === "") {
@@ -82,7 +85,7 @@ export async function createContext(options: BackendOptions = {}): Promise<Backe
       const token = bearer || given;
       if (token === apiKey) return ANON;
       if (token === serviceKey) return SERVICE;
-      const claims = await verifyJwt(key, token);
+      const claims = await verifyJwt(key, token, Math.floor(Date.now() / 1000) - skewSeconds);
       if (!claims) {
         return Response.json(
           {

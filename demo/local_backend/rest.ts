@@ -14,7 +14,8 @@
  * `user_id` (or none, in `todos`) than the caller's is refused whole, as
  * PostgREST does: 403 `42501` "new row violates row-level security policy
  * for table ...", nothing written. The anon role owns no row; the service
- * role (see `context.ts`) bypasses every check.
+ * role (see `context.ts`) bypasses every check. An access token is accepted up to 30 s past its
+ * expiry, PostgREST's allowed clock skew (auth and storage routes allow none).
  */
 
 import { Hono } from "hono";
@@ -212,7 +213,9 @@ export function restApp(ctx: BackendContext): { app: Hono; tables: Tables } {
   const nextId = new Map<string, number>();
 
   app.use("*", async (c, next) => {
-    const caller = await ctx.caller(c.req.raw);
+    // PostgREST accepts a token up to 30 s past its expiry (its allowed clock skew), as
+    // getClaims' leeway does: a request it lets through is not refused here.
+    const caller = await ctx.caller(c.req.raw, 30);
     if (caller instanceof Response) return caller;
     c.set("caller" as never, caller as never);
     return next();

@@ -4,6 +4,8 @@ import { createStorageClient } from "../../storage/mod.ts";
 import { encodeBase64 } from "../../core/encoding.ts";
 import { createLocalBackend } from "../../demo/local_backend/mod.ts";
 import { serve } from "../support/serve.ts";
+import { createClient } from "../../client.ts";
+import { withClock } from "../session/_helpers.ts";
 
 async function setup(options: { refreshReuseIntervalMs?: number } = {}) {
   const backend = await createLocalBackend(options);
@@ -783,4 +785,23 @@ Deno.test("local backend: a signed upload takes upsert from its token, not from 
   } finally {
     await server.close();
   }
+});
+
+Deno.test("local backend: the rest routes take a token up to 30 s past its expiry (PostgREST's clock skew), auth routes none", async () => {
+  const backend = await createLocalBackend({ accessTokenTtl: 60 });
+  const fetch = async (input: RequestInfo | URL, init?: RequestInit) =>
+    await backend.app.fetch(new Request(input, init));
+  await withClock(async (clock) => {
+    const client = createClient("http://backend.test", backend.apiKey, { fetch });
+    assert.ok((await client.auth.signUpWithEmail("skew@example.test", "secret-pw")).ok);
+    const session = (await client.auth.signInWithEmail("skew@example.test", "secret-pw"))
+      .getOrThrow();
+    client.setAccessToken(session.accessToken);
+    clock.tick(80_000); // 20 s past the expiry
+    assert.ok((await client.database.select("todos")).ok, "within PostgREST's skew");
+    const user = await client.auth.getUser(session.accessToken);
+    assert.equal(user.errorOrNull()?.status, 401, "GoTrue allows no skew");
+    clock.tick(20_000); // 40 s past
+    assert.equal((await client.database.select("todos")).errorOrNull()?.status, 401);
+  });
 });
