@@ -566,13 +566,13 @@ export class AuthClient {
    * Enrolls an MFA factor (`POST /factors`).
    *
    * @param accessToken The access token.
-   * @param factorType TOTP, PHONE or WEBAUTHN.
+   * @param factorType TOTP, PHONE or WEBAUTHN (UNKNOWN, a decoding fallback, is no type to enroll).
    * @param options Friendly name, issuer, phone.
    * @returns The enrolment.
    */
   mfaEnroll(
     accessToken: string,
-    factorType: MfaFactorType,
+    factorType: Exclude<MfaFactorType, "unknown">,
     options?: mfa.MfaEnrollOptions,
   ): Promise<ServiceResult<MfaEnrollResponse>> {
     return mfa.mfaEnroll(this.client, accessToken, factorType, options);

@@ -40,7 +40,7 @@ export interface MfaEnrollOptions extends AuthCallOptions {
 export function mfaEnroll(
   client: BaseClient,
   accessToken: string,
-  factorType: MfaFactorType,
+  factorType: Exclude<MfaFactorType, "unknown">,
   o?: MfaEnrollOptions,
 ): Promise<ServiceResult<MfaEnrollResponse>> {
   o ??= {};

@@ -7,6 +7,7 @@ import { validateAll, type Validator } from "./validator.ts";
 import { parseJsonInt64 } from "../core/_json_int64.ts";
 import { runBlock } from "./_block.ts";
 import type { QueryBuilder } from "./query_builder.ts";
+import type { BlockResult } from "./where_builder.ts";
 
 /** The validator of a typed call, and its signal (a validation that never settles is cancelled). */
 interface DecodeOptions<T> {
@@ -117,7 +118,7 @@ export async function maybeOne<T>(
  * several, where the whole list could be large.
  */
 export function twoRowsAtMost(
-  block?: ((q: QueryBuilder) => unknown) | null,
+  block?: ((q: QueryBuilder) => BlockResult) | null,
 ): (q: QueryBuilder) => void {
   return (q) => {
     if (block != null) runBlock(block, q);

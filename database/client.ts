@@ -34,7 +34,7 @@ import {
 } from "./models.ts";
 import { plainJson, plainOf, RESERVED_KEYS } from "./_encode.ts";
 import { QueryBuilder } from "./query_builder.ts";
-import { renderTopLevel, WhereBuilder } from "./where_builder.ts";
+import { type BlockResult, renderTopLevel, WhereBuilder } from "./where_builder.ts";
 import { freshMark, markNumbers, unquoteMarks } from "../core/_json_int64.ts";
 
 /** Options every database call accepts. */
@@ -64,7 +64,7 @@ export interface SelectOptions extends CallOptions {
   /** Let the transport retry this read. Default true. */
   retry?: boolean;
   /** Filters, order and pagination. */
-  block?: (q: QueryBuilder) => unknown;
+  block?: (q: QueryBuilder) => BlockResult;
 }
 
 /** Options of {@linkcode DatabaseClient.selectCount}. */
@@ -76,7 +76,7 @@ export interface SelectCountOptions extends CallOptions {
   /** Count option. Default EXACT. */
   count?: CountOption;
   /** Filters. */
-  block?: (q: QueryBuilder) => unknown;
+  block?: (q: QueryBuilder) => BlockResult;
 }
 
 /** Options of {@linkcode DatabaseClient.selectRange}. */
@@ -181,8 +181,18 @@ export interface RpcOptions extends CallOptions {
   /** Body media type, sent verbatim. Default application/json. */
   contentType?: string;
   /** Filters, order and pagination on a set-returning function. */
-  block?: (q: QueryBuilder) => unknown;
+  block?: (q: QueryBuilder) => BlockResult;
 }
+
+/**
+ * A function's named arguments as one object: a record, a Map, or a value of
+ * an interface type (which TypeScript does not let stand for a
+ * `Record<string, unknown>`). An array or a function is not one.
+ */
+export type RpcParamsObject =
+  | Readonly<Record<string, unknown>>
+  | ReadonlyMap<string, unknown>
+  | (object & { readonly length?: never });
 
 /** Named arguments of a GET RPC: ordered pairs or a record. */
 export type RpcQueryParams =
@@ -206,7 +216,7 @@ export interface RpcGetOptions extends CallOptions {
    * `rpcGet` resolve `Failure(INVALID_ARGUMENT)`; `queryParams` go as they
    * are (filters on the result included).
    */
-  params?: string | Record<string, unknown> | ReadonlyMap<string, unknown> | null;
+  params?: string | RpcParamsObject | null;
   /** Response format. Default ROWS. */
   format?: ResponseFormat;
   /** Count option. */
@@ -218,7 +228,7 @@ export interface RpcGetOptions extends CallOptions {
   /** Let the transport retry. Default true. */
   retry?: boolean;
   /** Filters, order and pagination. */
-  block?: (q: QueryBuilder) => unknown;
+  block?: (q: QueryBuilder) => BlockResult;
 }
 
 export type { PgRequest, PgResponse } from "./_request.ts";
@@ -274,7 +284,7 @@ function headersOf(
 }
 
 function readPairs(
-  block: ((q: QueryBuilder) => unknown) | undefined,
+  block: ((q: QueryBuilder) => BlockResult) | undefined,
   first?: [string, string],
 ): Array<[string, string]> {
   if (!block) return first ? [first] : [];
@@ -284,7 +294,7 @@ function readPairs(
 }
 
 function wherePairs(
-  block: ((w: WhereBuilder) => unknown) | undefined | null,
+  block: ((w: WhereBuilder) => BlockResult) | undefined | null,
 ): Array<[string, string]> {
   if (!block) return [];
   const w = new WhereBuilder();
@@ -534,7 +544,7 @@ export class DatabaseClient {
     method: "PATCH" | "DELETE",
     table: string,
     body: string | undefined,
-    block: ((w: WhereBuilder) => unknown) | null | undefined,
+    block: ((w: WhereBuilder) => BlockResult) | null | undefined,
     options: MutateOptions,
   ): Promise<ServiceResult<string>> {
     checkMaxAffected(options.maxAffected);
@@ -579,7 +589,7 @@ export class DatabaseClient {
   update(
     table: string,
     body: string,
-    block: ((w: WhereBuilder) => unknown) | null,
+    block: ((w: WhereBuilder) => BlockResult) | null,
     options?: MutateOptions,
   ): Promise<ServiceResult<string>> {
     options ??= {};
@@ -599,7 +609,7 @@ export class DatabaseClient {
   replace(
     table: string,
     body: string,
-    block: ((w: WhereBuilder) => unknown) | null,
+    block: ((w: WhereBuilder) => BlockResult) | null,
     options?: ReplaceOptions,
   ): Promise<ServiceResult<string>> {
     options ??= {};
@@ -635,7 +645,7 @@ export class DatabaseClient {
    */
   delete(
     table: string,
-    block: ((w: WhereBuilder) => unknown) | null,
+    block: ((w: WhereBuilder) => BlockResult) | null,
     options?: MutateOptions,
   ): Promise<ServiceResult<string>> {
     options ??= {};
@@ -801,7 +811,7 @@ export class DatabaseClient {
  * @returns The pairs.
  */
 export function flattenParams(
-  params: string | Record<string, unknown> | ReadonlyMap<string, unknown>,
+  params: string | RpcParamsObject,
 ): Array<[string, string]> {
   let obj: unknown = plainOf(params);
   // JSON text: each number is read as this mark and its literal, and goes as written, as PostgREST

@@ -44,8 +44,14 @@ export function column<T = unknown>(name: string): Column<T> {
   return Object.freeze({ name }) as Column<T>;
 }
 
-/** Typed columns of a row type: one {@linkcode Column} per field. */
-export type Columns<Row> = { readonly [K in keyof Row & string]-?: Column<Row[K]> };
+/**
+ * Typed columns of a row type: one {@linkcode Column} per field. An optional
+ * field (`due?: string`) is a column of its value: a row read back has no
+ * `undefined`, and a filter refuses it as an operand.
+ */
+export type Columns<Row> = {
+  readonly [K in keyof Row & string]-?: Column<Exclude<Row[K], undefined>>;
+};
 
 /**
  * Derives typed columns from a row type (beyond the interface document), so

@@ -9,6 +9,7 @@ import { runBlock } from "./_block.ts";
 import { createPaginator, type Paginator } from "../core/paginator.ts";
 import type { DatabaseClient } from "./client.ts";
 import { QueryBuilder } from "./query_builder.ts";
+import type { BlockResult } from "./where_builder.ts";
 import { selectTyped } from "./typed.ts";
 import type { Validator } from "./validator.ts";
 import { showValue } from "../core/_show.ts";
@@ -22,7 +23,7 @@ export interface PaginatorOptions<T> {
   /** The `select=` projection. Default `*`. */
   columns?: string;
   /** Filters and a stable order; must not set range, limit or offset. */
-  block?: (q: QueryBuilder) => unknown;
+  block?: (q: QueryBuilder) => BlockResult;
   /** Checks each row. */
   validator?: Validator<T> | null;
 }

@@ -10,7 +10,7 @@ import { runBlock } from "./_block.ts";
 import { columnName, type ColumnRef } from "./column.ts";
 import { checkColumn, checkEmbedPath } from "./_encode.ts";
 import { Nulls, Order } from "./models.ts";
-import { renderTopLevel, WhereBuilder } from "./where_builder.ts";
+import { type BlockResult, renderTopLevel, WhereBuilder } from "./where_builder.ts";
 import { showValue } from "../core/_show.ts";
 
 /** Options of {@linkcode QueryBuilder.orderBy}. */
@@ -66,7 +66,7 @@ export class QueryBuilder {
    * @param block Adds predicates.
    * @returns This builder.
    */
-  where(block: (w: WhereBuilder) => unknown): this {
+  where(block: (w: WhereBuilder) => BlockResult): this {
     runBlock(block, this.filter);
     return this;
   }

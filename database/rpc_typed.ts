@@ -10,7 +10,7 @@ import { plainJson } from "./_encode.ts";
 import { guarded } from "./_guard.ts";
 import type { ServiceResult } from "../core/result.ts";
 import { failure, success } from "../core/result.ts";
-import type { CallOptions, DatabaseClient } from "./client.ts";
+import type { CallOptions, DatabaseClient, RpcParamsObject, RpcQueryParams } from "./client.ts";
 import {
   decodeOne,
   decodeRows,
@@ -22,6 +22,7 @@ import {
 } from "./_decode.ts";
 import { type CountOption, ResponseFormat } from "./models.ts";
 import type { QueryBuilder } from "./query_builder.ts";
+import type { BlockResult } from "./where_builder.ts";
 import type { Validator } from "./validator.ts";
 
 /** Options of the typed POST RPC calls. */
@@ -29,9 +30,9 @@ export interface TypedRpcOptions<T> extends CallOptions {
   /** Schema (`Content-Profile`). */
   schema?: string | null;
   /** Named arguments: a raw JSON string, or an object (or Map) encoded to JSON. */
-  params?: string | Record<string, unknown> | ReadonlyMap<string, unknown> | null;
+  params?: string | RpcParamsObject | null;
   /** Filters, order and pagination on a set-returning function. */
-  block?: (q: QueryBuilder) => unknown;
+  block?: (q: QueryBuilder) => BlockResult;
   /** Checks each decoded value. */
   validator?: Validator<T> | null;
 }
@@ -41,17 +42,17 @@ export interface TypedRpcGetOptions<T> extends CallOptions {
   /** Schema (`Accept-Profile`). */
   schema?: string | null;
   /** Arguments as query parameters. */
-  queryParams?: Readonly<Record<string, string>> | ReadonlyMap<string, string>;
+  queryParams?: RpcQueryParams;
   /** Arguments as an object: top-level fields flattened, objects and arrays as JSON text (a Postgres array parameter takes its literal as a string, `"{1,2}"`), nulls omitted. */
-  params?: Record<string, unknown> | ReadonlyMap<string, unknown> | null;
+  params?: RpcParamsObject | null;
   /** Filters, order and pagination. */
-  block?: (q: QueryBuilder) => unknown;
+  block?: (q: QueryBuilder) => BlockResult;
   /** Checks each decoded value. */
   validator?: Validator<T> | null;
 }
 
 function paramsText(
-  params: string | Record<string, unknown> | ReadonlyMap<string, unknown> | null | undefined,
+  params: string | RpcParamsObject | null | undefined,
 ): string | null {
   if (params === undefined || params === null) return null;
   return typeof params === "string" ? params : plainJson(params, "call the function");

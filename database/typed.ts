@@ -29,7 +29,7 @@ import {
 } from "./models.ts";
 import type { QueryBuilder } from "./query_builder.ts";
 import type { Validator } from "./validator.ts";
-import type { WhereBuilder } from "./where_builder.ts";
+import type { BlockResult, WhereBuilder } from "./where_builder.ts";
 import { plainJson, plainOf } from "./_encode.ts";
 
 /** Options of the typed reads. */
@@ -39,7 +39,7 @@ export interface TypedSelectOptions<T> extends CallOptions {
   /** The `select=` projection. Default `*`. */
   columns?: string;
   /** Filters, order and pagination. */
-  block?: (q: QueryBuilder) => unknown;
+  block?: (q: QueryBuilder) => BlockResult;
   /** Checks each row. */
   validator?: Validator<T> | null;
 }
@@ -538,7 +538,7 @@ export function updateTyped<T>(
   db: DatabaseClient,
   table: string,
   value: Partial<T>,
-  block: ((w: WhereBuilder) => unknown) | null,
+  block: ((w: WhereBuilder) => BlockResult) | null,
   options?: TypedMutateOptions<T>,
 ): Promise<ServiceResult<T[]>> {
   options ??= {};
@@ -573,7 +573,7 @@ export function updateUnit(
   db: DatabaseClient,
   table: string,
   body: string,
-  block: ((w: WhereBuilder) => unknown) | null,
+  block: ((w: WhereBuilder) => BlockResult) | null,
   options?: Omit<TypedMutateOptions<unknown>, "validator">,
 ): Promise<ServiceResult<void>> {
   options ??= {};
@@ -605,7 +605,7 @@ export function updateUnitTyped<T>(
   db: DatabaseClient,
   table: string,
   value: Partial<T>,
-  block: ((w: WhereBuilder) => unknown) | null,
+  block: ((w: WhereBuilder) => BlockResult) | null,
   options?: Omit<TypedMutateOptions<unknown>, "validator">,
 ): Promise<ServiceResult<void>> {
   options ??= {};
@@ -633,7 +633,7 @@ export function updateUnitTyped<T>(
 export function deleteTyped<T>(
   db: DatabaseClient,
   table: string,
-  block: ((w: WhereBuilder) => unknown) | null,
+  block: ((w: WhereBuilder) => BlockResult) | null,
   options?: TypedMutateOptions<T> & { returning?: ReturnOption },
 ): Promise<ServiceResult<T[]>> {
   options ??= {};
@@ -665,7 +665,7 @@ export function deleteTyped<T>(
 export function deleteUnit(
   db: DatabaseClient,
   table: string,
-  block: ((w: WhereBuilder) => unknown) | null,
+  block: ((w: WhereBuilder) => BlockResult) | null,
   options?: Omit<TypedMutateOptions<unknown>, "validator">,
 ): Promise<ServiceResult<void>> {
   options ??= {};

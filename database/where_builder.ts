@@ -92,9 +92,28 @@ function operandText(value: unknown, what: string): string {
 }
 
 /**
+ * What a DSL block (`(w) => w.eq(...)`, `(q) => q.limit(10)`) may return:
+ * anything but a promise. An `async` block would add its filters only after
+ * the request was built and sent (an `update` or `delete` would then reach
+ * every row): it is refused here at compile time, as it is at run time.
+ */
+export type BlockResult =
+  | (object & { readonly then?: never })
+  | string
+  | number
+  | boolean
+  | bigint
+  | symbol
+  | null
+  | undefined
+  | void;
+
+/**
  * Collects filter predicates. Each statement adds one predicate; statements
  * are AND-ed. String operands are escaped; numbers and booleans are emitted
- * verbatim; an `undefined` operand throws `TypeError`.
+ * verbatim; an `undefined` operand throws `TypeError`, and so does a null
+ * one except for `eq`, `neq` and `isDistinctFrom` (`is.null`): the operand
+ * types take a typed column's values without null and undefined.
  *
  * @example Filters
  * ```ts
@@ -149,7 +168,7 @@ export class WhereBuilder {
    * @param value The operand.
    * @returns This builder.
    */
-  eq<T>(column: ColumnRef<T>, value: NoInfer<T> | null): this {
+  eq<T>(column: ColumnRef<T>, value: NoInfer<NonNullable<T>> | null): this {
     return this.#nullable(column, "eq", value, "eq");
   }
 
@@ -161,7 +180,7 @@ export class WhereBuilder {
    * @param value The operand.
    * @returns This builder.
    */
-  neq<T>(column: ColumnRef<T>, value: NoInfer<T> | null): this {
+  neq<T>(column: ColumnRef<T>, value: NoInfer<NonNullable<T>> | null): this {
     return this.#nullable(column, "neq", value, "neq");
   }
 
@@ -172,7 +191,7 @@ export class WhereBuilder {
    * @param value The operand.
    * @returns This builder.
    */
-  greater<T>(column: ColumnRef<T>, value: NoInfer<T>): this {
+  greater<T>(column: ColumnRef<T>, value: NoInfer<NonNullable<T>>): this {
     return this.#operand(column, "gt", value, "greater");
   }
 
@@ -183,7 +202,7 @@ export class WhereBuilder {
    * @param value The operand.
    * @returns This builder.
    */
-  greaterEq<T>(column: ColumnRef<T>, value: NoInfer<T>): this {
+  greaterEq<T>(column: ColumnRef<T>, value: NoInfer<NonNullable<T>>): this {
     return this.#operand(column, "gte", value, "greaterEq");
   }
 
@@ -194,7 +213,7 @@ export class WhereBuilder {
    * @param value The operand.
    * @returns This builder.
    */
-  less<T>(column: ColumnRef<T>, value: NoInfer<T>): this {
+  less<T>(column: ColumnRef<T>, value: NoInfer<NonNullable<T>>): this {
     return this.#operand(column, "lt", value, "less");
   }
 
@@ -205,7 +224,7 @@ export class WhereBuilder {
    * @param value The operand.
    * @returns This builder.
    */
-  lessEq<T>(column: ColumnRef<T>, value: NoInfer<T>): this {
+  lessEq<T>(column: ColumnRef<T>, value: NoInfer<NonNullable<T>>): this {
     return this.#operand(column, "lte", value, "lessEq");
   }
 
@@ -216,7 +235,7 @@ export class WhereBuilder {
    * @param range The inclusive bounds.
    * @returns This builder.
    */
-  within<T>(column: ColumnRef<T>, range: ClosedRange<NoInfer<T>>): this {
+  within<T>(column: ColumnRef<T>, range: ClosedRange<NoInfer<NonNullable<T>>>): this {
     const full = checkColumn(columnName(column));
     // Inside a group PostgREST reads no table path: `author.age` becomes `author.and=(age...)`.
     const dot = full.lastIndexOf(".");
@@ -246,7 +265,7 @@ export class WhereBuilder {
    * @param value The operand.
    * @returns This builder.
    */
-  isDistinctFrom<T>(column: ColumnRef<T>, value: NoInfer<T> | null): this {
+  isDistinctFrom<T>(column: ColumnRef<T>, value: NoInfer<NonNullable<T>> | null): this {
     // IS DISTINCT FROM NULL is IS NOT NULL; `isdistinct.null` would compare with the text 'null'.
     if (value === null) return this.isNotNull(column);
     return this.#operand(column, "isdistinct", value, "isDistinctFrom");
@@ -388,7 +407,7 @@ export class WhereBuilder {
    * @param values The allowed values.
    * @returns This builder.
    */
-  inList<T>(column: ColumnRef<T>, values: readonly NoInfer<T>[]): this {
+  inList<T>(column: ColumnRef<T>, values: readonly NoInfer<NonNullable<T>>[]): this {
     return this.#add(column, "in", inOperand(values, "inList"), true);
   }
 
@@ -399,7 +418,7 @@ export class WhereBuilder {
    * @param values The excluded values.
    * @returns This builder.
    */
-  notInList<T>(column: ColumnRef<T>, values: readonly NoInfer<T>[]): this {
+  notInList<T>(column: ColumnRef<T>, values: readonly NoInfer<NonNullable<T>>[]): this {
     this.#add(column, "in", inOperand(values, "notInList"), true);
     this.predicates.push(negate(this.predicates.pop()!));
     return this;
@@ -412,7 +431,10 @@ export class WhereBuilder {
    * @param value Elements (array), a range literal or a JSON object.
    * @returns This builder.
    */
-  contains<T>(column: ColumnRef<T>, value: NoInfer<T> | string | Record<string, unknown>): this {
+  contains<T>(
+    column: ColumnRef<T>,
+    value: NoInfer<NonNullable<T>> | string | Record<string, unknown>,
+  ): this {
     return this.#operand(column, "cs", value, "contains");
   }
 
@@ -423,7 +445,10 @@ export class WhereBuilder {
    * @param value Elements, a range literal or a JSON object.
    * @returns This builder.
    */
-  containedBy<T>(column: ColumnRef<T>, value: NoInfer<T> | string | Record<string, unknown>): this {
+  containedBy<T>(
+    column: ColumnRef<T>,
+    value: NoInfer<NonNullable<T>> | string | Record<string, unknown>,
+  ): this {
     return this.#operand(column, "cd", value, "containedBy");
   }
 
@@ -434,7 +459,7 @@ export class WhereBuilder {
    * @param value Elements or a range literal.
    * @returns This builder.
    */
-  overlaps<T>(column: ColumnRef<T>, value: NoInfer<T> | string): this {
+  overlaps<T>(column: ColumnRef<T>, value: NoInfer<NonNullable<T>> | string): this {
     return this.#operand(column, "ov", value, "overlaps");
   }
 
@@ -548,7 +573,7 @@ export class WhereBuilder {
   #group(
     operator: "or" | "and",
     referencedTable: string | null,
-    block: (w: WhereBuilder) => unknown,
+    block: (w: WhereBuilder) => BlockResult,
   ) {
     const inner = innerBuilder();
     runBlock(block, inner);
@@ -572,7 +597,7 @@ export class WhereBuilder {
    * @param options `referencedTable` filters an embedded resource.
    * @returns This builder.
    */
-  or(block: (w: WhereBuilder) => unknown, options?: { referencedTable?: string | null }): this {
+  or(block: (w: WhereBuilder) => BlockResult, options?: { referencedTable?: string | null }): this {
     options ??= {};
     return this.#group("or", options.referencedTable ?? null, block);
   }
@@ -585,7 +610,7 @@ export class WhereBuilder {
    * @returns This builder.
    */
   and(
-    block: (w: WhereBuilder) => unknown,
+    block: (w: WhereBuilder) => BlockResult,
     options?: { referencedTable?: string | null },
   ): this {
     options ??= {};
@@ -598,7 +623,7 @@ export class WhereBuilder {
    * @param block Adds the predicates to negate.
    * @returns This builder.
    */
-  not(block: (w: WhereBuilder) => unknown): this {
+  not(block: (w: WhereBuilder) => BlockResult): this {
     const inner = innerBuilder();
     runBlock(block, inner);
     emptyCheck("not", inner);

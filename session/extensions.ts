@@ -453,8 +453,8 @@ export function linkIdentityForCurrentSession(
   provider: OAuthProvider | string,
   options?: AuthCallOptions & {
     redirectTo?: string | null;
-    scopes?: string[];
-    queryParams?: Record<string, string>;
+    scopes?: readonly string[];
+    queryParams?: Readonly<Record<string, string>>;
   },
 ): Promise<ServiceResult<LinkIdentityResponse>> {
   options ??= {};

@@ -165,7 +165,7 @@ export interface CreateBucketOptions extends StorageCallOptions {
   /** Per-object size cap in bytes. */
   fileSizeLimit?: number | null;
   /** MIME whitelist. */
-  allowedMimeTypes?: string[] | null;
+  allowedMimeTypes?: readonly string[] | null;
 }
 
 /** Options of bucket updates: only given fields are sent. */
@@ -177,7 +177,7 @@ export interface UpdateBucketOptions extends StorageCallOptions {
   /** Per-object size cap in bytes. */
   fileSizeLimit?: number | null;
   /** MIME whitelist. */
-  allowedMimeTypes?: string[] | null;
+  allowedMimeTypes?: readonly string[] | null;
 }
 
 /**

@@ -166,7 +166,7 @@ export interface IcebergNamespaceListResponse {
 /** A namespace to create. */
 export interface IcebergCreateNamespaceRequest {
   /** Levels. */
-  namespace: string[];
+  namespace: readonly string[];
   /** Properties. Default empty. */
   properties?: Record<string, string>;
 }
@@ -180,7 +180,7 @@ export interface IcebergNamespaceMetadata {
 /** Property changes. */
 export interface IcebergUpdateNamespacePropertiesRequest {
   /** Keys to remove. */
-  removals?: string[] | null;
+  removals?: readonly string[] | null;
   /** Keys to set. */
   updates?: Record<string, string> | null;
 }
@@ -516,7 +516,7 @@ export class AnalyticsCatalogClient {
    */
   listNamespaces(
     options?: CatalogCallOptions & {
-      parent?: string[] | null;
+      parent?: readonly string[] | null;
       pageToken?: string | null;
       pageSize?: number | null;
     },
@@ -548,7 +548,7 @@ export class AnalyticsCatalogClient {
    */
   async listNamespacesTyped(
     options?: CatalogCallOptions & {
-      parent?: string[] | null;
+      parent?: readonly string[] | null;
       pageToken?: string | null;
       pageSize?: number | null;
     },
@@ -578,7 +578,7 @@ export class AnalyticsCatalogClient {
    * @returns The raw JSON.
    */
   createNamespace(
-    namespace: string[],
+    namespace: readonly string[],
     options?: CatalogCallOptions & { properties?: Record<string, string> },
   ): Promise<ServiceResult<CatalogJsonObject>> {
     options ??= {};
@@ -624,7 +624,7 @@ export class AnalyticsCatalogClient {
    * @returns Nothing.
    */
   async deleteNamespace(
-    namespace: string[],
+    namespace: readonly string[],
     options?: CatalogCallOptions,
   ): Promise<ServiceResult<void>> {
     options ??= {};
@@ -640,7 +640,7 @@ export class AnalyticsCatalogClient {
    * @returns The raw JSON.
    */
   getNamespaceMetadata(
-    namespace: string[],
+    namespace: readonly string[],
     options?: CatalogCallOptions,
   ): Promise<ServiceResult<CatalogJsonObject>> {
     options ??= {};
@@ -655,7 +655,7 @@ export class AnalyticsCatalogClient {
    * @returns The metadata.
    */
   async getNamespaceMetadataTyped(
-    namespace: string[],
+    namespace: readonly string[],
     options?: CatalogCallOptions,
   ): Promise<ServiceResult<IcebergNamespaceMetadata>> {
     options ??= {};
@@ -673,9 +673,9 @@ export class AnalyticsCatalogClient {
    * @returns The raw JSON.
    */
   updateNamespaceProperties(
-    namespace: string[],
+    namespace: readonly string[],
     options?: CatalogCallOptions & {
-      removals?: string[] | null;
+      removals?: readonly string[] | null;
       updates?: Record<string, string> | null;
     },
   ): Promise<ServiceResult<CatalogJsonObject>> {
@@ -698,7 +698,7 @@ export class AnalyticsCatalogClient {
    * @returns Removed, updated and missing keys.
    */
   async updateNamespacePropertiesTyped(
-    namespace: string[],
+    namespace: readonly string[],
     request: IcebergUpdateNamespacePropertiesRequest,
     options?: CatalogCallOptions,
   ): Promise<ServiceResult<IcebergUpdateNamespacePropertiesResponse>> {
@@ -721,7 +721,7 @@ export class AnalyticsCatalogClient {
    * @returns The raw JSON.
    */
   listTables(
-    namespace: string[],
+    namespace: readonly string[],
     options?: CatalogCallOptions & { pageToken?: string | null; pageSize?: number | null },
   ): Promise<ServiceResult<CatalogJsonObject>> {
     options ??= {};
@@ -745,7 +745,7 @@ export class AnalyticsCatalogClient {
    * @returns The page.
    */
   async listTablesTyped(
-    namespace: string[],
+    namespace: readonly string[],
     options?: CatalogCallOptions & { pageToken?: string | null; pageSize?: number | null },
   ): Promise<ServiceResult<IcebergTableListResponse>> {
     options ??= {};
@@ -767,7 +767,7 @@ export class AnalyticsCatalogClient {
    * @returns The raw JSON.
    */
   createTable(
-    namespace: string[],
+    namespace: readonly string[],
     request: CatalogJsonObject,
     options?: CatalogCallOptions,
   ): Promise<ServiceResult<CatalogJsonObject>> {
@@ -787,7 +787,7 @@ export class AnalyticsCatalogClient {
    * @returns The table metadata.
    */
   async createTableTyped(
-    namespace: string[],
+    namespace: readonly string[],
     request: IcebergTableCreateRequest,
     options?: CatalogCallOptions,
   ): Promise<ServiceResult<IcebergTableMetadataResponse>> {
@@ -813,7 +813,7 @@ export class AnalyticsCatalogClient {
    * @returns The raw JSON.
    */
   updateTable(
-    namespace: string[],
+    namespace: readonly string[],
     name: string,
     request: CatalogJsonObject,
     options?: CatalogCallOptions,
@@ -836,7 +836,7 @@ export class AnalyticsCatalogClient {
    * @returns The table metadata.
    */
   async updateTableTyped(
-    namespace: string[],
+    namespace: readonly string[],
     name: string,
     request: IcebergTableCommitRequest,
     options?: CatalogCallOptions,
@@ -861,7 +861,7 @@ export class AnalyticsCatalogClient {
    * @returns Nothing.
    */
   async deleteTable(
-    namespace: string[],
+    namespace: readonly string[],
     name: string,
     options?: CatalogCallOptions & { purge?: boolean },
   ): Promise<ServiceResult<void>> {
@@ -886,7 +886,7 @@ export class AnalyticsCatalogClient {
    * @returns The raw JSON.
    */
   getTable(
-    namespace: string[],
+    namespace: readonly string[],
     name: string,
     options?: CatalogCallOptions & { snapshots?: string | null },
   ): Promise<ServiceResult<CatalogJsonObject>> {
@@ -910,7 +910,7 @@ export class AnalyticsCatalogClient {
    * @returns The table metadata.
    */
   async getTableTyped(
-    namespace: string[],
+    namespace: readonly string[],
     name: string,
     options?: CatalogCallOptions & { snapshots?: string | null },
   ): Promise<ServiceResult<IcebergTableMetadataResponse>> {
@@ -927,7 +927,7 @@ export class AnalyticsCatalogClient {
    * @returns The raw JSON.
    */
   registerTable(
-    namespace: string[],
+    namespace: readonly string[],
     request: CatalogJsonObject,
     options?: CatalogCallOptions,
   ): Promise<ServiceResult<CatalogJsonObject>> {
@@ -947,7 +947,7 @@ export class AnalyticsCatalogClient {
    * @returns The table metadata.
    */
   async registerTableTyped(
-    namespace: string[],
+    namespace: readonly string[],
     request: IcebergTableRegisterRequest,
     options?: CatalogCallOptions,
   ): Promise<ServiceResult<IcebergTableMetadataResponse>> {

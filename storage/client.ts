@@ -336,18 +336,18 @@ export class StorageClient {
    *
    * @param vectorBucketName The bucket.
    * @param indexName The index.
-   * @param dataType The component type.
+   * @param dataType The component type (FLOAT32; UNKNOWN, a decoding fallback, is not sent).
    * @param dimension The vector length.
-   * @param distanceMetric The metric.
+   * @param distanceMetric The metric (UNKNOWN, a decoding fallback, is not sent).
    * @param options Metadata configuration.
    * @returns Nothing.
    */
   createVectorIndex(
     vectorBucketName: string,
     indexName: string,
-    dataType: vec.VectorDataType,
+    dataType: Exclude<vec.VectorDataType, "unknown">,
     dimension: number,
-    distanceMetric: vec.VectorDistanceMetric,
+    distanceMetric: Exclude<vec.VectorDistanceMetric, "unknown">,
     options?: vec.VectorCallOptions & {
       metadataConfiguration?: vec.VectorMetadataConfiguration | null;
     },

@@ -354,9 +354,9 @@ export function createVectorIndex(
   client: BaseClient,
   vectorBucketName: string,
   indexName: string,
-  dataType: VectorDataType,
+  dataType: Exclude<VectorDataType, "unknown">,
   dimension: number,
-  distanceMetric: VectorDistanceMetric,
+  distanceMetric: Exclude<VectorDistanceMetric, "unknown">,
   o?: VectorCallOptions & { metadataConfiguration?: VectorMetadataConfiguration | null },
 ): Promise<ServiceResult<void>> {
   // Not one of the document's Limits: a Failure, as every other malformed request.

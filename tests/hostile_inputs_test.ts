@@ -166,7 +166,7 @@ Deno.test("a DSL block that is not a function (a supabase-js match object) is a 
 
 Deno.test("filters refuse an undefined column, a function or a symbol operand; isExactly names a symbol", async () => {
   const { db, rec } = makeDb();
-  const where = (block: (w: WhereBuilder) => unknown) => db.delete("t", block);
+  const where = (block: (w: WhereBuilder) => void) => db.delete("t", block);
   await assertInvalid(
     where((w) => w.eq(undefined as never, 1)),
     /column name must be a non-blank string/,

@@ -336,7 +336,7 @@ Deno.test("a function call's rollback check works with a client-wide tx=rollback
 
 Deno.test("an array compared with greater, less or within is a Postgres array, as with eq: JSON text is a malformed array literal", () => {
   const tags = column<string[]>("tags");
-  const pairsOf = (block: (w: WhereBuilder) => unknown) => {
+  const pairsOf = (block: (w: WhereBuilder) => void) => {
     const q = new QueryBuilder();
     q.where(block);
     return q.toQueryPairs();
