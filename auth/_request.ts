@@ -154,6 +154,20 @@ export function notText(v: unknown, name: string, blankToo = true): string | nul
   return blankToo && v.trim() === "" ? `'${name}' is blank` : null;
 }
 
+/**
+ * Why `v` cannot go as the JSON object `name` (user metadata, a passkey credential): a list, a
+ * scalar or a built-in object such as a `Map` (sent as `{}`) or a `Date` (sent as text). Null when
+ * it can (a plain object or a class instance, sent with its own fields), or when it is absent.
+ */
+export function notObject(v: unknown, name: string): string | null {
+  if (v == null) return null;
+  const tag = Object.prototype.toString.call(v).slice(8, -1);
+  if (typeof v === "object" && tag === "Object") return null;
+  return `'${name}' must be a JSON object, not ${
+    Array.isArray(v) ? "a list" : typeof v !== "object" ? `a ${typeof v}` : `a ${tag}`
+  }`;
+}
+
 export function security(captchaToken: string | null | undefined): { captcha_token?: string } {
   return captchaToken ? { captcha_token: captchaToken } : {};
 }

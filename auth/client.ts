@@ -7,7 +7,7 @@
  */
 
 import type { BaseClient } from "../core/client.ts";
-import type { JsonObject } from "../core/decode.ts";
+import type { JsonObjectInput } from "../core/decode.ts";
 import type { ServiceResult } from "../core/result.ts";
 import type { AuthCallOptions } from "./_request.ts";
 import type {
@@ -179,7 +179,7 @@ export class AuthClient {
    * @returns The session.
    */
   signInAnonymously(
-    options?: si.CaptchaOptions & { data?: JsonObject | null },
+    options?: si.CaptchaOptions & { data?: JsonObjectInput | null },
   ): Promise<ServiceResult<Session>> {
     return si.signInAnonymously(this.client, options);
   }
@@ -696,7 +696,7 @@ export class AuthClient {
   passkeyVerifyRegistration(
     accessToken: string,
     challengeId: string,
-    credential: JsonObject,
+    credential: JsonObjectInput,
     options?: AuthCallOptions,
   ): Promise<ServiceResult<PasskeyMetadata>> {
     return pk.passkeyVerifyRegistration(this.client, accessToken, challengeId, credential, options);
@@ -724,7 +724,7 @@ export class AuthClient {
    */
   passkeyVerifyAuthentication(
     challengeId: string,
-    credential: JsonObject,
+    credential: JsonObjectInput,
     options?: AuthCallOptions,
   ): Promise<ServiceResult<Session>> {
     return pk.passkeyVerifyAuthentication(this.client, challengeId, credential, options);

@@ -7,7 +7,7 @@
  * @module
  */
 
-import type { JsonObject } from "../core/decode.ts";
+import type { JsonObjectInput } from "../core/decode.ts";
 import type { ServiceResult } from "../core/result.ts";
 import type { AuthCallOptions } from "./_request.ts";
 import type { AuthClient } from "./client.ts";
@@ -23,7 +23,7 @@ export interface ExtensionCaptchaOptions extends AuthCallOptions {
 /** Options of {@linkcode signUp} and {@linkcode signUpPhone}. */
 export interface ExtensionSignUpOptions extends AuthCallOptions {
   /** User metadata. */
-  data?: JsonObject | null;
+  data?: JsonObjectInput | null;
 }
 
 /** Options of {@linkcode resendSignUpEmailOtp} and {@linkcode forgotPassword}. */

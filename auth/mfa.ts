@@ -7,7 +7,7 @@
 
 import type { BaseClient } from "../core/client.ts";
 import { failure, type ServiceResult, success } from "../core/result.ts";
-import { type AuthCallOptions, blank, gotrue, idSegment, invalid } from "./_request.ts";
+import { type AuthCallOptions, blank, gotrue, idSegment, invalid, notObject } from "./_request.ts";
 import {
   AuthenticatorAssuranceLevel,
   type MessagingChannel,
@@ -99,6 +99,8 @@ export function mfaVerify(
   if (blank(code) && !o.webauthn) {
     return invalid("Cannot verify as 'code' is blank and no WebAuthn response was given");
   }
+  const bad = notObject(o.webauthn?.credentialResponse, "credentialResponse");
+  if (bad) return invalid(`Cannot verify as ${bad}`);
   const body: Record<string, unknown> = { challenge_id: challengeId };
   if (o.webauthn) {
     body.webauthn = {

@@ -10,6 +10,7 @@ import {
   asObject,
   enumValue,
   type JsonObject,
+  type JsonObjectInput,
   optArray,
   optBoolean,
   optNumber,
@@ -124,7 +125,7 @@ export interface UserUpdateRequest {
   /** Current password (masked in renderings of a {@linkcode userUpdateRequest}). */
   currentPassword?: string | null;
   /** User metadata. */
-  data?: JsonObject | null;
+  data?: JsonObjectInput | null;
   /** Reauthentication nonce (masked in renderings of a {@linkcode userUpdateRequest}). */
   nonce?: string | null;
   /** Messaging channel for phone changes. */
@@ -276,7 +277,7 @@ export interface MfaWebauthnVerification {
   /** Verification type. */
   type?: string | null;
   /** The serialised credential response. */
-  credentialResponse?: JsonObject | null;
+  credentialResponse?: JsonObjectInput | null;
 }
 
 /** Current and next assurance levels. */

@@ -6,7 +6,7 @@
  */
 
 import type { BaseClient } from "../core/client.ts";
-import { asArray, type JsonObject } from "../core/decode.ts";
+import { asArray, type JsonObjectInput } from "../core/decode.ts";
 import type { ServiceResult } from "../core/result.ts";
 import {
   type AuthCallOptions,
@@ -14,6 +14,7 @@ import {
   gotrue,
   idSegment,
   invalid,
+  notObject,
   security,
   unit,
 } from "./_request.ts";
@@ -61,11 +62,13 @@ export function passkeyVerifyRegistration(
   client: BaseClient,
   accessToken: string,
   challengeId: string,
-  credential: JsonObject,
+  credential: JsonObjectInput,
   o?: AuthCallOptions,
 ): Promise<ServiceResult<PasskeyMetadata>> {
   o ??= {};
   if (blank(challengeId)) return invalid("Cannot verify the passkey as 'challengeId' is blank");
+  const bad = notObject(credential, "credential");
+  if (bad) return invalid(`Cannot verify the passkey as ${bad}`);
   return needToken(accessToken, "verify a passkey registration") ??
     gotrue(client, {
       method: "POST",
@@ -97,11 +100,13 @@ export function passkeyStartAuthentication(
 export function passkeyVerifyAuthentication(
   client: BaseClient,
   challengeId: string,
-  credential: JsonObject,
+  credential: JsonObjectInput,
   o?: AuthCallOptions,
 ): Promise<ServiceResult<Session>> {
   o ??= {};
   if (blank(challengeId)) return invalid("Cannot verify the passkey as 'challengeId' is blank");
+  const bad = notObject(credential, "credential");
+  if (bad) return invalid(`Cannot verify the passkey as ${bad}`);
   return gotrue(client, {
     method: "POST",
     path: "/passkeys/authentication/verify",

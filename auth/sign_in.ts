@@ -6,13 +6,14 @@
  */
 
 import type { BaseClient } from "../core/client.ts";
-import type { JsonObject } from "../core/decode.ts";
+import type { JsonObjectInput } from "../core/decode.ts";
 import type { ServiceResult } from "../core/result.ts";
 import {
   type AuthCallOptions,
   blank,
   gotrue,
   invalid,
+  notObject,
   notText,
   pkceBody,
   redirect,
@@ -33,7 +34,7 @@ import { showValue } from "../core/_show.ts";
 /** Options of email sign-up. */
 export interface SignUpWithEmailOptions extends AuthCallOptions {
   /** User metadata. */
-  data?: JsonObject | null;
+  data?: JsonObjectInput | null;
   /** Where the confirmation link leads (`redirect_to`). */
   emailRedirectTo?: string | null;
   /** Captcha token. */
@@ -45,7 +46,7 @@ export interface SignUpWithEmailOptions extends AuthCallOptions {
 /** Options of phone sign-up. */
 export interface SignUpWithPhoneOptions extends AuthCallOptions {
   /** User metadata. */
-  data?: JsonObject | null;
+  data?: JsonObjectInput | null;
   /** `redirect_to`. */
   redirectTo?: string | null;
   /** Captcha token. */
@@ -71,7 +72,8 @@ export function signUpWithEmail(
   o ??= {};
   // A password of another type went out as such (a number, an object) and came back as GoTrue's
   // refusal of the credentials.
-  const bad = notText(email, "email") ?? notText(password, "password", false);
+  const bad = notText(email, "email") ?? notText(password, "password", false) ??
+    notObject(o.data, "data");
   if (bad) return invalid(`Cannot sign up as ${bad}`);
   return gotrue(client, {
     method: "POST",
@@ -96,7 +98,8 @@ export function signUpWithPhone(
   o?: SignUpWithPhoneOptions,
 ): Promise<ServiceResult<Session>> {
   o ??= {};
-  const bad = notText(phone, "phone") ?? notText(password, "password", false);
+  const bad = notText(phone, "phone") ?? notText(password, "password", false) ??
+    notObject(o.data, "data");
   if (bad) return invalid(`Cannot sign up as ${bad}`);
   return gotrue(client, {
     method: "POST",
@@ -140,9 +143,11 @@ export function signInWithPassword(
 
 export function signInAnonymously(
   client: BaseClient,
-  o?: CaptchaOptions & { data?: JsonObject | null },
+  o?: CaptchaOptions & { data?: JsonObjectInput | null },
 ): Promise<ServiceResult<Session>> {
   o ??= {};
+  const bad = notObject(o.data, "data");
+  if (bad) return invalid(`Cannot sign in anonymously as ${bad}`);
   return gotrue(client, {
     method: "POST",
     path: "/signup",
@@ -238,7 +243,7 @@ export interface SignInWithOtpOptions extends CaptchaOptions {
   /** Delivery channel (ignored for email). */
   channel?: MessagingChannel | null;
   /** Metadata stored when the user is created. */
-  data?: JsonObject | null;
+  data?: JsonObjectInput | null;
   /** PKCE parameters. */
   pkceParams?: PkceParams | null;
 }
@@ -253,6 +258,8 @@ export function signInWithOtp(
   if (hasEmail === hasPhone) {
     return invalid("Cannot send an OTP as exactly one of 'email' and 'phone' must be given");
   }
+  const bad = notObject(o.data, "data");
+  if (bad) return invalid(`Cannot send an OTP as ${bad}`);
   const body: Record<string, unknown> = hasEmail
     ? { email: o.email, data: o.data ?? {}, ...pkceBody(o.pkceParams) }
     : { phone: o.phone, data: o.data ?? {}, channel: o.channel ?? "sms" };

@@ -16,6 +16,7 @@ import {
   gotrue,
   idSegment,
   invalid,
+  notObject,
   notText,
   pkceBody,
   redirectSecrets,
@@ -70,6 +71,8 @@ export function updateUser(
     const bad = updates[name] == null ? null : notText(updates[name], name, false);
     if (bad) return invalid(`Cannot update the user as ${bad}`);
   }
+  const bad = notObject(updates.data, "data");
+  if (bad) return invalid(`Cannot update the user as ${bad}`);
   const body: Record<string, unknown> = {};
   // An email change's confirmation link follows the PKCE flow only with a challenge.
   if (updates.email != null) Object.assign(body, { email: updates.email }, pkceBody(o.pkceParams));

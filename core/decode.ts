@@ -12,6 +12,15 @@ import { failure, type ServiceResult, success } from "./result.ts";
 
 /** A JSON object. */
 export type JsonObject = { [key: string]: JsonValue };
+/**
+ * A JSON object given as input: a record, or a value of an interface type (which TypeScript does
+ * not let stand for an index signature, so `{ data: profile }` with `profile: Profile` would need
+ * a cast). It is sent as JSON; a list, a scalar or a built-in object (a `Map`, a `Date`) is
+ * refused at run time.
+ */
+export type JsonObjectInput =
+  | Readonly<Record<string, unknown>>
+  | (object & { readonly length?: never; readonly size?: never });
 /** Any JSON value. */
 export type JsonValue =
   | string

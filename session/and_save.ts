@@ -16,7 +16,7 @@ import type {
 } from "../auth/client.ts";
 import type { OAuthProvider, OtpType } from "../auth/enums.ts";
 import type { OtpVerifyResult, Session } from "../auth/models.ts";
-import type { JsonObject } from "../core/decode.ts";
+import type { JsonObjectInput } from "../core/decode.ts";
 import { failure, type ServiceResult, success } from "../core/result.ts";
 import { AuthStateChangeEvent, type SessionManager } from "./manager.ts";
 import { copySession } from "./_copy.ts";
@@ -181,7 +181,7 @@ export async function signUpWithPhoneAndSaveSession(
 export async function signInAnonymouslyAndSaveSession(
   auth: AuthClient,
   manager: SessionManager,
-  options?: CaptchaOptions & { data?: JsonObject | null },
+  options?: CaptchaOptions & { data?: JsonObjectInput | null },
 ): Promise<ServiceResult<Session>> {
   const r = await auth.signInAnonymously(options);
   return r.ok ? await saved(manager, r.value, r, undefined, options?.signal) : r;

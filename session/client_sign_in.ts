@@ -17,7 +17,7 @@ import { type OAuthProvider, SignOutScope } from "../auth/enums.ts";
 import type { NativeAuthCredential, Session } from "../auth/models.ts";
 import type { BaseClient } from "../core/client.ts";
 import { randomString } from "../core/crypto.ts";
-import type { JsonObject } from "../core/decode.ts";
+import type { JsonObjectInput } from "../core/decode.ts";
 import { failure, type ServiceResult, success } from "../core/result.ts";
 import { describeThrown } from "../core/_thrown.ts";
 import { redactCause, redactSecrets } from "../core/http_error.ts";
@@ -145,7 +145,7 @@ export function signInWithPhone(
  */
 export function signInAnonymously(
   client: BaseClient,
-  options?: CaptchaOptions & { data?: JsonObject | null },
+  options?: CaptchaOptions & { data?: JsonObjectInput | null },
 ): Promise<ServiceResult<Session>> {
   options ??= {};
   return applied(client, authOf(client).signInAnonymously(options));

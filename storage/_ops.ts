@@ -4,7 +4,14 @@
  */
 
 import type { BaseClient } from "../core/client.ts";
-import { asArray, asObject, decodeResult, optObject, reqString } from "../core/decode.ts";
+import {
+  asArray,
+  asObject,
+  decodeResult,
+  type JsonObjectInput,
+  optObject,
+  reqString,
+} from "../core/decode.ts";
 import { encodeBase64 } from "../core/encoding.ts";
 import { failure, type ServiceResult, success } from "../core/result.ts";
 import type { RequestBody } from "../core/transport.ts";
@@ -47,7 +54,7 @@ export interface UploadOptions extends StorageCallOptions {
   /** `Cache-Control: max-age=<seconds>`. */
   cacheControl?: number | null;
   /** User metadata, a plain object (no Date, Map or class instance), sent Base64-encoded in `x-metadata`. */
-  metadata?: Record<string, unknown> | null;
+  metadata?: JsonObjectInput | null;
 }
 
 /** Options of the bucket listings. */

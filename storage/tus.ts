@@ -9,6 +9,7 @@
  * @module
  */
 
+import type { JsonObjectInput } from "../core/decode.ts";
 import { ABORTED, bounded, refusedSignal, untilAborted } from "../core/_abort.ts";
 import { describeThrown } from "../core/_thrown.ts";
 import { redactCause, redactSecrets } from "../core/http_error.ts";
@@ -94,7 +95,7 @@ export interface ResumableUploadOptions {
   /** A saved upload URL to resume; null starts a new upload. */
   uploadUrl?: string | null;
   /** User metadata (JSON), sent Base64-encoded in `Upload-Metadata`. */
-  metadata?: Record<string, unknown> | null;
+  metadata?: JsonObjectInput | null;
   /** Total size of a stream, when known (else deferred length). */
   size?: number | null;
   /** Attempts per request on transient faults. Default 5. */
