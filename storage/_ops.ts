@@ -14,7 +14,7 @@ import {
 } from "../core/decode.ts";
 import { encodeBase64 } from "../core/encoding.ts";
 import { failure, type ServiceResult, success } from "../core/result.ts";
-import type { RequestBody } from "../core/transport.ts";
+import type { RequestBody, TransportRequest, TransportResponse } from "../core/transport.ts";
 import { encodeBucket, encodeObjectPath, objectPathOrFailure, pathList } from "./_path.ts";
 import {
   type Bucket,
@@ -377,6 +377,30 @@ function refuseData(data: unknown): ServiceResult<never> | null {
   });
 }
 
+/**
+ * Sends an upload's request. A stream goes through a pipe this call can cut: once the call has
+ * failed, the stream is cancelled. Fetch goes on sending a body the server answered before reading
+ * it all (a 413, a 401, a 403), whatever its signal says once the answer has come, so the rest of
+ * a large stream went to the server after the Failure, holding the caller's stream locked.
+ */
+async function sendUpload(
+  client: BaseClient,
+  data: UploadData,
+  req: TransportRequest<"json">,
+): Promise<ServiceResult<TransportResponse<unknown>>> {
+  const cut = typeof ReadableStream !== "undefined" && data instanceof ReadableStream
+    ? new AbortController()
+    : null;
+  const body = cut
+    ? (data as ReadableStream<Uint8Array>).pipeThrough(new TransformStream(), {
+      signal: cut.signal,
+    })
+    : data;
+  const r = await client.request({ ...req, body: body as RequestBody });
+  if (!r.ok) cut?.abort();
+  return r;
+}
+
 export async function uploadObject(
   client: BaseClient,
   method: "POST" | "PUT",
@@ -390,11 +414,10 @@ export async function uploadObject(
   if (typeof encoded !== "string") return encoded;
   const refused = refuseData(data);
   if (refused) return refused;
-  const r = await client.request({
+  const r = await sendUpload(client, data, {
     method,
     area: "storage",
     path: `/object/${encoded}`,
-    body: data as RequestBody,
     contentType: contentTypeOf(data, o),
     headers: uploadHeaders(o, method === "POST" || o.upsert === true),
     signal: o.signal,
@@ -419,7 +442,7 @@ export async function uploadToSignedUrl(
   }
   const refused = refuseData(data);
   if (refused) return refused;
-  const r = await client.request({
+  const r = await sendUpload(client, data, {
     method: "PUT",
     area: "storage",
     path: `/object/upload/sign/${encoded}`,
@@ -427,7 +450,6 @@ export async function uploadToSignedUrl(
     // A token that is no JWT is not redacted by its shape: a network error's cause shows the URL,
     // where the token is percent-encoded.
     secrets: [token, encodeQueryComponent(token)],
-    body: data as RequestBody,
     contentType: contentTypeOf(data, o),
     headers: uploadHeaders(o, true),
     signal: o.signal,
