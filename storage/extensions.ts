@@ -278,7 +278,9 @@ function refuseTransform(transform: ImageTransformOptions): ServiceResult<never>
 }
 
 /**
- * Signs render URLs one by one, in order; stops at the first failure.
+ * Signs render URLs one by one, in order; stops at the first failure. The call's `timeout` (the
+ * client's by default) bounds the whole list, not each request: past it the call resolves
+ * `Failure(TIMEOUT)` and asks for no more paths.
  *
  * @example Thumbnails
  * ```ts
@@ -294,7 +296,7 @@ function refuseTransform(transform: ImageTransformOptions): ServiceResult<never>
  * @param paths The object keys, or one key.
  * @param expiresIn Lifetime in seconds.
  * @param transform The transforms.
- * @param options Cancellation.
+ * @param options Cancellation and the timeout of the whole list.
  * @returns The URLs.
  */
 export async function createSignedRenderUrls(
@@ -322,8 +324,23 @@ export async function createSignedRenderUrls(
     return invalidPaths(e);
   }
   const out: string[] = [];
+  // One request per path, in turn, under one deadline: the call's timeout (the client's by
+  // default) bounds them all, as it bounds any other call.
+  const timeout = options.timeout ?? storage.client.timeout;
+  const deadline = timeout > 0 ? Date.now() + timeout : 0;
   for (const p of list) {
-    const r = await createSignedRenderUrl(storage, bucket, p, expiresIn, transform, options);
+    const left = deadline - Date.now();
+    if (deadline !== 0 && left <= 0) {
+      return failure({ message: `Request timed out after ${timeout} ms`, category: "TIMEOUT" });
+    }
+    const r = await createSignedRenderUrl(
+      storage,
+      bucket,
+      p,
+      expiresIn,
+      transform,
+      deadline === 0 ? options : { ...options, timeout: left },
+    );
     if (!r.ok) return r;
     out.push(r.value);
   }

@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { createBaseClient } from "../core/client.ts";
 import { createStorageClient } from "../storage/client.ts";
+import { createSignedRenderUrls } from "../storage/extensions.ts";
 import { serve } from "./support/serve.ts";
 
 /** An endless source counting its pulls, and whether it was cancelled. */
@@ -89,4 +90,27 @@ Deno.test("a streamed upload that succeeds sends every byte through the pipe", a
   const r = await storage.upload("b", "a.bin", stream);
   assert.ok(r.ok);
   assert.equal(r.value, "b/3000/1-3");
+});
+
+Deno.test("createSignedRenderUrls signs path after path under one deadline: the call's timeout bounds them all", async () => {
+  let calls = 0;
+  const slow = (async (_input: RequestInfo | URL, init?: RequestInit) => {
+    calls++;
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    if (init?.signal?.aborted) throw init.signal.reason;
+    return Response.json({ signedURL: "/render/image/sign/b/a.png?token=t" });
+  }) as typeof fetch;
+  const storage = createStorageClient(createBaseClient("https://p.example", "k", { fetch: slow }));
+  const paths = ["a.png", "b.png", "c.png", "d.png", "e.png", "f.png"];
+  const started = Date.now();
+  const r = await createSignedRenderUrls(storage, "b", paths, 60, { width: 8 }, { timeout: 100 });
+  assert.equal(r.errorOrNull()?.category, "TIMEOUT");
+  assert.ok(Date.now() - started < 200, "no more than the timeout, give or take a request");
+  assert.ok(calls < paths.length, "the paths left when time ran out are not asked for");
+  // Within its timeout the whole list is signed.
+  const all = await createSignedRenderUrls(storage, "b", paths, 60, { width: 8 }, {
+    timeout: 5000,
+  });
+  assert.equal(all.getOrThrow().length, paths.length);
+  await new Promise((resolve) => setTimeout(resolve, 50)); // the last timer of the cut call
 });
