@@ -17,40 +17,45 @@ const cookiesOf = (storage: CookieSessionStorage) =>
     "; ",
   );
 
-Deno.test("signOutCurrentSession of a lapsed session (LOCAL) revokes it on the server", async () => {
-  const backend = await createLocalBackend({ accessTokenTtl: 60 });
+/**
+ * A local backend whose access tokens last 60 s, a user signed up, and request 1 of a browser
+ * signing in with cookies: the cookies it sets and the session's refresh token.
+ */
+async function signedInBrowser(email: string, refreshReuseIntervalMs?: number) {
+  const backend = await createLocalBackend({ accessTokenTtl: 60, refreshReuseIntervalMs });
   const fetch = async (input: RequestInfo | URL, init?: RequestInit) =>
     await backend.app.fetch(new Request(input, init));
   const client = () => createClient("http://backend.test", backend.apiKey, { fetch });
+  const anon = client();
+  assert.ok((await anon.auth.signUpWithEmail(email, "secret-pw")).ok);
+  const c1 = client();
+  const s1 = new CookieSessionStorage(null);
+  const m1 = createSessionManager(c1.auth, c1, { storage: s1, autoRefresh: false });
+  const signIn = await signInWithEmailAndSaveSession(c1.auth, m1, email, "secret-pw");
+  m1.dispose();
+  return { client, anon, cookies: cookiesOf(s1), refreshToken: signIn.getOrThrow().refreshToken };
+}
+
+/** A later request of that browser signing out with its cookies; the cookies it leaves. */
+async function signOutRequest(client: () => ReturnType<typeof createClient>, cookies: string) {
+  const c2 = client();
+  const s2 = new CookieSessionStorage(cookies);
+  const m2 = createSessionManager(c2.auth, c2, { storage: s2, autoRefresh: false });
+  await m2.initialize();
+  const state = m2.sessionState.value.kind;
+  const out = await signOutCurrentSession(c2.auth, m2);
+  m2.dispose();
+  return { out, state, storage: s2 };
+}
+
+Deno.test("signOutCurrentSession of a lapsed session (LOCAL) revokes it on the server", async () => {
   await withClock(async (clock) => {
-    const anon = client();
-    assert.ok((await anon.auth.signUpWithEmail("out@example.test", "secret-pw")).ok);
-
-    // Request 1 signs in: the session goes into cookies.
-    const c1 = client();
-    const s1 = new CookieSessionStorage(null);
-    const m1 = createSessionManager(c1.auth, c1, { storage: s1, autoRefresh: false });
-    const signIn = await signInWithEmailAndSaveSession(
-      c1.auth,
-      m1,
-      "out@example.test",
-      "secret-pw",
-    );
-    m1.dispose();
-    const refreshToken = signIn.getOrThrow().refreshToken;
-
+    const { client, anon, cookies, refreshToken } = await signedInBrowser("out@example.test");
     clock.tick(3_600_000); // the access token lapses
-
-    // Request 2 signs out with the browser's cookies.
-    const c2 = client();
-    const s2 = new CookieSessionStorage(cookiesOf(s1));
-    const m2 = createSessionManager(c2.auth, c2, { storage: s2, autoRefresh: false });
-    await m2.initialize();
-    assert.equal(m2.sessionState.value.kind, "Expired");
-    const out = await signOutCurrentSession(c2.auth, m2);
-    m2.dispose();
+    const { out, state, storage } = await signOutRequest(client, cookies);
+    assert.equal(state, "Expired");
     assert.ok(out.ok);
-    assert.equal(cookiesOf(s2), "", "the session cookies are deleted");
+    assert.equal(cookiesOf(storage), "", "the session cookies are deleted");
     // Ended on the server too: neither its refresh token nor a successor works.
     const after = await anon.auth.refreshToken(refreshToken);
     assert.equal(after.ok, false, "the signed-out session can still be refreshed");
@@ -58,34 +63,14 @@ Deno.test("signOutCurrentSession of a lapsed session (LOCAL) revokes it on the s
 });
 
 Deno.test("signOutCurrentSession of a lapsed session whose refresh token was spent elsewhere still deletes the cookies", async () => {
-  const backend = await createLocalBackend({ accessTokenTtl: 60, refreshReuseIntervalMs: 0 });
-  const fetch = async (input: RequestInfo | URL, init?: RequestInit) =>
-    await backend.app.fetch(new Request(input, init));
-  const client = () => createClient("http://backend.test", backend.apiKey, { fetch });
   await withClock(async (clock) => {
-    const anon = client();
-    assert.ok((await anon.auth.signUpWithEmail("spent@example.test", "secret-pw")).ok);
-    const c1 = client();
-    const s1 = new CookieSessionStorage(null);
-    const m1 = createSessionManager(c1.auth, c1, { storage: s1, autoRefresh: false });
-    const signIn = await signInWithEmailAndSaveSession(
-      c1.auth,
-      m1,
-      "spent@example.test",
-      "secret-pw",
-    );
-    m1.dispose();
+    const { client, anon, cookies, refreshToken } = await signedInBrowser("spent@example.test", 0);
     // Another request spent the refresh token; this browser never got its answer.
-    assert.ok((await anon.auth.refreshToken(signIn.getOrThrow().refreshToken)).ok);
+    assert.ok((await anon.auth.refreshToken(refreshToken)).ok);
     clock.tick(3_600_000);
-    const c2 = client();
-    const s2 = new CookieSessionStorage(cookiesOf(s1));
-    const m2 = createSessionManager(c2.auth, c2, { storage: s2, autoRefresh: false });
-    await m2.initialize();
-    const out = await signOutCurrentSession(c2.auth, m2);
-    m2.dispose();
+    const { out, storage } = await signOutRequest(client, cookies);
     assert.ok(out.ok);
-    assert.equal(cookiesOf(s2), "", "the dead session's cookies are deleted");
-    assert.ok(s2.setCookieHeaders().some((c) => /^fb-session=;.*Max-Age=0/.test(c)));
+    assert.equal(cookiesOf(storage), "", "the dead session's cookies are deleted");
+    assert.ok(storage.setCookieHeaders().some((c) => /^fb-session=;.*Max-Age=0/.test(c)));
   });
 });
