@@ -7,6 +7,7 @@
 
 import { runBlock } from "./_block.ts";
 import { createPaginator, type Paginator } from "../core/paginator.ts";
+import { success } from "../core/result.ts";
 import type { DatabaseClient } from "./client.ts";
 import { QueryBuilder } from "./query_builder.ts";
 import type { BlockResult } from "./where_builder.ts";
@@ -31,7 +32,8 @@ export interface PaginatorOptions<T> {
 /**
  * Pages through a table. Nothing is fetched until `loadNext()`. Throws
  * `RangeError` for `pageSize <= 0` and `TypeError` when the block sets a
- * range, limit or offset (the paginator owns the window).
+ * range, limit or offset (the paginator owns the window). It ends on the
+ * first empty page, or on PostgREST's 416 for an offset past a counted total.
  *
  * @example Paging todos
  * ```ts
@@ -85,5 +87,7 @@ export function paginator<T>(
         if (options.block) runBlock(options.block, q);
         q.range(offset, offset + limit - 1);
       },
-    }), { endOnShortPage: false });
+      // PostgREST answers 416 (PGRST103) for an offset past a counted total (a client-wide
+      // `Prefer: count=`, rows deleted meanwhile): no row lies there, so it is the end.
+    }).then((r) => !r.ok && r.error.status === 416 ? success([]) : r), { endOnShortPage: false });
 }

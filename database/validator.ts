@@ -98,6 +98,13 @@ export async function validateAll<T>(
       if (plain) out.push(settled as T);
       else {
         const r = settled as StandardResult<T>;
+        // A result that is neither `{ value }` nor `{ issues }` is a broken validator, not a row.
+        if (typeof r !== "object" || r === null || !(r.issues || "value" in r)) {
+          return failure({
+            message: `Cannot decode row ${i}: the validator returned neither value nor issues`,
+            category: "DECODE",
+          });
+        }
         if (r.issues) {
           return failure({
             message: `Cannot decode row ${i}: ${r.issues.map((x) => x.message).join("; ")}`,

@@ -1,0 +1,77 @@
+/**
+ * Review of the typed layer against PostgREST's answers: a paginator past a counted total (416),
+ * and Standard Schema validators whose result has neither `value` nor `issues`.
+ */
+import assert from "node:assert/strict";
+import { createBaseClient } from "../../core/client.ts";
+import {
+  createDatabaseClient,
+  paginator,
+  selectTyped,
+  type StandardSchemaV1,
+} from "../../database/mod.ts";
+import { jsonResponse, recordingFetch } from "../support/recording_fetch.ts";
+import { BASE, KEY, makeDb } from "./_helpers.ts";
+
+Deno.test("paginator: PostgREST's 416 past a counted total (client-wide count, rows deleted) ends it instead of failing on every loadNext", async () => {
+  let total = 5;
+  const rec = recordingFetch((req) => {
+    const offset = Number(req.url.searchParams.get("offset"));
+    const limit = Number(req.url.searchParams.get("limit"));
+    if (offset > total) {
+      // PostgREST's answer (Response.hs, rangeStatusHeader): 416, PGRST103, Content-Range */total.
+      return jsonResponse({
+        code: "PGRST103",
+        details: `An offset of ${offset} was requested, but there are only ${total} rows.`,
+        hint: null,
+        message: "Requested range not satisfiable",
+      }, { status: 416, headers: { "content-range": `*/${total}` } });
+    }
+    const rows = Array.from({ length: Math.max(0, Math.min(limit, total - offset)) }, (_, i) => ({
+      id: offset + i,
+    }));
+    return jsonResponse(rows, {
+      headers: { "content-range": `${offset}-${offset + rows.length - 1}/${total}` },
+    });
+  });
+  const db = createDatabaseClient(
+    createBaseClient(BASE, KEY, { fetch: rec.fetch, headers: { Prefer: "count=exact" } }),
+  );
+  const p = paginator<{ id: number }>(db, "t", { pageSize: 5 });
+  assert.equal((await p.loadNext()).getOrNull()?.length, 5);
+  total = 3; // two rows deleted before the next page
+  const next = await p.loadNext();
+  assert.equal(rec.last.headers.get("prefer"), "count=exact");
+  assert.deepEqual(next.getOrNull(), []);
+  assert.equal(p.isEnd.value, true);
+  assert.equal(p.error.value, null);
+  assert.equal(p.items.value.length, 5);
+  assert.deepEqual((await p.loadNext()).getOrNull(), []);
+  assert.equal(rec.requests.length, 2, "no request once ended");
+});
+
+Deno.test("paginator: other failures still land in error and are retried", async () => {
+  const { db, rec } = makeDb(() => jsonResponse({ message: "boom" }, { status: 400 }));
+  const p = paginator(db, "t");
+  assert.equal((await p.loadNext()).ok, false);
+  assert.equal(p.isEnd.value, false);
+  assert.equal(p.error.value?.status, 400);
+  await p.loadNext();
+  assert.equal(rec.requests.length, 2);
+});
+
+Deno.test("a Standard Schema result with neither value nor issues is DECODE, not a row of undefined", async () => {
+  const broken = (result: unknown): StandardSchemaV1<{ id: number }> => ({
+    "~standard": { version: 1, vendor: "test", validate: () => result as { value: { id: 1 } } },
+  });
+  for (const result of [true, "ok", 1, {}, { issues: undefined }]) {
+    const { db } = makeDb(() => jsonResponse([{ id: 1 }]));
+    const r = await selectTyped(db, "t", { validator: broken(result) });
+    assert.equal(r.errorOrNull()?.category, "DECODE", JSON.stringify(result));
+    assert.match(r.errorOrNull()?.message ?? "", /neither value nor issues/);
+  }
+  // `{ value: undefined }` is a result (a schema may map a row to undefined).
+  const { db } = makeDb(() => jsonResponse([{ id: 1 }]));
+  const r = await selectTyped(db, "t", { validator: broken({ value: undefined }) });
+  assert.deepEqual(r.getOrNull(), [undefined]);
+});
