@@ -144,6 +144,7 @@ export interface ResumableUpload {
    * stopped: Success if the last bytes were already accepted), and `await()`
    * or a new handle with the saved `uploadUrl` resumes it (a one-shot stream
    * is cancelled by the pause: only a new handle with a fresh stream resumes).
+   * Once a run has succeeded, it answers Success without a request.
    *
    * @param options Cancellation.
    * @returns Success when complete.
@@ -686,6 +687,8 @@ class Upload implements ResumableUpload {
   #objectTaken = false;
   /** The last URL store call that was given up on while still running. */
   #late: Promise<unknown> | null = null;
+  /** Whether a run ended in Success: a later `await()` sends nothing (no second finish step). */
+  #done = false;
   /** Attempts and backoff, resolved once from the checked options. */
   readonly #retry: RetryPolicy;
   /** The `metadata` option as JSON text, or null. */
@@ -1101,6 +1104,7 @@ class Upload implements ResumableUpload {
   }
 
   async #run(signal?: AbortSignal): Promise<ServiceResult<void>> {
+    if (this.#done) return success(undefined);
     try {
       // A one-shot stream a paused or failed run cancelled is not read again, nor are the chunks
       // it kept sent: the upload resumes from its URL with a fresh stream on a new handle.
@@ -1318,6 +1322,7 @@ class Upload implements ResumableUpload {
       late.then(again, again);
     }
     this.#setProgress(offset, this.#total ?? offset);
+    this.#done = true;
     return success(undefined);
   }
 
