@@ -247,8 +247,8 @@ const ENDED: ReadonlySet<string> = new Set(["session_not_found", "user_not_found
  * A lapsed (`Expired`) session is signed out too: it is refreshed first,
  * since the server refuses a lapsed token (401/403) and ends nothing, which
  * would leave its refresh token usable. With scope LOCAL (the default), when
- * that refresh fails (offline, or the session is already dead) the lapsed
- * token is sent, and an answer of 401, 403 or 404 (the server no longer
+ * that refresh fails (offline, or the session is already dead; not the
+ * caller's cancellation) the lapsed token is sent, and an answer of 401, 403 or 404 (the server no longer
  * accepts the token or knows its session) clears the session here and
  * succeeds. GLOBAL and OTHERS need a token the server accepts: a failed
  * refresh is the answer, and only a 404 or an ended session

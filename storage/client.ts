@@ -336,9 +336,9 @@ export class StorageClient {
    *
    * @param vectorBucketName The bucket.
    * @param indexName The index.
-   * @param dataType The component type (FLOAT32; UNKNOWN, a decoding fallback, is not sent).
+   * @param dataType The component type (FLOAT32; UNKNOWN, a decoding fallback, does not type-check).
    * @param dimension The vector length.
-   * @param distanceMetric The metric (UNKNOWN, a decoding fallback, is not sent).
+   * @param distanceMetric The metric (UNKNOWN, a decoding fallback, does not type-check).
    * @param options Metadata configuration.
    * @returns Nothing.
    */

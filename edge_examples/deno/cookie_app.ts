@@ -98,8 +98,13 @@ export function createCookieApp(config: CookieAppConfig): Hono {
         body.email,
         body.password,
       );
-      // Never the message: GoTrue's words may echo the input.
-      return r.ok ? c.json({ user: r.value.user.id }) : c.json({ error: r.error.category }, 401);
+      if (r.ok) return c.json({ user: r.value.user.id });
+      // Never the message: GoTrue's words may echo the input. Refused credentials are the
+      // caller's (GoTrue answers them 400); anything else is the backend's trouble.
+      const refused = ["BAD_REQUEST", "UNAUTHORIZED", "INVALID_ARGUMENT"].includes(
+        r.error.category,
+      );
+      return c.json({ error: r.error.category }, refused ? 401 : 502);
     }));
 
   app.get("/todos", (c) =>
@@ -109,9 +114,11 @@ export function createCookieApp(config: CookieAppConfig): Hono {
       const claims = await getClaimsForCurrentSession(manager, verifier);
       if (!claims.ok) return c.json({ error: "sign in first" }, 401);
       const rows = await client.database.select("todos", { columns: "id,title,done" });
-      return rows.ok
-        ? c.body(rows.value, 200, { "content-type": "application/json" })
-        : c.json({ error: rows.error.category }, 502);
+      if (rows.ok) return c.body(rows.value, 200, { "content-type": "application/json" });
+      return c.json(
+        { error: rows.error.category },
+        rows.error.category === "FORBIDDEN" ? 403 : 502,
+      );
     }));
 
   app.post("/signout", (c) =>

@@ -89,3 +89,18 @@ Deno.test("cookie app: sign-in, rows as the user, a lapsed session refreshed int
     assert.equal(kept.status, 401, "the revoked session cannot be refreshed");
   });
 });
+
+Deno.test("cookie app: a backend that cannot be reached is the backend's trouble (502), not refused credentials (401)", async () => {
+  const offline = (() => Promise.reject(new TypeError("connection refused"))) as typeof fetch;
+  const app = createCookieApp({
+    url: URL_,
+    apiKey: "anon-key",
+    clientOptions: { fetch: offline, retry: { maxAttempts: 1 } },
+  });
+  const res = await app.request("/signin", {
+    method: "POST",
+    body: JSON.stringify({ email: "c@example.test", password: "secret-pw" }),
+  });
+  assert.equal(res.status, 502);
+  assert.deepEqual(await res.json(), { error: "NETWORK" });
+});
