@@ -48,8 +48,9 @@ export function markNumbers(
   return last === 0 ? null : out + text.slice(last);
 }
 
-/** JSON text with each quoted `mark` + literal written as the bare literal. */
-export function unquoteMarks(json: string, mark: string): string {
+/** JSON text with each quoted `mark` + literal written as the bare literal (none without a mark). */
+export function unquoteMarks(json: string, mark: string | null): string {
+  if (mark === null) return json;
   const quoted = JSON.stringify(mark).slice(0, -1); // as it opens a string in JSON text
   return json.split(quoted).map((part, n) => {
     if (n === 0) return part;

@@ -864,9 +864,7 @@ export function flattenParams(
     // Objects and arrays go as JSON text, as the document says (for json/jsonb parameters); a
     // Postgres array parameter (int[]) takes its literal as a string ("{1,2}").
     const text = typeof v === "object"
-      ? (mark === null
-        ? plainJson(v, `pass ${showValue(k)}`)
-        : unquoteMarks(plainJson(v, `pass ${showValue(k)}`), mark))
+      ? unquoteMarks(plainJson(v, `pass ${showValue(k)}`), mark)
       : mark !== null && typeof v === "string" && v.startsWith(mark)
       ? v.slice(mark.length)
       : String(v);
