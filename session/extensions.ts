@@ -10,6 +10,7 @@ import { type OAuthProvider, SignOutScope } from "../auth/enums.ts";
 import { parseSessionTokensFromFragment, parseSessionTokensFromUrl } from "../auth/fragment.ts";
 import { verifyOAuthState } from "../auth/oauth_state.ts";
 import { getClaims, type GetClaimsOptions } from "../auth/get_claims.ts";
+import type { PkceParams } from "../auth/pkce.ts";
 import { type JwtClaimsResult, parseJwtClaims } from "../auth/jwt.ts";
 import type {
   LinkIdentityResponse,
@@ -191,19 +192,28 @@ export async function reauthenticateCurrentSession(
  * @param auth The auth client.
  * @param manager The session manager.
  * @param updates The changes.
- * @param options `updateStoredSession` (default true).
+ * @param options `updateStoredSession` (default true); an email change's `emailRedirectTo` and `pkceParams`.
  * @returns The user.
  */
 export async function updateUserForCurrentSession(
   auth: AuthClient,
   manager: SessionManager,
   updates: UserUpdateRequest,
-  options?: AuthCallOptions & { updateStoredSession?: boolean },
+  options?: AuthCallOptions & {
+    updateStoredSession?: boolean;
+    emailRedirectTo?: string | null;
+    pkceParams?: PkceParams | null;
+  },
 ): Promise<ServiceResult<User>> {
   options ??= {};
   const session = manager.currentSession;
   if (!session) return noSession();
-  const r = await auth.updateUser(session.accessToken, updates, call(options));
+  // An email change's link goes where asked, in the PKCE flow when given a challenge.
+  const r = await auth.updateUser(session.accessToken, updates, {
+    ...call(options),
+    emailRedirectTo: options.emailRedirectTo,
+    pkceParams: options.pkceParams,
+  });
   if (r.ok && (options.updateStoredSession ?? true)) {
     const stored = await saveUser(manager, session, r.value, options.signal);
     if (stored) return stored;
