@@ -5,7 +5,12 @@
  * @module
  */
 
-import type { AuthCallOptions, AuthClient } from "../auth/client.ts";
+import type {
+  AuthCallOptions,
+  AuthClient,
+  LinkIdentityOptions,
+  SsoOptions,
+} from "../auth/client.ts";
 import { type OAuthProvider, SignOutScope } from "../auth/enums.ts";
 import { parseSessionTokensFromFragment, parseSessionTokensFromUrl } from "../auth/fragment.ts";
 import { verifyOAuthState } from "../auth/oauth_state.ts";
@@ -387,17 +392,13 @@ export async function signOutCurrentSession(
  *
  * @param auth The auth client.
  * @param manager The session manager.
- * @param options Domain or provider id, redirect.
+ * @param options Domain or provider id, redirect, PKCE, captcha.
  * @returns The URL.
  */
 export async function getSsoUrlForCurrentSession(
   auth: AuthClient,
   manager: SessionManager,
-  options?: AuthCallOptions & {
-    domain?: string | null;
-    providerId?: string | null;
-    redirectTo?: string | null;
-  },
+  options?: Omit<SsoOptions, "accessToken">,
 ): Promise<ServiceResult<SsoResponse>> {
   options ??= {};
   const session = manager.currentSession;
@@ -454,18 +455,14 @@ export async function getUserIdentitiesForCurrentSession(
  * @param auth The auth client.
  * @param manager The session manager.
  * @param provider The provider.
- * @param options Redirect, scopes, query params.
+ * @param options Redirect, scopes, query params, PKCE.
  * @returns The URL.
  */
 export function linkIdentityForCurrentSession(
   auth: AuthClient,
   manager: SessionManager,
   provider: OAuthProvider | string,
-  options?: AuthCallOptions & {
-    redirectTo?: string | null;
-    scopes?: readonly string[];
-    queryParams?: Readonly<Record<string, string>>;
-  },
+  options?: LinkIdentityOptions,
 ): Promise<ServiceResult<LinkIdentityResponse>> {
   options ??= {};
   const session = manager.currentSession;

@@ -6,9 +6,11 @@ import { createBaseClient } from "../../core/mod.ts";
 import {
   createSessionManager,
   exchangeCodeForSessionAndSave,
+  getSsoUrlForCurrentSession,
   importAuthToken,
   importSessionFromUrl,
   InMemorySessionStorage,
+  linkIdentityForCurrentSession,
   mfaVerifyAndSaveSession,
   unlinkIdentityAndUpdateSession,
   updateUserForCurrentSession,
@@ -357,4 +359,31 @@ Deno.test("flows: fragment errors, notices and refused tokens save nothing", asy
   assert.ok(!imp.ok);
   assert.equal(manager.currentSession, null);
   assert.deepEqual(events, []);
+});
+
+Deno.test("flows: linkIdentityForCurrentSession and getSsoUrlForCurrentSession take and send PKCE parameters", async () => {
+  const pkce = await generatePkceParams();
+  const t = tokens(9);
+  const { rec, auth, manager } = setup((req) => {
+    if (req.url.pathname.endsWith("/user")) return jsonResponse(USER);
+    if (req.url.pathname.endsWith("/sso")) return jsonResponse({ url: "https://idp.example/s" });
+    if (req.url.pathname.endsWith("/identities/authorize")) {
+      return new Response(null, { status: 302, headers: { location: "https://github.com/x" } });
+    }
+    return undefined;
+  });
+  assert.ok((await importAuthToken(auth, manager, t.access_token)).ok);
+  const sso = await getSsoUrlForCurrentSession(auth, manager, {
+    domain: "corp.example",
+    pkceParams: pkce,
+  });
+  assert.ok(sso.ok, sso.errorOrNull()?.message);
+  const ssoBody = rec.requests.find((r) => r.url.pathname.endsWith("/sso"))!.json() as Record<
+    string,
+    unknown
+  >;
+  assert.equal(ssoBody.code_challenge, pkce.codeChallenge);
+  await linkIdentityForCurrentSession(auth, manager, "github", { pkceParams: pkce });
+  const link = rec.requests.find((r) => r.url.pathname.endsWith("/identities/authorize"))!;
+  assert.equal(link.url.searchParams.get("code_challenge"), pkce.codeChallenge);
 });
