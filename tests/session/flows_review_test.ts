@@ -1,7 +1,12 @@
 /** End-to-end auth flows against a fake GoTrue answering as GoTrue does, with a SessionManager. */
 
 import assert from "node:assert/strict";
-import { createAuthClient, generatePkceParams, getOAuthSignInUrl } from "../../auth/mod.ts";
+import {
+  createAuthClient,
+  generatePkceParams,
+  getOAuthSignInUrl,
+  type Session,
+} from "../../auth/mod.ts";
 import { createBaseClient } from "../../core/mod.ts";
 import {
   createSessionManager,
@@ -45,6 +50,20 @@ function tokens(n: number, claims: Record<string, unknown> = {}) {
     expires_at: Math.floor(Date.now() / 1000) + 3600,
     token_type: "bearer",
     user: USER,
+  };
+}
+
+/** A held session numbered `n` (its refresh token `refresh-n`), saved as a sign-in would. */
+function heldSession(n: number): Session {
+  return {
+    accessToken: tokens(n).access_token,
+    refreshToken: `refresh-${n}`,
+    expiresIn: 3600,
+    expiresAt: null,
+    tokenType: "bearer",
+    user: { id: "u1" } as never,
+    providerToken: null,
+    providerRefreshToken: null,
   };
 }
 
@@ -193,16 +212,7 @@ Deno.test("flows: MFA enroll, challenge, verify: AAL2 stored, MFA_CHALLENGE_VERI
     }
     return undefined;
   });
-  await manager.saveSession({
-    accessToken: tokens(4).access_token,
-    refreshToken: "refresh-4",
-    expiresIn: 3600,
-    expiresAt: null,
-    tokenType: "bearer",
-    user: { id: "u1" } as never,
-    providerToken: null,
-    providerRefreshToken: null,
-  });
+  await manager.saveSession(heldSession(4));
   events.length = 0;
   const at = manager.currentSession!.accessToken;
   const e = await auth.mfaEnroll(at, "totp", { friendlyName: "phone" });
@@ -228,16 +238,7 @@ Deno.test("flows: an email change through updateUserForCurrentSession sends its 
   const { rec, auth, manager, storage, events } = setup((req) =>
     req.method === "PUT" ? jsonResponse({ ...USER, new_email: "new@example.com" }) : undefined
   );
-  await manager.saveSession({
-    accessToken: tokens(6).access_token,
-    refreshToken: "refresh-6",
-    expiresIn: 3600,
-    expiresAt: null,
-    tokenType: "bearer",
-    user: { id: "u1" } as never,
-    providerToken: null,
-    providerRefreshToken: null,
-  });
+  await manager.saveSession(heldSession(6));
   events.length = 0;
   const r = await updateUserForCurrentSession(auth, manager, { email: "new@example.com" }, {
     pkceParams: pkce,
