@@ -5,6 +5,7 @@
  * @module
  */
 
+import type { JsonObjectInput } from "../core/decode.ts";
 import { showValue } from "../core/_show.ts";
 import { runBlock } from "./_block.ts";
 import { buildFailure, guarded } from "./_guard.ts";
@@ -185,14 +186,10 @@ export interface RpcOptions extends CallOptions {
 }
 
 /**
- * A function's named arguments as one object: a record, a Map, or a value of
- * an interface type (which TypeScript does not let stand for a
- * `Record<string, unknown>`). An array or a function is not one.
+ * A function's named arguments as one object: a JSON object (a record, or a
+ * value of an interface type) or a Map. An array or a function is not one.
  */
-export type RpcParamsObject =
-  | Readonly<Record<string, unknown>>
-  | ReadonlyMap<string, unknown>
-  | (object & { readonly length?: never });
+export type RpcParamsObject = JsonObjectInput | ReadonlyMap<string, unknown>;
 
 /** Named arguments of a GET RPC: ordered pairs or a record. */
 export type RpcQueryParams =

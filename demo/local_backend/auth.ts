@@ -55,11 +55,19 @@ export function authApp(ctx: BackendContext): Hono {
     updated_at: u.updated_at,
   });
 
+  /** A new refresh token of a session, recorded unspent. */
+  const issueRefreshToken = (userId: string, sessionId: string): string => {
+    const token = crypto.randomUUID().replaceAll("-", "").slice(0, 16);
+    refreshTokens.set(token, { userId, sessionId, used: false, usedAt: 0, child: null });
+    return token;
+  };
+
+  /** A session's answer: a fresh access token beside `refresh_token` (a new one by default). */
   const session = async (
     u: UserRecord,
     issuer: string,
     sessionId: string = crypto.randomUUID(),
-    reuse: string | null = null,
+    refresh_token: string = issueRefreshToken(u.id, sessionId),
   ) => {
     const now = Math.floor(Date.now() / 1000);
     const exp = now + ctx.accessTokenTtl;
@@ -78,16 +86,6 @@ export function authApp(ctx: BackendContext): Hono {
       app_metadata: { provider: "email", providers: ["email"] },
       user_metadata: u.user_metadata,
     });
-    const refresh_token = reuse ?? crypto.randomUUID().replaceAll("-", "").slice(0, 16);
-    if (reuse === null) {
-      refreshTokens.set(refresh_token, {
-        userId: u.id,
-        sessionId,
-        used: false,
-        usedAt: 0,
-        child: null,
-      });
-    }
     return {
       access_token,
       token_type: "bearer",
@@ -209,14 +207,7 @@ export function authApp(ctx: BackendContext): Hono {
       }
       // The child is known the moment the token is spent (GoTrue does both in one transaction):
       // a grant of the same token while this one is signing reuses it rather than revoking.
-      const child = crypto.randomUUID().replaceAll("-", "").slice(0, 16);
-      refreshTokens.set(child, {
-        userId: u.id,
-        sessionId: entry.sessionId,
-        used: false,
-        usedAt: 0,
-        child: null,
-      });
+      const child = issueRefreshToken(u.id, entry.sessionId);
       entry.used = true;
       entry.usedAt = Date.now();
       entry.child = child;
