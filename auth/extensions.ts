@@ -9,6 +9,7 @@
 
 import type { JsonObjectInput } from "../core/decode.ts";
 import type { ServiceResult } from "../core/result.ts";
+import { deadline } from "../core/_deadline.ts";
 import type { AuthCallOptions } from "./_request.ts";
 import type { AuthClient } from "./client.ts";
 import { type MessagingChannel, OtpType, SignOutScope } from "./enums.ts";
@@ -499,7 +500,8 @@ export function signOutOthers(
 }
 
 /**
- * Challenges a factor and verifies the code in one call.
+ * Challenges a factor and verifies the code in one call. The call's `timeout` (the client's by
+ * default) bounds both requests: the verify gets what the challenge left.
  *
  * @example TOTP step-up
  * ```ts
@@ -514,7 +516,7 @@ export function signOutOthers(
  * @param factorId The factor.
  * @param code The code.
  * @param accessToken The access token.
- * @param options Cancellation.
+ * @param options Cancellation and the timeout of the whole call.
  * @returns The AAL2 session.
  */
 export async function mfaChallengeAndVerify(
@@ -525,7 +527,12 @@ export async function mfaChallengeAndVerify(
   options?: AuthCallOptions,
 ): Promise<ServiceResult<MfaVerifyResponse>> {
   options ??= {};
+  // One deadline: the verify gets what the challenge left of the call's timeout.
+  const within = deadline(options.timeout, auth.client.timeout);
   const challenge = await auth.mfaChallenge(accessToken, factorId, options);
   if (!challenge.ok) return challenge;
-  return auth.mfaVerify(accessToken, factorId, challenge.value.id, code, options);
+  const id = challenge.value.id;
+  return within((timeout) =>
+    auth.mfaVerify(accessToken, factorId, id, code, { ...options, timeout })
+  );
 }

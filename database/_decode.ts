@@ -91,7 +91,8 @@ export function isNoRows(r: ServiceResult<unknown>): boolean {
  * PostgREST 16's `client-error-verbosity = "minimal"` sends that 406 without the `details` that
  * say how many rows matched: the same read is then made as a list of at most two rows (`again`,
  * with {@linkcode twoRowsAtMost}), and zero rows are null, one is the row, and several keep the
- * first answer's failure.
+ * first answer's failure. `again` is given what is left of the call's timeout (its caller's
+ * deadline), so the two reads together take no longer than one.
  */
 export async function maybeOne<T>(
   r: ServiceResult<string>,

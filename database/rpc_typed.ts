@@ -7,6 +7,7 @@
  */
 
 import { plainJson } from "./_encode.ts";
+import { deadline } from "../core/_deadline.ts";
 import { guarded } from "./_guard.ts";
 import type { ServiceResult } from "../core/result.ts";
 import { failure, success } from "../core/result.ts";
@@ -386,7 +387,9 @@ export function rpcGetSingleTyped<T>(
 }
 
 /**
- * Calls a function with GET for at most one row: no rows is `Success(null)`.
+ * Calls a function with GET for at most one row: no rows is `Success(null)`. When PostgREST's
+ * answer does not say how many rows matched (minimal error verbosity) the call is made again for
+ * a list, within what is left of the call's `timeout`.
  *
  * @example GET maybe one row
  * ```ts
@@ -408,11 +411,20 @@ export function rpcGetMaybeSingleTyped<T>(
   options?: TypedRpcGetOptions<T>,
 ): Promise<ServiceResult<T | null>> {
   options ??= {};
+  // The fallback read gets only what is left of the call's timeout.
+  const within = deadline(options.timeout, db.client.timeout);
   return callGet(db, fn, options, ResponseFormat.SINGLE).then((r) =>
     maybeOne<T>(
       r,
       () =>
-        callGet(db, fn, { ...options, block: twoRowsAtMost(options.block) }, ResponseFormat.ROWS),
+        within((timeout) =>
+          callGet(
+            db,
+            fn,
+            { ...options, block: twoRowsAtMost(options.block), timeout },
+            ResponseFormat.ROWS,
+          )
+        ),
       options,
     )
   );

@@ -12,6 +12,7 @@
 import { guarded } from "./_guard.ts";
 import { ServiceException, type ServiceResult, success } from "../core/result.ts";
 import { decodeOne, decodeRows, discard, maybeOne, twoRowsAtMost } from "./_decode.ts";
+import { deadline } from "../core/_deadline.ts";
 import type {
   CallOptions,
   DatabaseClient,
@@ -135,7 +136,9 @@ export function selectSingleTyped<T>(
 }
 
 /**
- * Reads at most one row: no rows is `Success(null)`; several rows still fail.
+ * Reads at most one row: no rows is `Success(null)`; several rows still fail. When PostgREST's
+ * answer does not say how many rows matched (minimal error verbosity) the rows are read again as a
+ * list, within what is left of the call's `timeout`.
  *
  * @example Maybe one row
  * ```ts
@@ -158,15 +161,20 @@ export function selectMaybeSingleTyped<T>(
   options?: TypedSelectOptions<T>,
 ): Promise<ServiceResult<T | null>> {
   options ??= {};
+  // The fallback read gets only what is left of the call's timeout.
+  const within = deadline(options.timeout, db.client.timeout);
   return db.select(table, { ...options, format: ResponseFormat.SINGLE }).then((r) =>
     maybeOne<T>(
       r,
       () =>
-        db.select(table, {
-          ...options,
-          format: ResponseFormat.ROWS,
-          block: twoRowsAtMost(options.block),
-        }),
+        within((timeout) =>
+          db.select(table, {
+            ...options,
+            format: ResponseFormat.ROWS,
+            block: twoRowsAtMost(options.block),
+            timeout,
+          })
+        ),
       options,
     )
   );

@@ -29,6 +29,7 @@ import type {
 import type { JsonObject } from "../core/decode.ts";
 import { withMaskedFields } from "../core/mask.ts";
 import { ABORTED, untilAborted } from "../core/_abort.ts";
+import { deadline } from "../core/_deadline.ts";
 import { showValue } from "../core/_show.ts";
 import { type Failure, failure, type ServiceResult, success } from "../core/result.ts";
 import { AuthStateChangeEvent, type SessionManager } from "./manager.ts";
@@ -272,6 +273,9 @@ const ENDED: ReadonlySet<string> = new Set(["session_not_found", "user_not_found
  * failure keeps it.
  * During a restore (`Loading`) it first waits for the stored session to be
  * read (the caller's `signal` ends the wait), then signs out what was found.
+ * The call's `timeout` (the client's by default) bounds the whole call, from
+ * its start: that wait, the refresh and `/logout` each get only what is left,
+ * and with nothing left it ends as a request's timeout does (`TIMEOUT`).
  * The session is the one the manager holds: a manager made for a request
  * (over its cookies) holds none until `initialize` (or `restoreSession`) has
  * read the storage, and signs nothing out before.
@@ -302,7 +306,7 @@ const ENDED: ReadonlySet<string> = new Set(["session_not_found", "user_not_found
  *
  * @param auth The auth client.
  * @param manager The session manager.
- * @param options Scope, clearing, idempotence.
+ * @param options Scope, clearing, idempotence, cancellation and the timeout of the whole call.
  * @returns Nothing.
  */
 export async function signOutCurrentSession(
@@ -317,10 +321,16 @@ export async function signOutCurrentSession(
   // A restore still reading storage (Loading) may yet bring a session in: it is waited for, so
   // that the session it finds is signed out rather than reported absent and restored after.
   options ??= {};
+  // One deadline: the call's timeout (the client's by default) bounds the wait for a restore,
+  // the refresh of a lapsed session and the sign-out together, each getting what is left.
+  const within = deadline(options.timeout, auth.client.timeout);
   if (manager.sessionState.value.kind === "Loading") {
-    const read = await untilCancelled(
-      () => restored(manager).then(() => success(undefined)),
-      options.signal,
+    const read = await within((timeout) =>
+      untilCancelled(
+        () => restored(manager).then(() => success(undefined)),
+        options.signal,
+        timeout,
+      )
     );
     if (!read.ok) return read;
   }
@@ -331,10 +341,8 @@ export async function signOutCurrentSession(
   // answers a lapsed token 401/403 and ends nothing: its refresh token would stay usable).
   let ended = false;
   if (manager.sessionState.value.kind === "Expired") {
-    const fresh = await untilCancelled(
-      () => manager.refreshSession(),
-      options.signal,
-      options.timeout,
+    const fresh = await within((timeout) =>
+      untilCancelled(() => manager.refreshSession(), options.signal, timeout)
     );
     if (fresh.ok) session = fresh.value;
     // LOCAL goes on with the lapsed token when the refresh fails (offline, or the session is
@@ -342,7 +350,10 @@ export async function signOutCurrentSession(
     else if (scope !== SignOutScope.LOCAL || fresh.error.category === "CANCELLED") return fresh;
     else ended = heldSession(manager) === null;
   }
-  let r = await auth.signOut(session.accessToken, { ...call(options), scope });
+  const token = session.accessToken;
+  let r = await within((timeout) =>
+    auth.signOut(token, { signal: options.signal, timeout, scope })
+  );
   // A token the server no longer knows is as signed out as it gets locally; for GLOBAL and
   // OTHERS only a session the server has ended counts (a refused token revoked nothing).
   const status = r.ok ? 0 : r.error.status ?? 0;

@@ -32,6 +32,7 @@ import { encodeComponent } from "../core/_uri.ts";
 import { redactSecrets } from "../core/http_error.ts";
 import { encodeQueryComponent } from "../core/query.ts";
 import { showValue } from "../core/_show.ts";
+import { deadline } from "../core/_deadline.ts";
 import { checkUploadOptions } from "./_upload_options.ts";
 
 /** Cancellation and timeout, accepted by every storage call. */
@@ -269,8 +270,12 @@ export async function updateBucket(
   // made meanwhile).
   const isPublic = o.public;
   const nothing = isPublic == null && o.fileSizeLimit == null && o.allowedMimeTypes == null;
+  // Up to three requests (the name check, the update, the read back) under one deadline: each
+  // gets what is left of the call's timeout.
+  const within = deadline(o.timeout, client.timeout);
+  const read = () => within((timeout) => getBucket(client, id, { signal: o.signal, timeout }));
   if (o.name !== undefined && o.name !== null) {
-    const current = await getBucket(client, id, o);
+    const current = await read();
     if (!current.ok) return current;
     if (o.name !== current.value.name) {
       return failure({
@@ -287,22 +292,24 @@ export async function updateBucket(
       category: "INVALID_ARGUMENT",
     });
   }
-  const r = await client.request({
-    method: "PUT",
-    area: "storage",
-    path,
-    json: dropNulls({
-      id,
-      name: o.name,
-      public: isPublic,
-      file_size_limit: o.fileSizeLimit,
-      allowed_mime_types: o.allowedMimeTypes,
-    }),
-    signal: o.signal,
-    timeout: o.timeout,
-  });
+  const r = await within((timeout) =>
+    client.request({
+      method: "PUT",
+      area: "storage",
+      path,
+      json: dropNulls({
+        id,
+        name: o.name,
+        public: isPublic,
+        file_size_limit: o.fileSizeLimit,
+        allowed_mime_types: o.allowedMimeTypes,
+      }),
+      signal: o.signal,
+      timeout,
+    })
+  );
   if (!r.ok) return r;
-  return getBucket(client, id, o);
+  return read();
 }
 
 export async function deleteBucket(

@@ -113,7 +113,8 @@ export class StorageClient {
   }
 
   /**
-   * Updates a bucket; only given fields are sent.
+   * Updates a bucket; only given fields are sent. The call's `timeout` bounds all its requests
+   * (the name check, the update, the read back) together.
    *
    * @param id The bucket id.
    * @param options The fields to change.

@@ -19,6 +19,7 @@ import type { FileObject, ImageTransformOptions, SortOrder } from "./models.ts";
 import { encodeBucket, pathList } from "./_path.ts";
 import { checkExpires, hasTransform } from "./_ops.ts";
 import { showValue } from "../core/_show.ts";
+import { deadline } from "../core/_deadline.ts";
 
 /**
  * Lists a folder, throwing {@linkcode ServiceException} on failure.
@@ -326,20 +327,10 @@ export async function createSignedRenderUrls(
   const out: string[] = [];
   // One request per path, in turn, under one deadline: the call's timeout (the client's by
   // default) bounds them all, as it bounds any other call.
-  const timeout = options.timeout ?? storage.client.timeout;
-  const deadline = timeout > 0 ? Date.now() + timeout : 0;
+  const within = deadline(options.timeout, storage.client.timeout);
   for (const p of list) {
-    const left = deadline - Date.now();
-    if (deadline !== 0 && left <= 0) {
-      return failure({ message: `Request timed out after ${timeout} ms`, category: "TIMEOUT" });
-    }
-    const r = await createSignedRenderUrl(
-      storage,
-      bucket,
-      p,
-      expiresIn,
-      transform,
-      deadline === 0 ? options : { ...options, timeout: left },
+    const r = await within((timeout) =>
+      createSignedRenderUrl(storage, bucket, p, expiresIn, transform, { ...options, timeout })
     );
     if (!r.ok) return r;
     out.push(r.value);
