@@ -653,6 +653,31 @@ function isTransient(e: ServiceError, conflict: boolean): boolean {
 
 const cancelled = () => failure({ message: "Upload paused: cancelled", category: "CANCELLED" });
 
+/**
+ * A TUS request's result, a redirect answer made the upload's Failure: a 301, 302, 303, 307 or
+ * 308 (`redirect: "manual"`), a browser's opaque redirect (status 0), which the transport refuses
+ * with this message, or Node's refusal with `redirect: "error"` (a `TypeError` caused by
+ * "unexpected redirect"). `UNKNOWN` as any 3xx not followed (`categoryForStatus`), so not retried
+ * (a network error would be); the message names neither the Location nor the upload URL (a
+ * pre-signed one holds a token in its query).
+ */
+function notRedirected<T>(r: ServiceResult<T>): ServiceResult<T> {
+  if (r.ok) return r;
+  const { status, message, cause } = r.error;
+  const redirect = status === null
+    ? message === "Redirect refused for this request" ||
+      ((cause as Error | undefined)?.cause as Error | undefined)?.message === "unexpected redirect"
+    : [301, 302, 303, 307, 308].includes(status);
+  if (!redirect) return r;
+  return failure({
+    message: `The server redirected the upload${
+      status === null ? "" : ` (${status})`
+    }: resumable uploads do not follow redirects`,
+    category: "UNKNOWN",
+    status,
+  });
+}
+
 class Upload implements ResumableUpload {
   #client: BaseClient;
   #bucket: string;
@@ -661,6 +686,8 @@ class Upload implements ResumableUpload {
   #o: ResumableUploadOptions;
   #chunkSize: number;
   #streamChunks: boolean;
+  /** Whether this runs on Node (its fetch: see {@linkcode Upload.#tus}). */
+  readonly #node: boolean;
   #url: string | null;
   /** Total bytes once known: the source's length, or found when a stream ends. */
   #total: number | null;
@@ -713,7 +740,8 @@ class Upload implements ResumableUpload {
       maxDelayMs: o.retryMaxDelayMs ?? 10_000,
     });
     this.#chunkSize = o.chunkSize ?? RESUMABLE_DEFAULT_CHUNK_SIZE;
-    this.#streamChunks = o.streamChunks ?? streamsChunksByDefault(currentUserAgent());
+    this.#node = streamsChunksByDefault(currentUserAgent());
+    this.#streamChunks = o.streamChunks ?? this.#node;
     // A stream that has given every declared byte gets the request timeout to end.
     this.#source = new ChunkSource(data, o.size ?? null, o.timeout ?? client.timeout);
     this.#total = this.#source.length;
@@ -977,14 +1005,16 @@ class Upload implements ResumableUpload {
         : {}),
       responseType: "none",
       retry: false,
-      // A TUS peer never redirects an upload (and an offset from wherever a
-      // redirect leads is not the upload's); refusing redirects also lets the
-      // runtime drop its replay copy of the body (Node keeps one otherwise).
-      redirect: "error",
+      // A TUS peer never redirects an upload (and an offset from wherever a redirect leads is not
+      // the upload's): a redirect ends the upload (`notRedirected`). A refused redirect ("error")
+      // is a runtime's own network error, which would be retried, so "manual" hands the 3xx back;
+      // but Node keeps a replay copy of every body unless redirects are refused (a chunk's worth
+      // of peak memory for a Blob), and names its refusal: Node keeps "error".
+      redirect: this.#node ? "error" : "manual",
       // HEAD sends nothing: the option, or the client's timeout.
       timeout: method === "HEAD" ? this.#o.timeout : this.#timeoutFor(size),
       signal,
-    });
+    }).then(notRedirected);
   }
 
   /** Takes the Location and the accepted offset (absent: 0, the body was ignored) of a 201. */

@@ -147,7 +147,7 @@ Deno.test("npm build installs by name and runs real flows on Node and Bun; the N
     };
     const t = await run("node", ["--test", "flow.test.mjs"], { cwd: `${tmp}/app`, env });
     assert.equal(t.code, 0, t.text);
-    assert.match(t.text, /# pass 5\n/);
+    assert.match(t.text, /# pass 6\n/);
 
     // Bun (the `bun` npm package) runs the same flows against the same installed package.
     const b = await run(`${root}node_modules/.bin/bun`, ["test", "./flow.test.mjs"], {
@@ -155,7 +155,7 @@ Deno.test("npm build installs by name and runs real flows on Node and Bun; the N
       env,
     });
     assert.equal(b.code, 0, b.text);
-    assert.match(b.text, /\b5 pass\b/);
+    assert.match(b.text, /\b6 pass\b/);
 
     // Deno can take the npm build too (`npm:fetchbase`, one bundle, the faster start): installed
     // from the packed tarball as from the registry, it type-checks and runs a flow.

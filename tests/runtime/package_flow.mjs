@@ -170,6 +170,41 @@ test("resumable upload from a file's byte stream of unknown length (FileHandle.r
   }
 });
 
+test("a resumable upload answered with a redirect ends at once: one request, UNKNOWN, no token", async () => {
+  const seen = [];
+  const server = createServer((req, res) => {
+    seen.push(req.method);
+    req.resume();
+    req.on("end", () => {
+      res.writeHead(308, {
+        location: "https://elsewhere.example/up?token=upload-token-0123456789",
+      });
+      res.end("moved");
+    });
+  });
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  try {
+    const c = createClient(`http://127.0.0.1:${server.address().port}`, key);
+    const data = new Uint8Array(100_000).fill(3);
+    const r = await c.storage.createResumableUpload("b", "p.bin", new Blob([data]), {
+      chunkSize: 65536,
+      retryBaseDelayMs: 1,
+      retryMaxDelayMs: 1,
+    }).await();
+    assert.equal(r.ok, false);
+    assert.equal(r.error.category, "UNKNOWN", `${r.error.message} (${r.error.cause?.cause})`);
+    // Node refuses it (`redirect: "error"`) without telling the status; others answer the 308.
+    const onNode = typeof globalThis.Bun === "undefined" && typeof globalThis.Deno === "undefined";
+    assert.equal(r.error.status, onNode ? null : 308);
+    assert.match(r.error.message, /redirected the upload.*do not follow redirects/);
+    assert.ok(!r.error.message.includes("token"));
+    assert.deepEqual(seen, ["POST"]);
+  } finally {
+    server.closeAllConnections?.();
+    server.close();
+  }
+});
+
 test("a timeout and a cancellation really abort a request the server never answers", async () => {
   let closed = 0;
   const server = createServer((req) => req.on("close", () => closed++));
