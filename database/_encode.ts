@@ -7,9 +7,10 @@ import { showValue } from "../core/_show.ts";
 import { stringifyJson } from "../core/_json_int64.ts";
 
 /**
- * Query keys PostgREST reserves: a filter cannot use these as its whole key,
- * and no key may end in `order`, `limit`, `offset`, `and` or `or` as its last
- * `.` segment (PostgREST reads `author.limit=eq.5` as the embed's limit).
+ * Query keys PostgREST reserves: a filter's key goes quoted when it is one of
+ * these (`"select"`) or ends in `order`, `limit`, `offset`, `and` or `or` as
+ * its last `.` segment (PostgREST reads `author.limit=eq.5` as the embed's
+ * limit, and `author."limit"=eq.5` as a filter).
  */
 export const RESERVED_KEYS: ReadonlySet<string> = new Set([
   "select",
@@ -22,64 +23,69 @@ export const RESERVED_KEYS: ReadonlySet<string> = new Set([
   "on_conflict",
 ]);
 
-/** A name as PostgREST's field grammar reads it whole: `a.b.c->k->>0`. */
-const IDENT = "[\\p{L}0-9_$]+(?:-(?!>)[\\p{L}0-9_$]+)*";
-// A JSON key: PostgREST's `sepByDash (many1 (noneOf "(-:.,>)"))`, so `content-type` reads whole.
-const JSON_KEY = "[^(\\-:.,>)]+(?:-(?!>)[^(\\-:.,>)]+)*";
-let compiledName: RegExp | undefined;
-// Compiled on first use: a RegExp built from a template is not something a bundler may drop, so
-// a bundle that never checks a name would carry it.
-const namePattern = (): RegExp =>
-  compiledName ??= new RegExp(`^${IDENT}(?:\\.${IDENT})*(?:->>?(?:-[0-9]+|${JSON_KEY}))*$`, "u");
+// PostgREST's unquoted field name (`pFieldName`: `sepByDash pIdentifier`, letters, digits, `_`,
+// `$`) and JSON key (`pJsonKeyName`: `sepByDash (many1 (noneOf "(-:.,>)"))`, or an index); any
+// other name or key goes double-quoted (`pQuotedValue`, `"` and `\\` escaped), which it reads whole.
+const PLAIN = /^[\p{L}0-9_$]+(?:-[\p{L}0-9_$]+)*$/u;
+const PLAIN_KEY = /^(?:-?[0-9]+|[^\-(:.,>)&=#\s"\\]+(?:-[^\-(:.,>)&=#\s"\\]+)*)$/;
 
 /** Last-segment names PostgREST takes for an embed's modifiers. */
-const RESERVED_LAST = /(?:^|\.)(?:order|limit|offset|and|or)$/;
+const RESERVED_LAST = /^(?:order|limit|offset|and|or)$/;
 
 /** A filter operand. */
 export type FilterValue = string | number | boolean | null | Date | bigint;
 
-// Names that passed the check (bounded); most queries reuse a few columns.
-const CHECKED = new Set<string>();
+// Names checked, as keys ("k" + name) or not ("o" + name), and their wire form (bounded); most
+// queries reuse a few columns.
+const CHECKED = new Map<string, string>();
+
+const quoteName = (s: string): string => `"${s.replace(/["\\]/g, "\\$&")}"`;
 
 /**
- * Refuses column names that would change the query's shape. `asKey` false is
- * for names that are not query keys (order terms), where `limit` or `order`
- * are ordinary column names.
+ * The wire form of a column name `a.b->k->>0`: the table path (names joined by `.`), then a JSON
+ * path. A name or key PostgREST would not read whole unquoted (`first name`, `Total $`, `a"b`,
+ * `x-`, a JSON key `a.b`) goes double-quoted, and so does a key's last name when it is a reserved
+ * query key (`"order"`, `author."limit"`), which PostgREST then reads as a filter. `asKey` false
+ * is for names that are not query keys (order terms, embeds), where `limit` goes as it is. An
+ * empty name or key, or one that begins or ends with whitespace, is refused.
  */
 export function checkColumn(name: string, asKey = true): string {
-  if (CHECKED.has(name)) return name;
   if (typeof name !== "string" || name.trim() === "") {
     throw new TypeError("Cannot filter as the column name must be a non-blank string");
   }
+  const hit = CHECKED.get((asKey ? "k" : "o") + name);
+  if (hit !== undefined) return hit;
   // The table path is what precedes a JSON path (`->`, `->>`).
-  if (asKey && (RESERVED_KEYS.has(name) || RESERVED_LAST.test(name.split("->")[0]))) {
+  const [path, ...json] = name.split(/(->>?)/);
+  const names = path.split(".");
+  let out = "";
+  for (let i = 0; i < names.length; i++) {
+    const n = names[i];
+    out += (i ? "." : "") + (
+      !PLAIN.test(n) || asKey && i === names.length - 1 &&
+          (RESERVED_LAST.test(n) || names.length === 1 && RESERVED_KEYS.has(n))
+        ? quoteName(n)
+        : n
+    );
+  }
+  for (let i = 1; i < json.length; i += 2) {
+    out += json[i - 1] + (PLAIN_KEY.test(json[i]) ? json[i] : quoteName(json[i]));
+  }
+  if (names.concat(json).some((n) => n === "" || n.trim() !== n)) {
     throw new TypeError(
       `Cannot filter on column ${
         showValue(name)
-      } as it collides with a reserved PostgREST query key`,
+      } as each name and JSON key in it must be non-empty, with no whitespace at its ends`,
     );
   }
-  if (/[,()&=#\s"\\]/.test(name)) {
-    throw new TypeError(
-      `Cannot filter on column ${
-        showValue(name)
-      } as it contains a reserved character (, ( ) & = # " \\ or whitespace)`,
-    );
-  }
-  // PostgREST reads a name up to the first character outside its grammar and ignores the rest
-  // (`a:b` filters `a`, `data->>a.b` reads key `a`): such a name would filter another column.
-  if (!namePattern().test(name)) {
-    throw new TypeError(
-      `Cannot filter on column ${
-        showValue(name)
-      } as PostgREST would read only part of it (names hold letters, digits, '_', '$' and inner '-'; JSON keys no '.', ':', ',', '>', '(' or ')')`,
-    );
-  }
-  if (!asKey) return name; // the cache holds only names valid as keys
   if (CHECKED.size >= 512) CHECKED.clear();
-  CHECKED.add(name);
-  return name;
+  CHECKED.set((asKey ? "k" : "o") + name, out);
+  return out;
 }
+
+/** Whether a column's wire form has a table path (`author.name`, `"a b".c`). */
+export const hasTablePath = (wire: string): boolean =>
+  /^(?:"(?:[^"\\]|\\.)*"|[^".>]*)\./.test(wire);
 
 /**
  * Renders a scalar operand. `undefined` and `null` are a TypeError: PostgREST

@@ -38,6 +38,26 @@ import { QueryBuilder } from "./query_builder.ts";
 import { type BlockResult, renderTopLevel, WhereBuilder } from "./where_builder.ts";
 import { freshMark, markNumbers, unquoteMarks } from "../core/_json_int64.ts";
 
+let onConflictPattern: RegExp | undefined;
+
+/**
+ * Whether PostgREST reads an `on_conflict` text whole: its `pColumns` reads names (`pFieldName`)
+ * up to the first character outside its grammar and drops the rest, so `Total €` would resolve
+ * on `Total`, and `a - b` on `a-b`.
+ */
+function onConflictReadsWhole(text: string): boolean {
+  // A name: quoted, or words of letters, digits, `_`, `$` joined by spaces or by a `-` with none
+  // beside it (`a - b` reads as `a-b`). The separators take every space around a comma, so no
+  // text matches two ways. Built here: a template at the top level would stay in every bundle.
+  const words = "[\\p{L}0-9_$]+(?: +[\\p{L}0-9_$]+)*";
+  const name = `(?:"(?:[^"\\\\]|\\\\[^])*"|${words}(?:-${words})*)`;
+  return (onConflictPattern ??= new RegExp(
+    // Spaces may lead an unquoted first name only: ` "a"` reads as the name ``.
+    `^(?! +") *${name}(?:[ \\t]*,[ \\t]*${name})*[ \\t]*$`,
+    "u",
+  )).test(text);
+}
+
 /** Options every database call accepts. */
 export interface CallOptions {
   /** Cancels the call. */
@@ -502,6 +522,13 @@ export class DatabaseClient {
       if (onConflict != null && typeof onConflict !== "string") {
         throw new TypeError(
           `Cannot insert as 'onConflict' must be a string of column names: current value is ${
+            showValue(onConflict)
+          }`,
+        );
+      }
+      if (onConflict && !onConflictReadsWhole(onConflict)) {
+        throw new TypeError(
+          `Cannot insert as PostgREST would read only part of 'onConflict' (quote a name such as "Total €"): current value is ${
             showValue(onConflict)
           }`,
         );

@@ -8,7 +8,7 @@
 import { LimitError } from "./_guard.ts";
 import { runBlock } from "./_block.ts";
 import { columnName, type ColumnRef } from "./column.ts";
-import { checkColumn, checkEmbedPath } from "./_encode.ts";
+import { checkColumn, checkEmbedPath, hasTablePath } from "./_encode.ts";
 import { Nulls, Order } from "./models.ts";
 import { type BlockResult, renderTopLevel, WhereBuilder } from "./where_builder.ts";
 import { showValue } from "../core/_show.ts";
@@ -100,7 +100,7 @@ export class QueryBuilder {
       : "order";
     const name = checkColumn(columnName(column), false);
     // PostgREST reads no table path in an order term (`order=author.name` is a 400).
-    if (name.split("->")[0].includes(".")) {
+    if (hasTablePath(name)) {
       throw new TypeError(
         `Cannot order by ${
           showValue(name)

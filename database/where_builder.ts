@@ -11,6 +11,7 @@ import {
   checkColumn,
   checkEmbedPath,
   type FilterValue,
+  hasTablePath,
   listOperand,
   quoteItem,
   scalar,
@@ -236,10 +237,11 @@ export class WhereBuilder {
    * @returns This builder.
    */
   within<T>(column: ColumnRef<T>, range: ClosedRange<NoInfer<NonNullable<T>>>): this {
-    const full = checkColumn(columnName(column));
+    const full = columnName(column);
+    checkColumn(full);
     // Inside a group PostgREST reads no table path: `author.age` becomes `author.and=(age...)`.
-    const dot = full.lastIndexOf(".");
-    const name = dot === -1 ? full : full.slice(dot + 1);
+    const dot = full.split("->")[0].lastIndexOf(".");
+    const name = checkColumn(full.slice(dot + 1));
     const f = (operator: string, v: unknown): Predicate => ({
       kind: "filter",
       column: name,
@@ -577,14 +579,13 @@ export class WhereBuilder {
   ) {
     const inner = innerBuilder();
     runBlock(block, inner);
-    // The key is `<table>.or`: the table path may itself end in a reserved word (an embed named `order`).
-    if (referencedTable !== null) checkEmbedPath(referencedTable);
     emptyCheck(operator, inner);
     this.predicates.push({
       kind: "group",
       operator,
       negated: false,
-      referencedTable,
+      // The key is `<table>.or`: the table path may itself end in a reserved word (an embed named `order`).
+      referencedTable: referencedTable === null ? null : checkEmbedPath(referencedTable),
       items: inner.predicates,
     });
     return this;
@@ -672,7 +673,7 @@ export function renderInGroup(p: Predicate): string {
     }
     return `${p.negated ? "not." : ""}${p.operator}(${p.items.map(renderInGroup).join(",")})`;
   }
-  if (p.column.includes(".")) {
+  if (hasTablePath(p.column)) {
     throw new TypeError(
       `Cannot filter on ${
         showValue(p.column)

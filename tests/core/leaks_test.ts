@@ -182,7 +182,7 @@ Deno.test("a refusal that names an object path, a column or an argument never ec
   await failed(storage.createSignedUrls("bucket", [jwt], 60));
   const db = createDatabaseClient(client);
   await failed(
-    db.select("t", { block: (q) => q.where((w) => w.eq(column<number>(`${jwt} desc`), 1)) }),
+    db.select("t", { block: (q) => q.where((w) => w.eq(column<number>(`${jwt} `), 1)) }),
   );
   await failed(db.select("t", {
     block: (q) => q.where((w) => w.or((o) => o.eq(column<number>(`a.${jwt}`), 1))),

@@ -207,7 +207,7 @@ Deno.test("groups: a malformed referencedTable, or one nested inside another gro
   const { db, rec } = makeDb();
   await assertInvalid(
     db.select("t", {
-      block: (b) => b.where((w) => w.or((o) => o.eq(id, 1), { referencedTable: "a&b" })),
+      block: (b) => b.where((w) => w.or((o) => o.eq(id, 1), { referencedTable: "a..b" })),
     }),
   );
   await assertInvalid(

@@ -213,12 +213,12 @@ Deno.test("a column name is checked in linear time: an all-digit JSON key no lon
     ]
   ) {
     const started = performance.now();
-    assert.throws(() => checkColumn(name), TypeError);
+    checkColumn(name); // the last key goes quoted: `"1:"`
     assert.ok(performance.now() - started < 1_000, `${performance.now() - started} ms`);
   }
 });
 
-Deno.test("the column check accepts exactly the names the former pattern accepted (seeded short names)", () => {
+Deno.test("the names the former pattern accepted are sent as they are (seeded short names)", () => {
   const IDENT = "[\\p{L}0-9_$]+(?:-(?!>)[\\p{L}0-9_$]+)*";
   const KEY = "[^(\\-:.,>)]+(?:-(?!>)[^(\\-:.,>)]+)*";
   const former = new RegExp(`^${IDENT}(?:\\.${IDENT})*(?:->>?(?:-?[0-9]+|${KEY}))*$`, "u");
@@ -229,13 +229,8 @@ Deno.test("the column check accepts exactly the names the former pattern accepte
     let name = "";
     const length = 1 + Math.floor(rnd() * 8);
     for (let j = 0; j < length; j++) name += pieces[Math.floor(rnd() * pieces.length)];
-    let accepted = true;
-    try {
-      checkColumn(name, false);
-    } catch {
-      accepted = false;
-    }
-    assert.equal(accepted, former.test(name), JSON.stringify(name));
+    // The others go quoted or are refused (tests/database/column_names_test.ts).
+    if (former.test(name)) assert.equal(checkColumn(name, false), name, JSON.stringify(name));
   }
 });
 

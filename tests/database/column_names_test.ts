@@ -1,0 +1,323 @@
+/**
+ * Column names PostgREST reads only double-quoted (`first name`, `Total $`, `a"b`, a reserved
+ * query key, a JSON key holding `.`): the exact wire in each position, and a model of PostgREST's
+ * parser (`src/library/PostgREST/ApiRequest/QueryParams.hs`: `pTreePath`, `pFieldName`,
+ * `pIdentifier`, `pQuotedValue`, `pJsonPath`) that must read every name sent back whole.
+ */
+import assert from "node:assert/strict";
+import { column } from "../../database/mod.ts";
+import { checkColumn } from "../../database/_encode.ts";
+import { assertInvalid, makeDb } from "./_helpers.ts";
+
+// --- the wire, position by position ---------------------------------------------------------
+
+Deno.test("a filter key holding a space, a symbol or a quote goes double-quoted", async () => {
+  const { db, rec } = makeDb();
+  await db.select("t", {
+    block: (q) =>
+      q.where((w) =>
+        w.eq(column("first name"), "Ada").eq("Total $", 5).neq('a"b', "x").isNull("a\\b")
+      ),
+  });
+  assert.equal(
+    rec.last.url.search,
+    "?select=*&%22first%20name%22=eq.Ada&%22Total%20%24%22=eq.5&%22a%5C%22b%22=neq.x" +
+      "&%22a%5C%5Cb%22=is.null",
+  );
+  assert.deepEqual([...rec.last.url.searchParams.keys()].slice(1), [
+    '"first name"',
+    '"Total $"',
+    '"a\\"b"',
+    '"a\\\\b"',
+  ]);
+});
+
+Deno.test("a reserved query key as a column goes quoted, which PostgREST reads as a filter", async () => {
+  const { db, rec } = makeDb();
+  await db.select("t", {
+    block: (q) =>
+      q.where((w) =>
+        w.eq("order", 1).eq("select", 2).eq("author.limit", 3).eq("author.select", 4)
+          .eq("author.first name", 5)
+      ),
+  });
+  assert.deepEqual([...rec.last.url.searchParams].slice(1), [
+    ['"order"', "eq.1"],
+    ['"select"', "eq.2"],
+    ['author."limit"', "eq.3"],
+    // PostgREST reserves `select` only as the whole key: unchanged.
+    ["author.select", "eq.4"],
+    ['author."first name"', "eq.5"],
+  ]);
+});
+
+Deno.test("JSON keys PostgREST would cut short go quoted; plain keys and indexes as they are", async () => {
+  const { db, rec } = makeDb();
+  await db.select("t", {
+    block: (q) =>
+      q.where((w) =>
+        w.eq("data->>a.b", 1).eq("data->some key->>0", 2).eq("first name->x:y", 3)
+          .eq("data->-1->>content-type", 4)
+      ),
+  });
+  assert.deepEqual([...rec.last.url.searchParams].slice(1), [
+    ['data->>"a.b"', "eq.1"],
+    ['data->"some key"->>0', "eq.2"],
+    ['"first name"->"x:y"', "eq.3"],
+    ["data->-1->>content-type", "eq.4"],
+  ]);
+});
+
+Deno.test("order terms, and an order, limit or group on an embed, quote such names", async () => {
+  const { db, rec } = makeDb();
+  await db.select("t", {
+    block: (q) =>
+      q.orderBy("first name", { order: "desc" }).orderBy("limit").orderBy("data->>a.b")
+        .orderBy("x", { referencedTable: "my author" }).limit(2, { referencedTable: "my author" })
+        .where((w) => w.or((o) => o.eq("a b", 1).eq("c", 2), { referencedTable: "my author" })),
+  });
+  assert.equal(
+    rec.last.url.search,
+    "?select=*&%22my%20author%22.or=(%22a%20b%22.eq.1%2Cc.eq.2)" +
+      "&order=%22first%20name%22.desc%2Climit.asc%2Cdata-%3E%3E%22a.b%22.asc" +
+      "&%22my%20author%22.order=x.asc&%22my%20author%22.limit=2",
+  );
+  // An order term still takes no table path, quoted or not.
+  await assertInvalid(
+    db.select("t", { block: (q) => q.orderBy('"a b".c') }),
+    /referencedTable/,
+  );
+});
+
+Deno.test("or/and/not groups and within quote names inside the logic tree", async () => {
+  const { db, rec } = makeDb();
+  await db.select("t", {
+    block: (q) =>
+      q.where((w) =>
+        w.or((o) => o.eq("first name", "a").isNull("a,b").eq("x)", 1))
+          .not((n) => n.eq("Total $", 1).eq("id", 2))
+          .within(column<number>("author.first name"), { from: 1, to: 5 })
+          .within(column<number>("data->>a.b"), { from: 1, to: 5 })
+      ),
+  });
+  assert.deepEqual([...rec.last.url.searchParams].slice(1), [
+    ["or", '("first name".eq.a,"a,b".is.null,"x)".eq.1)'],
+    ["not.and", '("Total $".eq.1,id.eq.2)'],
+    ["author.and", '("first name".gte.1,"first name".lte.5)'],
+    ["and", '(data->>"a.b".gte.1,data->>"a.b".lte.5)'],
+  ]);
+  // A table path inside a group is still refused; a quoted JSON key holding '.' is no table path.
+  await assertInvalid(
+    db.select("t", { block: (q) => q.where((w) => w.or((o) => o.eq("my author.x", 1))) }),
+    /inside a group/,
+  );
+});
+
+Deno.test("insert: columns= quotes every name; on_conflict goes as given when PostgREST reads it whole", async () => {
+  const { db, rec } = makeDb();
+  await db.insert("t", '[{"first name":"a","a\\"b":1}]', {
+    upsert: true,
+    onConflict: 'first name, "a\\"b"',
+  });
+  assert.deepEqual([...rec.last.url.searchParams], [
+    ["select", "*"],
+    ["columns", '"first name","a\\"b"'],
+    ["on_conflict", 'first name, "a\\"b"'],
+  ]);
+  await db.insert("t", "{}", { upsert: true, onConflict: '"Total €", id' });
+  assert.equal(rec.last.url.searchParams.get("on_conflict"), '"Total €", id');
+  const sent = rec.requests.length;
+  // PostgREST's pColumns would read `Total`, `a-b`, `a`, or the name `` and drop the rest.
+  for (const bad of ["Total €", "a - b", "a;b", '"a"b', ' "a"', "a\tb", "a,", 1 as never]) {
+    await assertInvalid(
+      db.insert("t", "{}", { upsert: true, onConflict: bad }),
+      /onConflict/,
+      String(bad),
+    );
+  }
+  assert.equal(rec.requests.length, sent);
+});
+
+Deno.test("select= goes as written, whitespace dropped outside quotes", async () => {
+  const { db, rec } = makeDb();
+  await db.select("t", { columns: ' "first name" , "Total $",n:"a b" ' });
+  assert.equal(rec.last.url.searchParams.get("select"), '"first name","Total $",n:"a b"');
+});
+
+Deno.test("names PostgREST cannot read in any form are still refused", async () => {
+  const { db, rec } = makeDb();
+  for (const bad of ["a..b", ".a", "a.", "data->", "->x", " id", "id ", "a. b", "data->> k"]) {
+    await assertInvalid(
+      db.select("t", { block: (q) => q.where((w) => w.eq(column(bad), 1)) }),
+      /must be non-empty, with no whitespace at its ends/,
+      bad,
+    );
+  }
+  // An embed path still takes no JSON path and no `not` segment, quoted or not.
+  for (const path of ["a->b", "not", "a b.not"]) {
+    await assertInvalid(
+      db.select("t", { block: (q) => q.limit(1, { referencedTable: path }) }),
+      /referencedTable/,
+      path,
+    );
+  }
+  assert.equal(rec.requests.length, 0);
+});
+
+// --- a model of PostgREST's reading ---------------------------------------------------------
+
+type JsonOp = [arrow: string, kind: "key" | "idx", value: string];
+
+/**
+ * PostgREST's `pTreePath` over `text`, as `QueryParams.hs` reads a filter key: names
+ * (`pFieldName`) joined by `.`, then a JSON path; with `dotted` false its `pField` (one name and
+ * a JSON path: a term in `or=(...)` or `order=`). Returns null where it fails, and the rest it
+ * leaves unread (PostgREST ignores it).
+ */
+function readTreePath(
+  text: string,
+  dotted = true,
+): { names: string[]; json: JsonOp[]; rest: string } | null {
+  const s = Array.from(text);
+  let i = 0;
+  const quoted = (): string | null => { // pQuotedValue
+    let out = "";
+    for (i++; i < s.length; i++) {
+      if (s[i] === "\\") {
+        if (++i >= s.length) return null;
+        out += s[i];
+      } else if (s[i] === '"') {
+        i++;
+        return out;
+      } else out += s[i];
+    }
+    return null;
+  };
+  const byDash = (char: (c: string) => boolean): string | null => { // sepByDash
+    const parts: string[] = [];
+    for (;;) {
+      const start = i;
+      while (i < s.length && char(s[i])) i++;
+      if (i === start) return null; // many1
+      parts.push(s.slice(start, i).join("").trim()); // T.strip
+      if (s[i] === "-" && s[i + 1] !== ">") i++;
+      else return parts.join("-");
+    }
+  };
+  const fieldName = () =>
+    // pFieldName: pIdentifierChar is letter, digit, '_', ' ', '$'
+    s[i] === '"' ? quoted() : byDash((c) => /^[\p{L}0-9_ $]$/u.test(c));
+  const names: string[] = [];
+  for (;;) {
+    const n = fieldName();
+    if (n === null) return null;
+    names.push(n);
+    if (!dotted || s[i] !== ".") break;
+    i++;
+  }
+  const json: JsonOp[] = [];
+  while (s[i] === "-" && s[i + 1] === ">") { // pJsonPath
+    const arrow = s[i + 2] === ">" ? "->>" : "->";
+    i += arrow.length;
+    const idx = /^-?[0-9]+(?=->|::|\.|,|$)/.exec(s.slice(i).join("")); // pJIdx, then pEnd
+    if (idx) {
+      json.push([arrow, "idx", idx[0]]);
+      i += idx[0].length;
+      continue;
+    }
+    const key = s[i] === '"' ? quoted() : byDash((c) => !"(-:.,>)".includes(c)); // pJsonKeyName
+    if (key === null) return null;
+    json.push([arrow, "key", key]);
+  }
+  return { names, json, rest: s.slice(i).join("") };
+}
+
+/** The names and JSON path a fetchbase column name stands for. */
+function meaning(name: string): { names: string[]; json: JsonOp[] } {
+  const [path, ...ops] = name.split(/(->>?)/);
+  const json: JsonOp[] = [];
+  for (let i = 0; i < ops.length; i += 2) {
+    json.push([ops[i], /^-?[0-9]+$/.test(ops[i + 1]) ? "idx" : "key", ops[i + 1]]);
+  }
+  return { names: path.split("."), json };
+}
+
+/** Whether PostgREST takes a query key as a filter (`parse`: `isFilter`). */
+function isFilterKey(key: string): boolean {
+  return !["select", "columns", "on_conflict"].includes(key) &&
+    !["order", "limit", "offset", "and", "or"].includes(key.split(".").at(-1)!);
+}
+
+Deno.test("the model reads PostgREST's own examples as its doctests say", () => {
+  assert.deepEqual(readTreePath("identifier with spaces")?.names, ["identifier with spaces"]);
+  assert.deepEqual(readTreePath(" no leading or trailing spaces ")?.names, [
+    "no leading or trailing spaces",
+  ]);
+  assert.deepEqual(readTreePath('" leading and trailing spaces "')?.names, [
+    " leading and trailing spaces ",
+  ]);
+  assert.deepEqual(readTreePath('":"')?.names, [":"]);
+  assert.equal(readTreePath(":"), null);
+  assert.deepEqual(readTreePath("a:b"), { names: ["a"], json: [], rest: ":b" });
+  assert.deepEqual(readTreePath("a.b->!@#$%^&*_a")?.json, [["->", "key", "!@#$%^&*_a"]]);
+  assert.deepEqual(readTreePath("x->0,other")?.json, [["->", "idx", "0"]]);
+});
+
+Deno.test("every name sent is read back whole by PostgREST's grammar, as a filter (seeded names)", () => {
+  const pieces = [
+    "a",
+    "é",
+    "1",
+    "_",
+    "$",
+    " ",
+    "\t",
+    "-",
+    "->",
+    "->>",
+    ".",
+    ":",
+    ",",
+    "(",
+    ")",
+    '"',
+    "\\",
+    "€",
+    "&",
+    "=",
+    "#",
+    ">",
+    "order",
+    "limit",
+    "or",
+    "select",
+    "😀",
+  ];
+  let seed = 7;
+  const rnd = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+  let sent = 0;
+  for (let i = 0; i < 30_000; i++) {
+    let name = "";
+    const length = 1 + Math.floor(rnd() * 7);
+    for (let j = 0; j < length; j++) name += pieces[Math.floor(rnd() * pieces.length)];
+    const m = meaning(name);
+    const bad = [...m.names, ...m.json.map((o) => o[2])].some((n) => n === "" || n.trim() !== n);
+    let wire: string;
+    try {
+      wire = checkColumn(name);
+    } catch {
+      assert.ok(bad, `refused ${JSON.stringify(name)}`);
+      continue;
+    }
+    assert.ok(!bad, `sent ${JSON.stringify(name)}`);
+    sent++;
+    const read = readTreePath(wire);
+    assert.deepEqual(read, { ...m, rest: "" }, `${JSON.stringify(name)} sent as ${wire}`);
+    assert.ok(isFilterKey(wire), `${JSON.stringify(name)} sent as the key ${wire}`);
+    // In a logic tree or an order term PostgREST reads one name (`pField`), then `.`.
+    if (m.names.length === 1) {
+      assert.deepEqual(readTreePath(wire + ".eq.1", false), { ...m, rest: ".eq.1" }, wire);
+    }
+  }
+  assert.ok(sent > 10_000, String(sent));
+});
