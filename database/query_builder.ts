@@ -38,6 +38,13 @@ function checkCount(
   return value;
 }
 
+/** Sets `key` to `value` in a list of pairs: in place when it is there, else at the end. */
+function put(list: Array<[string, string]>, key: string, value: number): void {
+  const pair = list.find((p) => p[0] === key);
+  if (pair) pair[1] = String(value);
+  else list.push([key, String(value)]);
+}
+
 /**
  * Collects a read's filters and modifiers. `limit`/`offset`: the last call
  * wins; `range(from, to)` is `offset = from` and `limit = to - from + 1`.
@@ -56,9 +63,11 @@ function checkCount(
 export class QueryBuilder {
   /** The filters. */
   readonly filter: WhereBuilder = new WhereBuilder();
-  #order: Map<string, string[]> | null = null;
-  #limit: Map<string, number> | null = null;
-  #offset: Map<string, number> | null = null;
+  // Lists of pairs, each key once at the place it was first set: cheaper to build and walk than
+  // Maps, for the one or two keys a query has.
+  #order: Array<[string, string]> = [];
+  #limit: Array<[string, string]> = [];
+  #offset: Array<[string, string]> = [];
 
   /**
    * Adds filter predicates (AND-ed with earlier ones).
@@ -107,10 +116,10 @@ export class QueryBuilder {
         } as an order term takes no table path: order an embed's rows with 'referencedTable'`,
       );
     }
-    const orders = this.#order ??= new Map();
-    const list = orders.get(key) ?? [];
-    list.push(`${name}.${order}${nulls ? "." + nulls : ""}`);
-    orders.set(key, list);
+    const term = `${name}.${order}${nulls ? "." + nulls : ""}`;
+    const pair = this.#order.find((p) => p[0] === key);
+    if (pair) pair[1] += "," + term;
+    else this.#order.push([key, term]);
     return this;
   }
 
@@ -123,7 +132,8 @@ export class QueryBuilder {
    */
   limit(count: number, options?: { referencedTable?: string | null }): this {
     options ??= {};
-    (this.#limit ??= new Map()).set(
+    put(
+      this.#limit,
       options.referencedTable ? `${checkEmbedPath(options.referencedTable)}.limit` : "limit",
       checkCount(count, "limit"),
     );
@@ -139,7 +149,8 @@ export class QueryBuilder {
    */
   offset(count: number, options?: { referencedTable?: string | null }): this {
     options ??= {};
-    (this.#offset ??= new Map()).set(
+    put(
+      this.#offset,
       options.referencedTable ? `${checkEmbedPath(options.referencedTable)}.offset` : "offset",
       checkCount(count, "offset"),
     );
@@ -173,7 +184,7 @@ export class QueryBuilder {
 
   /** Whether a limit, offset or range was set at the top level. */
   get hasWindow(): boolean {
-    return this.#limit?.has("limit") === true || this.#offset?.has("offset") === true;
+    return this.#limit.some((p) => p[0] === "limit") || this.#offset.some((p) => p[0] === "offset");
   }
 
   /**
@@ -185,9 +196,10 @@ export class QueryBuilder {
   toQueryPairs(first?: [string, string]): Array<[string, string]> {
     const pairs: Array<[string, string]> = first ? [first] : [];
     for (const p of this.filter.predicates) pairs.push(renderTopLevel(p));
-    if (this.#order) { for (const [k, v] of this.#order) pairs.push([k, v.join(",")]); }
-    if (this.#limit) { for (const [k, v] of this.#limit) pairs.push([k, String(v)]); }
-    if (this.#offset) { for (const [k, v] of this.#offset) pairs.push([k, String(v)]); }
+    // Copies: the pairs are the caller's to change.
+    for (const [k, v] of this.#order) pairs.push([k, v]);
+    for (const [k, v] of this.#limit) pairs.push([k, v]);
+    for (const [k, v] of this.#offset) pairs.push([k, v]);
     return pairs;
   }
 }

@@ -671,7 +671,7 @@ export function renderInGroup(p: Predicate): string {
     if (p.referencedTable !== null) {
       throw new TypeError("Cannot nest a group with 'referencedTable' inside another group");
     }
-    return `${p.negated ? "not." : ""}${p.operator}(${p.items.map(renderInGroup).join(",")})`;
+    return `${p.negated ? "not." : ""}${p.operator}(${renderItems(p.items)})`;
   }
   if (hasTablePath(p.column)) {
     throw new TypeError(
@@ -681,6 +681,13 @@ export function renderInGroup(p: Predicate): string {
     );
   }
   return `${p.column}.${p.negated ? "not." : ""}${p.operator}.${groupValue(p)}`;
+}
+
+/** A group's predicates rendered inside it, joined by `,` (a loop: no callback, no array). */
+function renderItems(items: Predicate[]): string {
+  let out = "";
+  for (let i = 0; i < items.length; i++) out += (i === 0 ? "" : ",") + renderInGroup(items[i]);
+  return out;
 }
 
 /**
@@ -714,7 +721,7 @@ export function renderTopLevel(p: Predicate): [string, string] {
     const key = `${p.referencedTable ? p.referencedTable + "." : ""}${
       p.negated ? "not." : ""
     }${p.operator}`;
-    return [key, `(${p.items.map(renderInGroup).join(",")})`];
+    return [key, `(${renderItems(p.items)})`];
   }
   return [p.column, `${p.negated ? "not." : ""}${p.operator}.${p.value}`];
 }

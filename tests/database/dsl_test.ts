@@ -250,6 +250,35 @@ Deno.test("orderBy merges keys per table with nulls; limit/offset last call wins
   assert.deepEqual(render((q) => q.range(5, 5)), [["limit", "1"], ["offset", "5"]]);
 });
 
+Deno.test("order, limit and offset: a referenced table's window is not the top level's; pairs are copies", () => {
+  const q = new QueryBuilder().limit(3, { referencedTable: "users" }).offset(1, {
+    referencedTable: "users",
+  });
+  assert.equal(q.hasWindow, false);
+  assert.equal(new QueryBuilder().offset(0).hasWindow, true);
+  assert.equal(new QueryBuilder().limit(0).hasWindow, true);
+  q.orderBy(t.id).limit(5).orderBy(column("name"), { referencedTable: "users" }).orderBy(t.title);
+  const first = q.toQueryPairs();
+  first[0][1] = "changed";
+  first.pop();
+  assert.deepEqual(q.toQueryPairs(), [
+    ["order", "id.asc,title.asc"],
+    ["users.order", "name.asc"],
+    ["users.limit", "3"],
+    ["limit", "5"],
+    ["users.offset", "1"],
+  ]);
+  // A table path before a JSON path is refused; a `.` inside a JSON key is no table path (the key
+  // goes quoted).
+  assert.throws(() => q.orderBy(column("author.data->>x")), /referencedTable/);
+  assert.deepEqual(new QueryBuilder().orderBy(column("data->>x.y")).toQueryPairs(), [
+    ["order", 'data->>"x.y".asc'],
+  ]);
+  assert.deepEqual(new QueryBuilder().orderBy(column("data->x->>y")).toQueryPairs(), [
+    ["order", "data->x->>y.asc"],
+  ]);
+});
+
 Deno.test("misuse is refused before any request", () => {
   assert.throws(() => render((q) => q.range(5, 4)), RangeError);
   assert.throws(() => render((q) => q.limit(-1)), RangeError);

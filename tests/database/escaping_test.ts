@@ -137,3 +137,29 @@ Deno.test("array literals (cs.{...}) round-trip each element", () => {
     { numRuns: 300 },
   );
 });
+
+Deno.test("encodePairs encodes each key and value as encodeURIComponent does", () => {
+  // Every character of the Basic Multilingual Plane but the surrogates, alone and amid others:
+  // the characters kept as they are (letters, digits, - _ . ! ~ * ' ( )) skip the call.
+  for (let c = 0; c < 0x10000; c++) {
+    if (c >= 0xd800 && c <= 0xdfff) continue;
+    const ch = String.fromCharCode(c);
+    for (const text of [ch, `a${ch}`, `${ch}.b`]) {
+      assert.equal(
+        encodePairs([[text, text]]),
+        `${encodeURIComponent(text)}=${encodeURIComponent(text)}`,
+        `U+${c.toString(16)}`,
+      );
+    }
+  }
+  fc.assert(
+    fc.property(fc.array(fc.tuple(fc.string({ unit: "grapheme" }), value)), (pairs) => {
+      const expected = pairs.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`);
+      assert.equal(encodePairs(pairs), expected.join("&"));
+    }),
+    { numRuns: 300 },
+  );
+  // A lone surrogate still throws, for the request to resolve INVALID_ARGUMENT.
+  assert.throws(() => encodePairs([["a", "x\ud800"]]), TypeError);
+  assert.throws(() => encodePairs([["\udc00", "x"]]), TypeError);
+});
