@@ -35,9 +35,10 @@ const RESERVED_LAST = /^(?:order|limit|offset|and|or)$/;
 /** A filter operand. */
 export type FilterValue = string | number | boolean | null | Date | bigint;
 
-// Names checked, as keys ("k" + name) or not ("o" + name), and their wire form (bounded); most
-// queries reuse a few columns.
-const CHECKED = new Map<string, string>();
+// Names checked and their wire form, as query keys or not (bounded); most queries reuse a few
+// columns, and a hit is the whole check.
+const CHECKED_KEYS = new Map<string, string>();
+const CHECKED_OTHER = new Map<string, string>();
 
 const quoteName = (s: string): string => `"${s.replace(/["\\]/g, "\\$&")}"`;
 
@@ -50,11 +51,12 @@ const quoteName = (s: string): string => `"${s.replace(/["\\]/g, "\\$&")}"`;
  * empty name or key, or one that begins or ends with whitespace, is refused.
  */
 export function checkColumn(name: string, asKey = true): string {
+  const checked = asKey ? CHECKED_KEYS : CHECKED_OTHER;
+  const hit = checked.get(name);
+  if (hit !== undefined) return hit;
   if (typeof name !== "string" || name.trim() === "") {
     throw new TypeError("Cannot filter as the column name must be a non-blank string");
   }
-  const hit = CHECKED.get((asKey ? "k" : "o") + name);
-  if (hit !== undefined) return hit;
   // The table path is what precedes a JSON path (`->`, `->>`).
   const [path, ...json] = name.split(/(->>?)/);
   const names = path.split(".");
@@ -78,14 +80,14 @@ export function checkColumn(name: string, asKey = true): string {
       } as each name and JSON key in it must be non-empty, with no whitespace at its ends`,
     );
   }
-  if (CHECKED.size >= 512) CHECKED.clear();
-  CHECKED.set((asKey ? "k" : "o") + name, out);
+  if (checked.size >= 512) checked.clear();
+  checked.set(name, out);
   return out;
 }
 
 /** Whether a column's wire form has a table path (`author.name`, `"a b".c`). */
 export const hasTablePath = (wire: string): boolean =>
-  /^(?:"(?:[^"\\]|\\.)*"|[^".>]*)\./.test(wire);
+  wire.includes(".") && /^(?:"(?:[^"\\]|\\.)*"|[^".>]*)\./.test(wire);
 
 /**
  * Renders a scalar operand. `undefined` and `null` are a TypeError: PostgREST
