@@ -24,10 +24,13 @@ export const RESERVED_KEYS: ReadonlySet<string> = new Set([
 ]);
 
 // PostgREST's unquoted field name (`pFieldName`: `sepByDash pIdentifier`, letters, digits, `_`,
-// `$`) and JSON key (`pJsonKeyName`: `sepByDash (many1 (noneOf "(-:.,>)"))`, or an index); any
-// other name or key goes double-quoted (`pQuotedValue`, `"` and `\\` escaped), which it reads whole.
+// `$`), and a JSON key as such a name or an index: PostgREST 12.2 reads more unquoted
+// (`pJsonKeyName`: `sepByDash (many1 (noneOf "(-:.,>)"))`), but before it a key was a
+// `pFieldName`, read up to its first other character (`data->>a@b` filtered the key `a`). Any
+// other name or key goes double-quoted (`pQuotedValue`, `"` and `\\` escaped), which every version
+// reads whole.
 const PLAIN = /^[\p{L}0-9_$]+(?:-[\p{L}0-9_$]+)*$/u;
-const PLAIN_KEY = /^(?:-?[0-9]+|[^\-(:.,>)&=#\s"\\]+(?:-[^\-(:.,>)&=#\s"\\]+)*)$/;
+const PLAIN_KEY = /^(?:-?[0-9]+|[\p{L}0-9_$]+(?:-[\p{L}0-9_$]+)*)$/u;
 
 /** Last-segment names PostgREST takes for an embed's modifiers. */
 const RESERVED_LAST = /^(?:order|limit|offset|and|or)$/;

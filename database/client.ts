@@ -33,7 +33,7 @@ import {
   ReturnOption,
   UpsertResolution,
 } from "./models.ts";
-import { plainJson, plainOf, RESERVED_KEYS } from "./_encode.ts";
+import { hasTablePath, plainJson, plainOf, RESERVED_KEYS } from "./_encode.ts";
 import { QueryBuilder } from "./query_builder.ts";
 import { type BlockResult, renderTopLevel, WhereBuilder } from "./where_builder.ts";
 import { freshMark, markNumbers, unquoteMarks } from "../core/_json_int64.ts";
@@ -575,6 +575,18 @@ export class DatabaseClient {
     checkExplainedWrite(options.explain, options.rollback);
     const returning = options.returning ?? ReturnOption.REPRESENTATION;
     const pairs: Array<[string, string]> = wherePairs(block);
+    for (const [key] of pairs) {
+      // PostgREST before 11 takes into a write only the filters whose key holds no `.` (its
+      // `isNotRoot` reads the raw key): `data->>"a.b"=eq.1` would be dropped, and every row
+      // written. A key with a table path filters an embed of the answer, as in every version.
+      if (key.includes(".") && !hasTablePath(key)) {
+        throw new TypeError(
+          `Cannot filter an update or delete on ${
+            showValue(key)
+          } as PostgREST before v11 drops a filter whose key holds a '.' from a write (every row would be written): put it in an and() group`,
+        );
+      }
+    }
     if (returning === ReturnOption.REPRESENTATION || options.columns) {
       pairs.unshift(["select", cleanColumns(options.columns ?? "*")]);
     }

@@ -177,6 +177,7 @@ type JsonOp = [arrow: string, kind: "key" | "idx", value: string];
 function readTreePath(
   text: string,
   dotted = true,
+  oldJsonKeys = false,
 ): { names: string[]; json: JsonOp[]; rest: string } | null {
   const s = Array.from(text);
   let i = 0;
@@ -225,7 +226,12 @@ function readTreePath(
       i += idx[0].length;
       continue;
     }
-    const key = s[i] === '"' ? quoted() : byDash((c) => !"(-:.,>)".includes(c)); // pJsonKeyName
+    // pJsonKeyName; before PostgREST 12.2 a key was a pFieldName (`oldJsonKeys`).
+    const key = s[i] === '"'
+      ? quoted()
+      : oldJsonKeys
+      ? byDash((c) => /^[\p{L}0-9_ $]$/u.test(c))
+      : byDash((c) => !"(-:.,>)".includes(c));
     if (key === null) return null;
     json.push([arrow, "key", key]);
   }
@@ -313,6 +319,8 @@ Deno.test("every name sent is read back whole by PostgREST's grammar, as a filte
     sent++;
     const read = readTreePath(wire);
     assert.deepEqual(read, { ...m, rest: "" }, `${JSON.stringify(name)} sent as ${wire}`);
+    // PostgREST 10 to 12.1 read an unquoted JSON key as a field name (`pJKey = pFieldName`).
+    assert.deepEqual(readTreePath(wire, true, true), { ...m, rest: "" }, `before 12.2: ${wire}`);
     assert.ok(isFilterKey(wire), `${JSON.stringify(name)} sent as the key ${wire}`);
     // In a logic tree or an order term PostgREST reads one name (`pField`), then `.`.
     if (m.names.length === 1) {
@@ -320,4 +328,42 @@ Deno.test("every name sent is read back whole by PostgREST's grammar, as a filte
     }
   }
   assert.ok(sent > 10_000, String(sent));
+});
+
+Deno.test("a JSON key an older PostgREST would cut short goes quoted (pJKey = pFieldName before 12.2)", async () => {
+  const { db, rec } = makeDb();
+  await db.select("t", {
+    block: (q) =>
+      q.where((w) => w.eq("data->>a@b", 1).eq("data->x€->>content-type", 2).eq("data->-1", 3))
+        .orderBy("data->>a+b"),
+  });
+  // PostgREST 10 to 12.1 read `data->>a@b=eq.1` as a filter on the key `a` (the rest ignored).
+  assert.deepEqual([...rec.last.url.searchParams].slice(1), [
+    ['data->>"a@b"', "eq.1"],
+    ['data->"x€"->>content-type', "eq.2"],
+    ["data->-1", "eq.3"],
+    ["order", 'data->>"a+b".asc'],
+  ]);
+});
+
+Deno.test("an update or delete refuses a filter key holding a '.' that is no table path", async () => {
+  const { db, rec } = makeDb();
+  // PostgREST before 11 applies to an update or delete only the filters whose key holds no '.'
+  // (`isNotRoot` on the raw key): `data->>"a.b"=eq.1` would be dropped and every row written.
+  await assertInvalid(
+    db.delete("t", (w) => w.eq("data->>a.b", 1)),
+    /Cannot filter an update or delete on .*data->>.*a\.b.*and\(\) group/,
+  );
+  await assertInvalid(db.update("t", "{}", (w) => w.eq("id", 1).isNull("x->a.b")), /and\(\) group/);
+  assert.equal(rec.requests.length, 0);
+  // Read, it is a root filter in every version; in a group its key is `and`; an embed's filter
+  // (a table path) goes as before.
+  await db.select("t", { block: (q) => q.where((w) => w.eq("data->>a.b", 1)) });
+  await db.delete("t", (w) => w.and((a) => a.eq("data->>a.b", 1)).eq("author.name", "x"));
+  assert.deepEqual([...rec.last.url.searchParams], [
+    ["select", "*"],
+    ["and", '(data->>"a.b".eq.1)'],
+    ["author.name", "eq.x"],
+  ]);
+  assert.equal(rec.requests.length, 2);
 });
