@@ -1,6 +1,6 @@
 /**
  * Builds the JSR package, `@fetchbase/fetchbase`, into `jsr/` (or the directory
- * given as the first argument): the same bundled JavaScript as the npm package,
+ * given as the first argument): the same bundled JavaScript as the npm package (with its whitespace, which Deno's code cache makes free),
  * each subpath naming its `.d.ts` declarations with `@ts-self-types`, and a
  * `deno.json` with the package's name, version and exports. What JSR receives
  * is this directory (`deno task publish`), not the TypeScript sources: Deno
