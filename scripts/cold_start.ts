@@ -1,7 +1,8 @@
 /**
  * Measures what importing the package adds to an empty Node or Deno start,
  * beside `@supabase/supabase-js`, side by side (median of N runs each,
- * interleaved). Node imports the npm build (built into a temp dir first).
+ * interleaved). Node imports the npm build (built into a temp dir first and
+ * linked as `node_modules/fetchbase`).
  * Deno imports the JSR package by its `jsr:` name, served by a local registry
  * (`scripts/_jsr_registry.ts`; jsr.io is out of reach here) into a Deno cache
  * of its own; two more rows show Deno importing the npm build's JavaScript by
@@ -11,21 +12,22 @@
  * module).
  *
  * Two views of the same cost: the wall-clock difference between whole
- * processes (the target's definition, but an empty Node start varies by
- * ±10 ms here, so its ratio is noisy), and the time the `import()` itself
- * takes inside each process (timed with `performance.now()`, far steadier).
+ * processes that only import the package, by its name, as an app does (the
+ * target's definition, but an empty Node start varies by ±10 ms here, so its
+ * ratio is noisy), and the time the `import()` itself takes inside each
+ * process (timed with `performance.now()` in separate runs, far steadier).
  *
  * The table goes to bench/results/cold_start.md and into the cold-start
  * section of bench/README.md.
  *
- * Run: deno task coldstart [runs=15]
+ * Run: deno task coldstart [runs=21]
  */
 
 import { serveJsrPackage } from "./_jsr_registry.ts";
 import { replaceSection } from "./_readme_section.ts";
 
 const root = new URL("..", import.meta.url).pathname;
-const runs = Number(Deno.args[0] ?? 15);
+const runs = Number(Deno.args[0] ?? 21);
 const tmp = await Deno.makeTempDir({ dir: root, prefix: ".cold-" });
 
 const build = await new Deno.Command(Deno.execPath(), {
@@ -39,25 +41,41 @@ if (jsrBuild.code !== 0) throw new Error("JSR build failed");
 const registry = await serveJsrPackage(`${tmp}/jsr`);
 const jsrName = JSON.parse(await Deno.readTextFile(`${tmp}/jsr/deno.json`)).name;
 
+// Each case runs two files: one that only imports the package (`import "…"`, as an app does), whose
+// whole process is timed from outside, and one that times its `import()` inside and prints it.
+// They are kept apart because the timing itself costs: a dynamic `import()` and the first
+// `console.error` add about 9 ms to a Node start, the same for every package, which would weigh
+// on the ratio of the wall-clock differences.
 const timed = (specifier: string) =>
   `const t0 = performance.now(); await import(${
     JSON.stringify(specifier)
   }); console.error("IMPORT_MS " + (performance.now() - t0));`;
+const plain = (specifier: string) => `import ${JSON.stringify(specifier)};\n`;
 const files: Record<string, string> = {
   "empty.mjs": "",
-  "fetchbase.mjs": timed(`${tmp}/pkg/esm/mod.js`),
-  "supabase.mjs": timed("@supabase/supabase-js"),
+  "fetchbase.mjs": plain("fetchbase"),
+  "fetchbase_timed.mjs": timed("fetchbase"),
+  "supabase.mjs": plain("@supabase/supabase-js"),
+  "supabase_timed.mjs": timed("@supabase/supabase-js"),
   "empty.ts": "",
-  "fetchbase.ts": timed(`${root}mod.ts`),
-  "supabase.ts": timed("@supabase/supabase-js"),
-  "fetchbase_npm.ts": timed(`${tmp}/pkg/esm/mod.js`),
+  "supabase.ts": plain("@supabase/supabase-js"),
+  "supabase_timed.ts": timed("@supabase/supabase-js"),
+  "fetchbase_npm.ts": plain(`${tmp}/pkg/esm/mod.js`),
+  "fetchbase_npm_timed.ts": timed(`${tmp}/pkg/esm/mod.js`),
+  "fetchbase.ts": plain(`${root}mod.ts`),
+  "fetchbase_timed.ts": timed(`${root}mod.ts`),
 };
 for (const [name, code] of Object.entries(files)) await Deno.writeTextFile(`${tmp}/${name}`, code);
+// Node imports the npm build by its name, as an installed package (its `exports` map read), like
+// `@supabase/supabase-js`.
+await Deno.mkdir(`${tmp}/node_modules`);
+await Deno.symlink(`${tmp}/pkg`, `${tmp}/node_modules/fetchbase`);
 // The JSR import runs outside this repository, under a configuration of its own: inside it, Deno
 // would take `jsr:@fetchbase/fetchbase` for the workspace's own package, the sources.
 const jsrApp = await Deno.makeTempDir({ prefix: "fetchbase-cold-jsr-" });
 await Deno.writeTextFile(`${jsrApp}/deno.json`, "{}\n");
-await Deno.writeTextFile(`${jsrApp}/fetchbase_jsr.ts`, timed(`jsr:${jsrName}`));
+await Deno.writeTextFile(`${jsrApp}/fetchbase_jsr.ts`, plain(`jsr:${jsrName}`));
+await Deno.writeTextFile(`${jsrApp}/fetchbase_jsr_timed.ts`, timed(`jsr:${jsrName}`));
 
 const inProcess: Record<string, number[]> = {};
 async function time(
@@ -80,47 +98,53 @@ async function time(
 // Every Deno case runs with one Deno cache of its own (warmed, like every case, by a first run),
 // which the local registry's package goes to; no lock file records that package.
 const denoEnv = { JSR_URL: registry.url, DENO_DIR: `${tmp}/deno_dir` };
-const cases: Record<string, [string, string[], Record<string, string>?]> = {
-  "node empty": ["node", [`${tmp}/empty.mjs`]],
-  "node fetchbase": ["node", [`${tmp}/fetchbase.mjs`]],
-  "node supabase-js": ["node", [`${tmp}/supabase.mjs`]],
-  "deno empty": [Deno.execPath(), ["run", "-A", "--no-check", `${tmp}/empty.ts`], denoEnv],
+const denoRun = ["run", "-A", "--no-check"];
+const jsrRun = [...denoRun, "--no-lock", `--config=${jsrApp}/deno.json`];
+// Each case: the command, the arguments of its plain run and of its timed run (none for an empty
+// start), and its environment.
+const cases: Record<string, [string, string[], string[] | null, Record<string, string>?]> = {
+  "node empty": ["node", [`${tmp}/empty.mjs`], null],
+  "node fetchbase": ["node", [`${tmp}/fetchbase.mjs`], [`${tmp}/fetchbase_timed.mjs`]],
+  "node supabase-js": ["node", [`${tmp}/supabase.mjs`], [`${tmp}/supabase_timed.mjs`]],
+  "deno empty": [Deno.execPath(), [...denoRun, `${tmp}/empty.ts`], null, denoEnv],
   "deno fetchbase": [
     Deno.execPath(),
-    [
-      "run",
-      "-A",
-      "--no-check",
-      "--no-lock",
-      `--config=${jsrApp}/deno.json`,
-      `${jsrApp}/fetchbase_jsr.ts`,
-    ],
+    [...jsrRun, `${jsrApp}/fetchbase_jsr.ts`],
+    [...jsrRun, `${jsrApp}/fetchbase_jsr_timed.ts`],
     denoEnv,
   ],
   "deno supabase-js": [
     Deno.execPath(),
-    ["run", "-A", "--no-check", `${tmp}/supabase.ts`],
+    [...denoRun, `${tmp}/supabase.ts`],
+    [...denoRun, `${tmp}/supabase_timed.ts`],
     denoEnv,
   ],
   "deno (npm build) fetchbase": [
     Deno.execPath(),
-    ["run", "-A", "--no-check", `${tmp}/fetchbase_npm.ts`],
+    [...denoRun, `${tmp}/fetchbase_npm.ts`],
+    [...denoRun, `${tmp}/fetchbase_npm_timed.ts`],
     denoEnv,
   ],
   "deno (TypeScript sources) fetchbase": [
     Deno.execPath(),
-    ["run", "-A", "--no-check", `${tmp}/fetchbase.ts`],
+    [...denoRun, `${tmp}/fetchbase.ts`],
+    [...denoRun, `${tmp}/fetchbase_timed.ts`],
     denoEnv,
   ],
 };
 const samples: Record<string, number[]> = Object.fromEntries(
   Object.keys(cases).map((k) => [k, []]),
 );
-for (const [name, [cmd, args, env]] of Object.entries(cases)) await time(name, cmd, args, env); // warm caches
+// A first round warms the caches.
+for (const [name, [cmd, args, timedArgs, env]] of Object.entries(cases)) {
+  await time(name, cmd, args, env);
+  if (timedArgs) await time(name, cmd, timedArgs, env);
+}
 for (const name of Object.keys(inProcess)) inProcess[name] = [];
 for (let i = 0; i < runs; i++) {
-  for (const [name, [cmd, args, env]] of Object.entries(cases)) {
+  for (const [name, [cmd, args, timedArgs, env]] of Object.entries(cases)) {
     samples[name].push(await time(name, cmd, args, env));
+    if (timedArgs) await time(name, cmd, timedArgs, env);
   }
 }
 await registry.close();
@@ -132,8 +156,12 @@ const verdict = (ratio: number) => ratio <= 0.25 ? "met" : "not met";
 // The last rows: Deno importing the npm build's JavaScript or the TypeScript sources by path.
 const row = (rt: string, against = rt) => {
   const base = m[`${against} empty`];
-  const fb = m[`${rt} fetchbase`] - base;
-  const sb = m[`${against} supabase-js`] - base;
+  // What each import adds is the median of its differences with the empty start of the same
+  // round: the machine's drift between rounds cancels out of each difference.
+  const added = (name: string) =>
+    median(samples[name].map((ms, i) => ms - samples[`${against} empty`][i]));
+  const fb = added(`${rt} fetchbase`);
+  const sb = added(`${against} supabase-js`);
   const fbIn = median(inProcess[`${rt} fetchbase`]);
   const sbIn = median(inProcess[`${against} supabase-js`]);
   return `| ${rt} | ${base.toFixed(0)} ms | +${fb.toFixed(0)} ms | +${sb.toFixed(0)} ms | ${
