@@ -24,13 +24,14 @@ export const RESERVED_KEYS: ReadonlySet<string> = new Set([
 ]);
 
 // PostgREST's unquoted field name (`pFieldName`: `sepByDash pIdentifier`, letters, digits, `_`,
-// `$`), and a JSON key as such a name or an index: PostgREST 12.2 reads more unquoted
-// (`pJsonKeyName`: `sepByDash (many1 (noneOf "(-:.,>)"))`), but before it a key was a
-// `pFieldName`, read up to its first other character (`data->>a@b` filtered the key `a`). Any
-// other name or key goes double-quoted (`pQuotedValue`, `"` and `\\` escaped), which every version
-// reads whole.
-const PLAIN = /^[\p{L}0-9_$]+(?:-[\p{L}0-9_$]+)*$/u;
-const PLAIN_KEY = /^(?:-?[0-9]+|[\p{L}0-9_$]+(?:-[\p{L}0-9_$]+)*)$/u;
+// `$` and spaces, each name between dashes trimmed: inner spaces are read as they are, and as
+// postgrest-js sends them, from v8 on; a space beside a dash would be dropped), and a JSON key as
+// such a name or an index: PostgREST 12.2 reads more unquoted (`pJsonKeyName`: `sepByDash (many1
+// (noneOf "(-:.,>)"))`), but before it a key was a `pFieldName`, read up to its first other
+// character (`data->>a@b` filtered the key `a`). Any other name or key goes double-quoted
+// (`pQuotedValue`, `"` and `\\` escaped), which every version reads whole.
+const PLAIN = /^[\p{L}0-9_$]+(?:(?: +|-)[\p{L}0-9_$]+)*$/u;
+const PLAIN_KEY = /^(?:-?[0-9]+|[\p{L}0-9_$]+(?:(?: +|-)[\p{L}0-9_$]+)*)$/u;
 
 /** Last-segment names PostgREST takes for an embed's modifiers. */
 const RESERVED_LAST = /^(?:order|limit|offset|and|or)$/;
@@ -47,11 +48,12 @@ const quoteName = (s: string): string => `"${s.replace(/["\\]/g, "\\$&")}"`;
 
 /**
  * The wire form of a column name `a.b->k->>0`: the table path (names joined by `.`), then a JSON
- * path. A name or key PostgREST would not read whole unquoted (`first name`, `Total $`, `a"b`,
- * `x-`, a JSON key `a.b`) goes double-quoted, and so does a key's last name when it is a reserved
- * query key (`"order"`, `author."limit"`), which PostgREST then reads as a filter. `asKey` false
- * is for names that are not query keys (order terms, embeds), where `limit` goes as it is. An
- * empty name or key, or one that begins or ends with whitespace, is refused.
+ * path. A name or key PostgREST would not read whole unquoted (`a"b`, `x-`, `a - b`, `price€`, a
+ * JSON key `a.b`; inner spaces, `first name`, it reads) goes double-quoted, and so does a key's
+ * last name when it is a reserved query key (`"order"`, `author."limit"`), which PostgREST then
+ * reads as a filter. `asKey` false is for names that are not query keys (order terms, embeds),
+ * where `limit` goes as it is. An empty name or key, or one that begins or ends with whitespace,
+ * is refused.
  */
 export function checkColumn(name: string, asKey = true): string {
   const checked = asKey ? CHECKED_KEYS : CHECKED_OTHER;

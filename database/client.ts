@@ -634,7 +634,10 @@ export class DatabaseClient {
 
   /**
    * Replaces a whole row, inserting it when none matches (PUT). The block
-   * must select exactly the primary key.
+   * must select exactly the primary key, with `eq` filters whose names go
+   * unquoted (`first name` does; a key named `order` or `Total €` would go
+   * quoted and is refused, as PostgREST compares the raw keys with the key's
+   * names: use `insert` with `upsert`).
    *
    * @param table The table.
    * @param body Every column, primary key included, as JSON.
@@ -652,6 +655,16 @@ export class DatabaseClient {
     return guarded(() => {
       const returning = options.returning ?? ReturnOption.REPRESENTATION;
       const pairs = wherePairs(block);
+      // PostgREST matches a PUT's raw filter keys with the primary key's names: `"order"` (a
+      // reserved key) or `"Total €"` never matches, and the PUT is answered 405 (PGRST105).
+      const quoted = pairs.find(([key]) => key.includes('"'));
+      if (quoted) {
+        throw new TypeError(
+          `Cannot replace a row by ${
+            showValue(quoted[0])
+          } as PostgREST's PUT matches no quoted name with its primary key: use insert with upsert`,
+        );
+      }
       if (returning === ReturnOption.REPRESENTATION) {
         pairs.unshift(["select", cleanColumns(options.columns ?? "*")]);
       }

@@ -54,6 +54,20 @@ const cases: Array<[string, Theirs, Ours, string?]> = [
     (db) => db.select("todos", { block: (q) => q.where((w) => w.eq(id, 1)) }),
   ],
   [
+    "names with inner spaces, unquoted as postgrest-js sends them",
+    (c) =>
+      c.from("t").select().eq("first name", "Ada").order("last  name", { ascending: false })
+        .gte("data->>some key", 1),
+    (db) =>
+      db.select("t", {
+        block: (q) =>
+          q.where((w) =>
+            w.eq(column("first name"), "Ada").greaterEq(column<number>("data->>some key"), 1)
+          )
+            .orderBy(column("last  name"), { order: "desc" }),
+      }),
+  ],
+  [
     "neq",
     (c) => c.from("t").select().neq("title", "a"),
     (db) => db.select("t", { block: (q) => q.where((w) => w.neq(title, "a")) }),

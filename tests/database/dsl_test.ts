@@ -312,7 +312,8 @@ Deno.test("misuse is refused before any request", () => {
       ["x-", '"x-"'],
       ["a,b", '"a,b"'],
       ["f(x)", '"f(x)"'],
-      ["a b", '"a b"'],
+      ["a -b", '"a -b"'],
+      ["a\tb", '"a\tb"'],
     ]
   ) {
     assert.deepEqual(where((w) => w.eq(column(name), 1)), [[wire, "eq.1"]], name);
@@ -336,6 +337,9 @@ Deno.test("misuse is refused before any request", () => {
       "a.b.c",
       "data->>content-type",
       "headers->x-request-id",
+      "a b",
+      "a  b-c",
+      "my table.first name->>some key",
     ]
   ) {
     assert.deepEqual(where((w) => w.eq(column(ok), 1)), [[ok, "eq.1"]], ok);

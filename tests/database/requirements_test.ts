@@ -15,7 +15,7 @@ import {
   UpsertResolution,
 } from "../../database/mod.ts";
 import { jsonResponse, recordingFetch } from "../support/recording_fetch.ts";
-import { BASE, KEY, makeDb, pairs, q, shape } from "./_helpers.ts";
+import { assertInvalid, BASE, KEY, makeDb, pairs, q, shape } from "./_helpers.ts";
 
 const id = column<number>("id");
 
@@ -58,6 +58,37 @@ Deno.test("replace: without columns the returned representation is projected wit
   await db.replace("todos", '{"id":7}', (w) => w.eq(id, 7), { returning: ReturnOption.MINIMAL });
   assert.equal(q(rec.last.url, "select"), null);
   assert.deepEqual(prefer(rec.last.headers), ["return=minimal"]);
+});
+
+Deno.test("replace: a primary key named with inner spaces goes as the raw filter key PostgREST compares", async () => {
+  const { db, rec } = makeDb(() => jsonResponse([]));
+  // PostgREST's PUT checks that the set of raw filter keys equals the primary key's columns
+  // (`qsFilterFields = S.fromList (fst <$> filters)`): `"first name"` would be answered 400.
+  const r = await db.replace(
+    "people",
+    '{"first name":"Ada","last  name":"L","id":1}',
+    (w) => w.eq(column("first name"), "Ada").eq(column("last  name"), "L").eq(id, 1),
+  );
+  assert.ok(r.ok, r.ok ? "" : r.error.message);
+  assert.equal(rec.only.method, "PUT");
+  assert.equal(
+    rec.only.url.search,
+    "?select=*&first%20name=eq.Ada&last%20%20name=eq.L&id=eq.1",
+  );
+});
+
+Deno.test("replace: a filter key that must go quoted is refused, as it never matches a primary key", async () => {
+  const { db, rec } = makeDb(() => jsonResponse([]));
+  // `"order"` (a reserved query key), `"Total €"`, `"a - b"`: PostgREST compares the raw key with
+  // the column's name, and a bare `order=eq.1` would be read as an ordering.
+  for (const name of ["order", "Total €", "a - b", "author.limit"]) {
+    await assertInvalid(
+      db.replace("t", "{}", (w) => w.eq(id, 1).eq(column(name), 1)),
+      /Cannot replace a row by .* as PostgREST.s PUT matches no quoted name.*use insert with upsert/,
+      name,
+    );
+  }
+  assert.equal(rec.requests.length, 0);
 });
 
 Deno.test("CountOption.ESTIMATED is sent as Prefer: count=estimated, as postgrest-js sends count: 'estimated'", async () => {
