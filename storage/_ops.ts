@@ -193,8 +193,18 @@ export interface UpdateBucketOptions extends StorageCallOptions {
  * the guard): supabase-js also takes sizes such as "1mb", which the returned `Bucket`, typed in
  * bytes, could not hold.
  */
-function checkBucketSettings(op: string, o: CreateBucketOptions | UpdateBucketOptions): void {
+function checkBucketSettings(
+  op: string,
+  o: CreateBucketOptions | UpdateBucketOptions,
+  name: unknown,
+): void {
   const { public: isPublic, fileSizeLimit: limit, allowedMimeTypes: types } = o;
+  // A bucket's name is text: a create needs one, an update may leave it out.
+  if (op === "create" ? typeof name !== "string" : name != null && typeof name !== "string") {
+    throw new TypeError(
+      `Cannot ${op} the bucket as 'name' must be a string: current value is ${showValue(name)}`,
+    );
+  }
   if (isPublic != null && typeof isPublic !== "boolean") {
     throw new TypeError(
       `Cannot ${op} the bucket as 'public' must be a boolean: current value is ${
@@ -230,7 +240,7 @@ export async function createBucket(
 ): Promise<ServiceResult<Bucket>> {
   o ??= {};
   encodeBucket(id);
-  checkBucketSettings("create", o);
+  checkBucketSettings("create", o, name);
   const r = await client.request({
     method: "POST",
     area: "storage",
@@ -264,7 +274,7 @@ export async function updateBucket(
 ): Promise<ServiceResult<Bucket>> {
   o ??= {};
   const path = `/bucket/${encodeBucket(id)}`;
-  checkBucketSettings("update", o);
+  checkBucketSettings("update", o, o.name);
   // The Storage API keeps a bucket's name: a rename is refused, never silently ignored. Only
   // the fields given are sent (reading `public` first and writing it back would undo a change
   // made meanwhile).

@@ -385,7 +385,7 @@ Deno.test("upload data fetch would not send as bytes is refused, not stored as '
   assert.deepEqual([...rec.requests[2].bytes!], [1, 2, 3, 4]);
 });
 
-Deno.test("bucket settings outside their types are refused before sending: sizes such as '1mb' (supabase-js takes them), a 'public' string, a MIME string", async () => {
+Deno.test("bucket settings outside their types are refused before sending: sizes such as '1mb' (supabase-js takes them), a 'public' string, a MIME string, a name that is not text", async () => {
   const rec = recordingFetch(() => jsonResponse({ name: "b" }));
   const s = createStorageClient(
     createBaseClient("https://p.example", "anon-key", { fetch: rec.fetch }),
@@ -412,6 +412,18 @@ Deno.test("bucket settings outside their types are refused before sending: sizes
       assert.match(r.errorOrNull()!.message, message);
     }
   }
+  // A bucket's name: a create's options given in its place went out as `name: {...}` (the
+  // server answered 400 "body/name must be string"), and an update's non-text name too.
+  for (const name of [{ public: false }, 5, undefined, null]) {
+    const r = await s.createBucket("b", name as never);
+    assert.equal(r.errorOrNull()?.category, "INVALID_ARGUMENT");
+    assert.match(r.errorOrNull()!.message, /Cannot create the bucket as 'name' must be a string/);
+  }
+  const renamed = await s.updateBucket("b", { name: 5 as never });
+  assert.match(
+    renamed.errorOrNull()!.message,
+    /Cannot update the bucket as 'name' must be a string: current value is 5/,
+  );
   assert.equal(rec.requests.length, 0);
   const created = await s.createBucket("b", "b", {
     public: true,
