@@ -63,7 +63,7 @@ Deno.test("replace: without columns the returned representation is projected wit
 Deno.test("replace: a primary key named with inner spaces goes as the raw filter key PostgREST compares", async () => {
   const { db, rec } = makeDb(() => jsonResponse([]));
   // PostgREST's PUT checks that the set of raw filter keys equals the primary key's columns
-  // (`qsFilterFields = S.fromList (fst <$> filters)`): `"first name"` would be answered 400.
+  // (`qsFilterFields = S.fromList (fst <$> filters)`): `"first name"` would be answered 405 (PGRST105).
   const r = await db.replace(
     "people",
     '{"first name":"Ada","last  name":"L","id":1}',
