@@ -83,10 +83,8 @@ function base64UrlToText(part: string): string {
  * @returns The bytes.
  */
 export function base64UrlToBytes(part: string): Uint8Array<ArrayBuffer> {
-  const binary = atob(part.replace(/-/g, "+").replace(/_/g, "/"));
-  const bytes = new Uint8Array(binary.length);
-  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
-  return bytes;
+  // Every character atob gives is one byte (U+0000 to U+00FF).
+  return Uint8Array.from(atob(part.replace(/-/g, "+").replace(/_/g, "/")), (c) => c.charCodeAt(0));
 }
 
 function decodeJsonPart(text: string, what: string): JsonObject | Failure {
@@ -113,14 +111,9 @@ export function decodeJwt(jwt: unknown): ServiceResult<DecodedJwt> {
   if (jwt.length > MAX_JWT_LENGTH) {
     return invalid(`it exceeds ${MAX_JWT_LENGTH} characters: current length is ${jwt.length}`);
   }
-  const first = jwt.indexOf(".");
-  const second = first < 0 ? -1 : jwt.indexOf(".", first + 1);
-  if (first < 0 || second < 0 || jwt.indexOf(".", second + 1) >= 0) {
-    return invalid("it must have three dot-separated parts");
-  }
-  const headerText = jwt.slice(0, first);
-  const payloadText = jwt.slice(first + 1, second);
-  const signatureText = jwt.slice(second + 1);
+  const parts = jwt.split(".");
+  if (parts.length !== 3) return invalid("it must have three dot-separated parts");
+  const [headerText, payloadText, signatureText] = parts;
   if (
     !isBase64Url(headerText, false) || !isBase64Url(payloadText, false) ||
     !isBase64Url(signatureText, true)
@@ -131,5 +124,10 @@ export function decodeJwt(jwt: unknown): ServiceResult<DecodedJwt> {
   if (header instanceof Failure) return header;
   const payload = decodeJsonPart(payloadText, "payload");
   if (payload instanceof Failure) return payload;
-  return success({ header, payload, signatureText, signingEnd: second });
+  return success({
+    header,
+    payload,
+    signatureText,
+    signingEnd: headerText.length + 1 + payloadText.length,
+  });
 }

@@ -82,7 +82,8 @@ function checkTimes(payload: JsonObject, allowExpired: boolean) {
   const now = Date.now() / 1000;
   for (const name of ["iat", "exp", "nbf"]) {
     const value = payload[name];
-    if (value !== undefined && !(typeof value === "number" && Number.isFinite(value))) {
+    // Number.isFinite is false for anything but a finite number.
+    if (value !== undefined && !Number.isFinite(value)) {
       return rejected(`Cannot accept the JWT as its '${name}' claim is not a number`, "bad_jwt");
     }
   }

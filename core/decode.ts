@@ -179,12 +179,8 @@ export function reqNumber(obj: Record<string, unknown>, key: string): number {
  */
 export function optNumber(obj: Record<string, unknown>, key: string): number | null {
   const v = obj[key];
-  if (typeof v === "number" && Number.isFinite(v)) return v;
-  if (typeof v === "string" && /^-?\d+(\.\d+)?$/.test(v.trim())) {
-    const n = Number(v);
-    return Number.isFinite(n) ? n : null;
-  }
-  return null;
+  const n = typeof v === "string" && /^-?\d+(\.\d+)?$/.test(v.trim()) ? Number(v) : v;
+  return Number.isFinite(n) ? n as number : null;
 }
 
 /**

@@ -156,7 +156,7 @@ function pickString(obj: Record<string, unknown>, ...keys: string[]) {
   for (const key of keys) {
     const v = obj[key];
     if (typeof v === "string" && v.trim() !== "") return v;
-    if (typeof v === "number" && Number.isFinite(v)) return String(v);
+    if (Number.isFinite(v)) return String(v);
     // PostgREST sends some details as JSON (PGRST201 lists the ambiguous relationships).
     if (v && typeof v === "object") return JSON.stringify(v);
   }

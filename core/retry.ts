@@ -88,7 +88,7 @@ export function resolveRetryPolicy(
   }
   for (const key of ["baseDelayMs", "maxDelayMs", "maxRetryAfterMs"] as const) {
     const v = policy[key];
-    if (!(typeof v === "number" && v >= 0 && Number.isFinite(v))) {
+    if (!(Number.isFinite(v) && v >= 0)) {
       throw new RangeError(
         `Cannot retry as '${key}' must be a finite non-negative number: current value is ${
           describeThrown(v)

@@ -95,7 +95,7 @@ export interface TransportRequest<R extends ResponseType = "json"> {
   headers?: Readonly<Record<string, string>>;
   /** A value sent as JSON (`Content-Type: application/json`). */
   json?: unknown;
-  /** A raw body, sent verbatim; a stream is streamed. */
+  /** A raw body, sent verbatim; a stream is streamed, and cancelled if the call fails. */
   body?: RequestBody;
   /** The body's content type when `body` is given. */
   contentType?: string;
@@ -286,8 +286,7 @@ const CLIENT_INFO = `fetchbase/${VERSION}`;
  * are redacted from messages and never follow a redirect to another origin.
  */
 function isCredentialHeader(name: string): boolean {
-  return name.includes("authorization") || name === "cookie" || name.includes("key") ||
-    name.includes("token") || name.includes("secret");
+  return name === "cookie" || /authorization|key|token|secret/.test(name);
 }
 
 function secretsOf(ctx: TransportContext, req: TransportRequest<ResponseType>) {
@@ -305,11 +304,6 @@ function secretsOf(ctx: TransportContext, req: TransportRequest<ResponseType>) {
 
 /** Why the controller of one call was aborted. */
 type AbortCause = "cancelled" | "timeout";
-
-/** What an attempt needs to know of its call: why it was aborted, if it was. */
-interface AbortState {
-  cause: AbortCause | null;
-}
 
 /** The longest delay `setTimeout` honours (2^31 - 1 ms); a longer one fires at once. */
 const MAX_TIMER_MS = 2_147_483_647;
@@ -334,10 +328,12 @@ type Outcome = ServiceResult<unknown>;
 /**
  * One call: its attempts, retries, timeout and cancellation, settling one
  * promise exactly once. An abort settles it at once, so even a fetch that
- * ignores its signal cannot outlive the timeout.
+ * ignores its signal cannot outlive the timeout. The controller is aborted
+ * only as the call settles (a failed call aborts it to cut a stream body),
+ * so an attempt or a retry wait it ends finds the call settled, and its
+ * outcome is dropped.
  */
-class Call implements AbortState {
-  cause: AbortCause | null = null;
+class Call {
   // The controller's signal is created only when a fetch reads it (a getter
   // on the init): Node spends microseconds building each AbortSignal.
   readonly controller: AbortController = new AbortController();
@@ -346,7 +342,7 @@ class Call implements AbortState {
   #keepListener = false;
   #turns = 0;
   #attempt = 1;
-  #resolve: (r: Outcome) => void = () => {};
+  #resolve!: (r: Outcome) => void;
   readonly #ctx: TransportContext;
   readonly #req: TransportRequest<ResponseType>;
   readonly #method: string;
@@ -389,7 +385,7 @@ class Call implements AbortState {
   }
 
   #send(): void {
-    attemptOnce(this.#ctx, this.#req, this.#url, this.#method, this.controller, this).then(
+    attemptOnce(this.#ctx, this.#req, this.#url, this.#method, this.controller).then(
       this.#onResult,
       // An attempt resolves every fault it meets; a throw (a mistyped header
       // value from untyped code) still settles the call. Its cause holds no secret.
@@ -424,14 +420,15 @@ class Call implements AbortState {
   #onUserAbort = (): void => this.#abort("cancelled", this.#req.signal?.reason);
 
   #abort(cause: AbortCause, reason: unknown): void {
-    this.cause ??= cause;
     this.controller.abort(reason);
-    this.#finish(abortFailure(this.cause, this.#timeout, reason));
+    this.#finish(abortFailure(cause, this.#timeout, reason));
   }
 
   #finish(outcome: Outcome): void {
     if (this.#finished) return;
     this.#finished = true;
+    // A failed call cuts its stream body's pipe (attemptOnce), cancelling the caller's stream.
+    if (!outcome.ok) this.controller.abort();
     if (this.#timer !== undefined) clearTimeout(this.#timer);
     if (!this.#keepListener) {
       this.#req.signal?.removeEventListener("abort", this.#onUserAbort);
@@ -441,15 +438,6 @@ class Call implements AbortState {
 
   #onResult = (result: AttemptResult): void => {
     if (this.#finished) return;
-    if (result.kind === "aborted" || this.cause !== null) {
-      return this.#finish(
-        abortFailure(
-          this.cause ?? "cancelled",
-          this.#timeout,
-          result.kind === "aborted" ? result.cause : undefined,
-        ),
-      );
-    }
     if (result.kind === "ok") {
       // A streamed body stays tied to the caller's signal: through the fetch's
       // own signal where the runtime can join signals, else through our listener.
@@ -472,9 +460,9 @@ class Call implements AbortState {
       return this.#finish(out);
     }
     this.#arm();
-    sleep(delay, this.controller.signal).then((slept) => {
+    // Only a settling call aborts the controller, ending the wait early: nothing is left to do.
+    sleep(delay, this.controller.signal).then(() => {
       if (this.#finished) return;
-      if (!slept) return this.#finish(abortFailure(this.cause ?? "cancelled", this.#timeout));
       this.#attempt++;
       this.#send();
     });
@@ -561,7 +549,11 @@ function start(
     );
   }
   const signal = req.signal;
-  if (signal?.aborted) return Promise.resolve(abortFailure("cancelled", timeout));
+  if (signal?.aborted) {
+    // As fetch does, an already aborted call cancels its stream body.
+    if (isStreamBody) (req.body as ReadableStream).cancel(signal.reason).catch(() => {});
+    return Promise.resolve(abortFailure("cancelled", timeout));
+  }
   let url: string | undefined;
   try {
     if (signal != null && typeof signal.addEventListener !== "function") {
@@ -723,8 +715,7 @@ type AttemptResult =
     retryAfterMs: number | null;
     /** A failure that repeats whatever the attempt (refused redirect, bad header): no retry. */
     final?: boolean;
-  }
-  | { kind: "aborted"; cause: unknown };
+  };
 
 async function attemptOnce(
   ctx: TransportContext,
@@ -732,7 +723,6 @@ async function attemptOnce(
   url: string,
   method: string,
   controller: AbortController,
-  st: AbortState,
 ): Promise<AttemptResult> {
   const secrets = secretsOf(ctx, req);
   let response: Response;
@@ -742,14 +732,18 @@ async function attemptOnce(
   if (req.responseType === "stream" && req.signal && canJoinSignals()) init.caller = req.signal;
   if (req.body !== undefined) {
     init.body = req.body as BodyInit;
-    if (req.body instanceof ReadableStream) init.duplex = "half";
+    // A stream goes through a pipe the call cuts when it fails (see Call): fetch heeds no abort
+    // once its answer has come, and would send the rest of a body the server refused early.
+    if (req.body instanceof ReadableStream) {
+      init.duplex = "half";
+      init.body = req.body.pipeThrough(new TransformStream(), { signal: controller.signal });
+    }
   }
   let target = url;
   for (let hops = 0;; hops++) {
     try {
       response = await ctx.fetch(target, init as RequestInit);
     } catch (error) {
-      if (st.cause !== null) return { kind: "aborted", cause: error };
       if (!headersValid(init.headers)) {
         return refused(
           "Cannot send the request as a header value is invalid",
@@ -796,13 +790,8 @@ async function attemptOnce(
       body = response.body;
     } else if (type === "none" || method === "HEAD") {
       await response.body?.cancel().catch(() => {});
-      body = type === "json"
-        ? null
-        : type === "text"
-        ? ""
-        : type === "bytes"
-        ? new Uint8Array(0)
-        : null;
+      // `json` and `none` read null (a stream was handled above).
+      body = type === "text" ? "" : type === "bytes" ? new Uint8Array(0) : null;
     } else {
       let bytes: Uint8Array<ArrayBuffer> | null = null;
       let text: string | null = null;
@@ -840,7 +829,6 @@ async function attemptOnce(
     }
     return { kind: "ok", response: { status: response.status, headers: response.headers, body } };
   } catch (error) {
-    if (st.cause !== null) return { kind: "aborted", cause: error };
     if (error instanceof BodyTooLarge) {
       return {
         kind: "failed",

@@ -395,27 +395,16 @@ function refuseData(data: unknown): ServiceResult<never> | null {
 }
 
 /**
- * Sends an upload's request. A stream goes through a pipe this call can cut: once the call has
- * failed, the stream is cancelled. Fetch goes on sending a body the server answered before reading
- * it all (a 413, a 401, a 403), whatever its signal says once the answer has come, so the rest of
- * a large stream went to the server after the Failure, holding the caller's stream locked.
+ * Sends an upload's request. The transport cuts a stream body once the call has failed (fetch
+ * goes on sending a body the server answered before reading it all, a 413, a 401, a 403,
+ * whatever its signal says once the answer has come), cancelling the caller's stream.
  */
-async function sendUpload(
+function sendUpload(
   client: BaseClient,
   data: UploadData,
   req: TransportRequest<"json">,
 ): Promise<ServiceResult<TransportResponse<unknown>>> {
-  const cut = typeof ReadableStream !== "undefined" && data instanceof ReadableStream
-    ? new AbortController()
-    : null;
-  const body = cut
-    ? (data as ReadableStream<Uint8Array>).pipeThrough(new TransformStream(), {
-      signal: cut.signal,
-    })
-    : data;
-  const r = await client.request({ ...req, body: body as RequestBody });
-  if (!r.ok) cut?.abort();
-  return r;
+  return client.request({ ...req, body: data as RequestBody });
 }
 
 export async function uploadObject(
