@@ -315,6 +315,8 @@ export function createClaimsVerifier(
         accessToken,
         signal: o?.signal,
         redirect: "manual",
+        // As every GoTrue answer (`AUTH_BODY_LIMIT`, 8 MiB): a body that never ends is cut.
+        maxBodyBytes: 8_388_608,
       }).then((r) => r.ok ? success(r.value.body) : r),
   };
 }

@@ -157,3 +157,30 @@ Deno.test("the auth server's refusals of the token are UNAUTHORIZED, its 400s in
     }
   }
 });
+
+Deno.test("the server check reads at most 8 MiB of a /user answer, as every GoTrue call does: a body that goes on is cut", async () => {
+  const token = await forged();
+  for (const name of ["AuthClient", "createClaimsVerifier"]) {
+    let pulled = 0;
+    const chunk = new Uint8Array(1024 * 1024).fill(0x20);
+    const fetch = (() =>
+      Promise.resolve(
+        new Response(
+          new ReadableStream<Uint8Array>({
+            pull(c) {
+              pulled += chunk.length;
+              // 64 MiB of blanks: JSON would read them as nothing before a value.
+              if (pulled > 64 * 1024 * 1024) c.close();
+              else c.enqueue(chunk.slice());
+            },
+          }),
+          { headers: { "content-type": "application/json" } },
+        ),
+      )) as typeof globalThis.fetch;
+    const client = createBaseClient(BASE_URL, API_KEY, { fetch });
+    const source = name === "AuthClient" ? createAuthClient(client) : createClaimsVerifier(client);
+    const r = await getClaims(source, token);
+    assert.equal(r.errorOrNull()?.category, "DECODE", name);
+    assert.ok(pulled <= 12 * 1024 * 1024, `${name}: read ${pulled} bytes`);
+  }
+});
