@@ -734,9 +734,15 @@ async function attemptOnce(
     init.body = req.body as BodyInit;
     // A stream goes through a pipe the call cuts when it fails (see Call): fetch heeds no abort
     // once its answer has come, and would send the rest of a body the server refused early.
+    // Fetch refuses a locked or used stream, which a pipe would send as an empty body.
     if (req.body instanceof ReadableStream) {
       init.duplex = "half";
-      init.body = req.body.pipeThrough(new TransformStream(), { signal: controller.signal });
+      try {
+        new Response(req.body);
+        init.body = req.body.pipeThrough(new TransformStream(), { signal: controller.signal });
+      } catch (error) {
+        return networkFailure("Network error", error, secrets);
+      }
     }
   }
   let target = url;
