@@ -8,7 +8,7 @@
  */
 import assert from "node:assert/strict";
 
-import { spawnUntil } from "./support.ts";
+import { startWorker } from "./support.ts";
 
 const root = new URL("../../", import.meta.url).pathname;
 
@@ -60,32 +60,9 @@ async function entryFor(tmp: string): Promise<string> {
 Deno.test("importing every subpath under workerd runs no timer, no random draw, no key operation, no fetch, reads no environment and changes no global", async () => {
   const tmp = await Deno.makeTempDir({ prefix: "fetchbase-edge-safety-" });
   try {
-    const bundle = await new Deno.Command(`${root}node_modules/.bin/esbuild`, {
-      args: [
-        await entryFor(tmp),
-        "--bundle",
-        "--format=esm",
-        "--platform=browser",
-        `--outfile=${tmp}/w.js`,
-      ],
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    assert.equal(bundle.code, 0, new TextDecoder().decode(bundle.stderr));
-    const worker = await spawnUntil(
-      "node",
-      [
-        `${root}tests/runtime/workers/run_miniflare.mjs`,
-        `${tmp}/w.js`,
-        "http://127.0.0.1:9",
-        "unused-key",
-      ],
-      "READY",
-      { env: { TMPDIR: tmp } }, // miniflare's own temp dir goes inside ours
-    );
+    const worker = await startWorker(await entryFor(tmp), tmp, "http://127.0.0.1:9", "unused-key");
     try {
-      const base = /READY (\S+)/.exec(worker.output)?.[1];
-      assert.ok(base, `the bundle did not start in workerd: ${worker.output}`);
+      const base = worker.url;
       const report = await fetch(base).then((r) => r.json()) as {
         calls: string[];
         changed: string[];

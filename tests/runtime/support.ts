@@ -146,3 +146,51 @@ export async function spawnUntil(
     },
   };
 }
+
+/** A Worker running in workerd, started by {@linkcode startWorker}. */
+export interface RunningWorker {
+  /** Where it answers. */
+  url: string;
+  /** Stops miniflare. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Bundles the Worker `entry` with esbuild (ESM, browser platform) into `tmp` and runs it in
+ * miniflare (the real workerd runtime), with `FETCHBASE_URL` and `FETCHBASE_KEY` bound; miniflare's
+ * own temporary files go inside `tmp` too. Throws with esbuild's or miniflare's output when either
+ * fails.
+ */
+export async function startWorker(
+  entry: string,
+  tmp: string,
+  fetchbaseUrl: string,
+  fetchbaseKey: string,
+): Promise<RunningWorker> {
+  const root = new URL("../../", import.meta.url).pathname;
+  const out = await new Deno.Command(`${root}node_modules/.bin/esbuild`, {
+    args: [entry, "--bundle", "--format=esm", "--platform=browser", `--outfile=${tmp}/worker.js`],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  if (out.code !== 0) {
+    throw new Error(`esbuild could not bundle ${entry}: ${new TextDecoder().decode(out.stderr)}`);
+  }
+  const worker = await spawnUntil(
+    "node",
+    [
+      `${root}tests/runtime/workers/run_miniflare.mjs`,
+      `${tmp}/worker.js`,
+      fetchbaseUrl,
+      fetchbaseKey,
+    ],
+    "READY",
+    { env: { TMPDIR: tmp } },
+  );
+  const url = /READY (\S+)/.exec(worker.output)?.[1];
+  if (url === undefined) {
+    await worker.stop();
+    throw new Error(`the Worker did not start in workerd: ${worker.output}`);
+  }
+  return { url, stop: () => worker.stop() };
+}

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { createLocalBackend, signJwt } from "../../demo/local_backend/mod.ts";
 import { serve } from "../support/serve.ts";
-import { spawnUntil } from "./support.ts";
+import { startWorker } from "./support.ts";
 
 const root = new URL("../../", import.meta.url).pathname;
 
@@ -14,32 +14,14 @@ Deno.test("the edge example runs in workerd: JWT verification, streamed upload, 
   const tmp = await Deno.makeTempDir({ prefix: "fetchbase-worker-" });
   const backend = await createLocalBackend();
   const server = await serve(backend.app.fetch);
-  const bundle = await new Deno.Command(`${root}node_modules/.bin/esbuild`, {
-    args: [
-      `${root}edge_examples/cloudflare_worker/worker.ts`,
-      "--bundle",
-      "--format=esm",
-      "--platform=browser",
-      `--outfile=${tmp}/worker.js`,
-    ],
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  assert.equal(bundle.code, 0, new TextDecoder().decode(bundle.stderr));
-  const worker = await spawnUntil(
-    "node",
-    [
-      `${root}tests/runtime/workers/run_miniflare.mjs`,
-      `${tmp}/worker.js`,
-      server.url,
-      backend.apiKey,
-    ],
-    "READY",
-    { env: { TMPDIR: tmp } },
-  ); // miniflare's own temp dir goes inside ours
+  const worker = await startWorker(
+    `${root}edge_examples/cloudflare_worker/worker.ts`,
+    tmp,
+    server.url,
+    backend.apiKey,
+  );
   try {
-    const base = /READY (\S+)/.exec(worker.output)?.[1];
-    assert.ok(base, `miniflare did not start: ${worker.output}`);
+    const base = worker.url;
     const signUp = async (email: string) =>
       (await fetch(`${server.url}/auth/v1/signup`, {
         method: "POST",

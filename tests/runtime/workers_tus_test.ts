@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { tusPeer } from "../storage_tus/_tus_peer.ts";
-import { spawnUntil } from "./support.ts";
+import { startWorker } from "./support.ts";
 
 const root = new URL("../../", import.meta.url).pathname;
 
@@ -19,27 +19,14 @@ function bytes(size: number): Uint8Array {
 Deno.test("a resumable upload runs in workerd against a real TUS peer: bytes and a stream of unknown length, several chunks each", async () => {
   const tmp = await Deno.makeTempDir({ prefix: "fetchbase-worker-tus-" });
   const peer = await tusPeer();
-  const bundle = await new Deno.Command(`${root}node_modules/.bin/esbuild`, {
-    args: [
-      `${root}tests/runtime/workers/tus_worker.ts`,
-      "--bundle",
-      "--format=esm",
-      "--platform=browser",
-      `--outfile=${tmp}/worker.js`,
-    ],
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  assert.equal(bundle.code, 0, new TextDecoder().decode(bundle.stderr));
-  const worker = await spawnUntil(
-    "node",
-    [`${root}tests/runtime/workers/run_miniflare.mjs`, `${tmp}/worker.js`, peer.url, "anon-key"],
-    "READY",
-    { env: { TMPDIR: tmp } },
+  const worker = await startWorker(
+    `${root}tests/runtime/workers/tus_worker.ts`,
+    tmp,
+    peer.url,
+    "anon-key",
   );
   try {
-    const base = /READY (\S+)/.exec(worker.output)?.[1];
-    assert.ok(base, `miniflare did not start: ${worker.output}`);
+    const base = worker.url;
     const size = 64 * 1024 * 3 + 123; // three whole chunks and a tail
     for (const kind of ["bytes", "stream"]) {
       const r = await fetch(`${base}?size=${size}&kind=${kind}&name=${kind}.bin`);
