@@ -746,6 +746,63 @@ Deno.test("local backend: an empty resumable upload is stored on creation, as @t
   }
 });
 
+Deno.test("local backend: the TUS routes answer a browser on another origin as the deployed service (preflight without a key, TUS headers exposed)", async () => {
+  const { server, client, backend } = await setup();
+  try {
+    const origin = "https://app.example.test";
+    const preflight = await fetch(`${server.url}/storage/v1/upload/resumable/some-id`, {
+      method: "OPTIONS",
+      headers: {
+        origin,
+        "access-control-request-method": "PATCH",
+        "access-control-request-headers": "apikey,authorization,tus-resumable,upload-offset",
+      },
+    });
+    await preflight.body?.cancel();
+    assert.equal(preflight.status, 200);
+    assert.equal(preflight.headers.get("access-control-allow-origin"), "*");
+    assert.match(preflight.headers.get("access-control-allow-methods") ?? "", /\bPATCH\b/);
+    assert.equal(
+      preflight.headers.get("access-control-allow-headers"),
+      "apikey,authorization,tus-resumable,upload-offset",
+    );
+    const s = await signUp(client, "cors@example.test");
+    client.setAccessToken(s.access_token);
+    assert.ok((await createStorageClient(client).createBucket("cors", "cors")).ok);
+    const tus = { apikey: backend.apiKey, origin, "tus-resumable": "1.0.0" };
+    const created = await fetch(`${server.url}/storage/v1/upload/resumable`, {
+      method: "POST",
+      headers: {
+        ...tus,
+        authorization: `Bearer ${s.access_token}`,
+        "upload-length": "3",
+        "upload-metadata": `bucketName ${btoa("cors")},objectName ${btoa("a.bin")}`,
+      },
+    });
+    await created.body?.cancel();
+    assert.equal(created.status, 201);
+    assert.equal(created.headers.get("access-control-allow-origin"), "*");
+    const exposed = (created.headers.get("access-control-expose-headers") ?? "").split(/,\s*/);
+    for (const name of ["Location", "Upload-Offset", "Upload-Length", "Tus-Resumable"]) {
+      assert.ok(exposed.includes(name), `${name} exposed: ${exposed}`);
+    }
+    // A refusal too, so that the page can read its status.
+    const refused = await fetch(`${server.url}/storage/v1/upload/resumable`, {
+      method: "POST",
+      headers: { origin, "tus-resumable": "1.0.0", "upload-length": "3" },
+    });
+    await refused.body?.cancel();
+    assert.equal(refused.status, 401);
+    assert.equal(refused.headers.get("access-control-allow-origin"), "*");
+    // The other routes keep sending none.
+    const bucket = await fetch(`${server.url}/storage/v1/bucket`, { headers: { ...tus, origin } });
+    await bucket.body?.cancel();
+    assert.equal(bucket.headers.get("access-control-allow-origin"), null);
+  } finally {
+    await server.close();
+  }
+});
+
 Deno.test("local backend: two refreshes of one token at once both get the active session (no revocation)", async () => {
   const { server, client } = await setup();
   try {

@@ -1,7 +1,8 @@
 /**
  * Browser: Debian's Chromium, headless, loads a page that runs PKCE
- * generation, local ES256 verification and a fetch to the local server, and
- * posts its results back. Skipped only when Chromium is not installed
+ * generation, local ES256 verification, a fetch to the local server and
+ * resumable (TUS) uploads of bytes, a Blob and a stream in several chunks,
+ * and posts its results back; the test downloads what the backend stored. Skipped only when Chromium is not installed
  * (.ci/run installs it).
  */
 import assert from "node:assert/strict";
@@ -18,7 +19,8 @@ const chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].find((p) => 
 });
 
 Deno.test({
-  name: "a headless Chromium page generates PKCE, verifies an ES256 token locally and fetches",
+  name:
+    "a headless Chromium page generates PKCE, verifies an ES256 token locally, fetches and uploads resumably",
   ignore: chromium === undefined,
   async fn() {
     const tmp = await Deno.makeTempDir({ prefix: "fetchbase-browser-" });
@@ -57,14 +59,24 @@ Deno.test({
       }
       return backend.app.fetch(req);
     });
+    // The backend again on another port: another origin for the page's resumable uploads.
+    const api = await serve((req) => backend.app.fetch(req));
     const session = await fetch(`${server.url}/auth/v1/signup`, {
       method: "POST",
       headers: { apikey: backend.apiKey, "content-type": "application/json" },
       body: JSON.stringify({ email: "browser@example.test", password: "secret-pw" }),
     }).then((r) => r.json()) as { access_token: string; user: { id: string } };
+    const asUser = { apikey: backend.apiKey, authorization: `Bearer ${session.access_token}` };
+    const bucket = await fetch(`${server.url}/storage/v1/bucket`, {
+      method: "POST",
+      headers: { ...asUser, "content-type": "application/json" },
+      body: JSON.stringify({ id: "browser" }),
+    });
+    assert.equal(bucket.status, 200, await bucket.text());
+    const size = 64 * 1024 * 4 + 123; // four whole 64 KiB chunks and a tail
     const page = `${server.url}/page?key=${encodeURIComponent(backend.apiKey)}&token=${
       encodeURIComponent(session.access_token)
-    }`;
+    }&size=${size}&api=${encodeURIComponent(api.url)}`;
     const browser = new Deno.Command(chromium!, {
       args: [
         "--headless",
@@ -98,6 +110,12 @@ Deno.test({
         tampered: string;
         claims: { sub?: string; alg?: string; error?: string };
         health: { name?: string };
+        uploads?: Record<string, {
+          error: string | null;
+          uploadUrl: string | null;
+          progress: { bytesUploaded: number; totalBytes: number; isComplete: boolean };
+          updates: number;
+        }>;
         crash?: string;
       };
       assert.equal(report.crash, undefined);
@@ -107,9 +125,34 @@ Deno.test({
       assert.deepEqual(report.claims, { sub: session.user.id, alg: "ES256" });
       assert.equal(report.tampered, "invalid_signature", "a tampered signature is refused");
       assert.equal(report.health.name, "GoTrue");
+      const expected = new Uint8Array(size);
+      for (let i = 0; i < size; i++) expected[i] = (i * 7 + 3) % 251;
+      for (const kind of ["bytes", "blob", "stream"]) {
+        const up = report.uploads?.[kind];
+        assert.ok(up, `${kind}: no upload reported`);
+        assert.equal(up.error, null, kind);
+        assert.ok(
+          up.uploadUrl?.startsWith(`${api.url}/storage/v1/upload/resumable/`),
+          `${kind}: ${up.uploadUrl}`,
+        );
+        assert.deepEqual(up.progress, {
+          bytesUploaded: size,
+          totalBytes: size,
+          fraction: 1,
+          isComplete: true,
+        }, kind);
+        // The first value, then one per accepted chunk at least (five requests).
+        assert.ok(up.updates >= 5, `${kind}: ${up.updates} progress values`);
+        const stored = await fetch(`${server.url}/storage/v1/object/browser/tus/${kind}.bin`, {
+          headers: asUser,
+        });
+        assert.equal(stored.status, 200, kind);
+        assert.deepEqual(new Uint8Array(await stored.arrayBuffer()), expected, kind);
+      }
     } finally {
       await stopBrowser(browser);
       await server.close();
+      await api.close();
       await removeSoon(tmp);
     }
   },
