@@ -730,6 +730,8 @@ async function attemptOnce(
   let init = new LazySignalInit(method, headers, req.redirect ?? "manual", controller);
   // A streamed body outlives the call: the caller's signal must reach it without a listener.
   if (req.responseType === "stream" && req.signal && canJoinSignals()) init.caller = req.signal;
+  // Ends the pipe of a stream body (see below) with its source.
+  let cutBody: (() => void) | undefined;
   if (req.body !== undefined) {
     init.body = req.body as BodyInit;
     // A stream goes through a pipe the call cuts when it fails (see Call): fetch heeds no abort
@@ -739,7 +741,10 @@ async function attemptOnce(
       init.duplex = "half";
       try {
         new Response(req.body);
-        init.body = req.body.pipeThrough(new TransformStream(), { signal: controller.signal });
+        init.body = req.body.pipeThrough(
+          new TransformStream({ start: (c) => void (cutBody = () => c.error()) }),
+          { signal: controller.signal },
+        );
       } catch (error) {
         return networkFailure("Network error", error, secrets);
       }
@@ -767,6 +772,9 @@ async function attemptOnce(
     await response.body?.cancel().catch(() => {});
     const next = redirectInit(init, response.status, target, location, ctx, hops);
     if (typeof next === "string") return refused(next, "NETWORK");
+    // A redirect followed without the body (303; 301, 302 after a POST): fetch would go on
+    // sending the rest of a stream to the first URL.
+    if (next[1].body === undefined) cutBody?.();
     [target, init] = next;
   }
 

@@ -124,3 +124,42 @@ Deno.test("a stream body of a call that succeeds is sent whole and not cancelled
   assert.deepEqual(r.getOrThrow().body, { bytes: 3 * MIB + 5 });
   assert.equal(seen.cancelled, false);
 });
+
+Deno.test("a stream body answered 303 at once is cut when the redirect is followed without it: the call goes on, the rest is never sent", async () => {
+  let received = 0;
+  let drained: Promise<void> = Promise.resolve();
+  await using server = await serve((req) => {
+    if (req.method === "GET") return Response.json({ done: true });
+    drained = (async () => {
+      try {
+        for await (const piece of req.body!) received += piece.length;
+      } catch {
+        // the client stopped sending
+      }
+    })();
+    return new Response(null, { status: 303, headers: { location: "/done" } });
+  });
+  const { stream, seen, cancelledSoon } = source(64 * MIB);
+  const client = createBaseClient(server.url, "anon-key");
+  const r = await client.request({ method: "POST", path: "/upload", body: stream });
+  assert.deepEqual(r.getOrNull()?.body, { done: true });
+  await within(cancelledSoon, 1000, "the source is cancelled");
+  await within(drained, 1000, "the upload stops");
+  assert.ok(received < 16 * MIB, `the server got ${received} bytes of 64 MiB`);
+  assert.ok(seen.read < 16 * MIB, `${seen.read} bytes of 64 MiB were read from the source`);
+});
+
+Deno.test("a stream body the server read whole before its 303 is left as it is: the call goes on", async () => {
+  let received = 0;
+  await using server = await serve(async (req) => {
+    if (req.method === "GET") return Response.json({ done: true });
+    received = (await req.arrayBuffer()).byteLength;
+    return new Response(null, { status: 303, headers: { location: "/done" } });
+  });
+  const { stream, seen } = source(256 * 1024);
+  const client = createBaseClient(server.url, "anon-key");
+  const r = await client.request({ method: "POST", path: "/upload", body: stream });
+  assert.deepEqual(r.getOrNull()?.body, { done: true });
+  assert.equal(received, 256 * 1024);
+  assert.equal(seen.cancelled, false);
+});
