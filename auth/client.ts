@@ -64,7 +64,7 @@ export type {
   SignUpWithPhoneOptions,
   VerifyOtpOptions,
 } from "./sign_in.ts";
-export type { LinkIdentityOptions, SsoOptions } from "./user.ts";
+export type { LinkIdentityOptions, SsoOptions, UpdateUserOptions } from "./user.ts";
 export type { MfaEnrollOptions } from "./mfa.ts";
 
 /** Options of {@linkcode createAuthClient}. */
@@ -387,7 +387,7 @@ export class AuthClient {
   updateUser(
     accessToken: string,
     updates: UserUpdateRequest,
-    options?: AuthCallOptions & { emailRedirectTo?: string | null; pkceParams?: PkceParams | null },
+    options?: us.UpdateUserOptions,
   ): Promise<ServiceResult<User>> {
     return us.updateUser(this.client, accessToken, updates, options);
   }

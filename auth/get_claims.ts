@@ -9,6 +9,7 @@
 import { failure, type ServiceResult, success } from "../core/result.ts";
 import type { JsonObject } from "../core/decode.ts";
 import { base64UrlToBytes, type DecodedJwt, decodeJwt } from "./_jwt_decode.ts";
+import { AUTH_BODY_LIMIT } from "./_request.ts";
 import { createJwksResolver, type JwksOptions, type JwksResolver } from "./jwks.ts";
 import type { BaseClient } from "../core/client.ts";
 import { decodeJwtClaims, decodeJwtHeader, type JwtClaimsResult } from "./jwt.ts";
@@ -315,8 +316,8 @@ export function createClaimsVerifier(
         accessToken,
         signal: o?.signal,
         redirect: "manual",
-        // As every GoTrue answer (`AUTH_BODY_LIMIT`, 8 MiB): a body that never ends is cut.
-        maxBodyBytes: 8_388_608,
+        // As every GoTrue answer: a body that never ends is cut.
+        maxBodyBytes: AUTH_BODY_LIMIT,
       }).then((r) => r.ok ? success(r.value.body) : r),
   };
 }

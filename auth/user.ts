@@ -56,11 +56,19 @@ export function getUser(
   });
 }
 
+/** Options of {@linkcode updateUser}: where an email change's confirmation link leads, and how. */
+export interface UpdateUserOptions extends AuthCallOptions {
+  /** Where the email change's confirmation link leads (`redirect_to`). */
+  emailRedirectTo?: string | null;
+  /** PKCE parameters: the link then follows the PKCE flow. */
+  pkceParams?: PkceParams | null;
+}
+
 export function updateUser(
   client: BaseClient,
   accessToken: string,
   updates: UserUpdateRequest,
-  o?: AuthCallOptions & { emailRedirectTo?: string | null; pkceParams?: PkceParams | null },
+  o?: UpdateUserOptions,
 ): Promise<ServiceResult<User>> {
   o ??= {};
   if (blank(accessToken)) return invalid("Cannot update the user as 'accessToken' is blank");

@@ -10,12 +10,12 @@ import type {
   AuthClient,
   LinkIdentityOptions,
   SsoOptions,
+  UpdateUserOptions,
 } from "../auth/client.ts";
 import { type OAuthProvider, SignOutScope } from "../auth/enums.ts";
 import { parseSessionTokensFromFragment, parseSessionTokensFromUrl } from "../auth/fragment.ts";
 import { verifyOAuthState } from "../auth/oauth_state.ts";
 import { getClaims, type GetClaimsOptions } from "../auth/get_claims.ts";
-import type { PkceParams } from "../auth/pkce.ts";
 import { type JwtClaimsResult, parseJwtClaims } from "../auth/jwt.ts";
 import type {
   LinkIdentityResponse,
@@ -205,11 +205,7 @@ export async function updateUserForCurrentSession(
   auth: AuthClient,
   manager: SessionManager,
   updates: UserUpdateRequest,
-  options?: AuthCallOptions & {
-    updateStoredSession?: boolean;
-    emailRedirectTo?: string | null;
-    pkceParams?: PkceParams | null;
-  },
+  options?: UpdateUserOptions & { updateStoredSession?: boolean },
 ): Promise<ServiceResult<User>> {
   options ??= {};
   const session = manager.currentSession;

@@ -14,7 +14,7 @@ import {
 } from "../core/decode.ts";
 import { encodeBase64 } from "../core/encoding.ts";
 import { failure, type ServiceResult, success } from "../core/result.ts";
-import type { RequestBody, TransportRequest, TransportResponse } from "../core/transport.ts";
+import type { RequestBody } from "../core/transport.ts";
 import { encodeBucket, encodeObjectPath, objectPathOrFailure, pathList } from "./_path.ts";
 import {
   type Bucket,
@@ -394,19 +394,6 @@ function refuseData(data: unknown): ServiceResult<never> | null {
   });
 }
 
-/**
- * Sends an upload's request. The transport cuts a stream body once the call has failed (fetch
- * goes on sending a body the server answered before reading it all, a 413, a 401, a 403,
- * whatever its signal says once the answer has come), cancelling the caller's stream.
- */
-function sendUpload(
-  client: BaseClient,
-  data: UploadData,
-  req: TransportRequest<"json">,
-): Promise<ServiceResult<TransportResponse<unknown>>> {
-  return client.request({ ...req, body: data as RequestBody });
-}
-
 export async function uploadObject(
   client: BaseClient,
   method: "POST" | "PUT",
@@ -420,10 +407,12 @@ export async function uploadObject(
   if (typeof encoded !== "string") return encoded;
   const refused = refuseData(data);
   if (refused) return refused;
-  const r = await sendUpload(client, data, {
+  // A stream is cut by the transport if the call fails (an early 413 or 401), cancelling it.
+  const r = await client.request({
     method,
     area: "storage",
     path: `/object/${encoded}`,
+    body: data as RequestBody,
     contentType: contentTypeOf(data, o),
     headers: uploadHeaders(o, method === "POST" || o.upsert === true),
     signal: o.signal,
@@ -448,10 +437,11 @@ export async function uploadToSignedUrl(
   }
   const refused = refuseData(data);
   if (refused) return refused;
-  const r = await sendUpload(client, data, {
+  const r = await client.request({
     method: "PUT",
     area: "storage",
     path: `/object/upload/sign/${encoded}`,
+    body: data as RequestBody,
     query: [["token", token]],
     // A token that is no JWT is not redacted by its shape: a network error's cause shows the URL,
     // where the token is percent-encoded.
