@@ -10,9 +10,13 @@
  * `node_modules`), wherever the output directory is. Output: `.d.ts` files
  * with declaration maps (one per module) from the TypeScript compiler, which
  * also type-checks everything (any type error fails the build); ESM
- * JavaScript from esbuild: the whole library as one bundle (`_bundle.js`, with its source map; for npm without whitespace or comments, by terser: see `stripWhitespace`) and each subpath a one-line file of re-exports from it, so
- * any import loads two files (a cold start is mostly a cost per file, in Node
- * and in Deno alike) while classes stay shared between subpaths. The `npm:`
+ * JavaScript from esbuild: the whole library as one bundle, with its source
+ * map, and each other subpath a one-line file of re-exports from it, so an
+ * import loads one or two files (a cold start is mostly a cost per file, in
+ * Node and in Deno alike) while classes stay shared between subpaths. For npm
+ * the bundle is the root subpath's file (`esm/mod.js`), shrunk by terser (see
+ * `shrink`); for JSR it is `_bundle.js`, left readable, beside a `mod.js` of
+ * re-exports. The `npm:`
  * imports of `deno.json` that the library's code imports (not its doc
  * examples: `hono` is only in those) become dependencies with their version
  * ranges, and the build fails if a declaration file imports a package that is
@@ -243,28 +247,53 @@ export async function buildPackage(target: Target, outArg: string): Promise<void
 
   // One bundle holds the whole library, each binding exported once (the type checker
   // says which exported names of different subpaths are the same declaration); each
-  // subpath is a file of re-exports from it. Node then loads two files for any
-  // subpath, not one per module or per shared chunk: most of an import's cost here
-  // is per file, so this keeps the cold start low. Classes stay shared between
-  // subpaths (one `ServiceError` whichever subpath it comes from).
+  // subpath is a file of re-exports from it. Most of an import's cost in Node is per
+  // file, not per module, so this keeps the cold start low, and classes stay shared
+  // between subpaths (one `ServiceError` whichever subpath it comes from). For npm the
+  // bundle is the root subpath's own file (`esm/mod.js`), so importing `fetchbase`
+  // reads one file and any other subpath two; the few names that only other subpaths
+  // export (`./storage/objects`' functions, `./hono`'s middleware) are exported from it
+  // under internal names (`_storage_objects$upload`), which its declarations do not
+  // name. For JSR, Deno caches compiled code, and the bundle is `_bundle.js`, beside a
+  // `mod.js` of re-exports like every other subpath.
+  const rootSubpath = subpaths.find((s) => s.sub === ".");
+  if (rootSubpath === undefined) {
+    console.error(`${tag}: deno.json exports no "." subpath`);
+    Deno.exit(1);
+  }
+  const bundleFile = target === "npm" ? rootSubpath.js : `${lib}/_bundle.js`;
   const checker = program.getTypeChecker();
   const aliasOf = new Map<ts.Symbol, string>();
   const taken = new Set<string>();
   const bundleExports: string[] = [];
   const entryExports = new Map<string, Array<[string, string]>>();
-  for (const { source } of subpaths) {
+  // The root subpath first: its names are the bundle's own.
+  const ordered = [rootSubpath, ...subpaths.filter((s) => s !== rootSubpath)];
+  for (const { sub, source } of ordered) {
     const module = checker.getSymbolAtLocation(program.getSourceFile(source)!)!;
     const names = new Set(runtimeNames.get(source));
     const pairs: Array<[string, string]> = [];
+    const internal = target === "npm" && sub !== ".";
+    const prefix = internal ? `_${sub.slice(2).replace(/[^A-Za-z0-9]/g, "_")}$` : "";
     for (const symbol of checker.getExportsOfModule(module)) {
       if (!names.has(symbol.name)) continue;
       const target = symbol.flags & ts.SymbolFlags.Alias
         ? checker.getAliasedSymbol(symbol)
         : symbol;
       let alias = aliasOf.get(target);
-      if (alias === undefined) {
+      if (
+        alias !== undefined && bundleFile === rootSubpath.js && sub === "." && alias !== symbol.name
+      ) {
+        // The root file is the bundle: each of its names must be one of the bundle's own.
+        bundleExports.push(
+          `export { ${symbol.name} } from ${JSON.stringify(`./${source.slice(stage.length)}`)};`,
+        );
+        taken.add(symbol.name);
         alias = symbol.name;
-        for (let i = 2; taken.has(alias); i++) alias = `${symbol.name}$${i}`;
+      }
+      if (alias === undefined) {
+        alias = prefix + symbol.name;
+        for (let i = 2; taken.has(alias); i++) alias = `${prefix}${symbol.name}$${i}`;
         taken.add(alias);
         aliasOf.set(target, alias);
         bundleExports.push(
@@ -283,11 +312,12 @@ export async function buildPackage(target: Target, outArg: string): Promise<void
   }
   const bundleEntry = `${stage}_bundle.ts`;
   await Deno.writeTextFile(bundleEntry, bundleExports.join("\n") + "\n");
-  await esbuild([bundleEntry, "--sourcemap", `--outfile=${lib}/_bundle.js`]);
-  if (target === "npm") await stripWhitespace(`${lib}/_bundle.js`);
+  await esbuild([bundleEntry, "--sourcemap", `--outfile=${bundleFile}`]);
+  if (target === "npm") await shrink(bundleFile);
   await Deno.remove(bundleEntry);
   for (const { source, js } of subpaths) {
-    const from = relativeTo(js, `${lib}/_bundle.js`);
+    if (js === bundleFile) continue;
+    const from = relativeTo(js, bundleFile);
     const list = entryExports.get(source)!.map(([alias, name]) =>
       alias === name ? name : `${alias} as ${name}`
     );
@@ -391,59 +421,138 @@ export async function buildPackage(target: Target, outArg: string): Promise<void
 }
 
 /**
- * Removes the whitespace and comments of the npm bundle, keeping its names (stack traces without
- * source maps read as before; with them, private methods lose their `#`), its `@__PURE__`
- * annotations (a bundler downstream still drops unused module-level values: esbuild's own
- * whitespace minifier drops them) and a source map that leads to the shipped sources, and checks
- * that it is the same program (esbuild prints it as it prints the bundle before, and the
- * annotations are as many). Node compiles a module's whole text at import, with no code cache:
- * the bundle imports in about a tenth less time (`bench/README.md`; esbuild's unminified output
- * also keeps some comments, whose non-ASCII characters alone cost 4%). Deno caches compiled code,
- * so the JSR bundle is left readable.
+ * Shrinks the npm bundle for Node, which compiles a module's whole text at each import with no
+ * code cache: terser removes whitespace and comments and gives local variables and parameters
+ * short names. What a stack trace or a `name` shows stays as written: top-level names, function
+ * and class names (those a function or class takes from its variable too), methods and private
+ * members (`#send`). `@__PURE__` annotations stay (a bundler downstream still drops unused
+ * module-level values with them), the text is ASCII only (`\u2026`, not `…`: one non-ASCII
+ * character makes V8 scan the whole file as two-byte text), and the source map is carried
+ * through to the shipped sources. The build fails unless the result is the same program: the
+ * same syntax tree, each binding in the same places, the same names wherever a name shows, and as
+ * many annotations (`sameProgram`). Deno caches compiled code, so the JSR bundle is left
+ * readable.
  */
-async function stripWhitespace(file: string): Promise<void> {
+export async function shrink(file: string): Promise<void> {
   const map = await Deno.readTextFile(`${file}.map`);
   const before = await Deno.readTextFile(file);
-  const out = await minify(before, {
+  const ast = await syntaxTree(before);
+  // Not `module: true`, which would also rename top-level bindings.
+  // `keep_fnames` also keeps a variable a function is assigned to (`const f = () => {}`).
+  const mangle = {
+    toplevel: false,
+    keep_fnames: true,
+    keep_classnames: true,
+  };
+  ast.figure_out_scope({ ...mangle, module: true });
+  ast.compute_char_frequency(mangle);
+  // Locals only: terser's `mangle` option would also rename private members.
+  ast.mangle_names(mangle);
+  const out = await minify(ast, {
     compress: false,
     mangle: false,
     module: true,
-    // ASCII only (`\u2026`, not `…`): V8 scans a one-byte source faster than a two-byte one,
-    // which one character anywhere in the file makes it.
     format: { comments: false, preserve_annotations: true, ascii_only: true },
-    sourceMap: {
-      content: map,
-      includeSources: true,
-      url: file.slice(file.lastIndexOf("/") + 1) + ".map",
-    },
+    // terser carries the sources' text over only from a text it parsed itself: put back below.
+    sourceMap: { content: map, url: file.slice(file.lastIndexOf("/") + 1) + ".map" },
   });
   if (out.code === undefined || typeof out.map !== "string") {
-    throw new Error(`could not strip the whitespace of ${file}`);
+    throw new Error(`could not shrink ${file}`);
   }
-  // The same program, checked: esbuild prints both texts alike (it drops annotations, counted
-  // apart), or the build fails.
+  const input = JSON.parse(map) as { sources: string[]; sourcesContent: (string | null)[] };
+  const output = JSON.parse(out.map) as { sources: string[]; sourcesContent?: (string | null)[] };
+  output.sourcesContent = output.sources.map((s) =>
+    input.sourcesContent[input.sources.indexOf(s)] ?? null
+  );
+  if (output.sourcesContent.includes(null)) throw new Error(`a source of ${file} has no text`);
   const annotations = (code: string) => code.match(/[@#]__PURE__/g)?.length ?? 0;
   if (
-    await reprint(before) !== await reprint(out.code) ||
+    !sameProgram(await syntaxTree(before), await syntaxTree(out.code)) ||
     annotations(before) !== annotations(out.code)
   ) {
-    throw new Error(`stripping the whitespace of ${file} changed its program`);
+    throw new Error(`shrinking ${file} changed its program`);
   }
   await Deno.writeTextFile(file, out.code);
-  await Deno.writeTextFile(`${file}.map`, out.map);
+  await Deno.writeTextFile(`${file}.map`, JSON.stringify(output));
 }
 
-/** A module's text as esbuild prints it without whitespace or comments. */
-async function reprint(code: string): Promise<string> {
-  const child = new Deno.Command(`${root}node_modules/.bin/esbuild`, {
-    args: ["--minify-whitespace", "--format=esm", "--log-level=error"],
-    stdin: "piped",
-    stdout: "piped",
-  }).spawn();
-  const writer = child.stdin.getWriter();
-  await writer.write(new TextEncoder().encode(code));
-  await writer.close();
-  const { code: status, stdout } = await child.output();
-  if (status !== 0) throw new Error("esbuild could not read the bundle");
-  return new TextDecoder().decode(stdout);
+/** Node types whose function or class takes its name from the variable it is assigned to. */
+const NAMED_BY_BINDING = /^(Arrow|Function|ClassExpression)$/;
+
+/** Node types whose symbol's name shows at run time (`fn.name`, a stack trace). */
+const NAMED_DECLARATION = /^Symbol(Defun|Lambda|DefClass|Class|Method)$/;
+
+// terser's syntax tree, as far as these checks read it.
+// deno-lint-ignore no-explicit-any
+type TreeNode = any;
+
+/** The module's syntax tree, read by terser, with its scopes resolved. */
+export async function syntaxTree(code: string): Promise<TreeNode> {
+  // `ast` and `code` are output options terser reads but does not declare.
+  const options = {
+    compress: false,
+    mangle: false,
+    module: true,
+    format: { ast: true, code: false },
+  };
+  const out = await minify(code, options as Parameters<typeof minify>[1]);
+  const ast = (out as { ast?: TreeNode }).ast;
+  if (ast === undefined) throw new Error("terser gave no syntax tree");
+  ast.figure_out_scope({ module: true });
+  return ast;
+}
+
+/** Calls `visit` on every node of `ast`, parents first, in source order. */
+function walkTree(ast: TreeNode, visit: (node: TreeNode) => void): void {
+  ast.walk({
+    _visit(node: TreeNode, descend?: () => void) {
+      visit(node);
+      descend?.call(node);
+      return true;
+    },
+    push() {},
+    pop() {},
+    parent() {},
+  });
+}
+
+/**
+ * Whether two modules are the same program up to the names of their local variables: the same
+ * nodes in the same order, the same literals, properties and keys, each binding used in the same
+ * places (numbered by first use), and the same name for every top-level or undeclared binding and
+ * every function, class or method, including a variable a function or class is assigned to.
+ */
+export function sameProgram(a: TreeNode, b: TreeNode): boolean {
+  const shape = (ast: TreeNode): string[] => {
+    const ids = new Map<unknown, number>();
+    const bound = new Set<unknown>();
+    const out: string[] = [];
+    walkTree(ast, (node) => {
+      if (node.TYPE === "VarDef" && node.value && NAMED_BY_BINDING.test(node.value.TYPE)) {
+        bound.add(node.name.thedef);
+      }
+      const parts: unknown[] = [node.TYPE];
+      const value = node.value;
+      if (value === null || typeof value !== "object") parts.push(value);
+      else if (value instanceof RegExp) parts.push(String(value));
+      if (typeof node.property === "string") parts.push(node.property);
+      if (typeof node.key === "string") parts.push(node.key);
+      const def = node.thedef;
+      if (def) {
+        if (!ids.has(def)) ids.set(def, ids.size);
+        parts.push(ids.get(def));
+        if (
+          def.undeclared || def.global || bound.has(def) ||
+          NAMED_DECLARATION.test(def.orig?.[0]?.TYPE ?? "")
+        ) parts.push(node.name);
+      } else if (typeof node.name === "string") {
+        parts.push(node.name);
+      }
+      out.push(JSON.stringify(parts));
+    });
+    return out;
+  };
+  const x = shape(a);
+  const y = shape(b);
+  return x.length === y.length && x.every((v, i) => v === y[i]);
 }

@@ -90,6 +90,32 @@ Deno.test("npm build installs by name and runs real flows on Node and Bun; the N
       if (compared < 100 || mods.some((m) => Object.keys(m).length === 0)) process.exit(1);`,
     ], { cwd: `${tmp}/app` });
     assert.equal(shared.code, 0, shared.text);
+    // The root subpath's file is the bundle itself (one file to read at import): its names are
+    // the sources' root names, and the few that only other subpaths export, under internal names
+    // (`_storage_objects$upload`) that are the same values as the subpaths' own.
+    const rootFile = await Deno.readTextFile(`${tmp}/app/node_modules/fetchbase/esm/mod.js`);
+    assert.ok(
+      !/(?:^|[;}\n])\s*(?:import|export)\s*(?:\{[^}]*\}|\*)\s*from\b|\bimport\s*\(/.test(rootFile),
+      "the root file imports nothing",
+    );
+    const rootNames = Object.keys(await import(`${root}mod.ts`)).sort();
+    const names = await run("node", [
+      "--input-type=module",
+      "-e",
+      `const all = await import("fetchbase");
+      const internal = Object.keys(all).filter((k) => /^_[a-z_]+\\$/.test(k));
+      for (const k of internal) {
+        const [, sub, name] = /^_([a-z_]+)\\$(.+)$/.exec(k);
+        const m = await import("fetchbase/" + sub.replaceAll("_", "/"));
+        if (m[name] !== all[k]) throw new Error("not the subpath's value: " + k);
+      }
+      console.log(JSON.stringify({ internal: internal.length,
+        own: Object.keys(all).filter((k) => !internal.includes(k)).sort() }));`,
+    ], { cwd: `${tmp}/app` });
+    assert.equal(names.code, 0, names.text);
+    const listed = JSON.parse(names.text.trim().split("\n").at(-1)!);
+    assert.deepEqual(listed.own, rootNames);
+    assert.ok(listed.internal > 0 && listed.internal < 40, names.text);
     // That one bundle stays tree-shakeable: a subpath bundled from the installed package carries
     // no other area's code, not even its constants (markers: auth's JWKS path and defaults,
     // storage's TUS header, the database's schema header and column-name grammar), while the
