@@ -19,7 +19,13 @@ import { encodeBase64, encodeBase64Url } from "../core/encoding.ts";
 import { sha256 } from "../core/crypto.ts";
 import { backoffDelay, resolveRetryPolicy, type RetryPolicy } from "../core/retry.ts";
 import { sleep } from "../core/_sleep.ts";
-import { failure, type ServiceError, type ServiceResult, success } from "../core/result.ts";
+import {
+  type Failure,
+  failure,
+  type ServiceError,
+  type ServiceResult,
+  success,
+} from "../core/result.ts";
 import { MutableStateFlow, type StateFlow } from "../core/state_flow.ts";
 import { checkObjectPath, encodeBucket } from "./_path.ts";
 import { chunkBody, currentUserAgent, streamsChunksByDefault } from "./_chunk_body.ts";
@@ -654,6 +660,19 @@ function isTransient(e: ServiceError, conflict: boolean): boolean {
 const cancelled = () => failure({ message: "Upload paused: cancelled", category: "CANCELLED" });
 
 /**
+ * An answer whose `Upload-Offset` is missing or not a byte count. Missing, it is most often a
+ * browser hiding it: a server on another origin must list it in `Access-Control-Expose-Headers`.
+ */
+function offsetFailure(raw: string | null): Failure {
+  return failure({
+    message: raw === null
+      ? "The server's answer has no Upload-Offset (a browser shows it only when the server lists it in Access-Control-Expose-Headers)"
+      : `The server sent an invalid Upload-Offset: ${raw}`,
+    category: "DECODE",
+  });
+}
+
+/**
  * A TUS request's result, a redirect answer made the upload's Failure: a 301, 302, 303, 307 or
  * 308 (`redirect: "manual"`), a browser's opaque redirect (status 0), which the transport refuses
  * with this message, or Node's refusal with `redirect: "error"` (a `TypeError` caused by
@@ -1067,14 +1086,10 @@ class Upload implements ResumableUpload {
   async #head(signal?: AbortSignal, resuming = false): Promise<ServiceResult<number>> {
     const r = await this.#tus("HEAD", this.#url!, { ...TUS }, null, signal);
     if (!r.ok) return r;
-    const offset = parseUploadOffset(r.value.headers.get("upload-offset"));
+    const raw = r.value.headers.get("upload-offset");
+    const offset = parseUploadOffset(raw);
     if (offset === null || (this.#total !== null && offset > this.#total)) {
-      return failure({
-        message: `The server sent an invalid Upload-Offset: ${
-          r.value.headers.get("upload-offset")
-        }`,
-        category: "DECODE",
-      });
+      return offsetFailure(raw);
     }
     // A deferred length the server already knows is not declared twice.
     const length = parseUploadOffset(r.value.headers.get("upload-length"));
@@ -1376,11 +1391,9 @@ class Upload implements ResumableUpload {
     }
     const r = await this.#tus("PATCH", this.#url!, headers, body, signal);
     if (!r.ok) return r;
-    const next = parseUploadOffset(r.value.headers.get("upload-offset"));
-    if (next === null) {
-      return failure({ message: "The server sent no valid Upload-Offset", category: "DECODE" });
-    }
-    return success(next);
+    const raw = r.value.headers.get("upload-offset");
+    const next = parseUploadOffset(raw);
+    return next === null ? offsetFailure(raw) : success(next);
   }
 }
 

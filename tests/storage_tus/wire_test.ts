@@ -877,3 +877,58 @@ Deno.test("a resume finding every byte on the server but its length deferred dec
   assert.equal(rec.requests[1].bytes?.length ?? 0, 0);
   assert.equal(up.progress.value.isComplete, true);
 });
+
+Deno.test("an Upload-Offset the answers hide (a browser, the header not exposed by CORS) fails saying so", async () => {
+  // The server takes the creation's body and checks each PATCH's offset, but the client never
+  // sees Upload-Offset: the creation looks like one without data, the PATCH at 0 gets 409, and
+  // the HEAD that follows has no offset to give.
+  const script = tusScript({
+    onPatch: (req, _n, state) =>
+      req.headers.get("upload-offset") === String(state.offset)
+        ? null
+        : new Response("Upload-Offset header does not match", { status: 409 }),
+  });
+  const hiding = recordingFetch((req, i) => {
+    const res = script(req, i);
+    const headers = new Headers(res.headers);
+    headers.delete("upload-offset");
+    return new Response(res.body, { status: res.status, headers });
+  });
+  const r = await createResumableUpload(
+    createBaseClient(BASE, KEY, { fetch: hiding.fetch }),
+    "b",
+    "p",
+    new Uint8Array(4),
+    { chunkSize: 2, maxAttempts: 2, retryBaseDelayMs: 1, retryMaxDelayMs: 1 },
+  ).await();
+  assert.equal(r.errorOrNull()?.category, "DECODE");
+  assert.match(r.errorOrNull()!.message, /no Upload-Offset .*Access-Control-Expose-Headers/);
+  assert.deepEqual(hiding.requests.map((q) => q.method), ["POST", "PATCH", "HEAD"]);
+  // A PATCH answered without it fails the same way.
+  const patchHidden = recordingFetch(tusScript({
+    ignorePostBody: true,
+    onPatch: () => new Response(null, { status: 204 }),
+  }));
+  const p = await createResumableUpload(
+    createBaseClient(BASE, KEY, { fetch: patchHidden.fetch }),
+    "b",
+    "p",
+    new Uint8Array(4),
+    { chunkSize: 2 },
+  ).await();
+  assert.equal(p.errorOrNull()?.category, "DECODE");
+  assert.match(p.errorOrNull()!.message, /no Upload-Offset .*Access-Control-Expose-Headers/);
+  // A present but malformed one still says what it was.
+  const bad = recordingFetch(tusScript({
+    ignorePostBody: true,
+    onPatch: () => new Response(null, { status: 204, headers: { "upload-offset": "2x" } }),
+  }));
+  const b = await createResumableUpload(
+    createBaseClient(BASE, KEY, { fetch: bad.fetch }),
+    "b",
+    "p",
+    new Uint8Array(4),
+    { chunkSize: 2 },
+  ).await();
+  assert.match(b.errorOrNull()!.message, /invalid Upload-Offset: 2x/);
+});
