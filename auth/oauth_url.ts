@@ -18,7 +18,11 @@ export interface OAuthUrlOptions {
   scopes?: readonly string[];
   /** Extra query parameters for the provider (e.g. `prompt`); a `state` key is refused (`TypeError`). */
   queryParams?: Readonly<Record<string, string>>;
-  /** Ask the endpoint for JSON instead of a 302 (`skip_http_redirect=true`). Default false. */
+  /**
+   * Adds `skip_http_redirect=true`, as the document asks. Default false. GoTrue's `/authorize`
+   * does not read it: it answers a 302 to the provider either way (and passes the parameter on
+   * to it); only `/user/identities/authorize` (`linkIdentity`) answers JSON with it.
+   */
   skipBrowserRedirect?: boolean;
   /** PKCE parameters: their challenge goes into the URL. */
   pkceParams?: PkceParams | null;
