@@ -259,6 +259,13 @@ function mergePrefer(base: string, extra: string): string {
   return [...kept, ...given].join(",");
 }
 
+/** The UTF-8 bytes of a text, as a string holding one character per byte (a header value). */
+function utf8Bytes(text: string): string {
+  let out = "";
+  for (const b of new TextEncoder().encode(text)) out += String.fromCharCode(b);
+  return out;
+}
+
 function headersOf(
   client: BaseClient,
   schema: string | null | undefined,
@@ -279,7 +286,10 @@ function headersOf(
         }`,
       );
     }
-    out[profileHeader] = schema;
+    // PostgREST reads the profile header as UTF-8 (`getSchema` in ApiRequest.hs: `T.decodeUtf8`),
+    // where fetch sends each character of a header value as one byte (and refuses one above
+    // U+00FF): a name beyond ASCII goes as its UTF-8 bytes, a character each.
+    out[profileHeader] = /[^ -~]/.test(schema) ? utf8Bytes(schema) : schema;
   }
   for (const k in base) {
     const v = base[k];

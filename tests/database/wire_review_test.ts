@@ -2,7 +2,9 @@
  * Wire review: requests PostgREST would read otherwise than meant.
  */
 import assert from "node:assert/strict";
-import { flattenParams, ResponseFormat } from "../../database/mod.ts";
+import { createBaseClient } from "../../core/client.ts";
+import { createDatabaseClient, flattenParams, ResponseFormat } from "../../database/mod.ts";
+import { serve } from "../support/serve.ts";
 import { makeDb, pairs } from "./_helpers.ts";
 
 Deno.test("GET RPC arguments from JSON text keep every number as written (PostgREST reads them as text)", async () => {
@@ -34,4 +36,38 @@ Deno.test("GET RPC arguments from JSON text keep every number as written (PostgR
       "9007199254740993",
     ]],
   );
+});
+
+Deno.test("a schema named beyond ASCII goes in its profile header as UTF-8, which PostgREST decodes", async () => {
+  // PostgREST reads Accept-Profile and Content-Profile with `T.decodeUtf8` (ApiRequest.hs,
+  // getSchema). fetch sends a header character as one byte: `café` went as Latin-1 (E9, not
+  // UTF-8, which PostgREST cannot decode), and `日本` could not be sent at all.
+  const got: Array<[string, string, string | null]> = [];
+  await using server = await serve((req) => {
+    const raw = req.headers.get("accept-profile") ?? req.headers.get("content-profile") ?? "";
+    const bytes = Uint8Array.from(raw, (c) => c.charCodeAt(0));
+    let decoded: string | null = null;
+    try {
+      decoded = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+    } catch {
+      // not UTF-8: PostgREST fails the request
+    }
+    got.push([req.method, raw, decoded]);
+    return new Response("[]", { headers: { "content-type": "application/json" } });
+  });
+  const db = createDatabaseClient(createBaseClient(server.url, "anon-key-0123456789"));
+  for (const schema of ["café", "日本", "app"]) {
+    assert.ok((await db.select("t", { schema })).ok, schema);
+    assert.ok((await db.insert("t", "{}", { schema })).ok, schema);
+  }
+  assert.deepEqual(got.map(([m, , d]) => [m, d]), [
+    ["GET", "café"],
+    ["POST", "café"],
+    ["GET", "日本"],
+    ["POST", "日本"],
+    ["GET", "app"],
+    ["POST", "app"],
+  ]);
+  // An ASCII name goes as it is.
+  assert.equal(got[4][1], "app");
 });
