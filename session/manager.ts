@@ -201,7 +201,7 @@ function setting(value: number, name: string, positive: boolean): number {
 type TaggedSession = Session & { project?: string; obtainedAt?: number };
 
 /**
- * Checks the fields a session's lifetime and refresh depend on (a JavaScript
+ * Checks the fields a session's lifetime, refresh and user depend on (a JavaScript
  * caller may hand in anything): `TypeError` naming the field, never a token.
  */
 function checkSession(session: Session): void {
@@ -211,6 +211,14 @@ function checkSession(session: Session): void {
   if (typeof session.refreshToken !== "string") {
     throw new SessionRefused(
       "Cannot save the session as its 'refreshToken' must be a string (empty for none)",
+    );
+  }
+  // Whether a later state is the same sign-in is told by the user's id (tokens without a
+  // session id): a session without one, held, made sign-outs and later restores throw.
+  const user = session.user as { id?: unknown } | null | undefined;
+  if (typeof user !== "object" || user === null || typeof user.id !== "string") {
+    throw new SessionRefused(
+      "Cannot save the session as its 'user' must be an object with a string 'id'",
     );
   }
   const { expiresIn, expiresAt } = session;
@@ -724,6 +732,7 @@ export class SessionManager {
     if (this.#inflight && (!session || session.refreshToken === this.#inflightToken)) {
       // An explicit caller joining a timer's refresh wants a grant, not only a stored state.
       if (explicit) this.#grantWanted = true;
+      if (session) this.#watchExpiry(session);
       return this.#inflight;
     }
     if (!session) {
@@ -737,6 +746,7 @@ export class SessionManager {
     const pending = this.#refresh(session, explicit);
     this.#inflight = pending;
     this.#inflightToken = session.refreshToken;
+    this.#watchExpiry(session);
     const done = () => {
       if (this.#inflight === pending) {
         this.#inflight = null;
@@ -745,6 +755,22 @@ export class SessionManager {
     };
     pending.then(done, done);
     return pending;
+  }
+
+  /**
+   * While a grant is under way, its session's lapse is heard when it happens: at once when the
+   * grant starts at or after the expiry (a retry run at it), else, with auto-refresh on and no
+   * timer armed (the one that started the grant has fired), from a timer at the expiry. A grant
+   * still unanswered then (a slow or hanging network, answered only by the client's timeout)
+   * once held `Expired` back until it failed; its answer replaces the timer.
+   */
+  #watchExpiry(session: Session): void {
+    this.#checkLapsed();
+    if (this.#timer !== null || !this.#autoRefresh || this.#storage.perRequest) return;
+    const untilExpiry = this.#expiresAtMs(session) - Date.now();
+    if (session.expiresAt != null && untilExpiry > 0) {
+      this.#setTimer(untilExpiry, () => this.#checkLapsed());
+    }
   }
 
   /**
@@ -955,11 +981,10 @@ export class SessionManager {
 
   #transient(session: Session, error: ServiceError): ServiceResult<Session> {
     this.#failures++;
-    const now = this.#state.value;
-    // Expired once: a failed retry of a session already Expired tells subscribers nothing new.
-    if (lapsed(session) && !(now.kind === "Expired" && now.lastSession === session)) {
-      this.#state.value = { kind: "Expired", lastSession: session };
-    }
+    // Expired once, holding the session as it is held now: a failed retry of a session already
+    // Expired tells subscribers nothing new, and a user update saved during the grant (the same
+    // tokens) is kept (the grant's own copy once went back over both).
+    this.#checkLapsed();
     if (this.#autoRefresh && !this.#storage.perRequest) {
       const exp = Math.min(this.#retryMax, this.#retryBase * 2 ** (this.#failures - 1));
       const backoff = exp / 2 + (exp / 2) * Math.random();

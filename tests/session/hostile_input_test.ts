@@ -9,6 +9,7 @@ import {
   createSessionManager,
   InMemorySessionStorage,
   KeyValueSessionStorage,
+  signOutCurrentSession,
   webStorageStore,
 } from "../../session/mod.ts";
 import { BASE, KEY, sessionJson, withClock } from "./_helpers.ts";
@@ -238,6 +239,33 @@ Deno.test("a custom storage whose load answers no session (a string, {}, snake_c
     const r = await m.restoreSession();
     assert.equal(r.errorOrNull()?.category, "NO_SESSION", JSON.stringify(value));
     assert.equal(m.sessionState.value.kind, "NotAuthenticated");
+    m.dispose();
+  }
+});
+
+Deno.test("a session without a user (a custom storage's, a JavaScript caller's) is no session: held, it made a sign-out and a later restore throw", async () => {
+  const now = Math.floor(Date.now() / 1000);
+  const { user: _user, ...userless } = decodeSession(sessionJson(1));
+  for (const user of [undefined, null, "u1", { email: "a@x.io" }, { id: 7 }]) {
+    const value = { ...userless, expiresAt: now + 3600, user } as unknown as Session;
+    const { auth, client, grants } = setup(() => new Response(null, { status: 204 }));
+    // Read from a custom storage: no session, as a payload of another shape reads.
+    const storage = { load: () => value, save: () => {}, clear: () => {} };
+    const m = createSessionManager(auth, client, { storage, autoRefresh: false });
+    const r = await m.restoreSession();
+    assert.equal(r.errorOrNull()?.category, "NO_SESSION", JSON.stringify(user));
+    assert.equal(m.sessionState.value.kind, "NotAuthenticated");
+    assert.equal(client.accessToken, null);
+    // Saved by a JavaScript caller: refused with the field named, nothing applied.
+    await assert.rejects(() => m.saveSession(value), {
+      name: "TypeError",
+      message: "Cannot save the session as its 'user' must be an object with a string 'id'",
+    });
+    assert.equal(m.sessionState.value.kind, "NotAuthenticated");
+    assert.equal(client.accessToken, null);
+    // With nothing held, a sign-out resolves (it once rejected reading the held user's id).
+    assert.ok((await signOutCurrentSession(auth, m)).ok);
+    assert.equal(grants(), 0);
     m.dispose();
   }
 });
