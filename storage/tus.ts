@@ -27,7 +27,7 @@ import {
   success,
 } from "../core/result.ts";
 import { MutableStateFlow, type StateFlow } from "../core/state_flow.ts";
-import { checkObjectPath, encodeBucket } from "./_path.ts";
+import { checkObjectPath, encodeBucket, encodeObjectPath } from "./_path.ts";
 import { chunkBody, currentUserAgent, streamsChunksByDefault } from "./_chunk_body.ts";
 import { showValue } from "../core/_show.ts";
 import { checkUploadOptions } from "./_upload_options.ts";
@@ -1143,9 +1143,46 @@ class Upload implements ResumableUpload {
           code: e.code,
         });
       }
-      if (!isTransient(e, true) || attempt >= this.#retry.maxAttempts) return r;
+      if (!isTransient(e, true)) return r;
+      // The Storage API's S3 backend cannot run its finish step twice: once the multipart upload
+      // is complete, a PATCH fails with 500 (an upsert's lost answer; without upsert the 409
+      // above comes first). The object carrying this upload's version says it finished.
+      const own = await this.#isOwnObject(signal);
+      if (own === ABORTED) return cancelled();
+      if (own) return success(undefined);
+      if (attempt >= this.#retry.maxAttempts) return r;
       if (!(await sleep(this.#delay(attempt, e.retryAfter), signal))) return cancelled();
     }
+  }
+
+  /**
+   * Whether the object is the one this upload created: the Storage API's upload URL ends in the
+   * base64url of `bucket/path/version` (or `bucket/path-$v-version`), and its object info names
+   * the version the finish step stored. False for any other URL, answer or failure.
+   */
+  async #isOwnObject(signal?: AbortSignal): Promise<boolean | typeof ABORTED> {
+    let id: string;
+    try {
+      // Its keys are ASCII (the server refuses others), so the decoded bytes are the text.
+      id = atob(
+        new URL(this.#url!).pathname.split("/").pop()!.replace(/-/g, "+").replace(/_/g, "/"),
+      );
+    } catch {
+      return false;
+    }
+    const name = `${this.#bucket}/${this.#path}`;
+    const sep = id.startsWith(`${name}/`) ? 1 : id.startsWith(`${name}-$v-`) ? 4 : 0;
+    const version = sep ? id.slice(name.length + sep) : "";
+    if (version === "" || version.includes("/")) return false;
+    const r = await this.#client.request({
+      area: "storage",
+      path: `/object/info/authenticated/${encodeObjectPath(this.#bucket, this.#path)}`,
+      credentials: "token",
+      timeout: this.#o.timeout,
+      signal,
+    });
+    if (signal?.aborted) return ABORTED;
+    return r.ok && (r.value.body as { version?: unknown } | null)?.version === version;
   }
 
   async #run(signal?: AbortSignal): Promise<ServiceResult<void>> {
