@@ -11,7 +11,8 @@ import type { AuthCallOptions } from "../auth/client.ts";
 import type { Session } from "../auth/models.ts";
 import { parseJwtClaims } from "../auth/jwt.ts";
 import { ABORTED, bounded, cancelled, refusedSignal, untilAborted } from "../core/_abort.ts";
-import { failure, type ServiceResult } from "../core/result.ts";
+import { deadline, type Within } from "../core/_deadline.ts";
+import { failure, type ServiceResult, success } from "../core/result.ts";
 import { redactCause, redactSecrets } from "../core/http_error.ts";
 import type { AuthStateChangeEvent, SessionManager, SessionState } from "./manager.ts";
 
@@ -30,14 +31,51 @@ export function heldSession(manager: SessionManager): Session | null {
 }
 
 /**
- * Resolves once the manager's state is no longer `Loading`: a restore still
- * reading storage has then brought its session in, or found none. The read is
- * bounded (a storage call that hangs times out after 10 s), so this ends.
+ * Restores that began with no session held (`Loading`), by manager, while operations on the held
+ * session wait for them: each resolves once its restore has brought a live session in, or has
+ * settled (found none, could not read, or tried to refresh a lapsed session), or a save or a clear
+ * has changed the held session meanwhile. The manager sets and ends them.
  */
-export async function restored(manager: SessionManager): Promise<void> {
-  for await (const state of manager.sessionState) {
-    if (state.kind !== "Loading") return;
-  }
+export const restoring: WeakMap<SessionManager, Promise<unknown>> = new WeakMap();
+
+/**
+ * The wait for a restore under way from `Loading` (see {@linkcode restoring}), or null when there
+ * is none, and nothing is started. Under the call's deadline `within`: the caller's `signal` ends
+ * only this wait (`Failure(CANCELLED)`, the restore going on), and the time left bounds it
+ * (`Failure(TIMEOUT)`). A restore that fails or finds nothing ends the wait as one that succeeds.
+ */
+export function restoreWait(
+  manager: SessionManager,
+  signal: AbortSignal | undefined,
+  within: Within,
+): Promise<ServiceResult<void>> | null {
+  const pending = restoring.get(manager);
+  return pending === undefined
+    ? null
+    : within((timeout) =>
+      untilCancelled(() => pending.then(() => success(undefined)), signal, timeout)
+    );
+}
+
+/**
+ * Runs `op`, an operation that reads the held session, once a restore under way from `Loading`
+ * has settled, so that it finds the session being restored rather than none. With no restore
+ * under way `op` runs at once with the caller's options (no promise turn is added). Else the
+ * caller's `signal` ends only the wait (`Failure(CANCELLED)`), and its `timeout` (`fallback`, the
+ * client's, when absent) bounds the wait and `op` together, counted from now: `op` gets the time
+ * left as its `timeout`, and with none left the call ends as a request's timeout does.
+ */
+export function afterRestore<O extends AuthCallOptions, T>(
+  manager: SessionManager,
+  fallback: number,
+  options: O,
+  op: (options: O) => Promise<ServiceResult<T>>,
+): Promise<ServiceResult<T>> {
+  if (!restoring.has(manager)) return op(options);
+  const within = deadline(options.timeout, fallback);
+  return restoreWait(manager, options.signal, within)!.then((r) =>
+    r.ok ? within((timeout) => op({ ...options, timeout })) : r
+  );
 }
 
 function sessionIdOf(session: Session): string | null {

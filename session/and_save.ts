@@ -20,7 +20,15 @@ import type { JsonObjectInput } from "../core/decode.ts";
 import { failure, type ServiceResult, success } from "../core/result.ts";
 import { AuthStateChangeEvent, type SessionManager } from "./manager.ts";
 import { copySession } from "./_copy.ts";
-import { call, heldSession, sameSession, saved, superseded, untilCancelled } from "./_held.ts";
+import {
+  afterRestore,
+  call,
+  heldSession,
+  sameSession,
+  saved,
+  superseded,
+  untilCancelled,
+} from "./_held.ts";
 
 /**
  * Email password sign-in, then saves the session.
@@ -248,7 +256,10 @@ export async function refreshTokenAndSaveSession(
   options?: AuthCallOptions,
 ): Promise<ServiceResult<Session>> {
   // The manager's own token goes through its single-flight refresh: two
-  // grants with one refresh token would make the server see a reuse.
+  // grants with one refresh token would make the server see a reuse. A restore
+  // under way is not waited for: the grant needs only the token given, and the
+  // restore stands down before the session it saves (waiting, the token could
+  // be one the restore's refresh has just spent).
   options ??= {};
   const held = heldSession(manager);
   if (held !== null && held.refreshToken === refreshToken) {
@@ -367,7 +378,7 @@ export async function verifyOtpWithTokenHashAndSaveSession(
  * @param options Cancellation and timeout.
  * @returns The AAL2 session.
  */
-export async function mfaVerifyAndSaveSession(
+export function mfaVerifyAndSaveSession(
   auth: AuthClient,
   manager: SessionManager,
   factorId: string,
@@ -375,22 +386,23 @@ export async function mfaVerifyAndSaveSession(
   code: string,
   options?: AuthCallOptions,
 ): Promise<ServiceResult<Session>> {
-  options ??= {};
-  const session = manager.currentSession;
-  if (!session) return failure({ message: "No active session", category: "NO_SESSION" });
-  const r = await auth.mfaVerify(session.accessToken, factorId, challengeId, code, call(options));
-  if (!r.ok) return r;
-  // A sign-out or another sign-in while the code was checked has the last word.
-  if (!sameSession(session, heldSession(manager))) return superseded();
-  const next: Session = copySession(r.value as Session, {
-    providerToken: null,
-    providerRefreshToken: null,
+  return afterRestore(manager, auth.client.timeout, options ?? {}, async (options) => {
+    const session = manager.currentSession;
+    if (!session) return failure({ message: "No active session", category: "NO_SESSION" });
+    const r = await auth.mfaVerify(session.accessToken, factorId, challengeId, code, call(options));
+    if (!r.ok) return r;
+    // A sign-out or another sign-in while the code was checked has the last word.
+    if (!sameSession(session, heldSession(manager))) return superseded();
+    const next: Session = copySession(r.value as Session, {
+      providerToken: null,
+      providerRefreshToken: null,
+    });
+    return await saved(
+      manager,
+      next,
+      success(next),
+      AuthStateChangeEvent.MFA_CHALLENGE_VERIFIED,
+      options.signal,
+    );
   });
-  return await saved(
-    manager,
-    next,
-    success(next),
-    AuthStateChangeEvent.MFA_CHALLENGE_VERIFIED,
-    options.signal,
-  );
 }

@@ -1,6 +1,10 @@
 /**
  * Session-aware extensions (they fail with `No active session` when there
  * is none) and helpers that import sessions from tokens, fragments and codes.
+ * Those that read the held session wait first for a restore begun with none
+ * held (`Loading`) to settle, as auth-js's methods await its initialisation:
+ * their `signal` ends only that wait (`Failure(CANCELLED)`), and their
+ * `timeout` (the client's by default) bounds it and their request together.
  *
  * @module
  */
@@ -35,11 +39,12 @@ import { type Failure, failure, type ServiceResult, success } from "../core/resu
 import { AuthStateChangeEvent, type SessionManager } from "./manager.ts";
 import { copySession, copyUser } from "./_copy.ts";
 import {
+  afterRestore,
   call,
   expClaim,
   heldSession,
   isSeconds,
-  restored,
+  restoreWait,
   sameSession,
   saved,
   storageFailure,
@@ -133,20 +138,21 @@ async function saveUser(
  * @param options `updateStoredSession` (default false).
  * @returns The user.
  */
-export async function getUserForCurrentSession(
+export function getUserForCurrentSession(
   auth: AuthClient,
   manager: SessionManager,
   options?: AuthCallOptions & { updateStoredSession?: boolean },
 ): Promise<ServiceResult<User>> {
-  options ??= {};
-  const session = manager.currentSession;
-  if (!session) return noSession();
-  const r = await auth.getUser(session.accessToken, call(options));
-  if (r.ok && options.updateStoredSession) {
-    const stored = await saveUser(manager, session, r.value, options.signal);
-    if (stored) return stored;
-  }
-  return r;
+  return afterRestore(manager, auth.client.timeout, options ?? {}, async (options) => {
+    const session = manager.currentSession;
+    if (!session) return noSession();
+    const r = await auth.getUser(session.accessToken, call(options));
+    if (r.ok && options.updateStoredSession) {
+      const stored = await saveUser(manager, session, r.value, options.signal);
+      if (stored) return stored;
+    }
+    return r;
+  });
 }
 
 /**
@@ -169,15 +175,16 @@ export async function getUserForCurrentSession(
  * @param options Cancellation (`signal`) and `timeout`.
  * @returns Nothing.
  */
-export async function reauthenticateCurrentSession(
+export function reauthenticateCurrentSession(
   auth: AuthClient,
   manager: SessionManager,
   options?: AuthCallOptions,
 ): Promise<ServiceResult<void>> {
-  options ??= {};
-  const session = manager.currentSession;
-  if (!session) return noSession();
-  return await auth.reauthenticate(session.accessToken, call(options));
+  return afterRestore(manager, auth.client.timeout, options ?? {}, async (options) => {
+    const session = manager.currentSession;
+    if (!session) return noSession();
+    return await auth.reauthenticate(session.accessToken, call(options));
+  });
 }
 
 /**
@@ -201,26 +208,27 @@ export async function reauthenticateCurrentSession(
  * @param options `updateStoredSession` (default true); an email change's `emailRedirectTo` and `pkceParams`.
  * @returns The user.
  */
-export async function updateUserForCurrentSession(
+export function updateUserForCurrentSession(
   auth: AuthClient,
   manager: SessionManager,
   updates: UserUpdateRequest,
   options?: UpdateUserOptions & { updateStoredSession?: boolean },
 ): Promise<ServiceResult<User>> {
-  options ??= {};
-  const session = manager.currentSession;
-  if (!session) return noSession();
-  // An email change's link goes where asked, in the PKCE flow when given a challenge.
-  const r = await auth.updateUser(session.accessToken, updates, {
-    ...call(options),
-    emailRedirectTo: options.emailRedirectTo,
-    pkceParams: options.pkceParams,
+  return afterRestore(manager, auth.client.timeout, options ?? {}, async (options) => {
+    const session = manager.currentSession;
+    if (!session) return noSession();
+    // An email change's link goes where asked, in the PKCE flow when given a challenge.
+    const r = await auth.updateUser(session.accessToken, updates, {
+      ...call(options),
+      emailRedirectTo: options.emailRedirectTo,
+      pkceParams: options.pkceParams,
+    });
+    if (r.ok && (options.updateStoredSession ?? true)) {
+      const stored = await saveUser(manager, session, r.value, options.signal);
+      if (stored) return stored;
+    }
+    return r;
   });
-  if (r.ok && (options.updateStoredSession ?? true)) {
-    const stored = await saveUser(manager, session, r.value, options.signal);
-    if (stored) return stored;
-  }
-  return r;
 }
 
 /**
@@ -246,9 +254,10 @@ export function refreshCurrentSession(
   manager: SessionManager,
   options?: AuthCallOptions,
 ): Promise<ServiceResult<Session>> {
-  // The refresh is shared with other callers: a signal ends only this caller's wait.
+  // The refresh is shared with other callers: a signal ends only this caller's wait, and the
+  // manager waits for a restore under way first.
   options ??= {};
-  return untilCancelled(() => manager.refreshSession(), options.signal, options.timeout);
+  return manager.refreshSession({ signal: options.signal, timeout: options.timeout });
 }
 
 /** GoTrue codes of a session or user the server has ended. */
@@ -320,14 +329,9 @@ export async function signOutCurrentSession(
   // One deadline: the call's timeout (the client's by default) bounds the wait for a restore,
   // the refresh of a lapsed session and the sign-out together, each getting what is left.
   const within = deadline(options.timeout, auth.client.timeout);
-  if (manager.sessionState.value.kind === "Loading") {
-    const read = await within((timeout) =>
-      untilCancelled(
-        () => restored(manager).then(() => success(undefined)),
-        options.signal,
-        timeout,
-      )
-    );
+  const restore = restoreWait(manager, options.signal, within);
+  if (restore) {
+    const read = await restore;
     if (!read.ok) return read;
   }
   let session = heldSession(manager);
@@ -402,15 +406,16 @@ export async function signOutCurrentSession(
  * @param options Domain or provider id, redirect, PKCE, captcha.
  * @returns The URL.
  */
-export async function getSsoUrlForCurrentSession(
+export function getSsoUrlForCurrentSession(
   auth: AuthClient,
   manager: SessionManager,
   options?: Omit<SsoOptions, "accessToken">,
 ): Promise<ServiceResult<SsoResponse>> {
-  options ??= {};
-  const session = manager.currentSession;
-  if (!session) return noSession();
-  return await auth.getSsoUrl({ ...options, accessToken: session.accessToken });
+  return afterRestore(manager, auth.client.timeout, options ?? {}, async (options) => {
+    const session = manager.currentSession;
+    if (!session) return noSession();
+    return await auth.getSsoUrl({ ...options, accessToken: session.accessToken });
+  });
 }
 
 /**
@@ -433,15 +438,16 @@ export async function getSsoUrlForCurrentSession(
  * @param options Cancellation (`signal`) and `timeout`.
  * @returns The identities.
  */
-export async function getUserIdentitiesForCurrentSession(
+export function getUserIdentitiesForCurrentSession(
   auth: AuthClient,
   manager: SessionManager,
   options?: AuthCallOptions,
 ): Promise<ServiceResult<UserIdentity[]>> {
-  options ??= {};
-  const session = manager.currentSession;
-  if (!session) return noSession();
-  return await auth.getUserIdentities(session.accessToken, call(options));
+  return afterRestore(manager, auth.client.timeout, options ?? {}, async (options) => {
+    const session = manager.currentSession;
+    if (!session) return noSession();
+    return await auth.getUserIdentities(session.accessToken, call(options));
+  });
 }
 
 /**
@@ -471,11 +477,12 @@ export function linkIdentityForCurrentSession(
   provider: OAuthProvider | string,
   options?: LinkIdentityOptions,
 ): Promise<ServiceResult<LinkIdentityResponse>> {
-  options ??= {};
-  const session = manager.currentSession;
-  if (!session) return Promise.resolve(noSession());
-  // A blank provider or a `state` query parameter is a Failure from linkIdentity.
-  return auth.linkIdentity(session.accessToken, provider, options);
+  return afterRestore(manager, auth.client.timeout, options ?? {}, (options) => {
+    const session = manager.currentSession;
+    if (!session) return Promise.resolve(noSession());
+    // A blank provider or a `state` query parameter is a Failure from linkIdentity.
+    return auth.linkIdentity(session.accessToken, provider, options);
+  });
 }
 
 /**
@@ -500,7 +507,7 @@ export function linkIdentityForCurrentSession(
  * @param options Provider token, nonce, saving.
  * @returns The session.
  */
-export async function linkIdentityWithIdTokenForCurrentSession(
+export function linkIdentityWithIdTokenForCurrentSession(
   auth: AuthClient,
   manager: SessionManager,
   provider: OAuthProvider | string,
@@ -511,15 +518,16 @@ export async function linkIdentityWithIdTokenForCurrentSession(
     updateStoredSession?: boolean;
   },
 ): Promise<ServiceResult<Session>> {
-  options ??= {};
-  const session = manager.currentSession;
-  if (!session) return noSession();
-  const r = await auth.linkIdentityWithIdToken(session.accessToken, provider, idToken, options);
-  if (r.ok && (options.updateStoredSession ?? true)) {
-    if (!sameSession(session, heldSession(manager))) return superseded();
-    return await saved(manager, r.value, r, AuthStateChangeEvent.USER_UPDATED, options?.signal);
-  }
-  return r;
+  return afterRestore(manager, auth.client.timeout, options ?? {}, async (options) => {
+    const session = manager.currentSession;
+    if (!session) return noSession();
+    const r = await auth.linkIdentityWithIdToken(session.accessToken, provider, idToken, options);
+    if (r.ok && (options.updateStoredSession ?? true)) {
+      if (!sameSession(session, heldSession(manager))) return superseded();
+      return await saved(manager, r.value, r, AuthStateChangeEvent.USER_UPDATED, options.signal);
+    }
+    return r;
+  });
 }
 
 /**
@@ -543,22 +551,23 @@ export async function linkIdentityWithIdTokenForCurrentSession(
  * @param options `updateStoredSession` (default true).
  * @returns Nothing.
  */
-export async function unlinkIdentityForCurrentSession(
+export function unlinkIdentityForCurrentSession(
   auth: AuthClient,
   manager: SessionManager,
   identityId: string,
   options?: AuthCallOptions & { updateStoredSession?: boolean },
 ): Promise<ServiceResult<void>> {
-  options ??= {};
-  const session = manager.currentSession;
-  if (!session) return noSession();
-  return await unlinkIdentityAndUpdateSession(
-    auth,
-    session.accessToken,
-    identityId,
-    manager,
-    options,
-  );
+  return afterRestore(manager, auth.client.timeout, options ?? {}, async (options) => {
+    const session = manager.currentSession;
+    if (!session) return noSession();
+    return await unlinkIdentityAndUpdateSession(
+      auth,
+      session.accessToken,
+      identityId,
+      manager,
+      options,
+    );
+  });
 }
 
 /**
@@ -583,35 +592,38 @@ export async function unlinkIdentityForCurrentSession(
  * @param options `updateStoredSession` (default true).
  * @returns Nothing.
  */
-export async function unlinkIdentityAndUpdateSession(
+export function unlinkIdentityAndUpdateSession(
   auth: AuthClient,
   accessToken: string,
   identityId: string,
   manager: SessionManager,
   options?: AuthCallOptions & { updateStoredSession?: boolean },
 ): Promise<ServiceResult<void>> {
-  options ??= {};
-  const before = manager.currentSession;
-  const r = await auth.unlinkIdentity(accessToken, identityId, call(options));
-  const session = manager.currentSession;
-  // Only the session the identity was unlinked from (by one of its tokens, perhaps one a
-  // refresh has rotated since) is updated.
-  if (
-    r.ok && session && before && tokenOf(before, accessToken) &&
-    sameSession(before, session) && (options.updateStoredSession ?? true)
-  ) {
-    const identities = (session.user.identities ?? []).filter((i) =>
-      i.id !== identityId && i.identityId !== identityId
-    );
-    return await saved(
-      manager,
-      copySession(session, { user: copyUser(session.user, { identities }) }),
-      r,
-      AuthStateChangeEvent.USER_UPDATED,
-      options.signal,
-    );
-  }
-  return r;
+  // The session the token belongs to may be being restored: it is waited for, so that its
+  // stored user loses the identity too.
+  return afterRestore(manager, auth.client.timeout, options ?? {}, async (options) => {
+    const before = manager.currentSession;
+    const r = await auth.unlinkIdentity(accessToken, identityId, call(options));
+    const session = manager.currentSession;
+    // Only the session the identity was unlinked from (by one of its tokens, perhaps one a
+    // refresh has rotated since) is updated.
+    if (
+      r.ok && session && before && tokenOf(before, accessToken) &&
+      sameSession(before, session) && (options.updateStoredSession ?? true)
+    ) {
+      const identities = (session.user.identities ?? []).filter((i) =>
+        i.id !== identityId && i.identityId !== identityId
+      );
+      return await saved(
+        manager,
+        copySession(session, { user: copyUser(session.user, { identities }) }),
+        r,
+        AuthStateChangeEvent.USER_UPDATED,
+        options.signal,
+      );
+    }
+    return r;
+  });
 }
 
 /**
@@ -734,8 +746,25 @@ export async function importSessionFromFragment(
   return t.ok ? await importTokens(auth, t.value, manager, options) : t;
 }
 
-/** Imports parsed tokens: checks them with the server (`getUser`) and saves the session. */
-async function importTokens(
+/**
+ * Imports parsed tokens: checks them with the server (`getUser`) and saves the session. A restore
+ * under way is waited for first: the session it brings in may be a later state of these tokens'.
+ */
+function importTokens(
+  auth: AuthClient,
+  tokens: ParsedSessionTokens,
+  manager: SessionManager,
+  options: AuthCallOptions,
+): Promise<ServiceResult<Session>> {
+  return afterRestore(
+    manager,
+    auth.client.timeout,
+    options,
+    (o) => importChecked(auth, tokens, manager, o),
+  );
+}
+
+async function importChecked(
   auth: AuthClient,
   tokens: ParsedSessionTokens,
   manager: SessionManager,
@@ -924,16 +953,18 @@ export async function exchangeCodeForSessionAndSave(
  * @param options verify, allowExpired, issuer, audience.
  * @returns The claims.
  */
-export async function getClaimsForCurrentSession(
+export function getClaimsForCurrentSession(
   manager: SessionManager,
   auth: AuthClient,
   options?: GetClaimsOptions,
 ): Promise<ServiceResult<JwtClaimsResult>> {
-  // allowExpired reads a lapsed session's token too (its claims are checked, not its life).
-  options ??= {};
-  const session = options.allowExpired ? heldSession(manager) : manager.currentSession;
-  if (!session) return noSession();
-  return await getClaims(auth, session.accessToken, options);
+  // GetClaimsOptions has no timeout: the client's bounds the wait for a restore under way.
+  return afterRestore(manager, auth.client.timeout, options ?? {}, async (options) => {
+    // allowExpired reads a lapsed session's token too (its claims are checked, not its life).
+    const session = options.allowExpired ? heldSession(manager) : manager.currentSession;
+    if (!session) return noSession();
+    return await getClaims(auth, session.accessToken, options);
+  });
 }
 
 /**

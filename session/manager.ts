@@ -15,10 +15,12 @@ import { copySession } from "./_copy.ts";
 import { InMemorySessionStorage, type SessionStorage } from "./storage.ts";
 import { hasMethods } from "../core/_has_methods.ts";
 import {
+  afterRestore,
   expClaim,
   heldOf,
   iatClaim,
   isSeconds,
+  restoring,
   sameSession,
   SessionRefused,
   storageFailure,
@@ -359,6 +361,8 @@ export class SessionManager {
   #generation = 0;
   /** Bumped by every save and clear: a save's event is dropped once another one followed. */
   #epoch = 0;
+  /** Ends the wait of the operations waiting for a restore that began in Loading (`restoring`). */
+  #loading: (() => void) | null = null;
 
   /**
    * Builds a manager; prefer {@linkcode createSessionManager}.
@@ -565,6 +569,20 @@ export class SessionManager {
     this.#state.value = lapsedAlready
       ? { kind: "Expired", lastSession: session }
       : { kind: "Authenticated", session };
+    // A live session held: operations waiting for a restore from Loading go on with it.
+    if (!lapsedAlready) this.#loaded();
+  }
+
+  /**
+   * Ends the wait of the operations waiting for the restore that began in Loading, or, given
+   * `only`, only while that restore's is the one under way.
+   */
+  #loaded(only?: () => void): void {
+    const done = this.#loading;
+    if (done === null || (only !== undefined && only !== done)) return;
+    this.#loading = null;
+    restoring.delete(this);
+    done();
   }
 
   /** Puts the session's access token on the base client (live or lapsed: never the anonymous key). */
@@ -694,6 +712,8 @@ export class SessionManager {
 
   /** The client's token and the state go; whether a session was held (so is news). */
   #forget(): boolean {
+    // No session held, nor one to wait for: a sign-out during a restore has the last word.
+    this.#loaded();
     // A disposed manager leaves the client alone: it may carry another request's token by now.
     if (!this.#disposed) this.#client.clearAccessToken();
     // Loading (a restore still reading storage) held nothing that was announced.
@@ -710,17 +730,28 @@ export class SessionManager {
    * that a token another tab has rotated is never sent (GoTrue would revoke
    * the session). Concurrent callers share one refresh-token grant and get
    * the same result; a caller's `signal` ends only its own wait
-   * (`Failure(CANCELLED)`), and one already aborted starts nothing.
+   * (`Failure(CANCELLED)`), and one already aborted starts nothing; its
+   * `timeout` (ms, when positive) bounds its wait (`Failure(TIMEOUT)`, the
+   * refresh going on). During a restore that began with no session held
+   * (`Loading`) it first waits for the restore to settle, then refreshes
+   * what it brought in (`NO_SESSION` when it found none): the `timeout`, the
+   * base client's by default, bounds that wait and the refresh together.
    *
-   * @param options A `signal`.
+   * @param options A `signal` and a `timeout`.
    * @returns The new session, or why not.
    */
-  refreshSession(options?: { signal?: AbortSignal }): Promise<ServiceResult<Session>> {
-    const signal = options?.signal;
-    // Without a signal every caller gets the shared promise itself.
-    return signal == null
-      ? this.#sharedRefresh(true)
-      : untilCancelled(() => this.#sharedRefresh(true), signal);
+  refreshSession(
+    options?: { signal?: AbortSignal; timeout?: number },
+  ): Promise<ServiceResult<Session>> {
+    options ??= {};
+    const { signal, timeout } = options;
+    // A restore under way from Loading is waited for first: the session it brings in is the one
+    // refreshed, rather than none (NO_SESSION).
+    return afterRestore(this, this.#client.timeout, { signal, timeout }, (o) =>
+      // Without a signal or a timeout every caller gets the shared promise itself.
+      o.signal == null && o.timeout == null
+        ? this.#sharedRefresh(true)
+        : untilCancelled(() => this.#sharedRefresh(true), o.signal, o.timeout));
   }
 
   /** The refresh of the held session that concurrent callers share. */
@@ -1117,7 +1148,9 @@ export class SessionManager {
    * session already within `refreshBufferSeconds` of expiry is refreshed
    * before this resolves (the stored one is returned if that fails for now).
    * A `signal` ends the caller's wait (`Failure(CANCELLED)`), not the restore;
-   * one already aborted starts nothing.
+   * one already aborted starts nothing. Begun with no session held
+   * (`Loading`), it is waited for by `refreshSession` and the session-aware
+   * helpers called meanwhile.
    *
    * @param options A `signal`.
    * @returns The session, or why not.
@@ -1128,7 +1161,22 @@ export class SessionManager {
 
   async #restore(): Promise<ServiceResult<Session>> {
     // A session held in memory stays visible (and refreshable) while storage is read.
-    if (this.#state.value.kind === "NotAuthenticated") this.#state.value = { kind: "Loading" };
+    if (this.#state.value.kind !== "NotAuthenticated") return await this.#read();
+    // With none held, operations on the held session (refreshSession, the session-aware
+    // helpers) wait for what this restore brings in (`afterRestore`), as auth-js's methods
+    // await its initialisation; a subscriber told of Loading already finds the wait.
+    let done!: () => void;
+    restoring.set(this, new Promise<void>((resolve) => (this.#loading = done = resolve)));
+    this.#state.value = { kind: "Loading" };
+    try {
+      return await this.#read();
+    } finally {
+      this.#loaded(done);
+    }
+  }
+
+  /** A restore's read of the storage and what follows from it. */
+  async #read(): Promise<ServiceResult<Session>> {
     const generation = this.#generation;
     let loaded: Session | null = null;
     let unreadable = false;
