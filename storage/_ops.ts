@@ -476,7 +476,11 @@ export interface DownloadStream {
   status: number;
   /** Content type, when sent. */
   contentType: string | null;
-  /** Content length, when sent. */
+  /**
+   * The stream's length in bytes, from `Content-Length`; null when not sent,
+   * or when the answer has a `Content-Encoding` (the runtime decodes it, and
+   * the header counts the encoded bytes).
+   */
   contentLength: number | null;
   /** `Content-Range`, for ranges. */
   contentRange: string | null;
