@@ -25,6 +25,7 @@ import { getClaims } from "../auth/get_claims.ts";
 import type { JwtClaimsResult } from "../auth/jwt.ts";
 import { type Client, createClient } from "../client.ts";
 import type { ClientOptions } from "../core/client.ts";
+import { showValue } from "../core/_show.ts";
 
 /** The part of a Hono context the middleware uses (Hono's `Context` satisfies it). */
 export interface MiddlewareContext {
@@ -45,7 +46,13 @@ export type FetchbaseMiddleware = (
   next: () => Promise<void>,
 ) => Promise<Response | void>;
 
-/** Context variables the middleware sets. */
+/**
+ * Context variables the middleware sets. Declare them on the app
+ * (`new Hono<{ Variables: FetchbaseVariables & MyVariables }>()`) for a typed
+ * `c.get("claims")`: the middleware types its context structurally (it
+ * imports nothing from `hono`, so npm's `hono` and JSR's `@hono/hono` both
+ * take it), so `app.use` cannot add them to the app's type itself.
+ */
 export interface FetchbaseVariables {
   /**
    * The verified claims of the caller's token. Its `signature` is not
@@ -68,6 +75,14 @@ export interface FetchbaseAuthOptions {
   audience?: string | null;
   /** Require MFA (`aal2`); a lower level is answered 403. Default false. */
   requireAal2?: boolean;
+  /**
+   * The `realm` of the `WWW-Authenticate` challenges (RFC 6750 §3), printable
+   * ASCII (`TypeError` at creation otherwise). Given, every challenge carries
+   * it; by default only the one for a request without Bearer credentials
+   * does, as `realm=""` (that challenge must carry a parameter and may carry
+   * no error code).
+   */
+  realm?: string;
   /**
    * Options of both clients: the one that verifies tokens and the per-request
    * `fetchbase` client handlers use (e.g. an injected `fetch`). The verifying
@@ -103,11 +118,14 @@ function verifyingAuth(options: FetchbaseAuthOptions): AuthClient {
 
 /**
  * An answer with a JSON body `{ error, message }` and the RFC 6750 challenge:
- * a bare `Bearer` when no Bearer credentials came (§3: no error code), else
- * `Bearer error="..."` for 400 `invalid_request`, 401 `invalid_token` and 403
- * `insufficient_scope`; a 503 carries `Retry-After` instead.
+ * `Bearer realm="..."` when no Bearer credentials came (§3: at least one
+ * parameter, no error code), else `Bearer error="..."` (after the realm when
+ * one is set) for 400 `invalid_request`, 401 `invalid_token` and 403
+ * `insufficient_scope`; a 503 carries `Retry-After` instead. `realm` is the
+ * quoted `realm="..."` parameter, or null when the options set none.
  */
 function deny(
+  realm: string | null,
   status: 400 | 401 | 403 | 503,
   error: string,
   message: string,
@@ -123,7 +141,10 @@ function deny(
       : error === "missing_token"
       ? null
       : "invalid_token";
-    headers.set("www-authenticate", code ? `Bearer error="${code}"` : "Bearer");
+    headers.set(
+      "www-authenticate",
+      code ? `Bearer ${realm ? `${realm}, ` : ""}error="${code}"` : `Bearer ${realm ?? 'realm=""'}`,
+    );
   }
   return new Response(JSON.stringify({ error, message }), { status, headers });
 }
@@ -144,9 +165,14 @@ const TOKEN_CODES: ReadonlySet<string> = new Set([
 
 /**
  * Creates the middleware. The JWKS is cached by the middleware's auth client (refetched every 10 minutes by default, and shared when `auth` is given), so a valid ES256 token with a cached key costs no network call.
+ * Make it once (at module scope, or once per Worker isolate as
+ * `edge_examples/cloudflare_worker` does), not inside a handler per request
+ * (the pattern Hono's docs show for reading `c.env`): each call makes a new
+ * auth client, so its JWKS would be fetched again for every request.
+ *
  * Answers follow RFC 6750, each with a JSON body `{ error, message }`: no
- * Bearer credentials (none, or another scheme) get 401 with a bare
- * `Bearer` challenge; a Bearer header without exactly one token gets 400
+ * Bearer credentials (none, or another scheme) get 401 with the challenge
+ * `Bearer realm=""` (or the `realm` option's); a Bearer header without exactly one token gets 400
  * `invalid_request`; an expired, forged or refused token gets 401
  * `invalid_token`; an insufficient assurance level gets 403
  * `insufficient_scope`. When the token cannot be checked for any other
@@ -178,12 +204,12 @@ const TOKEN_CODES: ReadonlySet<string> = new Set([
  * app.use("/admin/*", fetchbaseAuth({ url: "https://p.example", apiKey: "anon-key", requireAal2: true }));
  * ```
  *
- * @param options Project, expected issuer and audience, AAL2 requirement.
+ * @param options Project, expected issuer and audience, AAL2 requirement, realm.
  * @returns The middleware.
  * @throws {TypeError} When `options` is missing, or its `url`, `apiKey` or
  * `clientOptions` are refused as {@linkcode createClient} refuses them, or
  * `clientOptions.headers` holds `Authorization` (each request's client acts
- * for its caller).
+ * for its caller), or `realm` is not a string of printable ASCII.
  */
 export function fetchbaseAuth(
   options: FetchbaseAuthOptions,
@@ -206,17 +232,34 @@ export function fetchbaseAuth(
     );
   }
   const audience = options.audience === undefined ? "authenticated" : options.audience;
+  // RFC 9110 §11.2 quoted-string: `"` and `\` escaped; a control character or one beyond ASCII
+  // cannot go in a header (it would fail every refusal as a 500).
+  const given = options.realm;
+  if (given !== undefined && (typeof given !== "string" || !/^[\x20-\x7e]*$/.test(given))) {
+    throw new TypeError(
+      `Cannot create the middleware as 'realm' must be a string of printable ASCII characters: current value is ${
+        showValue(given)
+      }`,
+    );
+  }
+  const realm = given === undefined ? null : `realm="${given.replace(/["\\]/g, "\\$&")}"`;
   return async (c, next) => {
     const header = (c.req.header("authorization") ?? "").trim();
     // No Bearer credentials at all (none, or another scheme such as Basic): RFC 6750 §3.
     if (!/^Bearer(?:\s|$)/i.test(header)) {
-      return deny(401, "missing_token", "An Authorization: Bearer <token> header is required");
+      return deny(
+        realm,
+        401,
+        "missing_token",
+        "An Authorization: Bearer <token> header is required",
+      );
     }
     // A Bearer header without exactly one token (none, extra words, two joined by a comma)
     // is a malformed request: RFC 6750 §3.1.
     const match = /^Bearer\s+([^\s,]+)$/i.exec(header);
     if (!match) {
       return deny(
+        realm,
         400,
         "invalid_request",
         "The Authorization header must hold exactly one Bearer <token>",
@@ -241,16 +284,24 @@ export function fetchbaseAuth(
       if (refused) {
         // The server's own words (and whatever a gateway put there) stay inside.
         return deny(
+          realm,
           401,
           e.code ?? "invalid_token",
           e.status === null ? e.message : "The auth server refused the token",
         );
       }
       // Anything else (an outage, a misconfigured URL or key) is not the caller's fault.
-      return deny(503, "auth_unavailable", "The token cannot be verified right now", e.retryAfter);
+      return deny(
+        realm,
+        503,
+        "auth_unavailable",
+        "The token cannot be verified right now",
+        e.retryAfter,
+      );
     }
     if (options.requireAal2 && result.value.claims.authenticatorAssuranceLevel !== "aal2") {
       return deny(
+        realm,
         403,
         "insufficient_aal",
         "This route requires multi-factor authentication (aal2)",

@@ -66,7 +66,7 @@ Deno.test("middleware: 401 JSON for missing, malformed, expired and forged token
     const basic = await call("Basic dXNlcjpwYXNz");
     assert.equal(basic.status, 401);
     assert.equal((await basic.json()).error, "missing_token");
-    assert.equal(basic.headers.get("www-authenticate"), "Bearer");
+    assert.equal(basic.headers.get("www-authenticate"), 'Bearer realm=""');
     // ... and §3.1: a Bearer header without exactly one token is a malformed request.
     for (const header of ["Bearer", "Bearer a.b.c extra", "Bearer a.b.c, Bearer d.e.f"]) {
       const bad = await call(header);
@@ -246,7 +246,7 @@ Deno.test("middleware: an auth outage is 503 without internals; no error code wi
     assert.equal(r.headers.get("www-authenticate"), null);
     const none = await app.request("/me");
     assert.equal(none.status, 401);
-    assert.equal(none.headers.get("www-authenticate"), "Bearer");
+    assert.equal(none.headers.get("www-authenticate"), 'Bearer realm=""');
   } finally {
     await p.server.close();
   }
@@ -653,10 +653,80 @@ Deno.test("middleware: a CORS preflight is answered by cors() registered first (
   const ok = await withCors.request("/api/me", preflight);
   assert.equal(ok.status, 204);
   assert.equal(ok.headers.get("access-control-allow-origin"), "https://app.example");
+  // The middleware's refusals keep the headers cors() set: the page can read its 401.
+  const denied = await withCors.request("/api/me", { headers: { origin: "https://app.example" } });
+  assert.equal(denied.status, 401);
+  assert.equal(denied.headers.get("access-control-allow-origin"), "https://app.example");
+  await denied.body?.cancel();
+  // Registered after the middleware, cors() never runs for a preflight (nor for any refusal).
+  const late = new Hono<{ Variables: FetchbaseVariables }>();
+  late.use("/api/*", fetchbaseAuth(options));
+  late.use("/api/*", cors({ origin: "https://app.example" }));
+  late.get("/api/me", (c) => c.text("me"));
+  const lost = await late.request("/api/me", preflight);
+  assert.equal(lost.status, 401);
+  assert.equal(lost.headers.get("access-control-allow-origin"), null);
+  await lost.body?.cancel();
   const bare = new Hono<{ Variables: FetchbaseVariables }>();
   bare.use("/api/*", fetchbaseAuth(options));
   bare.get("/api/me", (c) => c.text("me"));
   const refused = await bare.request("/api/me", preflight);
   assert.equal(refused.status, 401);
   await refused.body?.cancel();
+});
+
+Deno.test("middleware: every challenge carries an auth-param (RFC 6750 §3), the realm quoted; a realm that cannot go in a header throws at creation", async () => {
+  const hs256 = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9." +
+    "eyJzdWIiOiJ1MSIsImF1ZCI6ImF1dGhlbnRpY2F0ZWQiLCJleHAiOjQxMDI0NDQ4MDB9.c2lnbmF0dXJl";
+  const refuse: typeof fetch = () =>
+    Promise.resolve(Response.json({ error_code: "bad_jwt", msg: "no" }, { status: 401 }));
+  const challenges = async (realm?: string) => {
+    const app = new Hono<{ Variables: FetchbaseVariables }>();
+    app.use(
+      "*",
+      fetchbaseAuth({
+        url: "https://p.example",
+        apiKey: "k",
+        realm,
+        clientOptions: { fetch: refuse },
+      }),
+    );
+    app.get("/", (c) => c.text("ok"));
+    const out: Array<[number, string | null]> = [];
+    for (const authorization of [undefined, "Basic eDp5", "Bearer a b", `Bearer ${hs256}`]) {
+      const r = await app.request("/", { headers: authorization ? { authorization } : {} });
+      await r.body?.cancel();
+      out.push([r.status, r.headers.get("www-authenticate")]);
+    }
+    return out;
+  };
+  // Without credentials no error code may be given, yet the scheme must be followed by a
+  // parameter: an empty realm, as Hono's bearerAuth sends.
+  assert.deepEqual(await challenges(), [
+    [401, 'Bearer realm=""'],
+    [401, 'Bearer realm=""'],
+    [400, 'Bearer error="invalid_request"'],
+    [401, 'Bearer error="invalid_token"'],
+  ]);
+  // A realm given goes in every challenge, its quote and backslash escaped.
+  const quoted = 'Bearer realm="api \\\\ \\"v2\\""';
+  assert.deepEqual(await challenges('api \\ "v2"'), [
+    [401, quoted],
+    [401, quoted],
+    [400, `${quoted}, error="invalid_request"`],
+    [401, `${quoted}, error="invalid_token"`],
+  ]);
+  for (const realm of ["line\r\nX-Injected: 1", "caf\u00e9", 42]) {
+    assert.throws(
+      () => fetchbaseAuth({ url: "https://p.example", apiKey: "k", realm: realm as string }),
+      (e: Error) => {
+        assert.ok(e instanceof TypeError);
+        assert.match(
+          e.message,
+          /^Cannot create the middleware as 'realm' must be a string of printable ASCII characters: current value is /,
+        );
+        return true;
+      },
+    );
+  }
 });

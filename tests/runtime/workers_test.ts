@@ -13,7 +13,13 @@ const root = new URL("../../", import.meta.url).pathname;
 Deno.test("the edge example runs in workerd: JWT verification, streamed upload, filtered select", async () => {
   const tmp = await Deno.makeTempDir({ prefix: "fetchbase-worker-" });
   const backend = await createLocalBackend();
-  const server = await serve(backend.app.fetch);
+  // The JWKS requests the worker makes: its middleware is built once per isolate, so one fetch
+  // serves every request (a middleware built per request would fetch it for each).
+  let jwksFetches = 0;
+  const server = await serve((req) => {
+    if (new URL(req.url).pathname.endsWith("/.well-known/jwks.json")) jwksFetches++;
+    return backend.app.fetch(req);
+  });
   const worker = await startWorker(
     `${root}edge_examples/cloudflare_worker/worker.ts`,
     tmp,
@@ -61,6 +67,8 @@ Deno.test("the edge example runs in workerd: JWT verification, streamed upload, 
     }
     const list = await fetch(`${base}api/todos?q=worker`, { headers: auth }).then((r) => r.json());
     assert.equal(list.count, 2);
+    // Five verified requests so far, across which the isolate kept the middleware's JWKS cache.
+    assert.equal(jwksFetches, 1, "one JWKS fetch per isolate, not one per request");
 
     await fetch(`${server.url}/storage/v1/bucket`, {
       method: "POST",
