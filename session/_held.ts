@@ -78,6 +78,66 @@ export function afterRestore<O extends AuthCallOptions, T>(
   );
 }
 
+/**
+ * What a manager lends the operations on its held session for a lapsed one (set by the manager):
+ * whether its auto-refresh is on, and its shared refresh of the held session, started or joined
+ * (the timer's included), which takes a newer stored state of the session without a grant when
+ * that state is live.
+ */
+export interface LapseRefresh {
+  /** Whether auto-refresh is on (off: a lapsed session waits for the caller's refreshSession). */
+  readonly on: () => boolean;
+  /** Starts or joins the one refresh of the held session. Never rejects. */
+  readonly refresh: () => Promise<ServiceResult<Session>>;
+}
+
+/** Each manager's {@linkcode LapseRefresh}. */
+export const lapseRefresh: WeakMap<SessionManager, LapseRefresh> = new WeakMap();
+
+/** The manager's refresh when it holds a lapsed session (`Expired`) and auto-refresh is on. */
+function refreshOfLapsed(manager: SessionManager): LapseRefresh | null {
+  const lapse = lapseRefresh.get(manager);
+  return lapse !== undefined && lapse.on() && manager.sessionState.value.kind === "Expired"
+    ? lapse
+    : null;
+}
+
+/**
+ * Runs `op`, an operation that sends the held session's access token, as {@linkcode afterRestore}
+ * does, and, with auto-refresh on, once a lapsed held session (`Expired`: a device that slept, a
+ * retry backing off) has been refreshed, as auth-js refreshes before such a call: it joins the
+ * manager's shared refresh, or starts it (one grant for every caller, the timer's included), then
+ * runs `op` with the new session. A refresh that fails (an invalid grant signs the session out, a
+ * network error keeps it lapsed) is the answer and `op` sends nothing. With auto-refresh off, or a
+ * live or no session, nothing is refreshed: `op` answers (`NO_SESSION` for a lapsed session), and
+ * with no restore under way it runs at once with the caller's options. Else one deadline, as for
+ * `afterRestore`, bounds the wait for the restore, the refresh and `op` together, and the caller's
+ * `signal` ends only its own wait (`Failure(CANCELLED)`, the refresh going on).
+ */
+export function onLiveSession<O extends AuthCallOptions, T>(
+  manager: SessionManager,
+  fallback: number,
+  options: O,
+  op: (options: O) => Promise<ServiceResult<T>>,
+): Promise<ServiceResult<T>> {
+  if (!restoring.has(manager) && refreshOfLapsed(manager) === null) return op(options);
+  const within = deadline(options.timeout, fallback);
+  const restore = restoreWait(manager, options.signal, within) ??
+    Promise.resolve(success(undefined));
+  return restore.then(async (r) => {
+    if (!r.ok) return r;
+    // Read again after the restore: what it brought in may be live, or lapsed.
+    const lapse = refreshOfLapsed(manager);
+    if (lapse !== null) {
+      const fresh = await within((timeout) =>
+        untilCancelled(lapse.refresh, options.signal, timeout)
+      );
+      if (!fresh.ok) return fresh;
+    }
+    return await within((timeout) => op({ ...options, timeout }));
+  });
+}
+
 function sessionIdOf(session: Session): string | null {
   const claims = parseJwtClaims(session.accessToken);
   const id = claims.ok ? claims.value.session_id : null;

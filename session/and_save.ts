@@ -21,9 +21,9 @@ import { failure, type ServiceResult, success } from "../core/result.ts";
 import { AuthStateChangeEvent, type SessionManager } from "./manager.ts";
 import { copySession } from "./_copy.ts";
 import {
-  afterRestore,
   call,
   heldSession,
+  onLiveSession,
   sameSession,
   saved,
   superseded,
@@ -386,7 +386,7 @@ export function mfaVerifyAndSaveSession(
   code: string,
   options?: AuthCallOptions,
 ): Promise<ServiceResult<Session>> {
-  return afterRestore(manager, auth.client.timeout, options ?? {}, async (options) => {
+  return onLiveSession(manager, auth.client.timeout, options ?? {}, async (options) => {
     const session = manager.currentSession;
     if (!session) return failure({ message: "No active session", category: "NO_SESSION" });
     const r = await auth.mfaVerify(session.accessToken, factorId, challengeId, code, call(options));

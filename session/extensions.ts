@@ -5,6 +5,9 @@
  * held (`Loading`) to settle, as auth-js's methods await its initialisation:
  * their `signal` ends only that wait (`Failure(CANCELLED)`), and their
  * `timeout` (the client's by default) bounds it and their request together.
+ * With auto-refresh on, those that send the held session's token refresh a
+ * lapsed one first (the manager's shared refresh, under the same signal and
+ * timeout), as auth-js does; with it off they answer `NO_SESSION`.
  *
  * @module
  */
@@ -44,6 +47,7 @@ import {
   expClaim,
   heldSession,
   isSeconds,
+  onLiveSession,
   restoreWait,
   sameSession,
   saved,
@@ -143,7 +147,7 @@ export function getUserForCurrentSession(
   manager: SessionManager,
   options?: AuthCallOptions & { updateStoredSession?: boolean },
 ): Promise<ServiceResult<User>> {
-  return afterRestore(manager, auth.client.timeout, options ?? {}, async (options) => {
+  return onLiveSession(manager, auth.client.timeout, options ?? {}, async (options) => {
     const session = manager.currentSession;
     if (!session) return noSession();
     const r = await auth.getUser(session.accessToken, call(options));
@@ -180,7 +184,7 @@ export function reauthenticateCurrentSession(
   manager: SessionManager,
   options?: AuthCallOptions,
 ): Promise<ServiceResult<void>> {
-  return afterRestore(manager, auth.client.timeout, options ?? {}, async (options) => {
+  return onLiveSession(manager, auth.client.timeout, options ?? {}, async (options) => {
     const session = manager.currentSession;
     if (!session) return noSession();
     return await auth.reauthenticate(session.accessToken, call(options));
@@ -214,7 +218,7 @@ export function updateUserForCurrentSession(
   updates: UserUpdateRequest,
   options?: UpdateUserOptions & { updateStoredSession?: boolean },
 ): Promise<ServiceResult<User>> {
-  return afterRestore(manager, auth.client.timeout, options ?? {}, async (options) => {
+  return onLiveSession(manager, auth.client.timeout, options ?? {}, async (options) => {
     const session = manager.currentSession;
     if (!session) return noSession();
     // An email change's link goes where asked, in the PKCE flow when given a challenge.
@@ -411,7 +415,7 @@ export function getSsoUrlForCurrentSession(
   manager: SessionManager,
   options?: Omit<SsoOptions, "accessToken">,
 ): Promise<ServiceResult<SsoResponse>> {
-  return afterRestore(manager, auth.client.timeout, options ?? {}, async (options) => {
+  return onLiveSession(manager, auth.client.timeout, options ?? {}, async (options) => {
     const session = manager.currentSession;
     if (!session) return noSession();
     return await auth.getSsoUrl({ ...options, accessToken: session.accessToken });
@@ -443,7 +447,7 @@ export function getUserIdentitiesForCurrentSession(
   manager: SessionManager,
   options?: AuthCallOptions,
 ): Promise<ServiceResult<UserIdentity[]>> {
-  return afterRestore(manager, auth.client.timeout, options ?? {}, async (options) => {
+  return onLiveSession(manager, auth.client.timeout, options ?? {}, async (options) => {
     const session = manager.currentSession;
     if (!session) return noSession();
     return await auth.getUserIdentities(session.accessToken, call(options));
@@ -477,7 +481,7 @@ export function linkIdentityForCurrentSession(
   provider: OAuthProvider | string,
   options?: LinkIdentityOptions,
 ): Promise<ServiceResult<LinkIdentityResponse>> {
-  return afterRestore(manager, auth.client.timeout, options ?? {}, (options) => {
+  return onLiveSession(manager, auth.client.timeout, options ?? {}, (options) => {
     const session = manager.currentSession;
     if (!session) return Promise.resolve(noSession());
     // A blank provider or a `state` query parameter is a Failure from linkIdentity.
@@ -518,7 +522,7 @@ export function linkIdentityWithIdTokenForCurrentSession(
     updateStoredSession?: boolean;
   },
 ): Promise<ServiceResult<Session>> {
-  return afterRestore(manager, auth.client.timeout, options ?? {}, async (options) => {
+  return onLiveSession(manager, auth.client.timeout, options ?? {}, async (options) => {
     const session = manager.currentSession;
     if (!session) return noSession();
     const r = await auth.linkIdentityWithIdToken(session.accessToken, provider, idToken, options);
@@ -557,7 +561,7 @@ export function unlinkIdentityForCurrentSession(
   identityId: string,
   options?: AuthCallOptions & { updateStoredSession?: boolean },
 ): Promise<ServiceResult<void>> {
-  return afterRestore(manager, auth.client.timeout, options ?? {}, async (options) => {
+  return onLiveSession(manager, auth.client.timeout, options ?? {}, async (options) => {
     const session = manager.currentSession;
     if (!session) return noSession();
     return await unlinkIdentityAndUpdateSession(
@@ -958,8 +962,10 @@ export function getClaimsForCurrentSession(
   auth: AuthClient,
   options?: GetClaimsOptions,
 ): Promise<ServiceResult<JwtClaimsResult>> {
-  // GetClaimsOptions has no timeout: the client's bounds the wait for a restore under way.
-  return afterRestore(manager, auth.client.timeout, options ?? {}, async (options) => {
+  // GetClaimsOptions has no timeout: the client's bounds the wait for a restore under way (and
+  // for the refresh of a lapsed session, which allowExpired does without).
+  const run = options?.allowExpired ? afterRestore : onLiveSession;
+  return run(manager, auth.client.timeout, options ?? {}, async (options) => {
     // allowExpired reads a lapsed session's token too (its claims are checked, not its life).
     const session = options.allowExpired ? heldSession(manager) : manager.currentSession;
     if (!session) return noSession();

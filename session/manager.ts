@@ -20,6 +20,7 @@ import {
   heldOf,
   iatClaim,
   isSeconds,
+  lapseRefresh,
   restoring,
   sameSession,
   SessionRefused,
@@ -86,7 +87,10 @@ export interface SessionConfig {
   /**
    * Refresh automatically before expiry: every saved or restored session
    * schedules its refresh (call `dispose()` when done with the manager),
-   * except with a `perRequest` storage, which gets no timer. Default true.
+   * except with a `perRequest` storage, which gets no timer. While it is on,
+   * the session-aware helpers refresh a lapsed session (the manager's shared
+   * refresh) before their request, as auth-js does; while it is off they
+   * answer `NO_SESSION` until `refreshSession` is called. Default true.
    */
   autoRefresh?: boolean;
   /**
@@ -401,6 +405,8 @@ export class SessionManager {
     // A retry delay of 0 or NaN would refresh in a tight loop: positive.
     this.#retryBase = setting(config.retryBaseDelayMs ?? 1000, "retryBaseDelayMs", true);
     this.#retryMax = setting(config.retryMaxDelayMs ?? 60_000, "retryMaxDelayMs", true);
+    // The operations on the held session refresh a lapsed one first while auto-refresh is on.
+    lapseRefresh.set(this, { on: () => this.#autoRefresh, refresh: () => this.#sharedRefresh() });
   }
 
   /**

@@ -3,9 +3,9 @@
  * the `...AndSaveSession` helpers, the client sign-in helpers of session/client_sign_in.ts, the
  * session helpers left out of conformance_extra_test.ts (SSO for the held session, unlink and
  * update, token and URL imports, claims of the held session, the restore and sign-out of a lapsed
- * session), option combinations of the auth client (resend with PKCE, user updates with
- * `current_password` or `channel`, bare link and enroll calls) and the verify-only reads
- * (`getClaims`, `resolveSigningKey`, `createClaimsVerifier`) with every header compared. Every
+ * session and an operation on it), option combinations of the auth client (resend with PKCE, user
+ * updates with `current_password` or `channel`, bare link and enroll calls) and the verify-only
+ * reads (`getClaims`, `resolveSigningKey`, `createClaimsVerifier`) with every header compared. Every
  * request either client sends is compared (method, decoded path, sorted query, apikey,
  * Authorization, X-Supabase-Api-Version, Accept, the Content-Type media type and the JSON body);
  * deliberate differences are asserted explicitly and listed in docs/CONFORMANCE.md.
@@ -113,14 +113,17 @@ type Theirs = (c: any) => Promise<unknown>;
 /** Turns the recorded pair into what must be equal; asserts any deliberate difference. */
 type Adjust = (ours: Shape[], theirs: Shape[]) => void;
 
-/** A session manager (no auto-refresh) over a recording fetch, holding `held` when given. */
-async function managed(held?: { accessToken: string; expiresAt: number }) {
+/**
+ * A session manager (no auto-refresh, unless `autoRefresh`) over a recording fetch, holding `held`
+ * when given.
+ */
+async function managed(held?: { accessToken: string; expiresAt: number }, autoRefresh = false) {
   const rec = recordingFetch(answer);
   const base = createBaseClient(BASE, KEY, { fetch: rec.fetch });
   const auth = createAuthClient(base);
   const manager = createSessionManager(auth, base, {
     storage: new InMemorySessionStorage(),
-    autoRefresh: false,
+    autoRefresh,
   });
   if (held) {
     await manager.saveSession(decodeSession({
@@ -581,10 +584,9 @@ Deno.test("conformance with @supabase/auth-js: a lapsed session is refreshed bef
   assert.deepEqual(failures, []);
 });
 
-Deno.test("conformance with @supabase/auth-js: an operation on a lapsed session with auto-refresh off starts no grant (auth-js refreshes first)", async () => {
-  // Deliberate (docs/CONFORMANCE.md, Sessions): the manager alone starts refresh grants; with
-  // auto-refresh off the caller asks for one (refreshCurrentSession) and the helpers answer
-  // NO_SESSION. auth-js's getUser() refreshes the lapsed session, then reads the user.
+Deno.test("conformance with @supabase/auth-js: an operation on a lapsed session refreshes it first, as auth-js does, with auto-refresh on; with it off it starts no grant", async () => {
+  // auth-js's getUser() refreshes the lapsed session (`_useSession` → `__loadSession` →
+  // `_callRefreshToken`), then reads the user with the new token.
   const them = await theirsWithSession();
   lapseTheirs(them.client);
   await them.client.getUser();
@@ -592,20 +594,36 @@ Deno.test("conformance with @supabase/auth-js: an operation on a lapsed session 
     them.rec.requests.map((r) => `${r.method} ${r.url.pathname}${r.url.search}`),
     ["POST /auth/v1/token?grant_type=refresh_token", "GET /auth/v1/user"],
   );
-  const us = await managed({
-    accessToken: LAPSED,
-    expiresAt: Math.floor(Date.now() / 1000) - 3600,
-  });
-  try {
-    const r = await getUserForCurrentSession(us.auth, us.manager);
-    assert.equal(r.ok ? "ok" : r.error.category, "NO_SESSION");
-    assert.equal(us.rec.requests.length, 0);
-    // Asked for, the grant is auth-js's; the read after it too.
-    assert.ok((await us.manager.refreshSession()).ok);
-    assert.ok((await getUserForCurrentSession(us.auth, us.manager)).ok);
-    assert.deepEqual(us.rec.requests.map(shape), them.rec.requests.map(shape));
-  } finally {
-    us.manager.dispose();
+  const lapsed = { accessToken: LAPSED, expiresAt: Math.floor(Date.now() / 1000) - 3600 };
+  // Auto-refresh on: the helper joins or starts the manager's one refresh, then reads the user
+  // with the new token, the same two requests (the manager's own timer, due at once for a lapsed
+  // session, shares the grant).
+  {
+    const us = await managed(lapsed, true);
+    try {
+      const r = await getUserForCurrentSession(us.auth, us.manager);
+      assert.ok(r.ok, r.errorOrNull()?.message);
+      assert.deepEqual(us.rec.requests.map(shape), them.rec.requests.map(shape));
+      assert.equal(us.rec.requests[1].headers.get("authorization"), `Bearer ${JWT}`);
+    } finally {
+      us.manager.dispose();
+    }
+  }
+  // Deliberate (docs/CONFORMANCE.md, Sessions): with auto-refresh off the caller asks for a
+  // refresh (refreshCurrentSession) and the helpers answer NO_SESSION without a request.
+  {
+    const us = await managed(lapsed);
+    try {
+      const r = await getUserForCurrentSession(us.auth, us.manager);
+      assert.equal(r.ok ? "ok" : r.error.category, "NO_SESSION");
+      assert.equal(us.rec.requests.length, 0);
+      // Asked for, the grant is auth-js's; the read after it too.
+      assert.ok((await us.manager.refreshSession()).ok);
+      assert.ok((await getUserForCurrentSession(us.auth, us.manager)).ok);
+      assert.deepEqual(us.rec.requests.map(shape), them.rec.requests.map(shape));
+    } finally {
+      us.manager.dispose();
+    }
   }
 });
 
