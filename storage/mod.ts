@@ -1,6 +1,8 @@
 /**
  * The storage area: buckets, objects (streamed uploads and downloads, byte
- * ranges), listings and paginators, signed and local URLs.
+ * ranges), listings and paginators, signed and local URLs, resumable uploads
+ * (TUS), analytics buckets with their Iceberg REST catalog, and vector
+ * buckets, indexes and vectors.
  *
  * @example Upload a stream and share it
  * ```ts
