@@ -6,7 +6,13 @@
 import { LimitError } from "./_guard.ts";
 import type { BaseClient } from "../core/client.ts";
 import { failure, type ServiceResult, success } from "../core/result.ts";
-import { request, requestBody, type TransportRequest } from "../core/transport.ts";
+import {
+  request,
+  requestBody,
+  type TransportContext,
+  type TransportRequest,
+} from "../core/transport.ts";
+import { withProxyStatus } from "./_proxy_status.ts";
 import {
   CountOption,
   type ExplainOptions,
@@ -357,11 +363,28 @@ export function sendBody(client: BaseClient, req: PgRequest): Promise<ServiceRes
 function dispatch<T>(
   client: BaseClient,
   req: PgRequest,
-  via: (ctx: BaseClient, init: TransportRequest<"text">) => Promise<ServiceResult<T>>,
+  via: (ctx: TransportContext, init: TransportRequest<"text">) => Promise<ServiceResult<T>>,
 ): Promise<ServiceResult<T>> {
   const init = transportRequest(client, req);
   if (typeof init === "string") {
     return Promise.resolve(failure({ message: init, category: "INVALID_ARGUMENT" }));
   }
-  return via(client, init);
+  if (req.method !== "HEAD") return via(client, init);
+  // A HEAD answer has no body, so its failure has no code; PostgREST 13 sends the code in
+  // `Proxy-Status`, which the failure does not keep: a HEAD call sees the last answer itself.
+  let last: Response | undefined;
+  const ctx: TransportContext = {
+    url: client.url,
+    get apiKey() {
+      return client.apiKey;
+    },
+    get accessToken() {
+      return client.accessToken;
+    },
+    fetch: async (input, init) => last = await client.fetch(input, init),
+    headers: client.headers,
+    timeout: client.timeout,
+    retry: client.retry,
+  };
+  return via(ctx, init).then((r) => withProxyStatus(r, last));
 }
