@@ -753,7 +753,9 @@ async function attemptOnce(
   let target = url;
   for (let hops = 0;; hops++) {
     try {
-      response = await ctx.fetch(target, init as RequestInit);
+      // Called unbound: a runtime's own fetch given as the client's (`{ fetch }`) refuses any
+      // other `this` (workerd and browsers throw "Illegal invocation").
+      response = await (0, ctx.fetch)(target, init as RequestInit);
     } catch (error) {
       if (!headersValid(init.headers)) {
         return refused(

@@ -381,7 +381,7 @@ function dispatch<T>(
     get accessToken() {
       return client.accessToken;
     },
-    fetch: async (input, init) => last = await client.fetch(input, init),
+    fetch: async (input, init) => last = await (0, client.fetch)(input, init),
     headers: client.headers,
     timeout: client.timeout,
     retry: client.retry,
