@@ -27,8 +27,13 @@ import { type Client, createClient } from "../client.ts";
 import type { ClientOptions } from "../core/client.ts";
 import { showValue } from "../core/_show.ts";
 
-/** The part of a Hono context the middleware uses (Hono's `Context` satisfies it). */
-export interface MiddlewareContext {
+/**
+ * The part of a Hono context the middleware uses (Hono's `Context` satisfies
+ * it). `Bindings` is the type of `c.env`, the platform's per-request bindings
+ * (a Worker's variables and secrets); `any` unless given, as in Hono.
+ */
+// deno-lint-ignore no-explicit-any
+export interface MiddlewareContext<Bindings = any> {
   /** The request. */
   req: {
     /** A request header. */
@@ -38,13 +43,28 @@ export interface MiddlewareContext {
   };
   /** Sets a context variable. */
   set(key: string, value: unknown): void;
+  /** The platform's bindings (`c.env`): a Worker's variables and secrets. */
+  env: Bindings;
 }
 
 /** A Hono middleware: `app.use(path, fetchbaseAuth(options))`. */
-export type FetchbaseMiddleware = (
-  c: MiddlewareContext,
+// deno-lint-ignore no-explicit-any
+export type FetchbaseMiddleware<Bindings = any> = (
+  c: MiddlewareContext<Bindings>,
   next: () => Promise<void>,
 ) => Promise<Response | void>;
+
+/**
+ * Options of {@linkcode fetchbaseAuth} read from each request's context, for
+ * a platform whose configuration comes with the request (a Cloudflare
+ * Worker's `c.env`). Called for every request, it must return the options
+ * synchronously; see {@linkcode fetchbaseAuth} for how its results are
+ * cached and checked.
+ */
+// deno-lint-ignore no-explicit-any
+export type FetchbaseAuthOptionsFunction<Bindings = any> = (
+  c: MiddlewareContext<Bindings>,
+) => FetchbaseAuthOptions;
 
 /**
  * Context variables the middleware sets. Declare them on the app
@@ -164,11 +184,176 @@ const TOKEN_CODES: ReadonlySet<string> = new Set([
 ]);
 
 /**
- * Creates the middleware. The JWKS is cached by the middleware's auth client (refetched every 10 minutes by default, and shared when `auth` is given), so a valid ES256 token with a cached key costs no network call.
- * Make it once (at module scope, or once per Worker isolate as
- * `edge_examples/cloudflare_worker` does), not inside a handler per request
- * (the pattern Hono's docs show for reading `c.env`): each call makes a new
- * auth client, so its JWKS would be fetched again for every request.
+/** What a configuration verifies with: made once per configuration, its JWKS cache shared. */
+interface Verifier {
+  /** The auth client that checks tokens (the middleware's own, or the shared `auth`). */
+  auth: AuthClient;
+  /** The options each request's `fetchbase` client is made from. */
+  options: FetchbaseAuthOptions;
+}
+
+/** The checks of a configuration's tokens, and the realm of its challenges. */
+interface Checks {
+  issuer: string | null;
+  audience: string | null;
+  requireAal2: boolean;
+  /** The quoted `realm="..."` parameter, or null when the options set none. */
+  realm: string | null;
+}
+
+/**
+ * The verifier of `options`, which must be an object: throws as the object
+ * form of {@linkcode fetchbaseAuth} documents.
+ */
+function makeVerifier(options: FetchbaseAuthOptions): Verifier {
+  // Checked once, here: a bad url, key or client option would otherwise fail every verified
+  // request as a 500. The verifying client checks them when it is made; with a shared `auth`,
+  // nothing else does, so a per-request client is made once now.
+  if (options.auth) createClient(options.url, options.apiKey, options.clientOptions);
+  const auth = options.auth ?? verifyingAuth(options);
+  // Each request's client acts for its caller: a client-wide Authorization would replace the
+  // caller's token on every database and storage call (row-level security would see it instead).
+  if (new Headers(options.clientOptions?.headers).has("authorization")) {
+    throw new TypeError(
+      "Cannot create the middleware as 'clientOptions.headers' must not hold Authorization: each request's client acts for its caller",
+    );
+  }
+  return { auth, options };
+}
+
+/** The checks `options` ask for: throws `TypeError` for a realm that cannot go in a header. */
+function makeChecks(options: FetchbaseAuthOptions): Checks {
+  // RFC 9110 §11.2 quoted-string: `"` and `\` escaped; a control character or one beyond ASCII
+  // cannot go in a header (it would fail every refusal as a 500).
+  const given = options.realm;
+  if (given !== undefined && (typeof given !== "string" || !/^[\x20-\x7e]*$/.test(given))) {
+    throw new TypeError(
+      `Cannot create the middleware as 'realm' must be a string of printable ASCII characters: current value is ${
+        showValue(given)
+      }`,
+    );
+  }
+  return {
+    issuer: options.issuer ?? null,
+    audience: options.audience === undefined ? "authenticated" : options.audience,
+    requireAal2: Boolean(options.requireAal2),
+    realm: given === undefined ? null : `realm="${given.replace(/["\\]/g, "\\$&")}"`,
+  };
+}
+
+/** The most configurations an options function's middleware keeps a verifier for. */
+const MAX_CONFIGURATIONS = 8;
+
+/** Whether `value` is an object literal (or has no prototype): copied and keyed by value. */
+function isPlain(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== "object" || value === null) return false;
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
+/**
+ * A copy of what an options function returned, read once (a getter is not
+ * read again between keying and making the verifier): `clientOptions` and
+ * its object-literal values copied, its `headers` as a record. Throws
+ * `TypeError`, without the value, when the result is not an object.
+ */
+function snapshot(value: unknown): FetchbaseAuthOptions {
+  if (
+    typeof value !== "object" || value === null ||
+    typeof (value as { then?: unknown }).then === "function"
+  ) {
+    throw new TypeError(
+      `Cannot verify the request as the result of 'options' must be an object with 'url' and 'apiKey': current value is ${
+        // A string may be the key itself: it is not echoed.
+        typeof value === "string"
+          ? "a string"
+          : value === null || typeof value !== "object"
+          ? showValue(value)
+          : "a promise"}`,
+    );
+  }
+  const o = value as FetchbaseAuthOptions;
+  let clientOptions: unknown = o.clientOptions;
+  if (isPlain(clientOptions)) {
+    const copy: Record<string, unknown> = { ...clientOptions };
+    for (const [name, v] of Object.entries(copy)) {
+      if (isPlain(v)) copy[name] = { ...v };
+    }
+    if (copy.headers !== undefined) {
+      try {
+        copy.headers = Object.fromEntries(new Headers(copy.headers as HeadersInit));
+      } catch {
+        // Left as given: the client refuses it without quoting it.
+      }
+    }
+    clientOptions = copy;
+  }
+  return {
+    url: o.url,
+    apiKey: o.apiKey,
+    issuer: o.issuer,
+    audience: o.audience,
+    requireAal2: o.requireAal2,
+    realm: o.realm,
+    clientOptions: clientOptions as ClientOptions | undefined,
+    auth: o.auth,
+  };
+}
+
+/**
+ * The cache key of the verifier `options` make: `url`, `apiKey`, `auth` and
+ * every `clientOptions` entry. Strings, numbers, booleans, null and undefined
+ * count by value, and so do object literals (`retry`, `headers` as a record)
+ * one level down; anything else (a `fetch` function, an `auth` client, a
+ * class instance) counts by identity, through `id`. Null when a value cannot
+ * be keyed safely (a symbol): such options are not cached.
+ */
+function cacheKey(options: FetchbaseAuthOptions, id: (value: object) => number): string | null {
+  let safe = true;
+  const part = (value: unknown, depth: number): unknown => {
+    if (typeof value === "symbol") safe = false;
+    if (typeof value === "function" || (typeof value === "object" && value !== null)) {
+      if (!isPlain(value) || depth > 1) return { id: id(value) };
+      return Object.keys(value).sort().map((name) => [name, part(value[name], depth + 1)]);
+    }
+    return [typeof value, String(value)];
+  };
+  const key = JSON.stringify([
+    part(options.url, 2),
+    part(options.apiKey, 2),
+    part(options.auth, 2),
+    part(options.clientOptions, 0),
+  ]);
+  return safe ? key : null;
+}
+
+/**
+ * Creates the middleware. The JWKS is cached by the middleware's auth client (refetched every 10
+ * minutes by default, and shared when `auth` is given), so a valid ES256 token with a cached key
+ * costs no network call. Make it once (at module scope, or once per Worker isolate), not inside a
+ * handler per request: each call makes a new auth client, so its JWKS would be fetched again for
+ * every request.
+ *
+ * Where the project's URL and key come with each request (a Cloudflare
+ * Worker's `c.env`, the case Hono's docs answer by making a middleware per
+ * request), pass a function of the context instead of the options: it is
+ * called for every request, and the middleware keeps one verifying client,
+ * with its JWKS cache, per distinct configuration. A configuration is its
+ * `url`, `apiKey`, `auth` and `clientOptions`: strings, numbers, booleans and
+ * object literals (`retry`, `headers`) compare by value, functions and other
+ * objects (a `fetch`, an `auth` client) by identity, so make those once
+ * (module scope), not inside the function, or each request gets a client of
+ * its own. `issuer`, `audience`, `requireAal2` and `realm` are read from each
+ * result and need no client of their own. At most 8 configurations are kept,
+ * the least recently used dropped first, so a function that returns a new
+ * configuration per request costs at most 8 clients (and a JWKS fetch per
+ * request) instead of growing memory. Each result is checked as the object
+ * form's options are, and a bad one (not an object, or a url, key, client
+ * option or realm the object form refuses) makes the middleware throw the same
+ * `TypeError` (or `RangeError`) for that request, without the url or key in its
+ * message, so the app's `onError` answers it (Hono's default: a 500 with no
+ * details); a throw from the function itself propagates as it is. Such a
+ * result is not cached.
  *
  * Answers follow RFC 6750, each with a JSON body `{ error, message }`: no
  * Bearer credentials (none, or another scheme) get 401 with the challenge
@@ -204,122 +389,162 @@ const TOKEN_CODES: ReadonlySet<string> = new Set([
  * app.use("/admin/*", fetchbaseAuth({ url: "https://p.example", apiKey: "anon-key", requireAal2: true }));
  * ```
  *
- * @param options Project, expected issuer and audience, AAL2 requirement, realm.
+ * @example Options from a Cloudflare Worker's bindings (`c.env`)
+ * ```ts
+ * import { Hono } from "hono";
+ * import { fetchbaseAuth, type FetchbaseVariables } from "@fetchbase/fetchbase/hono";
+ *
+ * interface Env {
+ *   SUPABASE_URL: string;
+ *   SUPABASE_ANON_KEY: string;
+ * }
+ *
+ * const app = new Hono<{ Bindings: Env; Variables: FetchbaseVariables }>();
+ * // Made once; the bindings are read per request, one JWKS cache kept for them.
+ * app.use(
+ *   "/api/*",
+ *   fetchbaseAuth<Env>((c) => ({ url: c.env.SUPABASE_URL, apiKey: c.env.SUPABASE_ANON_KEY })),
+ * );
+ * app.get("/api/me", (c) => c.json({ user: c.get("claims").claims.subject }));
+ * // The Worker's entry: `export default app`.
+ * ```
+ *
+ * @typeParam Bindings The type of `c.env` the options function reads (`any` unless given).
+ * @param options Project, expected issuer and audience, AAL2 requirement, realm; or a function of
+ * the request's context that returns them.
  * @returns The middleware.
- * @throws {TypeError} When `options` is missing, or its `url`, `apiKey` or
- * `clientOptions` are refused as {@linkcode createClient} refuses them, or
- * `clientOptions.headers` holds `Authorization` (each request's client acts
- * for its caller), or `realm` is not a string of printable ASCII.
+ * @throws {TypeError} When `options` is neither an object nor a function, or its `url`, `apiKey`
+ * or `clientOptions` are refused as {@linkcode createClient} refuses them, or
+ * `clientOptions.headers` holds `Authorization` (each request's client acts for its caller), or
+ * `realm` is not a string of printable ASCII. With a function, the middleware throws these for
+ * the request whose result they concern.
  */
-export function fetchbaseAuth(
-  options: FetchbaseAuthOptions,
-): FetchbaseMiddleware {
+// deno-lint-ignore no-explicit-any
+export function fetchbaseAuth<Bindings = any>(
+  options: FetchbaseAuthOptions | FetchbaseAuthOptionsFunction<Bindings>,
+): FetchbaseMiddleware<Bindings> {
+  if (typeof options === "function") {
+    const read = options;
+    // Verifiers by configuration, least recently used first.
+    const verifiers = new Map<string, Verifier>();
+    // Identities of the functions and objects in configurations, held weakly.
+    const ids = new WeakMap<object, number>();
+    let lastId = 0;
+    const id = (value: object): number => {
+      let n = ids.get(value);
+      if (n === undefined) ids.set(value, n = ++lastId);
+      return n;
+    };
+    // Async: a refused result rejects the returned promise, as the rest of a request's failures.
+    return async (c, next) => {
+      const given = snapshot(read(c));
+      const checks = makeChecks(given);
+      const key = cacheKey(given, id);
+      let verifier = key === null ? undefined : verifiers.get(key);
+      if (verifier === undefined) verifier = makeVerifier(given);
+      if (key !== null) {
+        // Set again, so that the map's order stays the order of last use.
+        verifiers.delete(key);
+        verifiers.set(key, verifier);
+        if (verifiers.size > MAX_CONFIGURATIONS) verifiers.delete(verifiers.keys().next().value!);
+      }
+      return await verify(c, next, verifier, checks);
+    };
+  }
   if (typeof options !== "object" || options === null) {
     throw new TypeError(
       "Cannot create the middleware as 'options' must be an object with 'url' and 'apiKey'",
     );
   }
-  // Checked once, here: a bad url, key or client option would otherwise fail every verified
-  // request as a 500. The verifying client checks them when it is made; with a shared `auth`,
-  // nothing else does, so a per-request client is made once now.
-  if (options.auth) createClient(options.url, options.apiKey, options.clientOptions);
-  const auth = options.auth ?? verifyingAuth(options);
-  // Each request's client acts for its caller: a client-wide Authorization would replace the
-  // caller's token on every database and storage call (row-level security would see it instead).
-  if (new Headers(options.clientOptions?.headers).has("authorization")) {
-    throw new TypeError(
-      "Cannot create the middleware as 'clientOptions.headers' must not hold Authorization: each request's client acts for its caller",
+  const verifier = makeVerifier(options);
+  const checks = makeChecks(options);
+  return (c, next) => verify(c, next, verifier, checks);
+}
+
+/** Verifies one request's bearer with `verifier` and `checks`, and answers or calls `next`. */
+async function verify(
+  c: MiddlewareContext,
+  next: () => Promise<void>,
+  verifier: Verifier,
+  checks: Checks,
+): Promise<Response | void> {
+  const { auth, options } = verifier;
+  const { realm } = checks;
+  const header = (c.req.header("authorization") ?? "").trim();
+  // No Bearer credentials at all (none, or another scheme such as Basic): RFC 6750 §3.
+  if (!/^Bearer(?:\s|$)/i.test(header)) {
+    return deny(
+      realm,
+      401,
+      "missing_token",
+      "An Authorization: Bearer <token> header is required",
     );
   }
-  const audience = options.audience === undefined ? "authenticated" : options.audience;
-  // RFC 9110 §11.2 quoted-string: `"` and `\` escaped; a control character or one beyond ASCII
-  // cannot go in a header (it would fail every refusal as a 500).
-  const given = options.realm;
-  if (given !== undefined && (typeof given !== "string" || !/^[\x20-\x7e]*$/.test(given))) {
-    throw new TypeError(
-      `Cannot create the middleware as 'realm' must be a string of printable ASCII characters: current value is ${
-        showValue(given)
-      }`,
+  // A Bearer header without exactly one token (none, extra words, two joined by a comma)
+  // is a malformed request: RFC 6750 §3.1.
+  const match = /^Bearer\s+([^\s,]+)$/i.exec(header);
+  if (!match) {
+    return deny(
+      realm,
+      400,
+      "invalid_request",
+      "The Authorization header must hold exactly one Bearer <token>",
     );
   }
-  const realm = given === undefined ? null : `realm="${given.replace(/["\\]/g, "\\$&")}"`;
-  return async (c, next) => {
-    const header = (c.req.header("authorization") ?? "").trim();
-    // No Bearer credentials at all (none, or another scheme such as Basic): RFC 6750 §3.
-    if (!/^Bearer(?:\s|$)/i.test(header)) {
+  const token = match[1];
+  const result = await getClaims(auth, token, {
+    expectedIssuer: checks.issuer,
+    expectedAudience: checks.audience,
+    signal: c.req.raw.signal,
+  });
+  if (!result.ok) {
+    const e = result.error;
+    // Refused by the local check (no status) or by the auth server as a token it read.
+    const refused = e.status === null
+      ? e.category === "UNAUTHORIZED" || e.category === "INVALID_ARGUMENT"
+      // A gateway's "Invalid API key" is this server's misconfiguration, not the token.
+      // getClaims reports the server's 400, 401 and 403 as UNAUTHORIZED; a 400 counts here only
+      // with a token code (GoTrue's `bad_jwt`): a wrong URL's 400 must not sign clients out.
+      : (e.category === "UNAUTHORIZED" && e.status !== 400 || TOKEN_CODES.has(e.code ?? "")) &&
+        !/api ?key/i.test(e.message);
+    if (refused) {
+      // The server's own words (and whatever a gateway put there) stay inside.
       return deny(
         realm,
         401,
-        "missing_token",
-        "An Authorization: Bearer <token> header is required",
+        e.code ?? "invalid_token",
+        e.status === null ? e.message : "The auth server refused the token",
       );
     }
-    // A Bearer header without exactly one token (none, extra words, two joined by a comma)
-    // is a malformed request: RFC 6750 §3.1.
-    const match = /^Bearer\s+([^\s,]+)$/i.exec(header);
-    if (!match) {
-      return deny(
-        realm,
-        400,
-        "invalid_request",
-        "The Authorization header must hold exactly one Bearer <token>",
-      );
-    }
-    const token = match[1];
-    const result = await getClaims(auth, token, {
-      expectedIssuer: options.issuer ?? null,
-      expectedAudience: audience,
-      signal: c.req.raw.signal,
-    });
-    if (!result.ok) {
-      const e = result.error;
-      // Refused by the local check (no status) or by the auth server as a token it read.
-      const refused = e.status === null
-        ? e.category === "UNAUTHORIZED" || e.category === "INVALID_ARGUMENT"
-        // A gateway's "Invalid API key" is this server's misconfiguration, not the token.
-        // getClaims reports the server's 400, 401 and 403 as UNAUTHORIZED; a 400 counts here only
-        // with a token code (GoTrue's `bad_jwt`): a wrong URL's 400 must not sign clients out.
-        : (e.category === "UNAUTHORIZED" && e.status !== 400 || TOKEN_CODES.has(e.code ?? "")) &&
-          !/api ?key/i.test(e.message);
-      if (refused) {
-        // The server's own words (and whatever a gateway put there) stay inside.
-        return deny(
-          realm,
-          401,
-          e.code ?? "invalid_token",
-          e.status === null ? e.message : "The auth server refused the token",
-        );
-      }
-      // Anything else (an outage, a misconfigured URL or key) is not the caller's fault.
-      return deny(
-        realm,
-        503,
-        "auth_unavailable",
-        "The token cannot be verified right now",
-        e.retryAfter,
-      );
-    }
-    if (options.requireAal2 && result.value.claims.authenticatorAssuranceLevel !== "aal2") {
-      return deny(
-        realm,
-        403,
-        "insufficient_aal",
-        "This route requires multi-factor authentication (aal2)",
-      );
-    }
-    // The signature, with the header and claims beside it, is the token again: kept off what a
-    // logger writes (JSON, inspection, Object.keys), still readable as `.signature`.
-    c.set(
-      "claims",
-      Object.defineProperty({ ...result.value }, "signature", {
-        value: result.value.signature,
-        enumerable: false,
-      }),
+    // Anything else (an outage, a misconfigured URL or key) is not the caller's fault.
+    return deny(
+      realm,
+      503,
+      "auth_unavailable",
+      "The token cannot be verified right now",
+      e.retryAfter,
     );
-    c.set(
-      "fetchbase",
-      createClient(options.url, options.apiKey, { ...options.clientOptions, accessToken: token }),
+  }
+  if (checks.requireAal2 && result.value.claims.authenticatorAssuranceLevel !== "aal2") {
+    return deny(
+      realm,
+      403,
+      "insufficient_aal",
+      "This route requires multi-factor authentication (aal2)",
     );
-    return next();
-  };
+  }
+  // The signature, with the header and claims beside it, is the token again: kept off what a
+  // logger writes (JSON, inspection, Object.keys), still readable as `.signature`.
+  c.set(
+    "claims",
+    Object.defineProperty({ ...result.value }, "signature", {
+      value: result.value.signature,
+      enumerable: false,
+    }),
+  );
+  c.set(
+    "fetchbase",
+    createClient(options.url, options.apiKey, { ...options.clientOptions, accessToken: token }),
+  );
+  return next();
 }

@@ -1,21 +1,21 @@
 /**
  * The edge example as a Cloudflare Worker, configured through Worker bindings
  * (`FETCHBASE_URL`, `FETCHBASE_KEY`; see wrangler.toml). The app is the same
- * as the Deno example's; the auth middleware (and its JWKS cache) is built
- * once per isolate and reused across requests.
+ * as the Deno example's, made once per isolate at module scope: its auth
+ * middleware reads the bindings from each request's context (`c.env`) and
+ * keeps one JWKS cache for them across requests.
  */
 import { createApp } from "../deno/app.ts";
+import type { MiddlewareContext } from "../../hono/mod.ts";
 
 interface Env {
   FETCHBASE_URL: string;
   FETCHBASE_KEY: string;
 }
 
-let app: ReturnType<typeof createApp> | null = null;
+const app: ReturnType<typeof createApp> = createApp((c: MiddlewareContext<Env>) => ({
+  url: c.env.FETCHBASE_URL,
+  apiKey: c.env.FETCHBASE_KEY,
+}));
 
-export default {
-  fetch(request: Request, env: Env): Response | Promise<Response> {
-    app ??= createApp({ url: env.FETCHBASE_URL, apiKey: env.FETCHBASE_KEY });
-    return app.fetch(request);
-  },
-};
+export default app;

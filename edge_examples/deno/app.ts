@@ -9,7 +9,12 @@
 
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import { fetchbaseAuth, type FetchbaseVariables } from "../../hono/mod.ts";
+import {
+  fetchbaseAuth,
+  type FetchbaseAuthOptions,
+  type FetchbaseVariables,
+  type MiddlewareContext,
+} from "../../hono/mod.ts";
 import { column } from "../../database/mod.ts";
 import type { ClientOptions, ServiceError } from "../../core/mod.ts";
 
@@ -79,14 +84,27 @@ export function containsPattern(text: string): string {
   }%`;
 }
 
-/** Builds the Hono app. */
-export function createApp(config: AppConfig): Hono<{ Variables: FetchbaseVariables }> {
-  const bucket = config.bucket ?? "uploads";
+/** The middleware's options from an app configuration. */
+function authOptions(config: AppConfig): FetchbaseAuthOptions {
+  return { url: config.url, apiKey: config.apiKey, clientOptions: config.clientOptions };
+}
+
+/**
+ * Builds the Hono app. `config` may be a function of the request's context, read for each
+ * request (a Worker's bindings, `c.env`); the middleware keeps one JWKS cache for what it returns.
+ */
+export function createApp(
+  config: AppConfig | ((c: MiddlewareContext) => AppConfig),
+): Hono<{ Variables: FetchbaseVariables }> {
+  const bucketOf = (c: MiddlewareContext) =>
+    (typeof config === "function" ? config(c) : config).bucket ?? "uploads";
   const app = new Hono<{ Variables: FetchbaseVariables }>();
   app.get("/health", (c) => c.json({ ok: true }));
   app.use(
     "/api/*",
-    fetchbaseAuth({ url: config.url, apiKey: config.apiKey, clientOptions: config.clientOptions }),
+    fetchbaseAuth(
+      typeof config === "function" ? (c) => authOptions(config(c)) : authOptions(config),
+    ),
   );
 
   app.get("/api/me", (c) => {
@@ -133,6 +151,7 @@ export function createApp(config: AppConfig): Hono<{ Variables: FetchbaseVariabl
     const user = c.get("claims").claims.subject!;
     const storage = c.get("fetchbase").storage;
     const path = `${user}/${name}`;
+    const bucket = bucketOf(c);
     const body = c.req.raw.body ?? new Uint8Array(0);
     const up = await storage.upload(bucket, path, body, {
       contentType: storedType(c.req.header("content-type")),

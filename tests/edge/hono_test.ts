@@ -1,7 +1,11 @@
 import assert from "node:assert/strict";
 import FakeTimers from "@sinonjs/fake-timers";
 import { Hono } from "hono";
-import { fetchbaseAuth, type FetchbaseVariables } from "../../hono/mod.ts";
+import {
+  fetchbaseAuth,
+  type FetchbaseAuthOptions,
+  type FetchbaseVariables,
+} from "../../hono/mod.ts";
 import { createLocalBackend, signJwt } from "../../demo/local_backend/mod.ts";
 import { createApp } from "../../edge_examples/deno/app.ts";
 import { serve } from "../support/serve.ts";
@@ -729,4 +733,311 @@ Deno.test("middleware: every challenge carries an auth-param (RFC 6750 §3), the
       },
     );
   }
+});
+
+/** A local project whose server counts the JWKS fetches it answers. */
+async function jwksCountingProject() {
+  const backend = await createLocalBackend();
+  let jwks = 0;
+  const server = await serve((req) => {
+    if (new URL(req.url).pathname.endsWith("/.well-known/jwks.json")) jwks++;
+    return backend.app.fetch(req);
+  });
+  const mint = (claims: Record<string, unknown> = {}) =>
+    signJwt(backend.key, {
+      sub: "u-env",
+      aud: "authenticated",
+      role: "authenticated",
+      exp: Math.floor(Date.now() / 1000) + 600,
+      aal: "aal1",
+      ...claims,
+    });
+  return { backend, server, mint, jwks: () => jwks };
+}
+
+/** A Worker's bindings in these tests. */
+interface TestEnv {
+  PROJECT_URL: string;
+  PROJECT_KEY: string;
+  REALM?: string;
+}
+
+Deno.test("middleware from a function of c.env: verifies as the object form; one JWKS fetch per configuration across requests; two envs get two clients", async () => {
+  const a = await jwksCountingProject();
+  const b = await jwksCountingProject();
+  try {
+    let reads = 0;
+    const app = new Hono<{ Bindings: TestEnv; Variables: FetchbaseVariables }>();
+    app.use(
+      "*",
+      fetchbaseAuth<TestEnv>((c) => {
+        reads++;
+        return { url: c.env.PROJECT_URL, apiKey: c.env.PROJECT_KEY, realm: c.env.REALM };
+      }),
+    );
+    app.get("/me", (c) =>
+      c.json({
+        sub: c.get("claims").claims.subject,
+        url: c.get("fetchbase").url,
+        token: c.get("fetchbase").accessToken !== null,
+      }));
+    // A new bindings object for every request, as a platform may hand each request its own.
+    const envA = (): TestEnv => ({ PROJECT_URL: a.server.url, PROJECT_KEY: a.backend.apiKey });
+    const envB = (): TestEnv => ({ PROJECT_URL: b.server.url, PROJECT_KEY: b.backend.apiKey });
+    const call = async (env: TestEnv, token?: string) => {
+      const r = await app.request(
+        "/me",
+        { headers: token ? { authorization: `Bearer ${token}` } : {} },
+        env,
+      );
+      return {
+        status: r.status,
+        challenge: r.headers.get("www-authenticate"),
+        body: await r.json(),
+      };
+    };
+
+    const tokenA = await a.mint({ sub: "alice" });
+    const tokenB = await b.mint({ sub: "bob" });
+    // As the object form: the claims and a per-request client of the env's project on the context.
+    assert.deepEqual((await call(envA(), tokenA)).body, {
+      sub: "alice",
+      url: a.server.url,
+      token: true,
+    });
+    for (let i = 0; i < 4; i++) assert.equal((await call(envA(), tokenA)).status, 200);
+    assert.equal(a.jwks(), 1, "five requests with the same bindings share one JWKS fetch");
+    assert.equal(reads, 5, "the options are read for every request");
+
+    // Another env is another configuration: its own client and JWKS cache.
+    assert.equal((await call(envB(), tokenB)).body.url, b.server.url);
+    assert.equal((await call(envB(), tokenB)).status, 200);
+    assert.equal(b.jwks(), 1);
+    assert.equal(a.jwks(), 1);
+    // The realm and the other checks are read from each result, and make no client of their own.
+    assert.deepEqual(await call({ ...envA(), REALM: "a" }), {
+      status: 401,
+      challenge: 'Bearer realm="a"',
+      body: {
+        error: "missing_token",
+        message: "An Authorization: Bearer <token> header is required",
+      },
+    });
+    assert.equal((await call(envA())).challenge, 'Bearer realm=""');
+    assert.equal((await call({ ...envA(), REALM: "a" }, tokenA)).status, 200);
+    assert.equal(a.jwks(), 1, "the realm is no new client");
+    // Each token verifies only against its own project's keys.
+    assert.equal((await call(envB(), tokenA)).status, 401);
+    assert.equal((await call(envA(), tokenB)).status, 401);
+    const expired = await a.mint({ exp: Math.floor(Date.now() / 1000) - 600 });
+    assert.equal((await call(envA(), expired)).body.error, "token_expired");
+  } finally {
+    await a.server.close();
+    await b.server.close();
+  }
+});
+
+Deno.test("middleware from a function: client options compare by value, a fetch or an auth client by identity; a fetch made per request gets a client per request", async () => {
+  const p = await jwksCountingProject();
+  try {
+    const token = await p.mint();
+    const sharedFetch: typeof fetch = (input, init) => fetch(input, init);
+    const statuses = async (options: () => FetchbaseAuthOptions) => {
+      const app = new Hono<{ Variables: FetchbaseVariables }>();
+      app.use("*", fetchbaseAuth(options));
+      app.get("/", (c) => c.text("ok"));
+      const out: number[] = [];
+      for (let i = 0; i < 3; i++) {
+        const r = await app.request("/", { headers: { authorization: `Bearer ${token}` } });
+        await r.body?.cancel();
+        out.push(r.status);
+      }
+      return out;
+    };
+    // New literals, a new Headers and a new retry object each time, the same fetch: one client.
+    assert.deepEqual(
+      await statuses(() => ({
+        url: p.server.url,
+        apiKey: p.backend.apiKey,
+        clientOptions: {
+          fetch: sharedFetch,
+          headers: new Headers({ "x-app": "worker" }),
+          retry: { maxAttempts: 2 },
+          timeout: 4_000,
+        },
+      })),
+      [200, 200, 200],
+    );
+    assert.equal(p.jwks(), 1);
+    // A fetch made inside the function is a new configuration every time (documented).
+    assert.deepEqual(
+      await statuses(() => ({
+        url: p.server.url,
+        apiKey: p.backend.apiKey,
+        clientOptions: { fetch: (input, init) => fetch(input, init) },
+      })),
+      [200, 200, 200],
+    );
+    assert.equal(p.jwks(), 4);
+    // A shared auth client counts by identity: two of them are two configurations.
+    const { createAuthClient } = await import("../../auth/client.ts");
+    const { createClient } = await import("../../client.ts");
+    const shared = [0, 1].map(() => createAuthClient(createClient(p.server.url, p.backend.apiKey)));
+    let turn = 0;
+    assert.deepEqual(
+      await statuses(() => ({
+        url: p.server.url,
+        apiKey: p.backend.apiKey,
+        auth: shared[turn++ % 2],
+      })),
+      [200, 200, 200],
+    );
+    assert.equal(p.jwks(), 6, "each shared auth client verified with its own JWKS");
+  } finally {
+    await p.server.close();
+  }
+});
+
+Deno.test("middleware from a function: at most 8 configurations are kept, the least recently used dropped first", async () => {
+  const p = await jwksCountingProject();
+  try {
+    const token = await p.mint();
+    const app = new Hono<{ Bindings: TestEnv; Variables: FetchbaseVariables }>();
+    app.use(
+      "*",
+      fetchbaseAuth<TestEnv>((c) => ({ url: c.env.PROJECT_URL, apiKey: c.env.PROJECT_KEY })),
+    );
+    app.get("/", (c) => c.text("ok"));
+    // Trailing slashes make distinct configurations of the same project (the client drops them).
+    const use = async (n: number) => {
+      const env = { PROJECT_URL: p.server.url + "/".repeat(n), PROJECT_KEY: p.backend.apiKey };
+      const r = await app.request("/", { headers: { authorization: `Bearer ${token}` } }, env);
+      assert.equal(r.status, 200, await r.text());
+      return p.jwks();
+    };
+    for (let n = 0; n < 8; n++) assert.equal(await use(n), n + 1);
+    assert.equal(await use(0), 8, "configuration 0 is kept, and now the most recently used");
+    assert.equal(await use(8), 9, "a ninth configuration drops the least recently used (1)");
+    assert.equal(await use(0), 9, "0 was used after 1, so it stays");
+    assert.equal(await use(1), 10, "1 was dropped: its JWKS is fetched again (and 2 dropped)");
+    assert.equal(await use(8), 10);
+    assert.equal(await use(2), 11);
+    // However many configurations a function returns, no more than 8 clients are held.
+    for (let n = 9; n < 40; n++) await use(n);
+    assert.equal(await use(39), 42);
+    assert.equal(await use(32), 42);
+    assert.equal(await use(31), 43, "only the last 8 are kept");
+  } finally {
+    await p.server.close();
+  }
+});
+
+Deno.test("middleware from a function: a throw or a refused result is thrown for that request (the object form's error, never the url or key); a refused result is not kept", async () => {
+  const key = "sb_secret_never-in-a-message";
+  let result: () => unknown = () => ({});
+  const app = new Hono<{ Variables: FetchbaseVariables }>();
+  // Creating the middleware reads nothing yet.
+  app.use("*", fetchbaseAuth(() => result() as FetchbaseAuthOptions));
+  app.get("/", (c) => c.text("ok"));
+  const thrown: unknown[] = [];
+  app.onError((e, c) => {
+    thrown.push(e);
+    return c.json({ error: "internal", message: e.message }, 500);
+  });
+  const answer = async (value: () => unknown, authorization = "Bearer a.b.c") => {
+    result = value;
+    thrown.length = 0;
+    const r = await app.request("/", { headers: { authorization } });
+    const text = await r.text();
+    assert.equal(r.status, 500);
+    assert.equal(thrown.length, 1);
+    assert.ok(!text.includes(key) && !text.includes("secret-host"), text);
+    return thrown[0] as Error;
+  };
+  const boom = new Error("bindings missing");
+  assert.equal(
+    await answer(() => {
+      throw boom;
+    }),
+    boom,
+    "the function's own throw propagates as it is",
+  );
+  const refused = (value: unknown) =>
+    `Cannot verify the request as the result of 'options' must be an object with 'url' and 'apiKey': current value is ${value}`;
+  for (
+    const [value, message] of [
+      [key, refused("a string")],
+      [undefined, refused("undefined")],
+      [null, refused("null")],
+      [Promise.resolve({ url: "https://p.example", apiKey: key }), refused("a promise")],
+      [
+        { url: `ftp://secret-host/${key}`, apiKey: key },
+        "Cannot create the client as 'url' must be an http or https URL",
+      ],
+      [
+        { url: "https://secret-host", apiKey: " " },
+        "Cannot create the client as 'apiKey' must be a non-blank string",
+      ],
+      [
+        { url: "https://secret-host", apiKey: key, clientOptions: { fetch: key } },
+        "Cannot create the client as 'fetch' must be a function",
+      ],
+      [
+        {
+          url: "https://secret-host",
+          apiKey: key,
+          clientOptions: { headers: { authorization: key } },
+        },
+        "Cannot create the middleware as 'clientOptions.headers' must not hold Authorization: each request's client acts for its caller",
+      ],
+      [
+        {
+          url: "https://secret-host",
+          apiKey: key,
+          clientOptions: { headers: { "x-a": `\u2028${key}` } },
+        },
+        "Cannot create the client as 'headers' is invalid",
+      ],
+      [
+        { url: "https://secret-host", apiKey: key, realm: "caf\u00e9" },
+        `Cannot create the middleware as 'realm' must be a string of printable ASCII characters: current value is "caf\u00e9"`,
+      ],
+    ] as Array<[unknown, string]>
+  ) {
+    const e = await answer(() => value);
+    assert.ok(e instanceof TypeError, String(e));
+    assert.equal(e.message, message);
+    // A request without a token reads the options too, and is refused the same way (the
+    // refused result was not kept).
+    assert.equal((await answer(() => value, "")).message, message);
+  }
+  const e = await answer(() => ({
+    url: "https://secret-host",
+    apiKey: key,
+    clientOptions: { timeout: -1 },
+  }));
+  assert.ok(e instanceof RangeError);
+  // A refused result is not kept (each above was refused twice); a good one then answers.
+  result = () => ({ url: "https://p.example", apiKey: key });
+  const r = await app.request("/");
+  assert.equal(r.status, 401);
+  assert.equal((await r.json()).error, "missing_token");
+
+  // Without an onError, Hono answers a bare 500 with no details.
+  const plain = new Hono();
+  plain.use("*", fetchbaseAuth(() => ({ url: `ftp://secret-host/${key}`, apiKey: key })));
+  plain.get("/", (c) => c.text("ok"));
+  const logged: unknown[] = [];
+  const error = console.error;
+  console.error = (...args: unknown[]) => logged.push(...args);
+  try {
+    const bare = await plain.request("/", { headers: { authorization: "Bearer a.b.c" } });
+    assert.equal(bare.status, 500);
+    assert.equal(await bare.text(), "Internal Server Error");
+  } finally {
+    console.error = error;
+  }
+  assert.ok(!String(logged[0]).includes(key));
+  // A value that is neither options nor a function is still refused at creation.
+  assert.throws(() => fetchbaseAuth(42 as never), TypeError);
 });

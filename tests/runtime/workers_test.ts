@@ -13,8 +13,10 @@ const root = new URL("../../", import.meta.url).pathname;
 Deno.test("the edge example runs in workerd: JWT verification, streamed upload, filtered select", async () => {
   const tmp = await Deno.makeTempDir({ prefix: "fetchbase-worker-" });
   const backend = await createLocalBackend();
-  // The JWKS requests the worker makes: its middleware is built once per isolate, so one fetch
-  // serves every request (a middleware built per request would fetch it for each).
+  // The JWKS requests the worker makes: its app is made once per isolate and its middleware reads
+  // the bindings from each request's `c.env` (fetchbaseAuth's function form), keeping one
+  // verifying client for them, so one fetch serves every request (a middleware built per request,
+  // as Hono's docs show for `c.env`, would fetch it for each).
   let jwksFetches = 0;
   const server = await serve((req) => {
     if (new URL(req.url).pathname.endsWith("/.well-known/jwks.json")) jwksFetches++;
@@ -67,7 +69,8 @@ Deno.test("the edge example runs in workerd: JWT verification, streamed upload, 
     }
     const list = await fetch(`${base}api/todos?q=worker`, { headers: auth }).then((r) => r.json());
     assert.equal(list.count, 2);
-    // Five verified requests so far, across which the isolate kept the middleware's JWKS cache.
+    // Five verified requests so far, each reading the bindings from `c.env`, across which the
+    // middleware kept one JWKS cache.
     assert.equal(jwksFetches, 1, "one JWKS fetch per isolate, not one per request");
 
     await fetch(`${server.url}/storage/v1/bucket`, {
