@@ -183,7 +183,6 @@ const TOKEN_CODES: ReadonlySet<string> = new Set([
   "token_expired",
 ]);
 
-/**
 /** What a configuration verifies with: made once per configuration, its JWKS cache shared. */
 interface Verifier {
   /** The auth client that checks tokens (the middleware's own, or the shared `auth`). */

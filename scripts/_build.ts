@@ -445,6 +445,10 @@ export async function shrink(file: string): Promise<void> {
     keep_classnames: true,
   };
   ast.figure_out_scope({ ...mangle, module: true });
+  // terser keeps no other binding a function or class takes its name from (`cb = () => {}` as a
+  // default, `f = () => {}`, `const C = class {}`): each is marked as terser marks an exported
+  // binding (`MASK_EXPORT_DONT_MANGLE`), which it neither renames nor lets another name shadow.
+  for (const def of namingBindings(ast)) def.export |= 1;
   ast.compute_char_frequency(mangle);
   // Locals only: terser's `mangle` option would also rename private members.
   ast.mangle_names(mangle);
@@ -478,6 +482,52 @@ export async function shrink(file: string): Promise<void> {
 
 /** Node types whose function or class takes its name from the variable it is assigned to. */
 const NAMED_BY_BINDING = /^(Arrow|Function|ClassExpression)$/;
+
+/** Operators of an assignment that names the function or class it assigns (`x ??= () => {}`). */
+const NAMING_OPERATOR = /^(=|\|\|=|&&=|\?\?=)$/;
+
+/**
+ * The binding a node gives a function or class its name from, if any: `const f = () => {}`, a
+ * parameter's or a destructured binding's default (`cb = () => {}`), an assignment (`f = ...`,
+ * `f ??= ...`). Such a binding's name is the function's `name` at run time.
+ */
+function namingBinding(node: TreeNode): unknown {
+  const [target, value] = node.TYPE === "VarDef"
+    ? [node.name, node.value]
+    : (node.TYPE === "Assign" || node.TYPE === "DefaultAssign") &&
+        NAMING_OPERATOR.test(node.operator)
+    ? [node.left, node.right]
+    : [];
+  return value && NAMED_BY_BINDING.test(value.TYPE) ? target?.thedef : undefined;
+}
+
+/** The bindings of `ast` that name a function or class (see `namingBinding`). */
+function namingBindings(ast: TreeNode): Set<TreeNode> {
+  const out = new Set<TreeNode>();
+  walkTree(ast, (node) => {
+    const def = namingBinding(node);
+    if (def) out.add(def);
+  });
+  return out;
+}
+
+/**
+ * Fields of a node that are part of the program besides its type, literals and names: the
+ * operator (`+`, `-=`, `typeof`, `++`), and what makes a function async or a generator, a member
+ * static, a loop `for await`, a `yield` delegate, an access optional, a pattern an array.
+ */
+const FLAGS = [
+  "operator",
+  "async",
+  "is_generator",
+  "static",
+  "await",
+  "is_star",
+  "optional",
+  "is_array",
+  "is_default",
+  "phase",
+] as const;
 
 /** Node types whose symbol's name shows at run time (`fn.name`, a stack trace). */
 const NAMED_DECLARATION = /^Symbol(Defun|Lambda|DefClass|Class|Method)$/;
@@ -518,9 +568,11 @@ function walkTree(ast: TreeNode, visit: (node: TreeNode) => void): void {
 
 /**
  * Whether two modules are the same program up to the names of their local variables: the same
- * nodes in the same order, the same literals, properties and keys, each binding used in the same
- * places (numbered by first use), and the same name for every top-level or undeclared binding and
- * every function, class or method, including a variable a function or class is assigned to.
+ * nodes in the same order, the same literals (regular expressions' source and flags included),
+ * properties, keys, operators and flags (`async`, `static`, `for await`, ...: `FLAGS`), each
+ * binding used in the same places (numbered by first use), and the same name for every top-level
+ * or undeclared binding and every function, class or method, including a binding a function or
+ * class takes its name from (`const f = () => {}`, a default `cb = () => {}`, `f = class {}`).
  */
 export function sameProgram(a: TreeNode, b: TreeNode): boolean {
   const shape = (ast: TreeNode): string[] => {
@@ -528,13 +580,17 @@ export function sameProgram(a: TreeNode, b: TreeNode): boolean {
     const bound = new Set<unknown>();
     const out: string[] = [];
     walkTree(ast, (node) => {
-      if (node.TYPE === "VarDef" && node.value && NAMED_BY_BINDING.test(node.value.TYPE)) {
-        bound.add(node.name.thedef);
-      }
+      const naming = namingBinding(node);
+      if (naming) bound.add(naming);
       const parts: unknown[] = [node.TYPE];
+      for (const flag of FLAGS) {
+        const v = node[flag];
+        if (v !== undefined && v !== null && typeof v !== "object") parts.push(flag, v);
+      }
       const value = node.value;
       if (value === null || typeof value !== "object") parts.push(value);
-      else if (value instanceof RegExp) parts.push(String(value));
+      // terser's regular expression literal: `{ source, flags }`.
+      else if (node.TYPE === "RegExp") parts.push(value.source, value.flags);
       if (typeof node.property === "string") parts.push(node.property);
       if (typeof node.key === "string") parts.push(node.key);
       const def = node.thedef;

@@ -56,6 +56,75 @@ Deno.test("sameProgram: names that show at run time, literals and properties mus
   }
 });
 
+Deno.test("sameProgram: operators, regular expressions and flags must match", async () => {
+  for (
+    const [a, b] of [
+      ["export const f = (x) => x + 1;", "export const f = (x) => x - 1;"],
+      ["export const f = (x) => x && 1;", "export const f = (x) => x || 1;"],
+      ["export const f = (x) => x == 1;", "export const f = (x) => x === 1;"],
+      ["export const f = (x) => !x;", "export const f = (x) => -x;"],
+      ["export const f = (x) => typeof x;", "export const f = (x) => void x;"],
+      ["export const f = (x) => x++;", "export const f = (x) => x--;"],
+      [
+        "export const f = (x) => { x += 1; return x; };",
+        "export const f = (x) => { x -= 1; return x; };",
+      ],
+      ["export const r = /ab/g;", "export const r = /cd/g;"],
+      ["export const r = /ab/g;", "export const r = /ab/i;"],
+      ["export const f = async () => 1;", "export const f = () => 1;"],
+      ["export function* g() { return 1; }", "export function g() { return 1; }"],
+      ["export function* g() { yield* h(); }", "export function* g() { yield h(); }"],
+      ["export class C { static m() {} }", "export class C { m() {} }"],
+      [
+        "export async function f(x) { for await (const k of x) g(k); }",
+        "export async function f(x) { for (const k of x) g(k); }",
+      ],
+    ]
+  ) {
+    assert.equal(await same(a, a), true, a);
+    assert.equal(await same(a, b), false, `${a} => ${b}`);
+  }
+});
+
+Deno.test("sameProgram and shrink: a binding a function or class is named by keeps its name", async () => {
+  // A default (parameter or destructured) and an assignment name an anonymous function too.
+  const source = [
+    "export function a(callbackFn = () => 1) { return callbackFn.name; }",
+    "export function b(o) { const { handlerFn = () => 1 } = o; return handlerFn.name; }",
+    "export function c() { let assignedFn; assignedFn = () => 1; return assignedFn.name; }",
+    "export function d() { let lazyFn; lazyFn ??= () => 1; return lazyFn.name; }",
+    "export function e() { const classVar = class {}; return classVar.name; }",
+    "",
+  ].join("\n");
+  for (const name of ["callbackFn", "handlerFn", "assignedFn", "lazyFn", "classVar"]) {
+    const renamed = source.replace(new RegExp(`\\b${name}\\b`, "g"), "z");
+    assert.equal(await same(source, renamed), false, name);
+  }
+  const dir = await Deno.makeTempDir({ prefix: "fetchbase-shrink-" });
+  try {
+    const file = `${dir}/bundle.js`;
+    await Deno.writeTextFile(file, source);
+    await Deno.writeTextFile(
+      `${file}.map`,
+      JSON.stringify({
+        version: 3,
+        sources: ["src/a.ts"],
+        sourcesContent: ["// a\n"],
+        names: [],
+        mappings: "AAAA",
+      }),
+    );
+    await shrink(file);
+    const mod = await import(`file://${file}`);
+    assert.deepEqual(
+      [mod.a(), mod.b({}), mod.c(), mod.d(), mod.e()],
+      ["callbackFn", "handlerFn", "assignedFn", "lazyFn", "classVar"],
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("shrink: short local names, run-time names kept, annotations and sources carried", async () => {
   const dir = await Deno.makeTempDir({ prefix: "fetchbase-shrink-" });
   try {
