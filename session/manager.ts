@@ -581,9 +581,13 @@ export class SessionManager {
 
   /**
    * Ends the wait of the operations waiting for the restore that began in Loading, or, given
-   * `only`, only while that restore's is the one under way.
+   * `only` (a restore that has settled), that restore's own wait, and the manager's only while
+   * it is that one: a restore begun after it had found nothing (a state subscriber's) has taken
+   * the manager's wait over by then, and the operations waiting on the earlier one once waited
+   * out their timeout, or for ever without one.
    */
   #loaded(only?: () => void): void {
+    only?.();
     const done = this.#loading;
     if (done === null || (only !== undefined && only !== done)) return;
     this.#loading = null;

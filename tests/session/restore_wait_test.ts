@@ -401,3 +401,37 @@ Deno.test("during a restore, a sign-in or a sign-out ends the wait at once: the 
     out.m.dispose();
   });
 });
+
+Deno.test("a restore begun when an earlier one has just found nothing ends the earlier one's wait all the same", async () => {
+  // A state subscriber (which may call any manager method) restores again once the first restore
+  // has found nothing: the second took over the wait before the first had ended its own, which was
+  // then never ended; an operation waiting on it waited out its timeout, or for ever without one.
+  await withClock(async (clock) => {
+    const h = setup({ stored: "none" });
+    let again: Promise<unknown> | null = null;
+    let loading = false;
+    h.m.sessionState.subscribe((s) => {
+      if (s.kind === "Loading") loading = true;
+      else if (s.kind === "NotAuthenticated" && loading && again === null) {
+        again = h.m.restoreSession();
+      }
+    });
+    const first = h.m.restoreSession();
+    const user = track(clock, () => getUserForCurrentSession(h.auth, h.m));
+    await clock.tickAsync(READ_MS);
+    await first;
+    assert.ok(again !== null, "restored again");
+    await again;
+    await clock.tickAsync(0);
+    assert.equal(user.out.r?.errorOrNull()?.category, "NO_SESSION", "the wait has ended");
+    assert.equal(user.out.at, READ_MS);
+    assert.deepEqual(h.log, []);
+    // Nothing is left waiting: a later operation answers at once.
+    const later = track(clock, () => getUserForCurrentSession(h.auth, h.m));
+    await clock.tickAsync(0);
+    assert.equal(later.out.r?.errorOrNull()?.category, "NO_SESSION");
+    h.m.dispose();
+    await clock.tickAsync(60_000);
+    await user.done;
+  });
+});
