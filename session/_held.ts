@@ -87,8 +87,11 @@ export function afterRestore<O extends AuthCallOptions, T>(
 export interface LapseRefresh {
   /** Whether auto-refresh is on (off: a lapsed session waits for the caller's refreshSession). */
   readonly on: () => boolean;
-  /** Starts or joins the one refresh of the held session. Never rejects. */
-  readonly refresh: () => Promise<ServiceResult<Session>>;
+  /**
+   * Starts or joins the one refresh of the held session, without waiting for a restore;
+   * `explicit` asks for a grant, as `refreshSession` does. Never rejects.
+   */
+  readonly refresh: (explicit?: boolean) => Promise<ServiceResult<Session>>;
 }
 
 /** Each manager's {@linkcode LapseRefresh}. */

@@ -23,6 +23,7 @@ import { copySession } from "./_copy.ts";
 import {
   call,
   heldSession,
+  lapseRefresh,
   onLiveSession,
   sameSession,
   saved,
@@ -259,11 +260,18 @@ export async function refreshTokenAndSaveSession(
   // grants with one refresh token would make the server see a reuse. A restore
   // under way is not waited for: the grant needs only the token given, and the
   // restore stands down before the session it saves (waiting, the token could
-  // be one the restore's refresh has just spent).
+  // be one the restore's refresh has just spent). A restore's refresh of this
+  // token is joined at once, its answer this call's (waiting, a failed one was
+  // followed by a second grant).
   options ??= {};
   const held = heldSession(manager);
   if (held !== null && held.refreshToken === refreshToken) {
-    return await untilCancelled(() => manager.refreshSession(), options.signal, options.timeout);
+    const shared = lapseRefresh.get(manager);
+    return await untilCancelled(
+      () => shared ? shared.refresh(true) : manager.refreshSession(),
+      options.signal,
+      options.timeout,
+    );
   }
   const r = await auth.refreshToken(refreshToken, call(options));
   return r.ok

@@ -271,7 +271,10 @@ const ENDED: ReadonlySet<string> = new Set(["session_not_found", "user_not_found
  * Signs the current session out and clears storage; with no session it succeeds when `succeedIfNoSession` (default).
  * A lapsed (`Expired`) session is signed out too: it is refreshed first,
  * since the server refuses a lapsed token (401/403) and ends nothing, which
- * would leave its refresh token usable. With scope LOCAL (the default), when
+ * would leave its refresh token usable. A refresh whose new tokens the
+ * storage could not save (live in memory) counts as done: the new token is
+ * sent (with OTHERS, which keeps the session, the storage failure is then
+ * the answer). With scope LOCAL (the default), when
  * that refresh fails (offline, or the session is already dead; not the
  * caller's cancellation) the lapsed token is sent, and an answer of 401, 403 or 404 (the server no longer
  * accepts the token or knows its session) clears the session here and
@@ -344,11 +347,21 @@ export async function signOutCurrentSession(
   // Ending a session needs a token the server accepts: a lapsed one is refreshed first (GoTrue
   // answers a lapsed token 401/403 and ends nothing: its refresh token would stay usable).
   let ended = false;
+  // A refresh that got new tokens but could not store them: said when the session is kept.
+  let unstored: Failure | null = null;
   if (manager.sessionState.value.kind === "Expired") {
     const fresh = await within((timeout) =>
       untilCancelled(() => manager.refreshSession(), options.signal, timeout)
     );
+    // Held and live (not lapsed): what the refresh left in memory.
+    const now = manager.currentSession;
     if (fresh.ok) session = fresh.value;
+    // The grant answered but the storage failed: the new tokens are held, live, and are the
+    // ones the server accepts (the lapsed token would be refused and end nothing).
+    else if (
+      fresh.error.category !== "CANCELLED" && now !== null &&
+      now.refreshToken !== session.refreshToken && sameSession(session, now)
+    ) [session, unstored] = [now, fresh];
     // LOCAL goes on with the lapsed token when the refresh fails (offline, or the session is
     // already dead): the session is then cleared here, as before.
     else if (scope !== SignOutScope.LOCAL || fresh.error.category === "CANCELLED") return fresh;
@@ -387,7 +400,8 @@ export async function signOutCurrentSession(
       );
     }
   }
-  return r;
+  // A session kept (OTHERS) is live here but its new tokens are not stored: said as the refresh did.
+  return r.ok && unstored && sameSession(session, heldSession(manager)) ? unstored : r;
 }
 
 /**

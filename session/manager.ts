@@ -406,7 +406,10 @@ export class SessionManager {
     this.#retryBase = setting(config.retryBaseDelayMs ?? 1000, "retryBaseDelayMs", true);
     this.#retryMax = setting(config.retryMaxDelayMs ?? 60_000, "retryMaxDelayMs", true);
     // The operations on the held session refresh a lapsed one first while auto-refresh is on.
-    lapseRefresh.set(this, { on: () => this.#autoRefresh, refresh: () => this.#sharedRefresh() });
+    lapseRefresh.set(this, {
+      on: () => this.#autoRefresh,
+      refresh: (explicit) => this.#sharedRefresh(explicit),
+    });
   }
 
   /**

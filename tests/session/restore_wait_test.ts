@@ -56,13 +56,24 @@ function setup(o: {
   autoRefresh?: boolean;
   /** Whether the first read takes READ_MS (default true). */
   slow?: boolean;
+  /** How long a refresh-token grant takes to be answered (fake time; default at once). */
+  grantMs?: number;
+  /** Whether the first refresh-token grant fails (503: GoTrue unreachable for now). */
+  firstGrantFails?: boolean;
 }) {
   const log: string[] = [];
+  let grants = 0;
   const fetch = (input: RequestInfo | URL, init?: RequestInit) => {
     const req = new Request(input, init);
     const path = new URL(req.url).pathname;
     const bearer = path.endsWith("/token") ? "" : ` ${req.headers.get("authorization")}`;
     log.push(`${req.method} ${path}${bearer}`);
+    if (path.endsWith("/token") && o.grantMs) {
+      const answer = o.firstGrantFails && grants++ === 0
+        ? () => Response.json({ code: "unexpected_failure", message: "down" }, { status: 503 })
+        : () => Response.json(sessionJson(2));
+      return new Promise<Response>((resolve) => setTimeout(() => resolve(answer()), o.grantMs));
+    }
     if (path.endsWith("/token") || path.endsWith("/verify")) {
       return Promise.resolve(Response.json(sessionJson(2)));
     }
@@ -329,6 +340,29 @@ Deno.test("during a restore, refreshTokenAndSaveSession of the stored token does
     // Waiting, it would have sent refresh-1 again after the restore's own refresh had spent it.
     assert.deepEqual(h.log, ["POST /auth/v1/token"]);
     h.m.dispose();
+  });
+});
+
+Deno.test("during a restore's refresh of the lapsed stored session, refreshTokenAndSaveSession of its token joins that grant at once: one grant", async () => {
+  await withClock(async (clock) => {
+    for (const firstGrantFails of [false, true]) {
+      const h = setup({ stored: "lapsed", autoRefresh: true, grantMs: 500, firstGrantFails });
+      const init = h.m.initialize();
+      await clock.tickAsync(READ_MS);
+      // The restore holds the lapsed session and its grant of refresh-1 is under way.
+      assert.equal(h.m.sessionState.value.kind, "Expired");
+      assert.deepEqual(h.log, ["POST /auth/v1/token"]);
+      const r = track(clock, () => refreshTokenAndSaveSession(h.auth, h.m, "refresh-1"));
+      await clock.tickAsync(500);
+      // The restore's grant is the answer, as for any caller sharing a refresh. Waiting for the
+      // restore, it sent refresh-1 again once the restore's grant had failed, and answered later.
+      assert.deepEqual(h.log, ["POST /auth/v1/token"]);
+      assert.equal(r.out.at, 500);
+      if (firstGrantFails) assert.equal(r.out.r?.ok, false);
+      else assert.equal(r.out.r?.getOrThrow().refreshToken, "refresh-2");
+      await init;
+      h.m.dispose();
+    }
   });
 });
 

@@ -69,3 +69,40 @@ Deno.test("a LOCAL sign-out of a lapsed session whose refresh fails still signs 
     }
   });
 });
+
+Deno.test("a sign-out of a lapsed session whose refresh got new tokens but could not store them sends the new token", async () => {
+  await withClock(async (clock) => {
+    for (const scope of [SignOutScope.LOCAL, SignOutScope.GLOBAL, SignOutScope.OTHERS]) {
+      const g = gotrue(() => jsonResponse(sessionJson(2)));
+      // Saves the first session, then fails: the refresh's new tokens live in memory only.
+      let saves = 0;
+      let cleared = 0;
+      const storage = {
+        save: () => ++saves > 1 ? Promise.reject(new Error("quota")) : Promise.resolve(),
+        load: () => Promise.resolve(null),
+        clear: () => {
+          cleared++;
+          return Promise.resolve();
+        },
+      };
+      const m = createSessionManager(g.auth, g.client, { autoRefresh: false, storage });
+      await m.saveSession(decodeSession(sessionJson(1, { expires_in: 60 })));
+      await clock.tickAsync(120_000);
+      assert.equal(m.sessionState.value.kind, "Expired");
+      const r = await signOutCurrentSession(g.auth, m, { scope });
+      // The lapsed token would be refused (403) and the refreshed session left live on the server.
+      assert.deepEqual(g.logouts, ["access-2"]);
+      if (scope === SignOutScope.OTHERS) {
+        // This session is kept, live in memory only: the storage failure is still said.
+        assert.ok(!r.ok && /refreshed but could not be stored/.test(r.error.message));
+        assert.equal(m.currentSession?.accessToken, "access-2");
+        assert.equal(cleared, 0);
+      } else {
+        assert.ok(r.ok, r.ok ? "" : r.error.message);
+        assert.equal(m.currentSession, null);
+        assert.equal(cleared, 1);
+      }
+      m.dispose();
+    }
+  });
+});
