@@ -30,6 +30,26 @@ export function currentUserAgent(): string | undefined {
 }
 
 /**
+ * Whether the running runtime is Node, read at call time: its user agent
+ * says so (or it has no `navigator`) and its `Request` takes
+ * `redirect: "error"`. workerd refuses that mode outright, and a Worker
+ * whose compatibility date is before 2022-03-21 (or that sets
+ * `no_global_navigator`) has no `navigator` either, so without the second
+ * check it passed for Node and every resumable upload request failed.
+ *
+ * @returns True on Node.
+ */
+export function runsOnNode(): boolean {
+  if (!streamsChunksByDefault(currentUserAgent())) return false;
+  try {
+    new Request("http://localhost/", { redirect: "error" });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
  * The request body for a chunk. Bytes become a stream holding that one piece
  * when `stream` is true, and `headers` gets their `Content-Length` (runtimes
  * that ignore it send the stream chunked). Empty bytes and a Blob slice are

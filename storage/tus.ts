@@ -28,7 +28,7 @@ import {
 } from "../core/result.ts";
 import { MutableStateFlow, type StateFlow } from "../core/state_flow.ts";
 import { checkObjectPath, encodeBucket, encodeObjectPath } from "./_path.ts";
-import { chunkBody, currentUserAgent, streamsChunksByDefault } from "./_chunk_body.ts";
+import { chunkBody, runsOnNode } from "./_chunk_body.ts";
 import { showValue } from "../core/_show.ts";
 import { checkUploadOptions } from "./_upload_options.ts";
 import { hasMethods } from "../core/_has_methods.ts";
@@ -516,7 +516,13 @@ class ChunkSource {
           >,
         );
         this.checkLive(); // a cancelled read gives no view back: its bytes are gone
-        const moved = new Uint8Array(value!.buffer, 0, room);
+        // The read that ends the stream gives back an empty view of the moved memory; workerd
+        // before compatibility date 2024-05-13 (internal streams: Blobs, bodies) gives none.
+        const moved = value
+          ? new Uint8Array(value.buffer, 0, room)
+          : into.byteLength === room
+          ? into
+          : new Uint8Array(room);
         if (direct) out = moved;
         else this.#scratch = moved;
         if (done) break;
@@ -759,7 +765,7 @@ class Upload implements ResumableUpload {
       maxDelayMs: o.retryMaxDelayMs ?? 10_000,
     });
     this.#chunkSize = o.chunkSize ?? RESUMABLE_DEFAULT_CHUNK_SIZE;
-    this.#node = streamsChunksByDefault(currentUserAgent());
+    this.#node = runsOnNode();
     this.#streamChunks = o.streamChunks ?? this.#node;
     // A stream that has given every declared byte gets the request timeout to end.
     this.#source = new ChunkSource(data, o.size ?? null, o.timeout ?? client.timeout);

@@ -158,14 +158,15 @@ export interface RunningWorker {
 /**
  * Bundles the Worker `entry` with esbuild (ESM, browser platform) into `tmp` and runs it in
  * miniflare (the real workerd runtime), with `FETCHBASE_URL` and `FETCHBASE_KEY` bound; miniflare's
- * own temporary files go inside `tmp` too. Throws with esbuild's or miniflare's output when either
- * fails.
+ * own temporary files go inside `tmp` too. `compatibilityDate` replaces the runner's default (a
+ * current date). Throws with esbuild's or miniflare's output when either fails.
  */
 export async function startWorker(
   entry: string,
   tmp: string,
   fetchbaseUrl: string,
   fetchbaseKey: string,
+  compatibilityDate?: string,
 ): Promise<RunningWorker> {
   const root = new URL("../../", import.meta.url).pathname;
   const out = await new Deno.Command(`${root}node_modules/.bin/esbuild`, {
@@ -183,6 +184,7 @@ export async function startWorker(
       `${tmp}/worker.js`,
       fetchbaseUrl,
       fetchbaseKey,
+      ...(compatibilityDate === undefined ? [] : [compatibilityDate]),
     ],
     "READY",
     { env: { TMPDIR: tmp } },

@@ -52,3 +52,34 @@ Deno.test("a resumable upload runs in workerd against a real TUS peer: bytes and
     await Deno.remove(tmp, { recursive: true });
   }
 });
+
+Deno.test("a resumable upload runs in workerd at older compatibility dates: bytes and a Blob's stream", async () => {
+  // Before 2022-03-21 workerd has no `navigator`: it passed for Node, whose uploads stream each
+  // chunk (`new ReadableStream`, refused before 2022-11-30) and send `redirect: "error"`, which
+  // workerd refuses. Before 2024-05-13 the BYOB read that ends an internal stream (a Blob's, a
+  // body's) gives no view back, which failed every stream upload.
+  for (const date of ["2022-01-01", "2024-01-01"]) {
+    const tmp = await Deno.makeTempDir({ prefix: "fetchbase-worker-tus-old-" });
+    const peer = await tusPeer();
+    const worker = await startWorker(
+      `${root}tests/runtime/workers/tus_worker.ts`,
+      tmp,
+      peer.url,
+      "anon-key",
+      date,
+    );
+    try {
+      const size = 64 * 1024 * 2 + 45;
+      for (const kind of ["bytes", "stream"]) {
+        const r = await fetch(`${worker.url}?size=${size}&kind=${kind}&name=${kind}-${date}.bin`);
+        const out = await r.json() as { ok: boolean; error: string | null; uploadUrl: string };
+        assert.equal(out.ok, true, `${kind} at ${date}: ${out.error}`);
+        assert.deepEqual(await peer.bytesOf(out.uploadUrl), bytes(size), `${kind} at ${date}`);
+      }
+    } finally {
+      await worker.stop();
+      await peer.close();
+      await Deno.remove(tmp, { recursive: true });
+    }
+  }
+});

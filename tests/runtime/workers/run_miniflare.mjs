@@ -1,14 +1,14 @@
 // @ts-nocheck -- runs under Node against the npm build, not type-checked by Deno
 // Starts a bundled Worker in miniflare (the real workerd runtime) and prints its URL.
-// Usage: node run_miniflare.mjs <bundle.js> <FETCHBASE_URL> <FETCHBASE_KEY>
+// Usage: node run_miniflare.mjs <bundle.js> <FETCHBASE_URL> <FETCHBASE_KEY> [compatibility date]
 import { Miniflare } from "miniflare";
 import { readFileSync } from "node:fs";
 
-const [script, url, key] = process.argv.slice(2);
+const [script, url, key, date] = process.argv.slice(2);
 const mf = new Miniflare({
   modules: true,
   script: readFileSync(script, "utf8"),
-  compatibilityDate: "2026-08-01",
+  compatibilityDate: date ?? "2026-08-01",
   bindings: { FETCHBASE_URL: url, FETCHBASE_KEY: key },
   host: "127.0.0.1",
   port: 0,
