@@ -736,15 +736,15 @@ async function attemptOnce(
     init.body = req.body as BodyInit;
     // A stream goes through a pipe the call cuts when it fails (see Call): fetch heeds no abort
     // once its answer has come, and would send the rest of a body the server refused early.
-    // Fetch refuses a locked or used stream, which a pipe would send as an empty body.
+    // Fetch refuses a locked or used stream, which a pipe would send as an empty body. workerd
+    // before 2022-11-30 ignores the transformer (no `start`) and cannot pipe a TransformStream's
+    // readable into another: there the stream goes as it is, uncut.
     if (req.body instanceof ReadableStream) {
       init.duplex = "half";
       try {
         new Response(req.body);
-        init.body = req.body.pipeThrough(
-          new TransformStream({ start: (c) => void (cutBody = () => c.error()) }),
-          { signal: controller.signal },
-        );
+        const pipe = new TransformStream({ start: (c) => void (cutBody = () => c.error()) });
+        if (cutBody) init.body = req.body.pipeThrough(pipe, { signal: controller.signal });
       } catch (error) {
         return networkFailure("Network error", error, secrets);
       }

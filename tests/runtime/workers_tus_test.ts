@@ -6,11 +6,12 @@
  */
 import assert from "node:assert/strict";
 import { tusPeer } from "../storage_tus/_tus_peer.ts";
+import { serve } from "../support/serve.ts";
 import { startWorker } from "./support.ts";
 
 const root = new URL("../../", import.meta.url).pathname;
 
-function bytes(size: number): Uint8Array {
+function bytes(size: number): Uint8Array<ArrayBuffer> {
   const b = new Uint8Array(size);
   for (let i = 0; i < size; i++) b[i] = (i * 7 + 3) % 251;
   return b;
@@ -53,11 +54,18 @@ Deno.test("a resumable upload runs in workerd against a real TUS peer: bytes and
   }
 });
 
-Deno.test("a resumable upload runs in workerd at older compatibility dates: bytes and a Blob's stream", async () => {
+Deno.test("uploads run in workerd at older compatibility dates: resumable (bytes, a Blob's stream) and plain of a stream (a Blob's, the request's body, a TransformStream's)", async () => {
   // Before 2022-03-21 workerd has no `navigator`: it passed for Node, whose uploads stream each
   // chunk (`new ReadableStream`, refused before 2022-11-30) and send `redirect: "error"`, which
   // workerd refuses. Before 2024-05-13 the BYOB read that ends an internal stream (a Blob's, a
-  // body's) gives no view back, which failed every stream upload.
+  // body's) gives no view back, which failed every stream upload. Before 2022-11-30 a plain upload
+  // of a TransformStream's readable failed as NETWORK: its pipe into the transport's own
+  // TransformStream threw ("Inter-TransformStream ReadableStream.pipeTo() is not implemented").
+  const received = new Map<string, Uint8Array>();
+  await using plainPeer = await serve(async (req) => {
+    received.set(new URL(req.url).pathname, await req.bytes());
+    return Response.json({ Key: "uploads/x" });
+  });
   for (const date of ["2022-01-01", "2024-01-01"]) {
     const tmp = await Deno.makeTempDir({ prefix: "fetchbase-worker-tus-old-" });
     const peer = await tusPeer();
@@ -75,6 +83,20 @@ Deno.test("a resumable upload runs in workerd at older compatibility dates: byte
         const out = await r.json() as { ok: boolean; error: string | null; uploadUrl: string };
         assert.equal(out.ok, true, `${kind} at ${date}: ${out.error}`);
         assert.deepEqual(await peer.bytesOf(out.uploadUrl), bytes(size), `${kind} at ${date}`);
+      }
+      for (const plain of ["blob", "body", "pipe"]) {
+        const name = `plain-${plain}-${date}.bin`;
+        const r = await fetch(
+          `${worker.url}?size=${size}&plain=${plain}&name=${name}&to=${plainPeer.url}`,
+          plain === "body" ? { method: "POST", body: bytes(size) } : {},
+        );
+        const out = await r.json() as { ok: boolean; error: string | null };
+        assert.equal(out.ok, true, `${name}: ${out.error}`);
+        assert.deepEqual(
+          received.get(`/storage/v1/object/uploads/worker/${name}`),
+          bytes(size),
+          name,
+        );
       }
     } finally {
       await worker.stop();
