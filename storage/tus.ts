@@ -421,12 +421,13 @@ class ChunkSource {
     let left = count;
     while (left > 0) {
       const [moved, n] = await this.#fill(left >= room ? scratch : scratch.subarray(0, left), 0);
-      scratch = new Uint8Array(moved.buffer, 0, room);
+      // Checked first: a read that ended the stream may leave a fresh buffer only `left` long.
       if (n === 0) {
         throw new RangeError(
           `Cannot resume the stream at byte ${this.#streamPos + count - left}: it ended before`,
         );
       }
+      scratch = new Uint8Array(moved.buffer, 0, room);
       left -= n;
     }
     this.#streamPos += count;
