@@ -13,7 +13,7 @@ import {
 import { createSessionManager, signOutCurrentSession } from "../session/mod.ts";
 import { createStorageClient } from "../storage/client.ts";
 import { createSignedRenderUrls } from "../storage/extensions.ts";
-import { BASE, type Clock, KEY, sessionJson, withClock } from "./session/_helpers.ts";
+import { BASE, KEY, sessionJson, track, withClock } from "./session/_helpers.ts";
 
 /** How one request is answered: after `ms` of (fake) time, or never ("hang"). */
 type Step = { ms: number; answer: () => Response } | "hang";
@@ -45,17 +45,6 @@ const minimal406 = () =>
     hint: null,
     message: "JSON object requested, multiple (or no) rows returned",
   }, { status: 406 });
-
-/** Starts a call and notes when (fake time since its start) and how it settled. */
-function track<T>(clock: Clock, start: () => Promise<ServiceResult<T>>) {
-  const t0 = clock.now;
-  const out: { at: number; r: ServiceResult<T> | null } = { at: -1, r: null };
-  const done = start().then((r) => {
-    out.at = clock.now - t0;
-    out.r = r;
-  });
-  return { out, done };
-}
 
 /** Asserts the call ended as the transport's timeout of `ms` does, at `ms` after its start. */
 function assertTimedOut(out: { at: number; r: ServiceResult<unknown> | null }, ms: number) {

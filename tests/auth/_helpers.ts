@@ -4,9 +4,11 @@ import assert from "node:assert/strict";
 import {
   type AuthClient,
   createAuthClient,
+  decodeSession,
   pkceChallengeS256,
   type PkceParams,
 } from "../../auth/mod.ts";
+import { createSessionManager, InMemorySessionStorage } from "../../session/mod.ts";
 import {
   jsonResponse,
   type RecordedRequest,
@@ -119,4 +121,77 @@ export async function latestPkce(c: unknown): Promise<PkceParams> {
     codeChallenge: await pkceChallengeS256(codeVerifier),
     codeChallengeMethod: "S256",
   };
+}
+
+/** An unsigned token (`e30` header, `c2ln` signature) carrying `payload`, as GoTrue answers hold. */
+export const jwtOf = (payload: Record<string, unknown>): string =>
+  `e30.${btoa(JSON.stringify(payload)).replace(/=+$/, "")}.c2ln`;
+
+/** A GoTrue session answer for `accessToken` and `user`, live until 4,000,000,000. */
+export function sessionAnswer(accessToken: string, user: unknown): Record<string, unknown> {
+  return {
+    access_token: accessToken,
+    refresh_token: "refresh-abc",
+    expires_in: 3600,
+    expires_at: 4_000_000_000,
+    token_type: "bearer",
+    user,
+  };
+}
+
+/** Whether a recorded request is auth-js reading the user back (`GET /user`). */
+export const isUserRead = (r: RecordedRequest): boolean =>
+  r.method === "GET" && r.url.pathname.endsWith("/user");
+
+/** Sets `accessToken`/"r" as auth-js's session, then forgets what that recorded. */
+export async function holdTheirSession(
+  them: { client: InstanceType<typeof GoTrueClient>; rec: Recorder },
+  accessToken: string,
+): Promise<void> {
+  await them.client.setSession({ access_token: accessToken, refresh_token: "r" });
+  them.rec.requests.length = 0;
+}
+
+/**
+ * Compares the requests both clients sent as {@linkcode requestShape}s after `adjust` (which
+ * asserts any deliberate difference); a mismatch, or auth-js sending nothing, is added to
+ * `failures` under `label`.
+ */
+export function compareRequests(
+  failures: string[],
+  label: string,
+  ours: RecordedRequest[],
+  theirs: RecordedRequest[],
+  adjust?: (ours: RequestShape[], theirs: RequestShape[]) => void,
+): void {
+  try {
+    const o = ours.map(requestShape);
+    const t = theirs.map(requestShape);
+    assert.ok(t.length > 0, "auth-js sent nothing");
+    adjust?.(o, t);
+    assert.deepEqual(o, t, label);
+  } catch (e) {
+    failures.push(`${label}: ${(e as Error).message}`);
+  }
+}
+
+/**
+ * A session manager (auto-refresh as `autoRefresh`, off by default) over a recording fetch
+ * answered by `answer`, holding `session` (saved without a request) when given.
+ */
+export async function managedSession(
+  answer: Responder,
+  session?: Record<string, unknown>,
+  autoRefresh = false,
+) {
+  const rec = recordingFetch(answer);
+  const base = createBaseClient(BASE, KEY, { fetch: rec.fetch });
+  const auth = createAuthClient(base);
+  const manager = createSessionManager(auth, base, {
+    storage: new InMemorySessionStorage(),
+    autoRefresh,
+  });
+  if (session) await manager.saveSession(decodeSession(session));
+  rec.requests.length = 0;
+  return { auth, base, manager, rec };
 }

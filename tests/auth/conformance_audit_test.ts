@@ -59,15 +59,19 @@ import { claims, jwksBody, makeKey, signEs256, signHs256 } from "../auth_jwt/_he
 import {
   authJs,
   BASE,
+  compareRequests,
+  holdTheirSession,
+  isUserRead,
+  jwtOf,
   KEY,
   latestPkce,
   makeAuth,
+  managedSession,
   type RequestShape,
   requestShape,
+  sessionAnswer,
 } from "./_helpers.ts";
 
-const jwtOf = (payload: Record<string, unknown>) =>
-  `e30.${btoa(JSON.stringify(payload)).replace(/=+$/, "")}.c2ln`;
 const JWT = jwtOf({ sub: "u1", exp: 4_000_000_000, aal: "aal1", session_id: "s1" });
 /** A token of the same session that lapsed an hour ago. */
 const LAPSED = jwtOf({
@@ -82,14 +86,7 @@ const userAnswer = {
   factors: [{ id: "f1", factor_type: "totp", status: "verified" }],
   identities: [{ id: "prov", identity_id: "pk-1", provider: "github", user_id: "u1" }],
 };
-const SESSION_ANSWER = {
-  access_token: JWT,
-  refresh_token: "refresh-abc",
-  expires_in: 3600,
-  expires_at: 4_000_000_000,
-  token_type: "bearer",
-  user: userAnswer,
-};
+const SESSION_ANSWER = sessionAnswer(JWT, userAnswer);
 
 function answer(r: RecordedRequest): Response {
   const p = r.url.pathname;
@@ -105,7 +102,6 @@ function answer(r: RecordedRequest): Response {
 
 type Shape = RequestShape;
 const shape = requestShape;
-const isUserRead = (r: RecordedRequest) => r.method === "GET" && r.url.pathname.endsWith("/user");
 const bodyOf = (s: Shape) => s.body as Record<string, unknown>;
 
 // deno-lint-ignore no-explicit-any
@@ -117,31 +113,20 @@ type Adjust = (ours: Shape[], theirs: Shape[]) => void;
  * A session manager (no auto-refresh, unless `autoRefresh`) over a recording fetch, holding `held`
  * when given.
  */
-async function managed(held?: { accessToken: string; expiresAt: number }, autoRefresh = false) {
-  const rec = recordingFetch(answer);
-  const base = createBaseClient(BASE, KEY, { fetch: rec.fetch });
-  const auth = createAuthClient(base);
-  const manager = createSessionManager(auth, base, {
-    storage: new InMemorySessionStorage(),
-    autoRefresh,
-  });
-  if (held) {
-    await manager.saveSession(decodeSession({
-      ...SESSION_ANSWER,
-      access_token: held.accessToken,
-      expires_at: held.expiresAt,
-      refresh_token: "r",
-    }));
-  }
-  rec.requests.length = 0;
-  return { auth, base, manager, rec };
+function managed(held?: { accessToken: string; expiresAt: number }, autoRefresh = false) {
+  const session = held && {
+    ...SESSION_ANSWER,
+    access_token: held.accessToken,
+    expires_at: held.expiresAt,
+    refresh_token: "r",
+  };
+  return managedSession(answer, session, autoRefresh);
 }
 
 /** auth-js with `JWT`/"r" set as its session (not recorded). */
 async function theirsWithSession(extra: Record<string, unknown> = {}) {
   const them = authJs(answer, extra);
-  await them.client.setSession({ access_token: JWT, refresh_token: "r" });
-  them.rec.requests.length = 0;
+  await holdTheirSession(them, JWT);
   return them;
 }
 
@@ -154,24 +139,6 @@ function lapseTheirs(client: unknown) {
   s.access_token = LAPSED;
   s.expires_at = Math.floor(Date.now() / 1000) - 3600;
   store[key] = JSON.stringify(s);
-}
-
-function compare(
-  failures: string[],
-  label: string,
-  ours: RecordedRequest[],
-  theirs: RecordedRequest[],
-  adjust?: Adjust,
-) {
-  const o = ours.map(shape);
-  const t = theirs.map(shape);
-  try {
-    assert.ok(t.length > 0, "auth-js sent nothing");
-    adjust?.(o, t);
-    assert.deepEqual(o, t, label);
-  } catch (e) {
-    failures.push(`${label}: ${(e as Error).message}`);
-  }
 }
 
 const nativeGoogle: NativeAuthProvider = {
@@ -316,7 +283,7 @@ Deno.test(`conformance with @supabase/auth-js: ${saveCases.length} sign-ins that
       const r = await c.ours(us.auth, us.manager) as { ok: boolean; error?: unknown };
       assert.ok(r.ok, `${c.label}: ${String(r.error)}`);
       // auth-js reads the user back after some calls (mfa.verify keeps its session's user).
-      compare(
+      compareRequests(
         failures,
         c.label,
         us.rec.requests,
@@ -397,7 +364,7 @@ Deno.test(`conformance with @supabase/auth-js: ${clientCases.length} client sign
     const us = signedInBase();
     const r = await c.ours(us.base) as { ok: boolean };
     if (!r.ok) failures.push(`${c.label}: failed`);
-    compare(failures, c.label, us.rec.requests, them.rec.requests);
+    compareRequests(failures, c.label, us.rec.requests, them.rec.requests);
     const expected = c.held ? `Bearer ${JWT}` : `Bearer ${KEY}`;
     if (us.rec.requests[0]?.headers.get("authorization") !== expected) {
       failures.push(`${c.label}: bearer is not ${expected}`);
@@ -459,7 +426,7 @@ Deno.test(`conformance with @supabase/auth-js: ${heldCases.length} more helpers 
     try {
       const r = await c.ours(us.auth, us.manager) as { ok: boolean };
       assert.ok(r.ok, c.label);
-      compare(
+      compareRequests(
         failures,
         c.label,
         us.rec.requests,
@@ -483,7 +450,7 @@ Deno.test("conformance with @supabase/auth-js: importAuthToken reads the user as
   us.manager.dispose();
   assert.ok(r.ok);
   const failures: string[] = [];
-  compare(failures, "importAuthToken", us.rec.requests, them.rec.requests);
+  compareRequests(failures, "importAuthToken", us.rec.requests, them.rec.requests);
   assert.deepEqual(failures, []);
   assert.equal(us.rec.only.headers.get("authorization"), `Bearer ${JWT}`);
 });
@@ -526,7 +493,7 @@ Deno.test("conformance with @supabase/auth-js: a session from a redirect's fragm
     const r = await op(us.auth, us.manager);
     us.manager.dispose();
     if (!r.ok) failures.push(`${label}: ${r.error.message}`);
-    compare(failures, label, us.rec.requests, them.rec.requests);
+    compareRequests(failures, label, us.rec.requests, them.rec.requests);
   }
   assert.deepEqual(failures, []);
 });
@@ -545,7 +512,7 @@ Deno.test("conformance with @supabase/auth-js: a lapsed session is refreshed bef
     const r = await signOutCurrentSession(us.auth, us.manager, { scope: SignOutScope.GLOBAL });
     us.manager.dispose();
     if (!r.ok) failures.push(`signOutCurrentSession: ${r.error.message}`);
-    compare(
+    compareRequests(
       failures,
       "signOutCurrentSession of a lapsed session",
       us.rec.requests,
@@ -576,7 +543,12 @@ Deno.test("conformance with @supabase/auth-js: a lapsed session is refreshed bef
     try {
       const r = await manager.initialize();
       if (!r.ok) failures.push(`initialize: ${r.error.message}`);
-      compare(failures, "restore of a lapsed stored session", rec.requests, them.rec.requests);
+      compareRequests(
+        failures,
+        "restore of a lapsed stored session",
+        rec.requests,
+        them.rec.requests,
+      );
     } finally {
       manager.dispose();
     }
@@ -717,7 +689,7 @@ Deno.test(`conformance with @supabase/auth-js: ${optionCases.length} option comb
       : { codeVerifier: "", codeChallenge: "", codeChallengeMethod: "S256" as const };
     const us = makeAuth(answer);
     await c.ours(us.auth, JWT, pkce);
-    compare(
+    compareRequests(
       failures,
       c.label,
       us.rec.requests,
@@ -774,7 +746,7 @@ Deno.test("conformance with @supabase/auth-js: getClaims, resolveSigningKey and 
     const base = createBaseClient(BASE, KEY, { fetch: rec.fetch });
     const r = await ours(createAuthClient(base), base) as { ok: boolean };
     if (!r.ok) failures.push(`${label}: failed`);
-    compare(
+    compareRequests(
       failures,
       label,
       rec.requests,
@@ -830,7 +802,7 @@ Deno.test("conformance with @supabase/auth-js: getClaims, resolveSigningKey and 
     const r = await getClaimsForCurrentSession(manager, auth);
     manager.dispose();
     if (!r.ok) failures.push(`${label}: ${r.error.message}`);
-    compare(failures, label, rec.requests, them.rec.requests, adjust);
+    compareRequests(failures, label, rec.requests, them.rec.requests, adjust);
   }
   assert.deepEqual(failures, []);
 });

@@ -10,8 +10,6 @@
 import assert from "node:assert/strict";
 import {
   type AuthClient,
-  createAuthClient,
-  decodeSession,
   forgotPassword,
   type PkceParams,
   resendPhoneSignInOtp,
@@ -31,13 +29,10 @@ import {
   verifyPhoneOtp,
   verifyPhoneSignInOtp,
 } from "../../auth/mod.ts";
-import { createBaseClient } from "../../core/client.ts";
 import {
-  createSessionManager,
   exchangeCodeForSessionAndSave,
   getUserForCurrentSession,
   getUserIdentitiesForCurrentSession,
-  InMemorySessionStorage,
   linkIdentityForCurrentSession,
   linkIdentityWithIdTokenForCurrentSession,
   reauthenticateCurrentSession,
@@ -47,35 +42,28 @@ import {
   unlinkIdentityForCurrentSession,
   updateUserForCurrentSession,
 } from "../../session/mod.ts";
-import { jsonResponse, type RecordedRequest, recordingFetch } from "../support/recording_fetch.ts";
+import { jsonResponse, type RecordedRequest } from "../support/recording_fetch.ts";
 import {
   authJs,
-  BASE,
-  KEY,
+  compareRequests,
+  holdTheirSession,
+  isUserRead,
+  jwtOf,
   latestPkce,
   makeAuth,
+  managedSession,
   type RequestShape,
-  requestShape,
+  sessionAnswer,
 } from "./_helpers.ts";
 
-const JWT = `e30.${
-  btoa(JSON.stringify({ sub: "u1", exp: 4_000_000_000, aal: "aal1", session_id: "s1" }))
-    .replace(/=+$/, "")
-}.c2ln`;
+const JWT = jwtOf({ sub: "u1", exp: 4_000_000_000, aal: "aal1", session_id: "s1" });
 const userAnswer = {
   id: "u1",
   email: "a@x.io",
   factors: [],
   identities: [{ id: "prov", identity_id: "pk-1", provider: "github", user_id: "u1" }],
 };
-const SESSION_ANSWER = {
-  access_token: JWT,
-  refresh_token: "refresh-abc",
-  expires_in: 3600,
-  expires_at: 4_000_000_000,
-  token_type: "bearer",
-  user: userAnswer,
-};
+const SESSION_ANSWER = sessionAnswer(JWT, userAnswer);
 
 function answer(r: RecordedRequest): Response {
   const p = r.url.pathname;
@@ -86,10 +74,8 @@ function answer(r: RecordedRequest): Response {
 }
 
 type Shape = RequestShape;
-const shape = requestShape;
 
 const body = (s: Shape) => s.body as Record<string, unknown>;
-const isUserRead = (r: RecordedRequest) => r.method === "GET" && r.url.pathname.endsWith("/user");
 
 function urlShape(u: string) {
   const x = new URL(u);
@@ -346,40 +332,24 @@ Deno.test(`conformance with @supabase/auth-js: ${wrapperCases.length} extension 
   const failures: string[] = [];
   for (const c of wrapperCases) {
     const them = authJs(answer);
-    if (c.session) {
-      await them.client.setSession({ access_token: JWT, refresh_token: "r" });
-      them.rec.requests.length = 0;
-    }
+    if (c.session) await holdTheirSession(them, JWT);
     await c.theirs(them.client);
     const us = makeAuth(answer);
     await c.ours(us.auth, JWT);
     // auth-js reads the user back after some session calls (e.g. updateUser keeps its session).
-    const o = us.rec.requests.map(shape);
-    const t = them.rec.requests.filter((r) => !isUserRead(r)).map(shape);
-    try {
-      assert.ok(t.length > 0, "auth-js sent nothing");
-      c.adjust?.(o, t);
-      assert.deepEqual(o, t, c.label);
-    } catch (e) {
-      failures.push(`${c.label}: ${(e as Error).message}`);
-    }
+    compareRequests(
+      failures,
+      c.label,
+      us.rec.requests,
+      them.rec.requests.filter((r) => !isUserRead(r)),
+      c.adjust,
+    );
   }
   assert.deepEqual(failures, []);
 });
 
 /** A session manager holding JWT/"r" (saved without a request), and its recorder. */
-async function managed() {
-  const rec = recordingFetch(answer);
-  const base = createBaseClient(BASE, KEY, { fetch: rec.fetch });
-  const auth = createAuthClient(base);
-  const manager = createSessionManager(auth, base, {
-    storage: new InMemorySessionStorage(),
-    autoRefresh: false,
-  });
-  await manager.saveSession(decodeSession({ ...SESSION_ANSWER, refresh_token: "r" }));
-  rec.requests.length = 0;
-  return { auth, manager, rec };
-}
+const managed = () => managedSession(answer, { ...SESSION_ANSWER, refresh_token: "r" });
 
 const sessionCases: Array<{
   label: string;
@@ -474,19 +444,18 @@ Deno.test(`conformance with @supabase/auth-js: ${sessionCases.length} session he
   const failures: string[] = [];
   for (const c of sessionCases) {
     const them = authJs(answer, c.pkce ? { flowType: "pkce", storageKey: "sk" } : {});
-    if (!c.pkce) {
-      await them.client.setSession({ access_token: JWT, refresh_token: "r" });
-      them.rec.requests.length = 0;
-    }
+    if (!c.pkce) await holdTheirSession(them, JWT);
     await c.theirs(them.client);
     const us = await managed();
     try {
       await c.ours(us.auth, us.manager);
-      const o = us.rec.requests.map(shape);
-      const t = them.rec.requests.filter((r) => c.userRead || !isUserRead(r)).map(shape);
-      assert.ok(t.length > 0, "auth-js sent nothing");
-      c.adjust?.(o, t);
-      assert.deepEqual(o, t, c.label);
+      compareRequests(
+        failures,
+        c.label,
+        us.rec.requests,
+        them.rec.requests.filter((r) => c.userRead || !isUserRead(r)),
+        c.adjust,
+      );
     } catch (e) {
       failures.push(`${c.label}: ${(e as Error).message}`);
     } finally {

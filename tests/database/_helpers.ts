@@ -1,3 +1,4 @@
+import { PostgrestClient } from "@supabase/postgrest-js";
 import assert from "node:assert/strict";
 import { createBaseClient } from "../../core/client.ts";
 import type { ServiceResult } from "../../core/result.ts";
@@ -75,4 +76,14 @@ export async function assertInvalid(
   const r = await result;
   assert.equal(r.errorOrNull()?.category, "INVALID_ARGUMENT", label);
   if (message) assert.match(r.errorOrNull()?.message ?? "", message, label);
+}
+
+/** A postgrest-js client with the project's key over a recording fetch answered by `answer`. */
+export function postgrestJs(answer: Responder): { client: PostgrestClient; rec: Recorder } {
+  const rec = recordingFetch(answer);
+  const client = new PostgrestClient(`${BASE}/rest/v1`, {
+    headers: { apikey: KEY, Authorization: `Bearer ${KEY}` },
+    fetch: rec.fetch,
+  });
+  return { client, rec };
 }

@@ -9,7 +9,6 @@
  * asserted explicitly and listed in docs/CONFORMANCE.md.
  */
 import assert from "node:assert/strict";
-import { PostgrestClient } from "@supabase/postgrest-js";
 import {
   column,
   type DatabaseClient,
@@ -44,8 +43,8 @@ import {
   upsertTyped,
   upsertTypedMany,
 } from "../../database/mod.ts";
-import { jsonResponse, recordingFetch } from "../support/recording_fetch.ts";
-import { BASE, KEY, makeDb, shape } from "./_helpers.ts";
+import { jsonResponse } from "../support/recording_fetch.ts";
+import { makeDb, postgrestJs, shape } from "./_helpers.ts";
 
 // deno-lint-ignore no-explicit-any
 type Theirs = (c: any) => PromiseLike<unknown>;
@@ -276,11 +275,7 @@ const cases: Array<[string, Theirs, Ours, ((o: Shape, t: Shape) => void)?]> = [
 Deno.test(`conformance with @supabase/postgrest-js: ${cases.length} typed helpers, paginator and option combinations`, async () => {
   const failures: string[] = [];
   for (const [label, theirs, ours, adjust] of cases) {
-    const them = recordingFetch(answer);
-    const client = new PostgrestClient(`${BASE}/rest/v1`, {
-      headers: { apikey: KEY, Authorization: `Bearer ${KEY}` },
-      fetch: them.fetch,
-    });
+    const { client, rec: them } = postgrestJs(answer);
     await theirs(client);
     const us = makeDb(answer);
     try {

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { tusPeer } from "../storage_tus/_tus_peer.ts";
 import { serve } from "../support/serve.ts";
-import { startWorker } from "./support.ts";
+import { type RunningWorker, startWorker } from "./support.ts";
 
 const root = new URL("../../", import.meta.url).pathname;
 
@@ -17,16 +17,35 @@ function bytes(size: number): Uint8Array<ArrayBuffer> {
   return b;
 }
 
-Deno.test("a resumable upload runs in workerd against a real TUS peer: bytes and a stream of unknown length, several chunks each", async () => {
-  const tmp = await Deno.makeTempDir({ prefix: "fetchbase-worker-tus-" });
+/**
+ * Runs `fn` with tests/runtime/workers/tus_worker.ts in workerd (at `compatibilityDate`, else the
+ * runner's default) and a TUS peer it uploads to, then stops both and removes the temporary folder.
+ */
+async function withTusWorker(
+  prefix: string,
+  compatibilityDate: string | undefined,
+  fn: (worker: RunningWorker, peer: Awaited<ReturnType<typeof tusPeer>>) => Promise<void>,
+): Promise<void> {
+  const tmp = await Deno.makeTempDir({ prefix });
   const peer = await tusPeer();
   const worker = await startWorker(
     `${root}tests/runtime/workers/tus_worker.ts`,
     tmp,
     peer.url,
     "anon-key",
+    compatibilityDate,
   );
   try {
+    await fn(worker, peer);
+  } finally {
+    await worker.stop();
+    await peer.close();
+    await Deno.remove(tmp, { recursive: true });
+  }
+}
+
+Deno.test("a resumable upload runs in workerd against a real TUS peer: bytes and a stream of unknown length, several chunks each", async () => {
+  await withTusWorker("fetchbase-worker-tus-", undefined, async (worker, peer) => {
     const base = worker.url;
     const size = 64 * 1024 * 3 + 123; // three whole chunks and a tail
     // The last one hands workerd's own fetch to the client (`{ fetch }`): called as the client's
@@ -47,11 +66,7 @@ Deno.test("a resumable upload runs in workerd against a real TUS peer: bytes and
       assert.ok(out.uploadUrl?.startsWith(`${peer.url}/storage/v1/upload/resumable/`));
       assert.deepEqual(await peer.bytesOf(out.uploadUrl!), bytes(size), name);
     }
-  } finally {
-    await worker.stop();
-    await peer.close();
-    await Deno.remove(tmp, { recursive: true });
-  }
+  });
 });
 
 Deno.test("uploads run in workerd at older compatibility dates: resumable (bytes, a Blob's stream) and plain of a stream (a Blob's, the request's body, a TransformStream's)", async () => {
@@ -67,16 +82,7 @@ Deno.test("uploads run in workerd at older compatibility dates: resumable (bytes
     return Response.json({ Key: "uploads/x" });
   });
   for (const date of ["2022-01-01", "2024-01-01"]) {
-    const tmp = await Deno.makeTempDir({ prefix: "fetchbase-worker-tus-old-" });
-    const peer = await tusPeer();
-    const worker = await startWorker(
-      `${root}tests/runtime/workers/tus_worker.ts`,
-      tmp,
-      peer.url,
-      "anon-key",
-      date,
-    );
-    try {
+    await withTusWorker("fetchbase-worker-tus-old-", date, async (worker, peer) => {
       const size = 64 * 1024 * 2 + 45;
       for (const kind of ["bytes", "stream"]) {
         const r = await fetch(`${worker.url}?size=${size}&kind=${kind}&name=${kind}-${date}.bin`);
@@ -98,10 +104,6 @@ Deno.test("uploads run in workerd at older compatibility dates: resumable (bytes
           name,
         );
       }
-    } finally {
-      await worker.stop();
-      await peer.close();
-      await Deno.remove(tmp, { recursive: true });
-    }
+    });
   }
 });

@@ -3,6 +3,8 @@
 import FakeTimers from "@sinonjs/fake-timers";
 import { createAuthClient } from "../../auth/client.ts";
 import { createBaseClient } from "../../core/client.ts";
+import { encodeBase64Url } from "../../core/encoding.ts";
+import type { ServiceResult } from "../../core/result.ts";
 
 export const BASE = "https://project.example.com";
 export const KEY = "anon-key-0123456789";
@@ -65,4 +67,21 @@ export function heldServer() {
   const client = createBaseClient(BASE, KEY, { fetch, retry: { maxAttempts: 1 }, timeout: 0 });
   const find = (part: string) => held.find((h) => h.path.endsWith(part))!;
   return { held, client, auth: createAuthClient(client), find };
+}
+
+/** An HS256-labelled JWT carrying `payload` (signature `sig`: its claims are read, not verified). */
+export function jwt(payload: Record<string, unknown>): string {
+  const part = (o: unknown) => encodeBase64Url(JSON.stringify(o));
+  return `${part({ alg: "HS256", typ: "JWT" })}.${part(payload)}.sig`;
+}
+
+/** Starts an operation and notes when (fake time since its start) it settled, and how. */
+export function track<T>(clock: Clock, start: () => Promise<ServiceResult<T>>) {
+  const t0 = clock.now;
+  const out: { at: number; r: ServiceResult<T> | null } = { at: -1, r: null };
+  const done = start().then((r) => {
+    out.at = clock.now - t0;
+    out.r = r;
+  });
+  return { out, done };
 }

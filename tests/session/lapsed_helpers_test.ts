@@ -7,7 +7,6 @@
 // timeout bounds the refresh and the request together. With auto-refresh off nothing changes: the
 // caller asks for a refresh (NO_SESSION, no grant).
 import assert from "node:assert/strict";
-import { encodeBase64Url } from "../../core/encoding.ts";
 import { createAuthClient, decodeSession } from "../../auth/mod.ts";
 import { createBaseClient } from "../../core/client.ts";
 import type { ServiceResult } from "../../core/result.ts";
@@ -27,12 +26,7 @@ import {
   unlinkIdentityForCurrentSession,
   updateUserForCurrentSession,
 } from "../../session/mod.ts";
-import { BASE, type Clock, KEY, withClock } from "./_helpers.ts";
-
-function jwt(payload: Record<string, unknown>): string {
-  const part = (o: unknown) => encodeBase64Url(JSON.stringify(o));
-  return `${part({ alg: "HS256", typ: "JWT" })}.${part(payload)}.sig`;
-}
+import { BASE, type Clock, json, jwt, KEY, track, withClock } from "./_helpers.ts";
 
 /** A GoTrue session body of session `s1` whose refresh token is `refresh-n`, live for an hour. */
 function body(n: number, lifetime = 3600): Record<string, unknown> {
@@ -56,9 +50,6 @@ function tokenNumber(bearer: string | null): number | null {
     return null;
   }
 }
-
-const json = (b: unknown, status = 200) =>
-  new Response(JSON.stringify(b), { status, headers: { "content-type": "application/json" } });
 
 /**
  * A GoTrue whose refresh grants wait until the test releases them (each answered with the next
@@ -143,17 +134,6 @@ async function lapse(h: Setup, clock: Clock): Promise<void> {
   clock.setSystemTime(clock.now + 200_000);
   assert.equal(h.m.sessionState.value.kind, "Expired");
   h.events.length = 0;
-}
-
-/** Starts an operation and notes when (fake time since its start) it settled, and how. */
-function track<T>(clock: Clock, start: () => Promise<ServiceResult<T>>) {
-  const t0 = clock.now;
-  const out: { at: number; r: ServiceResult<T> | null } = { at: -1, r: null };
-  const done = start().then((r) => {
-    out.at = clock.now - t0;
-    out.r = r;
-  });
-  return { out, done };
 }
 
 type Options = { signal?: AbortSignal; timeout?: number };

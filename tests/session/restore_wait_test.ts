@@ -5,7 +5,6 @@
 // own wait, its timeout (the client's by default) bounds it, and a restore that finds nothing
 // leads to the usual NO_SESSION, once the read is over.
 import assert from "node:assert/strict";
-import { encodeBase64Url } from "../../core/encoding.ts";
 import { createAuthClient, decodeSession, type Session } from "../../auth/mod.ts";
 import { createBaseClient } from "../../core/client.ts";
 import type { ServiceResult } from "../../core/result.ts";
@@ -25,15 +24,10 @@ import {
   unlinkIdentityForCurrentSession,
   updateUserForCurrentSession,
 } from "../../session/mod.ts";
-import { BASE, type Clock, KEY, sessionJson, withClock } from "./_helpers.ts";
+import { BASE, jwt, KEY, sessionJson, track, withClock } from "./_helpers.ts";
 
 /** How long the storage takes to read (fake time). */
 const READ_MS = 800;
-
-function jwt(payload: Record<string, unknown>): string {
-  const part = (o: unknown) => encodeBase64Url(JSON.stringify(o));
-  return `${part({ alg: "HS256", typ: "JWT" })}.${part(payload)}.sig`;
-}
 
 /** The stored session: its access token a JWT of session `s1` (so its claims can be read). */
 function storedSession(o: { lapsed?: boolean; exp?: number } = {}): Session {
@@ -113,17 +107,6 @@ function setup(o: {
   };
   const m = createSessionManager(auth, client, { storage, autoRefresh: o.autoRefresh ?? false });
   return { auth, client, m, log, stored };
-}
-
-/** Starts an operation and notes when (fake time since its start) it settled, and how. */
-function track<T>(clock: Clock, start: () => Promise<ServiceResult<T>>) {
-  const t0 = clock.now;
-  const out: { at: number; r: ServiceResult<T> | null } = { at: -1, r: null };
-  const done = start().then((r) => {
-    out.at = clock.now - t0;
-    out.r = r;
-  });
-  return { out, done };
 }
 
 type Auth = ReturnType<typeof setup>["auth"];

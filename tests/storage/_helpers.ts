@@ -1,4 +1,4 @@
-import { StorageAnalyticsClient } from "@supabase/storage-js";
+import { StorageAnalyticsClient, StorageClient as TheirStorage } from "@supabase/storage-js";
 import { createBaseClient } from "../../core/client.ts";
 import { createStorageClient, type StorageClient } from "../../storage/mod.ts";
 import {
@@ -87,5 +87,25 @@ export function icebergAnswer(tableMetadata: unknown): (r: RecordedRequest) => R
       return jsonResponse({ "metadata-location": "s3://m", metadata: tableMetadata });
     }
     return jsonResponse({ namespace: ["a"], properties: { k: "v" } });
+  };
+}
+
+/** A storage-js client with the project's key over a recording fetch answered by `answer`. */
+export function storageJs(answer: Responder): { client: TheirStorage; rec: Recorder } {
+  const rec = recordingFetch(answer);
+  const client = new TheirStorage(`${BASE}/storage/v1`, {
+    apikey: KEY,
+    Authorization: `Bearer ${KEY}`,
+  }, rec.fetch);
+  return { client, rec };
+}
+
+/** A URL as origin, decoded path and sorted decoded query. */
+export function urlShape(u: string): { origin: string; path: string; query: string[][] } {
+  const x = new URL(u);
+  return {
+    origin: x.origin,
+    path: decodeURIComponent(x.pathname),
+    query: [...x.searchParams.entries()].sort(),
   };
 }

@@ -12,10 +12,10 @@
  * explicitly and listed in docs/CONFORMANCE.md.
  */
 import assert from "node:assert/strict";
-import { StorageClient as TheirStorage, StorageVectorsClient } from "@supabase/storage-js";
+import { StorageVectorsClient } from "@supabase/storage-js";
 import type { StorageClient } from "../../storage/mod.ts";
 import { jsonResponse, type RecordedRequest, recordingFetch } from "../support/recording_fetch.ts";
-import { BASE, KEY, makeStorage, shape } from "./_helpers.ts";
+import { BASE, KEY, makeStorage, shape, storageJs, urlShape } from "./_helpers.ts";
 
 function answer(req: RecordedRequest): Response {
   // The Storage API answers keys decoded.
@@ -56,24 +56,7 @@ function wire(r: RecordedRequest) {
 
 type Shape = ReturnType<typeof wire>;
 
-/** A URL as origin, decoded path and sorted decoded query. */
-function urlShape(u: string) {
-  const x = new URL(u);
-  return {
-    origin: x.origin,
-    path: decodeURIComponent(x.pathname),
-    query: [...x.searchParams.entries()].sort(),
-  };
-}
-
-function theirsClient() {
-  const rec = recordingFetch(answer);
-  const client = new TheirStorage(`${BASE}/storage/v1`, {
-    apikey: KEY,
-    Authorization: `Bearer ${KEY}`,
-  }, rec.fetch);
-  return { client, rec };
-}
+const theirsClient = () => storageJs(answer);
 
 /** A one-chunk stream of `bytes`. */
 function streamOf(bytes: number[]): ReadableStream<Uint8Array> {
@@ -514,11 +497,7 @@ function batchAnswer(req: RecordedRequest): Response {
 Deno.test(`conformance with @supabase/storage-js (audit): ${cases.length} object and bucket calls`, async () => {
   const failures: string[] = [];
   for (const c of cases) {
-    const them = recordingFetch(batchAnswer);
-    const client = new TheirStorage(`${BASE}/storage/v1`, {
-      apikey: KEY,
-      Authorization: `Bearer ${KEY}`,
-    }, them.fetch);
+    const { client, rec: them } = storageJs(batchAnswer);
     const tr = await c.theirs(client);
     const us = makeStorage(batchAnswer);
     const or = await c.ours(us.storage);

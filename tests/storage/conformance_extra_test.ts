@@ -8,15 +8,14 @@
  * and listed in docs/CONFORMANCE.md.
  */
 import assert from "node:assert/strict";
-import { StorageClient as TheirStorage } from "@supabase/storage-js";
 import {
   createSignedDownloadUrl,
   createSignedDownloadUrls,
   createSignedRenderUrl,
   type StorageClient,
 } from "../../storage/mod.ts";
-import { jsonResponse, type RecordedRequest, recordingFetch } from "../support/recording_fetch.ts";
-import { BASE, KEY, makeStorage, shape } from "./_helpers.ts";
+import { jsonResponse, type RecordedRequest } from "../support/recording_fetch.ts";
+import { makeStorage, shape, storageJs, urlShape } from "./_helpers.ts";
 
 function answer(req: RecordedRequest): Response {
   const p = req.url.pathname;
@@ -44,24 +43,7 @@ function wire(r: RecordedRequest) {
   return { ...shape(r), accept: r.headers.get("accept"), prefer: r.headers.get("prefer") };
 }
 
-/** A URL as origin, decoded path and sorted decoded query. */
-function urlShape(u: string) {
-  const x = new URL(u);
-  return {
-    origin: x.origin,
-    path: decodeURIComponent(x.pathname),
-    query: [...x.searchParams.entries()].sort(),
-  };
-}
-
-function theirsClient() {
-  const rec = recordingFetch(answer);
-  const client = new TheirStorage(`${BASE}/storage/v1`, {
-    apikey: KEY,
-    Authorization: `Bearer ${KEY}`,
-  }, rec.fetch);
-  return { client, rec };
-}
+const theirsClient = () => storageJs(answer);
 
 Deno.test("conformance with @supabase/storage-js: public and render URLs", () => {
   const { storage: s, rec } = makeStorage(answer);

@@ -10,7 +10,7 @@
  * differences are asserted explicitly and listed in docs/CONFORMANCE.md.
  */
 import assert from "node:assert/strict";
-import { StorageClient as TheirStorage, StorageVectorsClient } from "@supabase/storage-js";
+import { StorageVectorsClient } from "@supabase/storage-js";
 import type { StorageClient } from "../../storage/mod.ts";
 import { jsonResponse, type RecordedRequest, recordingFetch } from "../support/recording_fetch.ts";
 import {
@@ -21,6 +21,7 @@ import {
   KEY,
   makeStorage,
   shape,
+  storageJs,
 } from "./_helpers.ts";
 
 type Shape = ReturnType<typeof shape>;
@@ -81,11 +82,7 @@ const objectCases: Array<[string, Theirs, Ours, ((o: Shape, t: Shape) => void)?]
 Deno.test(`conformance with @supabase/storage-js: ${objectCases.length} more object operations`, async () => {
   const failures: string[] = [];
   for (const [label, theirs, ours, adjust] of objectCases) {
-    const them = recordingFetch(objectAnswer);
-    const client = new TheirStorage(`${BASE}/storage/v1`, {
-      apikey: KEY,
-      Authorization: `Bearer ${KEY}`,
-    }, them.fetch);
+    const { client, rec: them } = storageJs(objectAnswer);
     await theirs(client);
     const us = makeStorage(objectAnswer);
     await ours(us.storage);
