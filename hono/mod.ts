@@ -328,10 +328,11 @@ function cacheKey(options: FetchbaseAuthOptions, id: (value: object) => number):
 
 /**
  * Creates the middleware. The JWKS is cached by the middleware's auth client (refetched every 10
- * minutes by default, and shared when `auth` is given), so a valid ES256 token with a cached key
- * costs no network call. Make it once (at module scope, or once per Worker isolate), not inside a
- * handler per request: each call makes a new auth client, so its JWKS would be fetched again for
- * every request.
+ * minutes by default, and shared when `auth` is given; one per configuration in the function form
+ * below), so a valid ES256 token with a cached key costs no network call. Make it once (at module
+ * scope, or once per Worker isolate; with the function form where options come from `c.env`), not
+ * inside a handler per request: each call makes a new auth client, so its JWKS would be fetched
+ * again for every request.
  *
  * Where the project's URL and key come with each request (a Cloudflare
  * Worker's `c.env`, the case Hono's docs answer by making a middleware per

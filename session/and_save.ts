@@ -230,7 +230,9 @@ export async function signInWithIdTokenAndSaveSession(
 }
 
 /**
- * Redeems a refresh token, then saves the session.
+ * Redeems a refresh token, then saves the session. A restore under way is
+ * not waited for; given the held session's refresh token, it joins the
+ * manager's one refresh (a restore's or the timer's included) at once.
  *
  * @example refreshTokenAndSaveSession
  * ```ts
@@ -365,6 +367,9 @@ export async function verifyOtpWithTokenHashAndSaveSession(
 
 /**
  * Verifies an MFA challenge and saves the AAL2 session (MFA_CHALLENGE_VERIFIED).
+ * It waits for a restore under way (`Loading`) and, with auto-refresh on,
+ * refreshes a lapsed session before its request (a failed refresh is the
+ * answer, and nothing is sent).
  *
  * @example mfaVerifyAndSaveSession
  * ```ts

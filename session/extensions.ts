@@ -124,6 +124,9 @@ async function saveUser(
 
 /**
  * Fetches the current user; with `updateStoredSession` the stored session gets it.
+ * It waits for a restore under way (`Loading`) and, with auto-refresh on,
+ * refreshes a lapsed session before its request (a failed refresh is the
+ * answer, and nothing is sent).
  *
  * @example getUserForCurrentSession
  * ```ts
@@ -161,6 +164,9 @@ export function getUserForCurrentSession(
 
 /**
  * Sends a reauthentication code for the current session.
+ * It waits for a restore under way (`Loading`) and, with auto-refresh on,
+ * refreshes a lapsed session before its request (a failed refresh is the
+ * answer, and nothing is sent).
  *
  * @example reauthenticateCurrentSession
  * ```ts
@@ -193,6 +199,9 @@ export function reauthenticateCurrentSession(
 
 /**
  * Updates the current user; by default the stored session gets the new user (USER_UPDATED).
+ * It waits for a restore under way (`Loading`) and, with auto-refresh on,
+ * refreshes a lapsed session before its request (a failed refresh is the
+ * answer, and nothing is sent).
  *
  * @example updateUserForCurrentSession
  * ```ts
@@ -236,7 +245,8 @@ export function updateUserForCurrentSession(
 }
 
 /**
- * Refreshes the current session (the manager's single-flight refresh).
+ * Refreshes the current session (the manager's single-flight refresh), after
+ * a restore under way (`Loading`) has settled.
  *
  * @example refreshCurrentSession
  * ```ts
@@ -406,6 +416,9 @@ export async function signOutCurrentSession(
 
 /**
  * The SSO URL, authenticated with the current session.
+ * It waits for a restore under way (`Loading`) and, with auto-refresh on,
+ * refreshes a lapsed session before its request (a failed refresh is the
+ * answer, and nothing is sent).
  *
  * @example getSsoUrlForCurrentSession
  * ```ts
@@ -438,6 +451,9 @@ export function getSsoUrlForCurrentSession(
 
 /**
  * The current user's identities.
+ * It waits for a restore under way (`Loading`) and, with auto-refresh on,
+ * refreshes a lapsed session before its request (a failed refresh is the
+ * answer, and nothing is sent).
  *
  * @example getUserIdentitiesForCurrentSession
  * ```ts
@@ -470,6 +486,9 @@ export function getUserIdentitiesForCurrentSession(
 
 /**
  * The URL that links a provider identity to the current user.
+ * It waits for a restore under way (`Loading`) and, with auto-refresh on,
+ * refreshes a lapsed session before its request (a failed refresh is the
+ * answer, and nothing is sent).
  *
  * @example linkIdentityForCurrentSession
  * ```ts
@@ -505,6 +524,9 @@ export function linkIdentityForCurrentSession(
 
 /**
  * Links an identity by id token; by default the new session is saved.
+ * It waits for a restore under way (`Loading`) and, with auto-refresh on,
+ * refreshes a lapsed session before its request (a failed refresh is the
+ * answer, and nothing is sent).
  *
  * @example linkIdentityWithIdTokenForCurrentSession
  * ```ts
@@ -550,6 +572,9 @@ export function linkIdentityWithIdTokenForCurrentSession(
 
 /**
  * Unlinks an identity (by `UserIdentity.id`); by default removes it from the stored user.
+ * It waits for a restore under way (`Loading`) and, with auto-refresh on,
+ * refreshes a lapsed session before its request (a failed refresh is the
+ * answer, and nothing is sent).
  *
  * @example unlinkIdentityForCurrentSession
  * ```ts
@@ -589,7 +614,9 @@ export function unlinkIdentityForCurrentSession(
 }
 
 /**
- * Unlinks an identity and removes it from the stored session's user.
+ * Unlinks an identity and removes it from the stored session's user. A
+ * restore under way (`Loading`) is waited for first; the token given is sent
+ * as it is (no lapsed session is refreshed).
  *
  * @example unlinkIdentityAndUpdateSession
  * ```ts
@@ -733,7 +760,8 @@ export interface ImportSessionOptions extends AuthCallOptions {
  * ({@linkcode exchangeCodeForSessionAndSave}). An older token of the
  * session the manager holds (a reload of the same URL after its tokens were
  * refreshed) is not imported again: the held session is returned, and the
- * spent refresh token of the URL is not put back.
+ * spent refresh token of the URL is not put back. A restore under way
+ * (`Loading`) is waited for first, so that its session is the one compared.
  *
  * @example importSessionFromFragment
  * ```ts
@@ -822,7 +850,8 @@ async function importChecked(
 }
 
 /**
- * Like importSessionFromFragment, from a full URL. An error or notice the
+ * Like importSessionFromFragment (a restore under way is waited for first),
+ * from a full URL. An error or notice the
  * server put in the URL instead of tokens (in the fragment, or in the query
  * alone, as GoTrue reports a failed OAuth state check) is the `Failure`,
  * before any state check.
@@ -952,7 +981,10 @@ export async function exchangeCodeForSessionAndSave(
 }
 
 /**
- * Verified claims of the current access token.
+ * Verified claims of the current access token. It waits for a restore under
+ * way (`Loading`) and, with auto-refresh on and without `allowExpired`,
+ * refreshes a lapsed session first (a failed refresh is the answer);
+ * `allowExpired` reads a lapsed session's token as it is.
  *
  * @example getClaimsForCurrentSession
  * ```ts

@@ -90,7 +90,8 @@ export interface SessionConfig {
    * except with a `perRequest` storage, which gets no timer. While it is on,
    * the session-aware helpers refresh a lapsed session (the manager's shared
    * refresh) before their request, as auth-js does; while it is off they
-   * answer `NO_SESSION` until `refreshSession` is called. Default true.
+   * answer `NO_SESSION` until `refreshSession` is called (but
+   * `signOutCurrentSession`, which refreshes it either way). Default true.
    */
   autoRefresh?: boolean;
   /**
@@ -1163,7 +1164,8 @@ export class SessionManager {
    * A `signal` ends the caller's wait (`Failure(CANCELLED)`), not the restore;
    * one already aborted starts nothing. Begun with no session held
    * (`Loading`), it is waited for by `refreshSession` and the session-aware
-   * helpers called meanwhile.
+   * helpers that read the held session, called meanwhile
+   * (`refreshTokenAndSaveSession` and the sign-ins do not wait).
    *
    * @param options A `signal`.
    * @returns The session, or why not.
