@@ -492,3 +492,73 @@ Deno.test("a non-numeric iat is rejected", async () => {
     assert.match(r.errorOrNull()!.message, /'iat' claim is not a number/);
   }
 });
+
+Deno.test("a token of another algorithm naming the ES256 key's kid is never verified locally", async () => {
+  const key = await makeKey("k1");
+  const h = harness({ jwks: () => jwksBody(key.jwk) });
+  // Signed with the ES256 key whatever the header says: only the server could accept it.
+  for (const alg of ["ES384", "RS256", "PS256", "EdDSA", "es256", "none "]) {
+    const token = await signEs256({ alg, kid: "k1" }, claims(), key.privateKey);
+    const r = await getClaims(h.auth, token);
+    assert.equal(!r.ok && r.error.category, "UNAUTHORIZED", alg);
+  }
+  assert.equal(h.jwksCalls(), 0);
+  assert.equal(h.userCalls(), 6);
+});
+
+Deno.test("duplicate JSON members: the last one counts, as in JSON.parse and GoTrue's Go", async () => {
+  const key = await makeKey("k1");
+  const h = harness({ jwks: () => jwksBody(key.jwk) });
+  const payload = b64json(claims());
+  const sign = async (headerJson: string) => {
+    const input = `${encodeBase64Url(headerJson)}.${payload}`;
+    const sig = await crypto.subtle.sign(
+      { name: "ECDSA", hash: "SHA-256" },
+      key.privateKey,
+      new TextEncoder().encode(input),
+    );
+    return `${input}.${encodeBase64Url(new Uint8Array(sig))}`;
+  };
+  const none = await getClaims(h.auth, await sign(`{"alg":"ES256","kid":"k1","alg":"none"}`));
+  assert.equal(!none.ok && none.error.code, "unsupported_algorithm");
+  const es256 = await getClaims(h.auth, await sign(`{"alg":"none","kid":"k1","alg":"ES256"}`));
+  assert.ok(es256.ok);
+  assert.equal(h.userCalls(), 0);
+});
+
+Deno.test("aud: non-string members are ignored, an empty array matches nothing", async () => {
+  const key = await makeKey("k1");
+  const h = harness({ jwks: () => jwksBody(key.jwk) });
+  const check = async (aud: unknown) =>
+    (await getClaims(
+      h.auth,
+      await signEs256({ alg: "ES256", kid: "k1" }, claims({ aud }), key.privateKey),
+      { expectedAudience: "authenticated" },
+    )).ok;
+  assert.equal(await check([1, null, { a: 1 }, "authenticated"]), true);
+  assert.equal(await check([]), false);
+  assert.equal(await check({ 0: "authenticated" }), false);
+  assert.equal(await check("authenticated "), false);
+});
+
+Deno.test("b64 without crit is ignored (RFC 7797 §6); with crit it is refused", async () => {
+  const key = await makeKey("k1");
+  const h = harness({ jwks: () => jwksBody(key.jwk) });
+  const sign = (extra: Record<string, unknown>) =>
+    signEs256({ alg: "ES256", kid: "k1", b64: false, ...extra }, claims(), key.privateKey);
+  assert.ok((await getClaims(h.auth, await sign({}))).ok);
+  const crit = await getClaims(h.auth, await sign({ crit: ["b64"] }));
+  assert.equal(!crit.ok && crit.error.code, "unsupported_critical_header");
+});
+
+Deno.test("a kid published twice: the first usable ES256 entry is its key", async () => {
+  const first = await makeKey("k1");
+  const second = await makeKey("k1");
+  const h = harness({ jwks: () => jwksBody({ ...first.jwk, use: "enc" }, second.jwk, first.jwk) });
+  const token = (k: typeof first) => signEs256({ alg: "ES256", kid: "k1" }, claims(), k.privateKey);
+  // The unusable entry gives way to the usable one after it; a later duplicate does not.
+  assert.ok((await getClaims(h.auth, await token(second))).ok);
+  const r = await getClaims(h.auth, await token(first));
+  assert.equal(!r.ok && r.error.code, "invalid_signature");
+  assert.equal(h.userCalls(), 0);
+});
