@@ -123,7 +123,36 @@ async function saveUser(
 }
 
 /**
+ * Returns `r`, having signed `session` out here (`SIGNED_OUT`, storage cleared) when GoTrue's
+ * `GET /user` answered that it no longer knows it (`session_not_found`, not a 5xx), as auth-js's
+ * `getUser` (and what goes through it) removes its session, if the manager still holds that
+ * session: a sign-in meanwhile stays. A clear whose storage fails, or whose wait `signal` ends,
+ * leaves it forgotten in memory; the answer is still GoTrue's.
+ */
+async function endedThere<T>(
+  manager: SessionManager,
+  session: Session,
+  r: ServiceResult<T>,
+  signal?: AbortSignal,
+): Promise<ServiceResult<T>> {
+  if (
+    !r.ok && r.error.code === "session_not_found" && (r.error.status ?? 500) < 500 &&
+    sameSession(session, heldSession(manager))
+  ) {
+    try {
+      await untilAborted(manager.clearSession(), signal);
+    } catch {
+      // Forgotten in memory; the storage failed to clear it.
+    }
+  }
+  return r;
+}
+
+/**
  * Fetches the current user; with `updateStoredSession` the stored session gets it.
+ * An answer that GoTrue no longer knows the session (`session_not_found`)
+ * signs it out here (SIGNED_OUT, storage cleared), as auth-js's `getUser`
+ * does, when the manager still holds that session, and is returned.
  * It waits for a restore under way (`Loading`) and, with auto-refresh on,
  * refreshes a lapsed session before its request (a failed refresh is the
  * answer, and nothing is sent).
@@ -158,7 +187,7 @@ export function getUserForCurrentSession(
       const stored = await saveUser(manager, session, r.value, options.signal);
       if (stored) return stored;
     }
-    return r;
+    return await endedThere(manager, session, r, options.signal);
   });
 }
 
@@ -450,7 +479,9 @@ export function getSsoUrlForCurrentSession(
 }
 
 /**
- * The current user's identities.
+ * The current user's identities. An answer that GoTrue no longer knows the
+ * session (`session_not_found`) signs it out here, as for
+ * {@linkcode getUserForCurrentSession}.
  * It waits for a restore under way (`Loading`) and, with auto-refresh on,
  * refreshes a lapsed session before its request (a failed refresh is the
  * answer, and nothing is sent).
@@ -480,7 +511,8 @@ export function getUserIdentitiesForCurrentSession(
   return onLiveSession(manager, auth.client.timeout, options ?? {}, async (options) => {
     const session = manager.currentSession;
     if (!session) return noSession();
-    return await auth.getUserIdentities(session.accessToken, call(options));
+    const r = await auth.getUserIdentities(session.accessToken, call(options));
+    return await endedThere(manager, session, r, options.signal);
   });
 }
 
@@ -984,7 +1016,10 @@ export async function exchangeCodeForSessionAndSave(
  * Verified claims of the current access token. It waits for a restore under
  * way (`Loading`) and, with auto-refresh on and without `allowExpired`,
  * refreshes a lapsed session first (a failed refresh is the answer);
- * `allowExpired` reads a lapsed session's token as it is.
+ * `allowExpired` reads a lapsed session's token as it is. A token checked
+ * by the server (`GET /user`) whose session it no longer knows
+ * (`session_not_found`) signs that session out here, as auth-js's `getClaims`
+ * does through `getUser`.
  *
  * @example getClaimsForCurrentSession
  * ```ts
@@ -1015,7 +1050,9 @@ export function getClaimsForCurrentSession(
     // allowExpired reads a lapsed session's token too (its claims are checked, not its life).
     const session = options.allowExpired ? heldSession(manager) : manager.currentSession;
     if (!session) return noSession();
-    return await getClaims(auth, session.accessToken, options);
+    // Checked by the server (`GET /user`), a session it no longer knows is signed out here.
+    const r = await getClaims(auth, session.accessToken, options);
+    return await endedThere(manager, session, r, options.signal);
   });
 }
 
