@@ -123,21 +123,14 @@ export function onLiveSession<O extends AuthCallOptions, T>(
   options: O,
   op: (options: O) => Promise<ServiceResult<T>>,
 ): Promise<ServiceResult<T>> {
-  if (!restoring.has(manager) && refreshOfLapsed(manager) === null) return op(options);
-  const within = deadline(options.timeout, fallback);
-  const restore = restoreWait(manager, options.signal, within) ??
-    Promise.resolve(success(undefined));
-  return restore.then(async (r) => {
-    if (!r.ok) return r;
-    // Read again after the restore: what it brought in may be live, or lapsed.
+  // After the restore (its time left as the timeout): what it brought in may be live, or lapsed.
+  return afterRestore(manager, fallback, options, (o) => {
     const lapse = refreshOfLapsed(manager);
-    if (lapse !== null) {
-      const fresh = await within((timeout) =>
-        untilCancelled(lapse.refresh, options.signal, timeout)
-      );
-      if (!fresh.ok) return fresh;
-    }
-    return await within((timeout) => op({ ...options, timeout }));
+    if (lapse === null) return op(o);
+    const within = deadline(o.timeout, fallback);
+    return within((timeout) => untilCancelled(lapse.refresh, o.signal, timeout)).then((fresh) =>
+      fresh.ok ? within((timeout) => op({ ...o, timeout })) : fresh
+    );
   });
 }
 
