@@ -516,6 +516,17 @@ export function rangeHeader(range: DownloadOptions["range"]): Record<string, str
 }
 
 /**
+ * The length of a streamed answer's body, from its `Content-Length`, or null when unknown: that
+ * header is missing or not a number, or counts the bytes of a `Content-Encoding` (other than
+ * `identity`) before the runtime decodes them, so that the stream is longer.
+ */
+export function streamLength(headers: Headers): number | null {
+  const coding = headers.get("content-encoding")?.trim().toLowerCase();
+  const length = coding && coding !== "identity" ? null : headers.get("content-length");
+  return length !== null && /^\d+$/.test(length) ? Number(length) : null;
+}
+
+/**
  * Whether a whole-object answer is the range asked for (RFC 9110 lets a server ignore `Range`):
  * one from byte 0 whose length is within its end.
  */
@@ -527,8 +538,8 @@ function wholeRange(
   if (range.end === undefined || range.end === null) return true;
   const length = answer.body instanceof Uint8Array
     ? answer.body.length
-    : Number(answer.headers.get("content-length") ?? NaN);
-  return length <= range.end + 1;
+    : streamLength(answer.headers);
+  return length !== null && length <= range.end + 1;
 }
 
 export async function downloadRaw<R extends "text" | "bytes" | "stream">(

@@ -334,15 +334,11 @@ export async function downloadStream(
   ));
   if (!r.ok) return r;
   const h = r.value.headers;
-  // An encoded answer's Content-Length counts its bytes before the runtime decodes them: the
-  // stream is longer, so the length is not known.
-  const coding = h.get("content-encoding")?.trim().toLowerCase();
-  const length = coding && coding !== "identity" ? null : h.get("content-length");
   return success({
     stream: r.value.body ?? new ReadableStream<Uint8Array>({ start: (c) => c.close() }),
     status: r.value.status,
     contentType: h.get("content-type"),
-    contentLength: length !== null && /^\d+$/.test(length) ? Number(length) : null,
+    contentLength: ops.streamLength(h),
     contentRange: h.get("content-range"),
     etag: h.get("etag"),
   });

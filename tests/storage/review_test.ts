@@ -230,3 +230,27 @@ Deno.test("a range answered with the whole object (a server or proxy ignoring Ra
   const part = await storage.downloadBytes("b", "a.txt", { range: { start: 2, end: 4 } });
   assert.equal(new TextDecoder().decode(part.getOrThrow() as Uint8Array), "234");
 });
+
+Deno.test("a stream of a range answered whole under a Content-Encoding is refused: its Content-Length counts the encoded bytes", async () => {
+  let encoding: string | null = "gzip";
+  const { storage } = makeStorage(() =>
+    // Ten bytes as the stream gives them, three as the encoded Content-Length counts them.
+    new Response("0123456789", {
+      status: 200,
+      headers: encoding === null
+        ? { "content-length": "3" }
+        : { "content-encoding": encoding, "content-length": "3" },
+    })
+  );
+  const r = await storage.downloadStream("b", "a.txt", { range: { start: 0, end: 4 } });
+  assert.equal(r.errorOrNull()?.category, "DECODE");
+  assert.match(r.errorOrNull()!.message, /ignores Range/);
+  // Without one (or with `identity`), Content-Length is the stream's length: three bytes are
+  // within 0-4.
+  for (const e of [null, "identity"]) {
+    encoding = e;
+    const whole = await storage.downloadStream("b", "a.txt", { range: { start: 0, end: 4 } });
+    assert.equal(whole.ok, true, String(e));
+    await whole.getOrThrow().stream.cancel();
+  }
+});
