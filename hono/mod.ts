@@ -57,14 +57,14 @@ export type FetchbaseMiddleware<Bindings = any> = (
 /**
  * Options of {@linkcode fetchbaseAuth} read from each request's context, for
  * a platform whose configuration comes with the request (a Cloudflare
- * Worker's `c.env`). Called for every request, it must return the options
- * synchronously; see {@linkcode fetchbaseAuth} for how its results are
- * cached and checked.
+ * Worker's `c.env`). Called for every request, it returns the options or a
+ * promise of them (a key read from a secrets store); see
+ * {@linkcode fetchbaseAuth} for how its results are cached and checked.
  */
 // deno-lint-ignore no-explicit-any
 export type FetchbaseAuthOptionsFunction<Bindings = any> = (
   c: MiddlewareContext<Bindings>,
-) => FetchbaseAuthOptions;
+) => FetchbaseAuthOptions | PromiseLike<FetchbaseAuthOptions>;
 
 /**
  * Context variables the middleware sets. Declare them on the app
@@ -257,18 +257,11 @@ function isPlain(value: unknown): value is Record<string, unknown> {
  * `TypeError`, without the value, when the result is not an object.
  */
 function snapshot(value: unknown): FetchbaseAuthOptions {
-  if (
-    typeof value !== "object" || value === null ||
-    typeof (value as { then?: unknown }).then === "function"
-  ) {
+  if (typeof value !== "object" || value === null) {
     throw new TypeError(
       `Cannot verify the request as the result of 'options' must be an object with 'url' and 'apiKey': current value is ${
         // A string may be the key itself: it is not echoed.
-        typeof value === "string"
-          ? "a string"
-          : value === null || typeof value !== "object"
-          ? showValue(value)
-          : "a promise"}`,
+        typeof value === "string" ? "a string" : showValue(value)}`,
     );
   }
   const o = value as FetchbaseAuthOptions;
@@ -337,7 +330,8 @@ function cacheKey(options: FetchbaseAuthOptions, id: (value: object) => number):
  * Where the project's URL and key come with each request (a Cloudflare
  * Worker's `c.env`, the case Hono's docs answer by making a middleware per
  * request), pass a function of the context instead of the options: it is
- * called for every request, and the middleware keeps one verifying client,
+ * called for every request (it may return a promise, which is awaited: a key
+ * read from a secrets store), and the middleware keeps one verifying client,
  * with its JWKS cache, per distinct configuration. A configuration is its
  * `url`, `apiKey`, `auth` and `clientOptions`: strings, numbers, booleans and
  * object literals (`retry`, `headers`) compare by value, functions and other
@@ -352,8 +346,8 @@ function cacheKey(options: FetchbaseAuthOptions, id: (value: object) => number):
  * option or realm the object form refuses) makes the middleware throw the same
  * `TypeError` (or `RangeError`) for that request, without the url or key in its
  * message, so the app's `onError` answers it (Hono's default: a 500 with no
- * details); a throw from the function itself propagates as it is. Such a
- * result is not cached.
+ * details); a throw from the function itself, or its promise's rejection,
+ * propagates as it is. Such a result is not cached.
  *
  * Answers follow RFC 6750, each with a JSON body `{ error, message }`: no
  * Bearer credentials (none, or another scheme) get 401 with the challenge
@@ -437,7 +431,8 @@ export function fetchbaseAuth<Bindings = any>(
     };
     // Async: a refused result rejects the returned promise, as the rest of a request's failures.
     return async (c, next) => {
-      const given = snapshot(read(c));
+      // A promise (options read from a secrets store) is awaited; its rejection propagates.
+      const given = snapshot(await read(c));
       const checks = makeChecks(given);
       const key = cacheKey(given, id);
       let verifier = key === null ? undefined : verifiers.get(key);

@@ -969,7 +969,6 @@ Deno.test("middleware from a function: a throw or a refused result is thrown for
       [key, refused("a string")],
       [undefined, refused("undefined")],
       [null, refused("null")],
-      [Promise.resolve({ url: "https://p.example", apiKey: key }), refused("a promise")],
       [
         { url: `ftp://secret-host/${key}`, apiKey: key },
         "Cannot create the client as 'url' must be an http or https URL",
@@ -1040,4 +1039,52 @@ Deno.test("middleware from a function: a throw or a refused result is thrown for
   assert.ok(!String(logged[0]).includes(key));
   // A value that is neither options nor a function is still refused at creation.
   assert.throws(() => fetchbaseAuth(42 as never), TypeError);
+});
+
+Deno.test("middleware from an async function (a key from a secrets store): its options are awaited and verify as the object form; a rejection propagates; a promise of a refused value is refused", async () => {
+  const a = await jwksCountingProject();
+  try {
+    // A secrets store answering later, as a KV namespace or a vault does.
+    const secrets = new Map([["PROJECT_KEY", a.backend.apiKey]]);
+    const secret = (name: string) =>
+      new Promise<string | undefined>((resolve) => setTimeout(() => resolve(secrets.get(name)), 1));
+    let result: () => Promise<unknown> = async () => ({
+      url: a.server.url,
+      apiKey: await secret("PROJECT_KEY"),
+    });
+    const app = new Hono<{ Variables: FetchbaseVariables }>();
+    app.use("*", fetchbaseAuth(() => result() as Promise<FetchbaseAuthOptions>));
+    app.get(
+      "/me",
+      (c) => c.json({ sub: c.get("claims").claims.subject, url: c.get("fetchbase").url }),
+    );
+    const thrown: unknown[] = [];
+    app.onError((e, c) => {
+      thrown.push(e);
+      return c.json({ error: "internal" }, 500);
+    });
+    const token = await a.mint({ sub: "carol" });
+    const call = () => app.request("/me", { headers: { authorization: `Bearer ${token}` } });
+    const first = await call();
+    assert.equal(first.status, 200);
+    assert.deepEqual(await first.json(), { sub: "carol", url: a.server.url });
+    for (let i = 0; i < 3; i++) assert.equal((await call()).status, 200);
+    assert.equal(a.jwks(), 1, "awaited options are one configuration: one JWKS fetch");
+    assert.equal(thrown.length, 0);
+
+    const gone = new Error("secrets store unreachable");
+    result = () => Promise.reject(gone);
+    assert.equal((await call()).status, 500);
+    assert.equal(thrown.pop(), gone, "the rejection propagates as it is");
+    result = () => Promise.resolve(a.backend.apiKey);
+    assert.equal((await call()).status, 500);
+    const refused = thrown.pop() as Error;
+    assert.ok(refused instanceof TypeError);
+    assert.equal(
+      refused.message,
+      "Cannot verify the request as the result of 'options' must be an object with 'url' and 'apiKey': current value is a string",
+    );
+  } finally {
+    await a.server.close();
+  }
 });
