@@ -1,0 +1,411 @@
+/**
+ * Where a resumable upload's chunks come from: bytes, a Blob (sent as
+ * slices, without copying) or a stream (read one chunk at a time, with a BYOB
+ * reader for byte streams), from any offset, and the content fingerprint that
+ * keys a saved upload URL. Kept apart from the upload's state machine in
+ * `tus.ts`, which asks it for chunks and never reads the data itself.
+ *
+ * @module
+ */
+
+import { bounded } from "../core/_abort.ts";
+import { sha256 } from "../core/crypto.ts";
+import { encodeBase64Url } from "../core/encoding.ts";
+import type { ResumableData } from "./tus.ts";
+
+/** The piece the fingerprint hashes at a time (it digests the pieces' digests). */
+const FINGERPRINT_PIECE = 1_048_576;
+
+/**
+ * A stream's piece, which must be a `Uint8Array`: another view (a `Uint16Array`) would be copied
+ * element by element, each cut to a byte.
+ */
+function bytesOf(value: unknown): Uint8Array {
+  if (value instanceof Uint8Array) return value;
+  throw new RangeError(
+    `Cannot upload as the stream yielded a ${
+      Object.prototype.toString.call(value).slice(8, -1)
+    }, not a Uint8Array`,
+  );
+}
+
+/** One request body: bytes, or a slice of a Blob source (sent without copying it). */
+export type Chunk = Uint8Array | Blob;
+
+export function sizeOf(chunk: Chunk): number {
+  return chunk instanceof Uint8Array ? chunk.length : chunk.size;
+}
+
+/** A chunk kept from a one-shot stream, to re-send it after a re-sync. */
+interface KeptChunk {
+  readonly start: number;
+  /** The chunk's bytes: `buffer`, or its start for the last, shorter chunk. */
+  readonly bytes: Uint8Array;
+  /** The whole buffer, reused for a later chunk once this one is dropped. */
+  readonly buffer: Uint8Array;
+}
+
+/**
+ * Reads chunks of exactly `size` bytes (the last may be shorter) from any
+ * source, from a given offset. A one-shot stream keeps its last two chunks
+ * (the one in flight and the one read ahead), so a re-sync back into either
+ * is served from memory; reading a third reuses the buffer of the oldest,
+ * whose request is over by then (its answer has come, and a TUS server
+ * answers a PATCH only after reading its body; a body sent as a stream is
+ * not copied, so this ordering is what makes the reuse safe).
+ */
+export class ChunkSource {
+  /** The data's length: known for bytes and Blobs, from `size` or the server for streams. */
+  length: number | null;
+  readonly rereadable: boolean;
+  #data: ResumableData;
+  #reader: ReadableStreamDefaultReader<Uint8Array> | ReadableStreamBYOBReader | null = null;
+  #byob = false;
+  #pending: Uint8Array | null = null;
+  /** A byte stream's reused buffer for reads that cannot go straight into a chunk. */
+  #scratch: Uint8Array | null = null;
+  #streamPos = 0;
+  #kept: KeptChunk[] = [];
+  /** Where the last chunk returned starts: the chunk in flight while the next is read. */
+  #lastStart: number | null = null;
+  #cancelled = false;
+  /** How long a stream that has given every declared byte may take to end (0: no bound). */
+  readonly #endWaitMs: number;
+
+  constructor(data: ResumableData, size: number | null, endWaitMs = 0) {
+    this.#data = data;
+    this.#endWaitMs = endWaitMs;
+    if (data instanceof Uint8Array) {
+      this.length = data.length;
+      this.rereadable = true;
+    } else if (typeof Blob !== "undefined" && data instanceof Blob) {
+      this.length = data.size;
+      this.rereadable = true;
+    } else {
+      this.length = size;
+      this.rereadable = false;
+    }
+  }
+
+  /**
+   * Returns `size` bytes from `offset` (fewer only at the end of the data);
+   * null at the end. A stream is read forward only: an offset past what was
+   * read skips the bytes between (a resumed upload starts its stream at byte
+   * 0), and an offset inside the kept chunks re-reads from memory, topped up
+   * from the stream so that only the last chunk is ever short. A stream with
+   * a declared length is read no further than it, and must end there
+   * (`RangeError` otherwise, before its last bytes are sent).
+   */
+  async read(offset: number, size: number): Promise<Chunk | null> {
+    if (this.length !== null && offset >= this.length) {
+      if (!this.rereadable && offset === this.#streamPos) await this.#checkDeclaredEnd();
+      return null;
+    }
+    const want = this.length === null ? size : Math.min(size, this.length - offset);
+    const d = this.#data;
+    if (d instanceof Uint8Array) return d.subarray(offset, offset + want);
+    if (typeof Blob !== "undefined" && d instanceof Blob) return d.slice(offset, offset + want);
+    const kept = this.#kept.find((k) => offset >= k.start && offset < k.start + k.bytes.length);
+    if (kept) {
+      const from = offset - kept.start;
+      const chunk = kept.bytes.length - from >= want
+        ? kept.bytes.subarray(from, from + want)
+        : await this.#merge(offset, want);
+      this.#lastStart = offset;
+      return chunk;
+    }
+    if (offset < this.#streamPos) {
+      throw new RangeError(
+        `Cannot resume a one-shot stream at byte ${offset}: the stream is at byte ${this.#streamPos} and cannot be re-read`,
+      );
+    }
+    if (offset > this.#streamPos) {
+      this.#kept = [];
+      await this.#skip(offset - this.#streamPos);
+    }
+    // The oldest chunk leaves before its buffer is overwritten.
+    const dropped = this.#kept.length === 2 ? this.#kept.shift()! : null;
+    const [buffer, filled] = await this.#fill(
+      dropped?.buffer.length === want ? dropped.buffer : new Uint8Array(want),
+      0,
+    );
+    if (filled === 0) {
+      // Nothing was written over it (a byte stream may have moved its memory).
+      if (dropped) {
+        this.#kept.unshift(
+          dropped.buffer === buffer ? dropped : {
+            start: dropped.start,
+            bytes: buffer.subarray(0, dropped.bytes.length),
+            buffer,
+          },
+        );
+      }
+      return null;
+    }
+    const bytes = filled === want ? buffer : buffer.subarray(0, filled);
+    this.#kept.push({ start: offset, bytes, buffer });
+    this.#streamPos = offset + filled;
+    this.#lastStart = offset;
+    await this.#checkDeclaredEnd();
+    return bytes;
+  }
+
+  /**
+   * After a re-sync into the middle of kept data, or a read ahead that
+   * starts inside it: one new buffer holding every kept byte from `offset`
+   * (from the start of the chunk in flight when that is earlier, so that a
+   * second fault can still re-send it), topped up from the stream to a whole
+   * chunk after `offset`. It replaces the kept chunks (a rare path, after a
+   * fault); the chunk returned is its `want` bytes from `offset`.
+   */
+  async #merge(offset: number, want: number): Promise<Chunk | null> {
+    const inFlight = this.#lastStart;
+    const start = inFlight !== null && inFlight < offset &&
+        this.#kept.some((k) => inFlight >= k.start && inFlight < k.start + k.bytes.length)
+      ? inFlight
+      : offset;
+    const need = offset - start + want;
+    let out: Uint8Array = new Uint8Array(Math.max(need, this.#streamPos - start));
+    let filled = 0;
+    for (const k of this.#kept) {
+      const at = start + filled;
+      if (k.start + k.bytes.length <= at || k.start > at) continue;
+      const piece = k.bytes.subarray(at - k.start);
+      out.set(piece, filled);
+      filled += piece.length;
+    }
+    if (start + filled !== this.#streamPos) {
+      throw new RangeError(
+        `Cannot re-read the stream at byte ${offset}: its kept bytes have a gap`,
+      );
+    }
+    if (filled < need) {
+      const [moved, n] = await this.#fill(out, filled);
+      out = moved;
+      filled += n;
+      this.#streamPos = start + filled;
+    }
+    const all = filled === out.length ? out : out.subarray(0, filled);
+    this.#kept = [{ start, bytes: all, buffer: out }];
+    await this.#checkDeclaredEnd();
+    return all.subarray(offset - start, Math.min(need, filled));
+  }
+
+  /** Reads and drops `count` bytes of the stream (a resumed upload's accepted part). */
+  async #skip(count: number): Promise<void> {
+    let scratch: Uint8Array = new Uint8Array(Math.min(count, 1024 * 1024));
+    const room = scratch.length;
+    let left = count;
+    while (left > 0) {
+      const [moved, n] = await this.#fill(left >= room ? scratch : scratch.subarray(0, left), 0);
+      // Checked first: a read that ended the stream may leave a fresh buffer only `left` long.
+      if (n === 0) {
+        throw new RangeError(
+          `Cannot resume the stream at byte ${this.#streamPos + count - left}: it ended before`,
+        );
+      }
+      scratch = new Uint8Array(moved.buffer, 0, room);
+      left -= n;
+    }
+    this.#streamPos += count;
+  }
+
+  /** A stream with a declared length must end exactly there. */
+  async #checkDeclaredEnd(): Promise<void> {
+    if (
+      this.length !== null && this.#streamPos === this.length && !(await this.#endsInTime())
+    ) {
+      throw new RangeError(
+        `Cannot upload as the stream is longer than its declared size of ${this.length} bytes`,
+      );
+    }
+  }
+
+  /**
+   * Whether the stream ends now, waiting for its answer at most the end wait: a source that
+   * gave every byte it owes but never closes fails the upload (`RangeError`) instead of holding
+   * it for ever. The upload stays resumable: its last chunk has not been sent.
+   */
+  async #endsInTime(): Promise<boolean> {
+    const ms = this.#endWaitMs;
+    const r = await bounded(this.#streamEnded(), ms > 0 ? ms : Infinity);
+    if (r.kind === "done") return r.value;
+    if (r.kind === "failed") throw r.error;
+    throw new RangeError(
+      `Cannot complete the upload as the stream gave its ${this.#streamPos} bytes but did not end within ${ms} ms`,
+    );
+  }
+
+  /**
+   * The stream's reader, made on first use: a BYOB reader when the stream is
+   * a byte stream (files, request and response bodies), so that its bytes
+   * are read straight into the chunk buffers, and a default reader otherwise.
+   */
+  #open(): ReadableStreamDefaultReader<Uint8Array> | ReadableStreamBYOBReader {
+    if (this.#reader) return this.#reader;
+    const stream = this.#data as ReadableStream<Uint8Array>;
+    try {
+      this.#reader = stream.getReader({ mode: "byob" });
+      this.#byob = true;
+    } catch {
+      this.#reader = stream.getReader(); // not a byte stream (a locked one throws here too)
+    }
+    return this.#reader;
+  }
+
+  /**
+   * After `cancel()` (a failed or paused run) nothing more is read, nor are the chunks kept sent:
+   * no truncated upload (`RangeError`).
+   */
+  checkLive(): void {
+    if (this.#cancelled) {
+      throw new RangeError(
+        "Cannot read the stream as a failed or paused run cancelled it; resume with a fresh stream",
+      );
+    }
+  }
+
+  /**
+   * Reads the next bytes of the stream into `out` from `from` until it is
+   * full or the stream ends. Returns the buffer holding them and the count
+   * read: `out` itself, or for a byte stream the same range of the memory
+   * it moved `out`'s bytes into (a BYOB read transfers the buffer it fills,
+   * so `out` is unusable afterwards). A byte stream reads straight into
+   * `out` only where `out` starts its buffer: Node 20's file streams
+   * mishandle views at an offset, so the rest goes through one reused
+   * scratch buffer and is copied (still no garbage per piece).
+   */
+  async #fill(out: Uint8Array, from: number): Promise<[Uint8Array, number]> {
+    const size = out.length;
+    let filled = from;
+    const reader = this.#open();
+    while (filled < size) {
+      this.checkLive();
+      let piece = this.#pending;
+      this.#pending = null;
+      if (!piece && this.#byob) {
+        // Straight into `out` where it starts its buffer, else into the scratch buffer.
+        const direct = filled === 0 && out.byteOffset === 0;
+        const into = direct ? out : (this.#scratch ??= new Uint8Array(Math.min(size, 1 << 20)));
+        const room = into.length; // read before the read moves (detaches) it
+        const { done, value } = await (reader as ReadableStreamBYOBReader).read(
+          (direct ? into : into.subarray(0, Math.min(room, size - filled))) as Uint8Array<
+            ArrayBuffer
+          >,
+        );
+        this.checkLive(); // a cancelled read gives no view back: its bytes are gone
+        // The read that ends the stream gives back an empty view of the moved memory; workerd
+        // before compatibility date 2024-05-13 (internal streams: Blobs, bodies) gives none.
+        const moved = value
+          ? new Uint8Array(value.buffer, 0, room)
+          : into.byteLength === room
+          ? into
+          : new Uint8Array(room);
+        if (direct) out = moved;
+        else this.#scratch = moved;
+        if (done) break;
+        if (direct) {
+          filled = value!.length;
+          continue;
+        }
+        piece = value!; // no longer than the room left: copied whole below
+      }
+      if (!piece) {
+        const { done, value } = await (reader as ReadableStreamDefaultReader<Uint8Array>).read();
+        this.checkLive();
+        if (done) break;
+        piece = bytesOf(value);
+      }
+      const take = Math.min(piece.length, size - filled);
+      out.set(piece.subarray(0, take), filled);
+      filled += take;
+      if (take < piece.length) this.#pending = piece.subarray(take);
+    }
+    return [out, filled - from];
+  }
+
+  /**
+   * Takes a length the server holds for a stream of unknown length (a
+   * resumed upload): the stream is read no further and must end there.
+   */
+  declare(length: number): void {
+    this.length ??= length;
+  }
+
+  /**
+   * What identifies the data for the URL store: a SHA-256 over every byte of bytes and Blobs
+   * (read in pieces of {@linkcode FINGERPRINT_PIECE}, so no more than a piece is copied), and over
+   * a stream's first `head` bytes, which it keeps for the upload anyway.
+   */
+  async fingerprint(head: number): Promise<string> {
+    const d = this.#data;
+    if (!this.rereadable) {
+      // A stream's chunks are bytes; copied, as WebCrypto refuses shared memory.
+      const chunk = (await this.read(0, head)) as Uint8Array | null;
+      return encodeBase64Url(await sha256(chunk === null ? new Uint8Array(0) : chunk.slice()));
+    }
+    const size = this.length!;
+    const digests = new Uint8Array(Math.ceil(size / FINGERPRINT_PIECE) * 32);
+    for (let at = 0, i = 0; at < size; at += FINGERPRINT_PIECE, i += 32) {
+      const piece = d instanceof Uint8Array
+        ? d.slice(at, at + FINGERPRINT_PIECE)
+        : new Uint8Array(await (d as Blob).slice(at, at + FINGERPRINT_PIECE).arrayBuffer());
+      digests.set(await sha256(piece), i);
+    }
+    return encodeBase64Url(await sha256(digests));
+  }
+
+  /**
+   * Checks that a stream ends exactly at `at` before its upload is reported
+   * complete, reading (and dropping) the bytes up to there when a resume
+   * found them already on the server. `RangeError` otherwise.
+   */
+  async verifyEnd(at: number): Promise<void> {
+    if (this.rereadable) return;
+    if (this.#streamPos > at) {
+      throw new RangeError(`Cannot complete the upload as the stream is longer than ${at} bytes`);
+    }
+    if (this.#streamPos < at) {
+      this.#kept = [];
+      await this.#skip(at - this.#streamPos);
+    }
+    if (!(await this.#endsInTime())) {
+      throw new RangeError(`Cannot complete the upload as the stream is longer than ${at} bytes`);
+    }
+  }
+
+  /**
+   * Whether the data can still be read from byte 0: bytes and Blobs always, a
+   * stream until it has moved past its first chunk (kept in memory).
+   */
+  get canRestart(): boolean {
+    return this.rereadable || this.#reader === null || this.#kept.some((k) => k.start === 0);
+  }
+
+  /** Whether the stream ended exactly at `offset` (for deferred length). */
+  async endsAt(offset: number): Promise<boolean> {
+    if (this.length !== null) return offset >= this.length;
+    if (offset !== this.#streamPos) return false;
+    return await this.#streamEnded();
+  }
+
+  /** Whether the stream has nothing after its current position (peeks one piece). */
+  async #streamEnded(): Promise<boolean> {
+    const reader = this.#open();
+    while (this.#pending === null) {
+      this.checkLive();
+      const { done, value } = this.#byob
+        ? await (reader as ReadableStreamBYOBReader).read(new Uint8Array(1))
+        : await (reader as ReadableStreamDefaultReader<Uint8Array>).read();
+      this.checkLive();
+      if (done) return true;
+      if (bytesOf(value).length > 0) this.#pending = value!;
+    }
+    return false;
+  }
+
+  cancel(): void {
+    this.#cancelled = true;
+    this.#reader?.cancel().catch(() => {});
+  }
+}
