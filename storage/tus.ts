@@ -952,6 +952,22 @@ class Upload implements ResumableUpload {
       // the object for this upload's own.
       this.#objectTaken = e.status === 409 && /exist/i.test(e.message) &&
         !/offset/i.test(e.message);
+      if (this.#objectTaken && (last || end === total)) {
+        // The PATCH that completes the upload may meet the object its own first send created: a
+        // runtime replays a request whose reused connection closed without an answer (Deno's
+        // fetch does, for a byte body), and the Storage API refuses the copy (no upsert). The
+        // object carrying this upload's version says so.
+        const own = await this.#isOwnObject(signal);
+        if (own === ABORTED) return cancelled();
+        if (own) {
+          this.#objectTaken = false;
+          this.#total = end;
+          this.#lengthPending = false;
+          offset = end;
+          confirmed = true;
+          continue;
+        }
+      }
       if (
         this.#objectTaken &&
         (await this.#store((s) => s.remove(this.#fingerprint()), signal)) === ABORTED

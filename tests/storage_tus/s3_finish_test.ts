@@ -34,7 +34,7 @@ const s3Refusal = () =>
 function storageOnS3(
   url: string,
   total: number,
-  o: { held?: number; loseFinalAnswer?: boolean; infoVersion?: string } = {},
+  o: { held?: number; loseFinalAnswer?: boolean; replayFinal?: boolean; infoVersion?: string } = {},
 ) {
   const log: string[] = [];
   let held = o.held ?? 0;
@@ -70,11 +70,20 @@ function storageOnS3(
     if (held === total) {
       complete = true;
       if (o.loseFinalAnswer) throw new TypeError("connection reset");
+      // The runtime sent it again on a new connection: the object check refuses the copy.
+      if (o.replayFinal) return objectExists();
     }
     return new Response(null, { status: 204, headers: { ...tus, "upload-offset": String(held) } });
   };
   return { fetch: fetch as typeof globalThis.fetch, log };
 }
+
+/** The Storage API's TUS answer (seen on the wire) when the object exists and upsert is off. */
+const objectExists = () =>
+  new Response("The resource already exists", {
+    status: 409,
+    headers: { "content-type": "text/plain;charset=UTF-8", "tus-resumable": "1.0.0" },
+  });
 
 const client = (fetch: typeof globalThis.fetch) =>
   createBaseClient(BASE, "anon-key", { fetch, accessToken: "user-jwt" });
@@ -162,4 +171,64 @@ Deno.test("a refusal of the finish step (4xx) fails at once, with no info reques
   }).await();
   assert.equal(!r.ok && r.error.status, 403);
   assert.deepEqual(log, ["HEAD", "PATCH"]);
+});
+
+// Seen against the Storage API on S3 (through a proxy that closed the connection instead of
+// answering the completing PATCH): Deno's fetch sent that PATCH again by itself on a new connection
+// (it replays a byte body whose reused connection closed without an answer), and the server
+// refused the copy with 409 as the object, this upload's own, existed. Without upsert that 409
+// was taken for another upload's object: Failure(CONFLICT) for an upload that had succeeded.
+Deno.test("a completing PATCH refused with 409 as the object exists: Success when the object carries this upload's version", async () => {
+  const url = uploadUrl(`b/a.bin/${VERSION}`);
+  const s = storageOnS3(url, 8, { replayFinal: true });
+  const saved = new Map<string, string>();
+  const up = createResumableUpload(client(s.fetch), "b", "a.bin", new Uint8Array(8), {
+    chunkSize: 4,
+    creationWithUpload: false,
+    urlStore: {
+      get: (k) => saved.get(k),
+      set: (k, v) => void saved.set(k, v),
+      remove: (k) => void saved.delete(k),
+    },
+    ...FAST,
+  });
+  const r = await up.await();
+  assert.equal(r.ok, true, r.ok ? "" : r.error.message);
+  assert.deepEqual(s.log, [
+    "POST /storage/v1/upload/resumable",
+    "PATCH upload@0+4",
+    "PATCH upload@4+4", // stored the object, answered 409 (the replay's answer)
+    "GET /storage/v1/object/info/authenticated/b/a.bin Bearer user-jwt",
+  ]);
+  assert.equal(up.progress.value.isComplete, true);
+  assert.equal(saved.size, 0);
+  // Another version: another upload wrote the object, CONFLICT as before (and no retry).
+  const other = storageOnS3(url, 8, { replayFinal: true, infoVersion: "other" });
+  const taken = await createResumableUpload(client(other.fetch), "b", "a.bin", new Uint8Array(8), {
+    chunkSize: 4,
+    creationWithUpload: false,
+    ...FAST,
+  }).await();
+  assert.equal(!taken.ok && taken.error.category, "CONFLICT");
+  assert.equal(!taken.ok && taken.error.status, 409);
+  assert.equal(other.log.length, 4, other.log.join(", "));
+  // A 409 to a PATCH that does not complete the upload asks nothing: the object is not this one's.
+  let n = 0;
+  const early = ((input: RequestInfo | URL, init: RequestInit = {}) => {
+    n++;
+    if (init.method === "POST") {
+      return Promise.resolve(
+        new Response(null, { status: 201, headers: { "tus-resumable": "1.0.0", location: url } }),
+      );
+    }
+    assert.notEqual(init.method ?? "GET", "GET", String(input));
+    return Promise.resolve(objectExists());
+  }) as typeof globalThis.fetch;
+  const firstChunk = await createResumableUpload(client(early), "b", "a.bin", new Uint8Array(8), {
+    chunkSize: 4,
+    creationWithUpload: false,
+    ...FAST,
+  }).await();
+  assert.equal(!firstChunk.ok && firstChunk.error.category, "CONFLICT");
+  assert.equal(n, 2);
 });
