@@ -50,6 +50,33 @@ export function runsOnNode(): boolean {
 }
 
 /**
+ * Whether the running runtime sends a `ReadableStream` request body as a
+ * stream, read at call time. Firefox (153 ESR) does not: it takes the
+ * stream for some other value and sends its text, "[object ReadableStream]",
+ * as a `text/plain` body, which a server stores without a word (and a
+ * resumable upload's server accepts as 23 bytes of the chunk). Such a
+ * runtime gives a request with a stream body that text's `Content-Type`;
+ * Chromium, WebKit, Deno, Node, Bun and workerd give none (WebKit's fetch
+ * then refuses the body: "ReadableStream uploading is not supported", a
+ * `NETWORK` failure; Chromium's over HTTP/1.1 too). A runtime that cannot
+ * build the probe (workerd before 2022-11-30 refuses the `ReadableStream`
+ * constructor) is taken to send streams, as before the check.
+ *
+ * @returns False where a stream body would be sent as text.
+ */
+export function sendsStreamBodies(): boolean {
+  try {
+    return !new Request("http://localhost/", {
+      method: "POST",
+      body: new ReadableStream(),
+      duplex: "half",
+    } as RequestInit).headers.has("content-type");
+  } catch {
+    return true;
+  }
+}
+
+/**
  * The request body for a chunk. Bytes become a stream holding that one piece
  * when `stream` is true, and `headers` gets their `Content-Length` (runtimes
  * that ignore it send the stream chunked). Empty bytes and a Blob slice are

@@ -34,6 +34,7 @@ import { encodeQueryComponent } from "../core/query.ts";
 import { showValue } from "../core/_show.ts";
 import { deadline } from "../core/_deadline.ts";
 import { checkUploadOptions } from "./_upload_options.ts";
+import { sendsStreamBodies } from "./_chunk_body.ts";
 
 /** Cancellation and timeout, accepted by every storage call. */
 export interface StorageCallOptions {
@@ -377,13 +378,22 @@ function contentTypeOf(data: UploadData, o: UploadOptions): string {
 
 /**
  * A Failure for what fetch would not send as bytes: it sends a plain object as the text
- * "[object Object]" and no data as an empty object, both stored without a word.
+ * "[object Object]" and no data as an empty object, both stored without a word; Firefox sends a
+ * ReadableStream as the text "[object ReadableStream]" (`sendsStreamBodies`).
  */
 function refuseData(data: unknown): ServiceResult<never> | null {
+  if (typeof ReadableStream !== "undefined" && data instanceof ReadableStream) {
+    if (sendsStreamBodies()) return null;
+    // Firefox would send, and the server store, the text "[object ReadableStream]".
+    return failure({
+      message:
+        "Cannot upload as 'data' must be bytes, a Blob or a string in this runtime, which sends a ReadableStream request body as the text \"[object ReadableStream]\" (Firefox; a resumable upload reads a stream in chunks): current value is a ReadableStream",
+      category: "INVALID_ARGUMENT",
+    });
+  }
   if (
     typeof data === "string" || data instanceof ArrayBuffer || ArrayBuffer.isView(data) ||
-    (typeof Blob !== "undefined" && data instanceof Blob) ||
-    (typeof ReadableStream !== "undefined" && data instanceof ReadableStream)
+    (typeof Blob !== "undefined" && data instanceof Blob)
   ) return null;
   return failure({
     message:

@@ -27,7 +27,7 @@ import {
 } from "../core/result.ts";
 import { MutableStateFlow, type StateFlow } from "../core/state_flow.ts";
 import { checkObjectPath, encodeBucket, encodeObjectPath } from "./_path.ts";
-import { chunkBody, runsOnNode } from "./_chunk_body.ts";
+import { chunkBody, runsOnNode, sendsStreamBodies } from "./_chunk_body.ts";
 import { type Chunk, ChunkSource, sizeOf } from "./_chunk_source.ts";
 import { showValue } from "../core/_show.ts";
 import { checkUploadOptions } from "./_upload_options.ts";
@@ -130,9 +130,11 @@ export interface ResumableUploadOptions {
    * Send each chunk of bytes (from a stream or a `Uint8Array`) as a stream
    * holding that one piece, with its `Content-Length`, instead of as bytes.
    * Node's fetch copies a byte body before sending it, a chunk of garbage per
-   * request; a stream goes out as it is. Browsers accept stream bodies only
-   * over HTTP/2. Default: true on Node, false elsewhere. A Blob is always
-   * sent as slices.
+   * request; a stream goes out as it is. Chromium sends stream bodies only
+   * over HTTP/2, WebKit (Safari) none (a `NETWORK` failure); Firefox would
+   * send each chunk as the text "[object ReadableStream]", so `true` there
+   * throws a `TypeError`. Default: true on Node, false elsewhere. A
+   * Blob is always sent as slices.
    */
   streamChunks?: boolean;
 }
@@ -1125,6 +1127,13 @@ export function createResumableUpload(
   }
   const metadataJson = checkUploadOptions(options);
   checkTusSettings(options);
+  // Firefox would send each chunk as the text "[object ReadableStream]", which the
+  // server accepts as 23 bytes of it: the upload crawled on, storing that text over and over.
+  if (options.streamChunks === true && !sendsStreamBodies()) {
+    throw new TypeError(
+      `Cannot upload with 'streamChunks' as this runtime sends a ReadableStream request body as the text "[object ReadableStream]" (Firefox)`,
+    );
+  }
   // Else every request to it would fail, and be retried, as a network error.
   if (options.uploadUrl != null && !isHttpUrl(options.uploadUrl)) {
     throw new TypeError(

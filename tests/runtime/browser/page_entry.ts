@@ -1,9 +1,11 @@
 // Runs in the browser page: PKCE generation, local ES256 verification against the
 // project's JWKS, a fetch through the transport and resumable (TUS) uploads of bytes, a Blob
-// and a stream in several chunks; then reports back to the test.
+// and a stream in several chunks; then what an engine may not do (a ReadableStream request
+// body); then reports back to the test (`_harness.ts` reads the report).
 import { createBaseClient } from "../../../core/client.ts";
 import { createClaimsVerifier, getClaims } from "../../../auth/get_claims.ts";
 import { generatePkceParams } from "../../../auth/pkce.ts";
+import { upload } from "../../../storage/objects.ts";
 import { createResumableUpload, type ResumableData } from "../../../storage/tus.ts";
 
 const params = new URLSearchParams(location.search);
@@ -65,6 +67,35 @@ try {
     };
   }
   report.uploads = uploads;
+  // Request bodies sent as a ReadableStream: Chromium sends them only over HTTP/2 (this page is
+  // HTTP/1.1), WebKit not at all (its fetch refuses them), Firefox sends their text instead. Bounded, so that a body never sent cannot hang.
+  const outcome = (r: { ok: boolean; error?: { category: string; message: string } }) =>
+    r.ok ? "stored" : `${r.error!.category}: ${r.error!.message}`;
+  // The plain upload on the page's own origin (the local backend gives CORS to TUS routes only).
+  const own = createBaseClient(location.origin, key, { accessToken: token });
+  const plain = await upload(own, "browser", "plain/stream.bin", new Blob([data]).stream(), {
+    timeout: 15_000,
+  });
+  let streamChunks: string;
+  try {
+    // 1000 bytes in chunks of 256: few requests even where each chunk went as 23 bytes of text.
+    const chunked = createResumableUpload(
+      user,
+      "browser",
+      "tus/streamChunks.bin",
+      data.subarray(0, 1000),
+      {
+        chunkSize: 256,
+        maxAttempts: 1,
+        streamChunks: true,
+        timeout: 15_000,
+      },
+    );
+    streamChunks = outcome(await chunked.await());
+  } catch (e) {
+    streamChunks = `threw ${e instanceof Error ? `${e.name}: ${e.message}` : e}`;
+  }
+  report.probes = { plainStream: outcome(plain), streamChunks };
 } catch (e) {
   report.crash = String(e);
 }
