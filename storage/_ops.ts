@@ -14,7 +14,8 @@ import {
 } from "../core/decode.ts";
 import { encodeBase64 } from "../core/encoding.ts";
 import { failure, type ServiceResult, success } from "../core/result.ts";
-import type { RequestBody } from "../core/transport.ts";
+import { request, type RequestBody } from "../core/transport.ts";
+import { freshReads } from "./_fresh_reads.ts";
 import { encodeBucket, encodeObjectPath, objectPathOrFailure, pathList } from "./_path.ts";
 import {
   type Bucket,
@@ -565,7 +566,8 @@ export async function downloadRaw<R extends "text" | "bytes" | "stream">(
   const family = hasTransform(o.transform)
     ? `/render/image/${visibility}`
     : `/object/${visibility}`;
-  const r = await client.request({
+  // Revalidated, never answered from a browser's cache alone: the object may have changed.
+  const r = await request(freshReads(client), {
     area: "storage",
     path: `${family}/${encoded}`,
     query: downloadQuery(o),

@@ -1,12 +1,15 @@
 // Runs in the browser page: PKCE generation, local ES256 verification against the
 // project's JWKS, a fetch through the transport and resumable (TUS) uploads of bytes, a Blob
 // and a stream in several chunks; then what an engine may not do (a ReadableStream request
-// body); then reports back to the test (`_harness.ts` reads the report).
+// body); then the library's other main flows (`flows.ts`: sessions, cancellation, OAuth URL and
+// fragment import, database, storage), each bounded; then reports back to the test
+// (`_harness.ts` reads the report).
 import { createBaseClient } from "../../../core/client.ts";
 import { createClaimsVerifier, getClaims } from "../../../auth/get_claims.ts";
 import { generatePkceParams } from "../../../auth/pkce.ts";
 import { upload } from "../../../storage/objects.ts";
 import { createResumableUpload, type ResumableData } from "../../../storage/tus.ts";
+import { runFlows } from "./flows.ts";
 
 const params = new URLSearchParams(location.search);
 const token = params.get("token") ?? "";
@@ -98,5 +101,10 @@ try {
   report.probes = { plainStream: outcome(plain), streamChunks };
 } catch (e) {
   report.crash = String(e);
+}
+try {
+  report.flows = await runFlows({ key, token });
+} catch (e) {
+  report.crash = `${report.crash ?? ""}flows: ${e}`;
 }
 await fetch("/__report", { method: "POST", body: JSON.stringify(report) });
