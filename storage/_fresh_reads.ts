@@ -20,8 +20,10 @@ import { runsOnNode } from "./_chunk_body.ts";
 /**
  * Whether this runtime takes `cache: "no-cache"` on a request: browsers, Deno, Node (which sends
  * it as `Cache-Control: max-age=0`, as browsers do when they revalidate) and Bun do; workerd
- * refuses the field (before its 2024-11-11 compatibility date) or the mode, and would fail the
- * fetch, so there none is given.
+ * refuses the field before its 2024-11-11 compatibility date and the mode before 2025-08-07, and
+ * would fail the fetch, so there none is given (from 2025-08-07 it takes it and sends
+ * `Cache-Control: no-cache` and `Pragma: no-cache`: a Worker's fetch goes through Cloudflare's
+ * cache).
  */
 function takesNoCache(): boolean {
   try {

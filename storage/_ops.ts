@@ -12,7 +12,7 @@ import {
   optObject,
   reqString,
 } from "../core/decode.ts";
-import { encodeBase64 } from "../core/encoding.ts";
+import { encodeBase64, utf8Decode } from "../core/encoding.ts";
 import { failure, type ServiceResult, success } from "../core/result.ts";
 import { request, type RequestBody } from "../core/transport.ts";
 import { freshReads } from "./_fresh_reads.ts";
@@ -573,7 +573,10 @@ export async function downloadRaw<R extends "text" | "bytes" | "stream">(
     query: downloadQuery(o),
     headers: rangeHeader(o.range),
     credentials: visibility === "public" ? "none" : "token",
-    responseType,
+    // Text is read as bytes and decoded at the end, as `Response.text()` would (UTF-8, a BOM
+    // dropped): workerd logs a console warning for every `text()` of a body whose type is not
+    // text, as an object's is when stored with the default type (a string uploaded without one).
+    responseType: (responseType === "text" ? "bytes" : responseType) as R,
     signal: o.signal,
     timeout: o.timeout ?? 0,
   });
@@ -588,6 +591,9 @@ export async function downloadRaw<R extends "text" | "bytes" | "stream">(
       category: "DECODE",
       status: r.value.status,
     });
+  }
+  if (r.ok && responseType === "text") {
+    (r.value as { body: unknown }).body = utf8Decode(r.value.body as Uint8Array);
   }
   return r;
 }

@@ -37,6 +37,8 @@ export async function run(
 export interface Started {
   /** The captured output up to and including the marker. */
   output: string;
+  /** Its stdout since the marker, then its stderr: the last 64 KiB of each. */
+  logs(): string;
   /**
    * Stops the process (closes stdin, sends SIGTERM) and waits for it to exit. A process still
    * running `exitWithinMs` later is killed and the call throws: a server whose shutdown hangs
@@ -76,7 +78,7 @@ export async function spawnUntil(
   const stderrDone = child.stderr.pipeThrough(new TextDecoderStream()).pipeTo(
     new WritableStream({
       write(text) {
-        stderr = (stderr + text).slice(-8192);
+        stderr = (stderr + text).slice(-65536);
       },
     }),
   ).catch(() => {});
@@ -111,16 +113,21 @@ export async function spawnUntil(
   } finally {
     clearTimeout(timer);
   }
-  // Whatever the process prints later is read and dropped, so that it never blocks on a pipe.
+  // Whatever the process prints later is read (and its tail kept), so that it never blocks on a
+  // pipe.
+  let later = "";
   const stdoutDone = (async () => {
     try {
-      while (!(await reader.read()).done) { /* drained */ }
+      for (let r = await reader.read(); !r.done; r = await reader.read()) {
+        later = (later + r.value).slice(-65536);
+      }
     } catch {
       // cancelled
     }
   })();
   return {
     output,
+    logs: () => later + stderr,
     async stop(exitWithinMs = 20_000) {
       await child.stdin.close().catch(() => {});
       try {
@@ -153,6 +160,8 @@ export interface RunningWorker {
   url: string;
   /** Stops miniflare. */
   stop(): Promise<void>;
+  /** What miniflare and workerd printed since the Worker started (the Worker's console too). */
+  logs(): string;
 }
 
 /**
@@ -194,5 +203,5 @@ export async function startWorker(
     await worker.stop();
     throw new Error(`the Worker did not start in workerd: ${worker.output}`);
   }
-  return { url, stop: () => worker.stop() };
+  return { url, stop: () => worker.stop(), logs: () => worker.logs() };
 }

@@ -1,5 +1,6 @@
 // @ts-nocheck -- runs under Node against the npm build, not type-checked by Deno
-// Starts a bundled Worker in miniflare (the real workerd runtime) and prints its URL.
+// Starts a bundled Worker in miniflare (the real workerd runtime) and prints its URL. The Worker
+// gets a Workers KV namespace bound as SESSIONS (miniflare's, in memory); workerd runs verbose.
 // Usage: node run_miniflare.mjs <bundle.js> <FETCHBASE_URL> <FETCHBASE_KEY> [compatibility date]
 import { Miniflare } from "miniflare";
 import { readFileSync } from "node:fs";
@@ -10,6 +11,10 @@ const mf = new Miniflare({
   script: readFileSync(script, "utf8"),
   compatibilityDate: date ?? "2026-08-01",
   bindings: { FETCHBASE_URL: url, FETCHBASE_KEY: key },
+  kvNamespaces: ["SESSIONS"],
+  kvPersist: false,
+  // workerd's own reports (an uncaught exception, a request it cancelled as hung) on stderr.
+  verbose: true,
   host: "127.0.0.1",
   port: 0,
 });

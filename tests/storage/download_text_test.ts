@@ -1,0 +1,54 @@
+// workerd logs a console warning for every `Response.text()` of a body whose `Content-Type` is not
+// text ("Called .text() on an HTTP body which does not appear to be text. The body's Content-Type
+// is "application/octet-stream". The result will probably be corrupted."): a string uploaded
+// without a type is stored as `application/octet-stream`, and every `download` of it (text) logged
+// that warning in a Worker (tests/runtime/workers_flows_test.ts found it in workerd's log). Text
+// downloads now read bytes and decode them as `text()` does. The fake below warns as workerd does.
+import assert from "node:assert/strict";
+import { createBaseClient } from "../../core/client.ts";
+import { createStorageClient } from "../../storage/mod.ts";
+
+/** A fetch answering `body` with `type`, whose answers' `text()` warns as workerd's does. */
+function workerdLike(body: Uint8Array<ArrayBuffer>, type: string) {
+  const warnings: string[] = [];
+  const fetch = (_input: RequestInfo | URL, _init?: RequestInit): Promise<Response> => {
+    const res = new Response(body, { headers: { "content-type": type } });
+    const text = res.text.bind(res);
+    res.text = () => {
+      const t = res.headers.get("content-type") ?? "";
+      if (!/^text\/|json|xml|javascript|urlencoded/.test(t)) {
+        warnings.push(`Called .text() on an HTTP body which does not appear to be text: ${t}`);
+      }
+      return text();
+    };
+    return Promise.resolve(res);
+  };
+  return { fetch, warnings };
+}
+
+Deno.test("a text download of an object stored as application/octet-stream calls no Response.text() (workerd warns for it)", async () => {
+  // A BOM, multi-byte characters and an invalid byte: decoded as Response.text() decodes them.
+  const bytes = new Uint8Array([0xef, 0xbb, 0xbf, ...new TextEncoder().encode("héllo ✓"), 0xff]);
+  const expected = await new Response(bytes.slice()).text();
+  const { fetch, warnings } = workerdLike(bytes, "application/octet-stream");
+  const storage = createStorageClient(createBaseClient("http://backend.test", "key", { fetch }));
+  for (
+    const r of [await storage.download("b", "a.txt"), await storage.downloadPublic("b", "a.txt")]
+  ) {
+    assert.equal(r.getOrNull(), expected);
+  }
+  assert.equal(expected, "héllo ✓\ufffd");
+  assert.deepEqual(warnings, []);
+});
+
+// A range answered whole is judged by the bytes received, as for `downloadBytes` (a text download
+// used to need a `Content-Length` for it, and refused an answer without one).
+Deno.test("a text download of a range answered whole: refused unless it is all the range asked", async () => {
+  const { fetch } = workerdLike(new TextEncoder().encode("0123456789"), "text/plain");
+  const storage = createStorageClient(createBaseClient("http://backend.test", "key", { fetch }));
+  const r = await storage.download("b", "a.txt", { range: { start: 2, end: 4 } });
+  assert.equal(r.ok, false);
+  assert.equal(r.ok ? null : r.error.category, "DECODE");
+  const whole = await storage.download("b", "a.txt", { range: { start: 0, end: 20 } });
+  assert.equal(whole.getOrNull(), "0123456789");
+});
