@@ -316,6 +316,8 @@ function transportRequest(client: BaseClient, req: PgRequest): TransportRequest<
 }
 
 const TX_ROLLBACK = /\btx=rollback\b/;
+/** The media type of a plan answer (`explain`). */
+const PLAN = /^\s*application\/vnd\.pgrst\.plan\b/i;
 
 /** Whether a write asks PostgREST to roll its transaction back (`Prefer: tx=rollback`). */
 function wantsRollback(req: PgRequest): boolean {
@@ -332,14 +334,27 @@ function wantsRollback(req: PgRequest): boolean {
  * lists it in `Preference-Applied`. Otherwise the write was committed, unless
  * the server rolls every transaction back (`db-tx-end = rollback`, which an
  * answer cannot show): refused either way, since the caller cannot know. An
- * answer without that header (a plan, an older server) cannot tell and passes.
+ * answer without that header cannot tell either and is refused too, as the
+ * write's answer always lists a preference (its `return=`, or a function
+ * call's `handling=`): a browser hides the header from a page on another
+ * origin (PostgREST does not list it in `Access-Control-Expose-Headers`), and
+ * a server that applies none sends none. Only a plan (`explain`), whose
+ * answer never carries it, passes.
  */
 function checkRolledBack(r: ServiceResult<PgResponse>): ServiceResult<PgResponse> {
   if (!r.ok) return r;
   const applied = r.value.headers.get("preference-applied");
-  return applied === null || TX_ROLLBACK.test(applied) ? r : failure({
-    message:
-      "Cannot confirm the rollback as the server did not apply tx=rollback: the write was committed unless its db-tx-end rolls back every transaction (PostgREST applies tx=rollback only when db-tx-end allows overrides)",
+  if (
+    applied === null
+      ? PLAN.test(r.value.headers.get("content-type") ?? "")
+      : TX_ROLLBACK.test(applied)
+  ) {
+    return r;
+  }
+  return failure({
+    message: applied === null
+      ? "Cannot confirm the rollback as the answer shows no Preference-Applied: the write may have been committed (a browser hides that header from a page on another origin, as PostgREST does not list it in Access-Control-Expose-Headers)"
+      : "Cannot confirm the rollback as the server did not apply tx=rollback: the write was committed unless its db-tx-end rolls back every transaction (PostgREST applies tx=rollback only when db-tx-end allows overrides)",
     category: "CONFLICT",
     status: r.value.status,
   });

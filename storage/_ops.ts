@@ -490,12 +490,19 @@ export interface DownloadStream {
   /**
    * The stream's length in bytes, from `Content-Length`; null when not sent,
    * or when the answer has a `Content-Encoding` (the runtime decodes it, and
-   * the header counts the encoded bytes).
+   * the header counts the encoded bytes). A browser page on another origin
+   * sees `Content-Length` always but `Content-Encoding` only when the server
+   * exposes it, which the Storage API does not (it sends no encoding either).
    */
   contentLength: number | null;
-  /** `Content-Range`, for ranges. */
+  /**
+   * `Content-Range`, for ranges; null when not sent, or hidden: a browser
+   * page on another origin sees it only when the server lists it in
+   * `Access-Control-Expose-Headers`, which the Storage API (behind
+   * Supabase's gateway) does not. `status` 206 still tells a range.
+   */
   contentRange: string | null;
-  /** Entity tag, when sent. */
+  /** Entity tag, when sent; null when hidden from a page on another origin, as `contentRange`. */
   etag: string | null;
 }
 

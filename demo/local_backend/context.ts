@@ -37,6 +37,8 @@ export interface BackendContext {
   accessTokenTtl: number;
   /** How long a spent refresh token may be spent again for the session's active one, in ms. */
   refreshReuseIntervalMs: number;
+  /** Which routes answer CORS (see {@linkcode BackendOptions.cors}). */
+  cors: "tus" | "all";
   /**
    * Resolves the caller of a request, or the 401 answer; a token up to `skewSeconds` past its
    * expiry is still accepted (PostgREST allows 30 s of clock skew; GoTrue none).
@@ -57,6 +59,13 @@ export interface BackendOptions {
    * refreshing at once), in ms; a later reuse revokes the session. Default 10,000, GoTrue's.
    */
   refreshReuseIntervalMs?: number;
+  /**
+   * Which routes answer a browser on another origin: `"tus"` (the default), the resumable-upload
+   * routes only; `"all"`, every route as the deployed services behind Supabase's gateway do
+   * (`cors.ts`: preflights answered by the gateway, and per service the response headers the
+   * service exposes).
+   */
+  cors?: "tus" | "all";
 }
 
 export async function createContext(options: BackendOptions = {}): Promise<BackendContext> {
@@ -71,6 +80,7 @@ export async function createContext(options: BackendOptions = {}): Promise<Backe
     key,
     accessTokenTtl: options.accessTokenTtl ?? 3600,
     refreshReuseIntervalMs: options.refreshReuseIntervalMs ?? 10_000,
+    cors: options.cors ?? "tus",
     async caller(req, skewSeconds = 0) {
       const given = req.headers.get("apikey") ??
         new URL(req.url).searchParams.get("apikey");

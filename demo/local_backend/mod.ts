@@ -12,10 +12,14 @@
  * (`context.ts`); storage objects and buckets belong to the user who made them
  * (`storage.ts`); rows with a `user_id` belong to that user (`rest.ts`). The
  * service key bypasses row-level security.
+ *
+ * CORS (`cors.ts`): by default only the TUS routes answer a browser on another origin; with
+ * `cors: "all"` every route does, as the services behind Supabase's gateway do.
  */
 
 import { Hono } from "hono";
 import { authApp } from "./auth.ts";
+import { servicesCors } from "./cors.ts";
 import { type BackendOptions, createContext } from "./context.ts";
 import { restApp, type Tables } from "./rest.ts";
 import { storageApp, type StorageState } from "./storage.ts";
@@ -44,6 +48,7 @@ export interface LocalBackend {
 export async function createLocalBackend(options: BackendOptions = {}): Promise<LocalBackend> {
   const ctx = await createContext(options);
   const app = new Hono();
+  if (ctx.cors === "all") app.use("*", servicesCors([ctx.apiKey, ctx.serviceKey]));
   const storage = storageApp(ctx);
   const rest = restApp(ctx);
   app.route("/auth/v1", authApp(ctx));

@@ -14,7 +14,8 @@
  * `user_id` (or none, in `todos`) than the caller's is refused whole, as
  * PostgREST does: 403 `42501` "new row violates row-level security policy
  * for table ...", nothing written. The anon role owns no row; the service
- * role (see `context.ts`) bypasses every check. An access token is accepted up to 30 s past its
+ * role (see `context.ts`) bypasses every check. `Preference-Applied` lists the preferences
+ * applied, `tx=rollback` never (PostgREST's default `db-tx-end = commit` commits every write). An access token is accepted up to 30 s past its
  * expiry, PostgREST's allowed clock skew (auth and storage routes allow none).
  */
 
@@ -211,6 +212,24 @@ export function restApp(ctx: BackendContext): { app: Hono; tables: Tables } {
   const app = new Hono();
   const tables: Tables = new Map();
   const nextId = new Map<string, number>();
+
+  // `Preference-Applied` as PostgREST sends it on a successful answer (`prefAppliedHeader` of its
+  // `Preferences.hs`), with its default `db-tx-end = commit`: `tx=` is never applied (the write
+  // is committed), and a write's `return=`, `missing=`, `resolution=`, then `count=` and
+  // `handling=` are listed as asked.
+  app.use("*", async (c, next) => {
+    await next();
+    const asked = (c.req.header("prefer") ?? "").split(",").map((p) => p.trim());
+    const write = c.req.method !== "GET" && c.req.method !== "HEAD";
+    const applied = asked.filter((p) =>
+      (write && /^(resolution|missing|return)=/.test(p)) || /^(count|handling)=/.test(p)
+    );
+    if (c.res.status < 400 && applied.length > 0) {
+      c.res = new Response(c.res.body, c.res);
+      c.res.headers.set("Preference-Applied", applied.join(", "));
+    }
+    return undefined;
+  });
 
   app.use("*", async (c, next) => {
     // PostgREST accepts a token up to 30 s past its expiry (its allowed clock skew), as

@@ -29,6 +29,7 @@
 import { Hono } from "hono";
 import type { Context } from "hono";
 import { ANON, type BackendContext, type Caller } from "./context.ts";
+import { isPreflight, preflightAnswer, TUS_EXPOSED } from "./cors.ts";
 import { decodeBase64, utf8Decode } from "../../core/encoding.ts";
 
 interface StoredObject {
@@ -92,16 +93,6 @@ function concat(chunks: Uint8Array[]): Uint8Array {
 }
 
 const TUS_HEADERS = { "Tus-Resumable": "1.0.0" };
-
-/**
- * The headers a page on another origin may read from a TUS answer: the list the Storage API's
- * TUS server (@tus/server) sends in `Access-Control-Expose-Headers`. Without it a browser hides
- * `Location` and `Upload-Offset` from the client.
- */
-const TUS_EXPOSED = "Authorization, Content-Type, Location, Tus-Extension, Tus-Max-Size, " +
-  "Tus-Resumable, Tus-Version, Upload-Concat, Upload-Defer-Length, Upload-Length, " +
-  "Upload-Metadata, Upload-Offset, X-HTTP-Method-Override, X-Requested-With, " +
-  "X-Forwarded-Host, X-Forwarded-Proto, Forwarded";
 
 const isService = (caller: Caller) => caller.role === "service_role";
 const isUser = (caller: Caller) => caller.role === "authenticated" && caller.sub !== null;
@@ -280,27 +271,21 @@ export function storageApp(ctx: BackendContext): { app: Hono; state: StorageStat
     last_modified: obj.updatedAt,
   });
 
-  // CORS of the TUS routes, as a browser on another origin meets the deployed service: the
-  // gateway in front of it (Kong's `cors` plugin) answers every preflight itself, allowing any
-  // origin and echoing the requested headers, and every answer (a refusal included, so that the
-  // page can read its status) allows any origin and exposes the TUS headers. Registered first so
-  // that it also covers the answers of the authentication below.
-  app.use("/upload/resumable*", async (c, next) => {
-    if (c.req.method === "OPTIONS" && c.req.header("access-control-request-method")) {
-      return new Response(null, {
-        status: 200,
-        headers: {
-          "Access-Control-Allow-Origin": "*",
-          "Access-Control-Allow-Methods": "GET, HEAD, PUT, PATCH, POST, DELETE, OPTIONS",
-          "Access-Control-Allow-Headers": c.req.header("access-control-request-headers") ?? "",
-        },
-      });
-    }
-    await next();
-    c.res.headers.set("Access-Control-Allow-Origin", "*");
-    c.res.headers.set("Access-Control-Expose-Headers", TUS_EXPOSED);
-    return undefined;
-  });
+  // CORS of the TUS routes alone (the backend's `cors: "tus"`; `"all"` gives every route the
+  // deployed services' CORS in `mod.ts`), as a browser on another origin meets the deployed
+  // service: the gateway in front of it (Kong's `cors` plugin) answers every preflight itself,
+  // allowing any origin and echoing the requested headers, and every answer (a refusal included,
+  // so that the page can read its status) allows any origin and exposes the TUS headers.
+  // Registered first so that it also covers the answers of the authentication below.
+  if (ctx.cors === "tus") {
+    app.use("/upload/resumable*", async (c, next) => {
+      if (isPreflight(c.req.raw)) return preflightAnswer(c.req.raw);
+      await next();
+      c.res.headers.set("Access-Control-Allow-Origin", "*");
+      c.res.headers.set("Access-Control-Expose-Headers", TUS_EXPOSED);
+      return undefined;
+    });
+  }
   app.use("*", async (c, next) => {
     try {
       decodeURIComponent(new URL(c.req.url).pathname);

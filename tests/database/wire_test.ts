@@ -118,7 +118,16 @@ Deno.test("insert: POST with Content-Profile, return=representation, select=*, b
 });
 
 Deno.test("insert options: upsert, resolution, onConflict, defaultToNull, rollback, minimal, contentType", async () => {
-  const { db, rec } = makeDb(() => new Response(null, { status: 201 }));
+  // Answered as PostgREST does when its db-tx-end allows the rollback.
+  const { db, rec } = makeDb(() =>
+    new Response(null, {
+      status: 201,
+      headers: {
+        "preference-applied": "resolution=ignore-duplicates, missing=default, return=minimal, " +
+          "tx=rollback",
+      },
+    })
+  );
   const r = await db.insert("todos", '{"id":1}', {
     upsert: true,
     upsertResolution: UpsertResolution.IGNORE_DUPLICATES,
@@ -522,9 +531,23 @@ Deno.test("rollback the server did not apply (Preference-Applied without tx=roll
   // db-tx-end = commit-allow-override applies it and says so: the answers stand.
   const applied = makeDb(server(true));
   for (const call of calls(applied.db)) assert.equal((await call()).getOrThrow(), "[]");
-  // No header to tell (an older server, a plan): the answer stands.
+  // No header to tell (hidden by CORS from a page on another origin, or a server that applied
+  // nothing): the write may have been committed, refused as well.
   const silent = makeDb(() => jsonResponse([]));
-  assert.equal((await silent.db.delete("t", null, { rollback: true })).getOrThrow(), "[]");
+  const unknown = await silent.db.delete("t", null, { rollback: true });
+  assert.equal(unknown.errorOrNull()?.category, "CONFLICT");
+  assert.match(unknown.errorOrNull()!.message, /shows no Preference-Applied/);
+  // A plan's answer never carries it: it stands.
+  const plan = makeDb(() =>
+    new Response("Delete on t", {
+      headers: { "content-type": 'application/vnd.pgrst.plan+text; for="application/json"' },
+    })
+  );
+  const explained = await plan.db.delete("t", null, {
+    rollback: true,
+    explain: { analyze: true },
+  });
+  assert.equal(explained.getOrThrow(), "Delete on t");
   // Without rollback nothing is checked, and nothing more is asked.
   const plain = makeDb(server(false));
   assert.equal((await plain.db.delete("t", null)).getOrThrow(), "[]");

@@ -862,3 +862,77 @@ Deno.test("local backend: the rest routes take a token up to 30 s past its expir
     assert.equal((await client.database.select("todos")).errorOrNull()?.status, 401);
   });
 });
+
+Deno.test("local backend: cors \"all\" answers every route as the services behind Supabase's gateway (preflight by the gateway, each service's exposed headers)", async () => {
+  const backend = await createLocalBackend({ cors: "all" });
+  const server = await serve(backend.app.fetch);
+  const client = createBaseClient(server.url, backend.apiKey);
+  try {
+    const origin = "https://app.example.test";
+    const call = async (path: string, init: RequestInit = {}) => {
+      const r = await fetch(`${server.url}${path}`, {
+        ...init,
+        headers: { origin, ...init.headers as Record<string, string> },
+      });
+      await r.body?.cancel();
+      return r;
+    };
+    // Preflights: answered before any key check, for any route.
+    for (const path of ["/auth/v1/token", "/rest/v1/todos", "/storage/v1/object/b/x"]) {
+      const pre = await call(path, {
+        method: "OPTIONS",
+        headers: {
+          "access-control-request-method": "PATCH",
+          "access-control-request-headers": "apikey,authorization,prefer,range,x-upsert",
+        },
+      });
+      assert.equal(pre.status, 200, path);
+      assert.equal(pre.headers.get("access-control-allow-origin"), "*");
+      assert.equal(
+        pre.headers.get("access-control-allow-methods"),
+        "GET,HEAD,PUT,PATCH,POST,DELETE,OPTIONS,TRACE,CONNECT",
+      );
+      assert.equal(
+        pre.headers.get("access-control-allow-headers"),
+        "apikey,authorization,prefer,range,x-upsert",
+      );
+    }
+    const key = { apikey: backend.apiKey };
+    const exposed = (r: Response) => r.headers.get("access-control-expose-headers");
+    const health = await call("/auth/v1/health", { headers: key });
+    assert.equal(health.headers.get("access-control-allow-origin"), "*");
+    assert.equal(exposed(health), "X-Total-Count, Link, X-Supabase-Api-Version");
+    assert.equal(health.headers.get("access-control-allow-credentials"), "true");
+    const rows = await call("/rest/v1/todos", { headers: key });
+    assert.equal(rows.status, 200);
+    assert.match(exposed(rows)!, /^Content-Encoding, Content-Location, Content-Range, /);
+    assert.ok(!exposed(rows)!.includes("Preference-Applied"));
+    // The gateway's key refusal never reached the service: the origin allowed, nothing exposed.
+    const noKey = await call("/rest/v1/todos");
+    assert.equal(noKey.status, 401);
+    assert.equal(noKey.headers.get("access-control-allow-origin"), "*");
+    assert.equal(exposed(noKey), null);
+    // The Storage API exposes nothing, but on the TUS answers of @tus/server.
+    const buckets = await call("/storage/v1/bucket", { headers: key });
+    assert.equal(buckets.status, 200);
+    assert.equal(buckets.headers.get("access-control-allow-origin"), "*");
+    assert.equal(exposed(buckets), null);
+    const s = await signUp(client, "all@example.test");
+    client.setAccessToken(s.access_token);
+    assert.ok((await createStorageClient(client).createBucket("cors", "cors")).ok);
+    const created = await call("/storage/v1/upload/resumable", {
+      method: "POST",
+      headers: {
+        ...key,
+        authorization: `Bearer ${s.access_token}`,
+        "tus-resumable": "1.0.0",
+        "upload-length": "3",
+        "upload-metadata": `bucketName ${btoa("cors")},objectName ${btoa("a.bin")}`,
+      },
+    });
+    assert.equal(created.status, 201);
+    assert.match(exposed(created)!, /\bLocation\b.*\bUpload-Offset\b/);
+  } finally {
+    await server.close();
+  }
+});

@@ -1,7 +1,9 @@
 // The library's main flows as a browser page runs them (imported by `page_entry.ts`): auth and
 // sessions over `localStorage`, OAuth URL building and a redirect's fragment imported from the
 // address bar, the database DSL and typed calls, and storage uploads, downloads, a signed URL,
-// listing and removal, all against the local backend on the page's own origin. Each flow returns a
+// listing and removal, all against the local backend on another origin than the page's (the
+// project's URL, as an app's page calls its project: CORS decides which requests go and which
+// response headers the library sees). Each flow returns a
 // small JSON result; `runFlows` bounds each one, so that a flow that fails or never settles is
 // reported (`{ error }` or `{ timedOut }`) and the next one still runs. `_harness.ts` asserts the
 // results, the same for every engine.
@@ -31,8 +33,9 @@ import { insertTyped, selectTyped } from "../../../database/typed.ts";
 // The page's History (Deno's types, which check this file, have no DOM).
 declare const history: { replaceState(data: unknown, unused: string, url: string): void };
 
-/** What the page knows: its API key and the signed-in test user's access token. */
+/** What the page knows: the project's URL, its API key and the signed-in test user's token. */
 export interface FlowContext {
+  api: string;
   key: string;
   token: string;
 }
@@ -81,12 +84,12 @@ const state = (m: SessionManager): SessionState["kind"] => m.sessionState.value.
  * and refreshing after the first rotated the token, claims verified locally and by the server,
  * and a sign-out that clears the storage for both.
  */
-async function sessions({ key }: FlowContext): Promise<Json> {
+async function sessions({ api, key }: FlowContext): Promise<Json> {
   localStorage.removeItem(SESSION_KEY);
   const email = `page-${crypto.randomUUID().slice(0, 8)}@example.test`;
   const password = "page-secret-pw";
   const out: Json = {};
-  const tab1 = createClient(location.origin, key);
+  const tab1 = createClient(api, key);
   const up = await signUpWithEmail(tab1, email, password, { data: { from: "page" } });
   out.signUp = said(up);
   out.signUpApplied = up.ok && tab1.accessToken === up.value.accessToken;
@@ -116,7 +119,7 @@ async function sessions({ key }: FlowContext): Promise<Json> {
       JSON.parse(localStorage.getItem(SESSION_KEY) ?? "null")?.refreshToken === r1;
 
     // Another tab: its own client and manager over the same localStorage key.
-    const tab2 = createClient(location.origin, key);
+    const tab2 = createClient(api, key);
     const auth2 = createAuthClient(tab2);
     const m2 = createSessionManager(auth2, tab2, { autoRefresh: false, storage: storageOf() });
     const events2: string[] = [];
@@ -192,8 +195,8 @@ async function sessions({ key }: FlowContext): Promise<Json> {
  * a call to a route that never answers, given a short one, ends `CANCELLED` with the signal's
  * reason (a `TimeoutError`) as cause; the client's own `timeout` ends it `TIMEOUT`.
  */
-async function abort({ key, token }: FlowContext): Promise<Json> {
-  const client = createClient(location.origin, key, { accessToken: token });
+async function abort({ api, key, token }: FlowContext): Promise<Json> {
+  const client = createClient(api, key, { accessToken: token });
   const out: Json = {};
   const health = await client.auth.getHealth({ signal: AbortSignal.timeout(5_000) });
   out.longSignal = said(health);
@@ -218,8 +221,8 @@ async function abort({ key, token }: FlowContext): Promise<Json> {
  * query, imported from `location.href` (a wrong state refused first), and taken out of the address
  * bar again.
  */
-async function oauth({ key }: FlowContext): Promise<Json> {
-  const client = createClient(location.origin, key);
+async function oauth({ api, key }: FlowContext): Promise<Json> {
+  const client = createClient(api, key);
   const out: Json = {};
   const pkce = await generatePkceParams();
   const state = generateOAuthState();
@@ -232,7 +235,7 @@ async function oauth({ key }: FlowContext): Promise<Json> {
   });
   const parsed = new URL(url);
   out.authorize = {
-    path: parsed.origin === location.origin ? parsed.pathname : parsed.href,
+    path: parsed.origin === new URL(api).origin ? parsed.pathname : parsed.href,
     provider: parsed.searchParams.get("provider"),
     redirectBack: parsed.searchParams.get("redirect_to") === callback,
     scopes: parsed.searchParams.get("scopes"),
@@ -296,10 +299,12 @@ interface Todo {
 
 /**
  * Rows written as the signed-in user and read back with the DSL (filters, order, range), typed
- * reads and writes, an exact count by HEAD, and row-level security seen from the anon key.
+ * reads and writes, an exact count by HEAD (its `Content-Range`, which PostgREST exposes),
+ * row-level security seen from the anon key, and a write asked to roll back whose answer cannot
+ * show it here.
  */
-async function database({ key, token }: FlowContext): Promise<Json> {
-  const client = createClient(location.origin, key, { accessToken: token });
+async function database({ api, key, token }: FlowContext): Promise<Json> {
+  const client = createClient(api, key, { accessToken: token });
   const db = client.database;
   const out: Json = {};
   const title = column<string>("title");
@@ -347,8 +352,18 @@ async function database({ key, token }: FlowContext): Promise<Json> {
   });
   out.selectCount = counted.ok ? counted.value.count : said(counted);
   // Row-level security: the anon key sees none of the user's rows, and no error.
-  const anon = await createClient(location.origin, key).database.select("todos");
+  const anon = await createClient(api, key).database.select("todos");
   out.anonRows = anon.ok ? JSON.parse(anon.value).length : said(anon);
+  // A write asked to roll back: the backend, as PostgREST by default, commits it, and its
+  // Preference-Applied (which would show it) is not exposed to this page: it cannot tell.
+  const rolled = await db.insert("todos", '{"title":"rolled back?","done":true,"priority":9}', {
+    rollback: true,
+  });
+  out.rollback = said(rolled).replace(/ as the answer .*/, "");
+  const kept = await db.selectCount("todos", {
+    block: (q) => q.where((w) => w.eq(title, "rolled back?")),
+  });
+  out.rollbackCommitted = kept.ok ? kept.value.count === 1 : said(kept);
   return out;
 }
 
@@ -356,8 +371,8 @@ async function database({ key, token }: FlowContext): Promise<Json> {
  * Plain uploads of bytes, a Blob and a string; downloads as text, bytes and a stream (read to its
  * end); a range; a signed URL fetched without credentials; info, list and removal.
  */
-async function storage({ key, token }: FlowContext): Promise<Json> {
-  const client = createClient(location.origin, key, { accessToken: token });
+async function storage({ api, key, token }: FlowContext): Promise<Json> {
+  const client = createClient(api, key, { accessToken: token });
   const st = client.storage;
   const out: Json = {};
   const bytes = new Uint8Array(3000).map((_, i) => (i * 13 + 5) % 256);
@@ -417,7 +432,8 @@ async function storage({ key, token }: FlowContext): Promise<Json> {
     fileName: "ré sumé.bin",
   });
   if (signed.ok) {
-    // A plain fetch, no credentials: the URL carries its own proof.
+    // A plain fetch, no credentials: the URL carries its own proof. Its Content-Disposition is
+    // hidden from this page (the Storage API exposes no header).
     const answer = await fetch(signed.value);
     out.signedUrl = {
       status: answer.status,

@@ -3,7 +3,8 @@
 // and a stream in several chunks; then what an engine may not do (a ReadableStream request
 // body); then the library's other main flows (`flows.ts`: sessions, cancellation, OAuth URL and
 // fragment import, database, storage), each bounded; then reports back to the test
-// (`_harness.ts` reads the report).
+// (`_harness.ts` reads the report). Every call goes to the project on another origin than the
+// page's, whose backend answers CORS as the deployed services do.
 import { createBaseClient } from "../../../core/client.ts";
 import { createClaimsVerifier, getClaims } from "../../../auth/get_claims.ts";
 import { generatePkceParams } from "../../../auth/pkce.ts";
@@ -29,7 +30,10 @@ try {
     challenge: pkce.codeChallenge,
     challengeMatches: pkce.codeChallenge === expected,
   };
-  const client = createBaseClient(location.origin, key);
+  // Everything goes to the project's URL, another origin than the page's (as an app's page talks
+  // to its project): CORS decides which requests go and which answers and headers the page sees.
+  const api = params.get("api") ?? "";
+  const client = createBaseClient(api, key);
   const claims = await getClaims(createClaimsVerifier(client), token);
   report.claims = claims.ok
     ? { sub: claims.value.claims.subject, alg: claims.value.header.algorithm }
@@ -40,13 +44,11 @@ try {
   report.tampered = tampered.ok ? "accepted" : tampered.error.code;
   const health = await client.request({ area: "auth", path: "/health" });
   report.health = health.ok ? health.value.body : { error: health.error.message };
-  // Resumable uploads as the signed-in user, 64 KiB chunks, to the backend on another origin (as
-  // an app's page talks to its project): CORS decides which answers and headers the page sees.
-  // The test compares what was stored.
+  // Resumable uploads as the signed-in user, 64 KiB chunks. The test compares what was stored.
   const size = Number(params.get("size"));
   const data = new Uint8Array(size);
   for (let i = 0; i < size; i++) data[i] = (i * 7 + 3) % 251;
-  const user = createBaseClient(params.get("api") ?? "", key, { accessToken: token });
+  const user = createBaseClient(api, key, { accessToken: token });
   const sources: Record<string, () => ResumableData> = {
     bytes: () => data,
     blob: () => new Blob([data]),
@@ -74,9 +76,7 @@ try {
   // HTTP/1.1), WebKit not at all (its fetch refuses them), Firefox sends their text instead. Bounded, so that a body never sent cannot hang.
   const outcome = (r: { ok: boolean; error?: { category: string; message: string } }) =>
     r.ok ? "stored" : `${r.error!.category}: ${r.error!.message}`;
-  // The plain upload on the page's own origin (the local backend gives CORS to TUS routes only).
-  const own = createBaseClient(location.origin, key, { accessToken: token });
-  const plain = await upload(own, "browser", "plain/stream.bin", new Blob([data]).stream(), {
+  const plain = await upload(user, "browser", "plain/stream.bin", new Blob([data]).stream(), {
     timeout: 15_000,
   });
   let streamChunks: string;
@@ -103,7 +103,7 @@ try {
   report.crash = String(e);
 }
 try {
-  report.flows = await runFlows({ key, token });
+  report.flows = await runFlows({ api: params.get("api") ?? "", key, token });
 } catch (e) {
   report.crash = `${report.crash ?? ""}flows: ${e}`;
 }
