@@ -9,6 +9,7 @@
  */
 
 import { bounded } from "../core/_abort.ts";
+import { describeThrown } from "../core/_thrown.ts";
 import { sha256 } from "../core/crypto.ts";
 import { encodeBase64Url } from "../core/encoding.ts";
 import type { ResumableData } from "./tus.ts";
@@ -251,6 +252,42 @@ export class ChunkSource {
       this.#reader = stream.getReader(); // not a byte stream (a locked one throws here too)
     }
     return this.#reader;
+  }
+
+  /**
+   * Reads an empty Blob once, before its upload is created: a lazy file Blob (Bun's `Bun.file`)
+   * of a path that does not exist reports size 0 without an error, and would upload as an empty
+   * object (replacing the object with `upsert`); reading it throws (`ENOENT`), as does Bun's
+   * fetch of the whole Blob (a plain upload), though not a read of its empty slice. Any other
+   * empty source reads nothing here.
+   *
+   * @throws RangeError when the Blob cannot be read.
+   */
+  async checkEmptyBlob(): Promise<void> {
+    const d = this.#data;
+    if (this.length !== 0 || typeof Blob === "undefined" || !(d instanceof Blob)) return;
+    try {
+      await d.arrayBuffer();
+    } catch (e) {
+      throw new RangeError(
+        `Cannot upload as 'data' must be a Blob that can be read: reading it failed (${
+          describeThrown(e)
+        })`,
+        { cause: e },
+      );
+    }
+  }
+
+  /**
+   * Whether `chunk`, a Blob slice of `size` bytes, holds fewer bytes than that when read: a
+   * lazy file Blob (Bun's `Bun.file`) keeps the size its file had when first asked and reads
+   * the file as it is now, so after the file shrank its slices past the new end read short
+   * (Bun's fetch sends what is there). Bytes and other Blobs never do (Node's file Blobs and a
+   * browser's files fail the read instead: `NotReadableError`).
+   */
+  static async readsShort(chunk: Chunk): Promise<boolean> {
+    if (chunk instanceof Uint8Array || chunk.size === 0) return false;
+    return (await chunk.slice(chunk.size - 1).arrayBuffer()).byteLength === 0;
   }
 
   /**

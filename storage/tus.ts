@@ -555,6 +555,8 @@ class Upload implements ResumableUpload {
    */
   async #create(signal?: AbortSignal): Promise<ServiceResult<number>> {
     const withUpload = this.#o.creationWithUpload ?? true;
+    // A Blob that says it is empty must be: a missing file's (Bun) would store an empty object.
+    await this.#source.checkEmptyBlob();
     for (let attempt = 1;; attempt++) {
       let first: Chunk | null = null;
       if (withUpload) {
@@ -929,6 +931,14 @@ class Upload implements ResumableUpload {
           this.#lengthPending = false;
         }
         if (next === offset && end > offset) {
+          // A Blob that reads short sends fewer bytes than its size, each retry none at all.
+          if (chunk !== null && (await ChunkSource.readsShort(chunk))) {
+            return failure({
+              message:
+                `Cannot upload as 'data' must hold its size of ${this.#total} bytes: the Blob reads short from byte ${offset} (its file shrank)`,
+              category: "INVALID_ARGUMENT",
+            });
+          }
           attempt++;
           if (attempt >= this.#retry.maxAttempts) {
             return failure({

@@ -3,7 +3,8 @@
  * project, and runs `node --test` flows and the Node edge example against the
  * embedded local backend, on the machine's Node and on Node 22 and 24 LTS
  * (`node_modules/node22`, `node_modules/node24`), one step each; then the same
- * flows on Bun and a flow on Deno from the packed tarball.
+ * flows on Bun, Bun's own resumable-upload and stream flows against a TUS peer it runs
+ * (`bun_tus_flow.mjs`), and a flow on Deno from the packed tarball.
  */
 import assert from "node:assert/strict";
 import { createLocalBackend } from "../../demo/local_backend/mod.ts";
@@ -12,7 +13,7 @@ import { run, spawnUntil } from "./support.ts";
 
 const root = new URL("../../", import.meta.url).pathname;
 
-Deno.test("npm build installs by name and runs real flows on the machine's Node, Node 22 and 24 LTS and Bun; the Node edge example serves requests", async (t) => {
+Deno.test("npm build installs by name and runs real flows on the machine's Node, Node 22 and 24 LTS and Bun (resumable uploads to a real TUS peer too); the Node edge example serves requests", async (t) => {
   const tmp = await Deno.makeTempDir({ prefix: "fetchbase-node-" });
   const backend = await createLocalBackend();
   const server = await serve(backend.app.fetch);
@@ -42,6 +43,9 @@ Deno.test("npm build installs by name and runs real flows on the machine's Node,
       `${tmp}/pkg`,
       `${root}node_modules/hono`,
       `${root}node_modules/@hono/node-server`,
+      // The TUS peer that tests/runtime/bun_tus_flow.mjs starts inside Bun.
+      `${root}node_modules/@tus/server`,
+      `${root}node_modules/@tus/file-store`,
     ], { cwd: `${tmp}/app` });
     assert.equal(install.code, 0, install.text);
 
@@ -158,6 +162,7 @@ Deno.test("npm build installs by name and runs real flows on the machine's Node,
     assert.ok((await Deno.readTextFile(`${installed}/README.md`)).includes('from "fetchbase"'));
 
     await Deno.copyFile(`${root}tests/runtime/package_flow.mjs`, `${tmp}/app/flow.test.mjs`);
+    await Deno.copyFile(`${root}tests/runtime/bun_tus_flow.mjs`, `${tmp}/app/tus.test.mjs`);
     await Deno.copyFile(`${root}edge_examples/node/server.mjs`, `${tmp}/app/server.mjs`);
     const env = {
       FETCHBASE_URL: server.url,
@@ -195,6 +200,14 @@ Deno.test("npm build installs by name and runs real flows on the machine's Node,
     });
     assert.equal(b.code, 0, b.text);
     assert.match(b.text, /\b9 pass\b/);
+    // Then, in Bun only, resumable uploads to a TUS peer (@tus/server) that Bun itself runs, plain
+    // stream uploads and downloads, each compared byte for byte and with what went on the wire.
+    const bunTus = await run(`${root}node_modules/.bin/bun`, ["test", "./tus.test.mjs"], {
+      cwd: `${tmp}/app`,
+      env,
+    });
+    assert.equal(bunTus.code, 0, bunTus.text);
+    assert.match(bunTus.text, /\b6 pass\b/);
 
     // Deno can take the npm build too (`npm:fetchbase`, one bundle, the faster start): installed
     // from the packed tarball as from the registry, it type-checks and runs a flow.
