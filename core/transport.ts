@@ -339,7 +339,6 @@ class Call {
   readonly controller: AbortController = new AbortController();
   #timer: ReturnType<typeof setTimeout> | undefined;
   #finished = false;
-  #keepListener = false;
   #turns = 0;
   #attempt = 1;
   #resolve!: (r: Outcome) => void;
@@ -430,18 +429,13 @@ class Call {
     // A failed call cuts its stream body's pipe (attemptOnce), cancelling the caller's stream.
     if (!outcome.ok) this.controller.abort();
     if (this.#timer !== undefined) clearTimeout(this.#timer);
-    if (!this.#keepListener) {
-      this.#req.signal?.removeEventListener("abort", this.#onUserAbort);
-    }
+    this.#req.signal?.removeEventListener("abort", this.#onUserAbort);
     this.#resolve(outcome);
   }
 
   #onResult = (result: AttemptResult): void => {
     if (this.#finished) return;
     if (result.kind === "ok") {
-      // A streamed body stays tied to the caller's signal: through the fetch's
-      // own signal where the runtime can join signals, else through our listener.
-      this.#keepListener = this.#req.responseType === "stream" && !canJoinSignals();
       const response = result.response;
       return this.#finish(success(this.#bodyOnly ? response.body : response));
     }
@@ -804,6 +798,14 @@ async function attemptOnce(
     let body: unknown;
     if (type === "stream") {
       body = response.body;
+      // The body stays tied to the caller's signal: through the fetch's own signal where the
+      // runtime can join signals (init.caller), else through a pipe the signal cuts (cancelling
+      // the fetch's body), which lets go of the signal once the body has ended (read, cancelled
+      // or failed): a listener kept per download would pile up on a long-lived signal. A signal
+      // the pipe refuses (not an AbortSignal) fails the call, as AbortSignal.any would.
+      if (body && req.signal && !init.caller) {
+        body = (body as ReadableStream).pipeThrough(new TransformStream(), { signal: req.signal });
+      }
     } else if (type === "none" || method === "HEAD") {
       await response.body?.cancel().catch(() => {});
       // `json` and `none` read null (a stream was handled above).

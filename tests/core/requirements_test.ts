@@ -403,24 +403,48 @@ Deno.test("a streamed answer reached through a redirect stays tied to the caller
   await stream.cancel();
 });
 
-Deno.test("without AbortSignal.any, a streamed answer keeps the caller's listener", async () => {
+Deno.test("without AbortSignal.any, the caller's signal still cuts a streamed answer: the fetch's body is cancelled and the stream fails with the reason", async () => {
   const any = AbortSignal.any;
   // deno-lint-ignore no-explicit-any
   (AbortSignal as any).any = undefined;
   try {
-    const rec = recordingFetch(() => new Response("stream body"));
+    let cancelledWith: unknown = null;
+    const source = new ReadableStream<Uint8Array>({
+      start: (c) => c.enqueue(new TextEncoder().encode("part")),
+      cancel: (reason) => void (cancelledWith = reason),
+    });
+    const rec = recordingFetch(() => new Response(source));
     const ac = new AbortController();
     const r = await client(rec.fetch).request({
       path: "/x",
       responseType: "stream",
       signal: ac.signal,
     });
-    const stream = r.getOrThrow().body!;
-    const signal = rec.only.signal!;
-    assert.equal(signal.aborted, false);
-    ac.abort();
-    assert.equal(signal.aborted, true);
-    await stream.cancel();
+    const reader = r.getOrThrow().body!.getReader();
+    assert.equal(new TextDecoder().decode((await reader.read()).value), "part");
+    const reason = new Error("gone");
+    ac.abort(reason);
+    await assert.rejects(reader.read(), (e) => e === reason);
+    assert.equal(cancelledWith, reason);
+  } finally {
+    AbortSignal.any = any;
+  }
+});
+
+Deno.test("without AbortSignal.any, a streamed answer with a signal that is no AbortSignal fails as NETWORK rather than never ending", async () => {
+  const any = AbortSignal.any;
+  // deno-lint-ignore no-explicit-any
+  (AbortSignal as any).any = undefined;
+  try {
+    const rec = recordingFetch(() => new Response("stream body"));
+    const r = await client(rec.fetch).request({
+      path: "/x",
+      responseType: "stream",
+      retry: false,
+      // An EventTarget passes the transport's check (it has addEventListener); a pipe refuses it.
+      signal: new EventTarget() as AbortSignal,
+    });
+    assert.equal(r.errorOrNull()?.category, "NETWORK");
   } finally {
     AbortSignal.any = any;
   }
