@@ -732,13 +732,15 @@ async function attemptOnce(
     // once its answer has come, and would send the rest of a body the server refused early.
     // Fetch refuses a locked or used stream, which a pipe would send as an empty body. workerd
     // before 2022-11-30 ignores the transformer (no `start`) and cannot pipe a TransformStream's
-    // readable into another: there the stream goes as it is, uncut.
+    // readable into another: there the stream goes as it is, uncut. The pipe reads the checking
+    // Response's body, the caller's stream itself except in Bun before 1.4.3: there a Response
+    // locks a Blob's stream (`blob.stream()`) and gives its own.
     if (req.body instanceof ReadableStream) {
       init.duplex = "half";
       try {
-        new Response(req.body);
+        const body = new Response(req.body).body!;
         const pipe = new TransformStream({ start: (c) => void (cutBody = () => c.error()) });
-        if (cutBody) init.body = req.body.pipeThrough(pipe, { signal: controller.signal });
+        if (cutBody) init.body = body.pipeThrough(pipe, { signal: controller.signal });
       } catch (error) {
         return networkFailure("Network error", error, secrets);
       }

@@ -90,3 +90,31 @@ Deno.test("a fresh empty stream body is still sent (empty), and a byte stream wh
   assert.equal(whole.r.ok, true);
   assert.deepEqual(whole.sizes, [7]);
 });
+
+Deno.test("a Blob's stream goes out whole where a Response given it locks it and gives its own body (Bun before 1.4.3)", async () => {
+  const data = new Uint8Array(10).fill(7);
+  const stream = new Blob([data]).stream();
+  const received: Uint8Array[] = [];
+  await using server = await serve(async (req) => {
+    received.push(new Uint8Array(await req.arrayBuffer()));
+    return Response.json({ ok: true });
+  });
+  const client = createBaseClient(server.url, "anon-key");
+  const Native = globalThis.Response;
+  // Bun 1.4.2 and before: `new Response(blob.stream())` locks that stream and reads the Blob
+  // through a stream of its own, which its `body` is.
+  globalThis.Response = class extends Native {
+    constructor(body?: BodyInit | null, init?: ResponseInit) {
+      const own = body === stream;
+      if (own) stream.getReader();
+      super(own ? new Blob([data]).stream() : body, init);
+    }
+  };
+  try {
+    const r = await client.request({ method: "POST", path: "/upload", body: stream });
+    assert.equal(r.errorOrNull()?.message, undefined);
+    assert.deepEqual(received, [data]);
+  } finally {
+    globalThis.Response = Native;
+  }
+});
