@@ -13,6 +13,7 @@ import {
   type TransportRequest,
 } from "../core/transport.ts";
 import { withProxyStatus } from "./_proxy_status.ts";
+import { withFetch } from "../core/_with_fetch.ts";
 import {
   CountOption,
   type ExplainOptions,
@@ -388,18 +389,6 @@ function dispatch<T>(
   // A HEAD answer has no body, so its failure has no code; PostgREST 13 sends the code in
   // `Proxy-Status`, which the failure does not keep: a HEAD call sees the last answer itself.
   let last: Response | undefined;
-  const ctx: TransportContext = {
-    url: client.url,
-    get apiKey() {
-      return client.apiKey;
-    },
-    get accessToken() {
-      return client.accessToken;
-    },
-    fetch: async (input, init) => last = await (0, client.fetch)(input, init),
-    headers: client.headers,
-    timeout: client.timeout,
-    retry: client.retry,
-  };
+  const ctx = withFetch(client, async (input, init) => last = await (0, client.fetch)(input, init));
   return via(ctx, init).then((r) => withProxyStatus(r, last));
 }

@@ -15,6 +15,7 @@
 
 import type { BaseClient } from "../core/client.ts";
 import type { TransportContext } from "../core/transport.ts";
+import { withFetch } from "../core/_with_fetch.ts";
 import { runsOnNode } from "./_chunk_body.ts";
 
 /**
@@ -45,19 +46,8 @@ function takesNoCache(): boolean {
  */
 export function freshReads(client: BaseClient): TransportContext {
   if (runsOnNode() || !takesNoCache()) return client;
-  return {
-    url: client.url,
-    apiKey: client.apiKey,
-    // Read at every attempt, as the client's own is.
-    get accessToken() {
-      return client.accessToken;
-    },
-    headers: client.headers,
-    timeout: client.timeout,
-    retry: client.retry,
-    // Called unbound, as the transport calls it: a runtime's own fetch given as the client's
-    // refuses any other `this` ("Illegal invocation").
-    fetch: (input, init) =>
-      (0, client.fetch)(input, Object.assign(init ?? {}, { cache: "no-cache" })),
-  };
+  return withFetch(
+    client,
+    (input, init) => (0, client.fetch)(input, Object.assign(init ?? {}, { cache: "no-cache" })),
+  );
 }
