@@ -5,6 +5,7 @@
  * @module
  */
 
+import { isUint8Array } from "../core/_realm.ts";
 import { randomBytes } from "../core/crypto.ts";
 import { encodeBase64Url, utf8Encode } from "../core/encoding.ts";
 import { showValue } from "../core/_show.ts";
@@ -83,10 +84,12 @@ export async function pkceChallengeS256(
   let digest: Uint8Array | ArrayBuffer;
   if (sha256 != null) {
     digest = await sha256(bytes);
-    if (!(digest instanceof Uint8Array) || digest.length !== 32) {
+    // A Uint8Array of any realm: Node's `createHash` gives a Buffer of Node's realm, which is not a
+    // Uint8Array of a jsdom test environment's.
+    if (!isUint8Array(digest) || digest.length !== 32) {
       throw new TypeError(
         "Cannot derive the PKCE challenge as 'sha256' must return 32 bytes: current value is " +
-          (digest instanceof Uint8Array ? `${digest.length} bytes` : typeof digest),
+          (isUint8Array(digest) ? `${digest.length} bytes` : typeof digest),
       );
     }
   } else {

@@ -5,6 +5,7 @@
  * @module
  */
 
+import { isUint8Array } from "./_realm.ts";
 import { utf8Encode } from "./encoding.ts";
 import { showValue } from "./_show.ts";
 
@@ -136,7 +137,7 @@ export function timingSafeEqual(
   b: string | Uint8Array,
 ): boolean {
   for (const v of [a, b]) {
-    if (typeof v !== "string" && !(v instanceof Uint8Array)) {
+    if (typeof v !== "string" && !isUint8Array(v)) {
       throw new TypeError("Cannot compare as the values must be strings or Uint8Arrays");
     }
   }

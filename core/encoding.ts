@@ -4,6 +4,7 @@
  * @module
  */
 
+import { isArrayBuffer, isUint8Array } from "./_realm.ts";
 import { showValue } from "./_show.ts";
 
 const encoder = /* @__PURE__ */ new TextEncoder();
@@ -74,11 +75,12 @@ const B64_LOOKUP: Int16Array = /* @__PURE__ */ (() => {
  * @throws {TypeError} When `data` is neither bytes nor a string.
  */
 export function encodeBase64(data: ArrayBufferView | ArrayBuffer | string): string {
+  // Bytes of another realm too: the digest of a WebCrypto from outside a jsdom test environment.
   const bytes = typeof data === "string"
     ? utf8Encode(data)
     : data instanceof Uint8Array
     ? data
-    : data instanceof ArrayBuffer
+    : isArrayBuffer(data)
     ? new Uint8Array(data)
     : ArrayBuffer.isView(data)
     ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength)
@@ -218,7 +220,7 @@ export function decodeBase64Url(text: string): Uint8Array<ArrayBuffer> {
  */
 export function encodeHex(bytes: Uint8Array): string {
   // A string or a list would be read index by index: "ab" came back as "ab".
-  if (!(bytes instanceof Uint8Array)) {
+  if (!isUint8Array(bytes)) {
     throw new TypeError(
       `Cannot encode hex as 'bytes' must be a Uint8Array: current value is ${showValue(bytes)}`,
     );

@@ -274,10 +274,11 @@ function headersOf(
   given: CallOptions["headers"],
 ): Record<string, string> {
   const out: Record<string, string> = {};
-  // A Headers object or a list of pairs (what fetch takes) has no own keys to walk.
-  const extra: Record<string, string> | undefined = given instanceof Headers || Array.isArray(given)
+  // A Headers object (of any realm) or a list of pairs, what fetch takes, has no own keys to walk.
+  const extra: Record<string, string> | undefined = typeof given === "object" &&
+      typeof (given as Iterable<unknown>)?.[Symbol.iterator] === "function"
     ? Object.fromEntries(new Headers(given))
-    : given;
+    : given as Record<string, string> | undefined;
   if (schema !== undefined && schema !== null) {
     if (typeof schema !== "string" || schema.trim() === "") {
       throw new TypeError(

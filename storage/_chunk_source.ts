@@ -12,6 +12,7 @@ import { bounded } from "../core/_abort.ts";
 import { describeThrown } from "../core/_thrown.ts";
 import { sha256 } from "../core/crypto.ts";
 import { encodeBase64Url } from "../core/encoding.ts";
+import { isBlobToRead, isUint8Array, localBytes } from "../core/_realm.ts";
 import type { ResumableData } from "./tus.ts";
 
 /** The piece the fingerprint hashes at a time (it digests the pieces' digests). */
@@ -22,12 +23,29 @@ const FINGERPRINT_PIECE = 1_048_576;
  * element by element, each cut to a byte.
  */
 function bytesOf(value: unknown): Uint8Array {
-  if (value instanceof Uint8Array) return value;
+  // A piece of another realm's stream (an iframe's) is read through a view of this realm.
+  if (isUint8Array(value)) return localBytes(value)!;
   throw new RangeError(
     `Cannot upload as the stream yielded a ${
       Object.prototype.toString.call(value).slice(8, -1)
     }, not a Uint8Array`,
   );
+}
+
+/**
+ * The bytes of a Blob that fetch may not take, from `offset`: `want` of them, as the Blob's size
+ * promised (`RangeError` otherwise).
+ */
+async function readSlice(blob: Blob, offset: number, want: number): Promise<Uint8Array> {
+  const bytes = localBytes(await blob.slice(offset, offset + want).arrayBuffer());
+  if (bytes?.length !== want) {
+    throw new RangeError(
+      `Cannot upload as 'data' must hold its size of ${blob.size} bytes: the Blob reads ${
+        bytes === null ? "no bytes" : `${bytes.length} bytes`
+      } where ${want} were expected from byte ${offset}`,
+    );
+  }
+  return bytes;
 }
 
 /** One request body: bytes, or a slice of a Blob source (sent without copying it). */
@@ -60,6 +78,8 @@ export class ChunkSource {
   length: number | null;
   readonly rereadable: boolean;
   #data: ResumableData;
+  /** A Blob that fetch may not take (`isBlobToRead`): its chunks are read, and sent as bytes. */
+  #readSlices = false;
   #reader: ReadableStreamDefaultReader<Uint8Array> | ReadableStreamBYOBReader | null = null;
   #byob = false;
   #pending: Uint8Array | null = null;
@@ -79,7 +99,8 @@ export class ChunkSource {
     if (data instanceof Uint8Array) {
       this.length = data.length;
       this.rereadable = true;
-    } else if (typeof Blob !== "undefined" && data instanceof Blob) {
+    } else if ((typeof Blob !== "undefined" && data instanceof Blob) || isBlobToRead(data)) {
+      this.#readSlices = isBlobToRead(data);
       this.length = data.size;
       this.rereadable = true;
     } else {
@@ -105,6 +126,7 @@ export class ChunkSource {
     const want = this.length === null ? size : Math.min(size, this.length - offset);
     const d = this.#data;
     if (d instanceof Uint8Array) return d.subarray(offset, offset + want);
+    if (this.#readSlices) return await readSlice(d as Blob, offset, want);
     if (typeof Blob !== "undefined" && d instanceof Blob) return d.slice(offset, offset + want);
     const kept = this.#kept.find((k) => offset >= k.start && offset < k.start + k.bytes.length);
     if (kept) {
@@ -265,9 +287,9 @@ export class ChunkSource {
    */
   async checkEmptyBlob(): Promise<void> {
     const d = this.#data;
-    if (this.length !== 0 || typeof Blob === "undefined" || !(d instanceof Blob)) return;
+    if (this.length !== 0 || !this.rereadable || d instanceof Uint8Array) return;
     try {
-      await d.arrayBuffer();
+      await (d as Blob).arrayBuffer();
     } catch (e) {
       throw new RangeError(
         `Cannot upload as 'data' must be a Blob that can be read: reading it failed (${

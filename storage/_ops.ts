@@ -36,6 +36,8 @@ import { showValue } from "../core/_show.ts";
 import { deadline } from "../core/_deadline.ts";
 import { checkUploadOptions } from "./_upload_options.ts";
 import { sendsStreamBodies } from "./_chunk_body.ts";
+import { bounded, cancelled, refusedSignal } from "../core/_abort.ts";
+import { isArrayBuffer, isBlobToRead, isReadableStream, localBytes } from "../core/_realm.ts";
 
 /** Cancellation and timeout, accepted by every storage call. */
 export interface StorageCallOptions {
@@ -45,7 +47,11 @@ export interface StorageCallOptions {
   timeout?: number;
 }
 
-/** What an upload accepts; streams and Blobs are streamed, never buffered. */
+/**
+ * What an upload accepts, from any realm (an iframe's, or Node's under a jsdom test environment).
+ * Streams and Blobs are streamed, never buffered, but for a Blob fetch may not take as it is (of
+ * another realm or implementation, or without `stream()`, as jsdom's), which is read first.
+ */
 export type UploadData = Uint8Array | ArrayBuffer | Blob | ReadableStream<Uint8Array> | string;
 
 /** Options of uploads. */
@@ -373,35 +379,81 @@ export function uploadHeaders(o: UploadOptions, upsertHeader: boolean): Record<s
 
 function contentTypeOf(data: UploadData, o: UploadOptions): string {
   if (o.contentType) return o.contentType;
-  if (typeof Blob !== "undefined" && data instanceof Blob && data.type) return data.type;
-  return "application/octet-stream";
+  const type = (typeof Blob !== "undefined" && data instanceof Blob) || isBlobToRead(data)
+    ? data.type
+    : "";
+  return typeof type === "string" && type ? type : "application/octet-stream";
 }
 
 /**
- * A Failure for what fetch would not send as bytes: it sends a plain object as the text
- * "[object Object]" and no data as an empty object, both stored without a word; Firefox sends a
- * ReadableStream as the text "[object ReadableStream]" (`sendsStreamBodies`).
+ * The body an upload sends: the data as fetch takes it, or a Failure for what fetch would not send
+ * as bytes. Fetch sends a plain object as the text "[object Object]" and no data as an empty
+ * object, both stored without a word; Firefox sends a ReadableStream as the text
+ * "[object ReadableStream]" (`sendsStreamBodies`). Values of another realm are taken: bytes as they
+ * are (fetch takes them), a stream through a pipe of this realm (the transport knows only its own
+ * realm's streams for what they are), and a Blob that fetch may not take (`isBlobToRead`) read
+ * first, bounded by the call's `timeout` and `signal` (the request then has its own `timeout`).
  */
-function refuseData(data: unknown): ServiceResult<never> | null {
-  if (typeof ReadableStream !== "undefined" && data instanceof ReadableStream) {
-    if (sendsStreamBodies()) return null;
-    // Firefox would send, and the server store, the text "[object ReadableStream]".
-    return failure({
-      message:
-        "Cannot upload as 'data' must be bytes, a Blob or a string in this runtime, which sends a ReadableStream request body as the text \"[object ReadableStream]\" (Firefox; a resumable upload reads a stream in chunks): current value is a ReadableStream",
-      category: "INVALID_ARGUMENT",
-    });
+async function uploadBody(data: unknown, o: UploadOptions): Promise<ServiceResult<RequestBody>> {
+  if (isBlobToRead(data)) return await readBlob(data, o.timeout, o.signal);
+  if (isReadableStream(data)) {
+    if (!sendsStreamBodies()) {
+      // Firefox would send, and the server store, the text "[object ReadableStream]".
+      return failure({
+        message:
+          "Cannot upload as 'data' must be bytes, a Blob or a string in this runtime, which sends a ReadableStream request body as the text \"[object ReadableStream]\" (Firefox; a resumable upload reads a stream in chunks): current value is a ReadableStream",
+        category: "INVALID_ARGUMENT",
+      });
+    }
+    if (data instanceof ReadableStream) return success(data);
+    try {
+      // The Response refuses a locked or used stream, as fetch would.
+      return success(new Response(data).body!.pipeThrough(new TransformStream()));
+    } catch (error) {
+      return failure({
+        message: "Cannot upload as the ReadableStream 'data' is locked or was read",
+        category: "INVALID_ARGUMENT",
+        cause: error,
+      });
+    }
   }
   if (
-    typeof data === "string" || data instanceof ArrayBuffer || ArrayBuffer.isView(data) ||
+    typeof data === "string" || isArrayBuffer(data) || ArrayBuffer.isView(data) ||
     (typeof Blob !== "undefined" && data instanceof Blob)
-  ) return null;
+  ) return success(data as RequestBody);
   return failure({
     message:
       `Cannot upload as 'data' must be bytes, a Blob, a ReadableStream or a string: current value is ${
         showValue(data)
       }`,
     category: "INVALID_ARGUMENT",
+  });
+}
+
+/** A Blob's bytes, read within `timeout` (none when absent or 0) and until `signal` aborts. */
+async function readBlob(
+  blob: Blob,
+  timeout: number | undefined,
+  signal: AbortSignal | undefined,
+): Promise<ServiceResult<RequestBody>> {
+  const refused = refusedSignal(signal);
+  if (refused) return refused;
+  const ms = typeof timeout === "number" && timeout > 0 ? timeout : Infinity;
+  const r = await bounded(Promise.resolve().then(() => blob.arrayBuffer()), ms, signal);
+  if (r.kind === "aborted") return cancelled();
+  if (r.kind === "timeout") {
+    return failure({ message: `Request timed out after ${ms} ms`, category: "TIMEOUT" });
+  }
+  const bytes = r.kind === "done" ? localBytes(r.value) : null;
+  if (bytes !== null && (typeof blob.size !== "number" || bytes.length === blob.size)) {
+    return success(bytes);
+  }
+  return failure({
+    message: bytes === null
+      ? "Cannot upload as reading the Blob 'data' failed"
+      : `Cannot upload as the Blob 'data' gave ${bytes.length} bytes where its size is ${blob.size}`,
+    category: "INVALID_ARGUMENT",
+    cause: r.kind === "failed" ? r.error : undefined,
   });
 }
 
@@ -416,14 +468,14 @@ export async function uploadObject(
   o ??= {};
   const encoded = objectPathOrFailure(bucket, path);
   if (typeof encoded !== "string") return encoded;
-  const refused = refuseData(data);
-  if (refused) return refused;
+  const body = await uploadBody(data, o);
+  if (!body.ok) return body;
   // A stream is cut by the transport if the call fails (an early 413 or 401), cancelling it.
   const r = await client.request({
     method,
     area: "storage",
     path: `/object/${encoded}`,
-    body: data as RequestBody,
+    body: body.value,
     contentType: contentTypeOf(data, o),
     headers: uploadHeaders(o, method === "POST" || o.upsert === true),
     signal: o.signal,
@@ -446,13 +498,13 @@ export async function uploadToSignedUrl(
   if (typeof token !== "string" || token.trim() === "") {
     return failure({ message: "Cannot upload as 'token' is blank", category: "INVALID_ARGUMENT" });
   }
-  const refused = refuseData(data);
-  if (refused) return refused;
+  const body = await uploadBody(data, o);
+  if (!body.ok) return body;
   const r = await client.request({
     method: "PUT",
     area: "storage",
     path: `/object/upload/sign/${encoded}`,
-    body: data as RequestBody,
+    body: body.value,
     query: [["token", token]],
     // A token that is no JWT is not redacted by its shape: a network error's cause shows the URL,
     // where the token is percent-encoded.

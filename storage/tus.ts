@@ -32,6 +32,7 @@ import { type Chunk, ChunkSource, sizeOf } from "./_chunk_source.ts";
 import { showValue } from "../core/_show.ts";
 import { checkUploadOptions } from "./_upload_options.ts";
 import { hasMethods } from "../core/_has_methods.ts";
+import { isBlobToRead, isReadableStream, isUint8Array, localBytes } from "../core/_realm.ts";
 
 /**
  * The default chunk size: 6 MiB. Every chunk but the last is exactly `chunkSize`.
@@ -79,7 +80,9 @@ export interface UploadUrlStore {
 /**
  * What a resumable upload reads from. Bytes and a Blob can be re-read; a
  * stream is read once, forward. A byte stream (a file's or a request's
- * body) is read straight into the upload's chunk buffers.
+ * body) is read straight into the upload's chunk buffers. Values of another realm are taken
+ * (an iframe's, or Node's under a jsdom test environment); a Blob fetch may not take as it is (of
+ * another realm or implementation, or without `stream()`, as jsdom's) is read a chunk at a time.
  */
 export type ResumableData = Uint8Array | Blob | ReadableStream<Uint8Array>;
 
@@ -1126,11 +1129,11 @@ export function createResumableUpload(
       }`,
     );
   }
-  if (
-    !(data instanceof Uint8Array ||
-      (typeof Blob !== "undefined" && data instanceof Blob) ||
-      (typeof ReadableStream !== "undefined" && data instanceof ReadableStream))
-  ) {
+  // Values of another realm are taken too: bytes as a view of this realm's, a Blob that fetch may
+  // not take read one chunk at a time (`ChunkSource`), a stream read through its own reader.
+  if (isUint8Array(data)) data = localBytes(data) as Uint8Array;
+  const blob = (typeof Blob !== "undefined" && data instanceof Blob) || isBlobToRead(data);
+  if (!(data instanceof Uint8Array || blob || isReadableStream(data))) {
     throw new TypeError(
       "Cannot upload as 'data' must be a Uint8Array, a Blob or a ReadableStream of bytes",
     );
@@ -1169,9 +1172,9 @@ export function createResumableUpload(
   const checked = checkObjectPath(path);
   if ("error" in checked) throw new TypeError(checked.error);
   // As `upload`: a Blob carries its own content type unless one is given.
-  const o = options.contentType === undefined && typeof Blob !== "undefined" &&
-      data instanceof Blob && data.type
-    ? { ...options, contentType: data.type }
+  const type = blob ? (data as Blob).type : "";
+  const o = options.contentType === undefined && typeof type === "string" && type
+    ? { ...options, contentType: type }
     : options;
   return new Upload(client, bucket, checked.key, data, o, metadataJson);
 }
