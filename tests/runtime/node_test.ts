@@ -2,9 +2,10 @@
  * Node runtime: builds the npm package, installs it by name into a temporary
  * project, and runs `node --test` flows and the Node edge example against the
  * embedded local backend, on the machine's Node and on Node 22 and 24 LTS
- * (`node_modules/node22`, `node_modules/node24`), one step each; then the same
- * flows on Bun, Bun's own resumable-upload and stream flows against a TUS peer it runs
- * (`bun_tus_flow.mjs`), and a flow on Deno from the packed tarball.
+ * (`node_modules/node22`, `node_modules/node24`), one step each; then flows under
+ * Vitest's jsdom and happy-dom environments, where values cross realms
+ * (`realm_flow.mjs`); then the Node flows on Bun, Bun's own resumable-upload and stream flows
+ * against a TUS peer it runs (`bun_tus_flow.mjs`), and a flow on Deno from the packed tarball.
  */
 import assert from "node:assert/strict";
 import { createLocalBackend } from "../../demo/local_backend/mod.ts";
@@ -191,6 +192,33 @@ Deno.test("npm build installs by name and runs real flows on the machine's Node,
             backend,
           }),
       });
+    }
+
+    // Vitest's jsdom and happy-dom environments, where a web app's tests run: values cross realms
+    // there (jsdom's Uint8Array against Node's TextEncoder, Node's Blob against the page's).
+    // happy-dom's fetch keeps to CORS, so the backend answers it as the services do.
+    const corsBackend = await createLocalBackend({ cors: "all" });
+    const corsServer = await serve(corsBackend.app.fetch);
+    try {
+      await Deno.copyFile(`${root}tests/runtime/realm_flow.mjs`, `${tmp}/app/realm.test.mjs`);
+      for (const environment of ["jsdom", "happy-dom"]) {
+        await t.step(`Vitest's ${environment} environment runs the realm flows`, async () => {
+          const v = await run(`${root}node_modules/.bin/vitest`, [
+            "run",
+            "realm.test.mjs",
+            "--globals",
+            `--environment=${environment}`,
+            "--reporter=verbose",
+          ], {
+            cwd: `${tmp}/app`,
+            env: { ...env, FETCHBASE_URL: corsServer.url, FETCHBASE_KEY: corsBackend.apiKey },
+          });
+          assert.equal(v.code, 0, v.text);
+          assert.match(v.text, /Tests\s+5 passed \(5\)/, v.text);
+        });
+      }
+    } finally {
+      await corsServer.close();
     }
 
     // Bun (the `bun` npm package) runs the same flows against the same installed package.

@@ -109,6 +109,18 @@ const FLOWS: Record<string, Record<string, unknown>> = {
     list: ["blob.txt", "bytes.bin", "string.txt"],
     removeMany: ["files/blob.txt", "files/bytes.bin"],
   },
+  realms: {
+    premise: true,
+    hex: "01ab",
+    pkce: true,
+    plain: {
+      bytes: { upload: "ok", same: true, type: "application/octet-stream" },
+      buffer: { upload: "ok", same: true, type: "application/octet-stream" },
+      blob: { upload: "ok", same: true, type: "text/plain" },
+      file: { upload: "ok", same: true, type: "text/csv" },
+    },
+    resumable: { blob: { upload: "ok", same: true }, stream: { upload: "ok", same: true } },
+  },
 };
 
 /** A finished page run, for an engine's own checks. */

@@ -15,14 +15,20 @@ import { parseSessionTokensFromFragment } from "../../../auth/fragment.ts";
 import { createSessionManager } from "../../../session/manager.ts";
 import { KeyValueSessionStorage, webStorageStore } from "../../../session/storage.ts";
 import { importSessionFromUrl } from "../../../session/extensions.ts";
-import { type Json, said } from "../flows/helpers.ts";
+import { encodeBase64Url, encodeHex } from "../../../core/encoding.ts";
+import { createResumableUpload } from "../../../storage/tus.ts";
+import { type Json, said, same } from "../flows/helpers.ts";
 import { sessionsFlow } from "../flows/sessions.ts";
 import { abortFlow } from "../flows/abort.ts";
 import { databaseFlow, title } from "../flows/database.ts";
 import { commonUploads, storageFlow } from "../flows/storage.ts";
 
-// The page's History (Deno's types, which check this file, have no DOM).
+// The page's History and document (Deno's types, which check this file, have no DOM).
 declare const history: { replaceState(data: unknown, unused: string, url: string): void };
+declare const document: {
+  createElement(tag: "iframe"): { contentWindow: unknown; remove(): void };
+  body: { append(node: unknown): void };
+};
 
 /** What the page knows: the project's URL, its API key and the signed-in test user's token. */
 export interface FlowContext {
@@ -42,6 +48,7 @@ export async function runFlows(context: FlowContext, ms = 8_000): Promise<Record
     oauth,
     database,
     storage,
+    realms,
   };
   const results: Record<string, Json> = {};
   for (const [name, flow] of Object.entries(flows)) {
@@ -202,4 +209,76 @@ async function storage({ api, key, token }: FlowContext): Promise<Json> {
     bucket: "browser",
     uploads: commonUploads(),
   });
+}
+
+/**
+ * Values made by another realm, a same-origin iframe's: none is an `instanceof` the page's
+ * classes, though the browser's fetch and WebCrypto take them all. Its bytes, ArrayBuffer, Blob
+ * and File uploaded plainly (read back, and stored with the Blob's type), its Blob and its stream
+ * uploaded resumably in several chunks, its bytes through the encoders and a custom PKCE hash.
+ */
+async function realms({ api, key, token }: FlowContext): Promise<Json> {
+  const frame = document.createElement("iframe");
+  document.body.append(frame);
+  try {
+    const w = frame.contentWindow as typeof globalThis;
+    const text = "from the frame ✓";
+    const bytes = new w.TextEncoder().encode(text);
+    const out: Json = {
+      premise: !(bytes instanceof Uint8Array) && !(new w.Blob([]) instanceof Blob) &&
+        !(new w.ReadableStream() instanceof ReadableStream),
+      hex: encodeHex(new w.Uint8Array([1, 171])),
+    };
+    const pkce = await generatePkceParams({
+      sha256: async (b) =>
+        new w.Uint8Array(await crypto.subtle.digest("SHA-256", b as BufferSource)),
+    });
+    out.pkce = pkce.codeChallenge === encodeBase64Url(
+      await crypto.subtle.digest("SHA-256", new TextEncoder().encode(pkce.codeVerifier)),
+    );
+    const client = createClient(api, key, { accessToken: token });
+    const plain: Json = {};
+    const sources: Record<string, unknown> = {
+      bytes,
+      buffer: new w.TextEncoder().encode(text).buffer,
+      blob: new w.Blob([text], { type: "text/plain" }),
+      file: new w.File([text], "f.csv", { type: "text/csv" }),
+    };
+    for (const [name, data] of Object.entries(sources)) {
+      const path = `realms/${name}`;
+      const r = await client.storage.upload("browser", path, data as Blob, { upsert: true });
+      const back = await client.storage.downloadBytes("browser", path);
+      const info = await client.storage.info("browser", path);
+      plain[name] = {
+        upload: said(r),
+        same: back.ok && new TextDecoder().decode(back.value) === text,
+        type: info.ok ? info.value.contentType : said(info),
+      };
+    }
+    out.plain = plain;
+    const data = new Uint8Array(2 * 64 * 1024 + 99).map((_, i) => (i * 11 + (i >> 8)) % 256);
+    const resumable: Json = {};
+    const kinds: Record<string, () => Blob | ReadableStream<Uint8Array>> = {
+      blob: () => new w.Blob([data]),
+      stream: () => new w.Blob([data]).stream(),
+    };
+    for (const [name, make] of Object.entries(kinds)) {
+      const path = `realms/tus-${name}.bin`;
+      try {
+        const r = await createResumableUpload(client, "browser", path, make(), {
+          chunkSize: 64 * 1024,
+          maxAttempts: 1,
+          upsert: true,
+        }).await();
+        const back = await client.storage.downloadBytes("browser", path);
+        resumable[name] = { upload: said(r), same: back.ok && same(back.value, data) };
+      } catch (e) {
+        resumable[name] = `threw ${e instanceof Error ? `${e.name}: ${e.message}` : e}`;
+      }
+    }
+    out.resumable = resumable;
+    return out;
+  } finally {
+    frame.remove();
+  }
 }

@@ -1,0 +1,116 @@
+// @ts-nocheck -- runs against a built package under Vitest, not type-checked by Deno
+// The package under Vitest's jsdom and happy-dom environments, where a web app's tests run: each
+// swaps some globals for the DOM library's own (jsdom's `Uint8Array` and `Blob`, happy-dom's
+// `Blob`, `File` and fetch) and leaves Node's others (`TextEncoder`, WebCrypto, `Buffer`,
+// `node:buffer`'s Blob), so values cross realms and implementations. Run by
+// tests/runtime/node_test.ts with `vitest run --globals --environment <jsdom|happy-dom>`.
+import { Blob as NodeBlob } from "node:buffer";
+import { createHash } from "node:crypto";
+import { createClient } from "fetchbase";
+import { generatePkceParams, getClaims } from "fetchbase/auth";
+import { encodeHex, timingSafeEqual } from "fetchbase/core";
+import { column } from "fetchbase/database";
+
+const url = process.env.FETCHBASE_URL;
+const key = process.env.FETCHBASE_KEY;
+const dom = navigator.userAgent.includes("jsdom")
+  ? "jsdom"
+  : navigator.userAgent.includes("HappyDOM")
+  ? "happy-dom"
+  : "none";
+
+async function signedIn(tag) {
+  const client = createClient(url, key);
+  const s = await client.auth.signUpWithEmail(
+    `${tag}-${crypto.randomUUID()}@example.test`,
+    "pw-123456",
+  );
+  expect(s.ok ? "ok" : s.error.message).toBe("ok");
+  client.setAccessToken(s.value.accessToken);
+  return { client, token: s.value.accessToken };
+}
+
+test("the environment mixes realms: what the flows below cross", () => {
+  expect(dom).not.toBe("none");
+  // Node's Blob is not the page's in either environment.
+  expect(new NodeBlob(["x"]) instanceof Blob).toBe(false);
+  if (dom === "jsdom") {
+    // Node's TextEncoder and Buffer answer Node's Uint8Array, not jsdom's; jsdom's Blob has no
+    // stream(), so Node's fetch cannot send it.
+    expect(new TextEncoder().encode("a") instanceof Uint8Array).toBe(false);
+    expect(Buffer.from("a") instanceof Uint8Array).toBe(false);
+    expect(typeof new Blob(["x"]).stream).toBe("undefined");
+  }
+});
+
+test("PKCE through WebCrypto and through Node's createHash; encoders over Node's bytes", async () => {
+  const p = await generatePkceParams();
+  expect(p.codeChallenge).toBe(createHash("sha256").update(p.codeVerifier).digest("base64url"));
+  const q = await generatePkceParams({ sha256: (b) => createHash("sha256").update(b).digest() });
+  expect(q.codeChallenge).toBe(createHash("sha256").update(q.codeVerifier).digest("base64url"));
+  expect(encodeHex(new TextEncoder().encode("ab"))).toBe("6162");
+  expect(timingSafeEqual(new TextEncoder().encode("ab"), Buffer.from("ab"))).toBe(true);
+});
+
+test("sign up, local ES256 verification and a filtered select", async () => {
+  const { client, token } = await signedIn("realm");
+  const claims = await getClaims(client.auth, token);
+  expect(claims.ok ? claims.value.header.algorithm : claims.error.message).toBe("ES256");
+  await client.database.insert("todos", JSON.stringify([{ title: `realm-${dom}` }]));
+  const r = await client.database.select("todos", {
+    columns: "title",
+    block: (b) => b.where((w) => w.eq(column("title"), `realm-${dom}`)),
+  });
+  expect(r.ok ? JSON.parse(r.value) : r.error.message).toEqual([{ title: `realm-${dom}` }]);
+});
+
+const TEXT = "bytes from another realm";
+const sources = [
+  ["Node's TextEncoder bytes", () => new TextEncoder().encode(TEXT), "application/octet-stream"],
+  ["a Buffer", () => Buffer.from(TEXT), "application/octet-stream"],
+  ["Node's ArrayBuffer", () => new NodeBlob([TEXT]).arrayBuffer(), "application/octet-stream"],
+  ["the page's Blob", () => new Blob([TEXT], { type: "text/plain" }), "text/plain"],
+  ["the page's File", () => new File([TEXT], "a.csv", { type: "text/csv" }), "text/csv"],
+  ["Node's Blob", () => new NodeBlob([TEXT], { type: "text/markdown" }), "text/markdown"],
+  ["a stream", () => new Response(TEXT).body, "application/octet-stream"],
+];
+
+test("plain uploads of every kind of data store its bytes and a Blob's type", async () => {
+  const { client } = await signedIn("upload");
+  const bucket = `r-${crypto.randomUUID().slice(0, 8)}`;
+  expect((await client.storage.createBucket(bucket, bucket)).ok).toBe(true);
+  for (const [label, make, type] of sources) {
+    const path = `plain/${label.replace(/\W+/g, "-")}`;
+    const r = await client.storage.upload(bucket, path, await make());
+    expect(r.ok ? "ok" : r.error.message, label).toBe("ok");
+    const back = await client.storage.downloadBytes(bucket, path);
+    expect(back.ok ? new TextDecoder().decode(back.value) : back.error.message, label).toBe(TEXT);
+    const info = await client.storage.info(bucket, path);
+    expect(info.ok ? info.value.contentType : info.error.message, label).toBe(type);
+  }
+});
+
+test("resumable uploads of the page's Blob, Node's Blob and Node's bytes, in several chunks", async () => {
+  const { client } = await signedIn("tus");
+  const bucket = `t-${crypto.randomUUID().slice(0, 8)}`;
+  expect((await client.storage.createBucket(bucket, bucket)).ok).toBe(true);
+  const chunk = 64 * 1024;
+  const data = new Uint8Array(chunk * 2 + 123).map((_, i) => (i * 7 + (i >> 8)) & 0xff);
+  const kinds = [
+    ["the page's Blob", new Blob([data], { type: "image/png" })],
+    ["Node's Blob", new NodeBlob([data])],
+    ["Node's bytes", Buffer.from(data)],
+  ];
+  for (const [label, source] of kinds) {
+    const path = `tus/${label.replace(/\W+/g, "-")}`;
+    const up = client.storage.createResumableUpload(bucket, path, source, { chunkSize: chunk });
+    const r = await up.await();
+    expect(r.ok ? "ok" : r.error.message, label).toBe("ok");
+    const back = await client.storage.downloadBytes(bucket, path);
+    expect(
+      back.ok && back.value.length === data.length && back.value.every((b, i) => b === data[i]),
+      label,
+    )
+      .toBe(true);
+  }
+});
