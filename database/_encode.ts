@@ -107,11 +107,14 @@ export function scalar(value: unknown, what: string): string {
       }`,
     );
   }
-  if (value instanceof Date) {
-    if (Number.isNaN(value.getTime())) {
+  // Another realm's Date (an iframe's) is no `instanceof Date`: it went out as its JSON text, in
+  // quotes, which PostgREST cannot read as a time.
+  if (value instanceof Date || Object.prototype.toString.call(value) === "[object Date]") {
+    const date = value as Date;
+    if (Number.isNaN(date.getTime())) {
       throw new TypeError(`Cannot filter with ${what} as the date is invalid`);
     }
-    return value.toISOString();
+    return date.toISOString();
   }
   if (typeof value === "number" && !Number.isFinite(value)) {
     throw new TypeError(`Cannot filter with ${what} as the number is not finite: ${value}`);

@@ -13,6 +13,7 @@ import { isArrayBuffer, isReadableStream, isUint8Array, localBytes } from "../co
 import { generatePkceParams } from "../auth/pkce.ts";
 import { createResumableUpload, createStorageClient } from "../storage/mod.ts";
 import { createDatabaseClient } from "../database/client.ts";
+import { column } from "../database/column.ts";
 import { jsonResponse, recordingFetch } from "./support/recording_fetch.ts";
 import { asStream, bytes, withPeer } from "./storage_tus/_tus_peer.ts";
 
@@ -271,4 +272,21 @@ Deno.test("database call headers given as any iterable of pairs (a Headers of an
   });
   assert.equal(r.ok ? "ok" : r.error.message, "ok");
   assert.equal(rec.only.headers.get("x-trace"), "abc");
+});
+
+Deno.test("a filter on another realm's Date sends its ISO time, as for this realm's, not its quoted JSON", async () => {
+  const rec = recordingFetch(() => jsonResponse([]));
+  const db = createDatabaseClient(createBaseClient(BASE, KEY, { fetch: rec.fetch }));
+  const at = foreign<Date>(`new Date(Date.UTC(2026, 10, 28, 12, 30))`);
+  assert.equal(at instanceof Date, false);
+  const r = await db.select("t", {
+    block: (q) => q.where((w) => w.greaterEq(column<Date>("at"), at)),
+  });
+  assert.equal(r.ok ? "ok" : r.error.message, "ok");
+  assert.equal(rec.only.url.searchParams.get("at"), "gte.2026-11-28T12:30:00.000Z");
+  const bad = await db.select("t", {
+    block: (q) => q.where((w) => w.greaterEq(column<Date>("at"), foreign<Date>(`new Date(NaN)`))),
+  });
+  assert.equal(bad.errorOrNull()?.category, "INVALID_ARGUMENT");
+  assert.match(bad.errorOrNull()!.message, /the date is invalid/);
 });
