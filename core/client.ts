@@ -57,6 +57,13 @@ export const DEFAULT_TIMEOUT_MS = 30_000;
 const masked = "BaseClient { url, apiKey: ***, accessToken: *** }";
 
 /**
+ * Internal (not re-exported by `mod.ts`): the fetch of a client given none, the global one read
+ * at each call (tests and Workers replace it). One function, so that a resumable upload tells it
+ * from a `fetch` given to the client: on Node it streams its chunks only through Node's own fetch.
+ */
+export const globalFetch: typeof fetch = (input, init) => fetch(input, init);
+
+/**
  * The base client. It holds no session: only the current access token, which
  * the session layer keeps in sync. Its `toString` and inspection never show
  * the API key or the token.
@@ -144,7 +151,7 @@ export class BaseClient implements TransportContext {
 
   /** The fetch implementation requests go through. */
   get fetch(): typeof fetch {
-    return this.#fetch ?? ((input, init) => globalThis.fetch(input, init));
+    return this.#fetch ?? globalFetch;
   }
 
   /**

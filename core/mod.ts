@@ -15,7 +15,7 @@
  * @module
  */
 
-export * from "./client.ts";
+export { BaseClient, type ClientOptions, createBaseClient, DEFAULT_TIMEOUT_MS } from "./client.ts";
 export * from "./crypto.ts";
 export * from "./decode.ts";
 export * from "./encoding.ts";

@@ -176,11 +176,19 @@ export const MAX_ERROR_BODY_BYTES = 16 * 1024;
 
 class BodyTooLarge extends Error {}
 
+/**
+ * Reads at most `cap` bytes of a body. A fetch whose body is no web stream (node-fetch and
+ * cross-fetch give a Node stream) is read whole through the Response, then cut.
+ */
 async function readCapped(
-  stream: ReadableStream<Uint8Array> | null,
+  response: Response,
   cap: number,
 ): Promise<{ bytes: Uint8Array<ArrayBuffer>; truncated: boolean }> {
-  if (!stream) return { bytes: new Uint8Array(0), truncated: false };
+  const stream = response.body;
+  if (!stream?.getReader) {
+    const bytes = new Uint8Array(await response.arrayBuffer());
+    return { bytes: bytes.slice(0, cap), truncated: bytes.length > cap };
+  }
   const reader = stream.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -767,7 +775,7 @@ async function attemptOnce(
     if (req.redirect !== undefined || !REDIRECTS.has(response.status)) break;
     const location = response.headers.get("location");
     if (location === null) break;
-    await response.body?.cancel().catch(() => {});
+    await response.body?.cancel?.().catch(() => {});
     const next = redirectInit(init, response.status, target, location, ctx, hops);
     if (typeof next === "string") return refused(next, "NETWORK");
     // A redirect followed without the body (303; 301, 302 after a POST): fetch would go on
@@ -782,7 +790,7 @@ async function attemptOnce(
 
   try {
     if (!response.ok) {
-      const { bytes, truncated } = await readCapped(response.body, MAX_ERROR_BODY_BYTES);
+      const { bytes, truncated } = await readCapped(response, MAX_ERROR_BODY_BYTES);
       const error = errorFromResponse({
         status: response.status,
         statusText: response.statusText,
@@ -809,14 +817,14 @@ async function attemptOnce(
         body = (body as ReadableStream).pipeThrough(new TransformStream(), { signal: req.signal });
       }
     } else if (type === "none" || method === "HEAD") {
-      await response.body?.cancel().catch(() => {});
+      await response.body?.cancel?.().catch(() => {});
       // `json` and `none` read null (a stream was handled above).
       body = type === "text" ? "" : type === "bytes" ? new Uint8Array(0) : null;
     } else {
       let bytes: Uint8Array<ArrayBuffer> | null = null;
       let text: string | null = null;
       if (req.maxBodyBytes !== undefined) {
-        const capped = await readCapped(response.body, req.maxBodyBytes);
+        const capped = await readCapped(response, req.maxBodyBytes);
         if (capped.truncated) {
           throw new BodyTooLarge(`Response body exceeds ${req.maxBodyBytes} bytes`);
         }

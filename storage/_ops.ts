@@ -3,7 +3,7 @@
  * class forwards to these.
  */
 
-import type { BaseClient } from "../core/client.ts";
+import { type BaseClient, globalFetch } from "../core/client.ts";
 import {
   asArray,
   asObject,
@@ -14,7 +14,8 @@ import {
 } from "../core/decode.ts";
 import { encodeBase64, utf8Decode } from "../core/encoding.ts";
 import { failure, type ServiceResult, success } from "../core/result.ts";
-import { request, type RequestBody } from "../core/transport.ts";
+import { request, type RequestBody, type TransportRequest } from "../core/transport.ts";
+import { withFetch } from "../core/_with_fetch.ts";
 import { freshReads } from "./_fresh_reads.ts";
 import { encodeBucket, encodeObjectPath, objectPathOrFailure, pathList } from "./_path.ts";
 import {
@@ -471,7 +472,7 @@ export async function uploadObject(
   const body = await uploadBody(data, o);
   if (!body.ok) return body;
   // A stream is cut by the transport if the call fails (an early 413 or 401), cancelling it.
-  const r = await client.request({
+  return await sendUpload(client, {
     method,
     area: "storage",
     path: `/object/${encoded}`,
@@ -481,7 +482,6 @@ export async function uploadObject(
     signal: o.signal,
     timeout: o.timeout ?? 0,
   });
-  return decodeResult(r, (v) => reqString(asObject(v.body, "upload answer"), "Key"));
 }
 
 export async function uploadToSignedUrl(
@@ -500,7 +500,7 @@ export async function uploadToSignedUrl(
   }
   const body = await uploadBody(data, o);
   if (!body.ok) return body;
-  const r = await client.request({
+  return await sendUpload(client, {
     method: "PUT",
     area: "storage",
     path: `/object/upload/sign/${encoded}`,
@@ -514,6 +514,37 @@ export async function uploadToSignedUrl(
     signal: o.signal,
     timeout: o.timeout ?? 0,
   });
+}
+
+/**
+ * Sends an upload and reads the object's key from the answer. A stream goes through a `fetch`
+ * given to the client watched: one that answers with a Node stream for a body (node-fetch,
+ * cross-fetch) sent the stream as its text, "[object ReadableStream]", which the server stored, so
+ * the upload is a Failure naming that, not a Success.
+ */
+async function sendUpload(
+  client: BaseClient,
+  req: TransportRequest,
+): Promise<ServiceResult<string>> {
+  let sentAsText = false;
+  const watched = req.body instanceof ReadableStream && client.fetch !== globalFetch;
+  const r = await request(
+    watched
+      ? withFetch(client, async (input, init) => {
+        const answer = await (0, client.fetch)(input, init);
+        sentAsText ||= answer?.body != null && typeof answer.body.getReader !== "function";
+        return answer;
+      })
+      : client,
+    req,
+  );
+  if (sentAsText) {
+    return failure({
+      message:
+        'Cannot upload a ReadableStream through this fetch, which sends it as the text "[object ReadableStream]" (node-fetch, cross-fetch): the object may now hold that text; upload bytes or a Blob, or use the runtime\'s own fetch',
+      category: "INVALID_ARGUMENT",
+    });
+  }
   return decodeResult(r, (v) => reqString(asObject(v.body, "upload answer"), "Key"));
 }
 
@@ -612,6 +643,24 @@ function wholeRange(
   return length !== null && length <= range.end + 1;
 }
 
+/**
+ * A streamed answer's body as a web stream: a fetch that gives a Node stream (node-fetch and
+ * cross-fetch do) has it read through its async iterator.
+ */
+function webStream(body: unknown): unknown {
+  const iterate = (body as Partial<AsyncIterable<Uint8Array>> | null)?.[Symbol.asyncIterator];
+  if (typeof (body as ReadableStream | null)?.getReader === "function" || !iterate) return body;
+  const it = iterate.call(body);
+  return new ReadableStream<Uint8Array>({
+    async pull(c) {
+      const next = await it.next();
+      if (next.done) c.close();
+      else c.enqueue(next.value);
+    },
+    cancel: () => void it.return?.(),
+  });
+}
+
 export async function downloadRaw<R extends "text" | "bytes" | "stream">(
   client: BaseClient,
   visibility: "authenticated" | "public",
@@ -639,6 +688,9 @@ export async function downloadRaw<R extends "text" | "bytes" | "stream">(
     signal: o.signal,
     timeout: o.timeout ?? 0,
   });
+  if (r.ok && responseType === "stream") {
+    (r.value as { body: unknown }).body = webStream(r.value.body);
+  }
   // A range answered with the whole object (a server or proxy that ignores Range: the Storage
   // API's image renderer does) is not the bytes asked for, unless they are the same (`0-`).
   const range = o.range;

@@ -14,7 +14,7 @@ import { ABORTED, bounded, refusedSignal, untilAborted } from "../core/_abort.ts
 import { describeThrown } from "../core/_thrown.ts";
 import { redactCause, redactSecrets } from "../core/http_error.ts";
 import { quotedQueryPairs } from "../core/_query_pairs.ts";
-import type { BaseClient } from "../core/client.ts";
+import { type BaseClient, globalFetch } from "../core/client.ts";
 import { encodeBase64 } from "../core/encoding.ts";
 import { backoffDelay, resolveRetryPolicy, type RetryPolicy } from "../core/retry.ts";
 import { sleep } from "../core/_sleep.ts";
@@ -136,8 +136,10 @@ export interface ResumableUploadOptions {
    * request; a stream goes out as it is. Chromium sends stream bodies only
    * over HTTP/2, WebKit (Safari) none (a `NETWORK` failure); Firefox would
    * send each chunk as the text "[object ReadableStream]", so `true` there
-   * throws a `TypeError`. Default: true on Node, false elsewhere. A
-   * Blob is always sent as slices.
+   * throws a `TypeError`. Default: true on Node with Node's own fetch (a
+   * client given no `fetch`), false elsewhere: a `fetch` given to the client
+   * may not take a stream (node-fetch and cross-fetch send its text). A Blob
+   * is always sent as slices.
    */
   streamChunks?: boolean;
 }
@@ -375,7 +377,9 @@ class Upload implements ResumableUpload {
     });
     this.#chunkSize = o.chunkSize ?? RESUMABLE_DEFAULT_CHUNK_SIZE;
     this.#node = runsOnNode();
-    this.#streamChunks = o.streamChunks ?? this.#node;
+    // Through the client's own `fetch` only Node's: node-fetch and cross-fetch send a stream body
+    // as the text "[object ReadableStream]" under the chunk's Content-Length, and the request hung.
+    this.#streamChunks = o.streamChunks ?? (this.#node && client.fetch === globalFetch);
     // A stream that has given every declared byte gets the request timeout to end.
     this.#source = new ChunkSource(data, o.size ?? null, o.timeout ?? client.timeout);
     this.#total = this.#source.length;

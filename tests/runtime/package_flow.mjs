@@ -71,8 +71,9 @@ test("built package: sign up, local ES256 verification, streamed upload, filtere
   assert.deepEqual(JSON.parse(r.value.body).map((x) => x.title), ["alpha", "alphabet"]);
 });
 
-test("resumable upload from a stream: on Node each chunk goes as a one-piece stream with its Content-Length, on Bun and Deno as bytes", async () => {
+test("resumable upload from a stream: on Node each chunk goes as a one-piece stream with its Content-Length (through Node's own fetch; a fetch given to the client gets bytes), on Bun and Deno as bytes", async () => {
   const sent = [];
+  const own = globalThis.fetch;
   const recording = (input, init) => {
     if (String(input).includes("/upload/resumable") && init.method !== "HEAD") {
       sent.push({
@@ -81,10 +82,25 @@ test("resumable upload from a stream: on Node each chunk goes as a one-piece str
         length: init.headers["content-length"] ?? null,
       });
     }
-    return fetch(input, init);
+    return own(input, init);
   };
-  const client = createClient(url, key, { fetch: recording });
-  const s = await client.auth.signUpWithEmail(`tus-${Date.now()}@example.test`, "secret-pw");
+  // The runtime's own fetch, recorded: the client is given none.
+  globalThis.fetch = recording;
+  try {
+    await streamedChunks(createClient(url, key), sent, true);
+  } finally {
+    globalThis.fetch = own;
+  }
+  // The same recording given to the client: it may be a fetch that sends a stream as its text.
+  sent.length = 0;
+  await streamedChunks(createClient(url, key, { fetch: recording }), sent, false);
+});
+
+async function streamedChunks(client, sent, ownFetch) {
+  const s = await client.auth.signUpWithEmail(
+    `tus-${crypto.randomUUID()}@example.test`,
+    "secret-pw",
+  );
   assert.ok(s.ok, s.ok ? "" : s.error.message);
   client.setAccessToken(s.value.accessToken);
   const bucket = `t-${crypto.randomUUID().slice(0, 8)}`;
@@ -100,15 +116,16 @@ test("resumable upload from a stream: on Node each chunk goes as a one-piece str
   assert.deepEqual(back.value, data);
   const onNode = typeof globalThis.Bun === "undefined" && typeof globalThis.Deno === "undefined";
   const sizes = [chunk, chunk, chunk, 321];
+  const streams = onNode && ownFetch;
   assert.deepEqual(
     sent,
     sizes.map((n, i) => ({
       method: i === 0 ? "POST" : "PATCH",
-      stream: onNode,
-      length: onNode ? String(n) : null,
+      stream: streams,
+      length: streams ? String(n) : null,
     })),
   );
-});
+}
 
 test("resumable upload from a byte stream: read with a BYOB reader into the chunk buffers, bytes intact", async () => {
   const client = createClient(url, key);
