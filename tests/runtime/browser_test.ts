@@ -43,8 +43,9 @@ Deno.test({
         // Chromium sends a ReadableStream body only over HTTP/2; over this HTTP/1.1 server its
         // fetch rejects ("Failed to fetch"), a NETWORK failure with nothing stored.
         assert.match(report.probes!.plainStream, /^NETWORK: /);
+        assert.equal(report.probes!.frameStream, report.probes!.plainStream);
         assert.match(report.probes!.streamChunks, /^NETWORK: /);
-        for (const path of ["plain/stream.bin", "tus/streamChunks.bin"]) {
+        for (const path of ["plain/stream.bin", "plain/frame-stream.bin", "tus/streamChunks.bin"]) {
           const object = await stored(path);
           assert.equal(object.status, 404, `${path}: ${await object.text()}`);
         }

@@ -67,11 +67,14 @@ Deno.test({
           report.probes!.plainStream,
           `INVALID_ARGUMENT: Cannot upload as 'data' must be bytes, a Blob or a string in ${text}: current value is a ReadableStream`,
         );
+        // An iframe's stream too (before realms were told apart, it was refused as "an object":
+        // no `instanceof` the page's ReadableStream).
+        assert.equal(report.probes!.frameStream, report.probes!.plainStream);
         assert.equal(
           report.probes!.streamChunks,
           `threw TypeError: Cannot upload with 'streamChunks' as this runtime sends a ReadableStream request body as the text "[object ReadableStream]" (Firefox)`,
         );
-        for (const path of ["plain/stream.bin", "tus/streamChunks.bin"]) {
+        for (const path of ["plain/stream.bin", "plain/frame-stream.bin", "tus/streamChunks.bin"]) {
           const object = await stored(path);
           assert.equal(object.status, 404, `${path}: ${await object.text()}`);
         }

@@ -68,8 +68,12 @@ Deno.test({
         // upload of a stream and `streamChunks: true` fail at their first request, NETWORK, with
         // nothing stored. A resumable upload of a stream (above) sends its chunks as bytes.
         const refused = "NETWORK: Network error: ReadableStream uploading is not supported";
-        assert.deepEqual(report.probes, { plainStream: refused, streamChunks: refused });
-        for (const path of ["plain/stream.bin", "tus/streamChunks.bin"]) {
+        assert.deepEqual(report.probes, {
+          plainStream: refused,
+          frameStream: refused,
+          streamChunks: refused,
+        });
+        for (const path of ["plain/stream.bin", "plain/frame-stream.bin", "tus/streamChunks.bin"]) {
           const object = await stored(path);
           assert.equal(object.status, 404, `${path}: ${await object.text()}`);
         }

@@ -49,7 +49,7 @@ export interface PageReport {
    * ReadableStream; `streamChunks`, a resumable upload of bytes with
    * `streamChunks: true` (each chunk sent as a one-piece stream).
    */
-  probes?: { plainStream: string; streamChunks: string };
+  probes?: { plainStream: string; frameStream: string; streamChunks: string };
   /** The results of `flows.ts`, by flow: each its own JSON, `{ error }` or `{ timedOut }`. */
   flows?: Record<string, Record<string, unknown>>;
   crash?: string;

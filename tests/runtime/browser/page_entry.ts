@@ -12,6 +12,12 @@ import { upload } from "../../../storage/objects.ts";
 import { createResumableUpload, type ResumableData } from "../../../storage/tus.ts";
 import { runFlows } from "./flows.ts";
 
+// The page's document (Deno's types, which check this file, have no DOM).
+declare const document: {
+  createElement(tag: "iframe"): { contentWindow: unknown; remove(): void };
+  body: { append(node: unknown): void };
+};
+
 const params = new URLSearchParams(location.search);
 const token = params.get("token") ?? "";
 const key = params.get("key") ?? "";
@@ -98,7 +104,16 @@ try {
   } catch (e) {
     streamChunks = `threw ${e instanceof Error ? `${e.name}: ${e.message}` : e}`;
   }
-  report.probes = { plainStream: outcome(plain), streamChunks };
+  // The same plain upload of another realm's stream, a same-origin iframe's: taken for a stream
+  // all the same (it was refused as "an object", no `instanceof` the page's ReadableStream).
+  const frame = document.createElement("iframe");
+  document.body.append(frame);
+  const frameBlob = new (frame.contentWindow as typeof globalThis).Blob([data]);
+  const viaFrame = await upload(user, "browser", "plain/frame-stream.bin", frameBlob.stream(), {
+    timeout: 15_000,
+  });
+  frame.remove();
+  report.probes = { plainStream: outcome(plain), frameStream: outcome(viaFrame), streamChunks };
 } catch (e) {
   report.crash = String(e);
 }
