@@ -16,6 +16,7 @@ import { encodeBase64, utf8Decode } from "../core/encoding.ts";
 import { failure, type ServiceResult, success } from "../core/result.ts";
 import { request, type RequestBody, type TransportRequest } from "../core/transport.ts";
 import { withFetch } from "../core/_with_fetch.ts";
+import { isAsyncIterable, iterableStream } from "./_web_stream.ts";
 import { freshReads } from "./_fresh_reads.ts";
 import { encodeBucket, encodeObjectPath, objectPathOrFailure, pathList } from "./_path.ts";
 import {
@@ -50,10 +51,18 @@ export interface StorageCallOptions {
 
 /**
  * What an upload accepts, from any realm (an iframe's, or Node's under a jsdom test environment).
- * Streams and Blobs are streamed, never buffered, but for a Blob fetch may not take as it is (of
- * another realm or implementation, or without `stream()`, as jsdom's), which is read first.
+ * An async iterable of bytes (a Node stream: a file's, an HTTP request's body; an async
+ * generator) is sent as a stream. Streams and Blobs are streamed, never buffered, but for a Blob
+ * fetch may not take as it is (of another realm or implementation, or without `stream()`, as
+ * jsdom's), which is read first.
  */
-export type UploadData = Uint8Array | ArrayBuffer | Blob | ReadableStream<Uint8Array> | string;
+export type UploadData =
+  | Uint8Array
+  | ArrayBuffer
+  | Blob
+  | ReadableStream<Uint8Array>
+  | AsyncIterable<Uint8Array>
+  | string;
 
 /** Options of uploads. */
 export interface UploadOptions extends StorageCallOptions {
@@ -397,6 +406,8 @@ function contentTypeOf(data: UploadData, o: UploadOptions): string {
  */
 async function uploadBody(data: unknown, o: UploadOptions): Promise<ServiceResult<RequestBody>> {
   if (isBlobToRead(data)) return await readBlob(data, o.timeout, o.signal);
+  // A Node stream (a file's, an HTTP request's body) or an async generator of bytes: a stream.
+  if (isAsyncIterable(data)) data = iterableStream(data);
   if (isReadableStream(data)) {
     if (!sendsStreamBodies()) {
       // Firefox would send, and the server store, the text "[object ReadableStream]".
@@ -424,7 +435,7 @@ async function uploadBody(data: unknown, o: UploadOptions): Promise<ServiceResul
   ) return success(data as RequestBody);
   return failure({
     message:
-      `Cannot upload as 'data' must be bytes, a Blob, a ReadableStream or a string: current value is ${
+      `Cannot upload as 'data' must be bytes, a Blob, a ReadableStream, an async iterable of bytes or a string: current value is ${
         showValue(data)
       }`,
     category: "INVALID_ARGUMENT",
@@ -643,24 +654,6 @@ function wholeRange(
   return length !== null && length <= range.end + 1;
 }
 
-/**
- * A streamed answer's body as a web stream: a fetch that gives a Node stream (node-fetch and
- * cross-fetch do) has it read through its async iterator.
- */
-function webStream(body: unknown): unknown {
-  const iterate = (body as Partial<AsyncIterable<Uint8Array>> | null)?.[Symbol.asyncIterator];
-  if (typeof (body as ReadableStream | null)?.getReader === "function" || !iterate) return body;
-  const it = iterate.call(body);
-  return new ReadableStream<Uint8Array>({
-    async pull(c) {
-      const next = await it.next();
-      if (next.done) c.close();
-      else c.enqueue(next.value);
-    },
-    cancel: () => void it.return?.(),
-  });
-}
-
 export async function downloadRaw<R extends "text" | "bytes" | "stream">(
   client: BaseClient,
   visibility: "authenticated" | "public",
@@ -688,8 +681,9 @@ export async function downloadRaw<R extends "text" | "bytes" | "stream">(
     signal: o.signal,
     timeout: o.timeout ?? 0,
   });
-  if (r.ok && responseType === "stream") {
-    (r.value as { body: unknown }).body = webStream(r.value.body);
+  // A fetch that answers with a Node stream (node-fetch, cross-fetch): a web stream of it.
+  if (r.ok && responseType === "stream" && isAsyncIterable(r.value.body)) {
+    (r.value as { body: unknown }).body = iterableStream(r.value.body);
   }
   // A range answered with the whole object (a server or proxy that ignores Range: the Storage
   // API's image renderer does) is not the bytes asked for, unless they are the same (`0-`).

@@ -33,6 +33,7 @@ import { showValue } from "../core/_show.ts";
 import { checkUploadOptions } from "./_upload_options.ts";
 import { hasMethods } from "../core/_has_methods.ts";
 import { isBlobToRead, isReadableStream, isUint8Array, localBytes } from "../core/_realm.ts";
+import { isAsyncIterable, iterableStream } from "./_web_stream.ts";
 
 /**
  * The default chunk size: 6 MiB. Every chunk but the last is exactly `chunkSize`.
@@ -83,8 +84,13 @@ export interface UploadUrlStore {
  * body) is read straight into the upload's chunk buffers. Values of another realm are taken
  * (an iframe's, or Node's under a jsdom test environment); a Blob fetch may not take as it is (of
  * another realm or implementation, or without `stream()`, as jsdom's) is read a chunk at a time.
+ * An async iterable of bytes (a Node stream, an async generator) is read as a stream.
  */
-export type ResumableData = Uint8Array | Blob | ReadableStream<Uint8Array>;
+export type ResumableData =
+  | Uint8Array
+  | Blob
+  | ReadableStream<Uint8Array>
+  | AsyncIterable<Uint8Array>;
 
 /** Options of {@linkcode createResumableUpload}. */
 export interface ResumableUploadOptions {
@@ -1137,9 +1143,9 @@ export function createResumableUpload(
   // not take read one chunk at a time (`ChunkSource`), a stream read through its own reader.
   if (isUint8Array(data)) data = localBytes(data) as Uint8Array;
   const blob = (typeof Blob !== "undefined" && data instanceof Blob) || isBlobToRead(data);
-  if (!(data instanceof Uint8Array || blob || isReadableStream(data))) {
+  if (!(data instanceof Uint8Array || blob || isReadableStream(data) || isAsyncIterable(data))) {
     throw new TypeError(
-      "Cannot upload as 'data' must be a Uint8Array, a Blob or a ReadableStream of bytes",
+      "Cannot upload as 'data' must be a Uint8Array, a Blob, or a ReadableStream or async iterable of bytes",
     );
   }
   const metadataJson = checkUploadOptions(options);
@@ -1180,7 +1186,9 @@ export function createResumableUpload(
   const o = options.contentType === undefined && typeof type === "string" && type
     ? { ...options, contentType: type }
     : options;
-  return new Upload(client, bucket, checked.key, data, o, metadataJson);
+  // A Node stream or an async generator of bytes is read as a stream.
+  const source = isAsyncIterable(data) ? iterableStream(data) : data;
+  return new Upload(client, bucket, checked.key, source, o, metadataJson);
 }
 
 /**

@@ -369,7 +369,7 @@ Deno.test("upload data fetch would not send as bytes is refused, not stored as '
       assert.equal(r.errorOrNull()?.category, "INVALID_ARGUMENT");
       assert.match(
         r.errorOrNull()!.message,
-        /'data' must be bytes, a Blob, a ReadableStream or a string/,
+        /'data' must be bytes, a Blob, a ReadableStream, an async iterable of bytes or a string/,
       );
     }
   }
