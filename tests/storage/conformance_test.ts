@@ -5,6 +5,7 @@
  * normalised here and listed in docs/CONFORMANCE.md.
  */
 import assert from "node:assert/strict";
+import { Readable } from "node:stream";
 import { StorageClient as TheirStorage } from "@supabase/storage-js";
 import type { StorageClient } from "../../storage/mod.ts";
 import { jsonResponse, type RecordedRequest, recordingFetch } from "../support/recording_fetch.ts";
@@ -82,6 +83,20 @@ const cases: Array<[string, Theirs, Ours, ((t: ReturnType<typeof shape>) => void
         contentType: "text/plain",
         cacheControl: 60,
         metadata: { k: "v" },
+      }),
+  ],
+  [
+    "upload of a Node stream",
+    (s) =>
+      s.from("docs").upload("n.txt", Readable.from([new TextEncoder().encode("node stream")]), {
+        contentType: "text/plain",
+        cacheControl: "60",
+        duplex: "half",
+      }),
+    (s) =>
+      s.upload("docs", "n.txt", Readable.from([new TextEncoder().encode("node stream")]), {
+        contentType: "text/plain",
+        cacheControl: 60,
       }),
   ],
   [
