@@ -121,6 +121,17 @@ const FLOWS: Record<string, Record<string, unknown>> = {
     },
     resumable: { blob: { upload: "ok", same: true }, stream: { upload: "ok", same: true } },
   },
+  worker: {
+    inWorker: true,
+    claims: "ES256",
+    pkce: "S256",
+    select: "ok",
+    plain: "ok",
+    resumable: "ok",
+    streamBack: true,
+    plainBack: true,
+    type: "application/x-worker",
+  },
 };
 
 /** A finished page run, for an engine's own checks. */
@@ -177,6 +188,19 @@ export async function runPage(options: RunPageOptions): Promise<void> {
     }).output();
     assert.equal(bundle.code, 0, new TextDecoder().decode(bundle.stderr));
     const script = await Deno.readTextFile(`${tmp}/page.js`);
+    const workerBundle = await new Deno.Command(`${root}node_modules/.bin/esbuild`, {
+      args: [
+        `${root}tests/runtime/browser/worker_entry.ts`,
+        "--bundle",
+        "--format=esm",
+        "--platform=browser",
+        `--outfile=${tmp}/worker.js`,
+      ],
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    assert.equal(workerBundle.code, 0, new TextDecoder().decode(workerBundle.stderr));
+    const workerScript = await Deno.readTextFile(`${tmp}/worker.js`);
     // Held requests of the page's `__slow` table, answered only when the test ends.
     const held = new Set<() => void>();
     let deliver!: (r: PageReport) => void;
@@ -189,8 +213,10 @@ export async function runPage(options: RunPageOptions): Promise<void> {
           { headers: { "content-type": "text/html" } },
         );
       }
-      if (url.pathname === "/page.js") {
-        return new Response(script, { headers: { "content-type": "text/javascript" } });
+      if (url.pathname === "/page.js" || url.pathname === "/worker.js") {
+        return new Response(url.pathname === "/page.js" ? script : workerScript, {
+          headers: { "content-type": "text/javascript" },
+        });
       }
       if (url.pathname === "/__report") {
         deliver(await req.json());

@@ -25,6 +25,12 @@ import { commonUploads, storageFlow } from "../flows/storage.ts";
 
 // The page's History and document (Deno's types, which check this file, have no DOM).
 declare const history: { replaceState(data: unknown, unused: string, url: string): void };
+declare const Worker: new (url: string, options: { type: "module" }) => {
+  onmessage: ((event: { data: Json }) => void) | null;
+  onerror: ((event: { message: string }) => void) | null;
+  postMessage(message: unknown): void;
+  terminate(): void;
+};
 declare const document: {
   createElement(tag: "iframe"): { contentWindow: unknown; remove(): void };
   body: { append(node: unknown): void };
@@ -49,6 +55,7 @@ export async function runFlows(context: FlowContext, ms = 8_000): Promise<Record
     database,
     storage,
     realms,
+    worker,
   };
   const results: Record<string, Json> = {};
   for (const [name, flow] of Object.entries(flows)) {
@@ -280,5 +287,25 @@ async function realms({ api, key, token }: FlowContext): Promise<Json> {
     return out;
   } finally {
     frame.remove();
+  }
+}
+
+/**
+ * The library in a dedicated Web Worker (`worker_entry.ts`, served as `/worker.js`), where an app
+ * moves its uploads off the main thread: a File from the page, structured-cloned into the worker,
+ * uploaded plainly and resumably and read back; local verification, PKCE and a select there too.
+ */
+async function worker({ api, key, token }: FlowContext): Promise<Json> {
+  const data = new Uint8Array(3 * 64 * 1024 + 7).map((_, i) => (i * 5 + 1) % 256);
+  const file = new File([data], "w.bin", { type: "application/x-worker" });
+  const w = new Worker("/worker.js", { type: "module" });
+  try {
+    return await new Promise<Json>((resolve, reject) => {
+      w.onmessage = (event) => resolve(event.data);
+      w.onerror = (event) => reject(new Error(`the worker failed: ${event.message}`));
+      w.postMessage({ api, key, token, file });
+    });
+  } finally {
+    w.terminate();
   }
 }
