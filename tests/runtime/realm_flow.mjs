@@ -82,11 +82,14 @@ test("plain uploads of every kind of data store its bytes and a Blob's type", as
   for (const [label, make, type] of sources) {
     const path = `plain/${label.replace(/\W+/g, "-")}`;
     const r = await client.storage.upload(bucket, path, await make());
-    expect(r.ok ? "ok" : r.error.message, label).toBe("ok");
+    expect([label, r.ok ? "ok" : r.error.message]).toEqual([label, "ok"]);
     const back = await client.storage.downloadBytes(bucket, path);
-    expect(back.ok ? new TextDecoder().decode(back.value) : back.error.message, label).toBe(TEXT);
+    expect([label, back.ok ? new TextDecoder().decode(back.value) : back.error.message]).toEqual([
+      label,
+      TEXT,
+    ]);
     const info = await client.storage.info(bucket, path);
-    expect(info.ok ? info.value.contentType : info.error.message, label).toBe(type);
+    expect([label, info.ok ? info.value.contentType : info.error.message]).toEqual([label, type]);
   }
 });
 
@@ -105,12 +108,10 @@ test("resumable uploads of the page's Blob, Node's Blob and Node's bytes, in sev
     const path = `tus/${label.replace(/\W+/g, "-")}`;
     const up = client.storage.createResumableUpload(bucket, path, source, { chunkSize: chunk });
     const r = await up.await();
-    expect(r.ok ? "ok" : r.error.message, label).toBe("ok");
+    expect([label, r.ok ? "ok" : r.error.message]).toEqual([label, "ok"]);
     const back = await client.storage.downloadBytes(bucket, path);
-    expect(
-      back.ok && back.value.length === data.length && back.value.every((b, i) => b === data[i]),
-      label,
-    )
-      .toBe(true);
+    const same = back.ok && back.value.length === data.length &&
+      back.value.every((b, i) => b === data[i]);
+    expect([label, same]).toEqual([label, true]);
   }
 });
