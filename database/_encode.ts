@@ -109,7 +109,10 @@ export function scalar(value: unknown, what: string): string {
   }
   // Another realm's Date (an iframe's) is no `instanceof Date`: it went out as its JSON text, in
   // quotes, which PostgREST cannot read as a time.
-  if (value instanceof Date || Object.prototype.toString.call(value) === "[object Date]") {
+  if (
+    value instanceof Date ||
+    typeof value === "object" && Object.prototype.toString.call(value) === "[object Date]"
+  ) {
     const date = value as Date;
     if (Number.isNaN(date.getTime())) {
       throw new TypeError(`Cannot filter with ${what} as the date is invalid`);
