@@ -214,7 +214,7 @@ Deno.test("npm build installs by name and runs real flows on the machine's Node,
             env: { ...env, FETCHBASE_URL: corsServer.url, FETCHBASE_KEY: corsBackend.apiKey },
           });
           assert.equal(v.code, 0, v.text);
-          assert.match(v.text, /Tests\s+5 passed \(5\)/, v.text);
+          assert.match(v.text, /Tests\s+6 passed \(6\)/, v.text);
         });
       }
     } finally {

@@ -8,6 +8,13 @@ import { Blob as NodeBlob } from "node:buffer";
 import { createHash } from "node:crypto";
 import { createClient } from "fetchbase";
 import { generatePkceParams, getClaims } from "fetchbase/auth";
+import {
+  createSessionManager,
+  getClaimsForCurrentSession,
+  KeyValueSessionStorage,
+  signUpWithEmail,
+  webStorageStore,
+} from "fetchbase/session";
 import { encodeHex, timingSafeEqual } from "fetchbase/core";
 import { column } from "fetchbase/database";
 
@@ -62,6 +69,41 @@ test("sign up, local ES256 verification and a filtered select", async () => {
     block: (b) => b.where((w) => w.eq(column("title"), `realm-${dom}`)),
   });
   expect(r.ok ? JSON.parse(r.value) : r.error.message).toEqual([{ title: `realm-${dom}` }]);
+});
+
+test("sessions over the DOM library's localStorage: saved, refreshed, restored by a second manager", async () => {
+  localStorage.removeItem("realm.session");
+  const storage = () => new KeyValueSessionStorage(webStorageStore(localStorage), "realm.session");
+  const client = createClient(url, key);
+  const m1 = createSessionManager(client.auth, client, { storage: storage(), autoRefresh: false });
+  const client2 = createClient(url, key);
+  const m2 = createSessionManager(client2.auth, client2, {
+    storage: storage(),
+    autoRefresh: false,
+  });
+  try {
+    const events = [];
+    m1.onAuthStateChange((e) => void events.push(e));
+    const s = await signUpWithEmail(client, `realm-${crypto.randomUUID()}@example.test`, "pw-1234");
+    expect(s.ok ? "ok" : s.error.message).toBe("ok");
+    await m1.saveSession(s.value);
+    const r = await m1.refreshSession();
+    expect(r.ok ? "ok" : r.error.message).toBe("ok");
+    expect(JSON.parse(localStorage.getItem("realm.session")).refreshToken).toBe(
+      r.value.refreshToken,
+    );
+    const restored = await m2.restoreSession();
+    expect(restored.ok ? restored.value.refreshToken : restored.error.message).toBe(
+      r.value.refreshToken,
+    );
+    const claims = await getClaimsForCurrentSession(m2, client2.auth);
+    expect(claims.ok ? claims.value.header.algorithm : claims.error.message).toBe("ES256");
+    expect(events).toEqual(["INITIAL_SESSION", "SIGNED_IN", "TOKEN_REFRESHED"]);
+  } finally {
+    m1.dispose();
+    m2.dispose();
+    localStorage.removeItem("realm.session");
+  }
 });
 
 const TEXT = "bytes from another realm";
