@@ -526,8 +526,7 @@ function start(
   bodyOnly: boolean,
 ): Promise<ServiceResult<unknown>> {
   const method = (req.method ?? "GET").toUpperCase();
-  const isStreamBody = typeof ReadableStream !== "undefined" &&
-    req.body instanceof ReadableStream;
+  const isStreamBody = req.body instanceof ReadableStream;
   const retryAllowed = !isStreamBody &&
     (req.retry ?? (method === "GET" || method === "HEAD"));
   const timeout = req.timeout ?? ctx.timeout;
