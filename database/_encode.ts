@@ -122,12 +122,30 @@ export function scalar(value: unknown, what: string): string {
   if (typeof value === "number" && !Number.isFinite(value)) {
     throw new TypeError(`Cannot filter with ${what} as the number is not finite: ${value}`);
   }
-  if (typeof value === "object") return jsonOperand(value, what);
+  if (typeof value === "object") {
+    // A value JSON writes as a string (a Temporal value, a Luxon, dayjs or moment date, a decimal
+    // library's number) is that string, as a Date is its ISO time: as JSON text it went in
+    // quotes, which PostgREST takes as part of the value (a time could not be read).
+    const text = jsonString(value);
+    return text ?? jsonOperand(value, what);
+  }
   // A function or a symbol has no text PostgREST could compare with.
   if (typeof value === "function" || typeof value === "symbol") {
     throw new TypeError(`Cannot filter with ${what} as the value is a ${typeof value}`);
   }
   return String(value);
+}
+
+/** What `value.toJSON()` gives when it is a string; null when it is not, has none or throws. */
+function jsonString(value: object): string | null {
+  const toJSON = (value as { toJSON?: unknown }).toJSON;
+  if (typeof toJSON !== "function") return null;
+  try {
+    const text: unknown = toJSON.call(value);
+    return typeof text === "string" ? text : null;
+  } catch {
+    return null; // JSON.stringify calls it again and says why it failed
+  }
 }
 
 const NEEDS_QUOTES = /[,.:()"\\\s{}]/;
