@@ -54,6 +54,26 @@ const cases: Array<[string, Theirs, Ours, string?]> = [
     (db) => db.select("todos", { block: (q) => q.where((w) => w.eq(id, 1)) }),
   ],
   [
+    "Temporal values as operands (their text, as postgrest-js writes them)",
+    (c) =>
+      c.from("todos").select().gte("at", Temporal.Instant.from("2026-11-28T12:30:00Z"))
+        .in("day", [Temporal.PlainDate.from("2026-11-28"), Temporal.PlainDate.from("2026-11-29")]),
+    (db) =>
+      db.select("todos", {
+        block: (q) =>
+          q.where((w) =>
+            w.greaterEq(
+              column<Temporal.Instant>("at"),
+              Temporal.Instant.from("2026-11-28T12:30:00Z"),
+            )
+              .inList(column<Temporal.PlainDate>("day"), [
+                Temporal.PlainDate.from("2026-11-28"),
+                Temporal.PlainDate.from("2026-11-29"),
+              ])
+          ),
+      }),
+  ],
+  [
     "names with inner spaces, unquoted as postgrest-js sends them",
     (c) =>
       c.from("t").select().eq("first name", "Ada").order("last  name", { ascending: false })
