@@ -1,6 +1,7 @@
 // A TypeScript consumer of the npm package, type-checked by tests/runtime/node_test.ts with
 // the TypeScript compiler from npm: Node's module resolution (nodenext), strict, library
 // checks on, and Node's types only (no DOM library). It is compiled, never run.
+import { createReadStream } from "node:fs";
 import { createClient } from "fetchbase";
 import { createBaseClient, type ServiceResult } from "fetchbase/core";
 import { createAuthClient, getClaims, type VerificationKey } from "fetchbase/auth";
@@ -36,6 +37,9 @@ const storage = createStorageClient(base);
 const key1: ServiceResult<string> = await storage.upload("docs", "a.txt", new Uint8Array(1));
 const signed = await storage.createSignedUrl("docs", "a.txt", 60, { download: true });
 const viaFunction = await upload(base, "docs", "b.txt", new Blob(["x"]));
+// A Node stream (a file's, a request's body) takes the upload's data type as it is.
+const fromFile = await storage.upload("docs", "c.bin", createReadStream("c.bin"));
+const resumable = storage.createResumableUpload("docs", "d.bin", createReadStream("d.bin"));
 
 const db = createDatabaseClient(base);
 const done = column<boolean>("done");
@@ -50,4 +54,16 @@ db.buildSelect("todos", { block: (q) => q.where((w) => w.eq(done, "yes")) });
 const middleware = fetchbaseAuth({ url: "https://p.example", apiKey: "anon-key" });
 const all = createClient("https://p.example", "anon-key");
 
-export { all, key, key1, middleware, raw, signed, subject, todos, viaFunction };
+export {
+  all,
+  fromFile,
+  key,
+  key1,
+  middleware,
+  raw,
+  resumable,
+  signed,
+  subject,
+  todos,
+  viaFunction,
+};
