@@ -529,30 +529,50 @@ export async function uploadToSignedUrl(
 
 /**
  * Sends an upload and reads the object's key from the answer. A stream goes through a `fetch`
- * given to the client watched: one that answers with a Node stream for a body (node-fetch,
- * cross-fetch) sent the stream as its text, "[object ReadableStream]", which the server stored, so
- * the upload is a Failure naming that, not a Success.
+ * given to the client watched, as node-fetch and cross-fetch send it as its text,
+ * "[object ReadableStream]": they make that text with `String()`, which the stream handed to them
+ * refuses (`Symbol.toPrimitive` throws), so such a fetch rejects before it sends anything; and one
+ * that answers with a Node stream for a body and made the text some other way is reported as
+ * having sent it (the server has stored it then). Either way the upload is a Failure naming that,
+ * not a Success.
  */
 async function sendUpload(
   client: BaseClient,
   req: TransportRequest,
 ): Promise<ServiceResult<string>> {
-  let sentAsText = false;
+  let asText: "refused" | "sent" | null = null;
   const watched = req.body instanceof ReadableStream && client.fetch !== globalFetch;
   const r = await request(
     watched
       ? withFetch(client, async (input, init) => {
-        const answer = await (0, client.fetch)(input, init);
-        sentAsText ||= answer?.body != null && typeof answer.body.getReader !== "function";
+        const refusal = new TypeError("A ReadableStream request body cannot be sent as text");
+        // The stream fetch gets is the transport's own pipe, never the caller's.
+        if (init?.body instanceof ReadableStream) {
+          Object.defineProperty(init.body, Symbol.toPrimitive, {
+            value: () => {
+              throw refusal;
+            },
+          });
+        }
+        let answer: Response;
+        try {
+          answer = await (0, client.fetch)(input, init);
+        } catch (error) {
+          if (error === refusal) asText = "refused";
+          throw error;
+        }
+        if (answer?.body != null && typeof answer.body.getReader !== "function") asText ??= "sent";
         return answer;
       })
       : client,
     req,
   );
-  if (sentAsText) {
+  if (asText !== null) {
     return failure({
       message:
-        'Cannot upload a ReadableStream through this fetch, which sends it as the text "[object ReadableStream]" (node-fetch, cross-fetch): the object may now hold that text; upload bytes or a Blob, or use the runtime\'s own fetch',
+        `Cannot upload a ReadableStream through this fetch, which sends it as the text "[object ReadableStream]" (node-fetch, cross-fetch): ${
+          asText === "refused" ? "nothing was sent" : "the object may now hold that text"
+        }; upload bytes or a Blob, or use the runtime's own fetch`,
       category: "INVALID_ARGUMENT",
     });
   }

@@ -68,13 +68,14 @@ for (const [name, customFetch] of Object.entries(FETCHES)) {
       assert.equal(new TextDecoder().decode(await readAll(streamed.stream)), "bytes");
       const missing = await st.info("nf", "missing.txt");
       assert.equal(missing.errorOrNull()?.category, "NOT_FOUND");
-      // A stream it sends as its text: the upload says so instead of answering Success.
+      // A stream it would send as its text: the upload says so, and nothing is stored.
       const streamed2 = await st.upload("nf", "s.txt", new Blob(["streamed"]).stream());
       assert.equal(streamed2.errorOrNull()?.category, "INVALID_ARGUMENT");
       assert.match(
         streamed2.errorOrNull()!.message,
-        /sends it as the text "\[object ReadableStream\]"/,
+        /sends it as the text "\[object ReadableStream\]" \(node-fetch, cross-fetch\): nothing was sent;/,
       );
+      assert.equal((await st.exists("nf", "s.txt")).getOrThrow(), false);
     } finally {
       await server.close();
     }
@@ -94,6 +95,20 @@ Deno.test("a stream upload through a fetch given to the client that takes stream
   } finally {
     await server.close();
   }
+});
+
+Deno.test("a fetch that makes a stream body text without String() and answers with a Node stream is reported as having sent the text", async () => {
+  let sent = "";
+  const client = createClient("https://p.example", "anon-key-123456", {
+    fetch: ((_input: string, init: RequestInit) => {
+      sent = Object.prototype.toString.call(init.body);
+      return Promise.resolve(nodeLike('{"Key":"b/s.txt"}', 200));
+    }) as unknown as typeof fetch,
+  });
+  const r = await client.storage.upload("b", "s.txt", new Blob(["streamed"]).stream());
+  assert.equal(sent, "[object ReadableStream]");
+  assert.equal(r.errorOrNull()?.category, "INVALID_ARGUMENT");
+  assert.match(r.errorOrNull()!.message, /: the object may now hold that text;/);
 });
 
 Deno.test("a body read under a cap through a fetch answering a Node stream is still cut at the cap", async () => {
