@@ -546,7 +546,8 @@ async function sendUpload(
     watched
       ? withFetch(client, async (input, init) => {
         const refusal = new TypeError("A ReadableStream request body cannot be sent as text");
-        // The stream fetch gets is the transport's own pipe, never the caller's.
+        // The stream fetch gets is the transport's own pipe (the caller's stream itself only in
+        // workerd before 2022-11-30, which has no pipe; the property changes nothing else there).
         if (init?.body instanceof ReadableStream) {
           Object.defineProperty(init.body, Symbol.toPrimitive, {
             value: () => {
