@@ -3,7 +3,7 @@
  * class forwards to these.
  */
 
-import { type BaseClient, globalFetch } from "../core/client.ts";
+import type { BaseClient } from "../core/client.ts";
 import {
   asArray,
   asObject,
@@ -15,7 +15,7 @@ import {
 import { encodeBase64, utf8Decode } from "../core/encoding.ts";
 import { failure, type ServiceResult, success } from "../core/result.ts";
 import { request, type RequestBody, type TransportRequest } from "../core/transport.ts";
-import { withFetch } from "../core/_with_fetch.ts";
+import { guardStreams, sentAsTextMessage } from "./_stream_guard.ts";
 import { isAsyncIterable, iterableStream } from "./_web_stream.ts";
 import { freshReads } from "./_fresh_reads.ts";
 import { encodeBucket, encodeObjectPath, objectPathOrFailure, pathList } from "./_path.ts";
@@ -528,54 +528,18 @@ export async function uploadToSignedUrl(
 }
 
 /**
- * Sends an upload and reads the object's key from the answer. A stream goes through a `fetch`
- * given to the client watched, as node-fetch and cross-fetch send it as its text,
- * "[object ReadableStream]": they make that text with `String()`, which the stream handed to them
- * refuses (`Symbol.toPrimitive` throws), so such a fetch rejects before it sends anything; and one
- * that answers with a Node stream for a body and made the text some other way is reported as
- * having sent it (the server has stored it then). Either way the upload is a Failure naming that,
- * not a Success.
+ * Sends an upload and reads the object's key from the answer. A stream body through a `fetch`
+ * given to the client is watched (`guardStreams`): one it would send, or sent, as its text is a
+ * Failure naming that, not a Success.
  */
 async function sendUpload(
   client: BaseClient,
   req: TransportRequest,
 ): Promise<ServiceResult<string>> {
-  let asText: "refused" | "sent" | null = null;
-  const watched = req.body instanceof ReadableStream && client.fetch !== globalFetch;
-  const r = await request(
-    watched
-      ? withFetch(client, async (input, init) => {
-        const refusal = new TypeError("A ReadableStream request body cannot be sent as text");
-        // The stream fetch gets is the transport's own pipe (the caller's stream itself only in
-        // workerd before 2022-11-30, which has no pipe; the property changes nothing else there).
-        if (init?.body instanceof ReadableStream) {
-          Object.defineProperty(init.body, Symbol.toPrimitive, {
-            value: () => {
-              throw refusal;
-            },
-          });
-        }
-        let answer: Response;
-        try {
-          answer = await (0, client.fetch)(input, init);
-        } catch (error) {
-          if (error === refusal) asText = "refused";
-          throw error;
-        }
-        if (answer?.body != null && typeof answer.body.getReader !== "function") asText ??= "sent";
-        return answer;
-      })
-      : client,
-    req,
-  );
-  if (asText !== null) {
-    return failure({
-      message:
-        `Cannot upload a ReadableStream through this fetch, which sends it as the text "[object ReadableStream]" (node-fetch, cross-fetch): ${
-          asText === "refused" ? "nothing was sent" : "the object may now hold that text"
-        }; upload bytes or a Blob, or use the runtime's own fetch`,
-      category: "INVALID_ARGUMENT",
-    });
+  const guard = req.body instanceof ReadableStream ? guardStreams(client) : null;
+  const r = await request(guard?.ctx ?? client, req);
+  if (guard?.asText) {
+    return failure({ message: sentAsTextMessage(guard.asText), category: "INVALID_ARGUMENT" });
   }
   return decodeResult(r, (v) => reqString(asObject(v.body, "upload answer"), "Key"));
 }

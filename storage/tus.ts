@@ -18,6 +18,7 @@ import { type BaseClient, globalFetch } from "../core/client.ts";
 import { encodeBase64 } from "../core/encoding.ts";
 import { backoffDelay, resolveRetryPolicy, type RetryPolicy } from "../core/retry.ts";
 import { sleep } from "../core/_sleep.ts";
+import { request } from "../core/transport.ts";
 import {
   type Failure,
   failure,
@@ -34,6 +35,7 @@ import { checkUploadOptions } from "./_upload_options.ts";
 import { hasMethods } from "../core/_has_methods.ts";
 import { isBlobToRead, isReadableStream, isUint8Array, localBytes } from "../core/_realm.ts";
 import { isAsyncIterable, iterableStream } from "./_web_stream.ts";
+import { guardStreams, sentAsTextMessage } from "./_stream_guard.ts";
 
 /**
  * The default chunk size: 6 MiB. Every chunk but the last is exactly `chunkSize`.
@@ -624,7 +626,7 @@ class Upload implements ResumableUpload {
    * or to the upload URL (credentials only on the client's origin). A chunk
    * goes as `application/offset+octet-stream` (none for an empty one).
    */
-  #tus(
+  async #tus(
     method: "POST" | "HEAD" | "PATCH",
     url: string | null,
     headers: Record<string, string>,
@@ -632,7 +634,10 @@ class Upload implements ResumableUpload {
     signal?: AbortSignal,
   ): Promise<ServiceResult<{ headers: Headers }>> {
     const size = chunk === null ? 0 : sizeOf(chunk);
-    return this.#client.request({
+    // Chunks sent as streams through a `fetch` given to the client are watched: node-fetch sends
+    // one as its text under the chunk's Content-Length, and the request hung.
+    const guard = this.#streamChunks && size > 0 ? guardStreams(this.#client) : null;
+    const r = await request(guard?.ctx ?? this.#client, {
       method,
       ...(url === null
         ? { area: "storage", path: "/upload/resumable" }
@@ -660,7 +665,12 @@ class Upload implements ResumableUpload {
       // HEAD sends nothing: the option, or the client's timeout.
       timeout: method === "HEAD" ? this.#o.timeout : this.#timeoutFor(size),
       signal,
-    }).then(notRedirected);
+    });
+    // Not retried: the same fetch would do the same again.
+    if (guard?.asText) {
+      return failure({ message: sentAsTextMessage(guard.asText), category: "INVALID_ARGUMENT" });
+    }
+    return notRedirected(r);
   }
 
   /** Takes the Location and the accepted offset (absent: 0, the body was ignored) of a 201. */

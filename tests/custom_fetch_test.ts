@@ -76,6 +76,26 @@ for (const [name, customFetch] of Object.entries(FETCHES)) {
         /sends it as the text "\[object ReadableStream\]" \(node-fetch, cross-fetch\): nothing was sent;/,
       );
       assert.equal((await st.exists("nf", "s.txt")).getOrThrow(), false);
+      // Resumable chunks asked to go as streams: refused at once, not hung nor retried.
+      const started = Date.now();
+      const up = st.createResumableUpload("nf", "tus.bin", new Uint8Array(1000).fill(1), {
+        chunkSize: 256,
+        streamChunks: true,
+      });
+      const tus = await up.await();
+      assert.equal(tus.errorOrNull()?.category, "INVALID_ARGUMENT");
+      assert.match(tus.errorOrNull()!.message, /\(node-fetch, cross-fetch\): nothing was sent;/);
+      assert.ok(Date.now() - started < 2_000, "no retries");
+      assert.equal(up.uploadUrl, null, "no upload created");
+      // Without the option, chunks go as bytes, which such a fetch sends.
+      const bytes = st.createResumableUpload("nf", "tus2.bin", new Uint8Array(1000).fill(2), {
+        chunkSize: 256,
+      });
+      assert.equal(said(await bytes.await()), "ok");
+      assert.deepEqual(
+        (await st.downloadBytes("nf", "tus2.bin")).getOrThrow(),
+        new Uint8Array(1000).fill(2),
+      );
     } finally {
       await server.close();
     }
