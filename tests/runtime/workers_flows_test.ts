@@ -12,7 +12,7 @@ import assert from "node:assert/strict";
 import { createLocalBackend } from "../../demo/local_backend/mod.ts";
 import { serve } from "../support/serve.ts";
 import { startWorker } from "./support.ts";
-import { ABORT, DATABASE, SESSIONS, STORAGE } from "./flows/expected.ts";
+import { ABORT, DATABASE, SESSIONS, STORAGE, STORAGE_HEADERS } from "./flows/expected.ts";
 
 const root = new URL("../../", import.meta.url).pathname;
 
@@ -60,13 +60,7 @@ const EXPECTED: Record<string, Json> = {
       pipe: "ok",
     },
     uploadedBack: { body: true, blobStream: true, pipe: true },
-    rangeStream: { status: 206, contentRange: "bytes 2990-2999/3000", same: true },
-    signedUrl: {
-      status: 200,
-      same: true,
-      disposition:
-        "attachment; filename=r%C3%A9%20sum%C3%A9.bin; filename*=UTF-8''r%C3%A9%20sum%C3%A9.bin",
-    },
+    ...STORAGE_HEADERS,
     list: ["blob-stream.bin", "blob.txt", "body.bin", "bytes.bin", "pipe.bin", "string.txt"],
     removeMany: [
       "files/blob-stream.bin",

@@ -12,7 +12,7 @@
 import assert from "node:assert/strict";
 import { createLocalBackend } from "../../../demo/local_backend/mod.ts";
 import { serve } from "../../support/serve.ts";
-import { ABORT, DATABASE, SESSIONS, STORAGE } from "../flows/expected.ts";
+import { ABORT, DATABASE, SESSIONS, SESSIONS_ACROSS, STORAGE } from "../flows/expected.ts";
 
 const root = new URL("../../../", import.meta.url).pathname;
 
@@ -63,22 +63,7 @@ export interface PageReport {
  * three; `storage/_fresh_reads.ts`).
  */
 const FLOWS: Record<string, Record<string, unknown>> = {
-  sessions: {
-    ...SESSIONS,
-    userMetadata: { from: "page" },
-    refreshAgain: "ok",
-    secondTabRefresh: "ok",
-    firstTabRefreshAfter: "ok",
-    events2: ["SIGNED_IN", "TOKEN_REFRESHED", "SIGNED_OUT"],
-    events1: [
-      "INITIAL_SESSION",
-      "SIGNED_IN",
-      "TOKEN_REFRESHED",
-      "TOKEN_REFRESHED",
-      "TOKEN_REFRESHED",
-      "SIGNED_OUT",
-    ],
-  },
+  sessions: { ...SESSIONS, ...SESSIONS_ACROSS, userMetadata: { from: "page" } },
   abort: ABORT,
   oauth: {
     authorize: {
@@ -175,32 +160,8 @@ export async function runPage(options: RunPageOptions): Promise<void> {
     // Every route answers CORS as the deployed services behind Supabase's gateway do: the page
     // calls the project on another origin.
     const backend = await createLocalBackend({ refreshReuseIntervalMs: 0, cors: "all" });
-    const bundle = await new Deno.Command(`${root}node_modules/.bin/esbuild`, {
-      args: [
-        `${root}tests/runtime/browser/page_entry.ts`,
-        "--bundle",
-        "--format=esm",
-        "--platform=browser",
-        `--outfile=${tmp}/page.js`,
-      ],
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    assert.equal(bundle.code, 0, new TextDecoder().decode(bundle.stderr));
-    const script = await Deno.readTextFile(`${tmp}/page.js`);
-    const workerBundle = await new Deno.Command(`${root}node_modules/.bin/esbuild`, {
-      args: [
-        `${root}tests/runtime/browser/worker_entry.ts`,
-        "--bundle",
-        "--format=esm",
-        "--platform=browser",
-        `--outfile=${tmp}/worker.js`,
-      ],
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    assert.equal(workerBundle.code, 0, new TextDecoder().decode(workerBundle.stderr));
-    const workerScript = await Deno.readTextFile(`${tmp}/worker.js`);
+    const script = await bundle("page_entry.ts", tmp);
+    const workerScript = await bundle("worker_entry.ts", tmp);
     // Held requests of the page's `__slow` table, answered only when the test ends.
     const held = new Set<() => void>();
     let deliver!: (r: PageReport) => void;
@@ -311,6 +272,24 @@ export async function runPage(options: RunPageOptions): Promise<void> {
     for (const close of closers.reverse()) await close();
     await removeSoon(tmp);
   }
+}
+
+/** Bundles `entry` of this directory for the browser (esbuild, ESM) and returns the script. */
+async function bundle(entry: string, tmp: string): Promise<string> {
+  const out = `${tmp}/${entry.replace(/\.ts$/, ".js")}`;
+  const built = await new Deno.Command(`${root}node_modules/.bin/esbuild`, {
+    args: [
+      `${root}tests/runtime/browser/${entry}`,
+      "--bundle",
+      "--format=esm",
+      "--platform=browser",
+      `--outfile=${out}`,
+    ],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assert.equal(built.code, 0, new TextDecoder().decode(built.stderr));
+  return await Deno.readTextFile(out);
 }
 
 /**

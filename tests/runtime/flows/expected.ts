@@ -76,3 +76,37 @@ export const STORAGE: Json = {
   existsAfter: false,
   listAfter: [],
 };
+
+/**
+ * The sessions flow's own steps and events when its managers do not auto-refresh and the second
+ * refreshes after the first (`refreshAcross`), as the browser's two tabs and the Edge Runtime run
+ * it.
+ */
+export const SESSIONS_ACROSS: Json = {
+  refreshAgain: "ok",
+  secondTabRefresh: "ok",
+  firstTabRefreshAfter: "ok",
+  events2: ["SIGNED_IN", "TOKEN_REFRESHED", "SIGNED_OUT"],
+  events1: [
+    "INITIAL_SESSION",
+    "SIGNED_IN",
+    "TOKEN_REFRESHED",
+    "TOKEN_REFRESHED",
+    "TOKEN_REFRESHED",
+    "SIGNED_OUT",
+  ],
+};
+
+/**
+ * What the storage flow sees of a range stream's and a signed URL's headers where it sees them
+ * all (on the project's own origin, or from a server: not a page on another origin).
+ */
+export const STORAGE_HEADERS: Json = {
+  rangeStream: { status: 206, contentRange: "bytes 2990-2999/3000", same: true },
+  signedUrl: {
+    status: 200,
+    same: true,
+    disposition:
+      "attachment; filename=r%C3%A9%20sum%C3%A9.bin; filename*=UTF-8''r%C3%A9%20sum%C3%A9.bin",
+  },
+};
