@@ -1,6 +1,6 @@
 /** Internal: waiting on a promise only as long as the caller's signal allows. */
 
-import { type Failure, failure } from "./result.ts";
+import { type Failure, failure, type ServiceResult } from "./result.ts";
 
 /** What {@linkcode untilAborted} answers once the signal has aborted. */
 export const ABORTED: unique symbol = Symbol("aborted");
@@ -97,4 +97,30 @@ export function bounded<T>(
       (error) => finish({ kind: "failed", error }),
     );
   });
+}
+
+/**
+ * The result of a shared operation, or `Failure(CANCELLED)` as soon as the
+ * caller's signal fires, or `Failure(TIMEOUT)` once its `timeout` (ms, when
+ * positive) has passed (the operation itself goes on for its other callers).
+ */
+export function untilCancelled<T>(
+  start: () => Promise<ServiceResult<T>>,
+  signal?: AbortSignal,
+  timeout?: number,
+): Promise<ServiceResult<T>> {
+  const refused = refusedSignal(signal);
+  if (refused) return Promise.resolve(refused);
+  if (signal?.aborted) return Promise.resolve(cancelled()); // nothing is started
+  // No positive timeout: no bound (bounded takes Infinity for that).
+  const ms = typeof timeout === "number" && timeout > 0 ? timeout : Infinity;
+  return bounded(start(), ms, signal).then((r) =>
+    r.kind === "done"
+      ? r.value
+      : r.kind === "aborted"
+      ? cancelled()
+      : r.kind === "timeout"
+      ? failure({ message: `Request timed out after ${ms} ms`, category: "TIMEOUT" })
+      : Promise.reject(r.error)
+  );
 }

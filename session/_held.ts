@@ -10,7 +10,7 @@ import { SessionTooLarge } from "./_too_large.ts";
 import type { AuthCallOptions } from "../auth/client.ts";
 import type { Session } from "../auth/models.ts";
 import { parseJwtClaims } from "../auth/jwt.ts";
-import { ABORTED, bounded, cancelled, refusedSignal, untilAborted } from "../core/_abort.ts";
+import { ABORTED, untilAborted, untilCancelled } from "../core/_abort.ts";
 import { deadline, type Within } from "../core/_deadline.ts";
 import { failure, type ServiceResult, success } from "../core/result.ts";
 import { redactCause, redactSecrets } from "../core/http_error.ts";
@@ -325,30 +325,4 @@ function heldCopy(
 /** The cancellation and timeout of a helper's options, for the calls it makes. */
 export function call(options: AuthCallOptions): AuthCallOptions {
   return { signal: options.signal, timeout: options.timeout };
-}
-
-/**
- * The result of a shared operation, or `Failure(CANCELLED)` as soon as the
- * caller's signal fires, or `Failure(TIMEOUT)` once its `timeout` (ms, when
- * positive) has passed (the operation itself goes on for its other callers).
- */
-export function untilCancelled<T>(
-  start: () => Promise<ServiceResult<T>>,
-  signal?: AbortSignal,
-  timeout?: number,
-): Promise<ServiceResult<T>> {
-  const refused = refusedSignal(signal);
-  if (refused) return Promise.resolve(refused);
-  if (signal?.aborted) return Promise.resolve(cancelled()); // nothing is started
-  // No positive timeout: no bound (bounded takes Infinity for that).
-  const ms = typeof timeout === "number" && timeout > 0 ? timeout : Infinity;
-  return bounded(start(), ms, signal).then((r) =>
-    r.kind === "done"
-      ? r.value
-      : r.kind === "aborted"
-      ? cancelled()
-      : r.kind === "timeout"
-      ? failure({ message: `Request timed out after ${ms} ms`, category: "TIMEOUT" })
-      : Promise.reject(r.error)
-  );
 }

@@ -28,8 +28,8 @@ import {
   sameSession,
   saved,
   superseded,
-  untilCancelled,
 } from "./_held.ts";
+import { untilCancelled } from "../core/_abort.ts";
 
 /**
  * Email password sign-in, then saves the session.

@@ -35,7 +35,7 @@ import type {
 } from "../auth/models.ts";
 import type { JsonObject } from "../core/decode.ts";
 import { withMaskedFields } from "../core/mask.ts";
-import { ABORTED, untilAborted } from "../core/_abort.ts";
+import { ABORTED, untilAborted, untilCancelled } from "../core/_abort.ts";
 import { deadline } from "../core/_deadline.ts";
 import { showValue } from "../core/_show.ts";
 import { type Failure, failure, type ServiceResult, success } from "../core/result.ts";
@@ -55,7 +55,6 @@ import {
   storeWaitCancelled,
   superseded,
   tokenOf,
-  untilCancelled,
 } from "./_held.ts";
 
 const noSession = (): Failure => failure({ message: "No active session", category: "NO_SESSION" });

@@ -25,9 +25,8 @@ import {
   sameSession,
   SessionRefused,
   storageFailure,
-  untilCancelled,
 } from "./_held.ts";
-import { ABORTED, bounded, refusedSignal, untilAborted } from "../core/_abort.ts";
+import { ABORTED, bounded, refusedSignal, untilAborted, untilCancelled } from "../core/_abort.ts";
 import { SerialQueue } from "./_serial.ts";
 import { settleQuietly } from "../core/_thrown.ts";
 import { showValue } from "../core/_show.ts";

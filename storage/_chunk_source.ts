@@ -13,6 +13,7 @@ import { describeThrown } from "../core/_thrown.ts";
 import { sha256 } from "../core/crypto.ts";
 import { encodeBase64Url } from "../core/encoding.ts";
 import { isBlobToRead, isUint8Array, localBytes } from "../core/_realm.ts";
+import { isAnyBlob } from "./_blob.ts";
 import type { ResumableData } from "./tus.ts";
 
 /** The piece the fingerprint hashes at a time (it digests the pieces' digests). */
@@ -99,7 +100,7 @@ export class ChunkSource {
     if (data instanceof Uint8Array) {
       this.length = data.length;
       this.rereadable = true;
-    } else if ((typeof Blob !== "undefined" && data instanceof Blob) || isBlobToRead(data)) {
+    } else if (isAnyBlob(data)) {
       this.#readSlices = isBlobToRead(data);
       this.length = data.size;
       this.rereadable = true;

@@ -38,8 +38,9 @@ import { showValue } from "../core/_show.ts";
 import { deadline } from "../core/_deadline.ts";
 import { checkUploadOptions } from "./_upload_options.ts";
 import { sendsStreamBodies } from "./_chunk_body.ts";
-import { bounded, cancelled, refusedSignal } from "../core/_abort.ts";
+import { untilCancelled } from "../core/_abort.ts";
 import { isArrayBuffer, isBlobToRead, isReadableStream, localBytes } from "../core/_realm.ts";
+import { blobType, isAnyBlob } from "./_blob.ts";
 
 /** Cancellation and timeout, accepted by every storage call. */
 export interface StorageCallOptions {
@@ -388,11 +389,7 @@ export function uploadHeaders(o: UploadOptions, upsertHeader: boolean): Record<s
 }
 
 function contentTypeOf(data: UploadData, o: UploadOptions): string {
-  if (o.contentType) return o.contentType;
-  const type = (typeof Blob !== "undefined" && data instanceof Blob) || isBlobToRead(data)
-    ? data.type
-    : "";
-  return typeof type === "string" && type ? type : "application/octet-stream";
+  return o.contentType || blobType(data) || "application/octet-stream";
 }
 
 /**
@@ -405,7 +402,7 @@ function contentTypeOf(data: UploadData, o: UploadOptions): string {
  * first, bounded by the call's `timeout` and `signal` (the request then has its own `timeout`).
  */
 async function uploadBody(data: unknown, o: UploadOptions): Promise<ServiceResult<RequestBody>> {
-  if (isBlobToRead(data)) return await readBlob(data, o.timeout, o.signal);
+  if (isBlobToRead(data)) return await readBlob(data, o);
   // A Node stream (a file's, an HTTP request's body) or an async generator of bytes: a stream.
   if (isAsyncIterable(data)) data = iterableStream(data);
   if (isReadableStream(data)) {
@@ -430,8 +427,7 @@ async function uploadBody(data: unknown, o: UploadOptions): Promise<ServiceResul
     }
   }
   if (
-    typeof data === "string" || isArrayBuffer(data) || ArrayBuffer.isView(data) ||
-    (typeof Blob !== "undefined" && data instanceof Blob)
+    typeof data === "string" || isArrayBuffer(data) || ArrayBuffer.isView(data) || isAnyBlob(data)
   ) return success(data as RequestBody);
   return failure({
     message:
@@ -442,31 +438,31 @@ async function uploadBody(data: unknown, o: UploadOptions): Promise<ServiceResul
   });
 }
 
-/** A Blob's bytes, read within `timeout` (none when absent or 0) and until `signal` aborts. */
-async function readBlob(
-  blob: Blob,
-  timeout: number | undefined,
-  signal: AbortSignal | undefined,
-): Promise<ServiceResult<RequestBody>> {
-  const refused = refusedSignal(signal);
-  if (refused) return refused;
-  const ms = typeof timeout === "number" && timeout > 0 ? timeout : Infinity;
-  const r = await bounded(Promise.resolve().then(() => blob.arrayBuffer()), ms, signal);
-  if (r.kind === "aborted") return cancelled();
-  if (r.kind === "timeout") {
-    return failure({ message: `Request timed out after ${ms} ms`, category: "TIMEOUT" });
-  }
-  const bytes = r.kind === "done" ? localBytes(r.value) : null;
-  if (bytes !== null && (typeof blob.size !== "number" || bytes.length === blob.size)) {
-    return success(bytes);
-  }
-  return failure({
-    message: bytes === null
-      ? "Cannot upload as reading the Blob 'data' failed"
-      : `Cannot upload as the Blob 'data' gave ${bytes.length} bytes where its size is ${blob.size}`,
-    category: "INVALID_ARGUMENT",
-    cause: r.kind === "failed" ? r.error : undefined,
-  });
+/** A Blob's bytes, read within the call's `timeout` (none when absent or 0) and `signal`. */
+function readBlob(blob: Blob, o: UploadOptions): Promise<ServiceResult<RequestBody>> {
+  return untilCancelled(
+    async () => {
+      let bytes: Uint8Array | null = null;
+      let cause: unknown;
+      try {
+        bytes = localBytes(await blob.arrayBuffer());
+      } catch (error) {
+        cause = error;
+      }
+      if (bytes !== null && (typeof blob.size !== "number" || bytes.length === blob.size)) {
+        return success(bytes);
+      }
+      return failure({
+        message: bytes === null
+          ? "Cannot upload as reading the Blob 'data' failed"
+          : `Cannot upload as the Blob 'data' gave ${bytes.length} bytes where its size is ${blob.size}`,
+        category: "INVALID_ARGUMENT",
+        cause,
+      });
+    },
+    o.signal,
+    o.timeout,
+  );
 }
 
 export async function uploadObject(

@@ -33,7 +33,8 @@ import { type Chunk, ChunkSource, sizeOf } from "./_chunk_source.ts";
 import { showValue } from "../core/_show.ts";
 import { checkUploadOptions } from "./_upload_options.ts";
 import { hasMethods } from "../core/_has_methods.ts";
-import { isBlobToRead, isReadableStream, isUint8Array, localBytes } from "../core/_realm.ts";
+import { isReadableStream, isUint8Array, localBytes } from "../core/_realm.ts";
+import { blobType, isAnyBlob } from "./_blob.ts";
 import { isAsyncIterable, iterableStream } from "./_web_stream.ts";
 import { guardStreams, sentAsTextMessage } from "./_stream_guard.ts";
 
@@ -1152,8 +1153,10 @@ export function createResumableUpload(
   // Values of another realm are taken too: bytes as a view of this realm's, a Blob that fetch may
   // not take read one chunk at a time (`ChunkSource`), a stream read through its own reader.
   if (isUint8Array(data)) data = localBytes(data) as Uint8Array;
-  const blob = (typeof Blob !== "undefined" && data instanceof Blob) || isBlobToRead(data);
-  if (!(data instanceof Uint8Array || blob || isReadableStream(data) || isAsyncIterable(data))) {
+  if (
+    !(data instanceof Uint8Array || isAnyBlob(data) || isReadableStream(data) ||
+      isAsyncIterable(data))
+  ) {
     throw new TypeError(
       "Cannot upload as 'data' must be a Uint8Array, a Blob, or a ReadableStream or async iterable of bytes",
     );
@@ -1192,10 +1195,8 @@ export function createResumableUpload(
   const checked = checkObjectPath(path);
   if ("error" in checked) throw new TypeError(checked.error);
   // As `upload`: a Blob carries its own content type unless one is given.
-  const type = blob ? (data as Blob).type : "";
-  const o = options.contentType === undefined && typeof type === "string" && type
-    ? { ...options, contentType: type }
-    : options;
+  const type = blobType(data);
+  const o = options.contentType === undefined && type ? { ...options, contentType: type } : options;
   // A Node stream or an async generator of bytes is read as a stream.
   const source = isAsyncIterable(data) ? iterableStream(data) : data;
   return new Upload(client, bucket, checked.key, source, o, metadataJson);
