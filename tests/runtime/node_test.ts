@@ -211,7 +211,14 @@ Deno.test("npm build installs by name and runs real flows on the machine's Node,
             "--reporter=verbose",
           ], {
             cwd: `${tmp}/app`,
-            env: { ...env, FETCHBASE_URL: corsServer.url, FETCHBASE_KEY: corsBackend.apiKey },
+            // Without colours whatever the parent's environment says (npm passes some on), so
+            // that the summary reads as text.
+            env: {
+              ...env,
+              FETCHBASE_URL: corsServer.url,
+              FETCHBASE_KEY: corsBackend.apiKey,
+              NO_COLOR: "1",
+            },
           });
           assert.equal(v.code, 0, v.text);
           assert.match(v.text, /Tests\s+6 passed \(6\)/, v.text);
