@@ -26,7 +26,9 @@
  *   specifiers of the declarations rewritten to `.js`; a `package.json` named
  *   `fetchbase` whose `exports` mirror `deno.json`'s subpaths (with `types` and
  *   `default`, so `require()` works where Node can require ES modules, and
- *   `typesVersions` for the old `node` resolution); `"sideEffects": false`;
+ *   `typesVersions` for the old `node` resolution); the declarations again
+ *   under `ts5.6/` for TypeScript before 5.7 (`_downlevel_dts.ts`), chosen by
+ *   a `types@<5.7` condition and a `typesVersions` range; `"sideEffects": false`;
  *   `engines` (Node 20: global WebCrypto); `hono`, if ever imported, an
  *   optional peer dependency.
  * - `jsr`: the same files at the package's root, each subpath's file naming
@@ -42,6 +44,7 @@
 
 import ts from "typescript";
 import { minify } from "terser";
+import { downlevelDeclarations, OLD_TYPES_DIR, OLD_TYPESCRIPT } from "./_downlevel_dts.ts";
 
 const root = new URL("..", import.meta.url).pathname;
 const config = JSON.parse(await Deno.readTextFile(`${root}deno.json`));
@@ -183,7 +186,16 @@ export async function buildPackage(target: Target, outArg: string): Promise<void
           Deno.exit(1);
         }
       }
-      await Deno.writeTextFile(dts, rewriteSpecifiers(text, target === "npm" ? ".js" : ".d.ts"));
+      const rewritten = rewriteSpecifiers(text, target === "npm" ? ".js" : ".d.ts");
+      await Deno.writeTextFile(dts, rewritten);
+      if (target === "npm") {
+        // The same declarations for TypeScript before 5.7, in the same tree under
+        // `ts5.6/` (the declaration maps go along: their sources are as far up).
+        const old = `${outDir}/${OLD_TYPES_DIR}/${dts.slice(lib.length + 1)}`;
+        await Deno.mkdir(old.slice(0, old.lastIndexOf("/")), { recursive: true });
+        await Deno.writeTextFile(old, downlevelDeclarations(rewritten));
+        await Deno.copyFile(`${dts}.map`, `${old}.map`);
+      }
     }
   }
 
@@ -343,12 +355,20 @@ export async function buildPackage(target: Target, outArg: string): Promise<void
   }
 
   if (target === "npm") {
-    const exportsMap: Record<string, { types: string; default: string }> = {};
+    // TypeScript before 5.7 reads the declarations of `ts5.6/` (see `_downlevel_dts.ts`): a
+    // `types@<5.7` condition ahead of `types` in `exports`, and a `typesVersions` range ahead
+    // of `*` for the old `node` resolution, which maps the `types` field's path too.
+    const exportsMap: Record<string, Record<string, string>> = {};
     const typesVersions: Record<string, string[]> = {};
+    const oldTypesVersions: Record<string, string[]> = {};
     for (const [sub, target] of Object.entries(config.exports as Record<string, string>)) {
       const js = (target as string).replace(/^\.\//, "./esm/").replace(/\.ts$/, ".js");
-      exportsMap[sub] = { types: js.replace(/\.js$/, ".d.ts"), default: js };
-      if (sub !== ".") typesVersions[sub.replace(/^\.\//, "")] = [exportsMap[sub].types];
+      const types = js.replace(/\.js$/, ".d.ts");
+      const oldTypes = types.replace(/^\.\/esm\//, `./${OLD_TYPES_DIR}/`);
+      exportsMap[sub] = { [`types@${OLD_TYPESCRIPT}`]: oldTypes, types, default: js };
+      const key = sub === "." ? types.slice(2) : sub.slice(2);
+      if (sub !== ".") typesVersions[key] = [types];
+      oldTypesVersions[key] = [oldTypes];
     }
     const pkg = {
       name: "fetchbase",
@@ -361,10 +381,10 @@ export async function buildPackage(target: Target, outArg: string): Promise<void
       // Node 20 has WebCrypto as a global (Node 18 needs a flag for it).
       engines: { node: ">=20" },
       exports: exportsMap,
-      typesVersions: { "*": typesVersions },
+      typesVersions: { [OLD_TYPESCRIPT]: oldTypesVersions, "*": typesVersions },
       main: exportsMap["."].default,
       types: exportsMap["."].types,
-      files: ["esm", "src", "docs", "bench/README.md", "README.md", "LICENSE"],
+      files: ["esm", OLD_TYPES_DIR, "src", "docs", "bench/README.md", "README.md", "LICENSE"],
       dependencies: required,
       ...(Object.keys(peers).length > 0
         ? {

@@ -9,6 +9,10 @@
 // on PATH before the machine's Node. That link is pointed at the machine's Node (the one running
 // npm) instead of removed: npm reinstalls a package whose bin link is missing at every
 // `npm install` (180 MB each, about 8 s), as it does the small `deno` package.
+// TypeScript 4.7 and 5.6 come the same way, under the aliases `typescript-4.7` and
+// `typescript-5.6`, for the npm package's consumers on older compilers (node_test.ts); npm may
+// link their `tsc` and `tsserver` as `node_modules/.bin/`'s, and those links are pointed back at
+// the project's own TypeScript.
 import { existsSync, lstatSync, mkdirSync, readlinkSync, rmSync, symlinkSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -52,4 +56,17 @@ if (linked !== null && ltsNode.test(linked)) {
   const machine = process.env.npm_node_execpath ?? process.execPath;
   rmSync(nodeBin, { force: true });
   if (!ltsNode.test(machine)) symlinkSync(machine, nodeBin);
+}
+for (const bin of ["tsc", "tsserver"]) {
+  const path = join(root, "node_modules", ".bin", bin);
+  let target = null;
+  try {
+    target = readlinkSync(path);
+  } catch {
+    // no such link
+  }
+  if (target !== null && /(^|[\\/])typescript-[\d.]+[\\/]/.test(target)) {
+    rmSync(path, { force: true });
+    symlinkSync(join("..", "typescript", "bin", bin), path);
+  }
 }

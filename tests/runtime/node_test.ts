@@ -1,6 +1,7 @@
 /**
  * Node runtime: builds the npm package, installs it by name into a temporary
- * project, and runs `node --test` flows and the Node edge example against the
+ * project, type-checks a Node app and a browser app using it on TypeScript 4.7,
+ * 5.6 and the project's own, and runs `node --test` flows and the Node edge example against the
  * embedded local backend, on the machine's Node and on Node 22 and 24 LTS
  * (`node_modules/node22`, `node_modules/node24`), one step each; then flows under
  * Vitest's jsdom and happy-dom environments, where values cross realms
@@ -50,29 +51,75 @@ Deno.test("npm build installs by name and runs real flows on the machine's Node,
     ], { cwd: `${tmp}/app` });
     assert.equal(install.code, 0, install.text);
 
-    // TypeScript consumers: Node's resolution, strict, library checks on, Node's types only.
+    // TypeScript consumers, strict with library checks on: a Node app (Node's types only) under
+    // Node's resolution and under the old `node` one, and a browser app (the DOM library, no Node
+    // types) under a bundler's; each on the project's compiler, on 5.6 (the last before typed
+    // arrays took their buffer's type, 5.7) and on 4.7 (the first with `nodenext`, which has no
+    // `bundler` resolution: the browser app takes `node16` there). The older two read the
+    // declarations of `ts5.6/`, without `Uint8Array<ArrayBuffer>` or `NoInfer`, which they
+    // refused ("Type 'Uint8Array' is not generic").
     await Deno.copyFile(`${root}tests/runtime/npm_consumer.mts`, `${tmp}/app/consumer.mts`);
-    await Deno.writeTextFile(
-      `${tmp}/app/tsconfig.json`,
-      JSON.stringify({
-        compilerOptions: {
-          module: "nodenext",
-          moduleResolution: "nodenext",
-          target: "es2022",
-          lib: ["es2022"],
-          types: ["node"],
-          typeRoots: [`${root}node_modules/@types`],
-          strict: true,
-          skipLibCheck: false,
-          noEmit: true,
-        },
-        files: ["consumer.mts"],
-      }),
+    await Deno.copyFile(
+      `${root}tests/runtime/npm_consumer_browser.mts`,
+      `${tmp}/app/browser.mts`,
     );
-    const tsc = await run("node", [`${root}node_modules/typescript/bin/tsc`, "-p", "."], {
-      cwd: `${tmp}/app`,
-    });
-    assert.equal(tsc.code, 0, tsc.text);
+    const compilers = [
+      { name: "the project's TypeScript", dir: "typescript", bundler: true },
+      { name: "TypeScript 5.6", dir: "typescript-5.6", bundler: true },
+      { name: "TypeScript 4.7", dir: "typescript-4.7", bundler: false },
+    ];
+    const checks = compilers.flatMap(({ name, dir, bundler }) => [
+      { name, dir, file: "consumer.mts", module: "nodenext", resolution: "nodenext", dom: false },
+      { name, dir, file: "consumer.mts", module: "esnext", resolution: "node", dom: false },
+      bundler
+        ? { name, dir, file: "browser.mts", module: "esnext", resolution: "bundler", dom: true }
+        : { name, dir, file: "browser.mts", module: "node16", resolution: "node16", dom: true },
+    ]);
+    const compiled = await Promise.all(checks.map(async (check, i) => {
+      const config = `tsconfig.${i}.json`;
+      await Deno.writeTextFile(
+        `${tmp}/app/${config}`,
+        JSON.stringify({
+          compilerOptions: {
+            module: check.module,
+            moduleResolution: check.resolution,
+            target: "es2022",
+            lib: check.dom ? ["es2022", "dom", "dom.iterable"] : ["es2022"],
+            types: check.dom ? [] : ["node"],
+            typeRoots: [`${root}node_modules/@types`],
+            strict: true,
+            skipLibCheck: false,
+            noEmit: true,
+          },
+          files: [check.file],
+        }),
+      );
+      const version = JSON.parse(
+        await Deno.readTextFile(`${root}node_modules/${check.dir}/package.json`),
+      ).version;
+      const tsc = await run(
+        "node",
+        [`${root}node_modules/${check.dir}/bin/tsc`, "-p", config, "--traceResolution"],
+        { cwd: `${tmp}/app` },
+      );
+      return { ...check, version, tsc };
+    }));
+    for (const { name, version, file, resolution, tsc } of compiled) {
+      const what = `${name} (${version}), ${file} under ${resolution}`;
+      const errors = tsc.text.split("\n").filter((line) => / error TS\d+/.test(line));
+      assert.equal(tsc.code, 0, `${what}:\n${errors.join("\n")}`);
+      // Which declarations it read: the older compilers those of ts5.6/, the project's its own.
+      const old = Number(version.split(".")[0]) * 100 + Number(version.split(".")[1]) < 507;
+      const read = [
+        ...tsc.text.matchAll(/'fetchbase[^']*' was successfully resolved to '([^']+)'/g),
+      ]
+        .map((m) => m[1]);
+      assert.ok(read.length >= 6, `${what}: ${read.length} subpaths resolved`);
+      for (const path of read) {
+        // npm links the package from its build directory, so these are the build's paths.
+        assert.ok(path.startsWith(`${tmp}/pkg/${old ? "ts5.6" : "esm"}/`), `${what}: ${path}`);
+      }
+    }
     const shared = await run("node", [
       "--input-type=module",
       "-e",
