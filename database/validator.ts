@@ -30,8 +30,17 @@ export interface StandardSchemaV1<T> {
 /**
  * Checks and converts one decoded JSON value: a Standard Schema object or a
  * function that returns the value (or a promise of it) or throws (or rejects).
+ *
+ * The function's result is written `T & ({} | null | undefined)`, which is
+ * `T` itself, so that `T` is taken from a function only when nothing else
+ * gives it: a Standard Schema that can also be called (arktype's types, whose
+ * call returns the value or its errors) gives its output type, as its
+ * `~standard` is what runs, rather than that output or `ArkErrors`.
  */
-export type Validator<T> = StandardSchemaV1<T> | ((value: unknown) => T | Promise<T>);
+export type Validator<T> =
+  | StandardSchemaV1<T>
+  // deno-lint-ignore ban-types
+  | ((value: unknown) => (T & ({} | null | undefined)) | Promise<T & ({} | null | undefined)>);
 
 /**
  * Runs a validator over each value; the first failure is `Failure(DECODE)`.

@@ -8,7 +8,12 @@ import { createAuthClient, getClaims, type VerificationKey } from "fetchbase/aut
 import { createSessionManager, KeyValueSessionStorage, webStorageStore } from "fetchbase/session";
 import { createStorageClient } from "fetchbase/storage";
 import { upload } from "fetchbase/storage/objects";
-import { column, createDatabaseClient, selectTyped } from "fetchbase/database";
+import {
+  column,
+  createDatabaseClient,
+  selectTyped,
+  type StandardSchemaV1,
+} from "fetchbase/database";
 import { fetchbaseAuth } from "fetchbase/hono";
 
 interface Todo {
@@ -48,6 +53,20 @@ const raw = await db.select("todos", {
   block: (q) => q.where((w) => w.eq(done, false)).limit(10),
 });
 const todos: ServiceResult<Todo[]> = await selectTyped<Todo>(db, "todos");
+// The row type from a validator: a function's result, or a Standard Schema's output even where
+// the schema can also be called (as arktype's can, returning the value or its errors).
+const checked: ServiceResult<Todo[]> = await selectTyped(db, "todos", {
+  validator: (row) => row as Todo,
+});
+const standard: StandardSchemaV1<Todo>["~standard"] = {
+  version: 1,
+  vendor: "app",
+  validate: (value) => ({ value: value as Todo }),
+};
+const schema = Object.assign((row: unknown) => row as Todo | { summary: string }, {
+  "~standard": standard,
+});
+const viaSchema: ServiceResult<Todo[]> = await selectTyped(db, "todos", { validator: schema });
 // @ts-expect-error a boolean column takes no string
 db.buildSelect("todos", { block: (q) => q.where((w) => w.eq(done, "yes")) });
 
@@ -56,6 +75,7 @@ const all = createClient("https://p.example", "anon-key");
 
 export {
   all,
+  checked,
   fromFile,
   key,
   key1,
@@ -66,4 +86,5 @@ export {
   subject,
   todos,
   viaFunction,
+  viaSchema,
 };
