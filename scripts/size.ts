@@ -25,6 +25,11 @@ const entries: Record<string, string> = {
     `import { createBaseClient } from "${root}core/client.ts"; export { upload, update, uploadToSignedUrl, createSignedUrl, createSignedUrls, createSignedUploadUrl, getSignedDownloadUrl } from "${root}storage/objects.ts"; import { createResumableUpload, uploadResumable } from "${root}storage/tus.ts"; export { createBaseClient, createResumableUpload, uploadResumable };`,
   "(d, whole client) fetchbase StorageClient class + resumable":
     `import { createBaseClient } from "${root}core/client.ts"; import { createStorageClient } from "${root}storage/client.ts"; import { createResumableUpload } from "${root}storage/tus.ts"; export { createBaseClient, createStorageClient, createResumableUpload };`,
+  // Not a target: what an app imports for a client of all three services with sessions, beside
+  // supabase-js's own createClient (which also brings realtime and functions).
+  "(e) fetchbase createClient + createSessionManager (an app's client)":
+    `export { createClient } from "${root}client.ts"; export { createSessionManager } from "${root}session/manager.ts";`,
+  "@supabase/supabase-js createClient": `export { createClient } from "@supabase/supabase-js";`,
   "@supabase/supabase-js": `export * from "@supabase/supabase-js";`,
   "@supabase/auth-js": `export * from "@supabase/auth-js";`,
   "@supabase/storage-js": `export * from "@supabase/storage-js";`,
