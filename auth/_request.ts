@@ -10,6 +10,7 @@ import type { QueryInit } from "../core/query.ts";
 import type { PkceParams } from "./pkce.ts";
 import { encodeComponent } from "../core/_uri.ts";
 import { quotedQueryPairs } from "../core/_query_pairs.ts";
+import { noteReceived } from "./_received.ts";
 
 /** Options every auth call accepts. */
 export interface AuthCallOptions {
@@ -69,7 +70,7 @@ export function gotrue<T>(client: BaseClient, call: GoTrueCall<T>): Promise<Serv
     timeout: call.options?.timeout,
     secrets: [...(bodySecrets(call.body) ?? []), ...redirectSecrets(call.query)],
     maxBodyBytes: AUTH_BODY_LIMIT,
-  }).then((r) => decodeResult(r, (v) => call.decode(v.body)));
+  }).then((r) => decodeResult(r, (v) => noteReceived(call.decode(v.body), Date.now())));
 }
 
 /**

@@ -8,6 +8,7 @@
 
 import type { AuthClient } from "../auth/client.ts";
 import type { Session } from "../auth/models.ts";
+import { receivedAt } from "../auth/_received.ts";
 import type { BaseClient } from "../core/client.ts";
 import { failure, type ServiceError, type ServiceResult, success } from "../core/result.ts";
 import { MutableStateFlow, type StateFlow } from "../core/state_flow.ts";
@@ -204,7 +205,15 @@ function setting(value: number, name: string, positive: boolean): number {
  * (`SessionConfig.project`), so that another project's manager reading the
  * same storage key leaves it alone.
  */
-type TaggedSession = Session & { project?: string; obtainedAt?: number };
+type TaggedSession = Session & { project?: string; obtainedAt?: number; clockOffset?: number };
+
+/**
+ * How far the server's clock may be from this device's (ms) before a session's
+ * lapse and refresh are timed by this device's clock instead of `expiresAt` as
+ * it is: a delay of the answer reads as that much of a gap too, and the
+ * refresh buffer (60 s by default) covers anything this small.
+ */
+const CLOCK_TOLERANCE_MS = 10_000;
 
 /**
  * Checks the fields a session's lifetime, refresh and user depend on (a JavaScript
@@ -243,11 +252,6 @@ function checkSession(session: Session): void {
       }`,
     );
   }
-}
-
-/** Whether the access token's known expiry has passed (an unknown one never lapses here). */
-function lapsed(session: Session): boolean {
-  return session.expiresAt != null && session.expiresAt * 1000 <= Date.now();
 }
 
 function superseded(): ServiceResult<Session> {
@@ -338,6 +342,14 @@ export class SessionManager {
    * access token's `iat` counts whole seconds, and two refreshes of one second tie.
    */
   readonly #obtained = new Map<string, number>();
+  /**
+   * The server's clock minus this device's (ms) for the tokens whose gap is past
+   * `CLOCK_TOLERANCE_MS`, as measured when they arrived (their `expiresAt`
+   * against the arrival and `expiresIn`), and stored with them. A device clock
+   * hours ahead saw every new session as lapsed (`Expired` at once, and a grant
+   * every 10 s); one behind refreshed hours after the token had lapsed.
+   */
+  readonly #offsets = new Map<string, number>();
   /** Each listener with the last event it heard (it never hears SIGNED_OUT twice in a row). */
   readonly #listeners = new Map<AuthStateChangeCallback, AuthStateChangeEvent | null>();
   #inflight: Promise<ServiceResult<Session>> | null = null;
@@ -462,7 +474,7 @@ export class SessionManager {
   #checkLapsed(): void {
     const s = this.#state.value;
     if (
-      s.kind === "Authenticated" && lapsed(s.session)
+      s.kind === "Authenticated" && this.#lapsed(s.session)
     ) {
       this.#state.value = { kind: "Expired", lastSession: s.session };
     }
@@ -534,8 +546,34 @@ export class SessionManager {
     return () => void this.#listeners.delete(callback);
   }
 
+  /** When `session`'s access token lapses by this device's clock (ms). */
   #expiresAtMs(session: Session): number {
-    return (session.expiresAt ?? 0) * 1000;
+    return (session.expiresAt ?? 0) * 1000 - (this.#offsets.get(session.refreshToken) ?? 0);
+  }
+
+  /** Whether the access token's known expiry has passed (an unknown one never lapses here). */
+  #lapsed(session: Session): boolean {
+    return session.expiresAt != null && this.#expiresAtMs(session) <= Date.now();
+  }
+
+  /**
+   * Records how far the server's clock is from this device's for `session`'s tokens, which
+   * arrived at `at` (ms, this device's clock): `expiresAt` against `at` + `expiresIn`.
+   */
+  #measureClock(session: Session, at: number): void {
+    const { refreshToken, expiresAt, expiresIn } = session;
+    if (refreshToken.trim() === "" || !(expiresAt != null && expiresAt > 0 && expiresIn > 0)) {
+      return;
+    }
+    this.#noteOffset(refreshToken, expiresAt * 1000 - (at + expiresIn * 1000));
+  }
+
+  /** Keeps an offset past the tolerance for `token` (forgets a smaller one); the oldest go first. */
+  #noteOffset(token: string, offset: number): void {
+    this.#offsets.delete(token);
+    if (!Number.isFinite(offset) || Math.abs(offset) <= CLOCK_TOLERANCE_MS) return;
+    if (this.#offsets.size >= 256) this.#offsets.delete(this.#offsets.keys().next().value!);
+    this.#offsets.set(token, offset);
   }
 
   /** The refresh token of the live or lapsed session, or null. */
@@ -630,7 +668,10 @@ export class SessionManager {
     checkSignal(options.signal, "save");
     // A tag a session brought along (one parsed from storage) is never held; #tagged sets this
     // manager's own when it is stored.
-    const { project: _tag, obtainedAt: at, ...untagged } = session as TaggedSession;
+    const { project: _tag, obtainedAt: at, clockOffset, ...untagged } = session as TaggedSession;
+    // A session the auth client just decoded says when it arrived, and so how far this device's
+    // clock is from the server's.
+    const arrived = receivedAt(session);
     let live = withExpiry(untagged);
     this.#failures = 0;
     // A refresh of another session no longer concerns callers; one of these tokens still does.
@@ -651,8 +692,10 @@ export class SessionManager {
     if (replaced !== live.refreshToken) {
       this.#stamp(
         live.refreshToken,
-        typeof at === "number" && Number.isFinite(at) ? at : Date.now(),
+        typeof at === "number" && Number.isFinite(at) ? at : arrived ?? Date.now(),
       );
+      if (arrived !== undefined) this.#measureClock(live, arrived);
+      else if (typeof clockOffset === "number") this.#noteOffset(live.refreshToken, clockOffset);
     }
     // Live in memory first: a storage that fails still leaves the session usable (and says so).
     this.#apply(live);
@@ -845,7 +888,7 @@ export class SessionManager {
       const at = this.#obtained.get(newer.refreshToken);
       const age = at === undefined ? Infinity : Date.now() - at;
       const wanted = (explicit || this.#grantWanted) && (age > 10_000 || age < 0);
-      if (!wanted && !lapsed(newer) && this.#refreshDueIn(newer, false) > 0) {
+      if (!wanted && !this.#lapsed(newer) && this.#refreshDueIn(newer, false) > 0) {
         return success(newer);
       }
       session = newer;
@@ -866,6 +909,7 @@ export class SessionManager {
       }
       const next = withExpiry(answer);
       this.#stamp(next.refreshToken, Date.now());
+      this.#measureClock(next, receivedAt(answer) ?? Date.now());
       this.#failures = 0;
       // Live in memory before it is stored, as a saved session is: a user update saved
       // meanwhile then carries the new tokens, never the spent ones. They stay live even when
@@ -925,7 +969,7 @@ export class SessionManager {
       // Per request (cookies), a session whose access token is still live stays for this
       // request: the winner's response carries the new cookies, and a SIGNED_OUT here would
       // make apps clear them.
-      if (this.#storage.perRequest && !lapsed(session)) return r;
+      if (this.#storage.perRequest && !this.#lapsed(session)) return r;
       this.#drop();
       this.#signedOut();
       return r;
@@ -939,7 +983,7 @@ export class SessionManager {
       if (stored && sameSession(session, stored)) {
         this.#adopt(session, stored);
         // One that has lapsed too is refreshed now, with its own token.
-        return lapsed(stored) ? this.#refresh(stored, explicit) : success(stored);
+        return this.#lapsed(stored) ? this.#refresh(stored, explicit) : success(stored);
       }
       if (stored) {
         this.#drop();
@@ -1006,7 +1050,7 @@ export class SessionManager {
    */
   #adopt(from: Session, next: Session): void {
     // A lapsed one's refresh is due now: the grant that follows, or the timer #hold sets.
-    const quiet = lapsed(next);
+    const quiet = this.#lapsed(next);
     this.#hold(from, next, false, quiet);
     if (!quiet) this.#emit(AuthStateChangeEvent.TOKEN_REFRESHED, next);
   }
@@ -1074,13 +1118,18 @@ export class SessionManager {
     // key) is not this one's: its tokens must not reach this project's servers. It is left
     // stored, for its own project. A session without a tag (a custom storage that keeps only
     // the document's fields, or a manager whose project is null) is taken as this project's.
-    const { project, obtainedAt, ...session } = loaded as TaggedSession;
+    const { project, obtainedAt, clockOffset, ...session } = loaded as TaggedSession;
     if (project !== undefined && this.#project !== null && project !== this.#project) {
       if (seen) seen.foreign = true; // the caller's own record: concurrent loads share nothing
       return null;
     }
     if (typeof obtainedAt === "number" && Number.isFinite(obtainedAt)) {
       this.#stamp(session.refreshToken, obtainedAt);
+    }
+    // The gap between the clocks measured when the tokens arrived, by whichever manager (tab)
+    // obtained them; a state stored without one (an older version's) keeps what is known.
+    if (typeof clockOffset === "number" && session.refreshToken.trim() !== "") {
+      this.#noteOffset(session.refreshToken, clockOffset);
     }
     // Always held as a masked copy: a custom storage may hand back a plain object.
     return copySession(session, {});
@@ -1146,9 +1195,11 @@ export class SessionManager {
    */
   #tagged(session: Session): TaggedSession {
     const at = this.#obtained.get(session.refreshToken);
+    const offset = this.#offsets.get(session.refreshToken);
     const tags: Partial<TaggedSession> = {
       ...(this.#project === null ? {} : { project: this.#project }),
       ...(at === undefined ? {} : { obtainedAt: at }),
+      ...(offset === undefined ? {} : { clockOffset: offset }),
     };
     return Object.keys(tags).length === 0
       ? session
@@ -1248,7 +1299,7 @@ export class SessionManager {
       });
     }
     const stored = storedExpiry(loaded);
-    if (lapsed(stored)) {
+    if (this.#lapsed(stored)) {
       // The base client keeps the lapsed token, as for a session that lapses while held:
       // requests fail with 401 rather than running as the anonymous key.
       this.#useToken(stored);

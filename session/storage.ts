@@ -93,8 +93,9 @@ export function serializeSession(session: Session): string {
 /**
  * Parses a stored session; a corrupt or unusable payload (bad JSON, missing
  * or empty tokens, negative expiry, no user id) is null, never an exception.
- * The tags a `SessionManager` stores with it, `project` and `obtainedAt`
- * (when its tokens were obtained, ms), are kept.
+ * The tags a `SessionManager` stores with it, `project`, `obtainedAt`
+ * (when its tokens were obtained, ms) and `clockOffset` (the server's clock
+ * minus the device's then, ms, when far apart), are kept.
  *
  * @example Corrupt payloads
  * ```ts
@@ -168,6 +169,10 @@ export function parseStoredSession(text: string | null | undefined): Session | n
     ...(typeof o.project === "string" ? { project: o.project } : {}),
     ...(typeof o.obtainedAt === "number" && Number.isFinite(o.obtainedAt)
       ? { obtainedAt: o.obtainedAt }
+      : {}),
+    // How far the server's clock was from the device's when they were obtained (ms).
+    ...(typeof o.clockOffset === "number" && Number.isFinite(o.clockOffset)
+      ? { clockOffset: o.clockOffset }
       : {}),
   }, [...SESSION_SECRETS]);
 }

@@ -1,0 +1,128 @@
+/**
+ * A device whose clock is far from the server's. GoTrue's `expires_at` is the server's clock, and
+ * a session's lapse and refresh were timed by it as this device reads it: a clock two hours ahead
+ * held every new session `Expired` and granted a refresh every 10 s (61 in ten minutes, each
+ * answer lapsed again); one two hours behind refreshed two hours after the token had lapsed.
+ * The gap is measured when the tokens arrive (their `expiresAt` against the arrival and
+ * `expiresIn`), kept past 10 s, and stored with the session.
+ */
+import assert from "node:assert/strict";
+import { createAuthClient } from "../../auth/client.ts";
+import { decodeSession, type Session } from "../../auth/mod.ts";
+import { createBaseClient } from "../../core/client.ts";
+import { createSessionManager, KeyValueSessionStorage } from "../../session/mod.ts";
+import { BASE, json, KEY, sessionJson, withClock } from "./_helpers.ts";
+
+const HOUR = 3_600_000;
+
+/** A GoTrue whose clock is `skewMs` behind this device's (a device ahead: positive). */
+function skewedGoTrue(skewMs: number) {
+  let n = 0;
+  const grants: number[] = [];
+  const body = () => {
+    const serverNow = Math.floor((Date.now() - skewMs) / 1000);
+    return { ...sessionJson(++n), expires_in: 3600, expires_at: serverNow + 3600 };
+  };
+  const fetch = (input: RequestInfo | URL, init?: RequestInit) => {
+    const url = new URL(new Request(input, init).url);
+    if (url.pathname.endsWith("/token")) {
+      if (url.searchParams.get("grant_type") === "refresh_token") grants.push(Date.now());
+      return Promise.resolve(json(body()));
+    }
+    return Promise.resolve(json({ msg: "not here" }, 404));
+  };
+  return { fetch, grants, body };
+}
+
+/** A key-value store shared by managers (tabs), and what it holds. */
+function sharedStore() {
+  const items = new Map<string, string>();
+  return {
+    items,
+    storage: () =>
+      new KeyValueSessionStorage({
+        get: (k) => items.get(k) ?? null,
+        set: (k, v) => void items.set(k, v),
+        remove: (k) => void items.delete(k),
+      }),
+  };
+}
+
+function setup(skewMs: number, store = sharedStore()) {
+  const server = skewedGoTrue(skewMs);
+  const base = createBaseClient(BASE, KEY, { fetch: server.fetch });
+  const auth = createAuthClient(base);
+  const manager = createSessionManager(auth, base, { storage: store.storage() });
+  const kinds: string[] = [];
+  manager.sessionState.subscribe((s) => kinds.push(s.kind));
+  return { server, auth, manager, kinds, store };
+}
+
+for (const [label, skewMs] of [["ahead of", 2 * HOUR], ["behind", -2 * HOUR]] as const) {
+  Deno.test(`a device clock two hours ${label} the server's: a signed-in session lives its hour, and is refreshed once an hour`, async () => {
+    await withClock(async (clock) => {
+      const { server, auth, manager, kinds } = setup(skewMs);
+      const signedIn = await auth.signInWithEmail("a@x.io", "pw");
+      await manager.saveSession(signedIn.getOrThrow());
+      assert.equal(manager.sessionState.value.kind, "Authenticated");
+      // Three hours: a refresh a minute before each hour's end (the 60 s buffer), by this clock.
+      const start = clock.now;
+      for (let i = 0; i < 36; i++) await clock.tickAsync(5 * 60_000);
+      assert.deepEqual(
+        server.grants.map((t) => Math.round((t - start) / 60_000)),
+        [59, 118, 177],
+      );
+      assert.ok(!kinds.includes("Expired"), kinds.join(","));
+      assert.equal(manager.sessionState.value.kind, "Authenticated");
+      manager.dispose();
+    });
+  });
+}
+
+Deno.test("a session saved from elsewhere (no arrival known) is judged by expiresAt as it is; its first refresh measures the gap, and no refresh loop follows", async () => {
+  await withClock(async (clock) => {
+    const { server, manager, kinds } = setup(2 * HOUR);
+    // Decoded from JSON, not by the auth client: when it was issued is unknown.
+    await manager.saveSession(decodeSession(server.body()));
+    const start = clock.now;
+    for (let i = 0; i < 20; i++) await clock.tickAsync(30_000);
+    // Lapsed by this clock: one grant at once, then none for the new token's hour.
+    assert.deepEqual(server.grants.map((t) => t - start), [0]);
+    assert.equal(kinds.at(-1), "Authenticated");
+    manager.dispose();
+  });
+});
+
+Deno.test("the gap is stored with the session: another tab restoring it times it the same way", async () => {
+  await withClock(async (clock) => {
+    const store = sharedStore();
+    const a = setup(2 * HOUR, store);
+    await a.manager.saveSession((await a.auth.signInWithEmail("a@x.io", "pw")).getOrThrow());
+    const stored = JSON.parse([...store.items.values()][0]);
+    // The server's clock minus this device's: two hours behind, within a second.
+    assert.ok(Math.abs(stored.clockOffset + 2 * HOUR) <= 1000, String(stored.clockOffset));
+    const b = setup(2 * HOUR, store);
+    await clock.tickAsync(30 * 60_000);
+    const restored = await b.manager.restoreSession();
+    assert.equal(restored.ok && restored.value.refreshToken, "refresh-1");
+    assert.equal(b.manager.sessionState.value.kind, "Authenticated");
+    assert.deepEqual(b.server.grants, [], "no refresh of a live session");
+    a.manager.dispose();
+    b.manager.dispose();
+  });
+});
+
+Deno.test("clocks within 10 s of each other: nothing is measured or stored, and expiresAt is used as it is", async () => {
+  await withClock(async (clock) => {
+    const { server, auth, manager, store } = setup(5_000);
+    const session: Session = (await auth.signInWithEmail("a@x.io", "pw")).getOrThrow();
+    await manager.saveSession(session);
+    assert.equal("clockOffset" in JSON.parse([...store.items.values()][0]), false);
+    const due = session.expiresAt! * 1000 - 60_000 - clock.now;
+    await clock.tickAsync(due - 1);
+    assert.deepEqual(server.grants, []);
+    await clock.tickAsync(1);
+    assert.equal(server.grants.length, 1);
+    manager.dispose();
+  });
+});
