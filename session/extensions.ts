@@ -22,7 +22,7 @@ import type {
 import { type OAuthProvider, SignOutScope } from "../auth/enums.ts";
 import { parseSessionTokensFromFragment, parseSessionTokensFromUrl } from "../auth/fragment.ts";
 import { verifyOAuthState } from "../auth/oauth_state.ts";
-import { getClaims, type GetClaimsOptions } from "../auth/get_claims.ts";
+import { CLAIMS_LEEWAY_SECONDS, getClaims, type GetClaimsOptions } from "../auth/get_claims.ts";
 import { type JwtClaimsResult, parseJwtClaims } from "../auth/jwt.ts";
 import type {
   LinkIdentityResponse,
@@ -41,6 +41,7 @@ import { showValue } from "../core/_show.ts";
 import { type Failure, failure, type ServiceResult, success } from "../core/result.ts";
 import { AuthStateChangeEvent, type SessionManager } from "./manager.ts";
 import { copySession, copyUser } from "./_copy.ts";
+import { clockGap } from "./_clock.ts";
 import {
   afterRestore,
   call,
@@ -1049,10 +1050,43 @@ export function getClaimsForCurrentSession(
     // allowExpired reads a lapsed session's token too (its claims are checked, not its life).
     const session = options.allowExpired ? heldSession(manager) : manager.currentSession;
     if (!session) return noSession();
+    // A device clock far from the server's (measured by the manager): the token's exp is read
+    // against the server's time here, as getClaims would read it against this clock.
+    const gap = options.allowExpired ? 0 : clockGap(manager, session.refreshToken);
+    if (gap !== 0) {
+      const expired = expiredByServerClock(session.accessToken, gap);
+      if (expired) return expired;
+      options = { ...options, allowExpired: true };
+    }
     // Checked by the server (`GET /user`), a session it no longer knows is signed out here.
     const r = await getClaims(auth, session.accessToken, options);
     return await endedThere(manager, session, r, options.signal);
   });
+}
+
+/**
+ * getClaims' expiry check of `token` (a missing `exp`, or one past with its
+ * leeway) by the server's clock, this device's plus `gap` ms; null when it passes.
+ */
+function expiredByServerClock(token: string, gap: number): Failure | null {
+  const payload = parseJwtClaims(token);
+  const exp = payload.ok ? payload.value.exp : undefined;
+  // A token getClaims cannot read is left to it, which says why.
+  if (!payload.ok) return null;
+  if (typeof exp !== "number" || !Number.isFinite(exp)) {
+    return failure({
+      message: "Cannot accept the JWT as its 'exp' claim is missing",
+      category: "UNAUTHORIZED",
+      code: "bad_jwt",
+    });
+  }
+  return exp + CLAIMS_LEEWAY_SECONDS <= (Date.now() + gap) / 1000
+    ? failure({
+      message: "Cannot accept the JWT as it has expired",
+      category: "UNAUTHORIZED",
+      code: "token_expired",
+    })
+    : null;
 }
 
 /**

@@ -9,6 +9,7 @@
 import type { AuthClient } from "../auth/client.ts";
 import type { Session } from "../auth/models.ts";
 import { receivedAt } from "../auth/_received.ts";
+import { registerClockGaps } from "./_clock.ts";
 import type { BaseClient } from "../core/client.ts";
 import { failure, type ServiceError, type ServiceResult, success } from "../core/result.ts";
 import { MutableStateFlow, type StateFlow } from "../core/state_flow.ts";
@@ -400,6 +401,7 @@ export class SessionManager {
       );
     }
     this.#storage = storage;
+    registerClockGaps(this, this.#offsets);
     const project = config.project === undefined ? client.url : config.project;
     if (project !== null && (typeof project !== "string" || project.trim() === "")) {
       throw new TypeError(

@@ -10,8 +10,12 @@ import assert from "node:assert/strict";
 import { createAuthClient } from "../../auth/client.ts";
 import { decodeSession, type Session } from "../../auth/mod.ts";
 import { createBaseClient } from "../../core/client.ts";
-import { createSessionManager, KeyValueSessionStorage } from "../../session/mod.ts";
-import { BASE, json, KEY, sessionJson, withClock } from "./_helpers.ts";
+import {
+  createSessionManager,
+  getClaimsForCurrentSession,
+  KeyValueSessionStorage,
+} from "../../session/mod.ts";
+import { BASE, json, jwt, KEY, sessionJson, withClock } from "./_helpers.ts";
 
 const HOUR = 3_600_000;
 
@@ -123,6 +127,74 @@ Deno.test("clocks within 10 s of each other: nothing is measured or stored, and 
     assert.deepEqual(server.grants, []);
     await clock.tickAsync(1);
     assert.equal(server.grants.length, 1);
+    manager.dispose();
+  });
+});
+
+/**
+ * A GoTrue `skewMs` behind this device whose access tokens are JWTs (HS256-labelled: getClaims
+ * asks `GET /user`, which answers while the token's exp has not passed by the server's clock).
+ */
+function jwtGoTrue(skewMs: number, tokenSeconds = 3600) {
+  const serverNow = () => Math.floor((Date.now() - skewMs) / 1000);
+  const userCalls: string[] = [];
+  const fetch = (input: RequestInfo | URL, init?: RequestInit) => {
+    const req = new Request(input, init);
+    const url = new URL(req.url);
+    if (url.pathname.endsWith("/token")) {
+      const now = serverNow();
+      const token = jwt({ sub: "u1", iat: now, exp: now + tokenSeconds, session_id: "s1" });
+      return Promise.resolve(
+        json({ ...sessionJson(1), access_token: token, expires_at: now + 3600 }),
+      );
+    }
+    if (url.pathname.endsWith("/user")) {
+      const token = req.headers.get("authorization")!.slice("Bearer ".length);
+      userCalls.push(token);
+      const exp = JSON.parse(atob(token.split(".")[1].replace(/-/g, "+").replace(/_/g, "/"))).exp;
+      return Promise.resolve(
+        exp > serverNow() ? json({ id: "u1", email: "a@x.io" }) : json({ msg: "expired" }, 401),
+      );
+    }
+    return Promise.resolve(json({ msg: "not here" }, 404));
+  };
+  return { fetch, userCalls };
+}
+
+Deno.test("getClaimsForCurrentSession on a device clock two hours ahead: a live token's exp is read by the server's clock", async () => {
+  await withClock(async (clock) => {
+    const server = jwtGoTrue(2 * HOUR);
+    const base = createBaseClient(BASE, KEY, { fetch: server.fetch });
+    const auth = createAuthClient(base);
+    const manager = createSessionManager(auth, base, { autoRefresh: false });
+    await manager.saveSession((await auth.signInWithEmail("a@x.io", "pw")).getOrThrow());
+    await clock.tickAsync(30 * 60_000);
+    // Past its exp by this clock, within it by the server's: accepted, the server asked.
+    const r = await getClaimsForCurrentSession(manager, auth);
+    assert.equal(r.ok ? r.value.claims.subject : r.error.message, "u1");
+    assert.equal(server.userCalls.length, 1);
+    manager.dispose();
+  });
+});
+
+Deno.test("getClaimsForCurrentSession on a device clock two hours ahead: a token past its own exp by the server's clock is refused without a request", async () => {
+  await withClock(async (clock) => {
+    // The session lives an hour; its access token's exp is a minute.
+    const server = jwtGoTrue(2 * HOUR, 60);
+    const base = createBaseClient(BASE, KEY, { fetch: server.fetch });
+    const auth = createAuthClient(base);
+    const manager = createSessionManager(auth, base, { autoRefresh: false });
+    await manager.saveSession((await auth.signInWithEmail("a@x.io", "pw")).getOrThrow());
+    await clock.tickAsync(30_000);
+    // Within exp by the server's clock (and so accepted by it too).
+    const live = await getClaimsForCurrentSession(manager, auth);
+    assert.equal(live.ok ? "ok" : live.error.message, "ok");
+    // Past exp and its 30 s leeway by the server's clock, an hour before the session's end.
+    await clock.tickAsync(61_000);
+    const r = await getClaimsForCurrentSession(manager, auth);
+    assert.equal(r.errorOrNull()?.code, "token_expired");
+    assert.equal(r.errorOrNull()?.category, "UNAUTHORIZED");
+    assert.equal(server.userCalls.length, 1, "the second call sent nothing");
     manager.dispose();
   });
 });
