@@ -548,9 +548,17 @@ export class SessionManager {
     return () => void this.#listeners.delete(callback);
   }
 
-  /** When `session`'s access token lapses by this device's clock (ms). */
+  /**
+   * When `session`'s access token lapses by this device's clock (ms). A gap measured before this
+   * clock was set back (now before the tokens' arrival: a clock running ahead, since corrected)
+   * no longer holds, and the server's `expiresAt` is read as it is.
+   */
   #expiresAtMs(session: Session): number {
-    return (session.expiresAt ?? 0) * 1000 - (this.#offsets.get(session.refreshToken) ?? 0);
+    const token = session.refreshToken;
+    const gap = this.#offsets.get(token) ?? 0;
+    const arrived = gap === 0 ? undefined : this.#obtained.get(token);
+    const stale = arrived !== undefined && Date.now() < arrived - CLOCK_TOLERANCE_MS;
+    return (session.expiresAt ?? 0) * 1000 - (stale ? 0 : gap);
   }
 
   /** Whether the access token's known expiry has passed (an unknown one never lapses here). */

@@ -198,3 +198,26 @@ Deno.test("getClaimsForCurrentSession on a device clock two hours ahead: a token
     manager.dispose();
   });
 });
+
+Deno.test("a gap measured before this clock was set right no longer holds: a tab restoring the session then times it by expiresAt", async () => {
+  await withClock(async (clock) => {
+    const store = sharedStore();
+    const a = setup(2 * HOUR, store);
+    await a.manager.saveSession((await a.auth.signInWithEmail("a@x.io", "pw")).getOrThrow());
+    const signedIn = clock.now;
+    a.manager.dispose();
+    // Ten minutes later the device's clock is set right: two hours back, to the server's.
+    await clock.tickAsync(10 * 60_000);
+    clock.setSystemTime(clock.now - 2 * HOUR);
+    const b = setup(0, store);
+    assert.ok((await b.manager.restoreSession()).ok);
+    assert.equal(b.manager.sessionState.value.kind, "Authenticated");
+    // Refreshed a minute before the token's hour ends (not two hours after).
+    await clock.tickAsync(48 * 60_000);
+    assert.deepEqual(b.server.grants, []);
+    await clock.tickAsync(2 * 60_000);
+    assert.equal(b.server.grants.length, 1);
+    assert.equal(Math.round((b.server.grants[0] + 2 * HOUR - signedIn) / 60_000), 59);
+    b.manager.dispose();
+  });
+});
