@@ -42,3 +42,17 @@ export function noteReceived<T>(value: T, at: number): T {
 export function receivedAt(session: object): number | undefined {
   return RECEIVED.get(session);
 }
+
+/**
+ * Gives `copy` the arrival of `original` (a session rebuilt from an answer, as
+ * an MFA verification's is).
+ *
+ * @param original The session the auth client decoded.
+ * @param copy The session made from it.
+ * @returns `copy`.
+ */
+export function sameArrival<T extends object>(original: object, copy: T): T {
+  const at = RECEIVED.get(original);
+  if (at !== undefined) RECEIVED.set(copy, at);
+  return copy;
+}

@@ -5,6 +5,7 @@
  * @module
  */
 
+import { sameArrival } from "../auth/_received.ts";
 import type {
   AuthCallOptions,
   AuthClient,
@@ -406,10 +407,11 @@ export function mfaVerifyAndSaveSession(
     if (!r.ok) return r;
     // A sign-out or another sign-in while the code was checked has the last word.
     if (!sameSession(session, heldSession(manager))) return superseded();
-    const next: Session = copySession(r.value as Session, {
-      providerToken: null,
-      providerRefreshToken: null,
-    });
+    // The copy keeps the answer's arrival, by which the manager measures the clocks' gap.
+    const next: Session = sameArrival(
+      r.value,
+      copySession(r.value as Session, { providerToken: null, providerRefreshToken: null }),
+    );
     return await saved(
       manager,
       next,

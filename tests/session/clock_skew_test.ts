@@ -14,6 +14,8 @@ import {
   createSessionManager,
   getClaimsForCurrentSession,
   KeyValueSessionStorage,
+  mfaVerifyAndSaveSession,
+  signInWithEmailAndSaveSession,
 } from "../../session/mod.ts";
 import { BASE, json, jwt, KEY, sessionJson, withClock } from "./_helpers.ts";
 
@@ -33,6 +35,8 @@ function skewedGoTrue(skewMs: number) {
       if (url.searchParams.get("grant_type") === "refresh_token") grants.push(Date.now());
       return Promise.resolve(json(body()));
     }
+    // An MFA verification: a new (AAL2) session.
+    if (url.pathname.endsWith("/verify")) return Promise.resolve(json(body()));
     return Promise.resolve(json({ msg: "not here" }, 404));
   };
   return { fetch, grants, body };
@@ -219,5 +223,20 @@ Deno.test("a gap measured before this clock was set right no longer holds: a tab
     assert.equal(b.server.grants.length, 1);
     assert.equal(Math.round((b.server.grants[0] + 2 * HOUR - signedIn) / 60_000), 59);
     b.manager.dispose();
+  });
+});
+
+Deno.test("the save-session helpers carry the answer's arrival: sign-in and MFA verification on a device two hours ahead", async () => {
+  await withClock(async (clock) => {
+    const { server, auth, manager, kinds } = setup(2 * HOUR);
+    assert.ok((await signInWithEmailAndSaveSession(auth, manager, "a@x.io", "pw")).ok);
+    assert.equal(manager.sessionState.value.kind, "Authenticated");
+    // The MFA answer is rebuilt into a session (provider tokens dropped): it keeps its arrival.
+    assert.ok((await mfaVerifyAndSaveSession(auth, manager, "f1", "c1", "123456")).ok);
+    assert.equal(manager.sessionState.value.kind, "Authenticated");
+    await clock.tickAsync(30 * 60_000);
+    assert.deepEqual(server.grants, []);
+    assert.ok(!kinds.includes("Expired"), kinds.join(","));
+    manager.dispose();
   });
 });
