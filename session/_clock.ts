@@ -1,22 +1,23 @@
 /**
- * Each session manager's measured clock gaps, for the helpers that judge a
+ * Each session manager's measured clock gap, for the helpers that judge a
  * held session's token by time (`getClaimsForCurrentSession`): by refresh
- * token, the server's clock minus this device's, in ms (only gaps past the
- * manager's tolerance are kept).
+ * token, the server's clock minus this device's, in ms, as the manager reads
+ * it now (0 when none is measured past its tolerance, or when it no longer
+ * holds).
  *
  * @module
  */
 
-const GAPS = new WeakMap<object, ReadonlyMap<string, number>>();
+const GAPS = new WeakMap<object, (refreshToken: string) => number>();
 
 /**
- * Registers a manager's map of gaps.
+ * Registers how a manager reads its gaps.
  *
  * @param manager The manager.
- * @param gaps Its gaps by refresh token (kept live: the manager updates it).
+ * @param gap Its gap for a refresh token's session.
  */
-export function registerClockGaps(manager: object, gaps: ReadonlyMap<string, number>): void {
-  GAPS.set(manager, gaps);
+export function registerClockGaps(manager: object, gap: (refreshToken: string) => number): void {
+  GAPS.set(manager, gap);
 }
 
 /**
@@ -27,5 +28,5 @@ export function registerClockGaps(manager: object, gaps: ReadonlyMap<string, num
  * @returns The gap.
  */
 export function clockGap(manager: object, refreshToken: string): number {
-  return GAPS.get(manager)?.get(refreshToken) ?? 0;
+  return GAPS.get(manager)?.(refreshToken) ?? 0;
 }

@@ -401,7 +401,7 @@ export class SessionManager {
       );
     }
     this.#storage = storage;
-    registerClockGaps(this, this.#offsets);
+    registerClockGaps(this, (token) => this.#gap(token));
     const project = config.project === undefined ? client.url : config.project;
     if (project !== null && (typeof project !== "string" || project.trim() === "")) {
       throw new TypeError(
@@ -548,17 +548,20 @@ export class SessionManager {
     return () => void this.#listeners.delete(callback);
   }
 
-  /**
-   * When `session`'s access token lapses by this device's clock (ms). A gap measured before this
-   * clock was set back (now before the tokens' arrival: a clock running ahead, since corrected)
-   * no longer holds, and the server's `expiresAt` is read as it is.
-   */
+  /** When `session`'s access token lapses by this device's clock (ms). */
   #expiresAtMs(session: Session): number {
-    const token = session.refreshToken;
+    return (session.expiresAt ?? 0) * 1000 - this.#gap(session.refreshToken);
+  }
+
+  /**
+   * The server's clock minus this device's (ms) for `token`, as measured, or 0. A gap measured
+   * before this clock was set back (now before the tokens' arrival: a clock that ran ahead, since
+   * corrected) no longer holds: 0, and the server's `expiresAt` is read as it is.
+   */
+  #gap(token: string): number {
     const gap = this.#offsets.get(token) ?? 0;
     const arrived = gap === 0 ? undefined : this.#obtained.get(token);
-    const stale = arrived !== undefined && Date.now() < arrived - CLOCK_TOLERANCE_MS;
-    return (session.expiresAt ?? 0) * 1000 - (stale ? 0 : gap);
+    return arrived !== undefined && Date.now() < arrived - CLOCK_TOLERANCE_MS ? 0 : gap;
   }
 
   /** Whether the access token's known expiry has passed (an unknown one never lapses here). */

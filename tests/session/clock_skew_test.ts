@@ -240,3 +240,21 @@ Deno.test("the save-session helpers carry the answer's arrival: sign-in and MFA 
     manager.dispose();
   });
 });
+
+Deno.test("getClaimsForCurrentSession after the clock was set right reads exp by this clock again", async () => {
+  await withClock(async (clock) => {
+    // The token's exp is a minute; the session an hour.
+    const server = jwtGoTrue(2 * HOUR, 60);
+    const base = createBaseClient(BASE, KEY, { fetch: server.fetch });
+    const auth = createAuthClient(base);
+    const manager = createSessionManager(auth, base, { autoRefresh: false });
+    await manager.saveSession((await auth.signInWithEmail("a@x.io", "pw")).getOrThrow());
+    // Set two hours back, to the server's; two minutes later the token is past exp and leeway.
+    clock.setSystemTime(clock.now - 2 * HOUR);
+    await clock.tickAsync(2 * 60_000);
+    const r = await getClaimsForCurrentSession(manager, auth);
+    assert.equal(r.errorOrNull()?.code, "token_expired");
+    assert.deepEqual(server.userCalls, []);
+    manager.dispose();
+  });
+});
