@@ -216,6 +216,9 @@ type TaggedSession = Session & { project?: string; obtainedAt?: number; clockOff
  */
 const CLOCK_TOLERANCE_MS = 10_000;
 
+/** The largest gap between the clocks taken as one (ms): a century. */
+const MAX_CLOCK_GAP_MS = 100 * 365.25 * 24 * 3_600_000;
+
 /**
  * Checks the fields a session's lifetime, refresh and user depend on (a JavaScript
  * caller may hand in anything): `TypeError` naming the field, never a token.
@@ -584,7 +587,10 @@ export class SessionManager {
   /** Keeps an offset past the tolerance for `token` (forgets a smaller one); the oldest go first. */
   #noteOffset(token: string, offset: number): void {
     this.#offsets.delete(token);
-    if (!Number.isFinite(offset) || Math.abs(offset) <= CLOCK_TOLERANCE_MS) return;
+    // Past a century it is no clock (a device whose clock restarted at 1970 is 56 years behind):
+    // a stored 1e300 would have made the session never lapse nor be refreshed.
+    const size = Math.abs(offset);
+    if (!(size > CLOCK_TOLERANCE_MS && size <= MAX_CLOCK_GAP_MS)) return;
     if (this.#offsets.size >= 256) this.#offsets.delete(this.#offsets.keys().next().value!);
     this.#offsets.set(token, offset);
   }

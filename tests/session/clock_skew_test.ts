@@ -258,3 +258,28 @@ Deno.test("getClaimsForCurrentSession after the clock was set right reads exp by
     manager.dispose();
   });
 });
+
+Deno.test("a device clock restarted at 1970 is measured like any other; a stored gap past a century is no gap", async () => {
+  await withClock(async (clock) => {
+    // 56 years behind: the server's clock is now; this device's reads early 1970.
+    clock.setSystemTime(3_600_000);
+    const { server, auth, manager, store } = setup(-(1_800_000_000_000 - 3_600_000));
+    await manager.saveSession((await auth.signInWithEmail("a@x.io", "pw")).getOrThrow());
+    assert.equal(manager.sessionState.value.kind, "Authenticated");
+    await clock.tickAsync(58 * 60_000);
+    assert.deepEqual(server.grants, []);
+    await clock.tickAsync(2 * 60_000);
+    assert.equal(server.grants.length, 1);
+    manager.dispose();
+    // A stored gap of 1e300 ms (a corrupt or planted value) is none: the session is judged by
+    // expiresAt, 56 years on by this clock, rather than lapsed since forever and refreshed.
+    const key = [...store.items.keys()][0];
+    const stored = JSON.parse(store.items.get(key)!);
+    store.items.set(key, JSON.stringify({ ...stored, clockOffset: 1e300 }));
+    const b = setup(0, store);
+    await b.manager.restoreSession();
+    assert.equal(b.manager.sessionState.value.kind, "Authenticated");
+    assert.deepEqual(b.server.grants, []);
+    b.manager.dispose();
+  });
+});
