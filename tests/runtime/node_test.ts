@@ -5,7 +5,7 @@
  * embedded local backend, on the machine's Node and on Node 22 and 24 LTS
  * (`node_modules/node22`, `node_modules/node24`), one step each; then flows under
  * Vitest's jsdom and happy-dom environments, where values cross realms
- * (`realm_flow.mjs`); then the Node flows on Bun, Bun's own resumable-upload and stream flows
+ * (`realm_flow.mjs`); then flows under Jest 30 loaded three ways (`jest_flow.js`); then the Node flows on Bun, Bun's own resumable-upload and stream flows
  * against a TUS peer it runs (`bun_tus_flow.mjs`), and a flow on Deno from the packed tarball.
  */
 import assert from "node:assert/strict";
@@ -275,6 +275,81 @@ Deno.test("npm build installs by name and runs real flows on the machine's Node,
       await corsServer.close();
     }
 
+    // The packed tarball, installed as from the registry (a copy, not a link: Jest tells what is
+    // in node_modules by its path), for Jest below and Deno at the end.
+    const pack = await run("npm", ["pack", "--loglevel=error", `${tmp}/pkg`], { cwd: tmp });
+    assert.equal(pack.code, 0, pack.text);
+    const tarball = `${tmp}/${pack.text.trim().split("\n").at(-1)}`;
+
+    // Jest 30, a Node app's test runner, in its node environment: the flows of jest_flow.js
+    // loaded the three ways Jest takes an ES-modules-only package (see that file and the README).
+    await Deno.mkdir(`${tmp}/jestapp`);
+    await Deno.writeTextFile(
+      `${tmp}/jestapp/package.json`,
+      JSON.stringify({ name: "jestapp", private: true }),
+    );
+    const jestInstall = await run("npm", [
+      "install",
+      "--no-audit",
+      "--no-fund",
+      "--prefer-offline",
+      "--loglevel=error",
+      tarball,
+      `${root}node_modules/jest`,
+      `${root}node_modules/@babel/preset-env`,
+    ], { cwd: `${tmp}/jestapp` });
+    assert.equal(jestInstall.code, 0, jestInstall.text);
+    await Deno.copyFile(`${root}tests/runtime/jest_flow.js`, `${tmp}/jestapp/flow.test.js`);
+    await Deno.copyFile(`${root}tests/runtime/jest_flow.js`, `${tmp}/jestapp/flow.test.mjs`);
+    await Deno.writeTextFile(
+      `${tmp}/jestapp/babel.config.cjs`,
+      'module.exports = { presets: [["@babel/preset-env", { targets: { node: "current" } }]] };\n',
+    );
+    await Deno.writeTextFile(
+      `${tmp}/jestapp/transform.json`,
+      JSON.stringify({ transformIgnorePatterns: ["/node_modules/(?!fetchbase/)"] }),
+    );
+    const node24 = NODES.find((n) => n.tag === "24")!;
+    const jestRuns = [
+      {
+        name: "Jest 30: a test file of ES modules (--experimental-vm-modules) runs the flows",
+        bin: "node",
+        args: ["flow.test.mjs"],
+        vmModules: true,
+      },
+      {
+        name: "Jest 30: babel-jest makes CommonJS of the tests and the package; the flows run",
+        bin: "node",
+        args: ["-c", "transform.json", "flow.test.js"],
+        vmModules: false,
+      },
+      {
+        name: "Jest 30 on Node 24: CommonJS tests require the package as it is; the flows run",
+        bin: node24.bin,
+        args: ["flow.test.js"],
+        vmModules: true,
+      },
+    ];
+    for (const { name, bin, args, vmModules } of jestRuns) {
+      const version = await nodeVersion(bin);
+      await t.step({
+        name: version === null ? `${name}: not run, no binary at ${bin}` : name,
+        ignore: version === null,
+        fn: async () => {
+          const j = await run(bin, [`${root}node_modules/jest/bin/jest.js`, ...args], {
+            cwd: `${tmp}/jestapp`,
+            env: {
+              ...env,
+              NO_COLOR: "1",
+              ...(vmModules ? { NODE_OPTIONS: "--experimental-vm-modules" } : {}),
+            },
+          });
+          assert.equal(j.code, 0, j.text);
+          assert.match(j.text, /Tests:\s+3 passed, 3 total/, j.text);
+        },
+      });
+    }
+
     // Bun (the `bun` npm package) runs the same flows against the same installed package.
     const b = await run(`${root}node_modules/.bin/bun`, ["test", "./flow.test.mjs"], {
       cwd: `${tmp}/app`,
@@ -293,8 +368,6 @@ Deno.test("npm build installs by name and runs real flows on the machine's Node,
 
     // Deno can take the npm build too (`npm:fetchbase`, one bundle, the faster start): installed
     // from the packed tarball as from the registry, it type-checks and runs a flow.
-    const pack = await run("npm", ["pack", "--loglevel=error", `${tmp}/pkg`], { cwd: tmp });
-    assert.equal(pack.code, 0, pack.text);
     await Deno.mkdir(`${tmp}/denoapp`);
     await Deno.writeTextFile(
       `${tmp}/denoapp/package.json`,
@@ -306,7 +379,7 @@ Deno.test("npm build installs by name and runs real flows on the machine's Node,
       "--no-fund",
       "--prefer-offline",
       "--loglevel=error",
-      `${tmp}/${pack.text.trim().split("\n").at(-1)}`,
+      tarball,
     ], { cwd: `${tmp}/denoapp` });
     assert.equal(denoInstall.code, 0, denoInstall.text);
     await Deno.writeTextFile(
