@@ -7,7 +7,9 @@
 import { isArrayBuffer, isUint8Array } from "./_realm.ts";
 import { showValue } from "./_show.ts";
 
-const encoder = /* @__PURE__ */ new TextEncoder();
+// Made at first use: a module that builds one at import fails to load where there is none (Jest's
+// jsdom environment), even for a caller that never encodes.
+let encoder: TextEncoder | undefined;
 
 /**
  * Encodes a string as UTF-8 bytes.
@@ -30,7 +32,7 @@ export function utf8Encode(text: string): Uint8Array<ArrayBuffer> {
       `Cannot encode as UTF-8 as 'text' must be a string: current value is ${showValue(text)}`,
     );
   }
-  return encoder.encode(text);
+  return (encoder ??= new TextEncoder()).encode(text);
 }
 
 /**
