@@ -297,10 +297,15 @@ Deno.test("npm build installs by name and runs real flows on the machine's Node,
       tarball,
       `${root}node_modules/jest`,
       `${root}node_modules/@babel/preset-env`,
+      `${root}node_modules/jest-environment-jsdom`,
     ], { cwd: `${tmp}/jestapp` });
     assert.equal(jestInstall.code, 0, jestInstall.text);
     await Deno.copyFile(`${root}tests/runtime/jest_flow.js`, `${tmp}/jestapp/flow.test.js`);
     await Deno.copyFile(`${root}tests/runtime/jest_flow.js`, `${tmp}/jestapp/flow.test.mjs`);
+    await Deno.copyFile(
+      `${root}tests/runtime/jest_jsdom_web.cjs`,
+      `${tmp}/jestapp/jsdom-web.cjs`,
+    );
     await Deno.writeTextFile(
       `${tmp}/jestapp/babel.config.cjs`,
       'module.exports = { presets: [["@babel/preset-env", { targets: { node: "current" } }]] };\n',
@@ -321,6 +326,13 @@ Deno.test("npm build installs by name and runs real flows on the machine's Node,
         name: "Jest 30: babel-jest makes CommonJS of the tests and the package; the flows run",
         bin: "node",
         args: ["-c", "transform.json", "flow.test.js"],
+        vmModules: false,
+      },
+      {
+        name:
+          "Jest 30's jsdom environment, with Node's fetch, streams and encoders handed in: the flows run",
+        bin: "node",
+        args: ["-c", "transform.json", "--env=./jsdom-web.cjs", "flow.test.js"],
         vmModules: false,
       },
       {
