@@ -36,19 +36,14 @@ Deno.test("npm build installs by name and runs real flows on the machine's Node,
       `${tmp}/app/package.json`,
       JSON.stringify({ name: "app", private: true, type: "module" }),
     );
-    const install = await run("npm", [
-      "install",
-      "--no-audit",
-      "--no-fund",
-      "--prefer-offline",
-      "--loglevel=error",
+    const install = await npmInstall(`${tmp}/app`, [
       `${tmp}/pkg`,
       `${root}node_modules/hono`,
       `${root}node_modules/@hono/node-server`,
       // The TUS peer that tests/runtime/bun_tus_flow.mjs starts inside Bun.
       `${root}node_modules/@tus/server`,
       `${root}node_modules/@tus/file-store`,
-    ], { cwd: `${tmp}/app` });
+    ]);
     assert.equal(install.code, 0, install.text);
 
     // TypeScript consumers, strict with library checks on: a Node app (Node's types only) under
@@ -288,17 +283,12 @@ Deno.test("npm build installs by name and runs real flows on the machine's Node,
       `${tmp}/jestapp/package.json`,
       JSON.stringify({ name: "jestapp", private: true }),
     );
-    const jestInstall = await run("npm", [
-      "install",
-      "--no-audit",
-      "--no-fund",
-      "--prefer-offline",
-      "--loglevel=error",
+    const jestInstall = await npmInstall(`${tmp}/jestapp`, [
       tarball,
       `${root}node_modules/jest`,
       `${root}node_modules/@babel/preset-env`,
       `${root}node_modules/jest-environment-jsdom`,
-    ], { cwd: `${tmp}/jestapp` });
+    ]);
     assert.equal(jestInstall.code, 0, jestInstall.text);
     await Deno.copyFile(`${root}tests/runtime/jest_flow.js`, `${tmp}/jestapp/flow.test.js`);
     await Deno.copyFile(`${root}tests/runtime/jest_flow.js`, `${tmp}/jestapp/flow.test.mjs`);
@@ -385,14 +375,7 @@ Deno.test("npm build installs by name and runs real flows on the machine's Node,
       `${tmp}/denoapp/package.json`,
       JSON.stringify({ name: "denoapp", private: true, type: "module" }),
     );
-    const denoInstall = await run("npm", [
-      "install",
-      "--no-audit",
-      "--no-fund",
-      "--prefer-offline",
-      "--loglevel=error",
-      tarball,
-    ], { cwd: `${tmp}/denoapp` });
+    const denoInstall = await npmInstall(`${tmp}/denoapp`, [tarball]);
     assert.equal(denoInstall.code, 0, denoInstall.text);
     await Deno.writeTextFile(
       `${tmp}/denoapp/app.ts`,
@@ -433,6 +416,18 @@ const NODES = [
 ];
 
 /** The version a Node binary reports (`v22.23.5`), or null when there is none at `bin`. */
+/** `npm install` of `specs` (folders and tarballs) into the project at `cwd`, quietly. */
+function npmInstall(cwd: string, specs: string[]): ReturnType<typeof run> {
+  return run("npm", [
+    "install",
+    "--no-audit",
+    "--no-fund",
+    "--prefer-offline",
+    "--loglevel=error",
+    ...specs,
+  ], { cwd });
+}
+
 async function nodeVersion(bin: string): Promise<string | null> {
   try {
     const v = await run(bin, ["--version"]);

@@ -165,13 +165,18 @@ function jwtGoTrue(skewMs: number, tokenSeconds = 3600) {
   return { fetch, userCalls };
 }
 
+/** A manager without auto-refresh holding a session signed in on `server`. */
+async function signedInWithJwts(server: ReturnType<typeof jwtGoTrue>) {
+  const base = createBaseClient(BASE, KEY, { fetch: server.fetch });
+  const auth = createAuthClient(base);
+  const manager = createSessionManager(auth, base, { autoRefresh: false });
+  await manager.saveSession((await auth.signInWithEmail("a@x.io", "pw")).getOrThrow());
+  return { server, auth, manager };
+}
+
 Deno.test("getClaimsForCurrentSession on a device clock two hours ahead: a live token's exp is read by the server's clock", async () => {
   await withClock(async (clock) => {
-    const server = jwtGoTrue(2 * HOUR);
-    const base = createBaseClient(BASE, KEY, { fetch: server.fetch });
-    const auth = createAuthClient(base);
-    const manager = createSessionManager(auth, base, { autoRefresh: false });
-    await manager.saveSession((await auth.signInWithEmail("a@x.io", "pw")).getOrThrow());
+    const { server, auth, manager } = await signedInWithJwts(jwtGoTrue(2 * HOUR));
     await clock.tickAsync(30 * 60_000);
     // Past its exp by this clock, within it by the server's: accepted, the server asked.
     const r = await getClaimsForCurrentSession(manager, auth);
@@ -184,11 +189,7 @@ Deno.test("getClaimsForCurrentSession on a device clock two hours ahead: a live 
 Deno.test("getClaimsForCurrentSession on a device clock two hours ahead: a token past its own exp by the server's clock is refused without a request", async () => {
   await withClock(async (clock) => {
     // The session lives an hour; its access token's exp is a minute.
-    const server = jwtGoTrue(2 * HOUR, 60);
-    const base = createBaseClient(BASE, KEY, { fetch: server.fetch });
-    const auth = createAuthClient(base);
-    const manager = createSessionManager(auth, base, { autoRefresh: false });
-    await manager.saveSession((await auth.signInWithEmail("a@x.io", "pw")).getOrThrow());
+    const { server, auth, manager } = await signedInWithJwts(jwtGoTrue(2 * HOUR, 60));
     await clock.tickAsync(30_000);
     // Within exp by the server's clock (and so accepted by it too).
     const live = await getClaimsForCurrentSession(manager, auth);
@@ -244,11 +245,7 @@ Deno.test("the save-session helpers carry the answer's arrival: sign-in and MFA 
 Deno.test("getClaimsForCurrentSession after the clock was set right reads exp by this clock again", async () => {
   await withClock(async (clock) => {
     // The token's exp is a minute; the session an hour.
-    const server = jwtGoTrue(2 * HOUR, 60);
-    const base = createBaseClient(BASE, KEY, { fetch: server.fetch });
-    const auth = createAuthClient(base);
-    const manager = createSessionManager(auth, base, { autoRefresh: false });
-    await manager.saveSession((await auth.signInWithEmail("a@x.io", "pw")).getOrThrow());
+    const { server, auth, manager } = await signedInWithJwts(jwtGoTrue(2 * HOUR, 60));
     // Set two hours back, to the server's; two minutes later the token is past exp and leeway.
     clock.setSystemTime(clock.now - 2 * HOUR);
     await clock.tickAsync(2 * 60_000);
