@@ -5,7 +5,8 @@
 // babel-jest with the package transformed too (`transformIgnorePatterns`); turned into CommonJS
 // alone on Node 24.9 or later with `--experimental-vm-modules`, where Jest's `require` loads the
 // package as it is; and in Jest's jsdom environment with Node's web APIs handed in
-// (jest_jsdom_web.cjs). Run by tests/runtime/node_test.ts; the README says how to set each up.
+// (jest_jsdom_web.cjs); and, as ES modules, under Vitest's node environment. Run by
+// tests/runtime/node_test.ts; the README says how to set each up.
 import { Blob as NodeBlob } from "node:buffer";
 import { createHash } from "node:crypto";
 import { createClient } from "fetchbase";

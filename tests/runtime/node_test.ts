@@ -269,6 +269,19 @@ Deno.test("npm build installs by name and runs real flows on the machine's Node,
     } finally {
       await corsServer.close();
     }
+    // Vitest's node environment, a server app's tests: the flows written for Jest (they use only
+    // `test` and `expect`), as ES modules.
+    await Deno.copyFile(`${root}tests/runtime/jest_flow.js`, `${tmp}/app/node.test.mjs`);
+    await t.step("Vitest's node environment runs the flows", async () => {
+      const v = await run(`${root}node_modules/.bin/vitest`, [
+        "run",
+        "node.test.mjs",
+        "--globals",
+        "--environment=node",
+      ], { cwd: `${tmp}/app`, env: { ...env, NO_COLOR: "1" } });
+      assert.equal(v.code, 0, v.text);
+      assert.match(v.text, /Tests\s+3 passed \(3\)/, v.text);
+    });
 
     // The packed tarball, installed as from the registry (a copy, not a link: Jest tells what is
     // in node_modules by its path), for Jest below and Deno at the end.
