@@ -1,7 +1,7 @@
 /**
  * Node runtime: builds the npm package, installs it by name into a temporary
  * project, type-checks a Node app and a browser app using it on TypeScript 4.7,
- * 5.6 and the project's own, and runs `node --test` flows and the Node edge example against the
+ * 5.6, the project's own and 7, and runs `node --test` flows and the Node edge example against the
  * embedded local backend, on the machine's Node and on Node 22, 24 and 26 LTS
  * (`node_modules/node22`, `node_modules/node24`, `node_modules/node26`), one step each; then flows under
  * Vitest's jsdom and happy-dom environments, where values cross realms
@@ -48,9 +48,10 @@ Deno.test("npm build installs by name and runs real flows on the machine's Node,
 
     // TypeScript consumers, strict with library checks on: a Node app (Node's types only) under
     // Node's resolution and under the old `node` one, and a browser app (the DOM library, no Node
-    // types) under a bundler's; each on the project's compiler, on 5.6 (the last before typed
-    // arrays took their buffer's type, 5.7) and on 4.7 (the first with `nodenext`, which has no
-    // `bundler` resolution: the browser app takes `node16` there). The older two read the
+    // types) under a bundler's; each on the project's compiler, on 7 (npm's `latest`, the native
+    // compiler, which has no `node` resolution), on 5.6 (the last before typed arrays took their
+    // buffer's type, 5.7) and on 4.7 (the first with `nodenext`, which has no `bundler`
+    // resolution: the browser app takes `node16` there). The older two read the
     // declarations of `ts5.6/`, without `Uint8Array<ArrayBuffer>` or `NoInfer`, which they
     // refused ("Type 'Uint8Array' is not generic").
     await Deno.copyFile(`${root}tests/runtime/npm_consumer.mts`, `${tmp}/app/consumer.mts`);
@@ -59,13 +60,17 @@ Deno.test("npm build installs by name and runs real flows on the machine's Node,
       `${tmp}/app/browser.mts`,
     );
     const compilers = [
-      { name: "the project's TypeScript", dir: "typescript", bundler: true },
-      { name: "TypeScript 5.6", dir: "typescript-5.6", bundler: true },
-      { name: "TypeScript 4.7", dir: "typescript-4.7", bundler: false },
+      { name: "the project's TypeScript", dir: "typescript", bundler: true, node10: true },
+      { name: "TypeScript 7", dir: "typescript-7", bundler: true, node10: false },
+      { name: "TypeScript 5.6", dir: "typescript-5.6", bundler: true, node10: true },
+      { name: "TypeScript 4.7", dir: "typescript-4.7", bundler: false, node10: true },
     ];
-    const checks = compilers.flatMap(({ name, dir, bundler }) => [
+    const checks = compilers.flatMap(({ name, dir, bundler, node10 }) => [
       { name, dir, file: "consumer.mts", module: "nodenext", resolution: "nodenext", dom: false },
-      { name, dir, file: "consumer.mts", module: "esnext", resolution: "node", dom: false },
+      // TypeScript 7 has no `node` resolution any more (TS5108).
+      ...(node10
+        ? [{ name, dir, file: "consumer.mts", module: "esnext", resolution: "node", dom: false }]
+        : []),
       bundler
         ? { name, dir, file: "browser.mts", module: "esnext", resolution: "bundler", dom: true }
         : { name, dir, file: "browser.mts", module: "node16", resolution: "node16", dom: true },

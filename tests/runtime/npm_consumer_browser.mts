@@ -1,5 +1,5 @@
 // A browser app's TypeScript consumer of the npm package, type-checked by
-// tests/runtime/node_test.ts with several TypeScript compilers from npm (the project's, 5.6 and
+// tests/runtime/node_test.ts with several TypeScript compilers from npm (the project's, 7, 5.6 and
 // 4.7): the DOM library, no Node types, library checks on. It is compiled, never run.
 import { createClient } from "fetchbase";
 import { createBaseClient, randomBytes, sha256, utf8Encode } from "fetchbase/core";
