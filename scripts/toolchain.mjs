@@ -11,9 +11,8 @@
 // `npm install` (180 MB each, about 8 s), as it does the small `deno` package.
 // TypeScript 4.7, 5.6 and 7 come the same way, under the aliases `typescript-4.7`,
 // `typescript-5.6` and `typescript-7`, for the npm package's consumers on other compilers
-// (node_test.ts); npm may
-// link their `tsc` and `tsserver` as `node_modules/.bin/`'s, and those links are pointed back at
-// the project's own TypeScript.
+// (node_test.ts); npm may link their `tsc` and `tsserver` as `node_modules/.bin/`'s, and those
+// links are pointed back at the project's own TypeScript.
 import { existsSync, lstatSync, mkdirSync, readlinkSync, rmSync, symlinkSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";

@@ -219,6 +219,12 @@ const CLOCK_TOLERANCE_MS = 10_000;
 /** The largest gap between the clocks taken as one (ms): a century. */
 const MAX_CLOCK_GAP_MS = 100 * 365.25 * 24 * 3_600_000;
 
+/** Sets `key` in `map`, which keeps the last 256 tokens' records: the oldest goes first. */
+function remember<V>(map: Map<string, V>, key: string, value: V): void {
+  if (map.size >= 256) map.delete(map.keys().next().value!);
+  map.set(key, value);
+}
+
 /**
  * Checks the fields a session's lifetime, refresh and user depend on (a JavaScript
  * caller may hand in anything): `TypeError` naming the field, never a token.
@@ -591,8 +597,7 @@ export class SessionManager {
     // a stored 1e300 would have made the session never lapse nor be refreshed.
     const size = Math.abs(offset);
     if (!(size > CLOCK_TOLERANCE_MS && size <= MAX_CLOCK_GAP_MS)) return;
-    if (this.#offsets.size >= 256) this.#offsets.delete(this.#offsets.keys().next().value!);
-    this.#offsets.set(token, offset);
+    remember(this.#offsets, token, offset);
   }
 
   /** The refresh token of the live or lapsed session, or null. */
@@ -603,8 +608,7 @@ export class SessionManager {
   /** Records when `token` was obtained, unless already known; the oldest records go first. */
   #stamp(token: string, at: number): void {
     if (token.trim() === "" || this.#obtained.has(token)) return;
-    if (this.#obtained.size >= 256) this.#obtained.delete(this.#obtained.keys().next().value!);
-    this.#obtained.set(token, at);
+    remember(this.#obtained, token, at);
   }
 
   /** A new save or clear: the ones before it no longer wait on their storage reads. */
