@@ -57,10 +57,17 @@ async function entryFor(tmp: string): Promise<string> {
   return file;
 }
 
-Deno.test("importing every subpath under workerd runs no timer, no random draw, no key operation, no fetch, reads no environment and changes no global", async () => {
+/** Imports every subpath in a Worker at `compatibility` (the runner's date when undefined). */
+async function importsCleanly(compatibility: string | undefined): Promise<void> {
   const tmp = await Deno.makeTempDir({ prefix: "fetchbase-edge-safety-" });
   try {
-    const worker = await startWorker(await entryFor(tmp), tmp, "http://127.0.0.1:9", "unused-key");
+    const worker = await startWorker(
+      await entryFor(tmp),
+      tmp,
+      "http://127.0.0.1:9",
+      "unused-key",
+      compatibility,
+    );
     try {
       const base = worker.url;
       const report = await fetch(base).then((r) => r.json()) as {
@@ -82,4 +89,12 @@ Deno.test("importing every subpath under workerd runs no timer, no random draw, 
   } finally {
     await Deno.remove(tmp, { recursive: true });
   }
+}
+
+Deno.test("importing every subpath under workerd runs no timer, no random draw, no key operation, no fetch, reads no environment and changes no global", async () => {
+  await importsCleanly(undefined);
+});
+
+Deno.test("the same holds with nodejs_compat, whose process.env is there to read", async () => {
+  await importsCleanly("2026-08-01+nodejs_compat");
 });

@@ -118,6 +118,14 @@ async function runFlows(date: string | undefined): Promise<void> {
       }).then((r) => r.json()) as Promise<{ access_token: string; user: { id: string } }>;
     const user = await signUp("flows@example.test");
 
+    // The flag's effect: Node's globals are there (and the library takes workerd for no Node).
+    const compat = date?.includes("+nodejs_compat") ?? false;
+    assert.deepEqual(await fetch(`${worker.url}?flow=runtime`).then((r) => r.json()), {
+      node: compat,
+      buffer: compat,
+      userAgent: date === "2022-01-01" ? null : "Cloudflare-Workers",
+    }, at);
+
     // A verifier kept at module scope: eight requests arrive together before it knows the JWKS.
     const verified = await Promise.all(
       Array.from({ length: 8 }, () =>
@@ -138,7 +146,7 @@ async function runFlows(date: string | undefined): Promise<void> {
 
     for (const own of [false, true]) {
       const label = `${at}, ${own ? "workerd's own fetch given" : "the global fetch"}`;
-      const id = `${date ?? "now"}-${own ? "own" : "global"}`;
+      const id = `${(date ?? "now").replace(/\+/g, "-")}-${own ? "own" : "global"}`;
       // A user of its own, whose rows (row-level security) no other run sees.
       const token = (await signUp(`flows-${id}@example.test`)).access_token;
       const call = (flow: string, query = "", init: RequestInit = {}, name = id) =>
@@ -198,7 +206,7 @@ async function runFlows(date: string | undefined): Promise<void> {
     // go without it.
     assert.deepEqual(
       [...downloadCacheControl],
-      date === undefined ? ["no-cache"] : ["none"],
+      date === undefined || date >= "2025-08-07" ? ["no-cache"] : ["none"],
       `${at}: downloads' Cache-Control`,
     );
     const logs = worker.logs();
@@ -220,6 +228,10 @@ async function runFlows(date: string | undefined): Promise<void> {
 
 Deno.test("the main flows run in workerd at the current compatibility date: sessions over KV, auto-refresh, cancellation, database, storage, with either fetch", async () => {
   await runFlows(undefined);
+});
+
+Deno.test("the main flows run in workerd with nodejs_compat (process, Buffer and node: modules present)", async () => {
+  await runFlows("2026-08-01+nodejs_compat");
 });
 
 Deno.test("the main flows run in workerd at compatibility date 2024-01-01", async () => {

@@ -245,7 +245,23 @@ async function verify({ env, request, options }: FlowContext): Promise<Json> {
   return r.ok ? { alg: r.value.header.algorithm, sub: r.value.claims.subject } : { error: said(r) };
 }
 
+/** What the Worker's global scope has of Node's (`nodejs_compat` adds `process` and `Buffer`). */
+function runtime(): Promise<Json> {
+  const g = globalThis as {
+    process?: { versions?: { node?: string } };
+    Buffer?: unknown;
+    navigator?: { userAgent?: string };
+  };
+  return Promise.resolve({
+    node: typeof g.process?.versions?.node === "string",
+    buffer: typeof g.Buffer === "function",
+    // No `navigator` before 2022-03-21.
+    userAgent: g.navigator?.userAgent ?? null,
+  });
+}
+
 const flows: Record<string, (c: FlowContext) => Promise<Json>> = {
+  runtime,
   sessions,
   save,
   peek,

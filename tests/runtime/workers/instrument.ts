@@ -8,7 +8,11 @@ const wrap = (owner: Record<string, unknown>, name: string, label: string) => {
   const original = owner[name] as (...args: unknown[]) => unknown;
   if (typeof original !== "function") return;
   owner[name] = function (this: unknown, ...args: unknown[]) {
-    calls.push(label);
+    // Not the library's: workerd's own Node modules under nodejs_compat (its `process` sets up a
+    // stdin stream that queues microtasks). The library imports none of them.
+    if (!/^\s+at .*\(node-internal:/m.test(new Error().stack?.split("\n")[2] ?? "")) {
+      calls.push(label);
+    }
     return original.apply(this, args);
   };
 };
@@ -52,6 +56,13 @@ const recordedEnv = (label: string) =>
     },
   });
 if (g.process === undefined) g.process = { env: recordedEnv("process.env") };
+else {
+  // nodejs_compat's own `process`: its `env` replaced by the recording one.
+  Object.defineProperty(g.process, "env", {
+    value: recordedEnv("process.env"),
+    configurable: true,
+  });
+}
 if (g.Deno === undefined) {
   const env = recordedEnv("Deno.env");
   g.Deno = {
