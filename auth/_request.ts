@@ -15,28 +15,28 @@ import { noteReceived } from "./_received.ts";
 /** Options every auth call accepts. */
 export interface AuthCallOptions {
   /** Cancels the call. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** Timeout in milliseconds. */
-  timeout?: number;
+  timeout?: number | undefined;
 }
 
 export interface GoTrueCall<T> {
-  method?: string;
+  method?: string | undefined;
   /** The path, or a function building it (an id that cannot be encoded becomes a Failure). */
   path: string | (() => string);
-  query?: QueryInit;
-  body?: unknown;
-  accessToken?: string | null;
+  query?: QueryInit | undefined;
+  body?: unknown | undefined;
+  accessToken?: string | null | undefined;
   decode: (body: unknown) => T;
-  options?: AuthCallOptions;
+  options?: AuthCallOptions | undefined;
   /** Whether the transport may retry. Default: GET only. */
-  retry?: boolean;
+  retry?: boolean | undefined;
   /**
    * `"manual"` follows no redirect (a 3xx is a failure). Default: the
    * transport's (within the origin; to another one only GET and HEAD,
    * without credentials).
    */
-  redirect?: "manual";
+  redirect?: "manual" | undefined;
 }
 
 export function gotrue<T>(client: BaseClient, call: GoTrueCall<T>): Promise<ServiceResult<T>> {
@@ -169,7 +169,9 @@ export function notObject(v: unknown, name: string): string | null {
   }`;
 }
 
-export function security(captchaToken: string | null | undefined): { captcha_token?: string } {
+export function security(
+  captchaToken: string | null | undefined,
+): { captcha_token?: string | undefined } {
   return captchaToken ? { captcha_token: captchaToken } : {};
 }
 

@@ -70,7 +70,7 @@ export type { MfaEnrollOptions } from "./mfa.ts";
 /** Options of {@linkcode createAuthClient}. */
 export interface AuthClientOptions {
   /** JWKS cache settings for local verification. */
-  jwks?: JwksOptions;
+  jwks?: JwksOptions | undefined;
 }
 
 /**
@@ -179,7 +179,7 @@ export class AuthClient {
    * @returns The session.
    */
   signInAnonymously(
-    options?: si.CaptchaOptions & { data?: JsonObjectInput | null },
+    options?: si.CaptchaOptions & { data?: JsonObjectInput | null | undefined },
   ): Promise<ServiceResult<Session>> {
     return si.signInAnonymously(this.client, options);
   }
@@ -293,7 +293,10 @@ export class AuthClient {
   resendEmailOtp(
     type: OtpType,
     email: string,
-    options?: si.CaptchaOptions & { redirectTo?: string | null; pkceParams?: PkceParams | null },
+    options?: si.CaptchaOptions & {
+      redirectTo?: string | null | undefined;
+      pkceParams?: PkceParams | null | undefined;
+    },
   ): Promise<ServiceResult<void>> {
     return si.resend(this.client, { email }, type, options);
   }
@@ -323,7 +326,10 @@ export class AuthClient {
    */
   resetPasswordForEmail(
     email: string,
-    options?: si.CaptchaOptions & { redirectTo?: string | null; pkceParams?: PkceParams | null },
+    options?: si.CaptchaOptions & {
+      redirectTo?: string | null | undefined;
+      pkceParams?: PkceParams | null | undefined;
+    },
   ): Promise<ServiceResult<void>> {
     return si.resetPasswordForEmail(this.client, email, options);
   }
@@ -401,7 +407,7 @@ export class AuthClient {
    */
   signOut(
     accessToken: string,
-    options?: AuthCallOptions & { scope?: SignOutScope },
+    options?: AuthCallOptions & { scope?: SignOutScope | undefined },
   ): Promise<ServiceResult<void>> {
     return us.signOut(this.client, accessToken, options);
   }
@@ -481,7 +487,10 @@ export class AuthClient {
     accessToken: string,
     provider: OAuthProvider | string,
     idToken: string,
-    options?: AuthCallOptions & { providerAccessToken?: string | null; nonce?: string | null },
+    options?: AuthCallOptions & {
+      providerAccessToken?: string | null | undefined;
+      nonce?: string | null | undefined;
+    },
   ): Promise<ServiceResult<Session>> {
     options ??= {};
     return si.signInWithIdToken(this.client, provider, idToken, {
@@ -557,7 +566,7 @@ export class AuthClient {
    */
   resolveSigningKey(
     kid: string,
-    options?: { signal?: AbortSignal },
+    options?: { signal?: AbortSignal | undefined },
   ): Promise<ServiceResult<Jwk | null>> {
     return this.jwks.resolveSigningKey(kid, options);
   }
@@ -589,7 +598,7 @@ export class AuthClient {
   mfaChallenge(
     accessToken: string,
     factorId: string,
-    options?: AuthCallOptions & { channel?: MessagingChannel | null },
+    options?: AuthCallOptions & { channel?: MessagingChannel | null | undefined },
   ): Promise<ServiceResult<MfaChallengeResponse>> {
     return mfa.mfaChallenge(this.client, accessToken, factorId, options);
   }
@@ -609,7 +618,7 @@ export class AuthClient {
     factorId: string,
     challengeId: string,
     code: string,
-    options?: AuthCallOptions & { webauthn?: MfaWebauthnVerification | null },
+    options?: AuthCallOptions & { webauthn?: MfaWebauthnVerification | null | undefined },
   ): Promise<ServiceResult<MfaVerifyResponse>> {
     return mfa.mfaVerify(this.client, accessToken, factorId, challengeId, code, options);
   }
@@ -679,7 +688,7 @@ export class AuthClient {
    */
   passkeyStartRegistration(
     accessToken: string,
-    options?: AuthCallOptions & { captchaToken?: string | null },
+    options?: AuthCallOptions & { captchaToken?: string | null | undefined },
   ): Promise<ServiceResult<PasskeyRegistrationOptionsResponse>> {
     return pk.passkeyStartRegistration(this.client, accessToken, options);
   }
@@ -709,7 +718,7 @@ export class AuthClient {
    * @returns WebAuthn request options.
    */
   passkeyStartAuthentication(
-    options?: AuthCallOptions & { captchaToken?: string | null },
+    options?: AuthCallOptions & { captchaToken?: string | null | undefined },
   ): Promise<ServiceResult<PasskeyAuthenticationOptionsResponse>> {
     return pk.passkeyStartAuthentication(this.client, options);
   }

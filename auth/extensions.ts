@@ -18,19 +18,19 @@ import type { MfaVerifyResponse, OtpVerifyResult, Session } from "./models.ts";
 /** Options of the extensions that take a captcha token. */
 export interface ExtensionCaptchaOptions extends AuthCallOptions {
   /** Captcha token. */
-  captchaToken?: string | null;
+  captchaToken?: string | null | undefined;
 }
 
 /** Options of {@linkcode signUp} and {@linkcode signUpPhone}. */
 export interface ExtensionSignUpOptions extends AuthCallOptions {
   /** User metadata. */
-  data?: JsonObjectInput | null;
+  data?: JsonObjectInput | null | undefined;
 }
 
 /** Options of {@linkcode resendSignUpEmailOtp} and {@linkcode forgotPassword}. */
 export interface ExtensionRedirectOptions extends ExtensionCaptchaOptions {
   /** Where the email's link leads. */
-  redirectTo?: string | null;
+  redirectTo?: string | null | undefined;
 }
 
 /**
@@ -191,7 +191,7 @@ export function sendOtp(
 export function sendPhoneOtp(
   auth: AuthClient,
   phone: string,
-  options?: AuthCallOptions & { channel?: MessagingChannel | null },
+  options?: AuthCallOptions & { channel?: MessagingChannel | null | undefined },
 ): Promise<ServiceResult<void>> {
   options ??= {};
   return auth.signInWithOtp({ ...options, phone });

@@ -41,25 +41,28 @@ export interface ClaimsSource {
    * @param options A cancellation signal.
    * @returns The user (an object with its `id`) or a failure.
    */
-  getUser(accessToken: string, options?: { signal?: AbortSignal }): Promise<ServiceResult<unknown>>;
+  getUser(
+    accessToken: string,
+    options?: { signal?: AbortSignal | undefined },
+  ): Promise<ServiceResult<unknown>>;
 }
 
 /** Options of {@linkcode getClaims}. */
 export interface GetClaimsOptions {
   /** Verify the token (locally for ES256, else through the server). Default true. */
-  verify?: boolean;
+  verify?: boolean | undefined;
   /**
    * Accept a token past `exp`. Default false. Only a token verified locally
    * (ES256 with a `kid` the JWKS holds) can pass expired: the server, which
    * checks every other token, refuses an expired one (`UNAUTHORIZED`).
    */
-  allowExpired?: boolean;
+  allowExpired?: boolean | undefined;
   /** When given, the `iss` claim must equal it. */
-  expectedIssuer?: string | null;
+  expectedIssuer?: string | null | undefined;
   /** When given, `aud` (a string or an array) must be or contain it. */
-  expectedAudience?: string | null;
+  expectedAudience?: string | null | undefined;
   /** Cancels the JWKS or server call. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
 }
 
 const SIGNATURE_ALGORITHM: EcdsaParams = { name: "ECDSA", hash: "SHA-256" };
@@ -154,7 +157,7 @@ async function serverValidate(
   // The server accepts the token when it answers with the token's own user: any other answer (a
   // 2xx from a host a redirect or a proxy put in its place) proves nothing.
   if (r.ok) {
-    const id = (r.value as { id?: unknown } | null)?.id;
+    const id = (r.value as { id?: unknown | undefined } | null)?.id;
     // A string on both sides: `{}` against a token without `sub` is no user.
     return typeof id === "string" && id && id === decoded.payload.sub
       ? success(buildResult(decoded))
@@ -303,7 +306,7 @@ export async function getClaims(
  */
 export function createClaimsVerifier(
   client: BaseClient,
-  options?: { jwks?: JwksOptions },
+  options?: { jwks?: JwksOptions | undefined },
 ): ClaimsSource {
   const jwks = createJwksResolver(client, options?.jwks);
   return {

@@ -69,7 +69,9 @@ export const JWKS_PATH = "/.well-known/jwks.json";
  * console.log(JWKS_DEFAULTS.maxAgeMs); // 600000 (10 minutes)
  * ```
  */
-export const JWKS_DEFAULTS: Readonly<Required<Omit<JwksOptions, "cache">>> = /* @__PURE__ */ Object
+export const JWKS_DEFAULTS: {
+  readonly [K in Exclude<keyof JwksOptions, "cache">]-?: Exclude<JwksOptions[K], undefined>;
+} = /* @__PURE__ */ Object
   .freeze({
     // Literal numbers and a pure call: a bundle that never reads these drops them.
     maxAgeMs: 600_000, // 10 minutes
@@ -123,32 +125,32 @@ export interface JwksCache {
 /** Options of {@linkcode createJwksResolver}; every duration in milliseconds. */
 export interface JwksOptions {
   /** How long a fetched set is used before it is refreshed. Default 600000 (10 min). */
-  maxAgeMs?: number;
+  maxAgeMs?: number | undefined;
   /** No refetch for an unknown `kid` within this time of the last fetch, nor after a failed fetch. Default 30000. */
-  cooldownMs?: number;
+  cooldownMs?: number | undefined;
   /** How long a `kid` missing after a refetch is answered as absent. Default 60000. */
-  negativeCacheMs?: number;
+  negativeCacheMs?: number | undefined;
   /**
    * Longest wait on a fetch another caller started before fetching oneself,
    * and on the `cache`'s reads and writes; 0 waits for none. Default 2000.
    */
-  inflightWaitMs?: number;
+  inflightWaitMs?: number | undefined;
   /** Timeout of the JWKS request. Default 10000; 0 disables. */
-  timeout?: number;
+  timeout?: number | undefined;
   /** Largest JWKS body accepted, in bytes: a non-negative integer. Default 65536. */
-  maxBodyBytes?: number;
+  maxBodyBytes?: number | undefined;
   /** Storage that keeps the raw set across cold starts. */
-  cache?: JwksCache;
+  cache?: JwksCache | undefined;
 }
 
 /** Options of {@linkcode requestJwks}. */
 export interface RequestJwksOptions {
   /** Timeout in milliseconds; 0 disables. Default 10000. */
-  timeout?: number;
+  timeout?: number | undefined;
   /** Largest body accepted, in bytes. Default 65536. */
-  maxBodyBytes?: number;
+  maxBodyBytes?: number | undefined;
   /** Cancels the request. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
 }
 
 /**
@@ -254,7 +256,7 @@ function parseKeySet(
     });
   }
   // Null, a scalar or an array (whose `keys` is a method) has no `keys` array.
-  if (!Array.isArray((value as { keys?: unknown } | null)?.keys)) {
+  if (!Array.isArray((value as { keys?: unknown | undefined } | null)?.keys)) {
     return failure({
       message: "Cannot use the JWKS as it must be an object with a 'keys' array",
       category: "DECODE",
@@ -315,7 +317,7 @@ function badKid(kid: unknown): Promise<Failure> | null {
 /** Options of the resolver's look-ups. */
 export interface ResolveKeyOptions {
   /** Stops waiting (a shared fetch goes on for the other callers). */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
 }
 
 /**
@@ -335,7 +337,7 @@ export interface ResolveKeyOptions {
 export class JwksResolver {
   readonly #client: BaseClient;
   /** The checked durations and limits: the options over {@linkcode JWKS_DEFAULTS}. */
-  readonly #o: Required<Omit<JwksOptions, "cache">>;
+  readonly #o: { [K in Exclude<keyof JwksOptions, "cache">]-?: Exclude<JwksOptions[K], undefined> };
   readonly #cache: JwksCache | undefined;
   #state: KeySetState | null = null;
   #inflight: Flight | null = null;

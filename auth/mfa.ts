@@ -30,11 +30,11 @@ import { getUser } from "./user.ts";
 /** Options of {@linkcode mfaEnroll}. */
 export interface MfaEnrollOptions extends AuthCallOptions {
   /** Display name. */
-  friendlyName?: string | null;
+  friendlyName?: string | null | undefined;
   /** Issuer shown in authenticator apps (TOTP). */
-  issuer?: string | null;
+  issuer?: string | null | undefined;
   /** Phone number (phone factors). */
-  phone?: string | null;
+  phone?: string | null | undefined;
 }
 
 export function mfaEnroll(
@@ -66,7 +66,7 @@ export function mfaChallenge(
   client: BaseClient,
   accessToken: string,
   factorId: string,
-  o?: AuthCallOptions & { channel?: MessagingChannel | null },
+  o?: AuthCallOptions & { channel?: MessagingChannel | null | undefined },
 ): Promise<ServiceResult<MfaChallengeResponse>> {
   o ??= {};
   if (blank(accessToken) || blank(factorId)) {
@@ -88,7 +88,7 @@ export function mfaVerify(
   factorId: string,
   challengeId: string,
   code: string,
-  o?: AuthCallOptions & { webauthn?: MfaWebauthnVerification | null },
+  o?: AuthCallOptions & { webauthn?: MfaWebauthnVerification | null | undefined },
 ): Promise<ServiceResult<MfaVerifyResponse>> {
   o ??= {};
   if (blank(accessToken) || blank(factorId) || blank(challengeId)) {
@@ -132,7 +132,7 @@ export function mfaUnenroll(
     method: "DELETE",
     path: () => `/factors/${idSegment(factorId)}`,
     accessToken,
-    decode: (v) => ({ id: (v as { id?: string } | null)?.id ?? factorId }),
+    decode: (v) => ({ id: (v as { id?: string | undefined } | null)?.id ?? factorId }),
     options: o,
   });
 }

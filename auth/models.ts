@@ -117,19 +117,19 @@ export interface Session {
  */
 export interface UserUpdateRequest {
   /** New email. */
-  email?: string | null;
+  email?: string | null | undefined;
   /** New phone. */
-  phone?: string | null;
+  phone?: string | null | undefined;
   /** New password (masked in renderings of a {@linkcode userUpdateRequest}). */
-  password?: string | null;
+  password?: string | null | undefined;
   /** Current password (masked in renderings of a {@linkcode userUpdateRequest}). */
-  currentPassword?: string | null;
+  currentPassword?: string | null | undefined;
   /** User metadata. */
-  data?: JsonObjectInput | null;
+  data?: JsonObjectInput | null | undefined;
   /** Reauthentication nonce (masked in renderings of a {@linkcode userUpdateRequest}). */
-  nonce?: string | null;
+  nonce?: string | null | undefined;
   /** Messaging channel for phone changes. */
-  channel?: string | null;
+  channel?: string | null | undefined;
 }
 
 /**
@@ -191,11 +191,11 @@ export interface ParsedSessionTokens {
   /** Token type. */
   tokenType: string;
   /** The OAuth provider's access token, when the fragment carries one (masked in renderings). */
-  providerToken?: string | null;
+  providerToken?: string | null | undefined;
   /** The OAuth provider's refresh token, when the fragment carries one (masked in renderings). */
-  providerRefreshToken?: string | null;
+  providerRefreshToken?: string | null | undefined;
   /** What the link was for (`recovery`, `signup`, `magiclink`, `invite`...), when it says. */
-  type?: string | null;
+  type?: string | null | undefined;
 }
 
 /** TOTP enrolment details; QR code, secret and uri are masked in renderings. */
@@ -275,9 +275,9 @@ export interface MfaListFactorsResponse {
 /** A WebAuthn assertion standing in for a code. */
 export interface MfaWebauthnVerification {
   /** Verification type. */
-  type?: string | null;
+  type?: string | null | undefined;
   /** The serialised credential response. */
-  credentialResponse?: JsonObjectInput | null;
+  credentialResponse?: JsonObjectInput | null | undefined;
 }
 
 /** Current and next assurance levels. */
@@ -411,13 +411,13 @@ export interface NativeAuthCredential {
   /** The identity token (a JWT). */
   idToken: string;
   /** The provider access token. */
-  accessToken?: string | null;
+  accessToken?: string | null | undefined;
   /** The raw (un-hashed) nonce. */
-  nonce?: string | null;
+  nonce?: string | null | undefined;
   /** Full name (first authorization only, for some providers). */
-  fullName?: string | null;
+  fullName?: string | null | undefined;
   /** Email (first authorization only, for some providers). */
-  email?: string | null;
+  email?: string | null | undefined;
 }
 
 function decodeIdentity(json: unknown): UserIdentity {

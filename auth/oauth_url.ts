@@ -13,21 +13,21 @@ import { providerUrl } from "./_provider_url.ts";
 /** Options of the OAuth URL builders. */
 export interface OAuthUrlOptions {
   /** Where the provider returns (`redirect_to`). */
-  redirectTo?: string | null;
+  redirectTo?: string | null | undefined;
   /** Scopes, space-joined on the wire. Default none. */
-  scopes?: readonly string[];
+  scopes?: readonly string[] | undefined;
   /** Extra query parameters for the provider (e.g. `prompt`); a `state` key is refused (`TypeError`). */
-  queryParams?: Readonly<Record<string, string>>;
+  queryParams?: Readonly<Record<string, string>> | undefined;
   /**
    * Adds `skip_http_redirect=true`, as the document asks. Default false. GoTrue's `/authorize`
    * does not read it: it answers a 302 to the provider either way (and passes the parameter on
    * to it); only `/user/identities/authorize` (`linkIdentity`) answers JSON with it.
    */
-  skipBrowserRedirect?: boolean;
+  skipBrowserRedirect?: boolean | undefined;
   /** PKCE parameters: their challenge goes into the URL. */
-  pkceParams?: PkceParams | null;
+  pkceParams?: PkceParams | null | undefined;
   /** An invite token (`invite_token`). */
-  inviteToken?: string | null;
+  inviteToken?: string | null | undefined;
 }
 
 /**

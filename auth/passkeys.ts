@@ -43,7 +43,7 @@ const needToken = (t: string, what: string) =>
 export function passkeyStartRegistration(
   client: BaseClient,
   accessToken: string,
-  o?: AuthCallOptions & { captchaToken?: string | null },
+  o?: AuthCallOptions & { captchaToken?: string | null | undefined },
 ): Promise<ServiceResult<PasskeyRegistrationOptionsResponse>> {
   o ??= {};
   return needToken(accessToken, "start a passkey registration") ??
@@ -85,7 +85,7 @@ export function passkeyVerifyRegistration(
 
 export function passkeyStartAuthentication(
   client: BaseClient,
-  o?: AuthCallOptions & { captchaToken?: string | null },
+  o?: AuthCallOptions & { captchaToken?: string | null | undefined },
 ): Promise<ServiceResult<PasskeyAuthenticationOptionsResponse>> {
   o ??= {};
   return gotrue(client, {

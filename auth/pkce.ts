@@ -30,7 +30,7 @@ export interface PkceParams {
   /** The challenge sent in the authorize URL. */
   codeChallenge: string;
   /** `S256` (the default when absent) or `plain`. */
-  codeChallengeMethod?: string;
+  codeChallengeMethod?: string | undefined;
 }
 
 /** Options of {@linkcode generatePkceParams}. */
@@ -42,9 +42,9 @@ export interface GeneratePkceOptions {
    * goes in the authorize URL, so write `sha256: x ?? undefined`, not
    * `x ?? null`, to fall back to WebCrypto.
    */
-  sha256?: ((bytes: Uint8Array) => Uint8Array | Promise<Uint8Array>) | null;
+  sha256?: ((bytes: Uint8Array) => Uint8Array | Promise<Uint8Array>) | null | undefined;
   /** The challenge method. Default `S256` (`plain` when `sha256` is `null`); `plain` only when asked for. */
-  method?: "S256" | "plain";
+  method?: "S256" | "plain" | undefined;
 }
 
 /**

@@ -34,33 +34,33 @@ import { showValue } from "../core/_show.ts";
 /** Options of email sign-up. */
 export interface SignUpWithEmailOptions extends AuthCallOptions {
   /** User metadata. */
-  data?: JsonObjectInput | null;
+  data?: JsonObjectInput | null | undefined;
   /** Where the confirmation link leads (`redirect_to`). */
-  emailRedirectTo?: string | null;
+  emailRedirectTo?: string | null | undefined;
   /** Captcha token. */
-  captchaToken?: string | null;
+  captchaToken?: string | null | undefined;
   /** PKCE parameters; null = implicit flow. */
-  pkceParams?: PkceParams | null;
+  pkceParams?: PkceParams | null | undefined;
 }
 
 /** Options of phone sign-up. */
 export interface SignUpWithPhoneOptions extends AuthCallOptions {
   /** User metadata. */
-  data?: JsonObjectInput | null;
+  data?: JsonObjectInput | null | undefined;
   /** `redirect_to`. */
-  redirectTo?: string | null;
+  redirectTo?: string | null | undefined;
   /** Captcha token. */
-  captchaToken?: string | null;
+  captchaToken?: string | null | undefined;
   /** PKCE parameters. */
-  pkceParams?: PkceParams | null;
+  pkceParams?: PkceParams | null | undefined;
   /** How the code is delivered. */
-  channel?: MessagingChannel | null;
+  channel?: MessagingChannel | null | undefined;
 }
 
 /** Options carrying only a captcha token. */
 export interface CaptchaOptions extends AuthCallOptions {
   /** Captcha token. */
-  captchaToken?: string | null;
+  captchaToken?: string | null | undefined;
 }
 
 export function signUpWithEmail(
@@ -143,7 +143,7 @@ export function signInWithPassword(
 
 export function signInAnonymously(
   client: BaseClient,
-  o?: CaptchaOptions & { data?: JsonObjectInput | null },
+  o?: CaptchaOptions & { data?: JsonObjectInput | null | undefined },
 ): Promise<ServiceResult<Session>> {
   o ??= {};
   const bad = notObject(o.data, "data");
@@ -160,13 +160,13 @@ export function signInAnonymously(
 /** Options of the id_token grant. */
 export interface SignInWithIdTokenOptions extends CaptchaOptions {
   /** The provider's access token. */
-  accessToken?: string | null;
+  accessToken?: string | null | undefined;
   /** The raw nonce bound into the token. */
-  nonce?: string | null;
+  nonce?: string | null | undefined;
   /** OAuth client id (custom providers). */
-  clientId?: string | null;
+  clientId?: string | null | undefined;
   /** Issuer (required for custom OIDC providers). */
-  issuer?: string | null;
+  issuer?: string | null | undefined;
 }
 
 export function signInWithIdToken(
@@ -233,19 +233,19 @@ export function signInWithWeb3(
 /** Options of {@linkcode signInWithOtp}: exactly one of `email` and `phone`. */
 export interface SignInWithOtpOptions extends CaptchaOptions {
   /** Email to send the code or link to. */
-  email?: string | null;
+  email?: string | null | undefined;
   /** Phone to send the code to. */
-  phone?: string | null;
+  phone?: string | null | undefined;
   /** Create the user when missing; the server default when null. */
-  createUser?: boolean | null;
+  createUser?: boolean | null | undefined;
   /** Where the magic link leads. */
-  emailRedirectTo?: string | null;
+  emailRedirectTo?: string | null | undefined;
   /** Delivery channel (ignored for email). */
-  channel?: MessagingChannel | null;
+  channel?: MessagingChannel | null | undefined;
   /** Metadata stored when the user is created. */
-  data?: JsonObjectInput | null;
+  data?: JsonObjectInput | null | undefined;
   /** PKCE parameters. */
-  pkceParams?: PkceParams | null;
+  pkceParams?: PkceParams | null | undefined;
 }
 
 export function signInWithOtp(
@@ -278,11 +278,11 @@ export function signInWithOtp(
 /** Options of {@linkcode verifyOtp}: exactly one of `email` and `phone`. */
 export interface VerifyOtpOptions extends CaptchaOptions {
   /** The email the code was sent to. */
-  email?: string | null;
+  email?: string | null | undefined;
   /** The phone the code was sent to. */
-  phone?: string | null;
+  phone?: string | null | undefined;
   /** `redirect_to`. */
-  redirectTo?: string | null;
+  redirectTo?: string | null | undefined;
 }
 
 export function verifyOtp(
@@ -333,7 +333,10 @@ export function resend(
   client: BaseClient,
   target: { email: string } | { phone: string },
   type: OtpType,
-  o?: CaptchaOptions & { redirectTo?: string | null; pkceParams?: PkceParams | null },
+  o?: CaptchaOptions & {
+    redirectTo?: string | null | undefined;
+    pkceParams?: PkceParams | null | undefined;
+  },
 ): Promise<ServiceResult<void>> {
   o ??= {};
   const isEmail = "email" in target;
@@ -359,7 +362,10 @@ export function resend(
 export function resetPasswordForEmail(
   client: BaseClient,
   email: string,
-  o?: CaptchaOptions & { redirectTo?: string | null; pkceParams?: PkceParams | null },
+  o?: CaptchaOptions & {
+    redirectTo?: string | null | undefined;
+    pkceParams?: PkceParams | null | undefined;
+  },
 ): Promise<ServiceResult<void>> {
   o ??= {};
   if (blank(email)) return invalid("Cannot send a recovery email as 'email' is blank");

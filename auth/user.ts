@@ -59,9 +59,9 @@ export function getUser(
 /** Options of {@linkcode updateUser}: where an email change's confirmation link leads, and how. */
 export interface UpdateUserOptions extends AuthCallOptions {
   /** Where the email change's confirmation link leads (`redirect_to`). */
-  emailRedirectTo?: string | null;
+  emailRedirectTo?: string | null | undefined;
   /** PKCE parameters: the link then follows the PKCE flow. */
-  pkceParams?: PkceParams | null;
+  pkceParams?: PkceParams | null | undefined;
 }
 
 export function updateUser(
@@ -121,7 +121,7 @@ export function reauthenticate(
 export function signOut(
   client: BaseClient,
   accessToken: string,
-  o?: AuthCallOptions & { scope?: SignOutScope },
+  o?: AuthCallOptions & { scope?: SignOutScope | undefined },
 ): Promise<ServiceResult<void>> {
   o ??= {};
   if (blank(accessToken)) return invalid("Cannot sign out as 'accessToken' is blank");
@@ -144,13 +144,13 @@ export function signOut(
 /** Options of {@linkcode linkIdentity}. */
 export interface LinkIdentityOptions extends AuthCallOptions {
   /** Where the provider returns. */
-  redirectTo?: string | null;
+  redirectTo?: string | null | undefined;
   /** Scopes, space-joined on the wire. */
-  scopes?: readonly string[];
+  scopes?: readonly string[] | undefined;
   /** Extra query parameters. */
-  queryParams?: Readonly<Record<string, string>>;
+  queryParams?: Readonly<Record<string, string>> | undefined;
   /** PKCE parameters. */
-  pkceParams?: PkceParams | null;
+  pkceParams?: PkceParams | null | undefined;
 }
 
 export function linkIdentity(
@@ -206,17 +206,17 @@ export function unlinkIdentity(
 /** Options of {@linkcode getSsoUrl}: exactly one of `domain` and `providerId`. */
 export interface SsoOptions extends AuthCallOptions {
   /** Bearer token for setups that need an authenticated caller. */
-  accessToken?: string | null;
+  accessToken?: string | null | undefined;
   /** The organisation's email domain. */
-  domain?: string | null;
+  domain?: string | null | undefined;
   /** The SSO provider id. */
-  providerId?: string | null;
+  providerId?: string | null | undefined;
   /** Where to return. */
-  redirectTo?: string | null;
+  redirectTo?: string | null | undefined;
   /** PKCE parameters. */
-  pkceParams?: PkceParams | null;
+  pkceParams?: PkceParams | null | undefined;
   /** Captcha token. */
-  captchaToken?: string | null;
+  captchaToken?: string | null | undefined;
 }
 
 export function getSsoUrl(client: BaseClient, o: SsoOptions): Promise<ServiceResult<SsoResponse>> {

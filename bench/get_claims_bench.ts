@@ -100,7 +100,7 @@ if (warm.error) throw new Error(`auth-js getClaims failed in setup: ${warm.error
 // Bare WebCrypto: the floor any verifying getClaims must pay.
 const bareKey = await crypto.subtle.importKey(
   "jwk",
-  { kty: "EC", crv: "P-256", x: pub.x, y: pub.y },
+  { kty: "EC", crv: "P-256", x: pub.x!, y: pub.y! },
   { name: "ECDSA", namedCurve: "P-256" },
   false,
   ["verify"],

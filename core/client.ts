@@ -20,24 +20,24 @@ import { describeThrown } from "./_thrown.ts";
 /** Options of {@linkcode createBaseClient} and the root `createClient`. */
 export interface ClientOptions {
   /** The fetch implementation; `globalThis.fetch` (read at call time) by default. */
-  fetch?: typeof fetch;
+  fetch?: typeof fetch | undefined;
   /**
    * Headers added to every request (per-call headers still win): a record, a
    * `Headers` object or a list of pairs; names are kept lower-case. A name or
    * value that cannot be sent is a `TypeError` that does not quote it.
    */
-  headers?: Record<string, string> | Headers | Array<[string, string]>;
+  headers?: Record<string, string> | Headers | Array<[string, string]> | undefined;
   /**
    * Default timeout per call in milliseconds; 0 disables. Default 30000.
    * Simple uploads and downloads (whose length has no bound) take none unless
    * given one per call; each request of a resumable upload takes this one
    * (a chunk's, 1 s more per 64 KiB it carries).
    */
-  timeout?: number;
+  timeout?: number | undefined;
   /** Retry policy for calls that allow retrying. */
-  retry?: Partial<RetryPolicy>;
+  retry?: { [K in keyof RetryPolicy]?: RetryPolicy[K] | undefined } | undefined;
   /** An access token to start with (a blank one is ignored). */
-  accessToken?: string;
+  accessToken?: string | undefined;
 }
 
 /**

@@ -120,7 +120,8 @@ export function redactCause(
     redactSecrets(message, secrets),
     cause === undefined ? undefined : { cause: redactCause(cause, secrets, depth + 1) },
   );
-  copy.stack = stack && redactSecrets(stack, secrets);
+  // `Error.stack` is optional: an error without one gets none (undefined) here too.
+  (copy as { stack?: string | undefined }).stack = stack && redactSecrets(stack, secrets);
   // Own properties beyond these (`options`, `request`, `config`) can hold headers: drop them.
   const plain = Object.keys(error).every((k) => k === "cause" || k === "name" || k === "code");
   if (plain && copy.message === message && copy.stack === stack && copy.cause === cause) {
@@ -133,7 +134,7 @@ export function redactCause(
 /** GoTrue's `weak_password.reasons` (`length`, `characters`, `pwned`) as details text. */
 function weakPasswordReasons(value: unknown): string | null {
   const reasons = value && typeof value === "object"
-    ? (value as { reasons?: unknown }).reasons
+    ? (value as { reasons?: unknown | undefined }).reasons
     : null;
   return Array.isArray(reasons) && reasons.length > 0 && reasons.every((r) => typeof r === "string")
     ? reasons.join(", ")
@@ -174,7 +175,7 @@ export interface ErrorResponseParts {
   /** The body, already cut to a bounded length; empty when there was none. */
   body: string;
   /** Whether `body` was cut short. */
-  truncated?: boolean;
+  truncated?: boolean | undefined;
 }
 
 /**

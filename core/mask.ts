@@ -71,7 +71,8 @@ export function withMaskedFields<T extends object>(
   const mask = (value: unknown, path: object[], top: number): unknown => {
     if (value === null || typeof value !== "object") return value;
     if (path.length - top > 8 || path.includes(value)) return "[…]";
-    const inner = (value as { [MASKED_COPY]?: (path: object[]) => unknown })[MASKED_COPY];
+    const inner =
+      (value as { [MASKED_COPY]?: ((path: object[]) => unknown) | undefined })[MASKED_COPY];
     if (value !== obj && typeof inner === "function") return inner(path);
     path.push(value);
     try {

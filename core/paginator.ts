@@ -43,7 +43,7 @@ export interface Paginator<T> {
    * @param options Cancellation.
    * @returns The page's items, or the failure.
    */
-  loadNext(options?: { signal?: AbortSignal }): Promise<ServiceResult<readonly T[]>>;
+  loadNext(options?: { signal?: AbortSignal | undefined }): Promise<ServiceResult<readonly T[]>>;
 }
 
 /** Fetches one page: `limit` items from `offset`. */
@@ -75,7 +75,7 @@ export type PageFetcher<T> = (
 export function createPaginator<T>(
   pageSize: number,
   fetchPage: PageFetcher<T>,
-  options?: { endOnShortPage?: boolean },
+  options?: { endOnShortPage?: boolean | undefined },
 ): Paginator<T> {
   options ??= {};
   const endOnShortPage = options.endOnShortPage ?? true;
@@ -144,7 +144,7 @@ export function createPaginator<T>(
     isLoading,
     isEnd,
     error,
-    loadNext(options?: { signal?: AbortSignal }) {
+    loadNext(options?: { signal?: AbortSignal | undefined }) {
       if (isEnd.value) return Promise.resolve(success([] as readonly T[]));
       const signal = options?.signal;
       const refused = refusedSignal(signal);

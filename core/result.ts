@@ -63,17 +63,17 @@ export interface ServiceErrorInit {
   /** The error's kind. */
   category: ErrorCategory;
   /** HTTP status when the server answered. */
-  status?: number | null;
+  status?: number | null | undefined;
   /** The server's error code (`error_code`, `code`, `error`) when it sent one. */
-  code?: string | null;
+  code?: string | null | undefined;
   /** PostgREST `details`, when sent. */
-  details?: string | null;
+  details?: string | null | undefined;
   /** PostgREST `hint`, when sent. */
-  hint?: string | null;
+  hint?: string | null | undefined;
   /** Seconds the server asked to wait (`Retry-After`), when sent. */
-  retryAfter?: number | null;
+  retryAfter?: number | null | undefined;
   /** The underlying error, if any. */
-  cause?: unknown;
+  cause?: unknown | undefined;
 }
 
 /**

@@ -72,7 +72,7 @@ export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([
  * @returns The complete policy.
  */
 export function resolveRetryPolicy(
-  partial?: Partial<RetryPolicy>,
+  partial?: { [K in keyof RetryPolicy]?: RetryPolicy[K] | undefined },
 ): RetryPolicy {
   // A field given as undefined takes its default, as an absent one does.
   const given = Object.fromEntries(

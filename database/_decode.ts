@@ -11,8 +11,8 @@ import type { BlockResult } from "./where_builder.ts";
 
 /** The validator of a typed call, and its signal (a validation that never settles is cancelled). */
 interface DecodeOptions<T> {
-  validator?: Validator<T> | null;
-  signal?: AbortSignal;
+  validator?: Validator<T> | null | undefined;
+  signal?: AbortSignal | undefined;
 }
 
 /** Parses a body; integers beyond 2^53 (`int8` ids) are read as exact `bigint`s. */

@@ -114,12 +114,12 @@ export function acceptHeader(
 
 /** Preference directives, in PostgREST's syntax. */
 export interface Preferences {
-  count?: CountOption | null;
-  returning?: ReturnOption | null;
-  resolution?: UpsertResolution | null;
-  missingDefault?: boolean;
-  rollback?: boolean;
-  maxAffected?: number | null;
+  count?: CountOption | null | undefined;
+  returning?: ReturnOption | null | undefined;
+  resolution?: UpsertResolution | null | undefined;
+  missingDefault?: boolean | undefined;
+  rollback?: boolean | undefined;
+  maxAffected?: number | null | undefined;
 }
 
 /**
@@ -225,15 +225,15 @@ export interface PgRequest {
   /** Request headers. */
   headers: Record<string, string>;
   /** Body, sent verbatim. */
-  body?: string;
+  body?: string | undefined;
   /** Body media type. */
-  contentType?: string;
+  contentType?: string | undefined;
   /** Whether the transport may retry. */
   retry: boolean;
   /** Cancellation. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** Timeout in milliseconds. */
-  timeout?: number;
+  timeout?: number | undefined;
 }
 
 /** A PostgREST answer: body text and headers. */

@@ -61,89 +61,89 @@ function onConflictReadsWhole(text: string): boolean {
 /** Options every database call accepts. */
 export interface CallOptions {
   /** Cancels the call. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** Timeout in milliseconds; the client's default when absent. */
-  timeout?: number;
+  timeout?: number | undefined;
   /** Extra request headers, merged over the computed ones: a record, a `Headers` object or a list of pairs. */
-  headers?: Record<string, string> | Headers | Array<[string, string]>;
+  headers?: Record<string, string> | Headers | Array<[string, string]> | undefined;
 }
 
 /** Options of {@linkcode DatabaseClient.select}. */
 export interface SelectOptions extends CallOptions {
   /** Schema, sent as `Accept-Profile`. */
-  schema?: string | null;
+  schema?: string | null | undefined;
   /** The `select=` projection. Default `*`. */
-  columns?: string;
+  columns?: string | undefined;
   /** Response format. Default ROWS. */
-  format?: ResponseFormat;
+  format?: ResponseFormat | undefined;
   /** Count option (`Prefer: count=`). */
-  count?: CountOption | null;
+  count?: CountOption | null | undefined;
   /** Drop null fields from rows. Default false. */
-  stripNulls?: boolean;
+  stripNulls?: boolean | undefined;
   /** Return the query plan instead of rows. */
-  explain?: ExplainOptions | null;
+  explain?: ExplainOptions | null | undefined;
   /** Let the transport retry this read. Default true. */
-  retry?: boolean;
+  retry?: boolean | undefined;
   /** Filters, order and pagination. */
-  block?: (q: QueryBuilder) => BlockResult;
+  block?: ((q: QueryBuilder) => BlockResult) | undefined;
 }
 
 /** Options of {@linkcode DatabaseClient.selectCount}. */
 export interface SelectCountOptions extends CallOptions {
   /** Schema, sent as `Accept-Profile`. */
-  schema?: string | null;
+  schema?: string | null | undefined;
   /** The `select=` projection. Default `*`. */
-  columns?: string;
+  columns?: string | undefined;
   /** Count option. Default EXACT. */
-  count?: CountOption;
+  count?: CountOption | undefined;
   /** Filters. */
-  block?: (q: QueryBuilder) => BlockResult;
+  block?: ((q: QueryBuilder) => BlockResult) | undefined;
 }
 
 /** Options of {@linkcode DatabaseClient.selectRange}. */
 export interface SelectRangeOptions extends SelectCountOptions {
   /** Response format. Default ROWS. */
-  format?: ResponseFormat;
+  format?: ResponseFormat | undefined;
   /** Drop null fields. Default false. */
-  stripNulls?: boolean;
+  stripNulls?: boolean | undefined;
 }
 
 /** Options of {@linkcode DatabaseClient.insert}. */
 export interface InsertOptions extends CallOptions {
   /** Schema, sent as `Content-Profile`. */
-  schema?: string | null;
+  schema?: string | null | undefined;
   /** Columns sent as `columns=`; for an array body, the union of all rows' keys when absent. */
-  columns?: readonly string[] | null;
+  columns?: readonly string[] | null | undefined;
   /** Upsert instead of insert. Default false. */
-  upsert?: boolean;
+  upsert?: boolean | undefined;
   /** What an upsert does with an existing row. Default MERGE_DUPLICATES. */
-  upsertResolution?: UpsertResolution;
+  upsertResolution?: UpsertResolution | undefined;
   /** Missing columns become NULL (true) or their default (false). Default true. */
-  defaultToNull?: boolean;
+  defaultToNull?: boolean | undefined;
   /** The unique columns an upsert resolves on (`on_conflict=`). */
-  onConflict?: string | null;
+  onConflict?: string | null | undefined;
   /** What the write returns. Default REPRESENTATION. */
-  returning?: ReturnOption;
+  returning?: ReturnOption | undefined;
   /** Count option. */
-  count?: CountOption | null;
+  count?: CountOption | null | undefined;
   /** Drop null fields from returned rows. Default false. */
-  stripNulls?: boolean;
+  stripNulls?: boolean | undefined;
   /** Roll the transaction back (`tx=rollback`; see {@linkcode MutateOptions.rollback}). Default false. */
-  rollback?: boolean;
+  rollback?: boolean | undefined;
   /** Body media type; the body is sent verbatim. Default application/json. */
-  contentType?: string;
+  contentType?: string | undefined;
 }
 
 /** Options of {@linkcode DatabaseClient.update} and {@linkcode DatabaseClient.delete}. */
 export interface MutateOptions extends CallOptions {
   /** Schema, sent as `Content-Profile`. */
-  schema?: string | null;
+  schema?: string | null | undefined;
   /** What the write returns. Default REPRESENTATION. */
-  returning?: ReturnOption;
+  returning?: ReturnOption | undefined;
   /** Count option. */
-  count?: CountOption | null;
+  count?: CountOption | null | undefined;
   /** Drop null fields from returned rows. Default false. */
-  stripNulls?: boolean;
+  stripNulls?: boolean | undefined;
   /**
    * Roll the transaction back (`tx=rollback`). Default false. PostgREST
    * honours it only when its `db-tx-end` allows overrides
@@ -156,53 +156,53 @@ export interface MutateOptions extends CallOptions {
    * unless a handling is already named, so that its answer lists what was
    * applied.
    */
-  rollback?: boolean;
+  rollback?: boolean | undefined;
   /** Fail instead of touching more rows than this (> 0). */
-  maxAffected?: number | null;
+  maxAffected?: number | null | undefined;
   /**
    * Return the plan instead of mutating. With `analyze`, PostgreSQL runs the
    * statement, so it needs `rollback` (`Failure(INVALID_ARGUMENT)` otherwise).
    */
-  explain?: ExplainOptions | null;
+  explain?: ExplainOptions | null | undefined;
   /** Projection of the returned rows (`select=`). */
-  columns?: string;
+  columns?: string | undefined;
 }
 
 /** Options of {@linkcode DatabaseClient.replace}. */
 export interface ReplaceOptions extends CallOptions {
   /** Schema, sent as `Content-Profile`. */
-  schema?: string | null;
+  schema?: string | null | undefined;
   /** What the write returns. Default REPRESENTATION. */
-  returning?: ReturnOption;
+  returning?: ReturnOption | undefined;
   /** Projection of the returned representation. Default `*`. */
-  columns?: string;
+  columns?: string | undefined;
 }
 
 /** Options of {@linkcode DatabaseClient.rpc}. */
 export interface RpcOptions extends CallOptions {
   /** Schema, sent as `Content-Profile`. */
-  schema?: string | null;
+  schema?: string | null | undefined;
   /** A JSON object of named arguments (or a scalar body with `contentType`). */
-  params?: string | null;
+  params?: string | null | undefined;
   /** Response format. Default ROWS; HEAD sends a HEAD request. */
-  format?: ResponseFormat;
+  format?: ResponseFormat | undefined;
   /** Count option. */
-  count?: CountOption | null;
+  count?: CountOption | null | undefined;
   /** Drop null fields. Default false. */
-  stripNulls?: boolean;
+  stripNulls?: boolean | undefined;
   /** Roll the transaction back (`tx=rollback`; see {@linkcode MutateOptions.rollback}). Default false. */
-  rollback?: boolean;
+  rollback?: boolean | undefined;
   /** Fail instead of touching more rows than this (> 0). */
-  maxAffected?: number | null;
+  maxAffected?: number | null | undefined;
   /**
    * Return the plan. With `analyze` on a POST, PostgreSQL runs the function,
    * so it needs `rollback` (`Failure(INVALID_ARGUMENT)` otherwise).
    */
-  explain?: ExplainOptions | null;
+  explain?: ExplainOptions | null | undefined;
   /** Body media type, sent verbatim. Default application/json. */
-  contentType?: string;
+  contentType?: string | undefined;
   /** Filters, order and pagination on a set-returning function. */
-  block?: (q: QueryBuilder) => BlockResult;
+  block?: ((q: QueryBuilder) => BlockResult) | undefined;
 }
 
 /**
@@ -220,9 +220,9 @@ export type RpcQueryParams =
 /** Options of {@linkcode DatabaseClient.rpcGet}. */
 export interface RpcGetOptions extends CallOptions {
   /** Schema, sent as `Accept-Profile`. */
-  schema?: string | null;
+  schema?: string | null | undefined;
   /** Arguments as query parameters. Default none. */
-  queryParams?: RpcQueryParams;
+  queryParams?: RpcQueryParams | undefined;
   /**
    * Arguments as one object (or its JSON text), flattened after the
    * query parameters: nulls omitted, objects and arrays as JSON text (pass a
@@ -233,19 +233,19 @@ export interface RpcGetOptions extends CallOptions {
    * `rpcGet` resolve `Failure(INVALID_ARGUMENT)`; `queryParams` go as they
    * are (filters on the result included).
    */
-  params?: string | RpcParamsObject | null;
+  params?: string | RpcParamsObject | null | undefined;
   /** Response format. Default ROWS. */
-  format?: ResponseFormat;
+  format?: ResponseFormat | undefined;
   /** Count option. */
-  count?: CountOption | null;
+  count?: CountOption | null | undefined;
   /** Drop null fields. Default false. */
-  stripNulls?: boolean;
+  stripNulls?: boolean | undefined;
   /** Return the plan. */
-  explain?: ExplainOptions | null;
+  explain?: ExplainOptions | null | undefined;
   /** Let the transport retry. Default true. */
-  retry?: boolean;
+  retry?: boolean | undefined;
   /** Filters, order and pagination. */
-  block?: (q: QueryBuilder) => BlockResult;
+  block?: ((q: QueryBuilder) => BlockResult) | undefined;
 }
 
 export type { PgRequest, PgResponse } from "./_request.ts";
@@ -900,7 +900,7 @@ export function flattenParams(
   for (const [k, raw] of Object.entries(obj as Record<string, unknown>)) {
     // As JSON would encode it: a Date (anything with toJSON) becomes its string.
     const v = raw !== null && typeof raw === "object" &&
-        typeof (raw as { toJSON?: unknown }).toJSON === "function"
+        typeof (raw as { toJSON?: unknown | undefined }).toJSON === "function"
       ? (raw as { toJSON(): unknown }).toJSON()
       : raw;
     if (v === null || v === undefined) continue;

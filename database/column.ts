@@ -21,7 +21,7 @@ export interface Column<T> {
   /** The wire column name (dotted names filter embedded resources). */
   readonly name: string;
   /** Phantom field carrying `T` for type checking; never present at run time. */
-  readonly __valueType?: T;
+  readonly __valueType?: T | undefined;
 }
 
 /**

@@ -169,17 +169,17 @@ export type TextSearchType = typeof TextSearchType[keyof typeof TextSearchType];
 /** Options of `explain`: every flag defaults to false, the format to TEXT. */
 export interface ExplainOptions {
   /** Run the query (EXPLAIN ANALYZE). */
-  analyze?: boolean;
+  analyze?: boolean | undefined;
   /** Verbose plan. */
-  verbose?: boolean;
+  verbose?: boolean | undefined;
   /** Include settings. */
-  settings?: boolean;
+  settings?: boolean | undefined;
   /** Include buffer usage (needs analyze). */
-  buffers?: boolean;
+  buffers?: boolean | undefined;
   /** Include WAL usage (needs analyze). */
-  wal?: boolean;
+  wal?: boolean | undefined;
   /** The plan format. */
-  format?: ExplainFormat;
+  format?: ExplainFormat | undefined;
 }
 
 /** An inclusive range of row positions. */

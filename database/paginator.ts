@@ -18,15 +18,15 @@ import { showValue } from "../core/_show.ts";
 /** Options of {@linkcode paginator}. */
 export interface PaginatorOptions<T> {
   /** Rows per page, > 0. Default 20. */
-  pageSize?: number;
+  pageSize?: number | undefined;
   /** Schema (`Accept-Profile`). */
-  schema?: string | null;
+  schema?: string | null | undefined;
   /** The `select=` projection. Default `*`. */
-  columns?: string;
+  columns?: string | undefined;
   /** Filters and a stable order; must not set range, limit or offset. */
-  block?: (q: QueryBuilder) => BlockResult;
+  block?: ((q: QueryBuilder) => BlockResult) | undefined;
   /** Checks each row. */
-  validator?: Validator<T> | null;
+  validator?: Validator<T> | null | undefined;
 }
 
 /**

@@ -16,11 +16,11 @@ import { showValue } from "../core/_show.ts";
 /** Options of {@linkcode QueryBuilder.orderBy}. */
 export interface OrderByOptions {
   /** Direction. Default ASC. */
-  order?: Order;
+  order?: Order | undefined;
   /** Where nulls sort; the server default when absent. */
-  nulls?: Nulls | null;
+  nulls?: Nulls | null | undefined;
   /** Orders an embedded resource instead of the top level. */
-  referencedTable?: string | null;
+  referencedTable?: string | null | undefined;
 }
 
 function checkCount(
@@ -130,7 +130,7 @@ export class QueryBuilder {
    * @param options `referencedTable` caps an embedded resource.
    * @returns This builder.
    */
-  limit(count: number, options?: { referencedTable?: string | null }): this {
+  limit(count: number, options?: { referencedTable?: string | null | undefined }): this {
     options ??= {};
     put(
       this.#limit,
@@ -147,7 +147,7 @@ export class QueryBuilder {
    * @param options `referencedTable` offsets an embedded resource.
    * @returns This builder.
    */
-  offset(count: number, options?: { referencedTable?: string | null }): this {
+  offset(count: number, options?: { referencedTable?: string | null | undefined }): this {
     options ??= {};
     put(
       this.#offset,
@@ -168,7 +168,7 @@ export class QueryBuilder {
    * @param options `referencedTable` windows an embedded resource.
    * @returns This builder.
    */
-  range(from: number, to: number, options?: { referencedTable?: string | null }): this {
+  range(from: number, to: number, options?: { referencedTable?: string | null | undefined }): this {
     // The document's Limits: thrown by the operations, never a Failure.
     options ??= {};
     checkCount(from, "range 'from'", LimitError);

@@ -29,27 +29,27 @@ import type { Validator } from "./validator.ts";
 /** Options of the typed POST RPC calls. */
 export interface TypedRpcOptions<T> extends CallOptions {
   /** Schema (`Content-Profile`). */
-  schema?: string | null;
+  schema?: string | null | undefined;
   /** Named arguments: a raw JSON string, or an object (or Map) encoded to JSON. */
-  params?: string | RpcParamsObject | null;
+  params?: string | RpcParamsObject | null | undefined;
   /** Filters, order and pagination on a set-returning function. */
-  block?: (q: QueryBuilder) => BlockResult;
+  block?: ((q: QueryBuilder) => BlockResult) | undefined;
   /** Checks each decoded value. */
-  validator?: Validator<T> | null;
+  validator?: Validator<T> | null | undefined;
 }
 
 /** Options of the typed GET RPC calls. */
 export interface TypedRpcGetOptions<T> extends CallOptions {
   /** Schema (`Accept-Profile`). */
-  schema?: string | null;
+  schema?: string | null | undefined;
   /** Arguments as query parameters. */
-  queryParams?: RpcQueryParams;
+  queryParams?: RpcQueryParams | undefined;
   /** Arguments as an object: top-level fields flattened, objects and arrays as JSON text (a Postgres array parameter takes its literal as a string, `"{1,2}"`), nulls omitted. */
-  params?: RpcParamsObject | null;
+  params?: RpcParamsObject | null | undefined;
   /** Filters, order and pagination. */
-  block?: (q: QueryBuilder) => BlockResult;
+  block?: ((q: QueryBuilder) => BlockResult) | undefined;
   /** Checks each decoded value. */
-  validator?: Validator<T> | null;
+  validator?: Validator<T> | null | undefined;
 }
 
 function paramsText(
@@ -302,7 +302,9 @@ export function rpcCsv(
 export function rpcHead(
   db: DatabaseClient,
   fn: string,
-  options?: Omit<TypedRpcOptions<unknown>, "validator"> & { count?: CountOption | null },
+  options?: Omit<TypedRpcOptions<unknown>, "validator"> & {
+    count?: CountOption | null | undefined;
+  },
 ): Promise<ServiceResult<void>> {
   options ??= {};
   return call(db, fn, options, ResponseFormat.HEAD, options.count).then(discard);
@@ -502,7 +504,9 @@ export function rpcGetCsv(
 export function rpcGetHead(
   db: DatabaseClient,
   fn: string,
-  options?: Omit<TypedRpcGetOptions<unknown>, "validator"> & { count?: CountOption | null },
+  options?: Omit<TypedRpcGetOptions<unknown>, "validator"> & {
+    count?: CountOption | null | undefined;
+  },
 ): Promise<ServiceResult<void>> {
   options ??= {};
   return callGet(db, fn, options, ResponseFormat.HEAD, options.count).then(discard);

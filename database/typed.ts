@@ -36,13 +36,13 @@ import { plainJson, plainOf } from "./_encode.ts";
 /** Options of the typed reads. */
 export interface TypedSelectOptions<T> extends CallOptions {
   /** Schema (`Accept-Profile`). */
-  schema?: string | null;
+  schema?: string | null | undefined;
   /** The `select=` projection. Default `*`. */
-  columns?: string;
+  columns?: string | undefined;
   /** Filters, order and pagination. */
-  block?: (q: QueryBuilder) => BlockResult;
+  block?: ((q: QueryBuilder) => BlockResult) | undefined;
   /** Checks each row. */
-  validator?: Validator<T> | null;
+  validator?: Validator<T> | null | undefined;
 }
 
 /**
@@ -201,7 +201,7 @@ export function selectMaybeSingleTyped<T>(
 export function selectWithCountTyped<T>(
   db: DatabaseClient,
   table: string,
-  options?: TypedSelectOptions<T> & { count?: CountOption },
+  options?: TypedSelectOptions<T> & { count?: CountOption | undefined },
 ): Promise<ServiceResult<PostgrestPage<T>>> {
   options ??= {};
   return guarded(() =>
@@ -292,7 +292,7 @@ export function selectCsv(
 export function selectHead(
   db: DatabaseClient,
   table: string,
-  options?: Omit<SelectCountOptions, "count"> & { count?: CountOption | null },
+  options?: Omit<SelectCountOptions, "count"> & { count?: CountOption | null | undefined },
 ): Promise<ServiceResult<void>> {
   options ??= {};
   return db.select(table, { ...options, format: ResponseFormat.HEAD }).then(discard);
@@ -311,7 +311,7 @@ export type TypedInsertOptions<T> =
     | "timeout"
     | "headers"
   >
-  & { upsert?: boolean; validator?: Validator<T> | null };
+  & { upsert?: boolean | undefined; validator?: Validator<T> | null | undefined };
 
 function encodeJson(value: unknown, what: string): string {
   if (value === undefined) throw new TypeError(`Cannot ${what} as the value is undefined`);
@@ -518,7 +518,7 @@ function withoutNulls(value: unknown): string {
 export type TypedMutateOptions<T> =
   & Pick<MutateOptions, "schema" | "count" | "signal" | "timeout" | "headers" | "maxAffected">
   & {
-    validator?: Validator<T> | null;
+    validator?: Validator<T> | null | undefined;
   };
 
 /**
@@ -642,7 +642,7 @@ export function deleteTyped<T>(
   db: DatabaseClient,
   table: string,
   block: ((w: WhereBuilder) => BlockResult) | null,
-  options?: TypedMutateOptions<T> & { returning?: ReturnOption },
+  options?: TypedMutateOptions<T> & { returning?: ReturnOption | undefined },
 ): Promise<ServiceResult<T[]>> {
   options ??= {};
   const returning = options.returning ?? ReturnOption.REPRESENTATION;

@@ -66,7 +66,7 @@ export type Validator<T> =
 export async function validateAll<T>(
   values: readonly unknown[],
   validator?: Validator<T> | null,
-  options?: { signal?: AbortSignal },
+  options?: { signal?: AbortSignal | undefined },
 ): Promise<ServiceResult<T[]>> {
   options ??= {};
   if (!validator) return success(values as T[]);
@@ -74,9 +74,9 @@ export async function validateAll<T>(
   if (refused) return refused;
   // A Standard Schema first: some (arktype) are also callable, and their call
   // returns an error object instead of throwing.
-  let standard: { validate?: unknown } | undefined;
+  let standard: { validate?: unknown | undefined } | undefined;
   try {
-    standard = (validator as { "~standard"?: typeof standard })["~standard"];
+    standard = (validator as { "~standard"?: typeof standard | undefined })["~standard"];
   } catch (cause) {
     // A throwing getter is a broken validator, as a throwing validate is: never a rejection.
     return failure({

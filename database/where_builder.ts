@@ -50,9 +50,9 @@ export interface ClosedRange<T> {
 /** Options of {@linkcode WhereBuilder.textSearch}. */
 export interface TextSearchOptions {
   /** The text-search configuration, e.g. `english`. */
-  config?: string | null;
+  config?: string | null | undefined;
   /** How the query is parsed. Default PLAIN. */
-  type?: TextSearchType;
+  type?: TextSearchType | undefined;
 }
 
 /**
@@ -99,7 +99,7 @@ function operandText(value: unknown, what: string): string {
  * every row): it is refused here at compile time, as it is at run time.
  */
 export type BlockResult =
-  | (object & { readonly then?: never })
+  | (object & { readonly then?: never | undefined })
   | string
   | number
   | boolean
@@ -598,7 +598,10 @@ export class WhereBuilder {
    * @param options `referencedTable` filters an embedded resource.
    * @returns This builder.
    */
-  or(block: (w: WhereBuilder) => BlockResult, options?: { referencedTable?: string | null }): this {
+  or(
+    block: (w: WhereBuilder) => BlockResult,
+    options?: { referencedTable?: string | null | undefined },
+  ): this {
     options ??= {};
     return this.#group("or", options.referencedTable ?? null, block);
   }
@@ -612,7 +615,7 @@ export class WhereBuilder {
    */
   and(
     block: (w: WhereBuilder) => BlockResult,
-    options?: { referencedTable?: string | null },
+    options?: { referencedTable?: string | null | undefined },
   ): this {
     options ??= {};
     return this.#group("and", options.referencedTable ?? null, block);

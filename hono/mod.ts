@@ -90,11 +90,11 @@ export interface FetchbaseAuthOptions {
   /** The project API key (the anon key). */
   apiKey: string;
   /** When given, the token's `iss` must equal it. */
-  issuer?: string | null;
+  issuer?: string | null | undefined;
   /** When given, the token's `aud` must be or contain it. Default `authenticated`. */
-  audience?: string | null;
+  audience?: string | null | undefined;
   /** Require MFA (`aal2`); a lower level is answered 403. Default false. */
-  requireAal2?: boolean;
+  requireAal2?: boolean | undefined;
   /**
    * The `realm` of the `WWW-Authenticate` challenges (RFC 6750 §3), printable
    * ASCII (`TypeError` at creation otherwise). Given, every challenge carries
@@ -102,7 +102,7 @@ export interface FetchbaseAuthOptions {
    * does, as `realm=""` (that challenge must carry a parameter and may carry
    * no error code).
    */
-  realm?: string;
+  realm?: string | undefined;
   /**
    * Options of both clients: the one that verifies tokens and the per-request
    * `fetchbase` client handlers use (e.g. an injected `fetch`). The verifying
@@ -115,9 +115,9 @@ export interface FetchbaseAuthOptions {
    * usual defaults. Its `headers` must not hold `Authorization`: the
    * per-request client carries the caller's token (`TypeError` at creation).
    */
-  clientOptions?: ClientOptions;
+  clientOptions?: ClientOptions | undefined;
   /** An auth client to share (its JWKS cache lives across requests). */
-  auth?: AuthClient;
+  auth?: AuthClient | undefined;
 }
 
 /** The verification client's defaults: fail fast (one attempt, 5 s). */

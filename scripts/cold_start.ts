@@ -85,7 +85,13 @@ async function time(
   env?: Record<string, string>,
 ): Promise<number> {
   const start = performance.now();
-  const out = await new Deno.Command(cmd, { args, env, cwd: root, stdout: "null", stderr: "piped" })
+  const out = await new Deno.Command(cmd, {
+    args,
+    env: env ?? {},
+    cwd: root,
+    stdout: "null",
+    stderr: "piped",
+  })
     .output();
   const elapsed = performance.now() - start;
   const stderr = new TextDecoder().decode(out.stderr);

@@ -308,7 +308,9 @@ function heldCopy(
     cause: e.cause === undefined ? undefined : redactStoreError(e.cause, secrets, depth + 1),
   });
   copy.name = e.name;
-  copy.stack = e.stack === undefined ? undefined : text(e.stack);
+  (copy as { stack?: string | undefined }).stack = e.stack === undefined
+    ? undefined
+    : text(e.stack);
   for (const k of ["errors", "error", "suppressed"]) {
     if (!(k in e)) continue;
     const v = e[k];

@@ -191,7 +191,7 @@ export async function signUpWithPhoneAndSaveSession(
 export async function signInAnonymouslyAndSaveSession(
   auth: AuthClient,
   manager: SessionManager,
-  options?: CaptchaOptions & { data?: JsonObjectInput | null },
+  options?: CaptchaOptions & { data?: JsonObjectInput | null | undefined },
 ): Promise<ServiceResult<Session>> {
   const r = await auth.signInAnonymously(options);
   return r.ok ? await saved(manager, r.value, r, undefined, options?.signal) : r;

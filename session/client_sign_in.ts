@@ -145,7 +145,7 @@ export function signInWithPhone(
  */
 export function signInAnonymously(
   client: BaseClient,
-  options?: CaptchaOptions & { data?: JsonObjectInput | null },
+  options?: CaptchaOptions & { data?: JsonObjectInput | null | undefined },
 ): Promise<ServiceResult<Session>> {
   options ??= {};
   return applied(client, authOf(client).signInAnonymously(options));
@@ -172,7 +172,10 @@ export function signInWithIdToken(
   client: BaseClient,
   provider: OAuthProvider | string,
   idToken: string,
-  options?: CaptchaOptions & { accessToken?: string | null; nonce?: string | null },
+  options?: CaptchaOptions & {
+    accessToken?: string | null | undefined;
+    nonce?: string | null | undefined;
+  },
 ): Promise<ServiceResult<Session>> {
   options ??= {};
   return applied(client, authOf(client).signInWithIdToken(provider, idToken, options));
@@ -227,7 +230,7 @@ export async function signUpWithEmail(
  */
 export async function signOut(
   client: BaseClient,
-  options?: AuthCallOptions & { scope?: SignOutScope },
+  options?: AuthCallOptions & { scope?: SignOutScope | undefined },
 ): Promise<ServiceResult<void>> {
   options ??= {};
   const token = client.accessToken;
@@ -280,7 +283,7 @@ export async function signInWith(
   auth: AuthClient,
   provider: NativeAuthProvider,
   options?: CaptchaOptions & {
-    onCredential?: (credential: NativeAuthCredential) => void | Promise<void>;
+    onCredential?: ((credential: NativeAuthCredential) => void | Promise<void>) | undefined;
   },
 ): Promise<ServiceResult<Session>> {
   // A signal of the wrong type is refused before the native sheet is shown, not after.
@@ -383,7 +386,7 @@ export async function signInWithAndSaveSession(
   manager: SessionManager,
   provider: NativeAuthProvider,
   options?: CaptchaOptions & {
-    onCredential?: (credential: NativeAuthCredential) => void | Promise<void>;
+    onCredential?: ((credential: NativeAuthCredential) => void | Promise<void>) | undefined;
   },
 ): Promise<ServiceResult<Session>> {
   options ??= {};
@@ -407,7 +410,7 @@ const NONCE_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123
  * @param options `byteCount`: how many characters. Default 32, minimum 16.
  * @returns The nonce.
  */
-export function generateNonce(options?: { byteCount?: number }): string {
+export function generateNonce(options?: { byteCount?: number | undefined }): string {
   options ??= {};
   const byteCount = options.byteCount ?? 32;
   if (!Number.isInteger(byteCount) || byteCount < 16) {
@@ -433,7 +436,7 @@ function keptCode(
 ): unknown {
   let raw: unknown;
   try {
-    raw = (error as { code?: unknown } | null)?.code;
+    raw = (error as { code?: unknown | undefined } | null)?.code;
   } catch {
     return redacted; // a getter that throws: no code to keep
   }
@@ -447,7 +450,7 @@ function keptCode(
     redacted !== error && redacted instanceof Error &&
     (typeof code === "string" || typeof code === "number")
   ) {
-    (redacted as { code?: unknown }).code = code;
+    (redacted as { code?: unknown | undefined }).code = code;
   }
   return redacted;
 }
@@ -455,7 +458,7 @@ function keptCode(
 /** What a thrown value says: its message, a plain `{ message }` object's too (a native bridge's). */
 function said(error: unknown): string {
   try {
-    const message = (error as { message?: unknown } | null)?.message;
+    const message = (error as { message?: unknown | undefined } | null)?.message;
     if (typeof message === "string") return message;
   } catch {
     // A getter that throws: what describeThrown makes of it.

@@ -177,7 +177,7 @@ async function endedThere<T>(
 export function getUserForCurrentSession(
   auth: AuthClient,
   manager: SessionManager,
-  options?: AuthCallOptions & { updateStoredSession?: boolean },
+  options?: AuthCallOptions & { updateStoredSession?: boolean | undefined },
 ): Promise<ServiceResult<User>> {
   return onLiveSession(manager, auth.client.timeout, options ?? {}, async (options) => {
     const session = manager.currentSession;
@@ -254,7 +254,7 @@ export function updateUserForCurrentSession(
   auth: AuthClient,
   manager: SessionManager,
   updates: UserUpdateRequest,
-  options?: UpdateUserOptions & { updateStoredSession?: boolean },
+  options?: UpdateUserOptions & { updateStoredSession?: boolean | undefined },
 ): Promise<ServiceResult<User>> {
   return onLiveSession(manager, auth.client.timeout, options ?? {}, async (options) => {
     const session = manager.currentSession;
@@ -364,9 +364,9 @@ export async function signOutCurrentSession(
   auth: AuthClient,
   manager: SessionManager,
   options?: AuthCallOptions & {
-    scope?: SignOutScope;
-    clearStoredSessionOnSuccess?: boolean;
-    succeedIfNoSession?: boolean;
+    scope?: SignOutScope | undefined;
+    clearStoredSessionOnSuccess?: boolean | undefined;
+    succeedIfNoSession?: boolean | undefined;
   },
 ): Promise<ServiceResult<void>> {
   // A restore still reading storage (Loading) may yet bring a session in: it is waited for, so
@@ -585,9 +585,9 @@ export function linkIdentityWithIdTokenForCurrentSession(
   provider: OAuthProvider | string,
   idToken: string,
   options?: AuthCallOptions & {
-    providerAccessToken?: string | null;
-    nonce?: string | null;
-    updateStoredSession?: boolean;
+    providerAccessToken?: string | null | undefined;
+    nonce?: string | null | undefined;
+    updateStoredSession?: boolean | undefined;
   },
 ): Promise<ServiceResult<Session>> {
   return onLiveSession(manager, auth.client.timeout, options ?? {}, async (options) => {
@@ -630,7 +630,7 @@ export function unlinkIdentityForCurrentSession(
   auth: AuthClient,
   manager: SessionManager,
   identityId: string,
-  options?: AuthCallOptions & { updateStoredSession?: boolean },
+  options?: AuthCallOptions & { updateStoredSession?: boolean | undefined },
 ): Promise<ServiceResult<void>> {
   return onLiveSession(manager, auth.client.timeout, options ?? {}, async (options) => {
     const session = manager.currentSession;
@@ -674,7 +674,7 @@ export function unlinkIdentityAndUpdateSession(
   accessToken: string,
   identityId: string,
   manager: SessionManager,
-  options?: AuthCallOptions & { updateStoredSession?: boolean },
+  options?: AuthCallOptions & { updateStoredSession?: boolean | undefined },
 ): Promise<ServiceResult<void>> {
   // The session the token belongs to may be being restored: it is waited for, so that its
   // stored user loses the identity too.
@@ -729,10 +729,10 @@ export async function importAuthToken(
   manager: SessionManager,
   accessToken: string,
   options?: AuthCallOptions & {
-    refreshToken?: string;
-    expiresIn?: number;
-    tokenType?: string;
-    retrieveUser?: boolean;
+    refreshToken?: string | undefined;
+    expiresIn?: number | undefined;
+    tokenType?: string | undefined;
+    retrieveUser?: boolean | undefined;
   },
 ): Promise<ServiceResult<Session>> {
   options ??= {};
@@ -780,7 +780,7 @@ export interface ImportSessionOptions extends AuthCallOptions {
    * `oauth_state_mismatch`), so that a link someone else made cannot sign
    * this browser into their account.
    */
-  expectedState?: string | null;
+  expectedState?: string | null | undefined;
 }
 
 /**
@@ -1002,7 +1002,9 @@ export async function exchangeCodeForSessionAndSave(
   // A recovery link in the PKCE flow comes back as a code: its session's `amr` says recovery.
   const amr = parseJwtClaims(r.value.accessToken);
   const recovery = amr.ok && Array.isArray(amr.value.amr) &&
-    amr.value.amr.some((m) => (m as { method?: unknown } | null)?.method === "recovery");
+    amr.value.amr.some((m) =>
+      (m as { method?: unknown | undefined } | null)?.method === "recovery"
+    );
   return await saved(
     manager,
     r.value,

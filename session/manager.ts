@@ -94,16 +94,16 @@ export interface SessionConfig {
    * answer `NO_SESSION` until `refreshSession` is called (but
    * `signOutCurrentSession`, which refreshes it either way). Default true.
    */
-  autoRefresh?: boolean;
+  autoRefresh?: boolean | undefined;
   /**
    * Seconds before expiry at which the refresh happens. Default 60. A token
    * is never refreshed sooner than 10 s (or half its life, when shorter, but
    * not under 1 s) after it was granted, so a buffer close to a short token's
    * lifetime refreshes at that point instead.
    */
-  refreshBufferSeconds?: number;
+  refreshBufferSeconds?: number | undefined;
   /** Where the session persists. Default in memory. */
-  storage?: SessionStorage;
+  storage?: SessionStorage | undefined;
   /**
    * The project the stored session is tagged with. A stored session tagged
    * with another project is no session (and is left stored), so two
@@ -115,14 +115,14 @@ export interface SessionConfig {
    * release: changing it (from the default too) finds no session for every
    * user stored under the old value, who must sign in again once.
    */
-  project?: string | null;
+  project?: string | null | undefined;
   /** First retry delay after a transient refresh failure, ms. Default 1000. */
-  retryBaseDelayMs?: number;
+  retryBaseDelayMs?: number | undefined;
   /**
    * Longest backoff between retries, ms; a server's `Retry-After` may ask
    * for longer and is honoured. Default 60000.
    */
-  retryMaxDelayMs?: number;
+  retryMaxDelayMs?: number | undefined;
 }
 
 /** A listener of auth events. */
@@ -206,7 +206,11 @@ function setting(value: number, name: string, positive: boolean): number {
  * (`SessionConfig.project`), so that another project's manager reading the
  * same storage key leaves it alone.
  */
-type TaggedSession = Session & { project?: string; obtainedAt?: number; clockOffset?: number };
+type TaggedSession = Session & {
+  project?: string | undefined;
+  obtainedAt?: number | undefined;
+  clockOffset?: number | undefined;
+};
 
 /**
  * How far the server's clock may be from this device's (ms) before a session's
@@ -240,7 +244,7 @@ function checkSession(session: Session): void {
   }
   // Whether a later state is the same sign-in is told by the user's id (tokens without a
   // session id): a session without one, held, made sign-outs and later restores throw.
-  const user = session.user as { id?: unknown } | null | undefined;
+  const user = session.user as { id?: unknown | undefined } | null | undefined;
   if (typeof user !== "object" || user === null || typeof user.id !== "string") {
     throw new SessionRefused(
       "Cannot save the session as its 'user' must be an object with a string 'id'",
@@ -532,7 +536,7 @@ export class SessionManager {
    */
   onAuthStateChange(
     callback: AuthStateChangeCallback,
-    options?: { emitInitialSession?: boolean },
+    options?: { emitInitialSession?: boolean | undefined },
   ): () => void {
     // Calls of anything else would be isolated, so it would fail without a word.
     options ??= {};
@@ -684,7 +688,7 @@ export class SessionManager {
    */
   async saveSession(
     session: Session,
-    options?: { event?: AuthStateChangeEvent; signal?: AbortSignal },
+    options?: { event?: AuthStateChangeEvent | undefined; signal?: AbortSignal | undefined },
   ): Promise<void> {
     options ??= {};
     checkSession(session);
@@ -756,7 +760,7 @@ export class SessionManager {
    *
    * @param options A `signal`.
    */
-  async clearSession(options?: { signal?: AbortSignal }): Promise<void> {
+  async clearSession(options?: { signal?: AbortSignal | undefined }): Promise<void> {
     checkSignal(options?.signal, "clear");
     this.#drop();
     const epoch = this.#epoch;
@@ -820,7 +824,7 @@ export class SessionManager {
    * @returns The new session, or why not.
    */
   refreshSession(
-    options?: { signal?: AbortSignal; timeout?: number },
+    options?: { signal?: AbortSignal | undefined; timeout?: number | undefined },
   ): Promise<ServiceResult<Session>> {
     options ??= {};
     const { signal, timeout } = options;
@@ -1243,7 +1247,7 @@ export class SessionManager {
    * @param options A `signal`.
    * @returns The session, or why not.
    */
-  restoreSession(options?: { signal?: AbortSignal }): Promise<ServiceResult<Session>> {
+  restoreSession(options?: { signal?: AbortSignal | undefined }): Promise<ServiceResult<Session>> {
     return untilCancelled(() => this.#restore(), options?.signal);
   }
 
@@ -1374,7 +1378,7 @@ export class SessionManager {
    * @param options A `signal`.
    * @returns The session, or why not.
    */
-  initialize(options?: { signal?: AbortSignal }): Promise<ServiceResult<Session>> {
+  initialize(options?: { signal?: AbortSignal | undefined }): Promise<ServiceResult<Session>> {
     return untilCancelled(() => {
       if (this.#autoRefreshConfigured && !this.#disposed) this.#autoRefresh = true;
       return this.#restore();
@@ -1430,7 +1434,7 @@ export class SessionManager {
     // Never keep a process alive just to refresh (Node and Deno timers expose unref()).
     if (
       typeof t === "object" && t !== null && "unref" in t &&
-      typeof (t as { unref?: () => void }).unref === "function"
+      typeof (t as { unref?: (() => void) | undefined }).unref === "function"
     ) {
       (t as { unref: () => void }).unref();
     }

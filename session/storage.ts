@@ -25,7 +25,7 @@ export interface SessionStorage {
    * response has gone and spend the browser's refresh token. A due session
    * is still refreshed by `restoreSession`. Default false.
    */
-  readonly perRequest?: boolean;
+  readonly perRequest?: boolean | undefined;
   /** Stores the session. */
   save(session: Session): void | Promise<void>;
   /** The stored session, or null (never throws for a corrupt payload). */
@@ -418,21 +418,21 @@ export function namespaceStore(ns: KeyValueNamespace): KeyValueStore {
 /** Options of {@linkcode CookieSessionStorage}. */
 export interface CookieOptions {
   /** Cookie name (chunks get `.0`, `.1`, ...). Default `fb-session`. */
-  name?: string;
+  name?: string | undefined;
   /** Path. Default `/`. */
-  path?: string;
+  path?: string | undefined;
   /** Domain. */
-  domain?: string;
+  domain?: string | undefined;
   /** Max-Age in seconds. Default 400 days. */
-  maxAge?: number;
+  maxAge?: number | undefined;
   /** SameSite. Default `Lax`. */
-  sameSite?: "Lax" | "Strict" | "None";
+  sameSite?: "Lax" | "Strict" | "None" | undefined;
   /** Secure. Default true. */
-  secure?: boolean;
+  secure?: boolean | undefined;
   /** HttpOnly. Default true. */
-  httpOnly?: boolean;
+  httpOnly?: boolean | undefined;
   /** Largest cookie value before chunking. Default 3180 characters. */
-  chunkSize?: number;
+  chunkSize?: number | undefined;
   /**
    * Most chunks a session may take. Default: as many as fit in 12,720
    * characters (at most 50) (4 of the default size, about 12.4 KiB), since servers
@@ -441,7 +441,7 @@ export interface CookieOptions {
    * limit is 8 KiB per header line (all cookies share one `Cookie` line), set
    * 2. A session that needs more makes `save` throw a `RangeError`.
    */
-  maxChunks?: number;
+  maxChunks?: number | undefined;
 }
 
 /** The most chunks a cookie session may take: indices 0 to 49, whatever the configuration. */
@@ -479,7 +479,8 @@ function parseCookies(header: string | null): Map<string, string> {
 /** The `Cookie` header of what the constructor takes; a clear TypeError for anything else. */
 function cookieHeader(request: Request | string | null): string | null {
   if (typeof request === "string" || request === null) return request;
-  const headers = (request as { headers?: { get?: unknown } } | undefined)?.headers;
+  const headers = (request as { headers?: { get?: unknown | undefined } | undefined } | undefined)
+    ?.headers;
   if (typeof headers?.get !== "function") {
     throw new TypeError(
       "Cannot read the cookies as 'request' must be a Fetch Request, a Cookie header or null (in Hono, pass c.req.raw)",
@@ -526,7 +527,9 @@ export class CookieSessionStorage implements SessionStorage {
   /** Always true: the cookies belong to one request and its response. */
   readonly perRequest = true;
   readonly #incoming: Map<string, string>;
-  readonly #o: Required<Omit<CookieOptions, "domain">> & { domain?: string };
+  readonly #o:
+    & { [K in Exclude<keyof CookieOptions, "domain">]-?: Exclude<CookieOptions[K], undefined> }
+    & { domain?: string | undefined };
   #outgoing: string[] = [];
   #current: Session | null | undefined;
 

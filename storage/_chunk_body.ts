@@ -26,7 +26,8 @@ export function streamsChunksByDefault(userAgent: string | undefined): boolean {
 
 /** The running runtime's `navigator.userAgent`, read at call time (never at import). */
 export function currentUserAgent(): string | undefined {
-  return (globalThis as { navigator?: { userAgent?: string } }).navigator?.userAgent;
+  return (globalThis as { navigator?: { userAgent?: string | undefined } | undefined }).navigator
+    ?.userAgent;
 }
 
 /**

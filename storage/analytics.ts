@@ -54,7 +54,7 @@ export interface AnalyticsBucket {
 /** Cancellation. */
 export interface CatalogCallOptions {
   /** Cancels the call. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
 }
 
 function decodeAnalyticsBucket(v: unknown): AnalyticsBucket {
@@ -94,15 +94,15 @@ export function createAnalyticsBucket(
 /** Options of {@linkcode listAnalyticsBuckets}: the same as `listBuckets`. */
 export interface ListAnalyticsBucketsOptions extends CatalogCallOptions {
   /** Page size. */
-  limit?: number | null;
+  limit?: number | null | undefined;
   /** Rows to skip. */
-  offset?: number | null;
+  offset?: number | null | undefined;
   /** Sort column. */
-  sortColumn?: string | null;
+  sortColumn?: string | null | undefined;
   /** Sort direction. */
-  sortOrder?: SortOrder | null;
+  sortOrder?: SortOrder | null | undefined;
   /** Case-insensitive name filter. */
-  search?: string | null;
+  search?: string | null | undefined;
 }
 
 export async function listAnalyticsBuckets(
@@ -168,7 +168,7 @@ export interface IcebergCreateNamespaceRequest {
   /** Levels. */
   namespace: readonly string[];
   /** Properties. Default empty. */
-  properties?: Record<string, string>;
+  properties?: Record<string, string> | undefined;
 }
 /** A namespace's metadata. */
 export interface IcebergNamespaceMetadata {
@@ -180,9 +180,9 @@ export interface IcebergNamespaceMetadata {
 /** Property changes. */
 export interface IcebergUpdateNamespacePropertiesRequest {
   /** Keys to remove. */
-  removals?: readonly string[] | null;
+  removals?: readonly string[] | null | undefined;
   /** Keys to set. */
-  updates?: Record<string, string> | null;
+  updates?: Record<string, string> | null | undefined;
 }
 /** The outcome of property changes. */
 export interface IcebergUpdateNamespacePropertiesResponse {
@@ -218,20 +218,20 @@ export interface IcebergTableCreateRequest {
   /** Iceberg schema. */
   schema: CatalogJsonObject;
   /** Location. */
-  location?: string | null;
+  location?: string | null | undefined;
   /** Partition spec. */
-  partitionSpec?: CatalogJsonObject | null;
+  partitionSpec?: CatalogJsonObject | null | undefined;
   /** Write order. */
-  writeOrder?: CatalogJsonObject | null;
+  writeOrder?: CatalogJsonObject | null | undefined;
   /** Properties. Default empty. */
-  properties?: Record<string, string>;
+  properties?: Record<string, string> | undefined;
 }
 /** A commit: requirements and updates applied atomically. */
 export interface IcebergTableCommitRequest {
   /** Requirements. */
-  requirements?: CatalogJsonObject[];
+  requirements?: CatalogJsonObject[] | undefined;
   /** Updates. */
-  updates?: CatalogJsonObject[];
+  updates?: CatalogJsonObject[] | undefined;
 }
 /** A table to register from existing metadata. */
 export interface IcebergTableRegisterRequest {
@@ -391,7 +391,7 @@ export class AnalyticsCatalogClient {
   #request(
     method: string,
     path: string,
-    o?: CatalogCallOptions & { query?: QueryInit; json?: unknown },
+    o?: CatalogCallOptions & { query?: QueryInit | undefined; json?: unknown | undefined },
   ): Promise<ServiceResult<CatalogJsonObject>> {
     // 64-bit snapshot ids and sequence numbers: read as bigint, written as JSON integers.
     o ??= {};
@@ -464,7 +464,7 @@ export class AnalyticsCatalogClient {
   async #at(
     method: string,
     path: string | (() => string),
-    o?: CatalogCallOptions & { query?: QueryInit; json?: unknown },
+    o?: CatalogCallOptions & { query?: QueryInit | undefined; json?: unknown | undefined },
   ): Promise<ServiceResult<CatalogJsonObject>> {
     o ??= {};
     let built: string;
@@ -516,9 +516,9 @@ export class AnalyticsCatalogClient {
    */
   listNamespaces(
     options?: CatalogCallOptions & {
-      parent?: readonly string[] | null;
-      pageToken?: string | null;
-      pageSize?: number | null;
+      parent?: readonly string[] | null | undefined;
+      pageToken?: string | null | undefined;
+      pageSize?: number | null | undefined;
     },
   ): Promise<ServiceResult<CatalogJsonObject>> {
     options ??= {};
@@ -548,9 +548,9 @@ export class AnalyticsCatalogClient {
    */
   async listNamespacesTyped(
     options?: CatalogCallOptions & {
-      parent?: readonly string[] | null;
-      pageToken?: string | null;
-      pageSize?: number | null;
+      parent?: readonly string[] | null | undefined;
+      pageToken?: string | null | undefined;
+      pageSize?: number | null | undefined;
     },
   ): Promise<ServiceResult<IcebergNamespaceListResponse>> {
     options ??= {};
@@ -579,7 +579,7 @@ export class AnalyticsCatalogClient {
    */
   createNamespace(
     namespace: readonly string[],
-    options?: CatalogCallOptions & { properties?: Record<string, string> },
+    options?: CatalogCallOptions & { properties?: Record<string, string> | undefined },
   ): Promise<ServiceResult<CatalogJsonObject>> {
     options ??= {};
     try {
@@ -675,8 +675,8 @@ export class AnalyticsCatalogClient {
   updateNamespaceProperties(
     namespace: readonly string[],
     options?: CatalogCallOptions & {
-      removals?: readonly string[] | null;
-      updates?: Record<string, string> | null;
+      removals?: readonly string[] | null | undefined;
+      updates?: Record<string, string> | null | undefined;
     },
   ): Promise<ServiceResult<CatalogJsonObject>> {
     options ??= {};
@@ -722,7 +722,10 @@ export class AnalyticsCatalogClient {
    */
   listTables(
     namespace: readonly string[],
-    options?: CatalogCallOptions & { pageToken?: string | null; pageSize?: number | null },
+    options?: CatalogCallOptions & {
+      pageToken?: string | null | undefined;
+      pageSize?: number | null | undefined;
+    },
   ): Promise<ServiceResult<CatalogJsonObject>> {
     options ??= {};
     let size: string | undefined;
@@ -746,7 +749,10 @@ export class AnalyticsCatalogClient {
    */
   async listTablesTyped(
     namespace: readonly string[],
-    options?: CatalogCallOptions & { pageToken?: string | null; pageSize?: number | null },
+    options?: CatalogCallOptions & {
+      pageToken?: string | null | undefined;
+      pageSize?: number | null | undefined;
+    },
   ): Promise<ServiceResult<IcebergTableListResponse>> {
     options ??= {};
     return decodeResult(await this.listTables(namespace, options), (o) =>
@@ -863,7 +869,7 @@ export class AnalyticsCatalogClient {
   async deleteTable(
     namespace: readonly string[],
     name: string,
-    options?: CatalogCallOptions & { purge?: boolean },
+    options?: CatalogCallOptions & { purge?: boolean | undefined },
   ): Promise<ServiceResult<void>> {
     options ??= {};
     const r = await this.#at(
@@ -888,7 +894,7 @@ export class AnalyticsCatalogClient {
   getTable(
     namespace: readonly string[],
     name: string,
-    options?: CatalogCallOptions & { snapshots?: string | null },
+    options?: CatalogCallOptions & { snapshots?: string | null | undefined },
   ): Promise<ServiceResult<CatalogJsonObject>> {
     options ??= {};
     return this.#at(
@@ -912,7 +918,7 @@ export class AnalyticsCatalogClient {
   async getTableTyped(
     namespace: readonly string[],
     name: string,
-    options?: CatalogCallOptions & { snapshots?: string | null },
+    options?: CatalogCallOptions & { snapshots?: string | null | undefined },
   ): Promise<ServiceResult<IcebergTableMetadataResponse>> {
     options ??= {};
     return decodeResult(await this.getTable(namespace, name, options), decodeTableMeta);

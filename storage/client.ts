@@ -350,7 +350,7 @@ export class StorageClient {
     dimension: number,
     distanceMetric: Exclude<vec.VectorDistanceMetric, "unknown">,
     options?: vec.VectorCallOptions & {
-      metadataConfiguration?: vec.VectorMetadataConfiguration | null;
+      metadataConfiguration?: vec.VectorMetadataConfiguration | null | undefined;
     },
   ): Promise<ServiceResult<void>> {
     return vec.createVectorIndex(
@@ -424,7 +424,7 @@ export class StorageClient {
     vectorBucketName: string,
     indexName: string,
     vectors: readonly vec.VectorObject[],
-    options?: vec.VectorCallOptions & { dimension?: number | null },
+    options?: vec.VectorCallOptions & { dimension?: number | null | undefined },
   ): Promise<ServiceResult<void>> {
     return vec.putVectors(this.client, vectorBucketName, indexName, vectors, options);
   }
@@ -443,8 +443,8 @@ export class StorageClient {
     indexName: string,
     keys: readonly string[],
     options?: vec.VectorCallOptions & {
-      returnData?: boolean | null;
-      returnMetadata?: boolean | null;
+      returnData?: boolean | null | undefined;
+      returnMetadata?: boolean | null | undefined;
     },
   ): Promise<ServiceResult<vec.VectorMatch[]>> {
     return vec.getVectors(this.client, vectorBucketName, indexName, keys, options);
@@ -580,7 +580,7 @@ export class StorageClient {
   downloadStream(
     bucket: string,
     path: string,
-    options?: ops.DownloadOptions & { public?: boolean },
+    options?: ops.DownloadOptions & { public?: boolean | undefined },
   ): Promise<ServiceResult<ops.DownloadStream>> {
     return objects.downloadStream(this.client, bucket, path, options);
   }
@@ -687,7 +687,7 @@ export class StorageClient {
     bucket: string,
     fromPath: string,
     toPath: string,
-    options?: ops.StorageCallOptions & { destinationBucket?: string | null },
+    options?: ops.StorageCallOptions & { destinationBucket?: string | null | undefined },
   ): Promise<ServiceResult<void>> {
     return objects.move(this.client, bucket, fromPath, toPath, options);
   }
@@ -706,8 +706,8 @@ export class StorageClient {
     fromPath: string,
     toPath: string,
     options?: ops.StorageCallOptions & {
-      destinationBucket?: string | null;
-      copyMetadata?: boolean | null;
+      destinationBucket?: string | null | undefined;
+      copyMetadata?: boolean | null | undefined;
     },
   ): Promise<ServiceResult<void>> {
     return objects.copy(this.client, bucket, fromPath, toPath, options);
@@ -795,7 +795,7 @@ export class StorageClient {
   createSignedUploadUrl(
     bucket: string,
     path: string,
-    options?: ops.StorageCallOptions & { upsert?: boolean },
+    options?: ops.StorageCallOptions & { upsert?: boolean | undefined },
   ): Promise<ServiceResult<string>> {
     return objects.createSignedUploadUrl(this.client, bucket, path, options);
   }
@@ -811,7 +811,7 @@ export class StorageClient {
   createSignedUploadUrlWithPath(
     bucket: string,
     path: string,
-    options?: ops.StorageCallOptions & { upsert?: boolean },
+    options?: ops.StorageCallOptions & { upsert?: boolean | undefined },
   ): Promise<ServiceResult<UploadSignedUrl>> {
     return objects.createSignedUploadUrlWithPath(this.client, bucket, path, options);
   }
@@ -829,7 +829,7 @@ export class StorageClient {
     bucket: string,
     path: string,
     token: string,
-    options?: { download?: boolean; fileName?: string | null },
+    options?: { download?: boolean | undefined; fileName?: string | null | undefined },
   ): string {
     return objects.getSignedDownloadUrl(this.client, bucket, path, token, options);
   }

@@ -51,17 +51,17 @@ export async function listOrThrow(
 /** Options of {@linkcode listPaginator}. */
 export interface ListPaginatorOptions {
   /** Folder prefix. Default root. */
-  prefix?: string;
+  prefix?: string | undefined;
   /** Entries per page (> 0). Default 100. */
-  pageSize?: number;
+  pageSize?: number | undefined;
   /** Sort column. */
-  sortBy?: string | null;
+  sortBy?: string | null | undefined;
   /** Sort direction. Default ASC. */
-  sortOrder?: SortOrder;
+  sortOrder?: SortOrder | undefined;
   /** Case-insensitive name filter. */
-  search?: string | null;
+  search?: string | null | undefined;
   /** Timeout in milliseconds of each page's request. Default the client's (30 s). */
-  timeout?: number;
+  timeout?: number | undefined;
 }
 
 /**

@@ -54,15 +54,15 @@ export type SortOrder = typeof SortOrder[keyof typeof SortOrder];
 /** Image transformation; each non-null field becomes a render query parameter. */
 export interface ImageTransformOptions {
   /** Width in pixels. */
-  width?: number | null;
+  width?: number | null | undefined;
   /** Height in pixels. */
-  height?: number | null;
+  height?: number | null | undefined;
   /** Resize mode. */
-  resize?: ResizeMode | null;
+  resize?: ResizeMode | null | undefined;
   /** Output format, e.g. `origin` or `webp`. */
-  format?: string | null;
+  format?: string | null | undefined;
   /** Quality, typically 1..100. */
-  quality?: number | null;
+  quality?: number | null | undefined;
 }
 
 /** A bucket. */

@@ -70,11 +70,11 @@ async function bodyOf<T>(p: Promise<ServiceResult<{ body: T }>>): Promise<Servic
 /** Options of the local public/authenticated URL builders. */
 export interface UrlOptions {
   /** Image transforms: the URL targets the render endpoint. */
-  transform?: ImageTransformOptions | null;
+  transform?: ImageTransformOptions | null | undefined;
   /** Ask for an attachment. Default false. */
-  download?: boolean;
+  download?: boolean | undefined;
   /** Attachment file name (implies `download`). */
-  fileName?: string | null;
+  fileName?: string | null | undefined;
 }
 
 /** A local object or render URL; `render` picks the render endpoint even without transforms. */
@@ -321,7 +321,7 @@ export async function downloadStream(
   client: BaseClient,
   bucket: string,
   path: string,
-  options?: DownloadOptions & { public?: boolean },
+  options?: DownloadOptions & { public?: boolean | undefined },
 ): Promise<ServiceResult<DownloadStream>> {
   options ??= {};
   const r = await guard(ops.downloadRaw(
@@ -526,7 +526,7 @@ export function move(
   bucket: string,
   fromPath: string,
   toPath: string,
-  options?: StorageCallOptions & { destinationBucket?: string | null },
+  options?: StorageCallOptions & { destinationBucket?: string | null | undefined },
 ): Promise<ServiceResult<void>> {
   options ??= {};
   return guard(ops.moveOrCopy(client, "move", bucket, fromPath, toPath, options));
@@ -557,8 +557,8 @@ export function copy(
   fromPath: string,
   toPath: string,
   options?: StorageCallOptions & {
-    destinationBucket?: string | null;
-    copyMetadata?: boolean | null;
+    destinationBucket?: string | null | undefined;
+    copyMetadata?: boolean | null | undefined;
   },
 ): Promise<ServiceResult<void>> {
   options ??= {};
@@ -711,7 +711,7 @@ export async function createSignedUploadUrl(
   client: BaseClient,
   bucket: string,
   path: string,
-  options?: StorageCallOptions & { upsert?: boolean },
+  options?: StorageCallOptions & { upsert?: boolean | undefined },
 ): Promise<ServiceResult<string>> {
   const r = await guard(ops.createSignedUploadUrl(client, bucket, path, options));
   return r.ok ? success(r.value.token) : r;
@@ -740,7 +740,7 @@ export function createSignedUploadUrlWithPath(
   client: BaseClient,
   bucket: string,
   path: string,
-  options?: StorageCallOptions & { upsert?: boolean },
+  options?: StorageCallOptions & { upsert?: boolean | undefined },
 ): Promise<ServiceResult<UploadSignedUrl>> {
   return guard(ops.createSignedUploadUrl(client, bucket, path, options));
 }
@@ -770,7 +770,7 @@ export function getSignedDownloadUrl(
   bucket: string,
   path: string,
   token: string,
-  options?: { download?: boolean; fileName?: string | null },
+  options?: { download?: boolean | undefined; fileName?: string | null | undefined },
 ): string {
   options ??= {};
   if (typeof token !== "string" || token.trim() === "") {
@@ -895,7 +895,7 @@ export function getAuthenticatedRenderUrl(
 /** Options of {@linkcode withCacheNonce}. */
 export interface CacheNonceOptions {
   /** The query parameter's name. Default `cacheNonce`. */
-  name?: string;
+  name?: string | undefined;
 }
 
 /**

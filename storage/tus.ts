@@ -98,38 +98,38 @@ export type ResumableData =
 /** Options of {@linkcode createResumableUpload}. */
 export interface ResumableUploadOptions {
   /** Content type. Default a Blob's own `type`, else `application/octet-stream` (as `upload`). */
-  contentType?: string;
+  contentType?: string | undefined;
   /** Overwrite an existing object. Default false. */
-  upsert?: boolean;
+  upsert?: boolean | undefined;
   /** Cache-Control max-age in seconds. */
-  cacheControl?: number | null;
+  cacheControl?: number | null | undefined;
   /**
    * Chunk size in bytes, a positive integer (`RangeError` otherwise).
    * Default 6 MiB. The hosted service wants every chunk but the last to be
    * a multiple of 6 MiB; other TUS servers (and the Storage API's file
    * backend) take any size.
    */
-  chunkSize?: number;
+  chunkSize?: number | undefined;
   /** A saved upload URL to resume; null starts a new upload. */
-  uploadUrl?: string | null;
+  uploadUrl?: string | null | undefined;
   /** User metadata (JSON), sent Base64-encoded in `Upload-Metadata`. */
-  metadata?: JsonObjectInput | null;
+  metadata?: JsonObjectInput | null | undefined;
   /** Total size of a stream, when known (else deferred length). */
-  size?: number | null;
+  size?: number | null | undefined;
   /** Attempts per request on transient faults. Default 5. */
-  maxAttempts?: number;
+  maxAttempts?: number | undefined;
   /**
    * Timeout of each upload request in milliseconds (a timed-out PATCH is
    * retried after a HEAD); 0 disables. Default: the client's timeout plus one
    * second per 64 KiB the request sends.
    */
-  timeout?: number;
+  timeout?: number | undefined;
   /** Backoff base in milliseconds. Default 500. */
-  retryBaseDelayMs?: number;
+  retryBaseDelayMs?: number | undefined;
   /** Backoff cap in milliseconds. Default 10000. */
-  retryMaxDelayMs?: number;
+  retryMaxDelayMs?: number | undefined;
   /** Optional store that remembers upload URLs by fingerprint. */
-  urlStore?: UploadUrlStore | null;
+  urlStore?: UploadUrlStore | null | undefined;
   /**
    * Send the first chunk in the creation request (TUS creation-with-upload):
    * one round trip less, and data that fits in one chunk (a stream of
@@ -137,7 +137,7 @@ export interface ResumableUploadOptions {
    * ignores the body is handled. `false` creates the upload with an empty
    * POST, then sends every chunk by PATCH. Default true.
    */
-  creationWithUpload?: boolean;
+  creationWithUpload?: boolean | undefined;
   /**
    * Send each chunk of bytes (from a stream or a `Uint8Array`) as a stream
    * holding that one piece, with its `Content-Length`, instead of as bytes.
@@ -150,7 +150,7 @@ export interface ResumableUploadOptions {
    * may not take a stream (node-fetch and cross-fetch send its text). A Blob
    * is always sent as slices.
    */
-  streamChunks?: boolean;
+  streamChunks?: boolean | undefined;
 }
 
 /** A resumable upload; no I/O happens until {@linkcode ResumableUpload.await}. */
@@ -171,7 +171,7 @@ export interface ResumableUpload {
    * @param options Cancellation.
    * @returns Success when complete.
    */
-  await(options?: { signal?: AbortSignal }): Promise<ServiceResult<void>>;
+  await(options?: { signal?: AbortSignal | undefined }): Promise<ServiceResult<void>>;
 }
 
 function progressOf(bytesUploaded: number, totalBytes: number): ResumableUploadProgress {
@@ -411,7 +411,7 @@ class Upload implements ResumableUpload {
     return this.#progress;
   }
 
-  await(options?: { signal?: AbortSignal }): Promise<ServiceResult<void>> {
+  await(options?: { signal?: AbortSignal | undefined }): Promise<ServiceResult<void>> {
     options ??= {};
     const signal = options.signal;
     const refused = refusedSignal(signal);
@@ -820,7 +820,7 @@ class Upload implements ResumableUpload {
       signal,
     });
     if (signal?.aborted) return ABORTED;
-    return r.ok && (r.value.body as { version?: unknown } | null)?.version === version;
+    return r.ok && (r.value.body as { version?: unknown | undefined } | null)?.version === version;
   }
 
   async #run(signal?: AbortSignal): Promise<ServiceResult<void>> {
@@ -1233,7 +1233,7 @@ export function uploadResumable(
   bucket: string,
   path: string,
   data: ResumableData,
-  options?: Omit<ResumableUploadOptions, "uploadUrl"> & { signal?: AbortSignal },
+  options?: Omit<ResumableUploadOptions, "uploadUrl"> & { signal?: AbortSignal | undefined },
 ): Promise<ServiceResult<void>> {
   options ??= {};
   const { signal, ...rest } = options;

@@ -133,7 +133,7 @@ export interface VectorObject {
   /** The vector. */
   data: VectorData;
   /** Metadata. */
-  metadata?: JsonObject | null;
+  metadata?: JsonObject | null | undefined;
 }
 /** A vector returned by get, list or query. */
 export interface VectorMatch {
@@ -164,7 +164,7 @@ export interface VectorQueryResponse {
 /** Cancellation. */
 export interface VectorCallOptions {
   /** Cancels the call. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
 }
 
 function call<T>(
@@ -323,11 +323,11 @@ function namesPage(
 /** Options of {@linkcode listVectorBuckets}. */
 export interface ListVectorBucketsOptions extends VectorCallOptions {
   /** Name prefix. */
-  prefix?: string | null;
+  prefix?: string | null | undefined;
   /** Page size. */
-  maxResults?: number | null;
+  maxResults?: number | null | undefined;
   /** Token from the previous page. */
-  nextToken?: string | null;
+  nextToken?: string | null | undefined;
 }
 export function listVectorBuckets(
   client: BaseClient,
@@ -357,7 +357,9 @@ export function createVectorIndex(
   dataType: Exclude<VectorDataType, "unknown">,
   dimension: number,
   distanceMetric: Exclude<VectorDistanceMetric, "unknown">,
-  o?: VectorCallOptions & { metadataConfiguration?: VectorMetadataConfiguration | null },
+  o?: VectorCallOptions & {
+    metadataConfiguration?: VectorMetadataConfiguration | null | undefined;
+  },
 ): Promise<ServiceResult<void>> {
   // Not one of the document's Limits: a Failure, as every other malformed request.
   o ??= {};
@@ -431,7 +433,7 @@ export function putVectors(
   vectorBucketName: string,
   indexName: string,
   vectors: readonly VectorObject[],
-  o?: VectorCallOptions & { dimension?: number | null },
+  o?: VectorCallOptions & { dimension?: number | null | undefined },
 ): Promise<ServiceResult<void>> {
   o ??= {};
   if (!Array.isArray(vectors)) {
@@ -474,7 +476,10 @@ export function getVectors(
   vectorBucketName: string,
   indexName: string,
   keys: readonly string[],
-  o?: VectorCallOptions & { returnData?: boolean | null; returnMetadata?: boolean | null },
+  o?: VectorCallOptions & {
+    returnData?: boolean | null | undefined;
+    returnMetadata?: boolean | null | undefined;
+  },
 ): Promise<ServiceResult<VectorMatch[]>> {
   o ??= {};
   return call(
@@ -494,17 +499,17 @@ export function getVectors(
 /** Options of {@linkcode listVectors}. */
 export interface ListVectorsOptions extends VectorCallOptions {
   /** Page size. */
-  maxResults?: number | null;
+  maxResults?: number | null | undefined;
   /** Token from the previous page. */
-  nextToken?: string | null;
+  nextToken?: string | null | undefined;
   /** Include vector data. */
-  returnData?: boolean | null;
+  returnData?: boolean | null | undefined;
   /** Include metadata. */
-  returnMetadata?: boolean | null;
+  returnMetadata?: boolean | null | undefined;
   /** Parallel scan: number of segments, 1..16. */
-  segmentCount?: number | null;
+  segmentCount?: number | null | undefined;
   /** Parallel scan: this segment, 0..segmentCount-1. */
-  segmentIndex?: number | null;
+  segmentIndex?: number | null | undefined;
 }
 export function listVectors(
   client: BaseClient,
@@ -571,15 +576,15 @@ export const QUERY_VECTORS_DEFAULT_TOP_K = 10;
 /** Options of {@linkcode queryVectors}. */
 export interface QueryVectorsOptions extends VectorCallOptions {
   /** How many matches. Default {@linkcode QUERY_VECTORS_DEFAULT_TOP_K} (10). */
-  topK?: number | null;
+  topK?: number | null | undefined;
   /** Metadata filter. */
-  filter?: JsonObject | null;
+  filter?: JsonObject | null | undefined;
   /** Include distances. */
-  returnDistance?: boolean | null;
+  returnDistance?: boolean | null | undefined;
   /** Include metadata. */
-  returnMetadata?: boolean | null;
+  returnMetadata?: boolean | null | undefined;
   /** The index dimension, when known: a query of another length fails before sending. */
-  dimension?: number | null;
+  dimension?: number | null | undefined;
 }
 export function queryVectors(
   client: BaseClient,

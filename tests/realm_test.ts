@@ -34,7 +34,7 @@ class OtherBlob {
   readonly #bytes: Uint8Array;
   readonly type: string;
   /** What `arrayBuffer` answers instead, for faults. */
-  read?: () => Promise<unknown>;
+  read?: (() => Promise<unknown>) | undefined;
   constructor(bytes: Uint8Array, type = "") {
     this.#bytes = bytes;
     this.type = type;

@@ -49,23 +49,23 @@ export interface BackendContext {
 /** Options of the local backend. */
 export interface BackendOptions {
   /** The API key clients must send in `apikey`. Default `local-anon-key`. */
-  apiKey?: string;
+  apiKey?: string | undefined;
   /** The service-role key (also accepted in `apikey`). Default `local-service-key`. */
-  serviceKey?: string;
+  serviceKey?: string | undefined;
   /** Access-token lifetime in seconds. Default 3600. */
-  accessTokenTtl?: number;
+  accessTokenTtl?: number | undefined;
   /**
    * How long after a refresh its spent token still answers the session's active token (two tabs
    * refreshing at once), in ms; a later reuse revokes the session. Default 10,000, GoTrue's.
    */
-  refreshReuseIntervalMs?: number;
+  refreshReuseIntervalMs?: number | undefined;
   /**
    * Which routes answer a browser on another origin: `"tus"` (the default), the resumable-upload
    * routes only; `"all"`, every route as the deployed services behind Supabase's gateway do
    * (`cors.ts`: preflights answered by the gateway, and per service the response headers the
    * service exposes).
    */
-  cors?: "tus" | "all";
+  cors?: "tus" | "all" | undefined;
 }
 
 export async function createContext(options: BackendOptions = {}): Promise<BackendContext> {

@@ -24,10 +24,11 @@ export async function generateSigningKey(kid: string): Promise<SigningKey> {
     privateKey: pair.privateKey,
     publicKey: pair.publicKey,
     publicJwk: {
-      kty: jwk.kty,
-      crv: jwk.crv,
-      x: jwk.x,
-      y: jwk.y,
+      // An exported P-256 public key has each of these.
+      kty: jwk.kty!,
+      crv: jwk.crv!,
+      x: jwk.x!,
+      y: jwk.y!,
       kid,
       alg: "ES256",
       use: "sig",

@@ -261,7 +261,7 @@ async function direct() {
   const backend = await createLocalBackend();
   const call = (path: string, init: RequestInit & { json?: unknown } = {}) => {
     const headers = new Headers(init.headers);
-    let body = init.body;
+    let body = init.body ?? null;
     if (init.json !== undefined) {
       headers.set("content-type", "application/json");
       body = JSON.stringify(init.json);

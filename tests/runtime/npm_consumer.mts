@@ -73,6 +73,33 @@ db.buildSelect("todos", { block: (q) => q.where((w) => w.eq(done, "yes")) });
 const middleware = fetchbaseAuth({ url: "https://p.example", apiKey: "anon-key" });
 const all = createClient("https://p.example", "anon-key");
 
+// Checked with `exactOptionalPropertyTypes`: an app forwards values that may be undefined to any
+// option (undefined is the option left out), as it would from its own optional settings.
+declare const maybe: {
+  signal?: AbortSignal;
+  timeout?: number;
+  attempts?: number;
+  contentType?: string;
+  audience?: string;
+};
+const forwarded = createClient("https://p.example", "anon-key", {
+  timeout: maybe.timeout,
+  retry: { maxAttempts: maybe.attempts },
+});
+createAuthClient(base, { jwks: { maxAgeMs: maybe.timeout } });
+await getClaims(forwarded.auth, "a.b.c", {
+  expectedAudience: maybe.audience,
+  signal: maybe.signal,
+});
+await forwarded.database.select("todos", { signal: maybe.signal, timeout: maybe.timeout });
+await forwarded.storage.upload("docs", "e.txt", "x", { contentType: maybe.contentType });
+forwarded.storage.createResumableUpload("docs", "f.bin", new Uint8Array(1), {
+  chunkSize: maybe.attempts,
+  timeout: maybe.timeout,
+}).await({ signal: maybe.signal });
+createSessionManager(forwarded.auth, forwarded, { autoRefresh: undefined }).dispose();
+fetchbaseAuth({ url: "https://p.example", apiKey: "anon-key", audience: maybe.audience });
+
 export {
   all,
   checked,

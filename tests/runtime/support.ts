@@ -21,9 +21,7 @@ export async function run(
   const limit = 180_000;
   const out = await new Deno.Command(cmd, {
     args,
-    cwd: opts.cwd,
-    env: opts.env,
-    clearEnv: opts.clearEnv,
+    ...opts,
     stdout: "piped",
     stderr: "piped",
     signal: AbortSignal.timeout(limit),
@@ -65,10 +63,10 @@ export async function spawnUntil(
   marker: string,
   options: SpawnOptions = {},
 ): Promise<Started> {
+  const { startWithinMs: _, ...command } = options;
   const child = new Deno.Command(cmd, {
     args,
-    cwd: options.cwd,
-    env: options.env,
+    ...command,
     stdin: "piped",
     stdout: "piped",
     stderr: "piped",

@@ -27,7 +27,7 @@ export interface TusPeer {
 /** Hooks of the peer (@tus/server's own options). */
 export interface TusPeerOptions {
   /** Runs when an upload has all its bytes (the Storage API creates the object here). */
-  onUploadFinish?: ConstructorParameters<typeof Server>[0]["onUploadFinish"];
+  onUploadFinish?: ConstructorParameters<typeof Server>[0]["onUploadFinish"] | undefined;
 }
 
 /** Starts a peer storing its uploads in a temporary directory. */
@@ -36,7 +36,7 @@ export async function tusPeer(options: TusPeerOptions = {}): Promise<TusPeer> {
   const tus = new Server({
     path: TUS_PATH,
     datastore: new FileStore({ directory: dir }),
-    onUploadFinish: options.onUploadFinish,
+    ...(options.onUploadFinish ? { onUploadFinish: options.onUploadFinish } : {}),
   });
   const http = createServer((req, res) => tus.handle(req, res));
   await new Promise<void>((r) => http.listen(0, "127.0.0.1", () => r()));

@@ -23,15 +23,15 @@ export type Inject = (req: RecordedRequest, n: number, state: ScriptState) => Re
 
 /** Options of {@linkcode tusScript}. */
 export interface TusScriptOptions {
-  location?: string;
+  location?: string | undefined;
   /** Answer 201 without Upload-Offset, as a server without creation-with-upload. */
-  ignorePostBody?: boolean;
+  ignorePostBody?: boolean | undefined;
   /** Any request, numbered from 0 across methods. */
-  onAny?: Inject;
+  onAny?: Inject | undefined;
   /** POSTs, numbered from 1. */
-  onPost?: Inject;
+  onPost?: Inject | undefined;
   /** PATCHes, numbered from 1. */
-  onPatch?: Inject;
+  onPatch?: Inject | undefined;
 }
 
 /** The script, as a responder for `recordingFetch`. */

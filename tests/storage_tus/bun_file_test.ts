@@ -78,7 +78,7 @@ class LazyFile extends Blob {
 /** Bun's fetch as far as a Blob body goes: it reads the Blob when sending (what is there now). */
 function bunFetch(log: string[]): typeof fetch {
   return async (input, init) => {
-    const body = init?.body instanceof LazyFile ? await init.body.bytes() : init?.body;
+    const body = init?.body instanceof LazyFile ? await init.body.bytes() : init?.body ?? null;
     log.push(`${init?.method} ${body instanceof Uint8Array ? body.length : "-"}`);
     return await fetch(input, { ...init, body });
   };

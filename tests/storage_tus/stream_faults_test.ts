@@ -14,7 +14,12 @@ function seq(n: number): Uint8Array {
 }
 
 type Hook = (
-  req: { method: string; offset: number | null; body: Uint8Array; signal?: AbortSignal | null },
+  req: {
+    method: string;
+    offset: number | null;
+    body: Uint8Array;
+    signal?: AbortSignal | null | undefined;
+  },
   server: { take(bytes: Uint8Array): void },
 ) => Response | Promise<Response> | null;
 
