@@ -82,56 +82,56 @@ export type RedirectMode = "error" | "follow" | "manual";
 /** A request for the transport. */
 export interface TransportRequest<R extends ResponseType = "json"> {
   /** HTTP method. Default `GET`. */
-  method?: string;
+  method?: string | undefined;
   /** The service; ignored when `url` is given. */
-  area?: Area;
+  area?: Area | undefined;
   /** Route under the area prefix, starting with `/`, already encoded. */
-  path?: string;
+  path?: string | undefined;
   /** An absolute URL that replaces base URL, area and path. */
-  url?: string;
+  url?: string | undefined;
   /** Query parameters appended after any query already in `path`/`url`. */
-  query?: QueryInit;
+  query?: QueryInit | undefined;
   /** Extra headers, merged over the computed ones. */
-  headers?: Readonly<Record<string, string>>;
+  headers?: Readonly<Record<string, string>> | undefined;
   /** A value sent as JSON (`Content-Type: application/json`). */
-  json?: unknown;
+  json?: unknown | undefined;
   /** A raw body, sent verbatim; a stream is streamed, and cancelled if the call fails. */
-  body?: RequestBody;
+  body?: RequestBody | undefined;
   /** The body's content type when `body` is given. */
-  contentType?: string;
+  contentType?: string | undefined;
   /** Which credentials to send. Default `"token"`. */
-  credentials?: CredentialMode;
+  credentials?: CredentialMode | undefined;
   /**
    * A per-call access token that wins over the client's current one and over
    * a client-wide `Authorization` header.
    */
-  accessToken?: string | null;
+  accessToken?: string | null | undefined;
   /** Cancels the request. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** Milliseconds for the whole call, body reading included; 0 disables. */
-  timeout?: number;
+  timeout?: number | undefined;
   /**
    * Whether failed attempts may be retried. Default: true for GET and HEAD.
    * A request whose body is a stream is never retried.
    */
-  retry?: boolean;
+  retry?: boolean | undefined;
   /** How to read a successful body. Default `"json"`. */
-  responseType?: R;
+  responseType?: R | undefined;
   /** Largest successful body accepted, in bytes (not for streams). */
-  maxBodyBytes?: number;
+  maxBodyBytes?: number | undefined;
   /**
    * Redirect handling. By default the transport follows up to 5 redirects
    * itself: within the origin as fetch would; to another origin only for
    * GET and HEAD, and without the API key, the bearer or the client-wide
    * headers. A mode given here is passed to fetch as it is.
    */
-  redirect?: RedirectMode;
+  redirect?: RedirectMode | undefined;
   /**
    * More values to redact from failures, as the credentials are: secrets the
    * request carries in its body (a refresh token, a password) that an error
    * may echo.
    */
-  secrets?: readonly string[];
+  secrets?: readonly string[] | undefined;
 }
 
 /** A successful HTTP answer. */
@@ -526,7 +526,8 @@ function start(
   bodyOnly: boolean,
 ): Promise<ServiceResult<unknown>> {
   const method = (req.method ?? "GET").toUpperCase();
-  const isStreamBody = req.body instanceof ReadableStream;
+  // Where there is no `ReadableStream` (React Native), no body is one: calls go on as with any other.
+  const isStreamBody = typeof ReadableStream == "function" && req.body instanceof ReadableStream;
   const retryAllowed = !isStreamBody &&
     (req.retry ?? (method === "GET" || method === "HEAD"));
   const timeout = req.timeout ?? ctx.timeout;
@@ -612,15 +613,6 @@ function refused(message: string, category: "NETWORK" | "INVALID_ARGUMENT"): Att
   };
 }
 
-function headersValid(headers: Record<string, string>): boolean {
-  try {
-    new Headers(headers);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /**
  * The next hop of a redirect, or why it is refused. 303, and 301/302 after a
  * POST, become a bodiless GET (as fetch does). Another origin gets only GET
@@ -654,7 +646,8 @@ function redirectInit(
     // headers (type, encoding, language, location) and any other `content-*` one.
     for (const h in next) if (h.startsWith("content-")) delete next[h];
   }
-  if (body instanceof ReadableStream) {
+  // Only a stream body is sent half-duplex (`attemptOnce`).
+  if (body !== undefined && init.duplex) {
     return "Redirect refused: a streamed body cannot be sent again";
   }
   if (to.origin !== new URL(from).origin) {
@@ -691,7 +684,7 @@ class LazySignalInit {
   body?: BodyInit;
   duplex?: "half";
   /** For a streamed answer: the caller's signal, joined to the fetch's own. */
-  caller?: AbortSignal;
+  caller?: AbortSignal | undefined;
   declare readonly signal: AbortSignal;
   constructor(
     readonly method: string,
@@ -703,11 +696,6 @@ class LazySignalInit {
   }
 }
 
-/** Whether `AbortSignal.any` exists (every current runtime; not Node before 20.3). */
-function canJoinSignals(): boolean {
-  return typeof AbortSignal.any === "function";
-}
-
 type AttemptResult =
   | { kind: "ok"; response: TransportResponse<unknown> }
   | {
@@ -715,7 +703,7 @@ type AttemptResult =
     failure: ReturnType<typeof failure>;
     retryAfterMs: number | null;
     /** A failure that repeats whatever the attempt (refused redirect, bad header): no retry. */
-    final?: boolean;
+    final?: boolean | undefined;
   };
 
 async function attemptOnce(
@@ -729,8 +717,11 @@ async function attemptOnce(
   let response: Response;
   const headers = headerRecord(ctx, req);
   let init = new LazySignalInit(method, headers, req.redirect ?? "manual", controller);
-  // A streamed body outlives the call: the caller's signal must reach it without a listener.
-  if (req.responseType === "stream" && req.signal && canJoinSignals()) init.caller = req.signal;
+  // A streamed body outlives the call: the caller's signal must reach it without a listener,
+  // where signals can be joined (`AbortSignal.any`: every current runtime; not Node before 20.3).
+  if (req.responseType === "stream" && req.signal && typeof AbortSignal.any === "function") {
+    init.caller = req.signal;
+  }
   // Ends the pipe of a stream body (see below) with its source.
   let cutBody: (() => void) | undefined;
   if (req.body !== undefined) {
@@ -742,7 +733,7 @@ async function attemptOnce(
     // readable into another: there the stream goes as it is, uncut. The pipe reads the checking
     // Response's body, the caller's stream itself except in Bun before 1.4.3: there a Response
     // locks a Blob's stream (`blob.stream()`) and gives its own.
-    if (req.body instanceof ReadableStream) {
+    if (typeof ReadableStream == "function" && req.body instanceof ReadableStream) {
       init.duplex = "half";
       try {
         const body = new Response(req.body).body!;
@@ -760,11 +751,11 @@ async function attemptOnce(
       // other `this` (workerd and browsers throw "Illegal invocation").
       response = await (0, ctx.fetch)(target, init as RequestInit);
     } catch (error) {
-      if (!headersValid(init.headers)) {
-        return refused(
-          "Cannot send the request as a header value is invalid",
-          "INVALID_ARGUMENT",
-        );
+      // A header fetch cannot send is the caller's; anything else, the network's.
+      try {
+        new Headers(init.headers);
+      } catch {
+        return refused("Cannot send the request as a header value is invalid", "INVALID_ARGUMENT");
       }
       return networkFailure("Network error", error, secrets);
     }

@@ -45,9 +45,9 @@ import { blobType, isAnyBlob } from "./_blob.ts";
 /** Cancellation and timeout, accepted by every storage call. */
 export interface StorageCallOptions {
   /** Cancels the call. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /** Timeout in milliseconds; uploads and downloads default to none. */
-  timeout?: number;
+  timeout?: number | undefined;
 }
 
 /**
@@ -68,27 +68,27 @@ export type UploadData =
 /** Options of uploads. */
 export interface UploadOptions extends StorageCallOptions {
   /** Content type. Default `application/octet-stream` (a Blob's own type when it has one). */
-  contentType?: string;
+  contentType?: string | undefined;
   /** Overwrite an existing object. Default false. */
-  upsert?: boolean;
+  upsert?: boolean | undefined;
   /** `Cache-Control: max-age=<seconds>`. */
-  cacheControl?: number | null;
+  cacheControl?: number | null | undefined;
   /** User metadata, a plain object (no Date, Map or class instance), sent Base64-encoded in `x-metadata`. */
-  metadata?: JsonObjectInput | null;
+  metadata?: JsonObjectInput | null | undefined;
 }
 
 /** Options of the bucket listings. */
 export interface ListBucketsOptions extends StorageCallOptions {
   /** Page size. */
-  limit?: number | null;
+  limit?: number | null | undefined;
   /** Rows to skip. */
-  offset?: number | null;
+  offset?: number | null | undefined;
   /** Server-defined sort column, e.g. `name` or `created_at`. */
-  sortColumn?: string | null;
+  sortColumn?: string | null | undefined;
   /** Sort direction. */
-  sortOrder?: SortOrder | null;
+  sortOrder?: SortOrder | null | undefined;
   /** Case-insensitive name filter. */
-  search?: string | null;
+  search?: string | null | undefined;
 }
 
 /** Paging values are integers: `limit` from `min`, `offset` from 0 (RangeError otherwise). */
@@ -188,23 +188,23 @@ export async function getBucket(
 /** Options of bucket creation. */
 export interface CreateBucketOptions extends StorageCallOptions {
   /** Public bucket. Default false. */
-  public?: boolean;
+  public?: boolean | undefined;
   /** Per-object size cap in bytes. */
-  fileSizeLimit?: number | null;
+  fileSizeLimit?: number | null | undefined;
   /** MIME whitelist. */
-  allowedMimeTypes?: readonly string[] | null;
+  allowedMimeTypes?: readonly string[] | null | undefined;
 }
 
 /** Options of bucket updates: only given fields are sent. */
 export interface UpdateBucketOptions extends StorageCallOptions {
   /** The bucket's current name, checked: a rename is refused (`INVALID_ARGUMENT`), as the Storage API keeps names. */
-  name?: string | null;
+  name?: string | null | undefined;
   /** Public flag. */
-  public?: boolean | null;
+  public?: boolean | null | undefined;
   /** Per-object size cap in bytes. */
-  fileSizeLimit?: number | null;
+  fileSizeLimit?: number | null | undefined;
   /** MIME whitelist. */
-  allowedMimeTypes?: readonly string[] | null;
+  allowedMimeTypes?: readonly string[] | null | undefined;
 }
 
 /**
@@ -532,7 +532,7 @@ async function sendUpload(
   client: BaseClient,
   req: TransportRequest,
 ): Promise<ServiceResult<string>> {
-  const guard = req.body instanceof ReadableStream ? guardStreams(client) : null;
+  const guard = isReadableStream(req.body) ? guardStreams(client) : null;
   const r = await request(guard?.ctx ?? client, req);
   if (guard?.asText) {
     return failure({ message: sentAsTextMessage(guard.asText), category: "INVALID_ARGUMENT" });
@@ -545,13 +545,13 @@ async function sendUpload(
 /** Options of downloads. */
 export interface DownloadOptions extends StorageCallOptions {
   /** Ask for an attachment (`download` query). Default false. */
-  download?: boolean;
+  download?: boolean | undefined;
   /** Attachment file name (implies `download`). */
-  fileName?: string | null;
+  fileName?: string | null | undefined;
   /** Serve through the image render endpoint with these transforms. */
-  transform?: ImageTransformOptions | null;
+  transform?: ImageTransformOptions | null | undefined;
   /** Byte range (inclusive `end`); the server answers 206. Beyond the document. */
-  range?: { start: number; end?: number | null } | null;
+  range?: { start: number; end?: number | null | undefined } | null | undefined;
 }
 
 /** A streamed download (beyond the document). */
@@ -624,7 +624,7 @@ export function streamLength(headers: Headers): number | null {
  * one from byte 0 whose length is within its end.
  */
 function wholeRange(
-  range: { start: number; end?: number | null },
+  range: { start: number; end?: number | null | undefined },
   answer: { headers: Headers; body: unknown },
 ): boolean {
   if (range.start !== 0) return false;
@@ -670,7 +670,7 @@ export async function downloadRaw<R extends "text" | "bytes" | "stream">(
   // API's image renderer does) is not the bytes asked for, unless they are the same (`0-`).
   const range = o.range;
   if (r.ok && range && r.value.status !== 206 && !wholeRange(range, r.value)) {
-    if (r.value.body instanceof ReadableStream) r.value.body.cancel().catch(() => {});
+    if (isReadableStream(r.value.body)) r.value.body.cancel().catch(() => {});
     return failure({
       message:
         `Cannot download the range as the server answered the whole object (status ${r.value.status}): it ignores Range here`,
@@ -726,17 +726,17 @@ export function isMissing(r: ServiceResult<unknown>): boolean {
 /** Options of {@linkcode list}. */
 export interface ListOptions extends StorageCallOptions {
   /** Folder prefix. Default the bucket root. */
-  prefix?: string;
+  prefix?: string | undefined;
   /** Page size. Default 100. */
-  limit?: number;
+  limit?: number | undefined;
   /** Entries to skip. Default 0. */
-  offset?: number;
+  offset?: number | undefined;
   /** Sort column. */
-  sortBy?: string | null;
+  sortBy?: string | null | undefined;
   /** Sort direction when sortBy is set. Default ASC. */
-  sortOrder?: SortOrder;
+  sortOrder?: SortOrder | undefined;
   /** Case-insensitive name filter. */
-  search?: string | null;
+  search?: string | null | undefined;
 }
 
 export async function list(
@@ -785,17 +785,17 @@ export async function list(
 /** Options of {@linkcode listV2}. */
 export interface ListV2Options extends StorageCallOptions {
   /** Key prefix; null lists the root. */
-  prefix?: string | null;
+  prefix?: string | null | undefined;
   /** Cursor from the previous page's `nextCursor`. */
-  cursor?: string | null;
+  cursor?: string | null | undefined;
   /** Page size. */
-  limit?: number | null;
+  limit?: number | null | undefined;
   /** Collapse nested keys into folders. */
-  withDelimiter?: boolean | null;
+  withDelimiter?: boolean | null | undefined;
   /** Sort column. */
-  sortBy?: string | null;
+  sortBy?: string | null | undefined;
   /** Sort direction when sortBy is set. Default ASC. */
-  sortOrder?: SortOrder;
+  sortOrder?: SortOrder | undefined;
 }
 
 export async function listV2(
@@ -878,7 +878,10 @@ export async function moveOrCopy(
   bucket: string,
   fromPath: string,
   toPath: string,
-  o: StorageCallOptions & { destinationBucket?: string | null; copyMetadata?: boolean | null },
+  o: StorageCallOptions & {
+    destinationBucket?: string | null | undefined;
+    copyMetadata?: boolean | null | undefined;
+  },
 ): Promise<ServiceResult<void>> {
   encodeBucket(bucket);
   if (o.destinationBucket) encodeBucket(o.destinationBucket);
@@ -936,11 +939,11 @@ export async function deleteObjects(
 /** Options of signed download URLs. */
 export interface SignedUrlOptions extends StorageCallOptions {
   /** Ask for an attachment. Default false. */
-  download?: boolean;
+  download?: boolean | undefined;
   /** Attachment file name (implies `download`). */
-  fileName?: string | null;
+  fileName?: string | null | undefined;
   /** Image transforms (single-path signing only). */
-  transform?: ImageTransformOptions | null;
+  transform?: ImageTransformOptions | null | undefined;
 }
 
 /** Refuses an expiry that is not a positive whole number of seconds (RangeError). */
@@ -963,7 +966,7 @@ export function checkExpires(expiresIn: number): void {
 export function absoluteSigned(
   client: BaseClient,
   signedURL: string,
-  o: { download?: boolean; fileName?: string | null },
+  o: { download?: boolean | undefined; fileName?: string | null | undefined },
   encoded?: string,
 ): string {
   let rel = signedURL.startsWith("/") ? signedURL : `/${signedURL}`;
@@ -1088,7 +1091,7 @@ export async function createSignedUploadUrl(
   client: BaseClient,
   bucket: string,
   path: string,
-  o?: StorageCallOptions & { upsert?: boolean },
+  o?: StorageCallOptions & { upsert?: boolean | undefined },
 ): Promise<ServiceResult<UploadSignedUrl>> {
   o ??= {};
   const encoded = objectPathOrFailure(bucket, path);
