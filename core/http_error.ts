@@ -207,7 +207,10 @@ export function errorFromResponse(
   const { statusText, headers, body } = parts;
   let status = parts.status;
   let category = categoryForStatus(status);
-  const retryAfterMs = parseRetryAfter(headers.get("retry-after"));
+  // An HTTP date is the server's clock: measured from the answer's own `Date`, a device clock far
+  // from the server's does not lengthen or cut the wait.
+  const sent = Date.parse(headers.get("date") ?? "");
+  const retryAfterMs = parseRetryAfter(headers.get("retry-after"), sent >= 0 ? sent : undefined);
   const retryAfter = retryAfterMs === null ? null : Math.ceil(retryAfterMs / 1000);
   let message: string | null = null;
   let code: string | null = null;

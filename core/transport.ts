@@ -11,7 +11,7 @@ import { errorFromResponse, redactCause, redactSecrets } from "./http_error.ts";
 import { describeThrown } from "./_thrown.ts";
 import { encodeQuery, type QueryInit } from "./query.ts";
 import { failure, type ServiceResult, success } from "./result.ts";
-import { backoffDelay, parseRetryAfter, RETRYABLE_STATUSES, type RetryPolicy } from "./retry.ts";
+import { backoffDelay, RETRYABLE_STATUSES, type RetryPolicy } from "./retry.ts";
 import { utf8Decode } from "./encoding.ts";
 import { sleep } from "./_sleep.ts";
 import { cancelled } from "./_abort.ts";
@@ -404,7 +404,6 @@ class Call {
             category: "INVALID_ARGUMENT",
             cause: error,
           }),
-          retryAfterMs: null,
           final: true,
         }),
     );
@@ -453,9 +452,12 @@ class Call {
       (out.error.status !== null && RETRYABLE_STATUSES.has(out.error.status));
     if (!transient || this.#attempt >= this.#maxAttempts) return this.#finish(out);
     let delay = backoffDelay(this.#attempt, this.#ctx.retry);
-    if (result.retryAfterMs !== null) {
-      if (result.retryAfterMs > this.#ctx.retry.maxRetryAfterMs) return this.#finish(out);
-      delay = Math.max(delay, result.retryAfterMs);
+    // The answer's Retry-After, in whole seconds (a date's measured by the server's clock and
+    // rounded up: `errorFromResponse`).
+    const after = out.error.retryAfter;
+    if (after !== null) {
+      if (after * 1000 > this.#ctx.retry.maxRetryAfterMs) return this.#finish(out);
+      delay = Math.max(delay, after * 1000);
     }
     // A wait that ends past the deadline would only turn this answer into a timeout.
     if (delay > MAX_TIMER_MS || (this.#deadline !== 0 && Date.now() + delay >= this.#deadline)) {
@@ -600,7 +602,6 @@ function networkFailure(
       category: "NETWORK",
       cause: redactCause(error, secrets),
     }),
-    retryAfterMs: null,
   };
 }
 
@@ -608,7 +609,6 @@ function refused(message: string, category: "NETWORK" | "INVALID_ARGUMENT"): Att
   return {
     kind: "failed",
     failure: failure({ message, category }),
-    retryAfterMs: null,
     final: true,
   };
 }
@@ -701,7 +701,6 @@ type AttemptResult =
   | {
     kind: "failed";
     failure: ReturnType<typeof failure>;
-    retryAfterMs: number | null;
     /** A failure that repeats whatever the attempt (refused redirect, bad header): no retry. */
     final?: boolean | undefined;
   };
@@ -791,7 +790,6 @@ async function attemptOnce(
       return {
         kind: "failed",
         failure: failure(error),
-        retryAfterMs: parseRetryAfter(response.headers.get("retry-after")),
       };
     }
     const type = req.responseType ?? "json";
@@ -839,7 +837,6 @@ async function attemptOnce(
                 status: response.status,
                 cause: redactCause(error, secrets),
               }),
-              retryAfterMs: null,
             };
           }
         }
@@ -851,7 +848,6 @@ async function attemptOnce(
       return {
         kind: "failed",
         failure: failure({ message: error.message, category: "DECODE", status: response.status }),
-        retryAfterMs: null,
       };
     }
     return networkFailure("Network error while reading the body", error, secrets);
