@@ -265,9 +265,8 @@ function headerRecord(
     headers["content-type"] = req.contentType ??
       (typeof req.body === "string"
         ? "text/plain;charset=UTF-8"
-        : req.body instanceof Blob && req.body.type
-        ? req.body.type
-        : "application/octet-stream");
+        // A Blob's own type (of any realm; the other bodies have none), as fetch would send it.
+        : (req.body as Blob).type || "application/octet-stream");
   }
   const mode = req.credentials ?? "token";
   // Client-wide headers may carry credentials: a request sent without credentials gets none.

@@ -7,13 +7,14 @@
 import assert from "node:assert/strict";
 import { createClient } from "../../mod.ts";
 
-const STREAMS = ["ReadableStream", "WritableStream", "TransformStream"] as const;
+const STREAMS = ["ReadableStream", "WritableStream", "TransformStream"];
 
-/** Runs `fn` with the Web Streams classes taken away, then puts them back. */
-async function withoutStreams<T>(fn: () => Promise<T>): Promise<T> {
+/** Runs `fn` with the Web Streams classes (and any `more`) taken away, then puts them back. */
+async function withoutStreams<T>(fn: () => Promise<T>, more: string[] = []): Promise<T> {
   const g = globalThis as Record<string, unknown>;
-  const saved = STREAMS.map((name) => [name, Object.getOwnPropertyDescriptor(g, name)] as const);
-  for (const name of STREAMS) delete g[name];
+  const names = [...STREAMS, ...more];
+  const saved = names.map((name) => [name, Object.getOwnPropertyDescriptor(g, name)] as const);
+  for (const name of names) delete g[name];
   try {
     assert.equal(typeof (globalThis as Record<string, unknown>).ReadableStream, "undefined");
     return await fn();
@@ -132,4 +133,30 @@ Deno.test("without Web Streams: a redirect is followed, and a POST answered 303 
     'POST /rest/v1/rpc/make {"a":1}',
     "GET /rest/v1/made null",
   ]);
+});
+
+Deno.test("without Web Streams or Blob: a bytes body goes as application/octet-stream, a Blob-like one with its own type", async () => {
+  const { fetch } = polyfillFetch(() => polyfillResponse(200, '{"Key":"docs/a.bin"}'));
+  const types: Array<string | null> = [];
+  const recording = (input: RequestInfo | URL, init?: RequestInit) => {
+    types.push(new Headers(init?.headers).get("content-type"));
+    return fetch(input, init);
+  };
+  await withoutStreams(async () => {
+    assert.equal(typeof (globalThis as Record<string, unknown>).Blob, "undefined");
+    const client = createClient("https://p.example", "anon-key", { fetch: recording });
+    const up = await client.storage.upload("docs", "a.bin", new Uint8Array([1, 2, 3]));
+    assert.equal(up.getOrThrow(), "docs/a.bin");
+    const r = await client.request({
+      method: "POST",
+      path: "/x",
+      body: new Uint8Array([1]),
+      responseType: "text",
+    });
+    assert.equal(r.ok, true);
+    // A Blob of another implementation (a polyfill's): its own type is sent, as fetch would.
+    const blobLike = Object.assign(new Uint8Array([1]), { type: "image/png" });
+    await client.request({ method: "POST", path: "/y", body: blobLike, responseType: "text" });
+  }, ["Blob", "File"]);
+  assert.deepEqual(types, ["application/octet-stream", "application/octet-stream", "image/png"]);
 });
