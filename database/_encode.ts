@@ -5,6 +5,7 @@
 
 import { showValue } from "../core/_show.ts";
 import { stringifyJson } from "../core/_json_int64.ts";
+import { unicodePattern } from "./_pattern.ts";
 
 /**
  * Query keys PostgREST reserves: a filter's key goes quoted when it is one of
@@ -30,8 +31,11 @@ export const RESERVED_KEYS: ReadonlySet<string> = new Set([
 // (noneOf "(-:.,>)"))`), but before it a key was a `pFieldName`, read up to its first other
 // character (`data->>a@b` filtered the key `a`). Any other name or key goes double-quoted
 // (`pQuotedValue`, `"` and `\\` escaped), which every version reads whole.
-const PLAIN = /^[\p{L}0-9_$]+(?:(?: +|-)[\p{L}0-9_$]+)*$/u;
-const PLAIN_KEY = /^(?:-?[0-9]+|[\p{L}0-9_$]+(?:(?: +|-)[\p{L}0-9_$]+)*)$/u;
+// Compiled at first use (`_pattern.ts`).
+const PLAIN = /* @__PURE__ */ unicodePattern("^[\\p{L}0-9_$]+(?:(?: +|-)[\\p{L}0-9_$]+)*$");
+const PLAIN_KEY = /* @__PURE__ */ unicodePattern(
+  "^(?:-?[0-9]+|[\\p{L}0-9_$]+(?:(?: +|-)[\\p{L}0-9_$]+)*)$",
+);
 
 /** Last-segment names PostgREST takes for an embed's modifiers. */
 const RESERVED_LAST = /^(?:order|limit|offset|and|or)$/;
@@ -69,14 +73,14 @@ export function checkColumn(name: string, asKey = true): string {
   for (let i = 0; i < names.length; i++) {
     const n = names[i];
     out += (i ? "." : "") + (
-      !PLAIN.test(n) || asKey && i === names.length - 1 &&
+      !PLAIN().test(n) || asKey && i === names.length - 1 &&
           (RESERVED_LAST.test(n) || names.length === 1 && RESERVED_KEYS.has(n))
         ? quoteName(n)
         : n
     );
   }
   for (let i = 1; i < json.length; i += 2) {
-    out += json[i - 1] + (PLAIN_KEY.test(json[i]) ? json[i] : quoteName(json[i]));
+    out += json[i - 1] + (PLAIN_KEY().test(json[i]) ? json[i] : quoteName(json[i]));
   }
   if (names.concat(json).some((n) => n === "" || n.trim() !== n)) {
     throw new TypeError(

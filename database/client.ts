@@ -37,6 +37,7 @@ import { hasTablePath, plainJson, plainOf, RESERVED_KEYS } from "./_encode.ts";
 import { QueryBuilder } from "./query_builder.ts";
 import { type BlockResult, renderTopLevel, WhereBuilder } from "./where_builder.ts";
 import { freshMark, markNumbers, unquoteMarks } from "../core/_json_int64.ts";
+import { unicodePattern } from "./_pattern.ts";
 
 let onConflictPattern: RegExp | undefined;
 
@@ -932,9 +933,9 @@ export function flattenParams(
     // `op.value` as a filter on the result: the function would never see the argument.
     // And it reads a name up to the first character outside an identifier (`a.b` passes `b`,
     // `p->x` passes `p`): the function would get another argument, or none.
-    const what = FILTER_SHAPED.test(text) ? "a filter" : RESERVED_KEYS.has(k) // a dotted name ending in one (`a.limit`) fails ARG_NAME below
+    const what = FILTER_SHAPED().test(text) ? "a filter" : RESERVED_KEYS.has(k) // a dotted name ending in one (`a.limit`) fails ARG_NAME below
       ? "a modifier"
-      : ARG_NAME.test(k)
+      : ARG_NAME().test(k)
       ? null
       : "another name";
     if (what) {
@@ -954,11 +955,13 @@ export function flattenParams(
  * `eq(any).{1}`, `fts(english).x`): quantifiers follow only the comparison
  * and pattern operators, a configuration only the full-text ones.
  */
-const FILTER_SHAPED =
-  /^(?:not\.|(?:(?:eq|gte|gt|lte|lt|like|ilike|match|imatch)(?:\((?:any|all)\))?|neq|in|is|isdistinct|cs|cd|ov|sl|sr|nxr|nxl|adj|(?:fts|plfts|phfts|wfts)(?:\([\p{L}0-9_ $]+\))?)\.)/u;
+const FILTER_SHAPED = /* @__PURE__ */ unicodePattern(
+  "^(?:not\\.|(?:(?:eq|gte|gt|lte|lt|like|ilike|match|imatch)(?:\\((?:any|all)\\))?|neq|in|is|isdistinct|cs|cd|ov|sl|sr|nxr|nxl|adj|(?:fts|plfts|phfts|wfts)(?:\\([\\p{L}0-9_ $]+\\))?)\\.)",
+);
 /** Argument names PostgREST reads whole: identifier characters, inner spaces and single dashes. */
-const ARG_NAME =
-  /^[\p{L}0-9_$](?:[\p{L}0-9_$ ]*[\p{L}0-9_$])?(?:-[\p{L}0-9_$](?:[\p{L}0-9_$ ]*[\p{L}0-9_$])?)*$/u;
+const ARG_NAME = /* @__PURE__ */ unicodePattern(
+  "^[\\p{L}0-9_$](?:[\\p{L}0-9_$ ]*[\\p{L}0-9_$])?(?:-[\\p{L}0-9_$](?:[\\p{L}0-9_$ ]*[\\p{L}0-9_$])?)*$",
+);
 
 /**
  * Creates a {@linkcode DatabaseClient}; no I/O.

@@ -11,27 +11,8 @@ import { createClient } from "../mod.ts";
 import { decodeSession } from "../auth/models.ts";
 import { createSessionManager, InMemorySessionStorage } from "../session/mod.ts";
 import { jsonResponse, recordingFetch } from "./support/recording_fetch.ts";
+import { eachNode, librarySources } from "./support/library_sources.ts";
 import { BASE, KEY, sessionJson, withClock } from "./session/_helpers.ts";
-
-const root = new URL("../", import.meta.url).pathname;
-const AREAS = ["core", "auth", "session", "storage", "database", "hono"];
-
-/** The library's source files (tests and examples aside). */
-async function sources(): Promise<Map<string, ts.SourceFile>> {
-  const files = new Map<string, ts.SourceFile>();
-  const add = async (path: string) => {
-    const text = await Deno.readTextFile(`${root}${path}`);
-    files.set(path, ts.createSourceFile(path, text, ts.ScriptTarget.Latest, true));
-  };
-  await add("mod.ts");
-  await add("client.ts");
-  for (const area of AREAS) {
-    for await (const entry of Deno.readDir(`${root}${area}`)) {
-      if (entry.isFile && entry.name.endsWith(".ts")) await add(`${area}/${entry.name}`);
-    }
-  }
-  return files;
-}
 
 /** Whether a type node has `undefined` as a member of its top-level union. */
 function admitsUndefined(type: ts.TypeNode): boolean {
@@ -45,7 +26,7 @@ function admitsUndefined(type: ts.TypeNode): boolean {
 function interfaces(files: Map<string, ts.SourceFile>): Map<string, [string[], string[]]> {
   const out = new Map<string, [string[], string[]]>();
   for (const sf of files.values()) {
-    ts.forEachChild(sf, function visit(node) {
+    eachNode(sf, (node) => {
       if (ts.isInterfaceDeclaration(node)) {
         const own = node.members.filter(ts.isPropertySignature).map((m) => m.name.getText(sf));
         const bases = (node.heritageClauses ?? []).flatMap((h) =>
@@ -53,13 +34,12 @@ function interfaces(files: Map<string, ts.SourceFile>): Map<string, [string[], s
         );
         out.set(node.name.text, [own, bases]);
       }
-      ts.forEachChild(node, visit);
     });
   }
   return out;
 }
 
-const files = await sources();
+const files = await librarySources();
 const declared = interfaces(files);
 
 /** The property names of an interface of the library, those of the ones it extends included. */
@@ -81,7 +61,7 @@ Deno.test("every optional property of the library's types admits undefined (exac
   const missing: string[] = [];
   let checked = 0;
   for (const [path, sf] of files) {
-    ts.forEachChild(sf, function visit(node) {
+    eachNode(sf, (node) => {
       if (ts.isPropertySignature(node) && node.questionToken && node.type) {
         checked++;
         if (!admitsUndefined(node.type)) {
@@ -89,7 +69,6 @@ Deno.test("every optional property of the library's types admits undefined (exac
           missing.push(`${path}:${line + 1} ${node.name.getText(sf)}`);
         }
       }
-      ts.forEachChild(node, visit);
     });
   }
   assert.ok(checked > 400, `${checked} optional properties found`);
