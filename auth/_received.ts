@@ -13,7 +13,7 @@ const RECEIVED = new WeakMap<object, number>();
 
 /** Whether `value` has a session's tokens and lifetime (a `Session` or `MfaVerifyResponse`). */
 function sessionShaped(value: unknown): value is object {
-  const v = value as { accessToken?: unknown | undefined; expiresIn?: unknown | undefined } | null;
+  const v = value as { accessToken?: unknown; expiresIn?: unknown } | null;
   return typeof v === "object" && v !== null && typeof v.accessToken === "string" &&
     typeof v.expiresIn === "number";
 }
@@ -26,7 +26,7 @@ function sessionShaped(value: unknown): value is object {
  * @returns `value`.
  */
 export function noteReceived<T>(value: T, at: number): T {
-  const inner = (value as { session?: unknown | undefined } | null)?.session;
+  const inner = (value as { session?: unknown } | null)?.session;
   if (sessionShaped(value)) RECEIVED.set(value, at);
   else if (sessionShaped(inner)) RECEIVED.set(inner, at);
   return value;

@@ -25,7 +25,7 @@ export interface GoTrueCall<T> {
   /** The path, or a function building it (an id that cannot be encoded becomes a Failure). */
   path: string | (() => string);
   query?: QueryInit | undefined;
-  body?: unknown | undefined;
+  body?: unknown;
   accessToken?: string | null | undefined;
   decode: (body: unknown) => T;
   options?: AuthCallOptions | undefined;

@@ -157,7 +157,7 @@ async function serverValidate(
   // The server accepts the token when it answers with the token's own user: any other answer (a
   // 2xx from a host a redirect or a proxy put in its place) proves nothing.
   if (r.ok) {
-    const id = (r.value as { id?: unknown | undefined } | null)?.id;
+    const id = (r.value as { id?: unknown } | null)?.id;
     // A string on both sides: `{}` against a token without `sub` is no user.
     return typeof id === "string" && id && id === decoded.payload.sub
       ? success(buildResult(decoded))

@@ -256,7 +256,7 @@ function parseKeySet(
     });
   }
   // Null, a scalar or an array (whose `keys` is a method) has no `keys` array.
-  if (!Array.isArray((value as { keys?: unknown | undefined } | null)?.keys)) {
+  if (!Array.isArray((value as { keys?: unknown } | null)?.keys)) {
     return failure({
       message: "Cannot use the JWKS as it must be an object with a 'keys' array",
       category: "DECODE",

@@ -20,7 +20,7 @@ export type JsonObject = { [key: string]: JsonValue };
  */
 export type JsonObjectInput =
   | Readonly<Record<string, unknown>>
-  | (object & { readonly length?: never | undefined; readonly size?: never | undefined });
+  | (object & { readonly length?: never; readonly size?: never });
 /** Any JSON value. */
 export type JsonValue =
   | string

@@ -134,7 +134,7 @@ export function redactCause(
 /** GoTrue's `weak_password.reasons` (`length`, `characters`, `pwned`) as details text. */
 function weakPasswordReasons(value: unknown): string | null {
   const reasons = value && typeof value === "object"
-    ? (value as { reasons?: unknown | undefined }).reasons
+    ? (value as { reasons?: unknown }).reasons
     : null;
   return Array.isArray(reasons) && reasons.length > 0 && reasons.every((r) => typeof r === "string")
     ? reasons.join(", ")

@@ -73,7 +73,7 @@ export interface ServiceErrorInit {
   /** Seconds the server asked to wait (`Retry-After`), when sent. */
   retryAfter?: number | null | undefined;
   /** The underlying error, if any. */
-  cause?: unknown | undefined;
+  cause?: unknown;
 }
 
 /**

@@ -94,7 +94,7 @@ export interface TransportRequest<R extends ResponseType = "json"> {
   /** Extra headers, merged over the computed ones. */
   headers?: Readonly<Record<string, string>> | undefined;
   /** A value sent as JSON (`Content-Type: application/json`). */
-  json?: unknown | undefined;
+  json?: unknown;
   /** A raw body, sent verbatim; a stream is streamed, and cancelled if the call fails. */
   body?: RequestBody | undefined;
   /** The body's content type when `body` is given. */

@@ -142,7 +142,7 @@ export function scalar(value: unknown, what: string): string {
 
 /** What `value.toJSON()` gives when it is a string; null when it is not, has none or throws. */
 function jsonString(value: object): string | null {
-  const toJSON = (value as { toJSON?: unknown | undefined }).toJSON;
+  const toJSON = (value as { toJSON?: unknown }).toJSON;
   if (typeof toJSON !== "function") return null;
   try {
     const text: unknown = toJSON.call(value);
@@ -244,7 +244,7 @@ function holdsMapOrSet(value: unknown, path: object[]): boolean {
     if (tag === "[object Map]" || tag === "[object Set]") return true;
     if (tag !== "[object Object]") return false;
   }
-  if (typeof (value as { toJSON?: unknown | undefined }).toJSON === "function") return false;
+  if (typeof (value as { toJSON?: unknown }).toJSON === "function") return false;
   path.push(value);
   for (const v of Object.values(value)) if (holdsMapOrSet(v, path)) return true;
   path.pop();
@@ -271,7 +271,7 @@ function plainDeep(value: unknown, action: string, path: object[]): unknown {
     const entries = tag === "[object Map]"
       ? [...(value as ReadonlyMap<string, unknown>)]
       : tag === "[object Object]" &&
-          typeof (value as { toJSON?: unknown | undefined }).toJSON !== "function"
+          typeof (value as { toJSON?: unknown }).toJSON !== "function"
       ? Object.entries(value)
       : null;
     if (entries === null) return value;

@@ -901,7 +901,7 @@ export function flattenParams(
   for (const [k, raw] of Object.entries(obj as Record<string, unknown>)) {
     // As JSON would encode it: a Date (anything with toJSON) becomes its string.
     const v = raw !== null && typeof raw === "object" &&
-        typeof (raw as { toJSON?: unknown | undefined }).toJSON === "function"
+        typeof (raw as { toJSON?: unknown }).toJSON === "function"
       ? (raw as { toJSON(): unknown }).toJSON()
       : raw;
     if (v === null || v === undefined) continue;

@@ -74,7 +74,7 @@ export async function validateAll<T>(
   if (refused) return refused;
   // A Standard Schema first: some (arktype) are also callable, and their call
   // returns an error object instead of throwing.
-  let standard: { validate?: unknown | undefined } | undefined;
+  let standard: { validate?: unknown } | undefined;
   try {
     standard = (validator as { "~standard"?: typeof standard | undefined })["~standard"];
   } catch (cause) {

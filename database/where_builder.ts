@@ -99,7 +99,7 @@ function operandText(value: unknown, what: string): string {
  * every row): it is refused here at compile time, as it is at run time.
  */
 export type BlockResult =
-  | (object & { readonly then?: never | undefined })
+  | (object & { readonly then?: never })
   | string
   | number
   | boolean

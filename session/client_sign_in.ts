@@ -436,7 +436,7 @@ function keptCode(
 ): unknown {
   let raw: unknown;
   try {
-    raw = (error as { code?: unknown | undefined } | null)?.code;
+    raw = (error as { code?: unknown } | null)?.code;
   } catch {
     return redacted; // a getter that throws: no code to keep
   }
@@ -450,7 +450,7 @@ function keptCode(
     redacted !== error && redacted instanceof Error &&
     (typeof code === "string" || typeof code === "number")
   ) {
-    (redacted as { code?: unknown | undefined }).code = code;
+    (redacted as { code?: unknown }).code = code;
   }
   return redacted;
 }
@@ -458,7 +458,7 @@ function keptCode(
 /** What a thrown value says: its message, a plain `{ message }` object's too (a native bridge's). */
 function said(error: unknown): string {
   try {
-    const message = (error as { message?: unknown | undefined } | null)?.message;
+    const message = (error as { message?: unknown } | null)?.message;
     if (typeof message === "string") return message;
   } catch {
     // A getter that throws: what describeThrown makes of it.

@@ -1002,9 +1002,7 @@ export async function exchangeCodeForSessionAndSave(
   // A recovery link in the PKCE flow comes back as a code: its session's `amr` says recovery.
   const amr = parseJwtClaims(r.value.accessToken);
   const recovery = amr.ok && Array.isArray(amr.value.amr) &&
-    amr.value.amr.some((m) =>
-      (m as { method?: unknown | undefined } | null)?.method === "recovery"
-    );
+    amr.value.amr.some((m) => (m as { method?: unknown } | null)?.method === "recovery");
   return await saved(
     manager,
     r.value,

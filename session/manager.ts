@@ -244,7 +244,7 @@ function checkSession(session: Session): void {
   }
   // Whether a later state is the same sign-in is told by the user's id (tokens without a
   // session id): a session without one, held, made sign-outs and later restores throw.
-  const user = session.user as { id?: unknown | undefined } | null | undefined;
+  const user = session.user as { id?: unknown } | null | undefined;
   if (typeof user !== "object" || user === null || typeof user.id !== "string") {
     throw new SessionRefused(
       "Cannot save the session as its 'user' must be an object with a string 'id'",

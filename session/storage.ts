@@ -479,7 +479,7 @@ function parseCookies(header: string | null): Map<string, string> {
 /** The `Cookie` header of what the constructor takes; a clear TypeError for anything else. */
 function cookieHeader(request: Request | string | null): string | null {
   if (typeof request === "string" || request === null) return request;
-  const headers = (request as { headers?: { get?: unknown | undefined } | undefined } | undefined)
+  const headers = (request as { headers?: { get?: unknown } | undefined } | undefined)
     ?.headers;
   if (typeof headers?.get !== "function") {
     throw new TypeError(

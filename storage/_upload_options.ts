@@ -16,10 +16,10 @@ import { describeThrown } from "../core/_thrown.ts";
  * or as `{}`. Returns the metadata as JSON text, or null.
  */
 export function checkUploadOptions(o: {
-  upsert?: unknown | undefined;
-  contentType?: unknown | undefined;
-  cacheControl?: unknown | undefined;
-  metadata?: unknown | undefined;
+  upsert?: unknown;
+  contentType?: unknown;
+  cacheControl?: unknown;
+  metadata?: unknown;
 }): string | null {
   const { upsert, contentType, cacheControl, metadata } = o;
   if (upsert != null && typeof upsert !== "boolean") {

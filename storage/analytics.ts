@@ -391,7 +391,7 @@ export class AnalyticsCatalogClient {
   #request(
     method: string,
     path: string,
-    o?: CatalogCallOptions & { query?: QueryInit | undefined; json?: unknown | undefined },
+    o?: CatalogCallOptions & { query?: QueryInit | undefined; json?: unknown },
   ): Promise<ServiceResult<CatalogJsonObject>> {
     // 64-bit snapshot ids and sequence numbers: read as bigint, written as JSON integers.
     o ??= {};
@@ -464,7 +464,7 @@ export class AnalyticsCatalogClient {
   async #at(
     method: string,
     path: string | (() => string),
-    o?: CatalogCallOptions & { query?: QueryInit | undefined; json?: unknown | undefined },
+    o?: CatalogCallOptions & { query?: QueryInit | undefined; json?: unknown },
   ): Promise<ServiceResult<CatalogJsonObject>> {
     o ??= {};
     let built: string;

@@ -820,7 +820,7 @@ class Upload implements ResumableUpload {
       signal,
     });
     if (signal?.aborted) return ABORTED;
-    return r.ok && (r.value.body as { version?: unknown | undefined } | null)?.version === version;
+    return r.ok && (r.value.body as { version?: unknown } | null)?.version === version;
   }
 
   async #run(signal?: AbortSignal): Promise<ServiceResult<void>> {

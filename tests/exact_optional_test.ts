@@ -14,9 +14,18 @@ import { jsonResponse, recordingFetch } from "./support/recording_fetch.ts";
 import { eachNode, librarySources } from "./support/library_sources.ts";
 import { BASE, KEY, sessionJson, withClock } from "./session/_helpers.ts";
 
-/** Whether a type node has `undefined` as a member of its top-level union. */
+/**
+ * Whether a type node has `undefined` as a member of its top-level union, or is `unknown` or `any`
+ * (which hold it), or `never` (a property that must be absent: `{ length?: never }`).
+ */
 function admitsUndefined(type: ts.TypeNode): boolean {
-  if (type.kind === ts.SyntaxKind.UndefinedKeyword) return true;
+  const plain = [
+    ts.SyntaxKind.UndefinedKeyword,
+    ts.SyntaxKind.UnknownKeyword,
+    ts.SyntaxKind.AnyKeyword,
+    ts.SyntaxKind.NeverKeyword,
+  ];
+  if (plain.includes(type.kind)) return true;
   if (ts.isUnionTypeNode(type)) return type.types.some(admitsUndefined);
   if (ts.isParenthesizedTypeNode(type)) return admitsUndefined(type.type);
   return false;
