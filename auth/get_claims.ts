@@ -13,20 +13,9 @@ import { AUTH_BODY_LIMIT } from "./_request.ts";
 import { createJwksResolver, type JwksOptions, type JwksResolver } from "./jwks.ts";
 import type { BaseClient } from "../core/client.ts";
 import { decodeJwtClaims, decodeJwtHeader, type JwtClaimsResult } from "./jwt.ts";
+import { checkTimes, rejected } from "./_claim_times.ts";
 
-/**
- * Clock-skew leeway applied to `exp` and `nbf`, in seconds.
- *
- * @example A token just past its expiry
- * ```ts
- * import { CLAIMS_LEEWAY_SECONDS } from "@fetchbase/fetchbase/auth";
- *
- * const now = Math.floor(Date.now() / 1000);
- * const exp = now - 10;
- * console.log(now < exp + CLAIMS_LEEWAY_SECONDS); // true: still accepted
- * ```
- */
-export const CLAIMS_LEEWAY_SECONDS = 30;
+export { CLAIMS_LEEWAY_SECONDS } from "./_claim_times.ts";
 
 /** What `getClaims` needs from an auth client; `AuthClient` satisfies it. */
 export interface ClaimsSource {
@@ -69,10 +58,6 @@ const SIGNATURE_ALGORITHM: EcdsaParams = { name: "ECDSA", hash: "SHA-256" };
 
 let encoder: TextEncoder | undefined;
 
-function rejected(message: string, code: string) {
-  return failure({ message, category: "UNAUTHORIZED", code });
-}
-
 function buildResult(d: DecodedJwt): JwtClaimsResult {
   return {
     claims: decodeJwtClaims(d.payload),
@@ -80,31 +65,6 @@ function buildResult(d: DecodedJwt): JwtClaimsResult {
     signature: d.signatureText,
     raw: d.payload,
   };
-}
-
-function checkTimes(payload: JsonObject, allowExpired: boolean) {
-  const now = Date.now() / 1000;
-  for (const name of ["iat", "exp", "nbf"]) {
-    const value = payload[name];
-    // Number.isFinite is false for anything but a finite number.
-    if (value !== undefined && !Number.isFinite(value)) {
-      return rejected(`Cannot accept the JWT as its '${name}' claim is not a number`, "bad_jwt");
-    }
-  }
-  const exp = payload.exp as number | undefined;
-  const nbf = payload.nbf as number | undefined;
-  if (!allowExpired) {
-    if (exp === undefined) {
-      return rejected("Cannot accept the JWT as its 'exp' claim is missing", "bad_jwt");
-    }
-    if (exp + CLAIMS_LEEWAY_SECONDS <= now) {
-      return rejected("Cannot accept the JWT as it has expired", "token_expired");
-    }
-  }
-  if (nbf !== undefined && nbf - CLAIMS_LEEWAY_SECONDS > now) {
-    return rejected("Cannot accept the JWT as it is not valid yet", "token_not_yet_valid");
-  }
-  return null;
 }
 
 function checkIssuerAudience(payload: JsonObject, options?: GetClaimsOptions) {
@@ -225,7 +185,7 @@ export async function getClaims(
   const decoded = decodeJwt(jwt);
   if (!decoded.ok) return decoded;
   const d = decoded.value;
-  const early = checkTimes(d.payload, options?.allowExpired === true) ??
+  const early = checkTimes(d.payload, options?.allowExpired === true, Date.now() / 1000) ??
     checkIssuerAudience(d.payload, options);
   if (early !== null) return early;
   if (options?.verify === false) return success(buildResult(d));

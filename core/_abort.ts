@@ -51,6 +51,11 @@ export function cancelled(cause?: unknown): Failure {
   return failure({ message: "Request was cancelled", category: "CANCELLED", cause });
 }
 
+/** The Failure of a call that ran out its `ms` of time (the transport's words for it). */
+export function timedOut(ms: number, cause?: unknown): Failure {
+  return failure({ message: `Request timed out after ${ms} ms`, category: "TIMEOUT", cause });
+}
+
 /** What {@linkcode bounded} answers: the outcome, or why the wait ended without it. */
 export type Bounded<T> =
   | { kind: "done"; value: T }
@@ -120,7 +125,7 @@ export function untilCancelled<T>(
       : r.kind === "aborted"
       ? cancelled()
       : r.kind === "timeout"
-      ? failure({ message: `Request timed out after ${ms} ms`, category: "TIMEOUT" })
+      ? timedOut(ms)
       : Promise.reject(r.error)
   );
 }

@@ -1,6 +1,7 @@
 /** Internal: one timeout for a call that sends several requests in turn. */
 
-import { failure, type ServiceResult } from "./result.ts";
+import type { ServiceResult } from "./result.ts";
+import { timedOut } from "./_abort.ts";
 
 /** The longest delay `setTimeout` honours; the transport takes a longer timeout for none. */
 const MAX_TIMER_MS = 2_147_483_647;
@@ -29,17 +30,15 @@ export type Within = <T>(
 export function deadline(timeout: number | undefined, fallback: number): Within {
   const ms = timeout ?? fallback;
   const at = typeof ms === "number" && ms > 0 && ms <= MAX_TIMER_MS ? Date.now() + ms : 0;
-  const timedOut = (cause?: unknown) =>
-    failure({ message: `Request timed out after ${ms} ms`, category: "TIMEOUT", cause });
   return async (send) => {
     if (at === 0) return await send(timeout);
     const left = at - Date.now();
-    if (left <= 0) return timedOut();
+    if (left <= 0) return timedOut(ms);
     const r = await send(left);
     // The transport's own words for its timeout name the time it was given: the time left.
     return !r.ok && r.error.category === "TIMEOUT" && r.error.status === null &&
-        r.error.message === `Request timed out after ${left} ms`
-      ? timedOut(r.error.cause)
+        r.error.message === timedOut(left).error.message
+      ? timedOut(ms, r.error.cause)
       : r;
   };
 }

@@ -4,7 +4,7 @@
  * @module
  */
 
-import { isArrayBuffer, isUint8Array } from "./_realm.ts";
+import { isUint8Array, localBytes } from "./_realm.ts";
 import { showValue } from "./_show.ts";
 
 // Made at first use: a module that builds one at import fails to load where there is none (Jest's
@@ -78,18 +78,7 @@ const B64_LOOKUP: Int16Array = /* @__PURE__ */ (() => {
  */
 export function encodeBase64(data: ArrayBufferView | ArrayBuffer | string): string {
   // Bytes of another realm too: the digest of a WebCrypto from outside a jsdom test environment.
-  // This is `localBytes` (core/_realm.ts) written out: calling it gives the same code but moves
-  // esbuild's short names in the verify-only bundle, which does not even use this, to 10,241
-  // bytes, past its limit (10,240).
-  const bytes = typeof data === "string"
-    ? utf8Encode(data)
-    : data instanceof Uint8Array
-    ? data
-    : isArrayBuffer(data)
-    ? new Uint8Array(data)
-    : ArrayBuffer.isView(data)
-    ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength)
-    : null;
+  const bytes = typeof data === "string" ? utf8Encode(data) : localBytes(data);
   // `new Uint8Array(3)` would encode three zero bytes, `new Uint8Array({})` none.
   if (bytes === null) {
     throw new TypeError(

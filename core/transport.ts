@@ -14,7 +14,7 @@ import { failure, type ServiceResult, success } from "./result.ts";
 import { backoffDelay, RETRYABLE_STATUSES, type RetryPolicy } from "./retry.ts";
 import { utf8Decode } from "./encoding.ts";
 import { sleep } from "./_sleep.ts";
-import { cancelled } from "./_abort.ts";
+import { cancelled, timedOut } from "./_abort.ts";
 import { VERSION } from "./version.ts";
 
 /** Which service a request targets; selects the path prefix. */
@@ -321,13 +321,7 @@ const SETTLE_TURNS = 24;
 const RESOLVED: Promise<void> = Promise.resolve();
 
 function abortFailure(cause: AbortCause, timeout: number, error?: unknown) {
-  return cause === "timeout"
-    ? failure({
-      message: `Request timed out after ${timeout} ms`,
-      category: "TIMEOUT",
-      cause: error,
-    })
-    : cancelled(error);
+  return cause === "timeout" ? timedOut(timeout, error) : cancelled(error);
 }
 
 type Outcome = ServiceResult<unknown>;

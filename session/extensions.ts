@@ -22,7 +22,8 @@ import type {
 import { type OAuthProvider, SignOutScope } from "../auth/enums.ts";
 import { parseSessionTokensFromFragment, parseSessionTokensFromUrl } from "../auth/fragment.ts";
 import { verifyOAuthState } from "../auth/oauth_state.ts";
-import { CLAIMS_LEEWAY_SECONDS, getClaims, type GetClaimsOptions } from "../auth/get_claims.ts";
+import { getClaims, type GetClaimsOptions } from "../auth/get_claims.ts";
+import { checkTimes } from "../auth/_claim_times.ts";
 import { type JwtClaimsResult, parseJwtClaims } from "../auth/jwt.ts";
 import type {
   LinkIdentityResponse,
@@ -1054,7 +1055,7 @@ export function getClaimsForCurrentSession(
     // against the server's time here, as getClaims would read it against this clock.
     const gap = options.allowExpired ? 0 : clockGap(manager, session.refreshToken);
     if (gap !== 0) {
-      const expired = expiredByServerClock(session.accessToken, gap);
+      const expired = refusedByServerClock(session.accessToken, gap);
       if (expired) return expired;
       options = { ...options, allowExpired: true };
     }
@@ -1065,32 +1066,12 @@ export function getClaimsForCurrentSession(
 }
 
 /**
- * getClaims' expiry check of `token` (a missing `exp`, or one past with its
- * leeway) by the server's clock, this device's plus `gap` ms; null when it passes.
- * It repeats the `exp` part of `checkTimes` in `auth/get_claims.ts` with its
- * messages: giving that one a clock parameter to share, in a module of its own,
- * measured 10,246 bytes for the verify-only bundle, past its limit (10,240).
- * (`nbf`, which GoTrue does not set, is still read by this device's clock.)
+ * getClaims' time checks of `token` by the server's clock, this device's plus `gap` ms; null when
+ * they pass, as when getClaims cannot read the token (it then says why).
  */
-function expiredByServerClock(token: string, gap: number): Failure | null {
+function refusedByServerClock(token: string, gap: number): Failure | null {
   const payload = parseJwtClaims(token);
-  const exp = payload.ok ? payload.value.exp : undefined;
-  // A token getClaims cannot read is left to it, which says why.
-  if (!payload.ok) return null;
-  if (typeof exp !== "number" || !Number.isFinite(exp)) {
-    return failure({
-      message: "Cannot accept the JWT as its 'exp' claim is missing",
-      category: "UNAUTHORIZED",
-      code: "bad_jwt",
-    });
-  }
-  return exp + CLAIMS_LEEWAY_SECONDS <= (Date.now() + gap) / 1000
-    ? failure({
-      message: "Cannot accept the JWT as it has expired",
-      category: "UNAUTHORIZED",
-      code: "token_expired",
-    })
-    : null;
+  return payload.ok ? checkTimes(payload.value, false, (Date.now() + gap) / 1000) : null;
 }
 
 /**

@@ -15,7 +15,7 @@ import {
 import { encodeBase64, utf8Decode } from "../core/encoding.ts";
 import { failure, type ServiceResult, success } from "../core/result.ts";
 import { request, type RequestBody, type TransportRequest } from "../core/transport.ts";
-import { guardStreams, sentAsTextMessage } from "./_stream_guard.ts";
+import { requestWatched } from "./_stream_guard.ts";
 import { isAsyncIterable, iterableStream } from "./_web_stream.ts";
 import { freshReads } from "./_fresh_reads.ts";
 import { encodeBucket, encodeObjectPath, objectPathOrFailure, pathList } from "./_path.ts";
@@ -525,18 +525,14 @@ export async function uploadToSignedUrl(
 
 /**
  * Sends an upload and reads the object's key from the answer. A stream body through a `fetch`
- * given to the client is watched (`guardStreams`): one it would send, or sent, as its text is a
+ * given to the client is watched (`requestWatched`): one it would send, or sent, as its text is a
  * Failure naming that, not a Success.
  */
 async function sendUpload(
   client: BaseClient,
   req: TransportRequest,
 ): Promise<ServiceResult<string>> {
-  const guard = isReadableStream(req.body) ? guardStreams(client) : null;
-  const r = await request(guard?.ctx ?? client, req);
-  if (guard?.asText) {
-    return failure({ message: sentAsTextMessage(guard.asText), category: "INVALID_ARGUMENT" });
-  }
+  const r = await requestWatched(client, req);
   return decodeResult(r, (v) => reqString(asObject(v.body, "upload answer"), "Key"));
 }
 

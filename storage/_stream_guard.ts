@@ -9,11 +9,40 @@
  */
 
 import { type BaseClient, globalFetch } from "../core/client.ts";
-import type { TransportContext } from "../core/transport.ts";
+import {
+  request,
+  type ResponseBodies,
+  type ResponseType,
+  type TransportContext,
+  type TransportRequest,
+  type TransportResponse,
+} from "../core/transport.ts";
 import { withFetch } from "../core/_with_fetch.ts";
+import { isReadableStream } from "../core/_realm.ts";
+import { failure, type ServiceResult } from "../core/result.ts";
+
+/**
+ * Sends `req` as `request` does, a stream body through a `fetch` given to the client watched
+ * ({@linkcode guardStreams}): one it would send, or sent, as its text is a Failure naming that
+ * (not retried: the same fetch would do the same again).
+ *
+ * @param client The client.
+ * @param req The request.
+ * @returns The answer, or the failure.
+ */
+export async function requestWatched<R extends ResponseType>(
+  client: BaseClient,
+  req: TransportRequest<R>,
+): Promise<ServiceResult<TransportResponse<ResponseBodies[R]>>> {
+  const guard = isReadableStream(req.body) ? guardStreams(client) : null;
+  const r = await request(guard?.ctx ?? client, req);
+  return guard?.asText
+    ? failure({ message: sentAsTextMessage(guard.asText), category: "INVALID_ARGUMENT" })
+    : r;
+}
 
 /** What a guarded fetch saw: a stream it refused to send as text, or one it sent so. */
-export interface StreamGuard {
+interface StreamGuard {
   /** The context to send through: the client itself when its fetch is the runtime's own. */
   readonly ctx: TransportContext;
   /** Null, or how a stream body went as text: `refused` (nothing sent) or `sent`. */
@@ -26,7 +55,7 @@ export interface StreamGuard {
  * @param client The client.
  * @returns The context and what it saw.
  */
-export function guardStreams(client: BaseClient): StreamGuard {
+function guardStreams(client: BaseClient): StreamGuard {
   if (client.fetch === globalFetch) return { ctx: client, asText: null };
   const guard: { ctx: TransportContext; asText: StreamGuard["asText"] } = {
     ctx: client,
@@ -64,7 +93,7 @@ export function guardStreams(client: BaseClient): StreamGuard {
  * @param asText How.
  * @returns The message, naming whether anything was sent.
  */
-export function sentAsTextMessage(asText: "refused" | "sent"): string {
+function sentAsTextMessage(asText: "refused" | "sent"): string {
   return `Cannot upload a ReadableStream through this fetch, which sends it as the text "[object ReadableStream]" (node-fetch, cross-fetch): ${
     asText === "refused" ? "nothing was sent" : "the object may now hold that text"
   }; upload bytes or a Blob, or use the runtime's own fetch`;

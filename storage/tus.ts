@@ -18,7 +18,6 @@ import { type BaseClient, globalFetch } from "../core/client.ts";
 import { encodeBase64 } from "../core/encoding.ts";
 import { backoffDelay, resolveRetryPolicy, type RetryPolicy } from "../core/retry.ts";
 import { sleep } from "../core/_sleep.ts";
-import { request } from "../core/transport.ts";
 import {
   type Failure,
   failure,
@@ -36,7 +35,7 @@ import { hasMethods } from "../core/_has_methods.ts";
 import { isReadableStream, isUint8Array, localBytes } from "../core/_realm.ts";
 import { blobType, isAnyBlob } from "./_blob.ts";
 import { isAsyncIterable, iterableStream } from "./_web_stream.ts";
-import { guardStreams, sentAsTextMessage } from "./_stream_guard.ts";
+import { requestWatched } from "./_stream_guard.ts";
 
 /**
  * The default chunk size: 6 MiB. Every chunk but the last is exactly `chunkSize`.
@@ -637,8 +636,7 @@ class Upload implements ResumableUpload {
     const size = chunk === null ? 0 : sizeOf(chunk);
     // Chunks sent as streams through a `fetch` given to the client are watched: node-fetch sends
     // one as its text under the chunk's Content-Length, and the request hung.
-    const guard = this.#streamChunks && size > 0 ? guardStreams(this.#client) : null;
-    const r = await request(guard?.ctx ?? this.#client, {
+    const r = await requestWatched(this.#client, {
       method,
       ...(url === null
         ? { area: "storage", path: "/upload/resumable" }
@@ -667,10 +665,6 @@ class Upload implements ResumableUpload {
       timeout: method === "HEAD" ? this.#o.timeout : this.#timeoutFor(size),
       signal,
     });
-    // Not retried: the same fetch would do the same again.
-    if (guard?.asText) {
-      return failure({ message: sentAsTextMessage(guard.asText), category: "INVALID_ARGUMENT" });
-    }
     return notRedirected(r);
   }
 
