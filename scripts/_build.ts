@@ -384,7 +384,16 @@ export async function buildPackage(target: Target, outArg: string): Promise<void
       typesVersions: { [OLD_TYPESCRIPT]: oldTypesVersions, "*": typesVersions },
       main: exportsMap["."].default,
       types: exportsMap["."].types,
-      files: ["esm", OLD_TYPES_DIR, "src", "docs", "bench/README.md", "README.md", "LICENSE"],
+      files: [
+        "esm",
+        OLD_TYPES_DIR,
+        "src",
+        "docs",
+        "bench/README.md",
+        "bench/HISTORY.md",
+        "README.md",
+        "LICENSE",
+      ],
       dependencies: required,
       ...(Object.keys(peers).length > 0
         ? {
@@ -436,7 +445,9 @@ export async function buildPackage(target: Target, outArg: string): Promise<void
     await Deno.copyFile(doc, copy);
   }
   await Deno.mkdir(`${outDir}/bench`, { recursive: true });
-  await Deno.copyFile(`${root}bench/README.md`, `${outDir}/bench/README.md`);
+  for (const doc of ["README.md", "HISTORY.md"]) {
+    await Deno.copyFile(`${root}bench/${doc}`, `${outDir}/bench/${doc}`);
+  }
   console.log(`${tag}: ${files.length} modules → ${outDir}`);
 }
 
