@@ -51,7 +51,7 @@ export function decodeEnroll(json: unknown): MfaEnrollResponse {
         ["qrCode", "secret", "uri"],
       )
       : null,
-    friendlyName: optString(o, "friendly_name"),
+    friendlyName: optString(o, "friendly_name") || null,
     phone: optString(o, "phone"),
   }, []);
 }
@@ -117,7 +117,7 @@ export function decodePasskey(json: unknown): Passkey {
   const o = asObject(json, "passkey");
   return {
     id: reqString(o, "id"),
-    friendlyName: optString(o, "friendly_name"),
+    friendlyName: optString(o, "friendly_name") || null,
     createdAt: optString(o, "created_at") ?? "",
     lastUsedAt: optString(o, "last_used_at"),
   };

@@ -227,14 +227,16 @@ export class AuthClient {
    *
    * @param chain The chain.
    * @param message The signed message.
-   * @param signature The signature.
+   * @param signature The signature: its bytes as the wallet gives them, or text as GoTrue reads
+   *   it (Ethereum: the 65 bytes as `0x`-prefixed hex; Solana: the 64 bytes as base64 or
+   *   base64url, not base58).
    * @param options Captcha.
    * @returns The session.
    */
   signInWithWeb3(
     chain: Web3Chain,
     message: string,
-    signature: string,
+    signature: string | Uint8Array,
     options?: si.CaptchaOptions,
   ): Promise<ServiceResult<Session>> {
     return si.signInWithWeb3(this.client, chain, message, signature, options);

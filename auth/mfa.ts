@@ -7,6 +7,7 @@
 
 import type { BaseClient } from "../core/client.ts";
 import { failure, type ServiceResult, success } from "../core/result.ts";
+import { showValue } from "../core/_show.ts";
 import { type AuthCallOptions, blank, gotrue, idSegment, invalid, notObject } from "./_request.ts";
 import {
   AuthenticatorAssuranceLevel,
@@ -101,6 +102,20 @@ export function mfaVerify(
   }
   const bad = notObject(o.webauthn?.credentialResponse, "credentialResponse");
   if (bad) return invalid(`Cannot verify as ${bad}`);
+  if (o.webauthn) {
+    // GoTrue refuses a WebAuthn verification without both (400 validation_failed).
+    const { type, credentialResponse } = o.webauthn;
+    if (type !== "create" && type !== "request") {
+      return invalid(
+        `Cannot verify as WebAuthn 'type' must be "create" or "request": current value is ${
+          showValue(type)
+        }`,
+      );
+    }
+    if (credentialResponse == null) {
+      return invalid("Cannot verify as WebAuthn 'credentialResponse' is missing");
+    }
+  }
   const body: Record<string, unknown> = { challenge_id: challengeId };
   if (o.webauthn) {
     body.webauthn = {

@@ -450,7 +450,7 @@ export function decodeMfaFactor(json: unknown): MfaFactor {
   const o = asObject(json, "factor");
   return {
     id: reqString(o, "id"),
-    friendlyName: optString(o, "friendly_name"),
+    friendlyName: optString(o, "friendly_name") || null,
     factorType: enumValue(MfaFactorType, o.factor_type, MfaFactorType.UNKNOWN),
     status: enumValue(MfaFactorStatus, o.status, MfaFactorStatus.UNKNOWN),
     createdAt: optString(o, "created_at"),

@@ -30,6 +30,8 @@ import {
 } from "./models.ts";
 import type { PkceParams } from "./pkce.ts";
 import { showValue } from "../core/_show.ts";
+import { isUint8Array } from "../core/_realm.ts";
+import { encodeBase64Url, encodeHex } from "../core/encoding.ts";
 
 /** Options of email sign-up. */
 export interface SignUpWithEmailOptions extends AuthCallOptions {
@@ -208,7 +210,7 @@ export function signInWithWeb3(
   client: BaseClient,
   chain: Web3Chain,
   message: string,
-  signature: string,
+  signature: string | Uint8Array,
   o?: CaptchaOptions,
 ): Promise<ServiceResult<Session>> {
   o ??= {};
@@ -217,14 +219,26 @@ export function signInWithWeb3(
       `Cannot sign in as 'chain' is not a Web3Chain: current value is ${showValue(chain)}`,
     );
   }
-  if (blank(message) || blank(signature)) {
+  // A wallet gives the signature's bytes: GoTrue reads Ethereum's as 0x-prefixed hex and
+  // Solana's as base64 or base64url.
+  const signed = isUint8Array(signature)
+    ? chain === "ethereum" ? `0x${encodeHex(signature)}` : encodeBase64Url(signature)
+    : signature;
+  if (typeof signed !== "string") {
+    return invalid(
+      `Cannot sign in as 'signature' must be a string or a Uint8Array: current value is ${
+        showValue(signature)
+      }`,
+    );
+  }
+  if (blank(message) || blank(signed)) {
     return invalid("Cannot sign in as 'message' and 'signature' must be non-blank");
   }
   return gotrue(client, {
     method: "POST",
     path: "/token",
     query: [["grant_type", "web3"]],
-    body: { chain, message, signature, gotrue_meta_security: security(o.captchaToken) },
+    body: { chain, message, signature: signed, gotrue_meta_security: security(o.captchaToken) },
     decode: decodeSession,
     options: o,
   });

@@ -120,6 +120,16 @@ const cases: Case[] = [
     },
   },
   {
+    label: "web3 solana, the wallet's signature bytes given as they are",
+    theirs: (c) =>
+      c.signInWithWeb3({ chain: "solana", message: "m", signature: new Uint8Array([1, 2, 250]) }),
+    ours: (a) => a.signInWithWeb3("solana", "m", new Uint8Array([1, 2, 250])),
+    adjust: (o) => {
+      assert.deepEqual((o[0].body as Record<string, unknown>).gotrue_meta_security, {});
+      delete (o[0].body as Record<string, unknown>).gotrue_meta_security;
+    },
+  },
+  {
     label: "exchangeCodeForSession",
     options: { flowType: "pkce", storageKey: "sk" },
     theirs: async (c) => {

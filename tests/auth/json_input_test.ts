@@ -27,7 +27,9 @@ Deno.test("user metadata and credentials of an interface type type-check and go 
   await auth.updateUser(TOKEN, { data: profile });
   await auth.passkeyVerifyRegistration(TOKEN, "ch", credential);
   await auth.passkeyVerifyAuthentication("ch", credential);
-  await auth.mfaVerify(TOKEN, "f", "ch", "", { webauthn: { credentialResponse: credential } });
+  await auth.mfaVerify(TOKEN, "f", "ch", "", {
+    webauthn: { type: "create", credentialResponse: credential },
+  });
   assert.equal(rec.requests.length, 8);
   for (const req of rec.requests.slice(0, 5)) {
     assert.deepEqual((req.json() as { data: unknown }).data, profile, req.url.pathname);

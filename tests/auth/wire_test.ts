@@ -132,6 +132,30 @@ Deno.test("password, anonymous, id_token, web3, refresh and pkce grants", async 
   );
 });
 
+Deno.test("web3: signature bytes go as GoTrue reads each chain's; other values are INVALID_ARGUMENT", async () => {
+  const { auth, rec } = makeAuth(() => jsonResponse({ ...SESSION }));
+  const eth = new Uint8Array(65).map((_, i) => i * 3);
+  await auth.signInWithWeb3("ethereum", "msg", eth);
+  const hex = (rec.last.json() as { signature: string }).signature;
+  assert.match(hex, /^0x[0-9a-f]{130}$/);
+  assert.equal(hex.slice(0, 10), "0x00030609");
+  const sol = new Uint8Array(64).fill(251);
+  await auth.signInWithWeb3("solana", "msg", sol);
+  const b64 = (rec.last.json() as { signature: string }).signature;
+  // GoTrue takes 86 (unpadded) or 88 characters.
+  assert.equal(b64.length, 86);
+  assert.equal(b64.slice(0, 4), "-_v7");
+  const sent = rec.requests.length;
+  for (const bad of [[1, 2], 42, null, new ArrayBuffer(64)]) {
+    const e = (await auth.signInWithWeb3("solana", "msg", bad as never)).errorOrNull();
+    assert.equal(e?.category, "INVALID_ARGUMENT");
+    assert.match(e!.message, /'signature' must be a string or a Uint8Array: current value is/);
+  }
+  const empty = await auth.signInWithWeb3("solana", "msg", new Uint8Array(0));
+  assert.match(empty.errorOrNull()!.message, /must be non-blank/);
+  assert.equal(rec.requests.length, sent);
+});
+
 Deno.test("bad credentials are a Failure carrying GoTrue's error code", async () => {
   const { auth } = makeAuth(() =>
     jsonResponse(
@@ -731,6 +755,64 @@ Deno.test("MFA: a WebAuthn challenge keeps GoTrue's credential options for the b
   const c = (await auth.mfaChallenge(TOKEN, "f9")).getOrThrow();
   assert.deepEqual(c.webauthn, { type: "request", credentialOptions: { publicKey: options } });
   assert.equal((await auth.mfaChallenge(TOKEN, "f1")).getOrThrow().webauthn, null);
+});
+
+Deno.test("MFA: a WebAuthn verification without GoTrue's type or credential response is INVALID_ARGUMENT, nothing sent", async () => {
+  const { auth, rec } = makeAuth(() => jsonResponse({ ...SESSION }));
+  const credential = { id: "cred", response: {} };
+  const cases: Array<[Record<string, unknown>, RegExp]> = [
+    [
+      { credentialResponse: credential },
+      /'type' must be "create" or "request": current value is undefined/,
+    ],
+    [{ type: null, credentialResponse: credential }, /current value is null/],
+    [{ type: "Create", credentialResponse: credential }, /current value is "Create"/],
+    [{ type: "create" }, /'credentialResponse' is missing/],
+    [{ type: "request", credentialResponse: null }, /'credentialResponse' is missing/],
+  ];
+  for (const [webauthn, message] of cases) {
+    const e = (await auth.mfaVerify(TOKEN, "f1", "c1", "", { webauthn: webauthn as never }))
+      .errorOrNull();
+    assert.equal(e?.category, "INVALID_ARGUMENT", String(message));
+    assert.match(e!.message, message);
+  }
+  assert.equal(rec.requests.length, 0);
+  for (const type of ["create", "request"] as const) {
+    assert.ok(
+      (await auth.mfaVerify(TOKEN, "f1", "c1", "", {
+        webauthn: { type, credentialResponse: credential },
+      })).ok,
+    );
+    assert.deepEqual(rec.last.json(), {
+      challenge_id: "c1",
+      webauthn: { type, credential_response: credential },
+    });
+  }
+});
+
+Deno.test("MFA and passkeys: GoTrue's empty friendly name reads as null, as an absent one does", async () => {
+  const { auth } = makeAuth([
+    jsonResponse({
+      id: "f1",
+      type: "totp",
+      friendly_name: "",
+      totp: { qr_code: "", secret: "S", uri: "u" },
+    }),
+    jsonResponse({
+      id: "u1",
+      factors: [{ id: "f1", factor_type: "totp", status: "verified", friendly_name: "" }],
+    }),
+    jsonResponse({ id: "u1", factors: [{ id: "f1", factor_type: "totp", status: "verified" }] }),
+    jsonResponse({ id: "pk1", friendly_name: "", created_at: "t" }),
+    jsonResponse({ id: "f2", type: "phone", friendly_name: "work", phone: "+15550100" }),
+  ]);
+  assert.equal((await auth.mfaEnroll(TOKEN, "totp")).getOrThrow().friendlyName, null);
+  assert.equal((await auth.mfaListFactors(TOKEN)).getOrThrow().all[0].friendlyName, null);
+  assert.equal((await auth.mfaListFactors(TOKEN)).getOrThrow().all[0].friendlyName, null);
+  const pk = (await auth.passkeyVerifyRegistration(TOKEN, "ch", { id: "c" })).getOrThrow();
+  assert.equal(pk.friendlyName, null);
+  const named = await auth.mfaEnroll(TOKEN, "phone", { phone: "+15550100", friendlyName: "work" });
+  assert.equal(named.getOrThrow().friendlyName, "work");
 });
 
 Deno.test("GoTrue wire: error format version header; PKCE only where GoTrue takes it; consent details never retried", async () => {
