@@ -692,7 +692,10 @@ export async function info(
   o ??= {};
   const encoded = objectPathOrFailure(bucket, path);
   if (typeof encoded !== "string") return encoded;
-  const r = await client.request({
+  // Revalidated, as downloads are: the server sends the info answer with the object's own
+  // `Cache-Control`, so a browser would keep it (the old size after an update, a deleted object
+  // still there) for as long as the object's `max-age` runs.
+  const r = await request(freshReads(client), {
     area: "storage",
     // The authenticated route answers a bad token with 403; the plain one would treat it as
     // anonymous and report an existing private object as missing.

@@ -36,6 +36,8 @@ import { isReadableStream, isUint8Array, localBytes } from "../core/_realm.ts";
 import { blobType, isAnyBlob } from "./_blob.ts";
 import { isAsyncIterable, iterableStream } from "./_web_stream.ts";
 import { requestWatched } from "./_stream_guard.ts";
+import { freshReads } from "./_fresh_reads.ts";
+import { request } from "../core/transport.ts";
 
 /**
  * The default chunk size: 6 MiB. Every chunk but the last is exactly `chunkSize`.
@@ -806,7 +808,9 @@ class Upload implements ResumableUpload {
     const sep = id.startsWith(`${name}/`) ? 1 : id.startsWith(`${name}-$v-`) ? 4 : 0;
     const version = sep ? id.slice(name.length + sep) : "";
     if (version === "" || version.includes("/")) return false;
-    const r = await this.#client.request({
+    // Revalidated: a browser may hold an earlier info answer of this path (see `info`), whose
+    // version is another upload's.
+    const r = await request(freshReads(this.#client), {
       area: "storage",
       path: `/object/info/authenticated/${encodeObjectPath(this.#bucket, this.#path)}`,
       credentials: "token",

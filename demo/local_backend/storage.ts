@@ -116,7 +116,9 @@ const objectNotFound = () => storageError(404, "not_found", "Object not found");
 /** Requests that carry their own proof (a public bucket, a signed token) need no API key. */
 function openRoute(method: string, path: string): boolean {
   if (method === "GET" || method === "HEAD") {
-    return /^\/storage\/v1\/(object\/(public|sign)|render\/image\/public)\//.test(path);
+    return /^\/storage\/v1\/(object\/(public|sign|info\/public)|render\/image\/public)\//.test(
+      path,
+    );
   }
   return method === "PUT" && /^\/storage\/v1\/object\/upload\/sign\//.test(path);
 }
@@ -514,7 +516,12 @@ export function storageApp(ctx: BackendContext): { app: Hono; state: StorageStat
     const b = state.buckets.get(bucket);
     const obj = objectsOf(bucket).get(name);
     if (!b || !obj || !canRead(callerOf(c), b, obj)) return objectNotFound();
-    return c.json(infoJson(bucket, name, obj));
+    // As the Storage API's info renderer: the object's own `Cache-Control`, ETag and time.
+    return c.json(infoJson(bucket, name, obj), 200, {
+      "cache-control": obj.cacheControl,
+      etag: `"${obj.id}"`,
+      "last-modified": new Date(obj.updatedAt).toUTCString(),
+    });
   });
   /**
    * Checks a move or copy: the source must be readable (and, to move it,

@@ -99,6 +99,30 @@ Deno.test("a public download after an update gets the new object too", async () 
   assert.equal((await storage.downloadPublic("pub", "a.txt")).getOrNull(), "second");
 });
 
+Deno.test("info and exists after an update or a delete see the object as it is now, not a browser's cached answer", async () => {
+  const { storage, cache } = await signedIn();
+  assert.ok((await storage.createBucket("pub", "pub", { public: true })).ok);
+  for (const bucket of ["b", "pub"]) {
+    assert.ok((await storage.upload(bucket, "a.txt", "first", { cacheControl: 3600 })).ok);
+  }
+  assert.equal((await storage.info("b", "a.txt")).getOrThrow().size, 5);
+  assert.equal((await storage.infoPublic("pub", "a.txt")).getOrThrow().size, 5);
+  assert.equal((await storage.exists("b", "a.txt")).getOrThrow(), true);
+  assert.equal((await storage.existsPublic("pub", "a.txt")).getOrThrow(), true);
+  for (const bucket of ["b", "pub"]) {
+    assert.ok((await storage.update(bucket, "a.txt", "second!", { cacheControl: 3600 })).ok);
+  }
+  assert.equal((await storage.info("b", "a.txt")).getOrThrow().size, 7);
+  assert.equal((await storage.infoPublic("pub", "a.txt")).getOrThrow().size, 7);
+  for (const bucket of ["b", "pub"]) {
+    assert.ok((await storage.deleteObjects(bucket, ["a.txt"])).ok);
+  }
+  assert.equal((await storage.exists("b", "a.txt")).getOrThrow(), false);
+  assert.equal((await storage.existsPublic("pub", "a.txt")).getOrThrow(), false);
+  assert.equal(cache.modes.length, 8);
+  assert.ok(cache.modes.every((m) => m === "no-cache"), cache.modes.join());
+});
+
 Deno.test("freshReads: the client itself where Request refuses cache: no-cache (workerd), and fetch called unbound", async () => {
   const client = createBaseClient(BASE, "k");
   const descriptor = Object.getOwnPropertyDescriptor(globalThis, "Request")!;

@@ -37,6 +37,7 @@ function storageOnS3(
   o: { held?: number; loseFinalAnswer?: boolean; replayFinal?: boolean; infoVersion?: string } = {},
 ) {
   const log: string[] = [];
+  const infoModes: string[] = [];
   let held = o.held ?? 0;
   let complete = held === total;
   const fetch = async (input: RequestInfo | URL, init: RequestInit = {}) => {
@@ -60,6 +61,7 @@ function storageOnS3(
       });
     }
     if (method === "GET") {
+      infoModes.push(init.cache ?? "default");
       if (!complete) {
         return Response.json({ statusCode: "404", error: "not_found" }, { status: 400 });
       }
@@ -75,7 +77,7 @@ function storageOnS3(
     }
     return new Response(null, { status: 204, headers: { ...tus, "upload-offset": String(held) } });
   };
-  return { fetch: fetch as typeof globalThis.fetch, log };
+  return { fetch: fetch as typeof globalThis.fetch, log, infoModes };
 }
 
 /** The Storage API's TUS answer (seen on the wire) when the object exists and upsert is off. */
@@ -108,6 +110,8 @@ Deno.test("an upsert whose last answer was lost, on the S3 backend: Success once
     "GET /storage/v1/object/info/authenticated/b/a.bin Bearer user-jwt",
   ]);
   assert.equal(up.progress.value.isComplete, true);
+  // Revalidated: a browser's cached info of this path would name an earlier upload's version.
+  assert.deepEqual(s.infoModes, ["no-cache"]);
 });
 
 Deno.test("a resume of a finished upsert on the S3 backend: the version decides, in either form of the upload id", async () => {

@@ -69,10 +69,13 @@ export const STORAGE: Json = {
   downloadBytes: true,
   downloadStream: { status: 200, same: true },
   range: true,
+  infoBeforeUpdate: 18,
   update: "ok",
   downloadAfterUpdate: "second version",
   bytesAfterUpdate: "second version",
+  infoAfterUpdate: 14,
   removeOne: "ok",
+  existsAfterRemove: false,
   existsAfter: false,
   listAfter: [],
 };

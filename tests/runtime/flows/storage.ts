@@ -116,6 +116,10 @@ export async function storageFlow({ storage: st, bucket, uploads }: StorageFlowO
       disposition: answer.headers.get("content-disposition"),
     };
   } else out.signedUrl = said(signed);
+  // Its info read before the update and again after it (a browser keeps the info answer for the
+  // object's `max-age` too), then asked for once it is gone: the current object each time.
+  const before = await st.info(bucket, STRING_PATH);
+  out.infoBeforeUpdate = before.ok ? before.value.size : said(before);
   // Replaced, then read again: the current bytes, not the answer read before.
   out.update = said(
     await st.update(bucket, STRING_PATH, "second version", { cacheControl: 3600 }),
@@ -124,12 +128,16 @@ export async function storageFlow({ storage: st, bucket, uploads }: StorageFlowO
   out.downloadAfterUpdate = reread.ok ? reread.value : said(reread);
   const rebytes = await st.downloadBytes(bucket, STRING_PATH);
   out.bytesAfterUpdate = rebytes.ok ? new TextDecoder().decode(rebytes.value) : said(rebytes);
+  const reinfo = await st.info(bucket, STRING_PATH);
+  out.infoAfterUpdate = reinfo.ok ? reinfo.value.size : said(reinfo);
   const listed = await st.list(bucket, { prefix: "files" });
   out.list = listed.ok ? listed.value.map((f) => f.name) : said(listed);
   const others = Object.values(uploads).map((u) => u.path).filter((p) => p !== STRING_PATH);
   const removed = await st.deleteObjects(bucket, others);
   out.removeMany = removed.ok ? removed.value.map((f) => f.name).sort() : said(removed);
   out.removeOne = said(await st.deleteObject(bucket, STRING_PATH));
+  const removedOne = await st.exists(bucket, STRING_PATH);
+  out.existsAfterRemove = removedOne.ok ? removedOne.value : said(removedOne);
   const gone = await st.exists(bucket, "files/bytes.bin");
   out.existsAfter = gone.ok ? gone.value : said(gone);
   const after = await st.list(bucket, { prefix: "files" });
