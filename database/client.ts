@@ -324,10 +324,25 @@ function readPairs(
 
 function wherePairs(
   block: ((w: WhereBuilder) => BlockResult) | undefined | null,
+  write = false,
 ): Array<[string, string]> {
   if (!block) return [];
   const w = new WhereBuilder();
   runBlock(block, w);
+  if (write) {
+    for (const p of w.predicates) {
+      // PostgREST puts every and/or group of a write into its WHERE, whatever table it names
+      // (`mutatePlan` resolves each against the written table): `author.or=(age.gt.5)` would
+      // narrow the rows written, or fail where the table has no such column.
+      if (p.kind === "group" && p.referencedTable !== null) {
+        throw new TypeError(
+          `Cannot filter an update or delete with a group on ${
+            showValue(p.referencedTable)
+          } as PostgREST applies an and() or or() group to the rows written whatever table it names: filter the embedded rows with single filters`,
+        );
+      }
+    }
+  }
   return w.predicates.map(renderTopLevel);
 }
 
@@ -586,11 +601,12 @@ export class DatabaseClient {
     checkMaxAffected(options.maxAffected);
     checkExplainedWrite(options.explain, options.rollback);
     const returning = options.returning ?? ReturnOption.REPRESENTATION;
-    const pairs: Array<[string, string]> = wherePairs(block);
+    const pairs: Array<[string, string]> = wherePairs(block, true);
     for (const [key] of pairs) {
       // PostgREST before 11 takes into a write only the filters whose key holds no `.` (its
       // `isNotRoot` reads the raw key): `data->>"a.b"=eq.1` would be dropped, and every row
-      // written. A key with a table path filters an embed of the answer, as in every version.
+      // written. A single filter whose key has a table path filters an embed of the answer, as
+      // in every version (groups with one are refused by `wherePairs`).
       if (key.includes(".") && !hasTablePath(key)) {
         throw new TypeError(
           `Cannot filter an update or delete on ${

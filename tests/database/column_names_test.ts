@@ -398,3 +398,50 @@ Deno.test("an update or delete refuses a filter key holding a '.' that is no tab
   ]);
   assert.equal(rec.requests.length, 2);
 });
+
+Deno.test("an update or delete refuses an and/or group on an embed, which PostgREST applies to the rows written", async () => {
+  const { db, rec } = makeDb();
+  // PostgREST's `mutatePlan` resolves every logic group of a write against the written table,
+  // whatever table its key names: `author.and=(age.gte.1,age.lte.5)` would narrow the rows
+  // written to `books.age` between 1 and 5, or fail where `books` has no `age`.
+  const refused = /Cannot filter an update or delete with a group on .*author.* single filters/;
+  await assertInvalid(
+    db.update("books", '{"title":"x"}', (w) => w.within("author.age", { from: 1, to: 5 })),
+    refused,
+  );
+  await assertInvalid(
+    db.delete("books", (w) => w.or((o) => o.eq("age", 1), { referencedTable: "author" })),
+    refused,
+  );
+  await assertInvalid(
+    db.update(
+      "books",
+      "{}",
+      (w) =>
+        w.eq("id", 1).not((n) => n.and((a) => a.greater("age", 1), { referencedTable: "author" })),
+    ),
+    refused,
+  );
+  assert.equal(rec.requests.length, 0);
+  // Read, the same group filters the embed alone; a write's single filters on the embed and its
+  // groups on the written table go as before.
+  await db.select("books", {
+    block: (q) => q.where((w) => w.within("author.age", { from: 1, to: 5 })),
+  });
+  assert.deepEqual([...rec.last.url.searchParams].slice(1), [[
+    "author.and",
+    "(age.gte.1,age.lte.5)",
+  ]]);
+  await db.update(
+    "books",
+    "{}",
+    (w) =>
+      w.greaterEq("author.age", 1).lessEq("author.age", 5).or((o) => o.eq("id", 1).eq("id", 2)),
+  );
+  assert.deepEqual([...rec.last.url.searchParams].slice(1), [
+    ["author.age", "gte.1"],
+    ["author.age", "lte.5"],
+    ["or", "(id.eq.1,id.eq.2)"],
+  ]);
+  assert.equal(rec.requests.length, 2);
+});
