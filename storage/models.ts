@@ -111,9 +111,13 @@ export interface FileObject {
 
 /** An object of a v2 listing. */
 export interface ObjectListV2Object {
-  /** Name. */
+  /** The object's full path in the bucket. */
   name: string;
-  /** Full key. */
+  /**
+   * Listed with `withDelimiter`, the path's segment at the listing's level (`x.txt` for
+   * `a/b/x.txt` under the prefix `a/b/`); null otherwise (the server sends none). `name` is the
+   * full path.
+   */
   key: string | null;
   /** Object id. */
   id: string;
@@ -129,9 +133,12 @@ export interface ObjectListV2Object {
 
 /** A folder of a v2 listing. */
 export interface ObjectListV2Folder {
-  /** Folder name. */
+  /** The folder's full prefix, ending in `/` (`a/b/`). */
   name: string;
-  /** Full prefix. */
+  /**
+   * The folder's own segment, without the `/` (`b` for `a/b/` under the prefix `a/`), as the
+   * Storage API sends it; `name` is the full prefix.
+   */
   key: string | null;
 }
 

@@ -239,14 +239,15 @@ Deno.test("list: an entry's size falls back to metadata.contentLength", async ()
 });
 
 Deno.test("listV2 decodes hasNext, nextCursor and last_accessed_at as the Storage API sends them", async () => {
+  // With a delimiter, `name` is the full path and `key` the segment at the listing's level.
   const { storage } = makeStorage(() =>
     jsonResponse({
       hasNext: true,
       nextCursor: "cur",
-      folders: [{ name: "f", key: "p/f" }],
+      folders: [{ name: "p/f/", key: "f" }],
       objects: [{
-        name: "o.txt",
-        key: "p/o.txt",
+        name: "p/o.txt",
+        key: "o.txt",
         id: "1",
         updated_at: "u",
         created_at: "c",
@@ -258,10 +259,10 @@ Deno.test("listV2 decodes hasNext, nextCursor and last_accessed_at as the Storag
   const r = (await storage.listV2("b", { prefix: "p/" })).getOrThrow();
   assert.equal(r.hasNext, true);
   assert.equal(r.nextCursor, "cur");
-  assert.deepEqual(r.folders, [{ name: "f", key: "p/f" }]);
+  assert.deepEqual(r.folders, [{ name: "p/f/", key: "f" }]);
   assert.deepEqual(r.objects, [{
-    name: "o.txt",
-    key: "p/o.txt",
+    name: "p/o.txt",
+    key: "o.txt",
     id: "1",
     updatedAt: "u",
     createdAt: "c",

@@ -291,8 +291,8 @@ Deno.test("list and listV2 bodies; listOrThrow throws", async () => {
     jsonResponse({
       hasNext: true,
       nextCursor: "c2",
-      folders: [{ name: "dir", key: "p/dir/" }],
-      objects: [{ name: "x", id: "9", key: "p/x" }],
+      folders: [{ name: "p/dir/", key: "dir" }],
+      objects: [{ name: "p/x", id: "9", key: "x" }],
     }),
     jsonResponse({ message: "no" }, { status: 400 }),
   ]);
@@ -337,8 +337,8 @@ Deno.test("list and listV2 bodies; listOrThrow throws", async () => {
     sortBy: { column: "name", order: "asc" },
   });
   assert.equal(page.nextCursor, "c2");
-  assert.deepEqual(page.folders, [{ name: "dir", key: "p/dir/" }]);
-  assert.equal(page.objects[0].key, "p/x");
+  assert.deepEqual(page.folders, [{ name: "p/dir/", key: "dir" }]);
+  assert.equal(page.objects[0].key, "x");
   await assert.rejects(() => listOrThrow(storage, "docs"), ServiceException);
   assert.equal(
     (await storage.list("docs", { limit: -1 })).errorOrNull()?.category,
