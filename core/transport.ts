@@ -163,16 +163,18 @@ export interface TransportContext {
 }
 
 /**
- * Largest error body read for a message, in bytes.
+ * Largest error body read for a message, in bytes (1 MiB). A PostgREST error's `details` quote
+ * the failing row whole ("Failing row contains (...)"), and a JSON body cut short cannot be read:
+ * its `code` and `message` would be lost with it.
  *
  * @example Reading the limit
  * ```ts
  * import { MAX_ERROR_BODY_BYTES } from "@fetchbase/fetchbase/core";
  *
- * console.log(MAX_ERROR_BODY_BYTES); // 16384
+ * console.log(MAX_ERROR_BODY_BYTES); // 1048576
  * ```
  */
-export const MAX_ERROR_BODY_BYTES = 16 * 1024;
+export const MAX_ERROR_BODY_BYTES = 1024 * 1024;
 
 class BodyTooLarge extends Error {}
 

@@ -71,3 +71,23 @@ Deno.test("a schema named beyond ASCII goes in its profile header as UTF-8, whic
   // An ASCII name goes as it is.
   assert.equal(got[4][1], "app");
 });
+
+Deno.test("a PostgREST error quoting a large failing row keeps its code, message and details", async () => {
+  // PostgREST's keys come in order (code, details, hint, message): a body cut before its end
+  // would not parse, and the code an app branches on would be lost with it.
+  const row = `(1, ${"x".repeat(300_000)})`;
+  const body = JSON.stringify({
+    code: "23514",
+    details: `Failing row contains ${row}.`,
+    hint: null,
+    message: 'new row for relation "docs" violates check constraint "short_body"',
+  });
+  const { db } = makeDb(() =>
+    new Response(body, { status: 400, headers: { "content-type": "application/json" } })
+  );
+  const e = (await db.insert("docs", '{"body":"..."}')).errorOrNull()!;
+  assert.equal(e.code, "23514");
+  assert.equal(e.message, 'new row for relation "docs" violates check constraint "short_body"');
+  assert.equal(e.details?.length, `Failing row contains ${row}.`.length);
+  assert.equal(e.category, "BAD_REQUEST");
+});
