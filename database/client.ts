@@ -772,16 +772,19 @@ export class DatabaseClient {
         timeout: options.timeout,
       };
     }
+    const contentType = options.contentType ?? "application/json";
     return {
       method: "POST",
       path,
       pairs,
       headers: withRollbackEcho(headers),
-      // A plain object from JavaScript callers goes as its JSON, not as "[object Object]".
+      // A plain object from JavaScript callers goes as its JSON, not as "[object Object]". No
+      // arguments are `{}` in JSON; a body of another type (a function's one `text` or `bytea`
+      // argument) is empty rather than the text `{}`.
       body: typeof options.params === "object" && options.params !== null
         ? plainJson(options.params, "call the function")
-        : options.params ?? "{}",
-      contentType: options.contentType ?? "application/json",
+        : options.params ?? (/^application\/json\b/i.test(contentType) ? "{}" : ""),
+      contentType,
       retry: false,
       signal: options.signal,
       timeout: options.timeout,

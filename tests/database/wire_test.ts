@@ -249,6 +249,14 @@ Deno.test("rpc: POST /rpc/fn with params verbatim, Content-Profile, scalar conte
   assert.equal(r.text, "hello");
   await db.rpc("noargs");
   assert.equal(rec.last.text, "{}");
+  await db.rpc("noargs", { contentType: "application/json; charset=utf-8" });
+  assert.equal(rec.last.text, "{}");
+  // No argument of another type is an empty body, not the text "{}".
+  await db.rpc("echo", { contentType: "text/plain" });
+  assert.equal(rec.last.text, "");
+  assert.equal(rec.last.headers.get("content-type"), "text/plain");
+  await db.rpc("store", { contentType: "application/octet-stream" });
+  assert.equal(rec.last.text, "");
   await db.rpc("f", { params: '{"a":1,"b":null}', format: ResponseFormat.HEAD });
   assert.equal(rec.last.method, "HEAD");
   assert.deepEqual(pairs(rec.last.url), [["a", "1"]]);
