@@ -87,7 +87,10 @@ export interface FetchbaseVariables {
 export interface FetchbaseAuthOptions {
   /** The project URL. */
   url: string;
-  /** The project API key (the anon key). */
+  /**
+   * The project API key (the anon key). One that cannot go in a header (a control character,
+   * typographic quotes pasted with it) is a `TypeError` at creation.
+   */
   apiKey: string;
   /** When given, the token's `iss` must equal it. */
   issuer?: string | null | undefined;
@@ -111,8 +114,8 @@ export interface FetchbaseAuthOptions {
    * (no retry, no waiting out a `Retry-After`) and a 5 s timeout per call, the
    * JWKS fetch's included (a token whose key must be fetched waits at most for
    * the JWKS and then the `GET /user` fallback). A `retry` or `timeout` given
-   * here applies to both clients; the per-request client otherwise keeps the
-   * usual defaults. Its `headers` must not hold `Authorization`: the
+   * here applies to both clients (given as `undefined`, it is left out); the
+   * per-request client otherwise keeps the usual defaults. Its `headers` must not hold `Authorization`: the
    * per-request client carries the caller's token (`TypeError` at creation).
    */
   clientOptions?: ClientOptions | undefined;
@@ -126,10 +129,13 @@ const VERIFY_TIMEOUT_MS = 5_000;
 
 /** The middleware's own auth client: fails fast (see `clientOptions`). */
 function verifyingAuth(options: FetchbaseAuthOptions): AuthClient {
+  const given = options.clientOptions;
+  // A `retry` or `timeout` given as undefined is one left out (as everywhere in the library): it
+  // keeps the fail-fast default instead of the usual three attempts and 30 s.
   const client = createClient(options.url, options.apiKey, {
-    retry: VERIFY_RETRY,
-    timeout: VERIFY_TIMEOUT_MS,
-    ...options.clientOptions,
+    ...given,
+    retry: given?.retry ?? VERIFY_RETRY,
+    timeout: given?.timeout ?? VERIFY_TIMEOUT_MS,
   });
   // The JWKS fetch has a timeout of its own (10 s by default): it gets the client's, so that a
   // JWKS that never answers holds a request no longer than the `/user` fallback does.
@@ -210,6 +216,14 @@ function makeVerifier(options: FetchbaseAuthOptions): Verifier {
   // nothing else does, so a per-request client is made once now.
   if (options.auth) createClient(options.url, options.apiKey, options.clientOptions);
   const auth = options.auth ?? verifyingAuth(options);
+  // A key the runtime cannot put in a header (typographic quotes pasted with it, a control
+  // character) would fail every verification before it is sent, which must not read as the
+  // caller's token refused. The value is not echoed: it is a credential.
+  try {
+    new Headers({ apikey: String(options.apiKey).trim() });
+  } catch {
+    throw new TypeError("Cannot create the middleware as 'apiKey' cannot be sent in a header");
+  }
   // Each request's client acts for its caller: a client-wide Authorization would replace the
   // caller's token on every database and storage call (row-level security would see it instead).
   if (new Headers(options.clientOptions?.headers).has("authorization")) {
@@ -495,8 +509,11 @@ async function verify(
   if (!result.ok) {
     const e = result.error;
     // Refused by the local check (no status) or by the auth server as a token it read.
+    // A local refusal of the token is UNAUTHORIZED, or INVALID_ARGUMENT with `bad_jwt` (a token
+    // that does not decode); any other local failure (a request that could not be sent) is this
+    // server's trouble, answered 503.
     const refused = e.status === null
-      ? e.category === "UNAUTHORIZED" || e.category === "INVALID_ARGUMENT"
+      ? e.category === "UNAUTHORIZED" || e.category === "INVALID_ARGUMENT" && e.code === "bad_jwt"
       // A gateway's "Invalid API key" is this server's misconfiguration, not the token.
       // getClaims reports the server's 400, 401 and 403 as UNAUTHORIZED; a 400 counts here only
       // with a token code (GoTrue's `bad_jwt`): a wrong URL's 400 must not sign clients out.

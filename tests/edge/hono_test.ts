@@ -395,6 +395,65 @@ Deno.test("middleware: by default an auth server in trouble is asked once and an
   assert.equal(calls, 2);
 });
 
+Deno.test("middleware: a retry or timeout given as undefined keeps the fail-fast defaults (one attempt, 5 s)", async () => {
+  const hs256 = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9." +
+    "eyJzdWIiOiJ1MSIsImF1ZCI6ImF1dGhlbnRpY2F0ZWQiLCJleHAiOjQxMDI0NDQ4MDB9.c2lnbmF0dXJl";
+  let calls = 0;
+  let signal: AbortSignal | null = null;
+  const busy: typeof fetch = (_input, init) => {
+    calls++;
+    signal = init?.signal ?? null;
+    return Promise.resolve(new Response("x", { status: 503 }));
+  };
+  // As `{ timeout: env.TIMEOUT ? Number(env.TIMEOUT) : undefined }` gives it.
+  const env: { RETRIES?: number; TIMEOUT?: number } = {};
+  for (
+    const clientOptions of [{ fetch: busy, retry: undefined, timeout: undefined }, {
+      fetch: busy,
+      retry: env.RETRIES ? { maxAttempts: env.RETRIES } : undefined,
+      timeout: env.TIMEOUT,
+    }]
+  ) {
+    calls = 0;
+    const app = new Hono<{ Variables: FetchbaseVariables }>();
+    app.use("*", fetchbaseAuth({ url: "https://p.example", apiKey: "k", clientOptions }));
+    app.get("/me", (c) => c.text("ok"));
+    const r = await app.request("/me", { headers: { authorization: `Bearer ${hs256}` } });
+    assert.equal(r.status, 503);
+    assert.equal(calls, 1, "no retry against a failing auth server");
+    assert.ok(signal, "the call is bounded by a timeout signal");
+  }
+});
+
+Deno.test("middleware: an API key that cannot go in a header throws at creation, and no local failure but a refused token is a 401", async () => {
+  for (const apiKey of ["\u201csb_publishable_abc\u201d", "key\nwith-newline"]) {
+    assert.throws(() => fetchbaseAuth({ url: "https://p.example", apiKey }), {
+      name: "TypeError",
+      message: "Cannot create the middleware as 'apiKey' cannot be sent in a header",
+    });
+  }
+  // A request the runtime refuses to send (here a fetch that refuses the key header, as a
+  // runtime's does) is this server's trouble: 503, not the caller's token refused.
+  const hs256 = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9." +
+    "eyJzdWIiOiJ1MSIsImF1ZCI6ImF1dGhlbnRpY2F0ZWQiLCJleHAiOjQxMDI0NDQ4MDB9.c2lnbmF0dXJl";
+  const refusing: typeof fetch = () => {
+    throw new TypeError("Headers.append: invalid header value");
+  };
+  const app = new Hono<{ Variables: FetchbaseVariables }>();
+  app.use(
+    "*",
+    fetchbaseAuth({ url: "https://p.example", apiKey: "k", clientOptions: { fetch: refusing } }),
+  );
+  app.get("/me", (c) => c.text("ok"));
+  const r = await app.request("/me", { headers: { authorization: `Bearer ${hs256}` } });
+  assert.equal(r.status, 503);
+  assert.equal(r.headers.get("www-authenticate"), null);
+  // A token that does not decode is still the caller's: 401.
+  const bad = await app.request("/me", { headers: { authorization: "Bearer not.a.jwt" } });
+  assert.equal(bad.status, 401);
+  assert.match(bad.headers.get("www-authenticate") ?? "", /invalid_token/);
+});
+
 Deno.test("Deno edge example: a backend 401 carries the Bearer challenge; the caller's own mistakes keep their 4xx", async () => {
   const p = await project();
   try {
@@ -551,6 +610,11 @@ Deno.test("middleware: a JWKS that never answers holds a request for the verifyi
     ]);
     assert.ok(Number(byDefault.asked[1][1]) <= 5_250, JSON.stringify(byDefault));
     assert.ok(byDefault.elapsed <= 10_500, JSON.stringify(byDefault));
+    // A timeout and retry given as undefined are left out: the same 5 s each, not 30 s.
+    const undefinedGiven = await answer({ fetch: silent, timeout: undefined, retry: undefined });
+    assert.equal(undefinedGiven.status, 503);
+    assert.deepEqual(undefinedGiven.asked.map(([p]) => p), byDefault.asked.map(([p]) => p));
+    assert.ok(undefinedGiven.elapsed <= 10_500, JSON.stringify(undefinedGiven));
     // A timeout given in clientOptions reaches the JWKS fetch too.
     const short = await answer({ fetch: silent, timeout: 1_000 });
     assert.equal(short.status, 503);
