@@ -10,6 +10,7 @@ import { createClient } from "../client.ts";
 import { createBaseClient } from "../core/client.ts";
 import type { ServiceResult } from "../core/result.ts";
 import { requestJwks } from "../auth/jwks.ts";
+import { MAX_ERROR_BODY_BYTES } from "../core/transport.ts";
 import { pause, type RawExchange, rawServer } from "./support/raw_server.ts";
 import { serve } from "./support/serve.ts";
 
@@ -214,8 +215,18 @@ Deno.test("a gzip body larger decoded than every cap is stopped at the cap count
   const cases: Array<[string, number, number, () => Promise<ServiceResult<unknown>>]> = [
     ["auth.getUser (8 MiB)", 200, 8 << 20, () => client.auth.getUser(TOKEN)],
     ["auth.requestJwks (64 KiB)", 200, 64 << 10, () => requestJwks(base)],
-    ["a 500's error body (16 KiB)", 500, 16 << 10, () => client.database.select("todos")],
-    ["a 404's error body (16 KiB)", 404, 16 << 10, () => client.storage.download("b", "a")],
+    [
+      "a 500's error body (1 MiB)",
+      500,
+      MAX_ERROR_BODY_BYTES,
+      () => client.database.select("todos"),
+    ],
+    [
+      "a 404's error body (1 MiB)",
+      404,
+      MAX_ERROR_BODY_BYTES,
+      () => client.storage.download("b", "a"),
+    ],
   ];
   for (const [name, answer, cap, call] of cases) {
     status = answer;

@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { redactSecrets } from "../../core/http_error.ts";
 import { showValue } from "../../core/_show.ts";
 import { createBaseClient } from "../../core/client.ts";
+import { MAX_ERROR_BODY_BYTES } from "../../core/transport.ts";
 import { upload } from "../../storage/objects.ts";
 import { recordingFetch } from "../support/recording_fetch.ts";
 
@@ -52,7 +53,7 @@ Deno.test("redactSecrets redacts exactly what the former pattern did (seeded str
 });
 
 Deno.test("an error body echoing a long run of 'eyJ' and a hostile object key are answered at once", async () => {
-  const echo = "eyJ".repeat(5_461); // 16 KiB, the transport's error excerpt cap
+  const echo = "eyJ".repeat(Math.floor(MAX_ERROR_BODY_BYTES / 3)); // the transport's error cap
   const rec = recordingFetch(() => new Response(echo, { status: 400 }));
   const client = createBaseClient("https://p.example", "anon-key", { fetch: rec.fetch });
   const [pending, ms] = timed(() => client.request({ path: "/x" }));
