@@ -246,13 +246,27 @@ export class KeyValueSessionStorage implements SessionStorage {
    * Wraps a store.
    *
    * @param store The store.
-   * @param key The key. Default {@linkcode DEFAULT_KEY}.
+   * @param options The key, given as it is or as `{ key }` (the options form of the document's
+   *   `key = DEFAULT_KEY`). Default {@linkcode DEFAULT_KEY}.
+   * @throws {TypeError} When `store` lacks a method, or the key is not a non-empty string.
    */
-  constructor(store: KeyValueStore, key: string = DEFAULT_KEY) {
+  constructor(store: KeyValueStore, options?: string | { key?: string | undefined }) {
     // Web Storage itself (getItem, setItem, removeItem) is the likely mistake: name its adapter.
     if (!hasMethods(store, ["get", "set", "remove"])) {
       throw new TypeError(
         "Cannot store sessions as 'store' must have get, set and remove: wrap Web Storage as webStorageStore(localStorage)",
+      );
+    }
+    const key =
+      (options !== null && typeof options === "object" && !Array.isArray(options)
+        ? options.key
+        : options) ?? DEFAULT_KEY;
+    // Else the session went under "[object Object]" or a number's text, which no later load finds.
+    if (typeof key !== "string" || key === "") {
+      throw new TypeError(
+        `Cannot store sessions as 'key' must be a non-empty string: current value is ${
+          showValue(key)
+        }`,
       );
     }
     this.#store = store;

@@ -382,8 +382,10 @@ export class AnalyticsCatalogClient {
    *
    * @param client The base client.
    * @param bucketName The analytics bucket.
+   * @throws {TypeError} For a name `analyticsCatalog` refuses.
    */
   constructor(client: BaseClient, bucketName: string) {
+    checkCatalogName(bucketName);
     this.#client = client;
     this.bucketName = bucketName;
   }
@@ -563,8 +565,9 @@ export class AnalyticsCatalogClient {
             // Direct children only: the Storage API's catalog ignores `parent` and answers every
             // namespace, the parent itself included (the protocol lists full namespaces).
             .filter((ns) =>
-              parent === null ||
-              (ns.length === parent.length + 1 && parent.every((level, i) => ns[i] === level))
+              parent === null
+                ? ns.length === 1
+                : ns.length === parent.length + 1 && parent.every((level, i) => ns[i] === level)
             ),
         }),
     );
@@ -1022,9 +1025,14 @@ export class AnalyticsCatalogClient {
  * @returns The catalog client.
  */
 export function analyticsCatalog(client: BaseClient, bucketName: string): AnalyticsCatalogClient {
+  return new AnalyticsCatalogClient(client, bucketName);
+}
+
+/** The document's analytics bucket name Limit, and no dot segment: `TypeError` otherwise. */
+function checkCatalogName(bucketName: unknown): void {
   if (
     typeof bucketName !== "string" || bucketName.trim() === "" ||
-    !/^[A-Za-z0-9._-]+$/.test(bucketName) || /^\.{1,2}$/.test(bucketName)
+    !/^[A-Za-z0-9._-]+$/.test(bucketName)
   ) {
     throw new TypeError(
       `Cannot open the catalog as 'bucketName' must be non-blank and hold only letters, digits, '.', '_' and '-': current value is ${
@@ -1032,5 +1040,12 @@ export function analyticsCatalog(client: BaseClient, bucketName: string): Analyt
       }`,
     );
   }
-  return new AnalyticsCatalogClient(client, bucketName);
+  // Every character is allowed, but as a path segment the name would resolve to another route.
+  if (bucketName === "." || bucketName === "..") {
+    throw new TypeError(
+      `Cannot open the catalog as 'bucketName' must not be '.' or '..', which a URL resolves as a dot segment: current value is ${
+        showValue(bucketName)
+      }`,
+    );
+  }
 }

@@ -184,6 +184,18 @@ function progressOf(bytesUploaded: number, totalBytes: number): ResumableUploadP
   };
 }
 
+/** The document's chunk-size Limit: a `RangeError` at once for a size that is no positive integer. */
+function checkChunkSize(given: number | undefined): void {
+  const chunkSize = given ?? RESUMABLE_DEFAULT_CHUNK_SIZE;
+  if (!Number.isSafeInteger(chunkSize) || chunkSize <= 0) {
+    throw new RangeError(
+      `Cannot upload as 'chunkSize' must be a positive integer: current value is ${
+        showValue(chunkSize)
+      }`,
+    );
+  }
+}
+
 /**
  * The resumable upload's own settings, checked at creation (`RangeError`/`TypeError`): a
  * symbol or a BigInt crashed the backoff's arithmetic mid-upload.
@@ -1126,14 +1138,7 @@ export function createResumableUpload(
   options?: ResumableUploadOptions,
 ): ResumableUpload {
   options ??= {};
-  const chunkSize = options.chunkSize ?? RESUMABLE_DEFAULT_CHUNK_SIZE;
-  if (!Number.isSafeInteger(chunkSize) || chunkSize <= 0) {
-    throw new RangeError(
-      `Cannot upload as 'chunkSize' must be a positive integer: current value is ${
-        showValue(chunkSize)
-      }`,
-    );
-  }
+  checkChunkSize(options.chunkSize);
   const size = options.size;
   if (size !== undefined && size !== null && (!Number.isSafeInteger(size) || size < 0)) {
     throw new RangeError(
@@ -1217,7 +1222,9 @@ export function createResumableUpload(
  * @param path The object key.
  * @param data Bytes, a Blob, or a stream.
  * @param options Same as {@linkcode createResumableUpload} without `uploadUrl`.
- * @returns Success when every byte is accepted.
+ * @returns Success when every byte is accepted; `Failure(INVALID_ARGUMENT)` for arguments
+ *   {@linkcode createResumableUpload} refuses.
+ * @throws {RangeError} When `chunkSize` is not a positive integer (the document's Limit).
  */
 export function uploadResumable(
   storage: {
@@ -1235,5 +1242,19 @@ export function uploadResumable(
 ): Promise<ServiceResult<void>> {
   options ??= {};
   const { signal, ...rest } = options;
-  return storage.createResumableUpload(bucket, path, data, rest).await({ signal });
+  // The chunk size is one of the document's Limits, thrown at once; any other refusal of the
+  // arguments resolves a Failure, as `upload` gives it (the handle's constructor throws them).
+  checkChunkSize(rest.chunkSize);
+  let upload: ResumableUpload;
+  try {
+    upload = storage.createResumableUpload(bucket, path, data, rest);
+  } catch (e) {
+    if (e instanceof TypeError || e instanceof RangeError) {
+      return Promise.resolve(
+        failure({ message: e.message, category: "INVALID_ARGUMENT", cause: e }),
+      );
+    }
+    throw e;
+  }
+  return upload.await({ signal });
 }

@@ -529,10 +529,12 @@ export function listVectors(
   }
   const hasCount = o.segmentCount !== undefined && o.segmentCount !== null;
   const hasIndex = o.segmentIndex !== undefined && o.segmentIndex !== null;
+  // Not one of the document's Limits (those are the ranges): a Failure.
   if (hasCount !== hasIndex) {
-    throw new RangeError(
-      "Cannot list vectors as 'segmentCount' and 'segmentIndex' must be given together",
-    );
+    return Promise.resolve(failure({
+      message: "Cannot list vectors as 'segmentCount' and 'segmentIndex' must be given together",
+      category: "INVALID_ARGUMENT",
+    }));
   }
   if (o.segmentIndex !== undefined && o.segmentIndex !== null) {
     const count = o.segmentCount ?? 1;
@@ -622,6 +624,13 @@ export function deleteVectors(
   keys: readonly string[],
   o?: VectorCallOptions,
 ): Promise<ServiceResult<void>> {
-  checkBatch(keys?.length ?? 0, "delete vectors");
+  // A string has a length too: "abc" went as `"keys": "abc"`, which the server reads as nothing.
+  if (!Array.isArray(keys) || keys.some((k) => typeof k !== "string")) {
+    return Promise.resolve(failure({
+      message: "Cannot delete vectors as 'keys' must be an array of strings",
+      category: "INVALID_ARGUMENT",
+    }));
+  }
+  checkBatch(keys.length, "delete vectors");
   return call(client, "DeleteVectors", { vectorBucketName, indexName, keys }, unit, o);
 }

@@ -137,3 +137,32 @@ Deno.test("cookie storage round-trips through real Request/Response objects, chu
   assert.equal(corrupt.load(), null);
   assert.throws(() => new CookieSessionStorage(null, { chunkSize: 10 }), RangeError);
 });
+
+Deno.test("KeyValueSessionStorage takes its key as it is or as { key } (the document's default in the options form); any other key is a TypeError", async () => {
+  const data = new Map<string, string>();
+  const store = {
+    get: (k: string) => data.get(k) ?? null,
+    set: (k: string, v: string) => void data.set(k, v),
+    remove: (k: string) => void data.delete(k),
+  };
+  assert.equal(new KeyValueSessionStorage(store).key, DEFAULT_KEY);
+  assert.equal(new KeyValueSessionStorage(store, {}).key, DEFAULT_KEY);
+  assert.equal(new KeyValueSessionStorage(store, { key: undefined }).key, DEFAULT_KEY);
+  assert.equal(new KeyValueSessionStorage(store, "app.a").key, "app.a");
+  const byOption = new KeyValueSessionStorage(store, { key: "app.b" });
+  assert.equal(byOption.key, "app.b");
+  await byOption.save(decodeSession(JSON.parse(JSON.stringify({
+    access_token: "a.b.c",
+    refresh_token: "r1",
+    token_type: "bearer",
+    expires_in: 3600,
+    user: { id: "u1" },
+  }))));
+  assert.deepEqual([...data.keys()], ["app.b"]);
+  for (const bad of ["", 42, { key: "" }, { key: 7 }, ["k"]]) {
+    assert.throws(() => new KeyValueSessionStorage(store, bad as never), {
+      name: "TypeError",
+      message: /^Cannot store sessions as 'key' must be a non-empty string: current value is /,
+    });
+  }
+});

@@ -3,6 +3,7 @@
 import assert from "node:assert/strict";
 import { jsonResponse, type RecordedRequest } from "../support/recording_fetch.ts";
 import { makeStorage } from "../storage/_helpers.ts";
+import { createBaseClient } from "../../core/client.ts";
 
 /**
  * The Storage API's catalog (`TenantAwareRestCatalog`, the only one its routes use): the config
@@ -53,4 +54,43 @@ Deno.test("listNamespacesTyped keeps the children a catalog that honours parent 
   })).getOrThrow();
   assert.deepEqual(page.namespaces, [["sales", "eu"], ["sales", "us"]]);
   assert.equal(page.resolvedNextPageToken, "p2");
+});
+
+Deno.test("listNamespacesTyped of the root keeps the top level only, where a catalog answers nested namespaces too", async () => {
+  const { storage } = makeStorage((req) =>
+    req.url.pathname.endsWith("/v1/config")
+      ? jsonResponse({ defaults: {}, overrides: { prefix: "lake" } })
+      : jsonResponse({ namespaces: [["a"], ["a", "b"], ["c"], ["a", "b", "d"]] })
+  );
+  const catalog = storage.analyticsCatalog("lake");
+  assert.deepEqual((await catalog.listNamespacesTyped()).getOrThrow().namespaces, [["a"], ["c"]]);
+  assert.deepEqual(
+    (await catalog.listNamespacesTyped({ parent: ["a"] })).getOrThrow().namespaces,
+    [["a", "b"]],
+  );
+});
+
+Deno.test("an analytics bucket named '.' or '..' is refused with its own reason, by the constructor too", async () => {
+  const { AnalyticsCatalogClient } = await import("../../storage/analytics.ts");
+  const { storage } = makeStorage(() => jsonResponse({}));
+  const client = createBaseClient("https://p.example", "k");
+  for (const name of [".", ".."]) {
+    for (
+      const open of [
+        () => storage.analyticsCatalog(name),
+        () => new AnalyticsCatalogClient(client, name),
+      ]
+    ) {
+      assert.throws(open, {
+        name: "TypeError",
+        message:
+          `Cannot open the catalog as 'bucketName' must not be '.' or '..', which a URL resolves as a dot segment: current value is "${name}"`,
+      });
+    }
+  }
+  for (const name of ["", "a/b", "é"]) {
+    assert.throws(() => new AnalyticsCatalogClient(client, name), /only letters, digits/);
+  }
+  assert.equal(new AnalyticsCatalogClient(client, "...").bucketName, "...");
+  assert.equal(storage.analyticsCatalog("a.b_c-1").bucketName, "a.b_c-1");
 });

@@ -166,6 +166,20 @@ Deno.test("limits: batches 1..500 and segments 1..16 throw RangeError before any
   assert.equal((okRec.last.json() as { keys: string[] }).keys.length, 500);
   assert.ok((await ok.listVectors("vb", "ix", { segmentCount: 1, segmentIndex: 0 })).ok);
   assert.throws(() => ok.listVectors("vb", "ix", { segmentCount: 1, segmentIndex: 1 }), RangeError);
+  // Given one without the other is no range of the Limits: a Failure, nothing sent.
+  const sent = okRec.requests.length;
+  for (const half of [{ segmentCount: 4 }, { segmentIndex: 0 }]) {
+    const r = await ok.listVectors("vb", "ix", half);
+    assert.equal(r.errorOrNull()?.category, "INVALID_ARGUMENT");
+    assert.match(r.errorOrNull()!.message, /must be given together/);
+  }
+  // Keys that are no array of strings (a string has a length too) are refused, nothing sent.
+  for (const keys of ["abc", [1, 2], { length: 2 }]) {
+    const r = await ok.deleteVectors("vb", "ix", keys as never);
+    assert.equal(r.errorOrNull()?.category, "INVALID_ARGUMENT");
+    assert.match(r.errorOrNull()!.message, /'keys' must be an array of strings/);
+  }
+  assert.equal(okRec.requests.length, sent);
   // The index dimension is not one of the document's Limits: a Failure, not a throw.
   for (const bad of [0, -1, 1.5, NaN]) {
     const r = await storage.createVectorIndex("vb", "ix", "float32", bad, "cosine");
@@ -294,8 +308,10 @@ Deno.test("vectors: segments come in pairs; null vectors are Failures; write ans
   const { storage, rec } = makeStorage(() =>
     new Response("OK", { headers: { "content-type": "text/plain" } })
   );
-  assert.throws(() => storage.listVectors("vb", "ix", { segmentIndex: 0 }), RangeError);
-  assert.throws(() => storage.listVectors("vb", "ix", { segmentCount: 4 }), RangeError);
+  for (const half of [{ segmentIndex: 0 }, { segmentCount: 4 }]) {
+    const r = await storage.listVectors("vb", "ix", half);
+    assert.equal(r.errorOrNull()?.category, "INVALID_ARGUMENT");
+  }
   const bad = await storage.putVectors("vb", "ix", [
     null as unknown as { key: string; data: { float32: number[] } },
   ]);

@@ -518,6 +518,33 @@ Deno.test("chunkSize must be a positive integer (RangeError at once); default is
   }
 });
 
+Deno.test("uploadResumable resolves a Failure for every other refused argument, as upload does; nothing is sent", async () => {
+  const rec = recordingFetch(tusScript({}));
+  const storage = createStorageClient(createBaseClient(BASE, KEY, { fetch: rec.fetch }));
+  const cases: Array<[() => Promise<unknown>, RegExp]> = [
+    [() => uploadResumable(storage, "", "p", new Uint8Array(1)), /bucket/i],
+    [() => uploadResumable(storage, "b", "a/../b", new Uint8Array(1)), /path|segment/i],
+    [() => uploadResumable(storage, "b", "p", "text" as never), /'data' must be/],
+    [() => uploadResumable(storage, "b", "p", new Uint8Array(1), { timeout: -1 }), /'timeout'/],
+    [
+      () => uploadResumable(storage, "b", "p", new Uint8Array(1), { maxAttempts: 0 }),
+      /'maxAttempts'/,
+    ],
+  ];
+  for (const [call, message] of cases) {
+    let r: unknown;
+    try {
+      r = await call();
+    } catch (e) {
+      assert.fail(`threw ${e}`);
+    }
+    const e = (r as { errorOrNull(): { category: string; message: string } | null }).errorOrNull();
+    assert.equal(e?.category, "INVALID_ARGUMENT");
+    assert.match(e!.message, message);
+  }
+  assert.equal(rec.requests.length, 0);
+});
+
 Deno.test("a Location on another origin never receives the API key or the bearer token", async () => {
   const rec = recordingFetch(tusScript({ location: "https://uploads.other.example/files/abc" }));
   const client = createBaseClient(BASE, KEY, { fetch: rec.fetch, accessToken: "user-token-1" });
