@@ -364,8 +364,20 @@ export class SessionManager {
    * every 10 s); one behind refreshed hours after the token had lapsed.
    */
   readonly #offsets = new Map<string, number>();
-  /** Each listener with the last event it heard (it never hears SIGNED_OUT twice in a row). */
-  readonly #listeners = new Map<AuthStateChangeCallback, AuthStateChangeEvent | null>();
+  /**
+   * Each subscription with its callback and the last event it heard (it never hears SIGNED_OUT
+   * twice in a row). Keyed by subscription, not by callback: one function subscribed twice (a
+   * handler shared by two components) is two subscriptions, each ended by its own unsubscribe.
+   */
+  readonly #listeners = new Map<
+    object,
+    { callback: AuthStateChangeCallback; last: AuthStateChangeEvent | null }
+  >();
+  /**
+   * A session was forgotten by a clear whose SIGNED_OUT has not been emitted yet: a clear or a
+   * sign-out that overtakes it emits it instead (else overlapping clears emitted none).
+   */
+  #signOutOwed = false;
   #inflight: Promise<ServiceResult<Session>> | null = null;
   #inflightToken: string | null = null;
   #timer: ReturnType<typeof setTimeout> | null = null;
@@ -511,14 +523,14 @@ export class SessionManager {
 
   #emit(event: AuthStateChangeEvent, session: Session | null): void {
     this.#lastEvent = event;
-    for (const [cb, last] of [...this.#listeners]) {
+    for (const [sub, entry] of [...this.#listeners]) {
       // A session saved and cleared before it was stored was never announced: no second
       // SIGNED_OUT to a listener that heard one last (one told INITIAL_SESSION since hears it).
-      if (event === AuthStateChangeEvent.SIGNED_OUT && last === event) continue;
-      if (!this.#listeners.has(cb)) continue; // unsubscribed by a listener before it
-      this.#listeners.set(cb, event);
+      if (event === AuthStateChangeEvent.SIGNED_OUT && entry.last === event) continue;
+      if (!this.#listeners.has(sub)) continue; // unsubscribed by a listener before it
+      entry.last = event;
       try {
-        settleQuietly(cb(event, session));
+        settleQuietly(entry.callback(event, session));
       } catch {
         // One listener's failure reaches no other and never breaks the manager.
       }
@@ -544,21 +556,20 @@ export class SessionManager {
       throw new TypeError("Cannot subscribe as 'callback' must be a function");
     }
     // Until it hears an event it knows what the manager last said (or, below, the initial one).
-    this.#listeners.set(callback, this.#lastEvent);
+    const sub = {};
+    const entry = { callback, last: this.#lastEvent };
+    this.#listeners.set(sub, entry);
     if (options.emitInitialSession ?? true) {
       const current = this.currentSession;
       // Told a session: its SIGNED_OUT is news to this listener. Told none: a SIGNED_OUT is not.
-      this.#listeners.set(
-        callback,
-        current ? AuthStateChangeEvent.INITIAL_SESSION : AuthStateChangeEvent.SIGNED_OUT,
-      );
+      entry.last = current ? AuthStateChangeEvent.INITIAL_SESSION : AuthStateChangeEvent.SIGNED_OUT;
       try {
         settleQuietly(callback(AuthStateChangeEvent.INITIAL_SESSION, current));
       } catch {
         // isolated
       }
     }
-    return () => void this.#listeners.delete(callback);
+    return () => void this.#listeners.delete(sub);
   }
 
   /** When `session`'s access token lapses by this device's clock (ms). */
@@ -707,6 +718,8 @@ export class SessionManager {
       this.#clearTimer(); // the held session's timer (or retry) is not this one's
     }
     const epoch = this.#bumpEpoch();
+    // A clear this save overtook is not announced: the save has the last word.
+    this.#signOutOwed = false;
     const replaced = this.#heldRefreshToken();
     const event = options.event ?? AuthStateChangeEvent.SIGNED_IN;
     // A user update of the held session (its own tokens) in a tab that fell behind: the newer
@@ -768,12 +781,17 @@ export class SessionManager {
     // Forgotten in memory (and on the client) at once, as a save is live before it is stored:
     // a helper answered meanwhile (a user update) finds no session to save back.
     const forgotten = this.#heldRefreshToken();
-    const had = this.#forget();
+    // A clear this one overtook forgot the session but has not said so: this one says it.
+    const had = this.#forget() || this.#signOutOwed;
+    this.#signOutOwed = had;
     const write = () => this.#serial(() => this.#saving(this.#storage.clear(), null, forgotten));
     const landed = () => {
       if (this.#clearingEpoch === epoch) this.#clearingEpoch = null;
       // A save that came while the clear was stored has the last word.
-      if (epoch === this.#epoch && had) this.#emit(AuthStateChangeEvent.SIGNED_OUT, null);
+      if (epoch === this.#epoch && had) {
+        this.#signOutOwed = false;
+        this.#emit(AuthStateChangeEvent.SIGNED_OUT, null);
+      }
     };
     await awaitWrite(write, landed, options?.signal);
   }
@@ -790,7 +808,10 @@ export class SessionManager {
 
   /** No session in memory: the client's token goes, and SIGNED_OUT when one was held. */
   #signedOut(): void {
-    if (this.#forget()) this.#emit(AuthStateChangeEvent.SIGNED_OUT, null);
+    if (this.#forget() || this.#signOutOwed) {
+      this.#signOutOwed = false;
+      this.#emit(AuthStateChangeEvent.SIGNED_OUT, null);
+    }
   }
 
   /** The client's token and the state go; whether a session was held (so is news). */

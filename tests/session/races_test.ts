@@ -962,3 +962,51 @@ Deno.test("a session saved and cleared before it was stored is never announced, 
   assert.equal(m.sessionState.value.kind, "NotAuthenticated");
   m.dispose();
 });
+
+Deno.test("overlapping clearSession calls emit SIGNED_OUT once, whichever lands last", async () => {
+  for (const clears of [2, 3]) {
+    const s = autoServer(() => json({}));
+    const m = createSessionManager(s.auth, s.client, { autoRefresh: false });
+    const events: string[] = [];
+    m.onAuthStateChange((e) => events.push(e));
+    await m.saveSession(decodeSession(sessionJson(1)));
+    // A 401 handler per failed request, or a logout effect run twice.
+    await Promise.all(Array.from({ length: clears }, () => m.clearSession()));
+    assert.equal(m.sessionState.value.kind, "NotAuthenticated");
+    assert.deepEqual(events, ["INITIAL_SESSION", "SIGNED_IN", "SIGNED_OUT"], `${clears} clears`);
+    // Nothing is owed after it: a later clear of no session says nothing.
+    await m.clearSession();
+    assert.deepEqual(events, ["INITIAL_SESSION", "SIGNED_IN", "SIGNED_OUT"]);
+    m.dispose();
+  }
+  // A clear overtaken by a save is not announced: the save has the last word.
+  const s = autoServer(() => json({}));
+  const m = createSessionManager(s.auth, s.client, { autoRefresh: false });
+  const events: string[] = [];
+  m.onAuthStateChange((e) => events.push(e), { emitInitialSession: false });
+  await m.saveSession(decodeSession(sessionJson(1)));
+  await Promise.all([m.clearSession(), m.saveSession(decodeSession(sessionJson(2)))]);
+  assert.deepEqual(events, ["SIGNED_IN", "SIGNED_IN"]);
+  await m.clearSession();
+  assert.deepEqual(events, ["SIGNED_IN", "SIGNED_IN", "SIGNED_OUT"]);
+  m.dispose();
+});
+
+Deno.test("one callback subscribed twice is two subscriptions, each ended by its own unsubscribe", async () => {
+  const s = autoServer(() => json({}));
+  const m = createSessionManager(s.auth, s.client, { autoRefresh: false });
+  const heard: string[] = [];
+  const shared = (e: string) => void heard.push(e);
+  const stopA = m.onAuthStateChange(shared, { emitInitialSession: false });
+  const stopB = m.onAuthStateChange(shared, { emitInitialSession: false });
+  await m.saveSession(decodeSession(sessionJson(1)));
+  assert.deepEqual(heard, ["SIGNED_IN", "SIGNED_IN"]);
+  stopA();
+  await m.clearSession();
+  assert.deepEqual(heard, ["SIGNED_IN", "SIGNED_IN", "SIGNED_OUT"], "B still hears");
+  stopA(); // twice: still only A's
+  stopB();
+  await m.saveSession(decodeSession(sessionJson(2)));
+  assert.equal(heard.length, 3);
+  m.dispose();
+});
