@@ -409,6 +409,17 @@ class Upload implements ResumableUpload {
     this.#progress = new MutableStateFlow(progressOf(0, this.#source.length ?? 0));
   }
 
+  /**
+   * Progress from an offset no answer confirmed as the upload's end (a HEAD's): every byte may be
+   * on the server while the upload is not finished (the Storage API creates the object in the
+   * finish step, run again by an empty PATCH), so the last byte is not counted until it is, and
+   * `isComplete` never goes before `await()` succeeds.
+   */
+  #setUnconfirmedProgress(offset: number): void {
+    const total = this.#total;
+    this.#setProgress(total !== null && offset >= total ? total - 1 : offset, total ?? 0);
+  }
+
   #setProgress(bytesUploaded: number, totalBytes: number): void {
     const now = this.#progress.value;
     if (now.bytesUploaded !== bytesUploaded || now.totalBytes !== totalBytes) {
@@ -516,7 +527,9 @@ class Upload implements ResumableUpload {
     const pairs: Array<[string, string]> = [
       ["bucketName", this.#bucket],
       ["objectName", this.#path],
-      ["contentType", this.#o.contentType ?? "application/octet-stream"],
+      // An empty type is none, as `upload` reads it (the server would store the object without
+      // one, and skip the bucket's allowed-types check).
+      ["contentType", this.#o.contentType || "application/octet-stream"],
     ];
     if (this.#o.cacheControl !== undefined && this.#o.cacheControl !== null) {
       pairs.push(["cacheControl", String(this.#o.cacheControl)]);
@@ -914,7 +927,8 @@ class Upload implements ResumableUpload {
     confirmed: boolean,
     signal?: AbortSignal,
   ): Promise<ServiceResult<void>> {
-    this.#setProgress(offset, this.#total ?? 0);
+    if (confirmed) this.#setProgress(offset, this.#total ?? 0);
+    else this.#setUnconfirmedProgress(offset);
     let attempt = 0;
     let lastOffset = offset; // the highest offset the server has confirmed
     let sentEnd = offset; // the end of the bytes sent so far
@@ -1049,7 +1063,7 @@ class Upload implements ResumableUpload {
       lastOffset = h.value;
       offset = h.value;
       confirmed = false; // the PATCH that reached here may have failed after writing
-      this.#setProgress(offset, this.#total ?? 0);
+      this.#setUnconfirmedProgress(offset);
     }
     if (!this.#source.rereadable) {
       // A stream must end where the upload does (a resume may not have read it yet).
@@ -1199,7 +1213,7 @@ export function createResumableUpload(
   if ("error" in checked) throw new TypeError(checked.error);
   // As `upload`: a Blob carries its own content type unless one is given.
   const type = blobType(data);
-  const o = options.contentType === undefined && type ? { ...options, contentType: type } : options;
+  const o = !options.contentType && type ? { ...options, contentType: type } : options;
   // A Node stream or an async generator of bytes is read as a stream.
   const source = isAsyncIterable(data) ? iterableStream(data) : data;
   return new Upload(client, bucket, checked.key, source, o, metadataJson);

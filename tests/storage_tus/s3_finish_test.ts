@@ -168,13 +168,41 @@ Deno.test("a refusal of the finish step (4xx) fails at once, with no info reques
       new Response("new row violates row-level security policy", { status: 403 }),
     );
   }) as typeof globalThis.fetch;
-  const r = await createResumableUpload(client(fetch), "b", "a.bin", new Uint8Array(10), {
+  const up = createResumableUpload(client(fetch), "b", "a.bin", new Uint8Array(10), {
     upsert: true,
     uploadUrl: url,
     ...FAST,
-  }).await();
+  });
+  const seen: string[] = [];
+  up.progress.subscribe((p) => seen.push(`${p.bytesUploaded}/${p.totalBytes} ${p.isComplete}`));
+  const r = await up.await();
   assert.equal(!r.ok && r.error.status, 403);
   assert.deepEqual(log, ["HEAD", "PATCH"]);
+  // Every byte is on the server but the upload never finished: its last byte is not counted, and
+  // the upload never said it was complete.
+  assert.equal(up.progress.value.isComplete, false);
+  assert.equal(up.progress.value.bytesUploaded, 9);
+  assert.ok(seen.every((p) => p.endsWith("false")), seen.join());
+});
+
+Deno.test("progress says complete only once the finish step was accepted, not when a HEAD shows every byte", async () => {
+  const url = uploadUrl(`b/a.bin/${VERSION}`);
+  const s = storageOnS3(url, 8, { loseFinalAnswer: true });
+  const up = createResumableUpload(client(s.fetch), "b", "a.bin", new Uint8Array(8), {
+    upsert: true,
+    chunkSize: 4,
+    creationWithUpload: false,
+    ...FAST,
+  });
+  const seen: Array<[number, boolean, number]> = [];
+  up.progress.subscribe((p) => seen.push([p.bytesUploaded, p.isComplete, s.log.length]));
+  const r = await up.await();
+  assert.ok(r.ok);
+  // After the lost answer, the HEAD's 8 of 8 counts as 7 until the object's info confirms it.
+  const complete = seen.filter(([, done]) => done);
+  assert.equal(complete.length, 1);
+  assert.equal(complete[0][2], s.log.length, "complete only after the last request");
+  assert.ok(seen.some(([bytes, done]) => bytes === 7 && !done), JSON.stringify(seen));
 });
 
 // Seen against the Storage API on S3 (through a proxy that closed the connection instead of

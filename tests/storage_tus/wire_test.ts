@@ -826,7 +826,13 @@ Deno.test("a Blob's own type is the upload's content type unless one is given, a
   const contentTypeOf = async (data: ResumableData, contentType?: string) => {
     const rec = recordingFetch(tusScript());
     const client = createBaseClient(BASE, KEY, { fetch: rec.fetch });
-    const up = createResumableUpload(client, "b", "p", data, contentType ? { contentType } : {});
+    const up = createResumableUpload(
+      client,
+      "b",
+      "p",
+      data,
+      contentType === undefined ? {} : { contentType },
+    );
     assert.ok((await up.await()).ok);
     const meta = rec.requests[0].headers.get("upload-metadata")!.split(",")
       .map((p) => p.split(" ")).find(([k]) => k === "contentType")!;
@@ -837,6 +843,10 @@ Deno.test("a Blob's own type is the upload's content type unless one is given, a
   assert.equal(await contentTypeOf(jpeg, "image/png"), "image/png");
   assert.equal(await contentTypeOf(new Blob([new Uint8Array(3)])), "application/octet-stream");
   assert.equal(await contentTypeOf(new Uint8Array(3)), "application/octet-stream");
+  // An empty type is none, as `upload` reads it: the server would store the object without one
+  // (and skip the bucket's allowed-types check).
+  assert.equal(await contentTypeOf(jpeg, ""), "image/jpeg");
+  assert.equal(await contentTypeOf(new Uint8Array(3), ""), "application/octet-stream");
 });
 
 Deno.test("a paused upload resumes from the local backend's offset: one HEAD, no second creation", async () => {
