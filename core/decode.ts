@@ -15,12 +15,13 @@ export type JsonObject = { [key: string]: JsonValue };
 /**
  * A JSON object given as input: a record, or a value of an interface type (which TypeScript does
  * not let stand for an index signature, so `{ data: profile }` with `profile: Profile` would need
- * a cast). It is sent as JSON; a list, a scalar or a built-in object (a `Map`, a `Date`) is
- * refused at run time.
+ * a cast). Lists, `Map`s and `Set`s (anything iterable) and functions (told by their `bind`) do
+ * not type-check; an interface may have any other field, `size` and `length` included. It is sent
+ * as JSON; a list, a scalar or a built-in object (a `Map`, a `Date`) is refused at run time.
  */
 export type JsonObjectInput =
   | Readonly<Record<string, unknown>>
-  | (object & { readonly length?: never; readonly size?: never });
+  | (object & { readonly [Symbol.iterator]?: never; readonly bind?: never });
 /** Any JSON value. */
 export type JsonValue =
   | string

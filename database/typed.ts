@@ -3,8 +3,10 @@
  * validator) and map PostgREST's single-row answers. Each is a standalone
  * function whose first parameter is the {@linkcode DatabaseClient}.
  * Integers beyond 2^53 (`int8` ids past `Number.MAX_SAFE_INTEGER`) are read
- * as exact `bigint`s, which the writers and filters send back as they are:
- * declare such a column `bigint` (or `number | bigint`) in the row type.
+ * as exact `bigint`s, which the writers and filters send back as they are;
+ * smaller ones of the same column stay `number`s, so declare such a column
+ * `number | bigint` in the row type (not `bigint` alone: `id + 1n` throws for
+ * a `number`).
  *
  * @module
  */
@@ -298,6 +300,13 @@ export function selectHead(
   return db.select(table, { ...options, format: ResponseFormat.HEAD }).then(discard);
 }
 
+/**
+ * The fields a typed update sets: any of the row type's, each of which may be left out or given
+ * as `undefined` (left out, as `null` is), so a value whose fields may be `undefined` (a form's)
+ * type-checks under `exactOptionalPropertyTypes`.
+ */
+export type RowInput<T> = { [K in keyof T]?: T[K] | undefined };
+
 /** Options of the typed inserts and upserts. */
 export type TypedInsertOptions<T> =
   & Pick<
@@ -545,7 +554,7 @@ export type TypedMutateOptions<T> =
 export function updateTyped<T>(
   db: DatabaseClient,
   table: string,
-  value: Partial<T>,
+  value: RowInput<T>,
   block: ((w: WhereBuilder) => BlockResult) | null,
   options?: TypedMutateOptions<T>,
 ): Promise<ServiceResult<T[]>> {
@@ -612,7 +621,7 @@ export function updateUnit(
 export function updateUnitTyped<T>(
   db: DatabaseClient,
   table: string,
-  value: Partial<T>,
+  value: RowInput<T>,
   block: ((w: WhereBuilder) => BlockResult) | null,
   options?: Omit<TypedMutateOptions<unknown>, "validator">,
 ): Promise<ServiceResult<void>> {

@@ -12,7 +12,12 @@ import { describeThrown, isThenable } from "../core/_thrown.ts";
 /** The result of a Standard Schema validation. */
 export type StandardResult<T> =
   | { readonly value: T; readonly issues?: undefined }
-  | { readonly issues: ReadonlyArray<{ readonly message: string }> };
+  | {
+    readonly issues: ReadonlyArray<{
+      readonly message: string;
+      readonly path?: ReadonlyArray<PropertyKey | { readonly key: PropertyKey }> | undefined;
+    }>;
+  };
 
 /** The Standard Schema v1 interface, as zod, valibot and arktype implement it. */
 export interface StandardSchemaV1<T> {
@@ -115,9 +120,12 @@ export async function validateAll<T>(
           });
         }
         if (r.issues) {
+          // Each issue with the field it is about (`title: Expected string`); the issues
+          // themselves are the cause, for a caller that maps them onto a form.
           return failure({
-            message: `Cannot decode row ${i}: ${r.issues.map((x) => x.message).join("; ")}`,
+            message: `Cannot decode row ${i}: ${r.issues.map(issueText).join("; ")}`,
             category: "DECODE",
+            cause: r.issues,
           });
         }
         out.push(r.value);
@@ -131,4 +139,14 @@ export async function validateAll<T>(
     }
   }
   return success(out);
+}
+
+/** A Standard Schema issue as text: its path (`items.0.name`), if any, before its message. */
+function issueText(
+  issue: { readonly message: string; readonly path?: ReadonlyArray<unknown> | undefined },
+): string {
+  const path = Array.isArray(issue.path)
+    ? issue.path.map((p) => String(typeof p === "object" && p !== null ? p.key : p)).join(".")
+    : "";
+  return path ? `${path}: ${issue.message}` : issue.message;
 }

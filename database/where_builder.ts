@@ -39,6 +39,13 @@ export type Predicate =
     items: Predicate[];
   };
 
+/**
+ * An operand for a column of type `T`: a value of its type, or a `Date` where the column's type
+ * is text (a timestamp arrives in JSON as its ISO text, so row types declare it `string`; a
+ * `Date` is sent as that text).
+ */
+export type Operand<T> = NonNullable<T> | (NonNullable<T> extends string ? Date : never);
+
 /** A `{ from, to }` closed range for {@linkcode WhereBuilder.within}. */
 export interface ClosedRange<T> {
   /** Lower bound, inclusive. */
@@ -169,7 +176,7 @@ export class WhereBuilder {
    * @param value The operand.
    * @returns This builder.
    */
-  eq<T>(column: ColumnRef<T>, value: NoInfer<NonNullable<T>> | null): this {
+  eq<T>(column: ColumnRef<T>, value: NoInfer<Operand<T>> | null): this {
     return this.#nullable(column, "eq", value, "eq");
   }
 
@@ -181,7 +188,7 @@ export class WhereBuilder {
    * @param value The operand.
    * @returns This builder.
    */
-  neq<T>(column: ColumnRef<T>, value: NoInfer<NonNullable<T>> | null): this {
+  neq<T>(column: ColumnRef<T>, value: NoInfer<Operand<T>> | null): this {
     return this.#nullable(column, "neq", value, "neq");
   }
 
@@ -192,7 +199,7 @@ export class WhereBuilder {
    * @param value The operand.
    * @returns This builder.
    */
-  greater<T>(column: ColumnRef<T>, value: NoInfer<NonNullable<T>>): this {
+  greater<T>(column: ColumnRef<T>, value: NoInfer<Operand<T>>): this {
     return this.#operand(column, "gt", value, "greater");
   }
 
@@ -203,7 +210,7 @@ export class WhereBuilder {
    * @param value The operand.
    * @returns This builder.
    */
-  greaterEq<T>(column: ColumnRef<T>, value: NoInfer<NonNullable<T>>): this {
+  greaterEq<T>(column: ColumnRef<T>, value: NoInfer<Operand<T>>): this {
     return this.#operand(column, "gte", value, "greaterEq");
   }
 
@@ -214,7 +221,7 @@ export class WhereBuilder {
    * @param value The operand.
    * @returns This builder.
    */
-  less<T>(column: ColumnRef<T>, value: NoInfer<NonNullable<T>>): this {
+  less<T>(column: ColumnRef<T>, value: NoInfer<Operand<T>>): this {
     return this.#operand(column, "lt", value, "less");
   }
 
@@ -225,7 +232,7 @@ export class WhereBuilder {
    * @param value The operand.
    * @returns This builder.
    */
-  lessEq<T>(column: ColumnRef<T>, value: NoInfer<NonNullable<T>>): this {
+  lessEq<T>(column: ColumnRef<T>, value: NoInfer<Operand<T>>): this {
     return this.#operand(column, "lte", value, "lessEq");
   }
 
@@ -236,7 +243,7 @@ export class WhereBuilder {
    * @param range The inclusive bounds.
    * @returns This builder.
    */
-  within<T>(column: ColumnRef<T>, range: ClosedRange<NoInfer<NonNullable<T>>>): this {
+  within<T>(column: ColumnRef<T>, range: ClosedRange<NoInfer<Operand<T>>>): this {
     const full = columnName(column);
     checkColumn(full);
     // Inside a group PostgREST reads no table path: `author.age` becomes `author.and=(age...)`.
@@ -267,7 +274,7 @@ export class WhereBuilder {
    * @param value The operand.
    * @returns This builder.
    */
-  isDistinctFrom<T>(column: ColumnRef<T>, value: NoInfer<NonNullable<T>> | null): this {
+  isDistinctFrom<T>(column: ColumnRef<T>, value: NoInfer<Operand<T>> | null): this {
     // IS DISTINCT FROM NULL is IS NOT NULL; `isdistinct.null` would compare with the text 'null'.
     if (value === null) return this.isNotNull(column);
     return this.#operand(column, "isdistinct", value, "isDistinctFrom");
@@ -409,7 +416,7 @@ export class WhereBuilder {
    * @param values The allowed values.
    * @returns This builder.
    */
-  inList<T>(column: ColumnRef<T>, values: readonly NoInfer<NonNullable<T>>[]): this {
+  inList<T>(column: ColumnRef<T>, values: readonly NoInfer<Operand<T>>[]): this {
     return this.#add(column, "in", inOperand(values, "inList"), true);
   }
 
@@ -420,7 +427,7 @@ export class WhereBuilder {
    * @param values The excluded values.
    * @returns This builder.
    */
-  notInList<T>(column: ColumnRef<T>, values: readonly NoInfer<NonNullable<T>>[]): this {
+  notInList<T>(column: ColumnRef<T>, values: readonly NoInfer<Operand<T>>[]): this {
     this.#add(column, "in", inOperand(values, "notInList"), true);
     this.predicates.push(negate(this.predicates.pop()!));
     return this;

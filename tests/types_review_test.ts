@@ -14,6 +14,8 @@ import {
   rpcTyped,
   rpcUnit,
   selectTyped,
+  updateTyped,
+  updateUnitTyped,
   WhereBuilder,
 } from "../database/mod.ts";
 import { createSessionManager, linkIdentityForCurrentSession } from "../session/mod.ts";
@@ -102,6 +104,13 @@ Deno.test("types: rpc arguments may be a value of an interface type, not an arra
     p_limit: number;
   }
   const args: Args = { p_owner: "u1", p_limit: 5 };
+  // Fields named like a list's or a Map's (`length`, `size`) are arguments like any other.
+  interface Page {
+    q: string;
+    size: number;
+    length: number;
+  }
+  const page: Page = { q: "milk", size: 10, length: 3 };
   const db = createDatabaseClient(createBaseClient("https://p.example", "anon-key"));
   const _typeOnly = async () => {
     await rpcTyped<number>(db, "count_open", { params: args });
@@ -109,6 +118,10 @@ Deno.test("types: rpc arguments may be a value of an interface type, not an arra
     await rpcGetTyped<number>(db, "count_open", { params: args });
     await db.rpcGet("count_open", { params: args });
     await rpcTyped<number>(db, "count_open", { params: { p_owner: "u1" } });
+    await rpcTyped<number>(db, "search", { params: page });
+    await rpcGetTyped<number>(db, "search", { params: page });
+    // @ts-expect-error nor is a Set
+    await rpcTyped<number>(db, "count_open", { params: new Set([1]) });
     // @ts-expect-error an array is not a set of named arguments
     await rpcTyped<number>(db, "count_open", { params: [1, 2] });
     // @ts-expect-error nor is a function
@@ -180,6 +193,37 @@ Deno.test("types: UNKNOWN, a decoding fallback, is not a value to send", () => {
       3,
       VectorDistanceMetric.COSINE,
     );
+  };
+  assert.equal(typeof _typeOnly, "function");
+});
+
+Deno.test("types: an update's fields may be undefined (left out) under exactOptionalPropertyTypes; its values are recorded as sent", async () => {
+  interface Todo {
+    id: number;
+    title: string;
+    done: boolean;
+  }
+  const sent: string[] = [];
+  const fetch = (_input: RequestInfo | URL, init?: RequestInit) => {
+    sent.push(String(init?.body));
+    return Promise.resolve(Response.json([]));
+  };
+  const db = createDatabaseClient(createBaseClient("https://p.example", "anon-key", { fetch }));
+  // A form whose fields may be unset, as `exactOptionalPropertyTypes` types them.
+  const form: { title?: string | undefined; done?: boolean | undefined } = { done: true };
+  await updateTyped<Todo>(
+    db,
+    "todos",
+    { title: form.title, done: form.done },
+    (w) => w.eq("id", 1),
+  );
+  await updateUnitTyped<Todo>(db, "todos", form, (w) => w.eq("id", 1));
+  assert.deepEqual(sent.map((b) => JSON.parse(b)), [{ done: true }, { done: true }]);
+  const _typeOnly = async () => {
+    // @ts-expect-error a field of the wrong type still does not type-check
+    await updateTyped<Todo>(db, "todos", { done: "yes" }, null);
+    // @ts-expect-error nor does a field the row has not
+    await updateTyped<Todo>(db, "todos", { color: "red" }, null);
   };
   assert.equal(typeof _typeOnly, "function");
 });

@@ -40,6 +40,10 @@ for (
     const failed = await selectTyped(db, "todos", { validator: schema });
     assert.equal(failed.errorOrNull()?.category, "DECODE");
     assert.match(failed.errorOrNull()!.message, /^Cannot decode row 1: /);
+    // The field goes with its message, and the issues are the cause (a form can map them).
+    assert.match(failed.errorOrNull()!.message, /^Cannot decode row 1: id: /);
+    const issues = failed.errorOrNull()!.cause as ReadonlyArray<{ path?: ReadonlyArray<unknown> }>;
+    assert.ok(Array.isArray(issues) && issues.length >= 1, String(issues));
   });
 }
 

@@ -23,3 +23,31 @@ Deno.test("typed columns reject mismatched operands at compile time", () => {
   w.eq("free_text_column", "anything");
   assert.equal(w.predicates.length, 8);
 });
+
+Deno.test("a text column (a timestamp as JSON gives it) takes a Date, sent as its ISO text; other columns do not", () => {
+  interface Row {
+    id: number;
+    created_at: string;
+    due: string | null;
+  }
+  const row = columns<Row>();
+  const at = new Date(Date.UTC(2026, 10, 28, 12, 0, 0));
+  const w = new WhereBuilder()
+    .greater(row.created_at, at)
+    .lessEq(row.created_at, "2026-12-01")
+    .within(row.created_at, { from: at, to: new Date(Date.UTC(2026, 11, 1)) })
+    .eq(row.due, at)
+    .inList(row.created_at, [at]);
+  assert.deepEqual(
+    w.predicates.map((p) => p.kind === "filter" ? p.value : ""),
+    [
+      "2026-11-28T12:00:00.000Z",
+      "2026-12-01",
+      "",
+      "2026-11-28T12:00:00.000Z",
+      '("2026-11-28T12:00:00.000Z")',
+    ],
+  );
+  // @ts-expect-error a number column takes no Date
+  w.greater(row.id, at);
+});
