@@ -476,6 +476,17 @@ export async function uploadObject(
   o ??= {};
   const encoded = objectPathOrFailure(bucket, path);
   if (typeof encoded !== "string") return encoded;
+  // The Storage API's router takes its own routes first: `/object/sign/...`, `/object/list/...`
+  // and `/object/upload/sign/...` are signing, listing and signed uploads, so an upload into a
+  // bucket of such a name never reached the upload route (and failed as something else).
+  if (/^(sign|list|list-v2)\/|^upload\/sign\//.test(encoded)) {
+    return failure({
+      message: `Cannot upload into bucket ${
+        showValue(bucket)
+      } with this key as the Storage API routes its path to another operation: use createSignedUploadUrl and uploadToSignedUrl, or a resumable upload`,
+      category: "INVALID_ARGUMENT",
+    });
+  }
   const body = await uploadBody(data, o);
   if (!body.ok) return body;
   // A stream is cut by the transport if the call fails (an early 413 or 401), cancelling it.

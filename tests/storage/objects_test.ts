@@ -275,3 +275,39 @@ Deno.test("deleteObject: the server removing nothing (missing object, or refused
     assert.deepEqual(rec.requests[0].json(), { prefixes: ["a.txt"] });
   }
 });
+
+Deno.test("an upload into a bucket whose path the Storage API routes elsewhere (sign, list, list-v2, upload/sign) is INVALID_ARGUMENT, nothing sent", async () => {
+  const rec = recordingFetch(() => jsonResponse({ Key: "b/a.txt", Id: "1" }));
+  const storage = createStorageClient(createBaseClient(BASE, KEY, { fetch: rec.fetch }));
+  // Seen against the server's router (find-my-way takes static routes first): POST
+  // /object/sign/photos/a.txt signed a URL, /object/list/a.txt listed a bucket named a.txt.
+  const routed: Array<[string, string]> = [
+    ["sign", "photos/a.txt"],
+    ["sign", "a.txt"],
+    ["list", "a.txt"],
+    ["list-v2", "a/b.txt"],
+    ["upload", "sign/photos/a.txt"],
+  ];
+  for (const [bucket, key] of routed) {
+    for (
+      const r of [await storage.upload(bucket, key, "x"), await storage.update(bucket, key, "x")]
+    ) {
+      assert.equal(r.errorOrNull()?.category, "INVALID_ARGUMENT", `${bucket}/${key}`);
+      assert.match(
+        r.errorOrNull()!.message,
+        /routes its path to another operation: use createSignedUploadUrl/,
+      );
+    }
+  }
+  assert.equal(rec.requests.length, 0);
+  // Names that only begin alike go as before.
+  for (
+    const [bucket, key] of [["signs", "a.txt"], ["upload", "a.txt"], ["lists", "sign/a"], [
+      "b",
+      "sign/a.txt",
+    ]]
+  ) {
+    assert.ok((await storage.upload(bucket, key, "x")).ok, `${bucket}/${key}`);
+    assert.equal(rec.last.url.pathname, `/storage/v1/object/${bucket}/${key}`);
+  }
+});
