@@ -28,7 +28,16 @@ export function providerUrl(base: string, provider: string, o: OAuthUrlOptions):
   }
   const e = encodeComponent;
   const parts = [`provider=${e(provider)}`];
-  if (o.redirectTo) parts.push(`redirect_to=${e(o.redirectTo)}`);
+  // A value of another type would go as its text ("[object Object]"), as supabase-js sends it.
+  const text = (name: string, v: unknown): string => {
+    if (typeof v !== "string") {
+      throw new TypeError(
+        `Cannot build the OAuth URL as ${name} must be a string: current value is ${showValue(v)}`,
+      );
+    }
+    return e(v);
+  };
+  if (o.redirectTo) parts.push(`redirect_to=${text("'redirectTo'", o.redirectTo)}`);
   // supabase-js takes one space-separated string; a list is asked for here.
   if (o.scopes != null && !Array.isArray(o.scopes)) {
     throw new TypeError(
@@ -37,7 +46,10 @@ export function providerUrl(base: string, provider: string, o: OAuthUrlOptions):
       }`,
     );
   }
-  if (o.scopes && o.scopes.length > 0) parts.push(`scopes=${e(o.scopes.join(" "))}`);
+  if (o.scopes && o.scopes.length > 0) {
+    for (const scope of o.scopes) text("each of 'scopes'", scope);
+    parts.push(`scopes=${e(o.scopes.join(" "))}`);
+  }
   if (o.pkceParams) {
     parts.push(`code_challenge=${e(o.pkceParams.codeChallenge)}`);
     parts.push(`code_challenge_method=${e(challengeMethod(o.pkceParams))}`);
@@ -45,7 +57,7 @@ export function providerUrl(base: string, provider: string, o: OAuthUrlOptions):
   for (const [k, v] of Object.entries(o.queryParams ?? {})) {
     // Older GoTrue hands extra parameters to the provider, where a `state` replaces its own
     // signed state and the callback fails; current GoTrue drops it. It never comes back.
-    if (k === "state") {
+    if (k.toLowerCase() === "state") {
       throw new TypeError(
         "Cannot build the OAuth URL as 'queryParams' holds 'state': GoTrue keeps its own; put yours in redirectTo's query",
       );
@@ -59,9 +71,9 @@ export function providerUrl(base: string, provider: string, o: OAuthUrlOptions):
         }, which the builder sets from its own option`,
       );
     }
-    parts.push(`${e(k)}=${e(v)}`);
+    parts.push(`${e(k)}=${text(`'queryParams.${k}'`, v)}`);
   }
-  if (o.inviteToken) parts.push(`invite_token=${e(o.inviteToken)}`);
+  if (o.inviteToken) parts.push(`invite_token=${text("'inviteToken'", o.inviteToken)}`);
   if (o.skipBrowserRedirect) parts.push("skip_http_redirect=true");
   return `${base}?${parts.join("&")}`;
 }

@@ -779,7 +779,9 @@ export interface ImportSessionOptions extends AuthCallOptions {
    * refuses a URL whose query holds another state or none
    * (`Failure(INVALID_ARGUMENT)`, `oauth_state_missing` or
    * `oauth_state_mismatch`), so that a link someone else made cannot sign
-   * this browser into their account.
+   * this browser into their account. `null` (what `sessionStorage.getItem`
+   * gives when this browser stored no state: it started no sign-in) refuses
+   * every URL; only an option left out imports without the check.
    */
   expectedState?: string | null | undefined;
 }
@@ -934,7 +936,9 @@ export async function importSessionFromUrl(
       category: "DECODE",
     });
   }
-  if (options.expectedState != null) {
+  // Null is a state expected and not found (a link this browser did not ask for): refused, as
+  // in the login CSRF this check exists for. Only an option left out skips it.
+  if (options.expectedState !== undefined) {
     let returned: string | null = null;
     try {
       // A relative URL (`/cb?state=…#…`) is read against a placeholder origin.
@@ -942,7 +946,7 @@ export async function importSessionFromUrl(
     } catch {
       // Not a URL at all: no state to read.
     }
-    const checked = verifyOAuthState(options.expectedState, returned);
+    const checked = verifyOAuthState(options.expectedState ?? "", returned);
     if (!checked.ok) return checked;
   }
   return tokens.ok ? await importTokens(auth, tokens.value, manager, options) : tokens;

@@ -511,6 +511,42 @@ Deno.test("an option of the wrong type bound for the query string is refused by 
   assert.equal(encodeQuery([["n", 5], ["b", false], ["x", null], ["u", undefined]]), "n=5&b=false");
 });
 
+Deno.test("the OAuth and link-identity URLs refuse a value that is no string, never sending '[object Object]'; a state key in any case is refused", async () => {
+  const rec = recordingFetch(() => jsonResponse({ url: "https://github.com/login" }));
+  const client = createBaseClient("https://p.example", "anon-key", { fetch: rec.fetch });
+  const { createAuthClient } = await import("../auth/mod.ts");
+  const auth = createAuthClient(client);
+  const bad: Array<[Record<string, unknown>, RegExp]> = [
+    [{ redirectTo: { url: "x" } }, /'redirectTo' must be a string: current value is/],
+    [{ scopes: ["repo", { s: 1 }] }, /each of 'scopes' must be a string/],
+    [{ queryParams: { prompt: {} } }, /'queryParams.prompt' must be a string/],
+    [{ inviteToken: ["t"] }, /'inviteToken' must be a string/],
+    [{ queryParams: { State: "s" } }, /holds 'state'/],
+    [{ queryParams: { STATE: "s" } }, /holds 'state'/],
+  ];
+  for (const [options, message] of bad) {
+    assert.throws(() => auth.getOAuthSignInUrl("github", options as never), {
+      name: "TypeError",
+      message,
+    });
+    const linked = await auth.linkIdentity("user-token", "github", options as never);
+    assert.equal(linked.errorOrNull()?.category, "INVALID_ARGUMENT", String(message));
+    assert.match(linked.errorOrNull()!.message, message);
+  }
+  assert.equal(rec.requests.length, 0);
+  // Strings go as before.
+  const url = auth.getOAuthSignInUrl("github", {
+    redirectTo: "https://app.example/cb",
+    scopes: ["repo"],
+    queryParams: { prompt: "consent" },
+    inviteToken: "inv",
+  });
+  assert.equal(
+    new URL(url).search,
+    "?provider=github&redirect_to=https%3A%2F%2Fapp.example%2Fcb&scopes=repo&prompt=consent&invite_token=inv",
+  );
+});
+
 Deno.test("the catalog's pageSize must be a positive integer: a list or a fraction is refused, not joined into the query", async () => {
   const rec = recordingFetch(() => jsonResponse({ overrides: {}, defaults: {} }));
   const catalog = createStorageClient(

@@ -418,6 +418,9 @@ const tokenOf = (claims: Record<string, unknown>) =>
 const fragmentOf = (access: string, refresh: string, extra = "") =>
   `#access_token=${access}&refresh_token=${refresh}&expires_in=3600&token_type=bearer${extra}`;
 
+/** `sessionStorage.getItem` of a browser that stored nothing. */
+const sessionStorageGetItem = (_key: string): string | null => null;
+
 Deno.test("importSessionFromUrl with expectedState refuses a URL carrying another state or none, before any request", async () => {
   const { rec, auth, manager } = setup(() => jsonResponse({ id: "u1" }));
   const access = tokenOf({ sub: "u1", session_id: "s1", exp: 4_000_000_000 });
@@ -439,6 +442,18 @@ Deno.test("importSessionFromUrl with expectedState refuses a URL carrying anothe
     { expectedState: "" },
   );
   assert.equal(blank.errorOrNull()?.code, "oauth_state_missing");
+  // Nor is null, what sessionStorage.getItem gives when this browser started no sign-in: in a
+  // login CSRF the victim stored no state, and the attacker's link (a recovery one here, which
+  // would ask the victim to set a password on the attacker's account) must not be imported.
+  for (const query of ["", "?state=attacker-state"]) {
+    const forged = await importSessionFromUrl(
+      auth,
+      `https://app.example/cb${query}${fragmentOf(access, "r1")}&type=recovery`,
+      manager,
+      { expectedState: sessionStorageGetItem("oauth-state") },
+    );
+    assert.equal(forged.errorOrNull()?.code, "oauth_state_missing", query);
+  }
   assert.equal(rec.requests.length, 0);
   assert.equal(manager.currentSession, null);
   const ok = await importSessionFromUrl(
