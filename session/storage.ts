@@ -433,9 +433,17 @@ export function namespaceStore(ns: KeyValueNamespace): KeyValueStore {
 export interface CookieOptions {
   /** Cookie name (chunks get `.0`, `.1`, ...). Default `fb-session`. */
   name?: string | undefined;
-  /** Path. Default `/`. */
+  /**
+   * Path. Default `/`. Changing it leaves the cookies of the old path in browsers, which send
+   * them first on that path's pages (longer paths come first): clear them under the old path
+   * once (a `CookieSessionStorage` with that `path`, `clear()`).
+   */
   path?: string | undefined;
-  /** Domain. */
+  /**
+   * Domain (to share the session with subdomains). Each save and clear also deletes host-only
+   * cookies of the same names, which a configuration without a domain left: browsers send those
+   * first (they are older), so they would be read instead of every new session.
+   */
   domain?: string | undefined;
   /** Max-Age in seconds. Default 400 days. */
   maxAge?: number | undefined;
@@ -463,8 +471,9 @@ const MAX_CHUNKS = 50;
 
 /**
  * Parses a `Cookie` header. Pairs split on `;`; the first of duplicate names
- * wins (browsers send the most specific cookie first), and quoted values are
- * unquoted. Several `Cookie` headers joined with `, ` (workerd's `Headers`,
+ * wins (browsers send cookies of longer paths first, then older ones: RFC 6265
+ * §5.4; a save with a `domain` deletes the host-only cookies an earlier
+ * configuration left, which would come first), and quoted values are unquoted. Several `Cookie` headers joined with `, ` (workerd's `Headers`,
  * a platform that joins HTTP/2 cookie crumbs so) split too, but a pair after
  * a comma is taken only when its name has no `__Host-` or `__Secure-`
  * prefix: a comma may be part of a value, and a cookie another origin can set
@@ -656,10 +665,10 @@ export class CookieSessionStorage implements SessionStorage {
     }
   }
 
-  #cookie(name: string, value: string, maxAge: number): string {
+  #cookie(name: string, value: string, maxAge: number, hostOnly = false): string {
     const o = this.#o;
     let c = `${name}=${value}; Path=${o.path}; Max-Age=${maxAge}; SameSite=${o.sameSite}`;
-    if (o.domain) c += `; Domain=${o.domain}`;
+    if (o.domain && !hostOnly) c += `; Domain=${o.domain}`;
     if (o.secure) c += "; Secure";
     if (o.httpOnly) c += "; HttpOnly";
     return c;
@@ -721,11 +730,25 @@ export class CookieSessionStorage implements SessionStorage {
       );
     }
     const names = chunks.length === 1 ? [name] : chunks.map((_, i) => `${name}.${i}`);
-    this.#outgoing = names.map((n, i) => this.#cookie(n, chunks[i], this.#o.maxAge));
+    this.#outgoing = [
+      ...this.#hostOnlyDeletions(),
+      ...names.map((n, i) => this.#cookie(n, chunks[i], this.#o.maxAge)),
+    ];
     for (const stale of this.#allNames()) {
       if (!names.includes(stale)) this.#outgoing.push(this.#cookie(stale, "", 0));
     }
     this.#current = session;
+  }
+
+  /**
+   * With a `domain`, deletions of the same names without it: a host-only cookie an earlier
+   * configuration left (the default has no domain) is older, so browsers list it first (RFC 6265
+   * §5.4: longer paths, then older cookies), and no deletion carrying the domain removes it: it
+   * would be read instead of every new session, and outlive every sign-out. They come before the
+   * new cookies: where the domain is the request's host itself, the two are one cookie.
+   */
+  #hostOnlyDeletions(): string[] {
+    return this.#o.domain ? this.#allNames().map((n) => this.#cookie(n, "", 0, true)) : [];
   }
 
   /**
@@ -761,7 +784,10 @@ export class CookieSessionStorage implements SessionStorage {
 
   /** Queues headers that delete every session cookie. */
   clear(): void {
-    this.#outgoing = this.#allNames().map((n) => this.#cookie(n, "", 0));
+    this.#outgoing = [
+      ...this.#hostOnlyDeletions(),
+      ...this.#allNames().map((n) => this.#cookie(n, "", 0)),
+    ];
     this.#current = null;
   }
 

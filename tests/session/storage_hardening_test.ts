@@ -864,3 +864,71 @@ Deno.test("a held session that lapses while its own write has not landed stays t
     clock.uninstall();
   }
 });
+
+/**
+ * A browser's cookie jar as RFC 6265 keeps it: a cookie is its name, domain and path (a
+ * host-only one's domain is the request's host); Set-Cookie headers apply in order; the Cookie
+ * header lists longer paths first, then older cookies first.
+ */
+function cookieJar(host: string) {
+  const jar = new Map<string, { name: string; value: string; created: number }>();
+  let clock = 0;
+  return {
+    apply(headers: string[]) {
+      for (const h of headers) {
+        const [pair, ...attrs] = h.split("; ");
+        const eq = pair.indexOf("=");
+        const name = pair.slice(0, eq);
+        const domain = attrs.find((a) => a.startsWith("Domain="))?.slice(7).replace(/^\./, "") ??
+          host;
+        const path = attrs.find((a) => a.startsWith("Path="))?.slice(5) ?? "/";
+        const key = `${name}|${domain}|${path}`;
+        if (attrs.includes("Max-Age=0")) jar.delete(key);
+        else {
+          jar.set(key, {
+            name,
+            value: pair.slice(eq + 1),
+            created: jar.get(key)?.created ?? clock++,
+          });
+        }
+      }
+    },
+    header: () =>
+      [...jar.values()].sort((a, b) => a.created - b.created)
+        .map((c) => `${c.name}=${c.value}`).join("; "),
+    size: () => jar.size,
+  };
+}
+
+Deno.test("a domain set after host-only cookies deletes those: they are older, come first and would be read instead of every new session", () => {
+  const old = cookieJar("app.example.com");
+  // The first deploy: host-only (no domain), then the session is signed out on another path.
+  const first = new CookieSessionStorage(null, { secure: true });
+  first.save(session);
+  old.apply(first.setCookieHeaders());
+  const other = decodeSession({ ...sessionBody, refresh_token: "new-refresh-token" });
+  const second = new CookieSessionStorage(old.header(), { domain: "example.com" });
+  second.save(other);
+  const headers = second.setCookieHeaders();
+  // Host-only deletions (no Domain) come first, then the cookies with the domain.
+  assert.ok(headers[0].includes("Max-Age=0") && !headers[0].includes("Domain="), headers[0]);
+  old.apply(headers);
+  assert.equal(new CookieSessionStorage(old.header()).load()?.refreshToken, "new-refresh-token");
+  // The domain is the host itself: one cookie for the browser; the deletion before the save
+  // leaves the new session in place.
+  const same = cookieJar("example.com");
+  const third = new CookieSessionStorage(null, { domain: "example.com" });
+  third.save(other);
+  same.apply(third.setCookieHeaders());
+  assert.equal(new CookieSessionStorage(same.header()).load()?.refreshToken, "new-refresh-token");
+  // A clear removes both scopes.
+  const clearing = new CookieSessionStorage(old.header(), { domain: "example.com" });
+  clearing.clear();
+  old.apply(clearing.setCookieHeaders());
+  assert.equal(old.size(), 0);
+  // Without a domain, nothing more is sent than before.
+  const plain = new CookieSessionStorage(null);
+  plain.save(session);
+  assert.ok(plain.setCookieHeaders().every((h) => !h.includes("Domain=")));
+  assert.equal(plain.setCookieHeaders().filter((h) => h.includes("Max-Age=0")).length, 4);
+});
