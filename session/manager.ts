@@ -1171,12 +1171,17 @@ export class SessionManager {
       if (seen) seen.foreign = true; // the caller's own record: concurrent loads share nothing
       return null;
     }
-    if (typeof obtainedAt === "number" && Number.isFinite(obtainedAt)) {
+    // A per-request storage (cookies) holds what the browser sends: its tags are the caller's
+    // word, and a clock gap taken from it would move the token's expiry (getClaimsForCurrentSession
+    // accepted a token expired days before, with a forged `clockOffset`). A server measures the
+    // gap itself, when the auth server answers it.
+    const trusted = !this.#storage.perRequest;
+    if (trusted && typeof obtainedAt === "number" && Number.isFinite(obtainedAt)) {
       this.#stamp(session.refreshToken, obtainedAt);
     }
     // The gap between the clocks measured when the tokens arrived, by whichever manager (tab)
     // obtained them; a state stored without one (an older version's) keeps what is known.
-    if (typeof clockOffset === "number" && session.refreshToken.trim() !== "") {
+    if (trusted && typeof clockOffset === "number" && session.refreshToken.trim() !== "") {
       this.#noteOffset(session.refreshToken, clockOffset);
     }
     // Always held as a masked copy: a custom storage may hand back a plain object.
@@ -1242,8 +1247,10 @@ export class SessionManager {
    * obtained, for storage.
    */
   #tagged(session: Session): TaggedSession {
-    const at = this.#obtained.get(session.refreshToken);
-    const offset = this.#offsets.get(session.refreshToken);
+    // A per-request storage's tags are not read back (see #load): not written, they spare room.
+    const local = !this.#storage.perRequest;
+    const at = local ? this.#obtained.get(session.refreshToken) : undefined;
+    const offset = local ? this.#offsets.get(session.refreshToken) : undefined;
     const tags: Partial<TaggedSession> = {
       ...(this.#project === null ? {} : { project: this.#project }),
       ...(at === undefined ? {} : { obtainedAt: at }),

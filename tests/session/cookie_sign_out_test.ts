@@ -7,6 +7,7 @@ import { createClient } from "../../client.ts";
 import {
   CookieSessionStorage,
   createSessionManager,
+  getClaimsForCurrentSession,
   signInWithEmailAndSaveSession,
   signOutCurrentSession,
 } from "../../session/mod.ts";
@@ -74,3 +75,40 @@ Deno.test("signOutCurrentSession of a lapsed session whose refresh token was spe
     assert.ok(storage.setCookieHeaders().some((c) => /^fb-session=;.*Max-Age=0/.test(c)));
   });
 });
+
+Deno.test("a clock gap or arrival time sent in a session cookie is not taken: a forged clockOffset cannot make an expired token pass getClaimsForCurrentSession", () =>
+  withClock(async (clock) => {
+    const URL_ = "http://backend.test";
+    const backend = await createLocalBackend(); // 1 h access tokens
+    const fetch = async (input: RequestInfo | URL, init?: RequestInit) =>
+      await backend.app.fetch(new Request(input, init));
+    const client = createClient(URL_, backend.apiKey, { fetch });
+    await client.auth.signUpWithEmail("clock@example.test", "secret-pw");
+    const signedIn = (await client.auth.signInWithEmail("clock@example.test", "secret-pw"))
+      .getOrThrow();
+    // Two days later, only the old access token is at hand (a log line, a proxy); the browser
+    // sends a cookie it wrote itself, with a gap that would move the server's clock 3 days back.
+    clock.tick(2 * 24 * 3600 * 1000);
+    const forged = {
+      accessToken: signedIn.accessToken,
+      refreshToken: "whatever",
+      tokenType: "bearer",
+      expiresIn: 3600,
+      expiresAt: signedIn.expiresAt,
+      user: { id: signedIn.user.id },
+      clockOffset: -3 * 24 * 3600 * 1000,
+      obtainedAt: Date.now(),
+    };
+    const cookie = `fb-session=${encodeURIComponent(JSON.stringify(forged))}`;
+    const per = createClient(URL_, backend.apiKey, { fetch, retry: { maxAttempts: 1 } });
+    const manager = createSessionManager(per.auth, per, {
+      storage: new CookieSessionStorage(
+        new Request("https://app.example/", { headers: { cookie } }),
+      ),
+    });
+    await manager.initialize();
+    const verifier = createClient(URL_, backend.apiKey, { fetch }).auth;
+    const claims = await getClaimsForCurrentSession(manager, verifier);
+    assert.equal(claims.ok, false, "an expired token's claims were accepted");
+    manager.dispose();
+  }));
