@@ -26,6 +26,8 @@ export interface AppConfig {
   apiKey: string;
   /** Bucket for uploads. Default `uploads`. */
   bucket?: string;
+  /** The largest file `PUT /api/files/:name` takes, in bytes. Default {@linkcode MAX_FILE_BYTES}. */
+  maxFileBytes?: number;
   /** Client options (tests inject `fetch`). */
   clientOptions?: ClientOptions;
 }
@@ -98,6 +100,8 @@ export function createApp(
 ): Hono<{ Variables: FetchbaseVariables }> {
   const bucketOf = (c: MiddlewareContext) =>
     (typeof config === "function" ? config(c) : config).bucket ?? "uploads";
+  const maxFileOf = (c: MiddlewareContext) =>
+    (typeof config === "function" ? config(c) : config).maxFileBytes ?? MAX_FILE_BYTES;
   const app = new Hono<{ Variables: FetchbaseVariables }>();
   app.get("/health", (c) => c.json({ ok: true }));
   app.use(
@@ -152,11 +156,16 @@ export function createApp(
     const storage = c.get("fetchbase").storage;
     const path = `${user}/${name}`;
     const bucket = bucketOf(c);
-    const body = c.req.raw.body ?? new Uint8Array(0);
-    const up = await storage.upload(bucket, path, body, {
+    // Streamed to storage as it arrives, never held whole: bounded by its declared length, and
+    // counted as it passes when it declares none (chunked). A body left out is an empty file.
+    const max = maxFileOf(c);
+    if (Number(c.req.header("content-length")) > max) return tooLarge(c, max);
+    const counted = c.req.raw.body ? countedUpTo(c.req.raw.body, max) : null;
+    const up = await storage.upload(bucket, path, counted?.stream ?? new Uint8Array(0), {
       contentType: storedType(c.req.header("content-type")),
       upsert: true,
     });
+    if (counted?.over()) return tooLarge(c, max);
     if (!up.ok) return upstream(c, up.error);
     const url = await storage.createSignedUrl(bucket, path, 600);
     if (!url.ok) return upstream(c, url.error);
@@ -164,6 +173,41 @@ export function createApp(
   });
 
   return app;
+}
+
+/**
+ * The largest file `PUT /api/files/:name` takes (a bucket's own `fileSizeLimit` bounds what the
+ * Storage API stores too).
+ */
+export const MAX_FILE_BYTES = 50 * 1024 * 1024;
+
+/** The 413 answer of a file past `max` bytes. */
+function tooLarge(c: { json(body: unknown, status: 413): Response }, max: number): Response {
+  return c.json({ error: `the file is larger than ${max} bytes` }, 413);
+}
+
+/**
+ * `body` passed on as it arrives, failed once more than `max` bytes have come (the upload then
+ * fails, and `over()` says why).
+ */
+function countedUpTo(
+  body: ReadableStream<Uint8Array>,
+  max: number,
+): { stream: ReadableStream<Uint8Array>; over: () => boolean } {
+  let seen = 0;
+  let over = false;
+  const stream = body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        seen += chunk.byteLength;
+        if (seen > max) {
+          over = true;
+          controller.error(new RangeError(`The body is larger than ${max} bytes`));
+        } else controller.enqueue(chunk);
+      },
+    }),
+  );
+  return { stream, over: () => over };
 }
 
 /**

@@ -16,8 +16,11 @@
  */
 
 import { type Context, Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { csrf } from "hono/csrf";
+import { createAuthClient } from "../../auth/client.ts";
 import { createClient } from "../../client.ts";
-import type { ClientOptions } from "../../core/mod.ts";
+import type { ClientOptions, ServiceError } from "../../core/mod.ts";
 import {
   type CookieOptions,
   CookieSessionStorage,
@@ -39,6 +42,12 @@ export interface CookieAppConfig {
   clientOptions?: ClientOptions;
   /** Cookie settings: `secure: false` only for plain-HTTP development. */
   cookie?: CookieOptions;
+  /**
+   * The origins whose pages may post to the app (`hono/csrf`'s `origin`). Default: the request
+   * URL's own, which a proxy terminating TLS in front changes: give the public origin then.
+   * Browsers that send `Sec-Fetch-Site: same-origin` pass either way.
+   */
+  origin?: string | string[];
 }
 
 /** What a handler gets for its request. */
@@ -49,7 +58,10 @@ interface RequestSession {
 
 /**
  * The app: `POST /signin` (JSON `{ email, password }`), `GET /todos` (the user's rows), and
- * `POST /signout`.
+ * `POST /signout`. State-changing requests from another site are refused (`hono/csrf` checks
+ * their `Origin`; `SameSite=Lax` keeps cookies off them, but a cross-site form could still sign
+ * a browser into another account), sign-in takes JSON only and at most 4 KiB of it, and every
+ * answer is `Cache-Control: private, no-store` (it carries one user's rows or cookies).
  *
  * @example Serving it
  * ```ts ignore
@@ -63,9 +75,29 @@ interface RequestSession {
  * @returns The Hono app.
  */
 export function createCookieApp(config: CookieAppConfig): Hono {
+  // Each request's client acts for its user: a client-wide Authorization would replace the
+  // user's token on every call (row-level security would see it instead).
+  if (new Headers(config.clientOptions?.headers).has("authorization")) {
+    throw new TypeError(
+      "Cannot create the app as 'clientOptions.headers' must not hold Authorization: each request's client acts for its user",
+    );
+  }
   const client = () => createClient(config.url, config.apiKey, config.clientOptions);
-  const verifier = client().auth; // one JWKS cache for every request
+  // One JWKS cache for every request, failing fast as the Hono middleware's does: one attempt
+  // and 5 s (the JWKS fetch included), so an auth server in trouble holds no request for long.
+  const given = config.clientOptions;
+  const verifying = createClient(config.url, config.apiKey, {
+    ...given,
+    retry: given?.retry ?? { maxAttempts: 1 },
+    timeout: given?.timeout ?? 5_000,
+  });
+  const verifier = createAuthClient(verifying, { jwks: { timeout: verifying.timeout } });
   const app = new Hono();
+  app.use(config.origin === undefined ? csrf() : csrf({ origin: config.origin }));
+  app.use(async (c, next) => {
+    await next();
+    c.res.headers.set("cache-control", "private, no-store");
+  });
 
   /** Runs `handle` with the request's session and writes the session's cookies on its answer. */
   async function withSession(
@@ -84,8 +116,17 @@ export function createCookieApp(config: CookieAppConfig): Hono {
     }
   }
 
-  app.post("/signin", (c) =>
+  const signinBody = bodyLimit({
+    maxSize: 4 * 1024,
+    onError: (c) => c.json({ error: "the body is too large" }, 413),
+  });
+  app.post("/signin", signinBody, (c) =>
     withSession(c, async ({ client, manager }) => {
+      // JSON only: a cross-site form can send text/plain (no preflight), which c.req.json()
+      // would parse as well.
+      if (!/^application\/json\b/i.test(c.req.header("content-type") ?? "")) {
+        return c.json({ error: "the body must be application/json" }, 415);
+      }
       const body = await c.req.json().catch(() => null) as
         | { email?: unknown; password?: unknown }
         | null;
@@ -112,7 +153,13 @@ export function createCookieApp(config: CookieAppConfig): Hono {
       await manager.initialize(); // restores the session, refreshing a lapsed one
       // The cookies are the browser's claim: the token is checked before anything is trusted.
       const claims = await getClaimsForCurrentSession(manager, verifier);
-      if (!claims.ok) return c.json({ error: "sign in first" }, 401);
+      if (!claims.ok) {
+        // Only a session that is missing or refused is the user's to fix; an auth server that
+        // cannot answer now is not a reason to send every user to sign in again.
+        return refusedSession(claims.error)
+          ? c.json({ error: "sign in first" }, 401)
+          : c.json({ error: "the auth server is unavailable" }, 503);
+      }
       const rows = await client.database.select("todos", { columns: "id,title,done" });
       if (rows.ok) return c.body(rows.value, 200, { "content-type": "application/json" });
       return c.json(
@@ -130,4 +177,10 @@ export function createCookieApp(config: CookieAppConfig): Hono {
     }));
 
   return app;
+}
+
+/** Whether a failed session check is the user's (no session, a refused token), not an outage. */
+function refusedSession(e: ServiceError): boolean {
+  return e.category === "NO_SESSION" || e.category === "UNAUTHORIZED" ||
+    e.category === "FORBIDDEN" || (e.category === "INVALID_ARGUMENT" && e.code === "bad_jwt");
 }

@@ -88,14 +88,36 @@ const storedType = (header) => {
   return STORED_AS_SENT.has(type) ? type : "application/octet-stream";
 };
 
+// The largest file taken (a bucket's own `fileSizeLimit` bounds what the Storage API stores too).
+const MAX_FILE_BYTES = 50 * 1024 * 1024;
+const tooLarge = (c) => c.json({ error: `the file is larger than ${MAX_FILE_BYTES} bytes` }, 413);
+
 app.put("/api/files/:name", async (c) => {
   const storage = c.get("fetchbase").storage;
   const path = `${c.get("claims").claims.subject}/${c.req.param("name")}`;
-  if (!c.req.raw.body) return c.json({ error: "a body is required" }, 400);
-  const up = await storage.upload("uploads", path, c.req.raw.body, {
+  // Streamed to storage as it arrives, never held whole: bounded by its declared length, and
+  // counted as it passes when it declares none (chunked). @hono/node-server gives every PUT a
+  // body stream, an empty one included: a request without a body stores an empty file, as the
+  // Deno example does.
+  if (Number(c.req.header("content-length")) > MAX_FILE_BYTES) return tooLarge(c);
+  let seen = 0;
+  let over = false;
+  const body = (c.req.raw.body ?? new Blob([]).stream()).pipeThrough(
+    new TransformStream({
+      transform(chunk, controller) {
+        seen += chunk.byteLength;
+        if (seen > MAX_FILE_BYTES) {
+          over = true;
+          controller.error(new RangeError(`The body is larger than ${MAX_FILE_BYTES} bytes`));
+        } else controller.enqueue(chunk);
+      },
+    }),
+  );
+  const up = await storage.upload("uploads", path, body, {
     contentType: storedType(c.req.header("content-type")),
     upsert: true,
   });
+  if (over) return tooLarge(c);
   if (!up.ok) return upstream(c, up.error);
   const signed = await storage.createSignedUrl("uploads", path, 600);
   return signed.ok

@@ -25,6 +25,9 @@ function cookiesAfter(res: Response, before = ""): string {
   return [...jar].map(([k, v]) => `${k}=${v}`).join("; ");
 }
 
+/** What a page of the app's own origin sends with its JSON posts. */
+const JSON_POST = { "content-type": "application/json", origin: "http://localhost" };
+
 Deno.test("cookie app: sign-in, rows as the user, a lapsed session refreshed into new cookies, and a sign-out the server honours", async () => {
   const backend = await createLocalBackend({ accessTokenTtl: 60 });
   const fetch = async (input: RequestInfo | URL, init?: RequestInit) =>
@@ -45,6 +48,7 @@ Deno.test("cookie app: sign-in, rows as the user, a lapsed session refreshed int
     assert.equal((await app.request("/todos")).status, 401, "no cookies, no rows");
     const refused = await app.request("/signin", {
       method: "POST",
+      headers: JSON_POST,
       body: JSON.stringify({ email: "c@example.test", password: "wrong-pw" }),
     });
     assert.equal(refused.status, 401);
@@ -52,6 +56,7 @@ Deno.test("cookie app: sign-in, rows as the user, a lapsed session refreshed int
 
     const signIn = await app.request("/signin", {
       method: "POST",
+      headers: JSON_POST,
       body: JSON.stringify({ email: "c@example.test", password: "secret-pw" }),
     });
     assert.equal(signIn.status, 200);
@@ -81,7 +86,10 @@ Deno.test("cookie app: sign-in, rows as the user, a lapsed session refreshed int
 
     // Sign-out deletes the cookies and revokes the session: a browser that kept the old cookies
     // (a copy, a leak) cannot refresh them once their access token lapses.
-    const out = await app.request("/signout", { method: "POST", headers: { cookie } });
+    const out = await app.request("/signout", {
+      method: "POST",
+      headers: { cookie, origin: "http://localhost" },
+    });
     assert.equal(out.status, 204);
     assert.equal(cookiesAfter(out, cookie), "", "every session cookie is deleted");
     clock.tick(120_000);
@@ -99,8 +107,123 @@ Deno.test("cookie app: a backend that cannot be reached is the backend's trouble
   });
   const res = await app.request("/signin", {
     method: "POST",
+    headers: JSON_POST,
     body: JSON.stringify({ email: "c@example.test", password: "secret-pw" }),
   });
   assert.equal(res.status, 502);
   assert.deepEqual(await res.json(), { error: "NETWORK" });
+});
+
+Deno.test("cookie app: a cross-site form cannot sign a browser in; sign-in takes JSON only, at most 4 KiB; answers are never cached", async () => {
+  const backend = await createLocalBackend();
+  const fetch = async (input: RequestInfo | URL, init?: RequestInit) =>
+    await backend.app.fetch(new Request(input, init));
+  const app = createCookieApp({ url: URL_, apiKey: backend.apiKey, clientOptions: { fetch } });
+  assert.ok(
+    (await createClient(URL_, backend.apiKey, { fetch }).auth.signUpWithEmail(
+      "attacker@example.test",
+      "secret-pw",
+    )).ok,
+  );
+  const credentials = JSON.stringify({ email: "attacker@example.test", password: "secret-pw" });
+  // A form on another site (`enctype="text/plain"`, no preflight) posting JSON-looking text.
+  const forged = await app.request("/signin", {
+    method: "POST",
+    headers: { "content-type": "text/plain", origin: "https://evil.example" },
+    body: credentials,
+  });
+  assert.equal(forged.status, 403);
+  assert.equal(forged.headers.getSetCookie().length, 0, "no session set by another site");
+  // Sent by the browser as a cross-site form, whatever the Origin.
+  const marked = await app.request("/signin", {
+    method: "POST",
+    headers: {
+      "content-type": "application/x-www-form-urlencoded",
+      "sec-fetch-site": "cross-site",
+    },
+    body: credentials,
+  });
+  assert.equal(marked.status, 403);
+  // Same origin, but not JSON: 415 (text/plain needs no preflight from any site).
+  const text = await app.request("/signin", {
+    method: "POST",
+    headers: { "content-type": "text/plain", origin: "http://localhost" },
+    body: credentials,
+  });
+  assert.equal(text.status, 415);
+  const huge = await app.request("/signin", {
+    method: "POST",
+    headers: JSON_POST,
+    body: JSON.stringify({ email: "a@example.test", password: "x".repeat(8192) }),
+  });
+  assert.equal(huge.status, 413);
+  const ok = await app.request("/signin", {
+    method: "POST",
+    headers: JSON_POST,
+    body: credentials,
+  });
+  assert.equal(ok.status, 200);
+  for (const r of [ok, huge, text, await app.request("/todos")]) {
+    assert.equal(r.headers.get("cache-control"), "private, no-store");
+  }
+  // A proxy's public origin is configurable.
+  const behind = createCookieApp({
+    url: URL_,
+    apiKey: backend.apiKey,
+    clientOptions: { fetch },
+    origin: "https://app.example",
+  });
+  const viaProxy = await behind.request("/signin", {
+    method: "POST",
+    headers: { "content-type": "text/plain", origin: "https://app.example" },
+    body: credentials,
+  });
+  assert.equal(viaProxy.status, 415, "past the CSRF check, refused as not JSON");
+});
+
+Deno.test("cookie app: an auth server that cannot answer is a prompt 503, not 'sign in first'; a client-wide Authorization is refused at creation", async () => {
+  assert.throws(
+    () =>
+      createCookieApp({
+        url: URL_,
+        apiKey: "anon-key",
+        clientOptions: { headers: { Authorization: "Bearer service-key" } },
+      }),
+    { name: "TypeError", message: /must not hold Authorization/ },
+  );
+  const backend = await createLocalBackend();
+  let authDown = false;
+  const fetch = async (input: RequestInfo | URL, init?: RequestInit) => {
+    const req = new Request(input, init);
+    if (authDown && new URL(req.url).pathname.startsWith("/auth/v1/")) {
+      return new Response("unavailable", { status: 503 });
+    }
+    return await backend.app.fetch(req);
+  };
+  const app = createCookieApp({ url: URL_, apiKey: backend.apiKey, clientOptions: { fetch } });
+  assert.ok(
+    (await createClient(URL_, backend.apiKey, { fetch }).auth.signUpWithEmail(
+      "down@example.test",
+      "secret-pw",
+    )).ok,
+  );
+  const signIn = await app.request("/signin", {
+    method: "POST",
+    headers: JSON_POST,
+    body: JSON.stringify({ email: "down@example.test", password: "secret-pw" }),
+  });
+  const cookie = cookiesAfter(signIn);
+  // A new isolate (no JWKS cached yet) while the auth server is down: neither the key set nor
+  // the server's check of the token can answer.
+  const fresh = createCookieApp({ url: URL_, apiKey: backend.apiKey, clientOptions: { fetch } });
+  authDown = true;
+  const started = Date.now();
+  const r = await fresh.request("/todos", { headers: { cookie } });
+  assert.equal(r.status, 503, await r.clone().text());
+  assert.deepEqual(await r.json(), { error: "the auth server is unavailable" });
+  assert.ok(Date.now() - started < 2_000, `${Date.now() - started} ms`);
+  assert.equal(r.headers.getSetCookie().length, 0, "the session is kept for when it is back");
+  assert.equal((await fresh.request("/todos")).status, 401, "no cookies: 'sign in first'");
+  authDown = false;
+  assert.equal((await fresh.request("/todos", { headers: { cookie } })).status, 200);
 });

@@ -221,6 +221,32 @@ Deno.test("Deno edge example: todos as the caller (row-level security), streamed
       await served.body?.cancel();
       assert.equal(served.headers.get("content-type"), stored);
     }
+
+    // A file past the limit is refused: by its declared length before anything is sent, and
+    // counted as it streams when it declares none (chunked); nothing of it is stored.
+    const small = createApp({ url: p.server.url, apiKey: p.backend.apiKey, maxFileBytes: 1000 });
+    const put = (name: string, body: BodyInit, headers: Record<string, string> = {}) =>
+      small.request(`/api/files/${name}`, {
+        method: "PUT",
+        headers: { authorization: `Bearer ${alice.access_token}`, ...headers },
+        body,
+        duplex: "half",
+      } as RequestInit);
+    const declared = await put("big-declared", new Uint8Array(1001), { "content-length": "1001" });
+    assert.equal(declared.status, 413);
+    const streamed = await put("big-streamed", new Blob([new Uint8Array(5000)]).stream());
+    assert.equal(streamed.status, 413);
+    assert.deepEqual(await streamed.json(), { error: "the file is larger than 1000 bytes" });
+    const fits = await put("fits", new Blob([new Uint8Array(1000)]).stream());
+    assert.equal(fits.status, 201);
+    for (const name of ["big-declared", "big-streamed"]) {
+      const info = await fetch(
+        `${p.server.url}/storage/v1/object/info/authenticated/uploads/${alice.user.id}/${name}`,
+        { headers: { apikey: p.backend.apiKey, authorization: `Bearer ${alice.access_token}` } },
+      );
+      await info.body?.cancel();
+      assert.notEqual(info.status, 200, `${name} was stored`);
+    }
   } finally {
     await p.server.close();
   }

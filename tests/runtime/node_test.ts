@@ -593,6 +593,24 @@ async function onNode(
       await served.body?.cancel();
       assert.equal(served.headers.get("content-type"), stored, type);
     }
+    // A PUT without a body stores an empty file (@hono/node-server gives it an empty stream).
+    const empty = await fetch(`${base}/api/files/empty`, {
+      method: "PUT",
+      headers: { authorization: auth.authorization },
+    });
+    assert.equal(empty.status, 201);
+    assert.equal(await fetch((await empty.json()).signedUrl).then((r) => r.text()), "");
+    // A file declared past 50 MiB is refused before its body is read (raw HTTP: fetch sets the
+    // length from the body it sends).
+    const conn = await Deno.connect({ hostname: "127.0.0.1", port });
+    await conn.write(new TextEncoder().encode(
+      `PUT /api/files/huge HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: ${auth.authorization}\r\n` +
+        `Content-Length: ${50 * 1024 * 1024 + 1}\r\nConnection: close\r\n\r\n`,
+    ));
+    const head = new Uint8Array(64);
+    const n = await conn.read(head);
+    conn.close();
+    assert.match(new TextDecoder().decode(head.subarray(0, n ?? 0)), /^HTTP\/1\.1 413 /);
     // SIGTERM ends the example even while a client holds a connection on which it never sent
     // a request (a preconnect): `server.close()` alone waited for it for ever.
     idle = await Deno.connect({ hostname: "127.0.0.1", port });
