@@ -391,16 +391,37 @@ export function webStorageStore(
 export interface KeyValueNamespace {
   /** The value of a key. */
   get(key: string): Promise<string | null | undefined>;
-  /** Stores a value (Cloudflare KV). */
-  put?(key: string, value: string): Promise<void>;
+  /** Stores a value (Cloudflare KV; its options take `expirationTtl` in seconds). */
+  put?(
+    key: string,
+    value: string,
+    options?: { expirationTtl?: number | undefined } | undefined,
+  ): Promise<void>;
   /** Stores a value (other stores). */
   set?(key: string, value: string): Promise<unknown>;
   /** Removes a key. */
   delete(key: string): Promise<unknown>;
 }
 
+/** Options of {@linkcode namespaceStore}. */
+export interface NamespaceStoreOptions {
+  /**
+   * Seconds after which a stored session expires in a namespace whose `put` takes
+   * `expirationTtl` (Cloudflare KV: at least 60), so that abandoned sessions do not stay for
+   * ever; each save renews it. Default: none.
+   */
+  expirationTtl?: number | undefined;
+}
+
 /**
  * A {@linkcode KeyValueStore} over an async namespace such as Cloudflare KV.
+ *
+ * Cloudflare KV is eventually consistent: a read at another location may be up to 60 s old.
+ * Refresh tokens rotate, and GoTrue revokes a session whose spent refresh token comes back
+ * after its reuse interval (10 s by default): a request at a location still reading the old
+ * session signs its user out. Keep sessions refreshed at one place (a Durable Object, D1, or
+ * cookies through {@linkcode CookieSessionStorage}) unless requests of one browser stay at one
+ * location.
  *
  * @example Cloudflare KV
  * ```ts
@@ -415,13 +436,26 @@ export interface KeyValueNamespace {
  * ```
  *
  * @param ns The namespace.
+ * @param options `expirationTtl` for a namespace that takes it.
  * @returns The store.
+ * @throws {RangeError} When `expirationTtl` is not a positive integer.
  */
-export function namespaceStore(ns: KeyValueNamespace): KeyValueStore {
+export function namespaceStore(
+  ns: KeyValueNamespace,
+  options?: NamespaceStoreOptions,
+): KeyValueStore {
+  const ttl = options?.expirationTtl;
+  if (ttl !== undefined && !(Number.isSafeInteger(ttl) && ttl > 0)) {
+    throw new RangeError(
+      `Cannot store sessions as 'expirationTtl' must be a positive integer of seconds: current value is ${
+        showValue(ttl)
+      }`,
+    );
+  }
   return {
     get: (k) => ns.get(k),
     set: async (k, v) => {
-      if (ns.put) await ns.put(k, v);
+      if (ns.put) await (ttl === undefined ? ns.put(k, v) : ns.put(k, v, { expirationTtl: ttl }));
       else if (ns.set) await ns.set(k, v);
       else throw new TypeError("Cannot store as the namespace has neither put nor set");
     },

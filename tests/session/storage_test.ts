@@ -83,6 +83,22 @@ Deno.test("in-memory, key-value (DEFAULT_KEY), Web Storage and namespace adapter
   assert.equal((await s.load())?.user.id, "u1");
   await s.clear();
   assert.equal(kv.size, 0);
+  // With an expiry, each save passes it to KV (abandoned sessions then go by themselves).
+  const ttls: unknown[] = [];
+  const expiring = new KeyValueSessionStorage(
+    namespaceStore({
+      ...ns,
+      put: (k: string, v: string, o?: { expirationTtl?: number }) => (
+        ttls.push(o?.expirationTtl), ns.put(k, v)
+      ),
+    }, { expirationTtl: 30 * 24 * 3600 }),
+    "user-2",
+  );
+  await expiring.save(session);
+  assert.deepEqual(ttls, [2_592_000]);
+  for (const bad of [0, -1, 1.5, "60"]) {
+    assert.throws(() => namespaceStore(ns, { expirationTtl: bad as never }), RangeError);
+  }
   const throwing = new KeyValueSessionStorage({
     get: () => Promise.reject(new Error("down")),
     set: () => {},
