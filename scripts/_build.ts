@@ -63,10 +63,49 @@ async function collect(): Promise<string[]> {
 }
 
 /**
+ * The module specifiers `text` imports, re-exports, names in `import()` types or
+ * calls `import()` with, and its `/// <reference types>`, read from its syntax
+ * tree. Not `ts.preProcessFile`: its scanner does not know regular expressions,
+ * and a `"` inside one (the Hono middleware's `/["\\]/g`) put it out of step, so
+ * the `import` lines of the doc comments after it were read as imports (`hono`
+ * became a peer dependency of the package).
+ */
+export function importedSpecifiers(text: string, fileName: string): string[] {
+  const source = ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, true);
+  const out: string[] = source.typeReferenceDirectives.map((d) => d.fileName);
+  const visit = (node: ts.Node): void => {
+    if (
+      (ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier &&
+      ts.isStringLiteral(node.moduleSpecifier)
+    ) {
+      out.push(node.moduleSpecifier.text);
+    } else if (
+      ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) &&
+      ts.isStringLiteral(node.argument.literal)
+    ) {
+      out.push(node.argument.literal.text);
+    } else if (
+      ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword &&
+      node.arguments[0] && ts.isStringLiteralLike(node.arguments[0])
+    ) {
+      out.push(node.arguments[0].text);
+    } else if (
+      ts.isImportEqualsDeclaration(node) && ts.isExternalModuleReference(node.moduleReference) &&
+      ts.isStringLiteral(node.moduleReference.expression)
+    ) {
+      out.push(node.moduleReference.expression.text);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return out;
+}
+
+/**
  * `npm:` imports of deno.json that library code actually imports (or re-exports,
  * or names in `import()` types), with their ranges. The specifiers come from the
- * TypeScript scanner, not a text search, so an import in a doc example (the
- * Hono middleware's docs show `import { Hono } from "hono"`) is not one: the
+ * syntax tree, not a text search, so an import in a doc example (the Hono
+ * middleware's docs show `import { Hono } from "hono"`) is not one: the
  * middleware types its Hono context structurally, and its declarations import
  * nothing from `hono`, so `hono` is no dependency of the package. Were it ever
  * imported, it would become an optional peer dependency (see `optionalPeers`).
@@ -74,8 +113,7 @@ async function collect(): Promise<string[]> {
 async function dependencies(files: string[]): Promise<Record<string, string>> {
   const imported = new Set<string>();
   for (const file of files) {
-    const { importedFiles } = ts.preProcessFile(await Deno.readTextFile(file), true, true);
-    for (const { fileName } of importedFiles) imported.add(fileName);
+    for (const spec of importedSpecifiers(await Deno.readTextFile(file), file)) imported.add(spec);
   }
   const deps: Record<string, string> = {};
   for (const [name, spec] of Object.entries(config.imports as Record<string, string>)) {
@@ -177,7 +215,7 @@ export async function buildPackage(target: Target, outArg: string): Promise<void
     if (dts.endsWith(".d.ts") && !dts.startsWith(stage)) {
       const text = await Deno.readTextFile(dts);
       // A package a declaration imports must be a dependency, or consumers' type checks fail.
-      for (const { fileName } of ts.preProcessFile(text, true, true).importedFiles) {
+      for (const fileName of importedSpecifiers(text, dts)) {
         // Relative files and Node's built-ins (`node:`) are not packages.
         const bare = !/^(\.{0,2}\/|node:)/.test(fileName);
         const pkgName = fileName.split("/").slice(0, fileName.startsWith("@") ? 2 : 1).join("/");
@@ -380,7 +418,8 @@ export async function buildPackage(target: Target, outArg: string): Promise<void
       sideEffects: false,
       // Node 20 has WebCrypto as a global (Node 18 needs a flag for it).
       engines: { node: ">=20" },
-      exports: exportsMap,
+      // Tools read the manifest through the package's own name (`fetchbase/package.json`).
+      exports: { ...exportsMap, "./package.json": "./package.json" },
       typesVersions: { [OLD_TYPESCRIPT]: oldTypesVersions, "*": typesVersions },
       main: exportsMap["."].default,
       types: exportsMap["."].types,

@@ -15,6 +15,12 @@ import { run, spawnUntil } from "./support.ts";
 
 const root = new URL("../../", import.meta.url).pathname;
 
+/** The package's subpaths of code, by name (`fetchbase/auth`): its manifest's export left out. */
+function codeSubpaths(exports: Record<string, unknown>): string[] {
+  return Object.keys(exports).filter((s) => s !== "./package.json")
+    .map((s) => s.replace(/^\./, "fetchbase"));
+}
+
 Deno.test("npm build installs by name and runs real flows on the machine's Node, Node 22, 24 and 26 LTS and Bun (resumable uploads to a real TUS peer too); the Node edge example serves requests", async (t) => {
   const tmp = await Deno.makeTempDir({ prefix: "fetchbase-node-" });
   const backend = await createLocalBackend();
@@ -31,6 +37,11 @@ Deno.test("npm build installs by name and runs real flows on the machine's Node,
     assert.equal(pkg.name, "fetchbase");
     assert.equal(pkg.sideEffects, false);
     assert.ok(pkg.exports["./auth"] && pkg.exports["./hono"]);
+    // The library imports no package (`hono` appears only in doc examples): none is asked of
+    // the app (an optional peer `hono@^4.13` refused every install beside an older Hono).
+    assert.deepEqual(pkg.dependencies, {});
+    assert.equal(pkg.peerDependencies, undefined);
+    assert.equal(pkg.exports["./package.json"], "./package.json");
     await Deno.mkdir(`${tmp}/app`);
     await Deno.writeTextFile(
       `${tmp}/app/package.json`,
@@ -124,9 +135,7 @@ Deno.test("npm build installs by name and runs real flows on the machine's Node,
     const shared = await run("node", [
       "--input-type=module",
       "-e",
-      `const subs = ${
-        JSON.stringify(Object.keys(pkg.exports).map((s: string) => s.replace(/^\./, "fetchbase")))
-      };
+      `const subs = ${JSON.stringify(codeSubpaths(pkg.exports))};
       const mods = await Promise.all(subs.map((s) => import(s)));
       let compared = 0;
       for (const m of mods.slice(1)) for (const [k, v] of Object.entries(m)) {
@@ -201,6 +210,37 @@ Deno.test("npm build installs by name and runs real flows on the machine's Node,
         assert.equal(out.text.includes(m), !absent.includes(m), `${code}: ${m}`);
       }
     }
+    // Helpers that need no client leave the client and its transport out too: BaseClient's
+    // inspection hooks were computed class members, which esbuild cannot drop, and they kept
+    // the whole transport (about 15 KB minified) in every such bundle of the one-file build.
+    await Deno.writeTextFile(
+      `${tmp}/app/shake.mjs`,
+      "export { encodeBase64Url, ServiceError } from 'fetchbase/core'; export { generatePkceParams, parseJwtClaims } from 'fetchbase/auth'; export { webStorageStore, serializeSession } from 'fetchbase/session';",
+    );
+    const helpers = await run(`${root}node_modules/.bin/esbuild`, [
+      "shake.mjs",
+      "--bundle",
+      "--format=esm",
+      "--platform=browser",
+      "--log-level=error",
+    ], { cwd: `${tmp}/app` });
+    assert.equal(helpers.code, 0, helpers.text);
+    for (const m of ["maxRetryAfterMs", "class BaseClient", ...markers]) {
+      assert.ok(!helpers.text.includes(m), `helpers only: ${m}`);
+    }
+    // And the package imported for nothing leaves nothing: no module-level value a bundler
+    // cannot drop (an Object.freeze or Promise.resolve without a pure annotation, a product).
+    await Deno.writeTextFile(`${tmp}/app/shake.mjs`, "import 'fetchbase';");
+    const nothing = await run(`${root}node_modules/.bin/esbuild`, [
+      "shake.mjs",
+      "--bundle",
+      "--minify",
+      "--format=esm",
+      "--platform=browser",
+      "--log-level=error",
+    ], { cwd: `${tmp}/app` });
+    assert.equal(nothing.code, 0, nothing.text);
+    assert.equal(nothing.text.trim(), "", nothing.text);
     // Source maps and docs point inside the package and name it by its npm name.
     const installed = `${tmp}/app/node_modules/fetchbase`;
     const map = JSON.parse(await Deno.readTextFile(`${installed}/esm/core/client.d.ts.map`));
@@ -218,7 +258,7 @@ Deno.test("npm build installs by name and runs real flows on the machine's Node,
       FETCHBASE_KEY: backend.apiKey,
       PATH: Deno.env.get("PATH") ?? "",
     };
-    const subpaths = Object.keys(pkg.exports).map((s: string) => s.replace(/^\./, "fetchbase"));
+    const subpaths = codeSubpaths(pkg.exports);
     // The same flows, require() of every subpath and the edge example on each Node: the machine's
     // and the LTS lines that npm install brings (package.json's optional dependencies).
     for (const { tag, label, bin } of NODES) {
