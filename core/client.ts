@@ -126,6 +126,13 @@ export class BaseClient implements TransportContext {
     this.url = (parsed.origin + parsed.pathname).replace(/\/+$/, "");
     this.#apiKey = apiKey.trim(); // as Headers would send it
     this.#fetch = options.fetch;
+    // `Deno.inspect` and Node's `util.inspect` (`console.log`) render it as `toString` does.
+    // Set on the instance, not as the class's computed members: a bundler keeps a class with a
+    // key it cannot compute at build time, so an unused BaseClient (and the transport with it)
+    // stayed in every bundle of the npm build that imported any helper.
+    for (const key of ["Deno.customInspect", "nodejs.util.inspect.custom"]) {
+      Object.defineProperty(this, Symbol.for(key), { value: this.toString });
+    }
     // Through Headers: a Headers object or a list of pairs (what fetch takes) would spread to
     // nothing, and a value that cannot be sent is refused here rather than at every request.
     try {
@@ -198,24 +205,6 @@ export class BaseClient implements TransportContext {
    * @returns The rendering.
    */
   toJSON(): string {
-    return this.toString();
-  }
-
-  /**
-   * Rendering for `Deno.inspect` / `console.log` in Deno.
-   *
-   * @returns The rendering.
-   */
-  [Symbol.for("Deno.customInspect")](): string {
-    return this.toString();
-  }
-
-  /**
-   * Rendering for `util.inspect` / `console.log` in Node.
-   *
-   * @returns The rendering.
-   */
-  [Symbol.for("nodejs.util.inspect.custom")](): string {
     return this.toString();
   }
 }

@@ -32,7 +32,7 @@ export interface RetryPolicy {
  * const policy = { ...DEFAULT_RETRY_POLICY, maxAttempts: 5 };
  * ```
  */
-export const DEFAULT_RETRY_POLICY: Readonly<RetryPolicy> = Object.freeze({
+export const DEFAULT_RETRY_POLICY: Readonly<RetryPolicy> = /* @__PURE__ */ Object.freeze({
   maxAttempts: 3,
   baseDelayMs: 200,
   maxDelayMs: 5000,

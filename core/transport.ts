@@ -30,7 +30,7 @@ export type Area = "auth" | "storage" | "rest" | "root";
  * console.log(`https://p.example${AREA_PREFIX.rest}/todos`); // https://p.example/rest/v1/todos
  * ```
  */
-export const AREA_PREFIX: Readonly<Record<Area, string>> = Object.freeze({
+export const AREA_PREFIX: Readonly<Record<Area, string>> = /* @__PURE__ */ Object.freeze({
   auth: "/auth/v1",
   storage: "/storage/v1",
   rest: "/rest/v1",
@@ -174,7 +174,7 @@ export interface TransportContext {
  * console.log(MAX_ERROR_BODY_BYTES); // 1048576
  * ```
  */
-export const MAX_ERROR_BODY_BYTES = 1024 * 1024;
+export const MAX_ERROR_BODY_BYTES = 1_048_576; // a literal: a bundler keeps an unused product
 
 class BodyTooLarge extends Error {}
 
@@ -260,7 +260,7 @@ function headerRecord(
   ctx: TransportContext,
   req: TransportRequest<ResponseType>,
 ): Record<string, string> {
-  const headers: Record<string, string> = { "x-client-info": CLIENT_INFO };
+  const headers: Record<string, string> = { "x-client-info": `fetchbase/${VERSION}` };
   if (req.json !== undefined) {
     headers["content-type"] = "application/json";
   } else if (req.body !== undefined) {
@@ -286,8 +286,6 @@ function headerRecord(
   if (req.headers) { for (const k in req.headers) headers[k.toLowerCase()] = req.headers[k]; }
   return headers;
 }
-
-const CLIENT_INFO = `fetchbase/${VERSION}`;
 
 /**
  * Whether a header carries a credential: `apikey`, any `*authorization`,
@@ -320,7 +318,7 @@ const MAX_TIMER_MS = 2_147_483_647;
 /** Microtask turns an attempt may take before the timeout timer is armed. */
 const SETTLE_TURNS = 24;
 // Promise turns, not queueMicrotask: Node wraps each queueMicrotask callback in an AsyncResource.
-const RESOLVED: Promise<void> = Promise.resolve();
+const RESOLVED: Promise<void> = /* @__PURE__ */ Promise.resolve();
 
 function abortFailure(cause: AbortCause, timeout: number, error?: unknown) {
   return cause === "timeout" ? timedOut(timeout, error) : cancelled(error);

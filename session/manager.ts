@@ -221,7 +221,7 @@ type TaggedSession = Session & {
 const CLOCK_TOLERANCE_MS = 10_000;
 
 /** The largest gap between the clocks taken as one (ms): a century. */
-const MAX_CLOCK_GAP_MS = 100 * 365.25 * 24 * 3_600_000;
+const MAX_CLOCK_GAP_MS = 3_155_760_000_000; // 100 years of 365.25 days (a literal: a bundler keeps an unused product)
 
 /** Sets `key` in `map`, which keeps the last 256 tokens' records: the oldest goes first. */
 function remember<V>(map: Map<string, V>, key: string, value: V): void {
