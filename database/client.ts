@@ -420,6 +420,14 @@ export class DatabaseClient {
    */
   buildSelect(table: string, options?: SelectOptions): PgRequest {
     options ??= {};
+    // postgrest-js takes the columns as a string here: refused, not read as no options (`*`).
+    if (typeof options !== "object") {
+      throw new TypeError(
+        `Cannot select as 'options' must be an object such as { columns }: current value is ${
+          showValue(options)
+        }`,
+      );
+    }
     const format = options.format ?? ResponseFormat.ROWS;
     const head = format === ResponseFormat.HEAD;
     return {

@@ -755,6 +755,14 @@ export async function list(
   o?: ListOptions,
 ): Promise<ServiceResult<FileObject[]>> {
   o ??= {};
+  // storage-js takes the prefix as a string here: refused, not read as no options (the root).
+  if (typeof o !== "object") {
+    throw new TypeError(
+      `Cannot list as 'options' must be an object such as { prefix }: current value is ${
+        showValue(o)
+      }`,
+    );
+  }
   const limit = o.limit ?? 100;
   const offset = o.offset ?? 0;
   if (!Number.isSafeInteger(limit) || limit < 1) {

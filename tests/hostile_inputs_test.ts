@@ -816,3 +816,24 @@ Deno.test("a URL store holding something that is no upload URL starts a new uplo
     assert.deepEqual(rec.requests.map((r) => r.method), ["POST"]);
   }
 });
+
+Deno.test("supabase-js's positional strings (select's columns, list's prefix) are refused, not read as no options", async () => {
+  const rec = recordingFetch(() => jsonResponse([]));
+  const client = createBaseClient("https://p.example", "anon-key", { fetch: rec.fetch });
+  const { db } = makeDb(() => jsonResponse([]));
+  const selected = await db.select("todos", "id,title" as never);
+  assert.equal(selected.errorOrNull()?.category, "INVALID_ARGUMENT");
+  assert.match(
+    selected.errorOrNull()!.message,
+    /^Cannot select as 'options' must be an object such as \{ columns \}: current value is "id,title"/,
+  );
+  assert.throws(() => db.buildSelect("todos", 42 as never), TypeError);
+  const storage = createStorageClient(client);
+  const listed = await storage.list("docs", "folder" as never);
+  assert.equal(listed.errorOrNull()?.category, "INVALID_ARGUMENT");
+  assert.match(listed.errorOrNull()!.message, /such as \{ prefix \}: current value is "folder"/);
+  assert.equal(rec.requests.length, 0);
+  // null is still no options.
+  assert.ok((await storage.list("docs", null as never)).ok);
+  assert.ok((await db.select("todos", null as never)).ok);
+});
