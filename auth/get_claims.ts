@@ -208,7 +208,10 @@ export async function getClaims(
   }
   const kid = header.kid;
   if (
-    alg !== "ES256" || typeof kid !== "string" || kid.trim() === "" ||
+    // A `kid` of more than 256 characters is none a key set names (GoTrue's are UUIDs): looked
+    // up, a token could make the resolver remember 23,000 characters as unknown, and 1024 such
+    // tokens held 24 MB for as long as it lived.
+    alg !== "ES256" || typeof kid !== "string" || kid.trim() === "" || kid[256] ||
     // No WebCrypto (probed through globalThis): the server checks the token.
     typeof globalThis.crypto?.subtle?.verify !== "function"
   ) {

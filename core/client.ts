@@ -131,7 +131,7 @@ export class BaseClient implements TransportContext {
     // key it cannot compute at build time, so an unused BaseClient (and the transport with it)
     // stayed in every bundle of the npm build that imported any helper.
     for (const key of ["Deno.customInspect", "nodejs.util.inspect.custom"]) {
-      Object.defineProperty(this, Symbol.for(key), { value: this.toString });
+      (this as Record<symbol, unknown>)[Symbol.for(key)] = this.toString;
     }
     // Through Headers: a Headers object or a list of pairs (what fetch takes) would spread to
     // nothing, and a value that cannot be sent is refused here rather than at every request.

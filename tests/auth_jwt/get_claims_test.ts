@@ -562,3 +562,20 @@ Deno.test("a kid published twice: the first usable ES256 entry is its key", asyn
   assert.equal(!r.ok && r.error.code, "invalid_signature");
   assert.equal(h.userCalls(), 0);
 });
+
+Deno.test("getClaims sends a token whose kid has more than 256 characters to the server, never to the key set", async () => {
+  // A kid no key set names (GoTrue's are UUIDs): looked up, each such token made the resolver
+  // refetch (once per cooldown) and remember up to 23,000 characters as unknown.
+  const key = await makeKey("k1");
+  const h = harness({ jwks: () => jwksBody(key.jwk), user: () => jsonResponse(USER) });
+  const long = "k".repeat(257);
+  const token = await signEs256({ alg: "ES256", kid: long }, claims(), key.privateKey);
+  const r = await getClaims(h.auth, token);
+  assert.ok(r.ok, r.ok ? "" : r.error.message);
+  assert.equal(h.userCalls(), 1);
+  assert.equal(h.jwksCalls(), 0);
+  // 256 characters is still a kid to look up.
+  const fits = await signEs256({ alg: "ES256", kid: "k".repeat(256) }, claims(), key.privateKey);
+  await getClaims(h.auth, fits);
+  assert.equal(h.jwksCalls(), 1);
+});
