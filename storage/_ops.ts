@@ -656,7 +656,7 @@ export async function downloadRaw<R extends "text" | "bytes" | "stream">(
     ? `/render/image/${visibility}`
     : `/object/${visibility}`;
   // Revalidated, never answered from a browser's cache alone: the object may have changed.
-  const r = await request(freshReads(client), {
+  let r = await request(freshReads(client), {
     area: "storage",
     path: `${family}/${encoded}`,
     query: downloadQuery(o),
@@ -673,10 +673,25 @@ export async function downloadRaw<R extends "text" | "bytes" | "stream">(
   if (r.ok && responseType === "stream" && isAsyncIterable(r.value.body)) {
     (r.value as { body: unknown }).body = iterableStream(r.value.body);
   }
+  const range = o.range;
+  // An empty object has no byte to serve, and the Storage API answers any Range of it 416 (its
+  // `range.ts`): a range from 0 asked for the object from its start, which is all of it, so the
+  // empty bytes a download without a range gives.
+  const empty = !r.ok && range?.start === 0 && r.error.status === 416;
+  if (empty) {
+    r = success({
+      status: 200,
+      headers: new Headers(),
+      body: (responseType === "stream"
+        ? new ReadableStream({
+          start: (c) => c.close(),
+        })
+        : new Uint8Array(0)) as never,
+    });
+  }
   // A range answered with the whole object (a server or proxy that ignores Range: the Storage
   // API's image renderer does) is not the bytes asked for, unless they are the same (`0-`).
-  const range = o.range;
-  if (r.ok && range && r.value.status !== 206 && !wholeRange(range, r.value)) {
+  if (r.ok && range && !empty && r.value.status !== 206 && !wholeRange(range, r.value)) {
     if (isReadableStream(r.value.body)) r.value.body.cancel().catch(() => {});
     return failure({
       message:
@@ -685,10 +700,41 @@ export async function downloadRaw<R extends "text" | "bytes" | "stream">(
       status: r.value.status,
     });
   }
+  // A 206 of other bytes than asked (a proxy or cache answering another range) is not them.
+  // Without the header (a browser hides it from another origin) it is taken as it comes.
+  if (r.ok && range && r.value.status === 206 && !rangeAnswered(range, r.value.headers)) {
+    if (isReadableStream(r.value.body)) r.value.body.cancel().catch(() => {});
+    return failure({
+      message: `Cannot download the range as the server answered another one (${
+        r.value.headers.get("content-range")
+      })`,
+      category: "DECODE",
+      status: 206,
+    });
+  }
   if (r.ok && responseType === "text") {
     (r.value as { body: unknown }).body = utf8Decode(r.value.body as Uint8Array);
   }
   return r;
+}
+
+/**
+ * Whether a 206's `Content-Range` (`bytes first-last/size`) is the range asked for: the same
+ * first byte, and the last asked for, or the object's last when it ends before (any, for an
+ * open range of unknown size); true without the header.
+ */
+function rangeAnswered(
+  range: { start: number; end?: number | null | undefined },
+  headers: Headers,
+): boolean {
+  const value = headers.get("content-range");
+  if (value === null) return true;
+  const m = /^bytes (\d+)-(\d+)\/(\d+|\*)$/.exec(value.trim());
+  if (!m) return false;
+  const [first, last] = [Number(m[1]), Number(m[2])];
+  const size = m[3] === "*" ? Infinity : Number(m[3]);
+  const asked = Math.min(range.end ?? Infinity, size - 1); // Infinity: open, of unknown size
+  return first === range.start && (asked === Infinity || last === asked);
 }
 
 // Info and listing

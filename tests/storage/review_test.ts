@@ -254,3 +254,68 @@ Deno.test("a stream of a range answered whole under a Content-Encoding is refuse
     await whole.getOrThrow().stream.cancel();
   }
 });
+
+Deno.test("a range from 0 of an empty object (the Storage API answers any Range of one 416) is the empty object; other 416s stay failures", async () => {
+  // As the Storage API answers (`range.ts`: no range is satisfiable on an empty object).
+  const { storage, rec } = makeStorage((req) =>
+    req.headers.has("range")
+      ? jsonResponse({
+        statusCode: "416",
+        error: "InvalidRange",
+        message: "invalid range provided",
+      }, {
+        status: 416,
+      })
+      : new Response(new Uint8Array(0), { status: 200 })
+  );
+  for (const range of [{ start: 0 }, { start: 0, end: 1023 }]) {
+    const bytes = await storage.downloadBytes("b", "empty.bin", { range });
+    assert.deepEqual(bytes.getOrThrow(), new Uint8Array(0));
+    assert.equal((await storage.download("b", "empty.bin", { range })).getOrThrow(), "");
+    assert.equal((await storage.downloadPublic("b", "empty.bin", { range })).getOrThrow(), "");
+    const stream = (await storage.downloadStream("b", "empty.bin", { range })).getOrThrow();
+    assert.equal((await new Response(stream.stream).arrayBuffer()).byteLength, 0);
+  }
+  assert.ok(rec.requests.every((r) => r.headers.get("range")?.startsWith("bytes=0-")));
+  // A range past the start of an object is the server's 416, as before.
+  const past = await storage.downloadBytes("b", "empty.bin", { range: { start: 5 } });
+  assert.equal(past.errorOrNull()?.status, 416);
+});
+
+Deno.test("a 206 of another range than asked (a proxy or cache) is DECODE, its stream cancelled; a 206 without Content-Range is taken", async () => {
+  let contentRange: string | null = "bytes 0-9/10";
+  let cancelled = 0;
+  const { storage } = makeStorage(() =>
+    new Response(
+      new ReadableStream({
+        start: (c) => (c.enqueue(new TextEncoder().encode("0123456789")), c.close()),
+        cancel: () => void cancelled++,
+      }),
+      { status: 206, headers: contentRange === null ? {} : { "content-range": contentRange } },
+    )
+  );
+  const wrong = await storage.downloadBytes("b", "a.txt", { range: { start: 2, end: 5 } });
+  assert.equal(wrong.errorOrNull()?.category, "DECODE");
+  assert.match(wrong.errorOrNull()!.message, /answered another one \(bytes 0-9\/10\)/);
+  const stream = await storage.downloadStream("b", "a.txt", { range: { start: 2, end: 5 } });
+  assert.equal(stream.errorOrNull()?.category, "DECODE");
+  assert.equal(cancelled, 1);
+  for (
+    const [header, range] of [
+      ["bytes 2-5/10", { start: 2, end: 5 }],
+      ["bytes 2-9/10", { start: 2, end: 50 }], // the object ends before the range asked
+      ["bytes 2-9/10", { start: 2 }],
+      ["bytes 2-9/*", { start: 2 }],
+      [null, { start: 2, end: 5 }], // hidden from another origin's page
+    ] as const
+  ) {
+    contentRange = header;
+    assert.ok((await storage.downloadBytes("b", "a.txt", { range })).ok, String(header));
+  }
+  contentRange = "bytes 2-4/10";
+  assert.equal(
+    (await storage.downloadBytes("b", "a.txt", { range: { start: 2, end: 5 } })).ok,
+    false,
+    "fewer bytes than asked of an object that has them",
+  );
+});
