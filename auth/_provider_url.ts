@@ -28,8 +28,10 @@ export function providerUrl(base: string, provider: string, o: OAuthUrlOptions):
   }
   const e = encodeComponent;
   const parts = [`provider=${e(provider)}`];
-  // A value of another type would go as its text ("[object Object]"), as supabase-js sends it.
+  // An object would go as its text ("[object Object]"), as supabase-js sends it; numbers and
+  // booleans go as text, as every query value does (`encodeQuery`).
   const text = (name: string, v: unknown): string => {
+    if (typeof v === "number" || typeof v === "boolean") return e(String(v));
     if (typeof v !== "string") {
       throw new TypeError(
         `Cannot build the OAuth URL as ${name} must be a string: current value is ${showValue(v)}`,

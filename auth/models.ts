@@ -272,9 +272,13 @@ export interface MfaListFactorsResponse {
   webauthn: MfaFactor[];
 }
 
-/** A WebAuthn assertion standing in for a code. */
+/**
+ * A WebAuthn assertion standing in for a code. Both fields are optional in the document's
+ * model, but GoTrue refuses a verification without them, so `mfaVerify` does too
+ * (`Failure(INVALID_ARGUMENT)`, nothing sent).
+ */
 export interface MfaWebauthnVerification {
-  /** Verification type. */
+  /** Verification type: `"create"` (a registration) or `"request"` (an assertion). */
   type?: string | null | undefined;
   /** The serialised credential response. */
   credentialResponse?: JsonObjectInput | null | undefined;

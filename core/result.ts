@@ -134,8 +134,8 @@ export class ServiceError {
 }
 
 /**
- * The exception thrown by `...OrThrow` helpers and {@linkcode Success.getOrThrow}
- * counterparts; its `error` field holds the {@linkcode ServiceError}.
+ * The exception thrown by `...OrThrow` helpers and {@linkcode Failure.getOrThrow}; its
+ * `error` field holds the {@linkcode ServiceError}.
  *
  * @example Catching a thrown result
  * ```ts

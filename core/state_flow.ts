@@ -64,6 +64,8 @@ export interface StateFlow<T> {
 export class MutableStateFlow<T> implements StateFlow<T> {
   #value: T;
   #listeners: Set<StateListener<T>> = new Set();
+  /** What ends each open iterator, for {@linkcode MutableStateFlow.close}. */
+  #iterators: Set<() => void> = new Set();
   #version = 0;
 
   /**
@@ -95,6 +97,29 @@ export class MutableStateFlow<T> implements StateFlow<T> {
         // A failing listener must not disturb the owner or other listeners.
       }
     }
+  }
+
+  /**
+   * Ends the flow for its observers: listeners are dropped and open iterators finish (a
+   * `for await` loop over it ends). The value stays readable and settable; a later change
+   * reaches only listeners subscribed after.
+   *
+   * @example Ending iteration
+   * ```ts
+   * import { MutableStateFlow } from "@fetchbase/fetchbase/core";
+   *
+   * const flow = new MutableStateFlow(0);
+   * const seen: number[] = [];
+   * const loop = (async () => { for await (const v of flow) seen.push(v); })();
+   * await Promise.resolve();
+   * flow.close();
+   * await loop;
+   * console.log(seen); // [ 0 ]
+   * ```
+   */
+  close(): void {
+    this.#listeners.clear();
+    for (const finish of [...this.#iterators]) finish();
   }
 
   /**
@@ -143,8 +168,10 @@ export class MutableStateFlow<T> implements StateFlow<T> {
       done = true;
       stop();
       wakeAll();
+      this.#iterators.delete(finish);
       return { done: true, value: undefined };
     };
+    this.#iterators.add(finish);
     return {
       next: async (): Promise<IteratorResult<T>> => {
         while (!done) {

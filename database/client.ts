@@ -421,7 +421,9 @@ export class DatabaseClient {
   buildSelect(table: string, options?: SelectOptions): PgRequest {
     options ??= {};
     // postgrest-js takes the columns as a string here: refused, not read as no options (`*`).
-    if (typeof options !== "object") {
+    // The helpers that spread their options into these (`{ ...options, format }`) turn a
+    // string into its characters by index, which no options object has.
+    if (typeof options !== "object" || Object.hasOwn(options, "0")) {
       throw new TypeError(
         `Cannot select as 'options' must be an object such as { columns }: current value is ${
           showValue(options)

@@ -106,9 +106,15 @@ export const ExplainFormat = {
   TEXT: "text",
   /** `application/vnd.pgrst.plan+json`. */
   JSON: "json",
-  /** Named by the document; PostgREST does not serve it, so a request throws `TypeError`. */
+  /**
+   * Named by the document; PostgREST does not serve it, so an operation resolves
+   * `Failure(INVALID_ARGUMENT)` (the `build*` builders throw `TypeError`).
+   */
   XML: "xml",
-  /** Named by the document; PostgREST does not serve it, so a request throws `TypeError`. */
+  /**
+   * Named by the document; PostgREST does not serve it, so an operation resolves
+   * `Failure(INVALID_ARGUMENT)` (the `build*` builders throw `TypeError`).
+   */
   YAML: "yaml",
 } as const;
 /** One of the {@linkcode ExplainFormat} values. */

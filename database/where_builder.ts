@@ -41,10 +41,10 @@ export type Predicate =
 
 /**
  * An operand for a column of type `T`: a value of its type, or a `Date` where the column's type
- * is text (a timestamp arrives in JSON as its ISO text, so row types declare it `string`; a
- * `Date` is sent as that text).
+ * is `string` itself (a timestamp arrives in JSON as its ISO text, so row types declare it
+ * `string`; a `Date` is sent as that text), not a union of string literals (an enum).
  */
-export type Operand<T> = NonNullable<T> | (NonNullable<T> extends string ? Date : never);
+export type Operand<T> = NonNullable<T> | (string extends NonNullable<T> ? Date : never);
 
 /** A `{ from, to }` closed range for {@linkcode WhereBuilder.within}. */
 export interface ClosedRange<T> {

@@ -412,6 +412,14 @@ const NONCE_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123
  */
 export function generateNonce(options?: { byteCount?: number | undefined }): string {
   options ??= {};
+  // The document writes `generateNonce(byteCount)`: a bare number was read as no options.
+  if (typeof options !== "object") {
+    throw new TypeError(
+      `Cannot generate a nonce as 'options' must be an object such as { byteCount }: current value is ${
+        showValue(options)
+      }`,
+    );
+  }
   const byteCount = options.byteCount ?? 32;
   if (!Number.isInteger(byteCount) || byteCount < 16) {
     throw new RangeError(

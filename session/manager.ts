@@ -1426,11 +1426,15 @@ export class SessionManager {
     this.#clearTimer();
   }
 
-  /** Stops timers and drops listeners; the stored session is kept. */
+  /**
+   * Stops timers and drops listeners (`onAuthStateChange` and `sessionState` subscribers; a
+   * `for await` over `sessionState` ends); the stored session is kept.
+   */
   dispose(): void {
     this.#disposed = true;
     this.stopAutoRefresh();
     this.#listeners.clear();
+    this.#state.close();
     // The base client may outlive the manager (reused by the next request): the token this
     // manager applied must not carry over. Concurrent requests need a base client each.
     if (this.#applied !== null && this.#client.accessToken === this.#applied) {

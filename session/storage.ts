@@ -407,8 +407,8 @@ export interface KeyValueNamespace {
 export interface NamespaceStoreOptions {
   /**
    * Seconds after which a stored session expires in a namespace whose `put` takes
-   * `expirationTtl` (Cloudflare KV: at least 60), so that abandoned sessions do not stay for
-   * ever; each save renews it. Default: none.
+   * `expirationTtl` (at least 60, as Cloudflare KV requires), so that abandoned sessions do not
+   * stay for ever; each save renews it. Default: none.
    */
   expirationTtl?: number | undefined;
 }
@@ -438,16 +438,17 @@ export interface NamespaceStoreOptions {
  * @param ns The namespace.
  * @param options `expirationTtl` for a namespace that takes it.
  * @returns The store.
- * @throws {RangeError} When `expirationTtl` is not a positive integer.
+ * @throws {RangeError} When `expirationTtl` is not an integer of at least 60.
  */
 export function namespaceStore(
   ns: KeyValueNamespace,
   options?: NamespaceStoreOptions,
 ): KeyValueStore {
   const ttl = options?.expirationTtl;
-  if (ttl !== undefined && !(Number.isSafeInteger(ttl) && ttl > 0)) {
+  // Cloudflare KV refuses a shorter one: every save would fail.
+  if (ttl !== undefined && !(Number.isSafeInteger(ttl) && ttl >= 60)) {
     throw new RangeError(
-      `Cannot store sessions as 'expirationTtl' must be a positive integer of seconds: current value is ${
+      `Cannot store sessions as 'expirationTtl' must be an integer of at least 60 seconds: current value is ${
         showValue(ttl)
       }`,
     );

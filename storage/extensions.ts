@@ -92,6 +92,14 @@ export function listPaginator(
   options?: ListPaginatorOptions,
 ): Paginator<FileObject> {
   options ??= {};
+  // storage-js's list takes the prefix as a string here: refused, not read as the root.
+  if (typeof options !== "object") {
+    throw new TypeError(
+      `Cannot list as 'options' must be an object such as { prefix }: current value is ${
+        showValue(options)
+      }`,
+    );
+  }
   const pageSize = options.pageSize ?? 100;
   return createPaginator<FileObject>(
     pageSize,

@@ -417,7 +417,10 @@ class Upload implements ResumableUpload {
    */
   #setUnconfirmedProgress(offset: number): void {
     const total = this.#total;
-    this.#setProgress(total !== null && offset >= total ? total - 1 : offset, total ?? 0);
+    this.#setProgress(
+      total !== null && total > 0 && offset >= total ? total - 1 : offset,
+      total ?? 0,
+    );
   }
 
   #setProgress(bytesUploaded: number, totalBytes: number): void {

@@ -20,7 +20,7 @@ import {
   reqNumber,
   reqString,
 } from "../core/decode.ts";
-import { failure, type ServiceResult, success } from "../core/result.ts";
+import { type Failure, failure, type ServiceResult, success } from "../core/result.ts";
 import { showValue } from "../core/_show.ts";
 
 /**
@@ -471,6 +471,19 @@ export function putVectors(
     o,
   );
 }
+/**
+ * A Failure when `keys` is no array of strings (a string has a length too: "abc" went as
+ * `"keys": "abc"`, which the server reads as nothing), else null.
+ */
+function notKeys(keys: unknown, what: string): Failure | null {
+  return Array.isArray(keys) && keys.every((k) => typeof k === "string") ? null : failure({
+    message: `Cannot ${what} as 'keys' must be an array of strings: current value is ${
+      showValue(keys)
+    }`,
+    category: "INVALID_ARGUMENT",
+  });
+}
+
 export function getVectors(
   client: BaseClient,
   vectorBucketName: string,
@@ -482,6 +495,8 @@ export function getVectors(
   },
 ): Promise<ServiceResult<VectorMatch[]>> {
   o ??= {};
+  const bad = notKeys(keys, "get vectors");
+  if (bad) return Promise.resolve(bad);
   return call(
     client,
     "GetVectors",
@@ -624,13 +639,8 @@ export function deleteVectors(
   keys: readonly string[],
   o?: VectorCallOptions,
 ): Promise<ServiceResult<void>> {
-  // A string has a length too: "abc" went as `"keys": "abc"`, which the server reads as nothing.
-  if (!Array.isArray(keys) || keys.some((k) => typeof k !== "string")) {
-    return Promise.resolve(failure({
-      message: "Cannot delete vectors as 'keys' must be an array of strings",
-      category: "INVALID_ARGUMENT",
-    }));
-  }
+  const bad = notKeys(keys, "delete vectors");
+  if (bad) return Promise.resolve(bad);
   checkBatch(keys.length, "delete vectors");
   return call(client, "DeleteVectors", { vectorBucketName, indexName, keys }, unit, o);
 }

@@ -520,6 +520,7 @@ Deno.test("the OAuth and link-identity URLs refuse a value that is no string, ne
     [{ redirectTo: { url: "x" } }, /'redirectTo' must be a string: current value is/],
     [{ scopes: ["repo", { s: 1 }] }, /each of 'scopes' must be a string/],
     [{ queryParams: { prompt: {} } }, /'queryParams.prompt' must be a string/],
+    [{ queryParams: { prompt: Symbol("x") } }, /'queryParams.prompt' must be a string/],
     [{ inviteToken: ["t"] }, /'inviteToken' must be a string/],
     [{ queryParams: { State: "s" } }, /holds 'state'/],
     [{ queryParams: { STATE: "s" } }, /holds 'state'/],
@@ -534,6 +535,11 @@ Deno.test("the OAuth and link-identity URLs refuse a value that is no string, ne
     assert.match(linked.errorOrNull()!.message, message);
   }
   assert.equal(rec.requests.length, 0);
+  // Numbers and booleans go as text, as every query value does.
+  assert.match(
+    auth.getOAuthSignInUrl("github", { queryParams: { max_age: 0, x: true } as never }),
+    /&max_age=0&x=true$/,
+  );
   // Strings go as before.
   const url = auth.getOAuthSignInUrl("github", {
     redirectTo: "https://app.example/cb",
@@ -833,7 +839,45 @@ Deno.test("supabase-js's positional strings (select's columns, list's prefix) ar
   assert.equal(listed.errorOrNull()?.category, "INVALID_ARGUMENT");
   assert.match(listed.errorOrNull()!.message, /such as \{ prefix \}: current value is "folder"/);
   assert.equal(rec.requests.length, 0);
+  const { listPaginator } = await import("../storage/mod.ts");
+  assert.throws(() => listPaginator(storage, "docs", "folder" as never), {
+    name: "TypeError",
+    message: /such as \{ prefix \}: current value is "folder"/,
+  });
   // null is still no options.
   assert.ok((await storage.list("docs", null as never)).ok);
   assert.ok((await db.select("todos", null as never)).ok);
+});
+
+Deno.test("a positional string is refused by every read that takes select's options, the typed ones included", async () => {
+  const { db, rec } = makeDb(() => jsonResponse([]));
+  const {
+    selectCsv,
+    selectGeoJson,
+    selectHead,
+    selectMaybeSingleTyped,
+    selectSingleTyped,
+    selectTyped,
+    selectWithCountTyped,
+  } = await import("../database/mod.ts");
+  const columns = "id,title" as never;
+  for (
+    const [name, call] of [
+      ["select", () => db.select("todos", columns)],
+      ["selectCount", () => db.selectCount("todos", columns)],
+      ["selectRange", () => db.selectRange("todos", columns)],
+      ["selectTyped", () => selectTyped(db, "todos", columns)],
+      ["selectSingleTyped", () => selectSingleTyped(db, "todos", columns)],
+      ["selectMaybeSingleTyped", () => selectMaybeSingleTyped(db, "todos", columns)],
+      ["selectWithCountTyped", () => selectWithCountTyped(db, "todos", columns)],
+      ["selectGeoJson", () => selectGeoJson(db, "todos", columns)],
+      ["selectCsv", () => selectCsv(db, "todos", columns)],
+      ["selectHead", () => selectHead(db, "todos", columns)],
+    ] as const
+  ) {
+    const r = await (call as () => Promise<ServiceResult<unknown>>)();
+    assert.equal(r.errorOrNull()?.category, "INVALID_ARGUMENT", name);
+    assert.match(r.errorOrNull()!.message, /such as \{ columns \}/, name);
+  }
+  assert.equal(rec.requests.length, 0);
 });

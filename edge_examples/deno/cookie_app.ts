@@ -179,8 +179,12 @@ export function createCookieApp(config: CookieAppConfig): Hono {
   return app;
 }
 
-/** Whether a failed session check is the user's (no session, a refused token), not an outage. */
+/**
+ * Whether a failed session check is the user's (no session, a refused token), not an outage or
+ * this server's misconfiguration (a gateway's "Invalid API key" is a 401 too: not the user's).
+ */
 function refusedSession(e: ServiceError): boolean {
-  return e.category === "NO_SESSION" || e.category === "UNAUTHORIZED" ||
-    e.category === "FORBIDDEN" || (e.category === "INVALID_ARGUMENT" && e.code === "bad_jwt");
+  return e.category === "NO_SESSION" ||
+    (e.category === "UNAUTHORIZED" && !/api ?key/i.test(e.message)) ||
+    (e.category === "INVALID_ARGUMENT" && e.code === "bad_jwt");
 }

@@ -81,3 +81,28 @@ Deno.test("an async listener that rejects is isolated like one that throws: no u
   await new Promise((resolve) => setTimeout(resolve, 0));
   assert.deepEqual(heard, [0, 1, 2]);
 });
+
+Deno.test("close drops the listeners and ends every open iterator; the value stays", async () => {
+  const flow = new MutableStateFlow(0);
+  const heard: number[] = [];
+  flow.subscribe((v) => heard.push(v));
+  const looped: number[] = [];
+  const loop = (async () => {
+    for await (const v of flow) looped.push(v);
+  })();
+  const it = flow[Symbol.asyncIterator]();
+  const pending = it.next().then(() => it.next());
+  await Promise.resolve();
+  flow.close();
+  await loop;
+  assert.deepEqual((await pending).done, true);
+  flow.value = 1;
+  assert.deepEqual(heard, [0]);
+  assert.deepEqual(looped, [0]);
+  assert.equal(flow.value, 1);
+  // A listener subscribed after hears on.
+  const later: number[] = [];
+  flow.subscribe((v) => later.push(v));
+  flow.value = 2;
+  assert.deepEqual(later, [1, 2]);
+});

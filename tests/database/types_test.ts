@@ -51,3 +51,17 @@ Deno.test("a text column (a timestamp as JSON gives it) takes a Date, sent as it
   // @ts-expect-error a number column takes no Date
   w.greater(row.id, at);
 });
+
+Deno.test("an enum column (a union of string literals) takes no Date", () => {
+  interface Row {
+    status: "open" | "closed";
+    note: string | null;
+  }
+  const row = columns<Row>();
+  const w = new WhereBuilder().eq(row.status, "open").eq(row.note, new Date(0));
+  // @ts-expect-error an enum column takes none of its values as a Date
+  w.eq(row.status, new Date(0));
+  // @ts-expect-error nor in a list
+  w.inList(row.status, [new Date(0)]);
+  assert.equal(w.predicates.length, 4);
+});

@@ -226,4 +226,20 @@ Deno.test("cookie app: an auth server that cannot answer is a prompt 503, not 's
   assert.equal((await fresh.request("/todos")).status, 401, "no cookies: 'sign in first'");
   authDown = false;
   assert.equal((await fresh.request("/todos", { headers: { cookie } })).status, 200);
+  // A gateway refusing this server's key is this server's trouble too, not the user's.
+  const badKey = createCookieApp({
+    url: URL_,
+    apiKey: backend.apiKey,
+    clientOptions: {
+      fetch: (async (input: RequestInfo | URL, init?: RequestInit) => {
+        const req = new Request(input, init);
+        return new URL(req.url).pathname.startsWith("/auth/v1/")
+          ? Response.json({ message: "Invalid API key" }, { status: 401 })
+          : await backend.app.fetch(req);
+      }) as typeof fetch,
+    },
+  });
+  const misconfigured = await badKey.request("/todos", { headers: { cookie } });
+  assert.equal(misconfigured.status, 503);
+  await misconfigured.body?.cancel();
 });

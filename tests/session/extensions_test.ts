@@ -190,6 +190,11 @@ Deno.test("native sign-in redeems the credential with the id_token grant; genera
   assert.match(generateNonce(), /^[A-Za-z0-9_-]{32}$/);
   assert.equal(generateNonce({ byteCount: 16 }).length, 16);
   assert.throws(() => generateNonce({ byteCount: 15 }), RangeError);
+  // The document writes generateNonce(byteCount): a bare number is refused, not read as none.
+  assert.throws(() => generateNonce(8 as never), {
+    name: "TypeError",
+    message: /such as \{ byteCount \}: current value is 8/,
+  });
   assert.notEqual(generateNonce(), generateNonce());
 });
 

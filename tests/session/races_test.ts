@@ -1010,3 +1010,22 @@ Deno.test("one callback subscribed twice is two subscriptions, each ended by its
   assert.equal(heard.length, 3);
   m.dispose();
 });
+
+Deno.test("dispose ends sessionState for its subscribers and a for await over it", async () => {
+  const s = autoServer(() => json({}));
+  const m = createSessionManager(s.auth, s.client, { autoRefresh: false });
+  const kinds: string[] = [];
+  m.sessionState.subscribe((st) => kinds.push(st.kind));
+  const looped: string[] = [];
+  const loop = (async () => {
+    for await (const st of m.sessionState) looped.push(st.kind);
+  })();
+  await m.saveSession(decodeSession(sessionJson(1)));
+  await turns();
+  m.dispose();
+  await loop; // ends: it would have waited for ever
+  const before = kinds.length;
+  await m.clearSession();
+  assert.equal(kinds.length, before, "no state reaches a disposed manager's subscribers");
+  assert.ok(looped.includes("Authenticated"), looped.join());
+});

@@ -96,7 +96,7 @@ Deno.test("in-memory, key-value (DEFAULT_KEY), Web Storage and namespace adapter
   );
   await expiring.save(session);
   assert.deepEqual(ttls, [2_592_000]);
-  for (const bad of [0, -1, 1.5, "60"]) {
+  for (const bad of [0, -1, 1.5, 59, "60"]) {
     assert.throws(() => namespaceStore(ns, { expirationTtl: bad as never }), RangeError);
   }
   const throwing = new KeyValueSessionStorage({

@@ -175,9 +175,15 @@ Deno.test("limits: batches 1..500 and segments 1..16 throw RangeError before any
   }
   // Keys that are no array of strings (a string has a length too) are refused, nothing sent.
   for (const keys of ["abc", [1, 2], { length: 2 }]) {
-    const r = await ok.deleteVectors("vb", "ix", keys as never);
-    assert.equal(r.errorOrNull()?.category, "INVALID_ARGUMENT");
-    assert.match(r.errorOrNull()!.message, /'keys' must be an array of strings/);
+    for (
+      const r of [
+        await ok.deleteVectors("vb", "ix", keys as never),
+        await ok.getVectors("vb", "ix", keys as never),
+      ]
+    ) {
+      assert.equal(r.errorOrNull()?.category, "INVALID_ARGUMENT");
+      assert.match(r.errorOrNull()!.message, /'keys' must be an array of strings: current value/);
+    }
   }
   assert.equal(okRec.requests.length, sent);
   // The index dimension is not one of the document's Limits: a Failure, not a throw.

@@ -264,3 +264,23 @@ Deno.test("a completing PATCH refused with 409 as the object exists: Success whe
   assert.equal(!firstChunk.ok && firstChunk.error.category, "CONFLICT");
   assert.equal(n, 2);
 });
+
+Deno.test("an empty upload resumed from its URL never reports a negative byte count", async () => {
+  const url = uploadUrl(`b/empty.bin/${VERSION}`);
+  const fetch = ((_input: RequestInfo | URL, init: RequestInit = {}) => {
+    const tus = { "tus-resumable": "1.0.0", "upload-offset": "0" };
+    return Promise.resolve(
+      init.method === "HEAD"
+        ? new Response(null, { headers: { ...tus, "upload-length": "0" } })
+        : new Response(null, { status: 204, headers: tus }),
+    );
+  }) as typeof globalThis.fetch;
+  const up = createResumableUpload(client(fetch), "b", "empty.bin", new Uint8Array(0), {
+    uploadUrl: url,
+    ...FAST,
+  });
+  const seen: number[] = [];
+  up.progress.subscribe((p) => seen.push(p.bytesUploaded));
+  await up.await();
+  assert.ok(seen.every((b) => b >= 0), seen.join());
+});
