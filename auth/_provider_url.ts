@@ -28,10 +28,8 @@ export function providerUrl(base: string, provider: string, o: OAuthUrlOptions):
   }
   const e = encodeComponent;
   const parts = [`provider=${e(provider)}`];
-  // An object would go as its text ("[object Object]"), as supabase-js sends it; numbers and
-  // booleans go as text, as every query value does (`encodeQuery`).
+  // An object would go as its text ("[object Object]"), as supabase-js sends it.
   const text = (name: string, v: unknown): string => {
-    if (typeof v === "number" || typeof v === "boolean") return e(String(v));
     if (typeof v !== "string") {
       throw new TypeError(
         `Cannot build the OAuth URL as ${name} must be a string: current value is ${showValue(v)}`,
@@ -73,7 +71,9 @@ export function providerUrl(base: string, provider: string, o: OAuthUrlOptions):
         }, which the builder sets from its own option`,
       );
     }
-    parts.push(`${e(k)}=${text(`'queryParams.${k}'`, v)}`);
+    // A number or a boolean in the query goes as its text, as every query value does.
+    const value = typeof v === "number" || typeof v === "boolean" ? String(v) : v;
+    parts.push(`${e(k)}=${text(`'queryParams.${k}'`, value)}`);
   }
   if (o.inviteToken) parts.push(`invite_token=${text("'inviteToken'", o.inviteToken)}`);
   if (o.skipBrowserRedirect) parts.push("skip_http_redirect=true");

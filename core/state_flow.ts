@@ -66,6 +66,7 @@ export class MutableStateFlow<T> implements StateFlow<T> {
   #listeners: Set<StateListener<T>> = new Set();
   /** What ends each open iterator, for {@linkcode MutableStateFlow.close}. */
   #iterators: Set<() => void> = new Set();
+  #closed = false;
   #version = 0;
 
   /**
@@ -100,9 +101,10 @@ export class MutableStateFlow<T> implements StateFlow<T> {
   }
 
   /**
-   * Ends the flow for its observers: listeners are dropped and open iterators finish (a
-   * `for await` loop over it ends). The value stays readable and settable; a later change
-   * reaches only listeners subscribed after.
+   * Ends the flow for its observers: listeners are dropped and iterators finish (a `for await`
+   * loop over it ends, once it has had the latest value; one started later yields the current
+   * value and ends). The value stays readable and settable; a later change reaches only
+   * listeners subscribed after.
    *
    * @example Ending iteration
    * ```ts
@@ -118,8 +120,9 @@ export class MutableStateFlow<T> implements StateFlow<T> {
    * ```
    */
   close(): void {
+    this.#closed = true;
     this.#listeners.clear();
-    for (const finish of [...this.#iterators]) finish();
+    for (const end of [...this.#iterators]) end();
   }
 
   /**
@@ -159,19 +162,22 @@ export class MutableStateFlow<T> implements StateFlow<T> {
     const wakeAll = () => {
       for (const w of waiters.splice(0)) w();
     };
+    // done: no more values at all (return()); ended: the flow was closed, and only what is
+    // pending is still yielded.
     let done = false;
+    let ended = false;
     const stop = this.subscribe((v) => {
       pending = { value: v };
       wakeAll();
     });
-    const finish = (): IteratorResult<T> => {
-      done = true;
+    const end = () => {
+      ended = true;
       stop();
+      this.#iterators.delete(end);
       wakeAll();
-      this.#iterators.delete(finish);
-      return { done: true, value: undefined };
     };
-    this.#iterators.add(finish);
+    if (this.#closed) end();
+    else this.#iterators.add(end);
     return {
       next: async (): Promise<IteratorResult<T>> => {
         while (!done) {
@@ -184,11 +190,17 @@ export class MutableStateFlow<T> implements StateFlow<T> {
             last = { value };
             return { done: false, value };
           }
+          if (ended) break;
           await new Promise<void>((resolve) => waiters.push(resolve));
         }
+        done = true;
         return { done: true, value: undefined };
       },
-      return: (): Promise<IteratorResult<T>> => Promise.resolve(finish()),
+      return: (): Promise<IteratorResult<T>> => {
+        done = true;
+        end();
+        return Promise.resolve({ done: true, value: undefined });
+      },
     };
   }
 }

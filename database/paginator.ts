@@ -60,6 +60,14 @@ export function paginator<T>(
   options?: PaginatorOptions<T>,
 ): Paginator<T> {
   options ??= {};
+  // postgrest-js takes the columns as a string where select's options go: refused.
+  if (typeof options !== "object") {
+    throw new TypeError(
+      `Cannot paginate as 'options' must be an object such as { columns }: current value is ${
+        showValue(options)
+      }`,
+    );
+  }
   const pageSize = options.pageSize ?? 20;
   if (!Number.isSafeInteger(pageSize) || pageSize <= 0) {
     throw new RangeError(

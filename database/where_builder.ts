@@ -42,9 +42,14 @@ export type Predicate =
 /**
  * An operand for a column of type `T`: a value of its type, or a `Date` where the column's type
  * is `string` itself (a timestamp arrives in JSON as its ISO text, so row types declare it
- * `string`; a `Date` is sent as that text), not a union of string literals (an enum).
+ * `string`; a `Date` is sent as that text), or a branded or template string, but not a union of
+ * string literals (an enum).
  */
-export type Operand<T> = NonNullable<T> | (string extends NonNullable<T> ? Date : never);
+export type Operand<T> =
+  | NonNullable<T>
+  | (NonNullable<T> extends string
+    ? (Record<never, never> extends Record<NonNullable<T>, 1> ? Date : never) // not a literal union
+    : never);
 
 /** A `{ from, to }` closed range for {@linkcode WhereBuilder.within}. */
 export interface ClosedRange<T> {

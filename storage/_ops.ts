@@ -477,13 +477,13 @@ export async function uploadObject(
   const encoded = objectPathOrFailure(bucket, path);
   if (typeof encoded !== "string") return encoded;
   // The Storage API's router takes its own routes first (seen on the server): a POST of
-  // `sign/...`, `list/<one segment>`, `list-v2/<one segment>` or `upload/sign/...` signs,
-  // lists or makes a signed upload URL, and a PUT of `upload/sign/...` is a signed upload, so
-  // such an upload never reached the upload route (and failed as something else). Other keys
-  // of those buckets, and updates into `sign` or `list`, reach it.
+  // `sign/...`, `list/<one segment>`, `list-v2/<one segment>` or `upload/sign/<bucket>/<key>`
+  // signs, lists or makes a signed upload URL, and a PUT of `upload/sign/<bucket>/<key>` is a
+  // signed upload, so such an upload never reached the upload route (and failed as something
+  // else). Other keys of those buckets, and updates into `sign` or `list`, reach it.
   const routed = method === "POST"
-    ? /^sign\/|^(list|list-v2)\/[^/]*$|^upload\/sign\//
-    : /^upload\/sign\//;
+    ? /^sign\/|^(list|list-v2)\/[^/]*$|^upload\/sign\/[^/]+\//
+    : /^upload\/sign\/[^/]+\//;
   if (routed.test(encoded)) {
     return failure({
       message: `Cannot upload into bucket ${

@@ -476,7 +476,12 @@ export function putVectors(
  * `"keys": "abc"`, which the server reads as nothing), else null.
  */
 function notKeys(keys: unknown, what: string): Failure | null {
-  return Array.isArray(keys) && keys.every((k) => typeof k === "string") ? null : failure({
+  // An indexed loop: `every` skips a sparse array's holes, which would go out as null.
+  let ok = Array.isArray(keys);
+  for (let i = 0; ok && i < (keys as unknown[]).length; i++) {
+    ok = typeof (keys as unknown[])[i] === "string";
+  }
+  return ok ? null : failure({
     message: `Cannot ${what} as 'keys' must be an array of strings: current value is ${
       showValue(keys)
     }`,

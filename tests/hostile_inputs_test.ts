@@ -518,6 +518,9 @@ Deno.test("the OAuth and link-identity URLs refuse a value that is no string, ne
   const auth = createAuthClient(client);
   const bad: Array<[Record<string, unknown>, RegExp]> = [
     [{ redirectTo: { url: "x" } }, /'redirectTo' must be a string: current value is/],
+    [{ redirectTo: 5 }, /'redirectTo' must be a string: current value is 5/],
+    [{ scopes: ["repo", 1] }, /each of 'scopes' must be a string/],
+    [{ inviteToken: true }, /'inviteToken' must be a string/],
     [{ scopes: ["repo", { s: 1 }] }, /each of 'scopes' must be a string/],
     [{ queryParams: { prompt: {} } }, /'queryParams.prompt' must be a string/],
     [{ queryParams: { prompt: Symbol("x") } }, /'queryParams.prompt' must be a string/],
@@ -879,5 +882,10 @@ Deno.test("a positional string is refused by every read that takes select's opti
     assert.equal(r.errorOrNull()?.category, "INVALID_ARGUMENT", name);
     assert.match(r.errorOrNull()!.message, /such as \{ columns \}/, name);
   }
+  const { paginator } = await import("../database/mod.ts");
+  assert.throws(() => paginator(db, "todos", columns), {
+    name: "TypeError",
+    message: /such as \{ columns \}: current value is "id,title"/,
+  });
   assert.equal(rec.requests.length, 0);
 });

@@ -184,7 +184,7 @@ export function createCookieApp(config: CookieAppConfig): Hono {
  * this server's misconfiguration (a gateway's "Invalid API key" is a 401 too: not the user's).
  */
 function refusedSession(e: ServiceError): boolean {
-  return e.category === "NO_SESSION" ||
+  return e.category === "NO_SESSION" || e.category === "FORBIDDEN" ||
     (e.category === "UNAUTHORIZED" && !/api ?key/i.test(e.message)) ||
     (e.category === "INVALID_ARGUMENT" && e.code === "bad_jwt");
 }

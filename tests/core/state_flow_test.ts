@@ -106,3 +106,19 @@ Deno.test("close drops the listeners and ends every open iterator; the value sta
   flow.value = 2;
   assert.deepEqual(later, [1, 2]);
 });
+
+Deno.test("after close, an iterator yields the current value and ends; a value set just before close is still yielded", async () => {
+  const flow = new MutableStateFlow(0);
+  const looped: number[] = [];
+  const loop = (async () => {
+    for await (const v of flow) looped.push(v);
+  })();
+  await Promise.resolve();
+  flow.value = 1;
+  flow.close();
+  await loop;
+  assert.deepEqual(looped, [0, 1]);
+  const late: number[] = [];
+  for await (const v of flow) late.push(v); // would wait for ever before
+  assert.deepEqual(late, [1]);
+});

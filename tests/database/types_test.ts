@@ -65,3 +65,14 @@ Deno.test("an enum column (a union of string literals) takes no Date", () => {
   w.inList(row.status, [new Date(0)]);
   assert.equal(w.predicates.length, 4);
 });
+
+Deno.test("branded and template-literal string columns take a Date too", () => {
+  type Iso = string & { readonly __brand: "iso" };
+  interface Row {
+    at: Iso;
+    day: `${number}-${number}-${number}`;
+  }
+  const row = columns<Row>();
+  const w = new WhereBuilder().greater(row.at, new Date(0)).lessEq(row.day, new Date(0));
+  assert.equal(w.predicates.length, 2);
+});

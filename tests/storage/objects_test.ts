@@ -309,6 +309,8 @@ Deno.test("an upload into a path the Storage API routes to another operation (se
     ["upload", "signs", "a.txt"],
     ["upload", "upload", "a.txt"],
     ["upload", "b", "sign/a.txt"],
+    ["upload", "upload", "sign/a.txt"], // one segment after sign/: the upload route (seen)
+    ["update", "upload", "sign/a.txt"],
   ];
   for (const [op, bucket, key] of through) {
     assert.ok((await storage[op](bucket, key, "x")).ok, `${op} ${bucket}/${key}`);

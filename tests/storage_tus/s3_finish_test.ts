@@ -193,6 +193,11 @@ Deno.test("a refusal of the finish step (4xx) fails at once, with no info reques
   assert.ok(seen.every((p) => p.endsWith("false")), seen.join());
 });
 
+// Seen against the Storage API on S3 (through a proxy that closed the connection instead of
+// answering the completing PATCH): Deno's fetch sent that PATCH again by itself on a new connection
+// (it replays a byte body whose reused connection closed without an answer), and the server
+// refused the copy with 409 as the object, this upload's own, existed. Without upsert that 409
+// was taken for another upload's object: Failure(CONFLICT) for an upload that had succeeded.
 Deno.test("a completing PATCH refused with 409 as the object exists: Success when the object carries this upload's version", async () => {
   const url = uploadUrl(`b/a.bin/${VERSION}`);
   const s = storageOnS3(url, 8, { replayFinal: true });
