@@ -37,6 +37,7 @@ import { blobType, isAnyBlob } from "./_blob.ts";
 import { isAsyncIterable, iterableStream } from "./_web_stream.ts";
 import { requestWatched } from "./_stream_guard.ts";
 import { freshReads } from "./_fresh_reads.ts";
+import { guard } from "./_guard.ts";
 import { request } from "../core/transport.ts";
 
 /**
@@ -1262,16 +1263,9 @@ export function uploadResumable(
   // The chunk size is one of the document's Limits, thrown at once; any other refusal of the
   // arguments resolves a Failure, as `upload` gives it (the handle's constructor throws them).
   checkChunkSize(rest.chunkSize);
-  let upload: ResumableUpload;
-  try {
-    upload = storage.createResumableUpload(bucket, path, data, rest);
-  } catch (e) {
-    if (e instanceof TypeError || e instanceof RangeError) {
-      return Promise.resolve(
-        failure({ message: e.message, category: "INVALID_ARGUMENT", cause: e }),
-      );
-    }
-    throw e;
-  }
-  return upload.await({ signal });
+  return guard(
+    new Promise((resolve) =>
+      resolve(storage.createResumableUpload(bucket, path, data, rest).await({ signal }))
+    ),
+  );
 }
