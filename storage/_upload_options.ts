@@ -7,6 +7,7 @@
 
 import { showValue } from "../core/_show.ts";
 import { describeThrown } from "../core/_thrown.ts";
+import { isPlainObject } from "./_plain.ts";
 
 /**
  * The options every upload shares, checked (`TypeError`/`RangeError`): an `upsert` that is no
@@ -44,13 +45,7 @@ export function checkUploadOptions(o: {
   if (!metadata) return null;
   let json: string | undefined;
   try {
-    // A plain object (its prototype null or an Object.prototype, another realm's too): the
-    // Storage API keeps the user's metadata as a JSON object, and JSON writes an array as one, a
-    // Date as a string, a Map as {}.
-    const proto = Object.getPrototypeOf(metadata);
-    json = proto === null || Object.getPrototypeOf(proto) === null
-      ? JSON.stringify(metadata)
-      : undefined;
+    json = isPlainObject(metadata) ? JSON.stringify(metadata) : undefined;
   } catch (cause) {
     throw new TypeError(
       `Cannot upload as 'metadata' cannot be written as JSON: ${describeThrown(cause)}`,

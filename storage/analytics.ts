@@ -24,6 +24,7 @@ import type { SortOrder } from "./models.ts";
 import { bucketQuery } from "./_ops.ts";
 import { encodeComponent } from "../core/_uri.ts";
 import { showValue } from "../core/_show.ts";
+import { isPlainObject } from "./_plain.ts";
 
 /**
  * A JSON value of the Iceberg catalog: JSON, where integers beyond 2^53
@@ -332,15 +333,32 @@ function nameSegment(name: string, what: string): string {
  * @returns The encoded path segment.
  */
 export function encodeNamespace(namespace: readonly string[]): string {
-  if (
-    !Array.isArray(namespace) || namespace.length === 0 ||
-    namespace.some((l) => typeof l !== "string" || l === "" || l.includes("\u001f"))
-  ) {
+  // An indexed loop: `some` skips a sparse list's holes, which `join` writes as empty levels.
+  let ok = Array.isArray(namespace) && namespace.length > 0;
+  for (let i = 0; ok && i < namespace.length; i++) {
+    const level = namespace[i];
+    ok = typeof level === "string" && level !== "" && !level.includes("\u001f");
+  }
+  if (!ok) {
     throw new TypeError(
       "Cannot use the namespace as it must be a non-empty list of non-empty levels without U+001F",
     );
   }
   return nameSegment(namespace.join("\u001f"), "namespace");
+}
+
+/**
+ * Throws `TypeError` unless a property map left out or given is a plain object: JSON writes a
+ * `Map` as `{}`, which would send no properties at all.
+ */
+function checkProperties(value: unknown, name: string): void {
+  if (value != null && !isPlainObject(value)) {
+    throw new TypeError(
+      `Cannot send the properties as '${name}' must be a plain object: current value is ${
+        showValue(value)
+      }`,
+    );
+  }
 }
 
 /** Whether a typed request is an object (JavaScript callers may pass anything). */
@@ -587,6 +605,7 @@ export class AnalyticsCatalogClient {
     options ??= {};
     try {
       encodeNamespace(namespace);
+      checkProperties(options.properties, "properties");
     } catch (error) {
       return Promise.resolve(invalidArgument(error));
     }
@@ -683,6 +702,11 @@ export class AnalyticsCatalogClient {
     },
   ): Promise<ServiceResult<CatalogJsonObject>> {
     options ??= {};
+    try {
+      checkProperties(options.updates, "updates");
+    } catch (error) {
+      return Promise.resolve(invalidArgument(error));
+    }
     const json: Record<string, unknown> = {};
     if (options.removals) json.removals = options.removals;
     if (options.updates) json.updates = options.updates;
@@ -802,6 +826,11 @@ export class AnalyticsCatalogClient {
   ): Promise<ServiceResult<IcebergTableMetadataResponse>> {
     options ??= {};
     if (!isRequest(request)) return noRequest();
+    try {
+      checkProperties(request.properties, "properties");
+    } catch (error) {
+      return invalidArgument(error);
+    }
     const json: CatalogJsonObject = { name: request.name, schema: request.schema };
     if (request.location) json.location = request.location;
     if (request.partitionSpec) json["partition-spec"] = request.partitionSpec;

@@ -13,6 +13,7 @@ import {
   decodeResult,
   enumValue,
   type JsonObject,
+  type JsonObjectInput,
   optArray,
   optNumber,
   optObject,
@@ -22,6 +23,7 @@ import {
 } from "../core/decode.ts";
 import { type Failure, failure, type ServiceResult, success } from "../core/result.ts";
 import { showValue } from "../core/_show.ts";
+import { isPlainObject } from "./_plain.ts";
 
 /**
  * Vector component types; `UNKNOWN` for anything else.
@@ -132,8 +134,8 @@ export interface VectorObject {
   key: string;
   /** The vector. */
   data: VectorData;
-  /** Metadata. */
-  metadata?: JsonObject | null | undefined;
+  /** Metadata: a plain object (a `Map`, a `Date` or a list is refused before sending). */
+  metadata?: JsonObjectInput | null | undefined;
 }
 /** A vector returned by get, list or query. */
 export interface VectorMatch {
@@ -269,6 +271,13 @@ function checkDimension(
       });
     }
     const length = v.float32.length;
+    if (length === 0) {
+      // The Storage API's dimensions start at 1: no index takes an empty vector.
+      return failure({
+        message: `Vector ${i} has no components`,
+        category: "INVALID_ARGUMENT",
+      });
+    }
     if (dimension !== undefined && dimension !== null && length !== dimension) {
       return failure({
         message: `Vector ${i} has ${length} components but the index dimension is ${dimension}`,
@@ -452,6 +461,15 @@ export function putVectors(
       category: "INVALID_ARGUMENT",
     }));
   }
+  // JSON writes a Map as {}, which replaces the stored metadata of the key with nothing.
+  const badMeta = vectors.findIndex((v) => v.metadata != null && !isPlainObject(v.metadata));
+  if (badMeta >= 0) {
+    return Promise.resolve(failure({
+      message: `Cannot put vectors as the metadata of vector ${badMeta} must be a JSON object: ` +
+        `current value is ${showValue(vectors[badMeta]!.metadata)}`,
+      category: "INVALID_ARGUMENT",
+    }));
+  }
   const dims = checkDimension(vectors.map((v) => v.data), o.dimension);
   if (!dims.ok) return Promise.resolve(dims);
   return call(
@@ -599,8 +617,8 @@ export const QUERY_VECTORS_DEFAULT_TOP_K = 10;
 export interface QueryVectorsOptions extends VectorCallOptions {
   /** How many matches. Default {@linkcode QUERY_VECTORS_DEFAULT_TOP_K} (10). */
   topK?: number | null | undefined;
-  /** Metadata filter. */
-  filter?: JsonObject | null | undefined;
+  /** Metadata filter: a plain object (a `Map`, a `Date` or a list is refused before sending). */
+  filter?: JsonObjectInput | null | undefined;
   /** Include distances. */
   returnDistance?: boolean | null | undefined;
   /** Include metadata. */
@@ -618,6 +636,14 @@ export function queryVectors(
   o ??= {};
   const dims = checkDimension([queryVector], o.dimension);
   if (!dims.ok) return Promise.resolve(dims);
+  if (o.filter != null && !isPlainObject(o.filter)) {
+    return Promise.resolve(failure({
+      message: `Cannot query vectors as 'filter' must be a JSON object: current value is ${
+        showValue(o.filter)
+      }`,
+      category: "INVALID_ARGUMENT",
+    }));
+  }
   return call(client, "QueryVectors", {
     vectorBucketName,
     indexName,
