@@ -275,9 +275,10 @@ function plainDeep(value: unknown, action: string, path: object[]): unknown {
       ? Object.entries(value)
       : null;
     if (entries === null) return value;
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of entries) out[k] = plainDeep(v, action, path);
-    return out;
+    // Own keys, each defined: assigned, a key `__proto__` (JSON from a request body may hold one)
+    // set the copy's prototype where `Object.prototype.__proto__` exists (Node, Bun, browsers,
+    // Workers), and `contains` then matched every object.
+    return Object.fromEntries(entries.map(([k, v]) => [k, plainDeep(v, action, path)]));
   } finally {
     path.pop();
   }

@@ -3,7 +3,13 @@
  */
 import assert from "node:assert/strict";
 import { createBaseClient } from "../../core/client.ts";
-import { createDatabaseClient, flattenParams, ResponseFormat } from "../../database/mod.ts";
+import {
+  column,
+  createDatabaseClient,
+  flattenParams,
+  insertTyped,
+  ResponseFormat,
+} from "../../database/mod.ts";
 import { serve } from "../support/serve.ts";
 import { makeDb, pairs } from "./_helpers.ts";
 
@@ -90,4 +96,42 @@ Deno.test("a PostgREST error quoting a large failing row keeps its code, message
   assert.equal(e.message, 'new row for relation "docs" violates check constraint "short_body"');
   assert.equal(e.details?.length, `Failing row contains ${row}.`.length);
   assert.equal(e.category, "BAD_REQUEST");
+});
+
+Deno.test("a JSON key '__proto__' stays a key in object operands and in writes holding a Map (it was dropped, and cs.{} matched every row)", async () => {
+  const { db, rec } = makeDb(() => new Response("[]"));
+  const fromRequest = JSON.parse('{"__proto__": {"role": "admin"}, "b": 2}');
+  // Deno's Object.prototype.__proto__ sets no prototype; Node's, Bun's, browsers' and Workers'
+  // do, as this one does for the test.
+  const deno = Object.getOwnPropertyDescriptor(Object.prototype, "__proto__");
+  Object.defineProperty(Object.prototype, "__proto__", {
+    get(this: object) {
+      return Object.getPrototypeOf(this);
+    },
+    set(this: object, proto: unknown) {
+      if (proto === null || typeof proto === "object") Object.setPrototypeOf(this, proto);
+    },
+    configurable: true,
+  });
+  try {
+    await db.delete("t", (w) => w.contains(column("meta"), fromRequest));
+    assert.equal(
+      rec.last.url.searchParams.get("meta"),
+      'cs.{"__proto__":{"role":"admin"},"b":2}',
+    );
+    await db.select("t", {
+      block: (q) => q.where((w) => w.eq(column("meta"), JSON.parse('{"__proto__": 1, "b": 2}'))),
+    });
+    assert.equal(rec.last.url.searchParams.get("meta"), 'eq.{"__proto__":1,"b":2}');
+    // A written row that also holds a Map is copied the same way.
+    await insertTyped(db, "t", { meta: fromRequest, tags: new Map([["k", 1]]) });
+    assert.deepEqual(JSON.parse(rec.last.text!), {
+      meta: JSON.parse('{"__proto__": {"role": "admin"}, "b": 2}'),
+      tags: { k: 1 },
+    });
+    assert.match(rec.last.text!, /"__proto__":\{"role":"admin"\}/);
+  } finally {
+    if (deno) Object.defineProperty(Object.prototype, "__proto__", deno);
+    else delete (Object.prototype as { __proto__?: unknown }).__proto__;
+  }
 });
