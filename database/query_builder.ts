@@ -82,7 +82,8 @@ export class QueryBuilder {
 
   /**
    * Adds a sort key; successive calls add secondary keys to the same
-   * `order=` parameter (one per referenced table).
+   * `order=` parameter (one per referenced table). A column written `author(name)` orders the
+   * rows by a column of the to-one embed `author` (PostgREST's related order term).
    *
    * @param column The column.
    * @param options Direction, nulls and referenced table.
@@ -107,13 +108,18 @@ export class QueryBuilder {
     const key = options.referencedTable
       ? `${checkEmbedPath(options.referencedTable)}.order`
       : "order";
-    const name = checkColumn(columnName(column), false);
+    const raw = columnName(column);
+    // `author(name)`: the rows by a column of a to-one embed (PostgREST's related order term).
+    const related = typeof raw === "string" ? /^([^()]+)\(([^()]+)\)$/.exec(raw) : null;
+    const name = related
+      ? `${checkColumn(related[1], false)}(${checkColumn(related[2], false)})`
+      : checkColumn(raw, false);
     // PostgREST reads no table path in an order term (`order=author.name` is a 400).
     if (hasTablePath(name)) {
       throw new TypeError(
         `Cannot order by ${
           showValue(name)
-        } as an order term takes no table path: order an embed's rows with 'referencedTable'`,
+        } as an order term takes no table path: order by an embed's column as 'author(name)', or an embed's rows with 'referencedTable'`,
       );
     }
     const term = `${name}.${order}${nulls ? "." + nulls : ""}`;

@@ -120,6 +120,30 @@ Deno.test("order terms, and an order, limit or group on an embed, quote such nam
   );
 });
 
+Deno.test("orderBy 'embed(column)' sends PostgREST's related order term, each name quoted as it needs", async () => {
+  const { db, rec } = makeDb();
+  await db.select("books", {
+    columns: "title,author(name)",
+    block: (q) =>
+      q.orderBy("author(name)", { order: "desc" }).orderBy("my author€(first name€)")
+        .orderBy("author(data->>a.b)", { nulls: "nullsfirst" }),
+  });
+  assert.equal(
+    rec.last.url.searchParams.get("order"),
+    'author(name).desc,"my author€"("first name€").asc,author(data->>"a.b").asc.nullsfirst',
+  );
+  // A parenthesis that makes no such term is part of a name, quoted as before.
+  await db.select("t", { block: (q) => q.orderBy("x)").orderBy("f(a)(b)") });
+  assert.equal(rec.last.url.searchParams.get("order"), '"x)".asc,"f(a)(b)".asc');
+  // Neither side takes a table path.
+  for (const bad of ["a.b(name)", "author(a.b)"]) {
+    await assertInvalid(
+      db.select("t", { block: (q) => q.orderBy(bad) }),
+      /order by an embed's column as 'author\(name\)'/,
+    );
+  }
+});
+
 Deno.test("or/and/not groups and within quote names inside the logic tree", async () => {
   const { db, rec } = makeDb();
   await db.select("t", {

@@ -330,6 +330,19 @@ const cases: Array<[string, Theirs, Ours, string?]> = [
       }),
   ],
   [
+    "order by a to-one embed's column",
+    (c) =>
+      c.from("t").select("id,author(name)").order("author(name)", {
+        ascending: false,
+        nullsFirst: false,
+      }),
+    (db) =>
+      db.select("t", {
+        columns: "id,author(name)",
+        block: (q) => q.orderBy(column("author(name)"), { order: "desc", nulls: "nullslast" }),
+      }),
+  ],
+  [
     "limit",
     (c) => c.from("t").select().limit(5),
     (db) => db.select("t", { block: (q) => q.limit(5) }),
