@@ -244,11 +244,26 @@ function checkSession(session: Session): void {
   }
   // Whether a later state is the same sign-in is told by the user's id (tokens without a
   // session id): a session without one, held, made sign-outs and later restores throw.
-  const user = session.user as { id?: unknown } | null | undefined;
+  const user = session.user as unknown as Record<string, unknown> | null | undefined;
   if (typeof user !== "object" || user === null || typeof user.id !== "string") {
     throw new SessionRefused(
       "Cannot save the session as its 'user' must be an object with a string 'id'",
     );
+  }
+  // Fields the helpers walk (`identities.filter`), as a stored session's are checked.
+  for (const name of ["appMetadata", "userMetadata", "identities", "factors"]) {
+    const v = user[name];
+    const list = name === "identities" || name === "factors";
+    if (
+      v != null && (typeof v !== "object" || Array.isArray(v) !== list ||
+        list && !(v as unknown[]).every((x) => x !== null && typeof x === "object"))
+    ) {
+      throw new SessionRefused(
+        `Cannot save the session as its user's '${name}' must be ${
+          list ? "a list of objects" : "an object"
+        }: current value is ${showValue(v)}`,
+      );
+    }
   }
   const { expiresIn, expiresAt } = session;
   // Absent (a JavaScript caller) reads as unknown: the token's own exp decides.

@@ -10,6 +10,7 @@ import {
   InMemorySessionStorage,
   KeyValueSessionStorage,
   signOutCurrentSession,
+  unlinkIdentityForCurrentSession,
   webStorageStore,
 } from "../../session/mod.ts";
 import { BASE, KEY, sessionJson, withClock } from "./_helpers.ts";
@@ -268,6 +269,43 @@ Deno.test("a session without a user (a custom storage's, a JavaScript caller's) 
     assert.equal(grants(), 0);
     m.dispose();
   }
+});
+
+Deno.test("a custom storage's session whose user fields have the wrong shape reads as none (a helper walking identities rejected)", async () => {
+  const now = Math.floor(Date.now() / 1000);
+  const base = decodeSession(sessionJson(1));
+  const bad: Array<[string, unknown]> = [
+    ["identities", { 0: { id: "i1" } }],
+    ["identities", ["i1"]],
+    ["factors", "totp"],
+    ["appMetadata", ["admin"]],
+    ["userMetadata", 5],
+  ];
+  for (const [field, v] of bad) {
+    const value = { ...base, expiresAt: now + 3600, user: { ...base.user, [field]: v } };
+    const { auth, client, grants } = setup(() => Response.json({}));
+    const storage = { load: () => value as Session, save: () => {}, clear: () => {} };
+    const m = createSessionManager(auth, client, { storage, autoRefresh: false });
+    const r = await m.restoreSession();
+    assert.equal(r.errorOrNull()?.category, "NO_SESSION", field);
+    // Nothing held, a helper that walks the user's identities answers a Failure.
+    const unlinked = await unlinkIdentityForCurrentSession(auth, m, "i1");
+    assert.equal(unlinked.errorOrNull()?.category, "NO_SESSION");
+    // Saved by a JavaScript caller: refused with the field named.
+    await assert.rejects(() => m.saveSession(value as Session), {
+      name: "TypeError",
+      message: new RegExp(`its user's '${field}' must be an? (list of objects|object)`),
+    });
+    assert.equal(grants(), 0);
+    m.dispose();
+  }
+  // Null or absent fields are a session as before.
+  const { auth, client } = setup();
+  const fine = { ...base, user: { ...base.user, identities: null, factors: undefined } };
+  const m = createSessionManager(auth, client, { autoRefresh: false });
+  await m.saveSession(fine as unknown as Session);
+  assert.equal(m.sessionState.value.kind, "Authenticated");
+  m.dispose();
 });
 
 Deno.test("Web Storage handed in where a session storage belongs is refused at construction, naming the adapter", async () => {
