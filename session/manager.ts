@@ -978,6 +978,19 @@ export class SessionManager {
       // meanwhile then carries the new tokens, never the spent ones. They stay live even when
       // storage fails: the old ones are spent.
       this.#hold(session, next, true);
+      // Tabs sharing a storage: another may have rotated the token again while this grant was
+      // under way (a slow answer, or GoTrue's answer to a token it read as reuse). Stored over
+      // that, this older state's token would go at the next refresh, and GoTrue revokes the
+      // whole session for a token that is neither active nor the active one's parent.
+      // (Not when the storage did not answer the read before the grant: no wait for it again.)
+      const since = newer === undefined ? null : await this.#newerStored(next, undefined, true);
+      if (this.#heldRefreshToken() !== next.refreshToken || clears !== this.#clears) {
+        return superseded();
+      }
+      if (since && sameSession(next, since)) {
+        this.#adopt(next, since);
+        return success(since);
+      }
       let stored: unknown = null;
       try {
         await this.#serial(() =>
@@ -1067,15 +1080,21 @@ export class SessionManager {
    * The stored session when it is newer than `session`: another refresh token, never held here
    * (a session this manager replaced, whose write failed or has not landed, is older), issued
    * later (`iat`, else a later expiry): another tab's refresh or sign-in. Null when it is not,
-   * when the storage is per request (it holds what the request brought), or when it cannot be
-   * read within 2 s.
+   * when the storage is per request (it holds what the request brought); undefined when it cannot
+   * be read within 2 s. `sinceGrant`: `session` is a grant's answer, and a stored state issued in
+   * the same second is taken too (see {@linkcode #newer}).
    */
-  async #newerStored(session: Session, signal?: AbortSignal): Promise<Session | null> {
+  async #newerStored(
+    session: Session,
+    signal?: AbortSignal,
+    sinceGrant = false,
+  ): Promise<Session | null | undefined> {
     if (this.#storage.perRequest) return null;
     const read = await bounded(this.#load(undefined, true), STORED_READ_MS, signal);
-    if (read.kind !== "done" || read.value === null) return null;
+    if (read.kind !== "done") return undefined;
+    if (read.value === null) return null;
     const stored = storedExpiry(read.value);
-    return this.#newer(stored, session) ? stored : null;
+    return this.#newer(stored, session, false, sinceGrant) ? stored : null;
   }
 
   /**
@@ -1084,9 +1103,12 @@ export class SessionManager {
    * (the access token's `iat`, else the expiry; in the same second, obtained later by the time
    * the managers store with it; on a full tie the held one is kept, as before any storage was
    * read, but with `orSame`: after GoTrue said the held token was spent, the stored one is the
-   * winner's).
+   * winner's). `sinceGrant`: `session` has just been answered by a grant, so a stored state of
+   * the same second was issued by another manager's grant answered no earlier: the later
+   * rotation, which the arrival times cannot tell (this grant's answer arrived last, and may be
+   * the older), or, if not, one GoTrue's reuse interval (10 s) still takes the token of.
    */
-  #newer(stored: Session, session: Session, orSame = false): boolean {
+  #newer(stored: Session, session: Session, orSame = false, sinceGrant = false): boolean {
     if (
       stored.refreshToken.trim() === "" || stored.refreshToken === session.refreshToken ||
       this.#left.has(stored.refreshToken)
@@ -1099,7 +1121,7 @@ export class SessionManager {
     const [a, b] = [iatClaim(stored.accessToken), iatClaim(session.accessToken)];
     const [x, y] = a !== null && b !== null ? [a, b] : [stored.expiresAt, session.expiresAt];
     if (x == null || y == null) return false;
-    if (x !== y) return x > y;
+    if (x !== y || sinceGrant) return x >= y;
     const [p, q] = [
       this.#obtained.get(stored.refreshToken),
       this.#obtained.get(session.refreshToken),

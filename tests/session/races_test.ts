@@ -438,10 +438,14 @@ Deno.test("restore: no stored session signs the held one out; a refresh or sign-
     assert.equal(clock.countTimers(), 0);
     m.dispose();
 
-    // A storage whose load answers later, with what it held when called.
+    // A storage whose loads answer later, each with what it held when called.
     class SlowLoad {
       #inner = new InMemorySessionStorage();
-      release: () => void = () => {};
+      #pending: Array<() => void> = [];
+      /** Answers every load waiting now. */
+      release(): void {
+        for (const answer of this.#pending.splice(0)) answer();
+      }
       save(x: Session) {
         this.#inner.save(x);
       }
@@ -450,7 +454,7 @@ Deno.test("restore: no stored session signs the held one out; a refresh or sign-
       }
       load() {
         const snapshot = this.#inner.load();
-        return new Promise<Session | null>((r) => (this.release = () => r(snapshot)));
+        return new Promise<Session | null>((r) => this.#pending.push(() => r(snapshot)));
       }
     }
     // A refresh answered while storage is read is applied, not dropped.
@@ -466,7 +470,9 @@ Deno.test("restore: no stored session signs the held one out; a refresh or sign-
     const restore = m2.restoreSession();
     await turns();
     s2.find("/token").release(json(sessionJson(2)));
-    // Storage runs one operation at a time: the refresh's write waits for the read.
+    await turns();
+    // Storage runs one operation at a time: the refresh's write waits for the read (and the
+    // refresh reads again for a state another tab stored during the grant: none).
     slow.release();
     assert.ok((await refresh).ok);
     await restore;

@@ -764,3 +764,46 @@ Deno.test("a restore that reads another tab's refresh of the session held is a T
     a.manager.dispose();
     b.manager.dispose();
   }));
+
+Deno.test("a grant answered after another tab rotated again takes that tab's stored state instead of writing over it (its token was sent next and revoked the session)", async () => {
+  for (const gapMs of [1, 2_000]) {
+    await withClock(async (clock) => {
+      const server = rotatingGoTrue();
+      server.lifetime.jwt = true; // iat in whole seconds: 1 ms apart is a tie, 2 s is not
+      const storage = sharedStorage();
+      // B's network is slow: its request waits for `request`, its answer for `answer`.
+      const gates: { request?: Promise<void>; answer?: Promise<void> } = {};
+      const slow = async (input: RequestInfo | URL, init?: RequestInit) => {
+        await gates.request;
+        const response = await server.fetch(input, init);
+        await gates.answer;
+        return response;
+      };
+      const { a, b } = await twoTabs(server, storage, { fetch: slow });
+      await clock.tickAsync(60_000);
+      let sendB!: () => void, answerB!: () => void;
+      gates.request = new Promise<void>((r) => (sendB = r));
+      gates.answer = new Promise<void>((r) => (answerB = r));
+      const pending = b.manager.refreshSession();
+      await clock.tickAsync(1);
+      assert.ok((await a.manager.refreshSession()).ok); // refresh-1 → refresh-2
+      sendB(); // B's refresh-1 reaches GoTrue: the active token's parent, answered refresh-2
+      await clock.tickAsync(1);
+      await clock.tickAsync(gapMs);
+      assert.ok((await a.manager.refreshSession()).ok); // refresh-2 → refresh-3
+      answerB(); // B's answer arrives last
+      assert.equal((await pending).getOrThrow().refreshToken, "refresh-3", `gap ${gapMs}`);
+      assert.equal(storage.value?.refreshToken, "refresh-3", "the newer state stays stored");
+      assert.equal(b.manager.currentSession?.refreshToken, "refresh-3");
+      assert.equal(b.client.accessToken, a.client.accessToken);
+      assert.deepEqual(b.events, ["SIGNED_IN", "TOKEN_REFRESHED"]);
+      // A later refresh in either tab sends the active token: the session lives on.
+      await clock.tickAsync(60_000);
+      assert.equal((await b.manager.refreshSession()).getOrThrow().refreshToken, "refresh-4");
+      assert.deepEqual(server.grants, ["refresh-1", "refresh-1", "refresh-2", "refresh-3"]);
+      assert.equal(server.isRevoked(), false);
+      a.manager.dispose();
+      b.manager.dispose();
+    });
+  }
+});
