@@ -361,13 +361,24 @@ export function webStorageStore(
     );
   }
   // Web Storage may refuse writes (Safari private mode, a full quota): the session then
-  // lives in memory for this page instead of failing the sign-in.
+  // lives in memory for this page instead of failing the sign-in. Until a write of the key lands
+  // or it is removed, reading nothing there is a fault, not "signed out elsewhere": a restore
+  // (`initialize()`, a tab's focus) then dropped the session held, its refresh token with it.
+  const refused = new Set<string>();
   return {
-    get: (k) => storage.getItem(k),
+    get: (k) => {
+      const v = storage.getItem(k);
+      if (v === null && refused.has(k)) {
+        throw new Error("Web Storage refused the last write of this key: nothing is stored");
+      }
+      return v;
+    },
     set: (k, v) => {
       try {
         storage.setItem(k, v);
+        refused.delete(k);
       } catch {
+        refused.add(k);
         // Not persisted; nor may the session before it stay (its refresh token is spent by now,
         // and a reload or another tab would restore it).
         try {
@@ -378,6 +389,7 @@ export function webStorageStore(
       }
     },
     remove: (k) => {
+      refused.delete(k);
       try {
         storage.removeItem(k);
       } catch {

@@ -436,7 +436,44 @@ Deno.test("Web Storage refusing a write removes the session before it: a spent r
   assert.equal((await storage.load())?.refreshToken, "refresh-1");
   refuse = true;
   await storage.save({ ...session, refreshToken: "refresh-2" });
-  assert.equal(await storage.load(), null);
+  assert.equal(data.size, 0);
+  // Read by this page, the empty key is a fault (the session lives in its memory); a reload or
+  // another tab reads no session.
+  await assert.rejects(storage.load(), /refused the last write/);
+  assert.equal(await new KeyValueSessionStorage(webStorageStore(web)).load(), null);
+});
+
+Deno.test("Web Storage refusing a write: a restore keeps the session held in memory (it read as signed out elsewhere and dropped the refresh token)", async () => {
+  const data = new Map<string, string>();
+  let refuse = true;
+  const web = {
+    getItem: (k: string) => data.get(k) ?? null,
+    setItem: (k: string, v: string) => {
+      if (refuse) throw new DOMException("full", "QuotaExceededError");
+      data.set(k, v);
+    },
+    removeItem: (k: string) => void data.delete(k),
+  };
+  const c = createBaseClient("https://p.example", "anon-key-0123456789");
+  const m = createSessionManager(createAuthClient(c), c, {
+    storage: new KeyValueSessionStorage(webStorageStore(web)),
+    autoRefresh: false,
+  });
+  const events: string[] = [];
+  m.onAuthStateChange((e) => events.push(e), { emitInitialSession: false });
+  await m.saveSession(session);
+  assert.equal((await m.restoreSession()).getOrThrow().refreshToken, "refresh-1");
+  assert.equal(m.sessionState.value.kind, "Authenticated");
+  assert.equal(c.accessToken, session.accessToken);
+  assert.deepEqual(events, ["SIGNED_IN"]);
+  // Once a write lands, the key reads as any other: emptied elsewhere, it is a sign-out.
+  refuse = false;
+  await m.saveSession(session);
+  assert.equal(data.size, 1);
+  data.clear();
+  assert.equal((await m.restoreSession()).ok, false);
+  assert.deepEqual(events, ["SIGNED_IN", "SIGNED_IN", "SIGNED_OUT"]);
+  m.dispose();
 });
 
 Deno.test("a session JSON cannot hold is a rejected save, not a synchronous throw", async () => {
