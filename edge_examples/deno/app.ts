@@ -36,16 +36,27 @@ const done = column<boolean>("done");
 const title = column<string>("title");
 const id = column<number>("id");
 
-/** Statuses for the caller's own mistakes; any other failure is the upstream's fault (502). */
+/**
+ * Statuses for the caller's own mistakes, and 503 for a backend that asks this server to slow
+ * down (its rate limits count this server's key and address, not the caller); any other failure
+ * is the upstream's fault (502).
+ */
 const CALLER_STATUS = {
   INVALID_ARGUMENT: 400,
   BAD_REQUEST: 400,
   NOT_FOUND: 404,
   CONFLICT: 409,
   PAYLOAD_TOO_LARGE: 413,
+  RATE_LIMITED: 503,
 } as const;
 
-type UpstreamStatus = 400 | 401 | 403 | 404 | 409 | 413 | 502;
+type UpstreamStatus = 400 | 401 | 403 | 404 | 409 | 413 | 502 | 503;
+
+/**
+ * How long `PUT /api/files/:name` waits for the Storage API, at most (uploads have no default
+ * timeout: a large file may take long). The caller leaving ends the upload sooner.
+ */
+export const UPLOAD_TIMEOUT_MS = 300_000;
 
 /**
  * The answer for a failed upstream call: its category and a status, never
@@ -69,6 +80,8 @@ function upstream(
     ? error.status
     : CALLER_STATUS[error.category as keyof typeof CALLER_STATUS] ?? 502;
   if (status === 401) c.header("www-authenticate", 'Bearer error="invalid_token"');
+  // The backend's own wait, passed on (RFC 9110 §10.2.3: with a 503).
+  if (status === 503 && error.retryAfter !== null) c.header("retry-after", `${error.retryAfter}`);
   return c.json(
     { error: "The backend could not complete the request", category: error.category },
     status,
@@ -164,6 +177,10 @@ export function createApp(
     const up = await storage.upload(bucket, path, counted?.stream ?? new Uint8Array(0), {
       contentType: storedType(c.req.header("content-type")),
       upsert: true,
+      // A Storage API that stalls holds this request no longer than the caller waits, nor than
+      // the timeout.
+      signal: c.req.raw.signal,
+      timeout: UPLOAD_TIMEOUT_MS,
     });
     if (counted?.over()) return tooLarge(c, max);
     if (!up.ok) return upstream(c, up.error);

@@ -82,6 +82,8 @@ export function createCookieApp(config: CookieAppConfig): Hono {
       "Cannot create the app as 'clientOptions.headers' must not hold Authorization: each request's client acts for its user",
     );
   }
+  // Cookie options are checked once here: a bad one would otherwise fail every request as a 500.
+  new CookieSessionStorage(null, config.cookie);
   const client = () => createClient(config.url, config.apiKey, config.clientOptions);
   // One JWKS cache for every request, failing fast as the Hono middleware's does: one attempt
   // and 5 s (the JWKS fetch included), so an auth server in trouble holds no request for long.
@@ -145,7 +147,7 @@ export function createCookieApp(config: CookieAppConfig): Hono {
       const refused = ["BAD_REQUEST", "UNAUTHORIZED", "INVALID_ARGUMENT"].includes(
         r.error.category,
       );
-      return c.json({ error: r.error.category }, refused ? 401 : 502);
+      return refused ? c.json({ error: r.error.category }, 401) : backendTrouble(c, r.error);
     }));
 
   app.get("/todos", (c) =>
@@ -162,10 +164,9 @@ export function createCookieApp(config: CookieAppConfig): Hono {
       }
       const rows = await client.database.select("todos", { columns: "id,title,done" });
       if (rows.ok) return c.body(rows.value, 200, { "content-type": "application/json" });
-      return c.json(
-        { error: rows.error.category },
-        rows.error.category === "FORBIDDEN" ? 403 : 502,
-      );
+      return rows.error.category === "FORBIDDEN"
+        ? c.json({ error: rows.error.category }, 403)
+        : backendTrouble(c, rows.error);
     }));
 
   app.post("/signout", (c) =>
@@ -173,10 +174,21 @@ export function createCookieApp(config: CookieAppConfig): Hono {
       await manager.initialize();
       // A lapsed session is refreshed first, so the server revokes it, refresh token included.
       const r = await signOutCurrentSession(client.auth, manager);
-      return r.ok ? c.body(null, 204) : c.json({ error: r.error.category }, 502);
+      return r.ok ? c.body(null, 204) : backendTrouble(c, r.error);
     }));
 
   return app;
+}
+
+/**
+ * The answer for a backend that failed a request: 503 with the backend's `Retry-After` when it
+ * asks this server to slow down (GoTrue's rate limits count this server's address, not the
+ * user), else 502. Never the backend's words.
+ */
+function backendTrouble(c: Context, error: ServiceError): Response {
+  if (error.category !== "RATE_LIMITED") return c.json({ error: error.category }, 502);
+  if (error.retryAfter !== null) c.header("retry-after", `${error.retryAfter}`);
+  return c.json({ error: error.category }, 503);
 }
 
 /**

@@ -24,6 +24,8 @@ const CALLER_STATUS = {
   NOT_FOUND: 404,
   CONFLICT: 409,
   PAYLOAD_TOO_LARGE: 413,
+  // The backend asks this server to slow down (its limits count this server, not the caller).
+  RATE_LIMITED: 503,
 };
 const upstream = (c, error) => {
   // The gateway's own words ("Invalid API key", "No API key found in request"), on a 401 or
@@ -36,6 +38,8 @@ const upstream = (c, error) => {
     ? error.status
     : CALLER_STATUS[error.category] ?? 502;
   if (status === 401) c.header("www-authenticate", 'Bearer error="invalid_token"');
+  // The backend's own wait, passed on (RFC 9110 §10.2.3: with a 503).
+  if (status === 503 && error.retryAfter !== null) c.header("retry-after", `${error.retryAfter}`);
   return c.json(
     { error: "The backend could not complete the request", category: error.category },
     status,
@@ -116,6 +120,10 @@ app.put("/api/files/:name", async (c) => {
   const up = await storage.upload("uploads", path, body, {
     contentType: storedType(c.req.header("content-type")),
     upsert: true,
+    // A Storage API that stalls holds this request no longer than the caller waits, nor than
+    // five minutes (uploads have no default timeout: a large file may take long).
+    signal: c.req.raw.signal,
+    timeout: 300_000,
   });
   if (over) return tooLarge(c);
   if (!up.ok) return upstream(c, up.error);

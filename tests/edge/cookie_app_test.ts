@@ -114,6 +114,38 @@ Deno.test("cookie app: a backend that cannot be reached is the backend's trouble
   assert.deepEqual(await res.json(), { error: "NETWORK" });
 });
 
+Deno.test("cookie app: a backend rate limit is a 503 with its Retry-After, not a 502; bad cookie options throw at creation, not as a 500 per request", async () => {
+  const limited = (() =>
+    Promise.resolve(
+      Response.json(
+        { code: 429, error_code: "over_request_rate_limit", msg: "Request rate limit reached" },
+        { status: 429, headers: { "retry-after": "30" } },
+      ),
+    )) as typeof fetch;
+  const app = createCookieApp({
+    url: URL_,
+    apiKey: "anon-key",
+    clientOptions: { fetch: limited, retry: { maxAttempts: 1 } },
+  });
+  const res = await app.request("/signin", {
+    method: "POST",
+    headers: JSON_POST,
+    body: JSON.stringify({ email: "c@example.test", password: "secret-pw" }),
+  });
+  assert.equal(res.status, 503);
+  assert.equal(res.headers.get("retry-after"), "30");
+  assert.deepEqual(await res.json(), { error: "RATE_LIMITED" });
+  assert.throws(
+    () =>
+      createCookieApp({
+        url: URL_,
+        apiKey: "anon-key",
+        cookie: { sameSite: "none" as "None" },
+      }),
+    { name: "TypeError", message: /'sameSite' must be Lax, Strict or None/ },
+  );
+});
+
 Deno.test("cookie app: a cross-site form cannot sign a browser in; sign-in takes JSON only, at most 4 KiB; answers are never cached", async () => {
   const backend = await createLocalBackend();
   const fetch = async (input: RequestInfo | URL, init?: RequestInit) =>

@@ -510,6 +510,15 @@ Deno.test("Deno edge example: a backend 401 carries the Bearer challenge; the ca
     const down = await app.request("/api/todos", { headers });
     assert.equal(down.status, 502);
     assert.equal(down.headers.get("www-authenticate"), null);
+    // A backend asking this server to slow down: 503 with its Retry-After (a 502 dropped it).
+    answer = Response.json({ message: "slow down" }, {
+      status: 429,
+      headers: { "retry-after": "12" },
+    });
+    const limited = await app.request("/api/todos", { headers });
+    assert.equal(limited.status, 503);
+    assert.equal(limited.headers.get("retry-after"), "12");
+    assert.equal((await limited.json()).category, "RATE_LIMITED");
     // The backend refusing this server's API key (a rotated key) is no fault of the caller's
     // token: 502 without the challenge that would make clients refresh or sign out.
     for (const status of [401, 403]) {
@@ -534,6 +543,45 @@ Deno.test("Deno edge example: a backend 401 carries the Bearer challenge; the ca
     });
     assert.equal(echoed.status, 400);
     await echoed.body?.cancel();
+  } finally {
+    await p.server.close();
+  }
+});
+
+Deno.test("Deno edge example: an upload to a Storage API that stalls ends when the caller leaves (it held the request for ever)", async () => {
+  const p = await project();
+  try {
+    let reached = false;
+    const app = createApp({
+      url: p.server.url,
+      apiKey: p.backend.apiKey,
+      clientOptions: {
+        fetch: (input, init) => {
+          const url = input instanceof Request ? input.url : String(input);
+          if (!url.includes("/storage/v1/object/")) return fetch(input, init);
+          reached = true;
+          // Takes the request and never answers; only the signal ends the wait.
+          return new Promise<Response>((_, reject) =>
+            init?.signal?.addEventListener("abort", () => reject(init.signal!.reason))
+          );
+        },
+        retry: { maxAttempts: 1 },
+      },
+    });
+    const alice = await p.signUp("stall@example.test");
+    const caller = new AbortController();
+    const pending = app.request("/api/files/a.txt", {
+      method: "PUT",
+      headers: { authorization: `Bearer ${alice.access_token}` },
+      body: "hello",
+      signal: caller.signal,
+    });
+    while (!reached) await new Promise((r) => setTimeout(r, 5));
+    const started = performance.now();
+    caller.abort();
+    const res = await pending;
+    assert.ok(performance.now() - started < 1_000);
+    assert.equal((await res.json()).category, "CANCELLED");
   } finally {
     await p.server.close();
   }
