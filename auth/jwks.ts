@@ -37,7 +37,7 @@ import type { BaseClient } from "../core/client.ts";
 import { type Failure, failure, type ServiceResult, success } from "../core/result.ts";
 import { decodeJwk, type Jwk, type JwkSet } from "./jwt.ts";
 import { bounded, cancelled } from "../core/_abort.ts";
-import { describeThrown } from "../core/_thrown.ts";
+import { notNonNegative } from "../core/_thrown.ts";
 
 /**
  * An imported verification key: WebCrypto's `CryptoKey`, named through
@@ -293,14 +293,8 @@ function checkDuration(name: string, value: number | undefined, fallback: number
   const v = value ?? fallback;
   // NaN is not >= 0. A byte cap is a whole number, as the transport requires: a fraction or
   // Infinity passed here would fail every fetch later.
-  const bytes = name === "maxBodyBytes";
-  if (!(typeof v === "number" && v >= 0) || bytes && !Number.isSafeInteger(v)) {
-    throw new RangeError(
-      `Cannot create the JWKS resolver as '${name}' must be a non-negative ${
-        bytes ? "integer" : "number"
-      }: current value is ${describeThrown(v)}`,
-    );
-  }
+  const bad = notNonNegative("create the JWKS resolver", name, v, name === "maxBodyBytes");
+  if (bad) throw bad;
   return v;
 }
 

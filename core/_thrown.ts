@@ -37,3 +37,29 @@ export function settleQuietly(returned: unknown): void {
 export function isThenable(value: unknown): value is PromiseLike<unknown> {
   return typeof (value as PromiseLike<unknown> | null)?.then === "function";
 }
+
+/**
+ * The `RangeError` for a numeric setting that is not a non-negative number (a whole one, as a
+ * byte count, with `integer`), or null when it is one; `what` says what it is for ("create the
+ * client"). The client, the transport and the JWKS resolver check their settings through it.
+ *
+ * @param what What the setting is for.
+ * @param name The setting's name.
+ * @param value Its value.
+ * @param integer Whether it must be a safe integer.
+ * @returns The error, or null.
+ */
+export function notNonNegative(
+  what: string,
+  name: string,
+  value: unknown,
+  integer?: boolean,
+): RangeError | null {
+  return typeof value === "number" && value >= 0 && (!integer || Number.isSafeInteger(value))
+    ? null
+    : new RangeError(
+      `Cannot ${what} as '${name}' must be a non-negative ${
+        integer ? "integer" : "number"
+      }: current value is ${describeThrown(value)}`,
+    );
+}

@@ -15,7 +15,7 @@ import {
   type TransportRequest,
   type TransportResponse,
 } from "./transport.ts";
-import { describeThrown } from "./_thrown.ts";
+import { notNonNegative } from "./_thrown.ts";
 
 /** Options of {@linkcode createBaseClient} and the root `createClient`. */
 export interface ClientOptions {
@@ -116,13 +116,8 @@ export class BaseClient implements TransportContext {
       throw new TypeError("Cannot create the client as 'fetch' must be a function");
     }
     const timeout = options.timeout ?? DEFAULT_TIMEOUT_MS;
-    if (!(typeof timeout === "number" && timeout >= 0)) {
-      throw new RangeError(
-        `Cannot create the client as 'timeout' must be a non-negative number: current value is ${
-          describeThrown(timeout)
-        }`,
-      );
-    }
+    const bad = notNonNegative("create the client", "timeout", timeout);
+    if (bad) throw bad;
     this.url = (parsed.origin + parsed.pathname).replace(/\/+$/, "");
     this.#apiKey = apiKey.trim(); // as Headers would send it
     this.#fetch = options.fetch;

@@ -88,22 +88,23 @@ export interface ServiceErrorInit {
  * ```
  */
 export class ServiceError {
+  // Declared only: the constructor sets each, in this order (no field is emitted before it).
   /** Human-readable message; never contains a token or API key. */
-  readonly message: string;
+  declare readonly message: string;
   /** The error's kind. */
-  readonly category: ErrorCategory;
+  declare readonly category: ErrorCategory;
   /** HTTP status when the server answered, else null. */
-  readonly status: number | null;
+  declare readonly status: number | null;
   /** The server's error code when it sent one, else null. */
-  readonly code: string | null;
+  declare readonly code: string | null;
   /** PostgREST `details`, else null. */
-  readonly details: string | null;
+  declare readonly details: string | null;
   /** PostgREST `hint`, else null. */
-  readonly hint: string | null;
+  declare readonly hint: string | null;
   /** Seconds the server asked to wait before retrying, else null. */
-  readonly retryAfter: number | null;
+  declare readonly retryAfter: number | null;
   /** The underlying error, if any. */
-  readonly cause: unknown;
+  declare readonly cause: unknown;
 
   /**
    * Builds an error value.

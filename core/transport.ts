@@ -8,7 +8,7 @@
  */
 
 import { errorFromResponse, redactCause, redactSecrets } from "./http_error.ts";
-import { describeThrown } from "./_thrown.ts";
+import { describeThrown, notNonNegative } from "./_thrown.ts";
 import { encodeQuery, type QueryInit } from "./query.ts";
 import { failure, type ServiceResult, success } from "./result.ts";
 import { backoffDelay, RETRYABLE_STATUSES, type RetryPolicy } from "./retry.ts";
@@ -339,7 +339,8 @@ class Call {
   // on the init): Node spends microseconds building each AbortSignal.
   readonly controller: AbortController = new AbortController();
   #timer: ReturnType<typeof setTimeout> | undefined;
-  #finished = false;
+  /** Settled: an attempt still under way (a fetch that ignored its signal) goes no further. */
+  done = false;
   #turns = 0;
   #attempt = 1;
   #resolve!: (r: Outcome) => void;
@@ -385,7 +386,7 @@ class Call {
   }
 
   #send(): void {
-    attemptOnce(this.#ctx, this.#req, this.#url, this.#method, this.controller).then(
+    attemptOnce(this.#ctx, this.#req, this.#url, this.#method, this).then(
       this.#onResult,
       // An attempt resolves every fault it meets; a throw (a mistyped header
       // value from untyped code) still settles the call. Its cause holds no secret.
@@ -403,13 +404,13 @@ class Call {
   }
 
   #watch = (): void => {
-    if (this.#finished || this.#timer !== undefined) return;
+    if (this.done || this.#timer !== undefined) return;
     if (++this.#turns < SETTLE_TURNS) RESOLVED.then(this.#watch);
     else this.#arm();
   };
 
   #arm(): void {
-    if (this.#deadline === 0 || this.#timer !== undefined || this.#finished) return;
+    if (this.#deadline === 0 || this.#timer !== undefined || this.done) return;
     this.#timer = setTimeout(
       () => this.#abort("timeout", new DOMException("Timed out", "TimeoutError")),
       Math.max(0, this.#deadline - Date.now()),
@@ -424,8 +425,8 @@ class Call {
   }
 
   #finish(outcome: Outcome): void {
-    if (this.#finished) return;
-    this.#finished = true;
+    if (this.done) return;
+    this.done = true;
     // A failed call cuts its stream body's pipe (attemptOnce), cancelling the caller's stream.
     if (!outcome.ok) this.controller.abort();
     if (this.#timer !== undefined) clearTimeout(this.#timer);
@@ -434,7 +435,7 @@ class Call {
   }
 
   #onResult = (result: AttemptResult): void => {
-    if (this.#finished) return;
+    if (this.done) return;
     if (result.kind === "ok") {
       const response = result.response;
       return this.#finish(success(this.#bodyOnly ? response.body : response));
@@ -459,7 +460,7 @@ class Call {
     this.#arm();
     // Only a settling call aborts the controller, ending the wait early: nothing is left to do.
     sleep(delay, this.controller.signal).then(() => {
-      if (this.#finished) return;
+      if (this.done) return;
       this.#attempt++;
       this.#send();
     });
@@ -526,30 +527,15 @@ function start(
   const retryAllowed = !isStreamBody &&
     (req.retry ?? (method === "GET" || method === "HEAD"));
   const timeout = req.timeout ?? ctx.timeout;
-  if (!(typeof timeout === "number" && timeout >= 0)) {
-    return Promise.reject(
-      new RangeError(
-        `Cannot send the request as 'timeout' must be a non-negative number: current value is ${
-          describeThrown(timeout)
-        }`,
-      ),
-    );
-  }
   const cap = req.maxBodyBytes;
-  if (cap !== undefined && !(Number.isSafeInteger(cap) && cap >= 0)) {
-    return Promise.reject(
-      new RangeError(
-        `Cannot send the request as 'maxBodyBytes' must be a non-negative integer: current value is ${
-          describeThrown(cap)
-        }`,
-      ),
-    );
-  }
+  const bad = notNonNegative("send the request", "timeout", timeout) ??
+    (cap === undefined ? null : notNonNegative("send the request", "maxBodyBytes", cap, true));
+  if (bad) return Promise.reject(bad);
   const signal = req.signal;
   if (signal?.aborted) {
     // As fetch does, an already aborted call cancels its stream body.
     if (isStreamBody) (req.body as ReadableStream).cancel(signal.reason).catch(() => {});
-    return Promise.resolve(abortFailure("cancelled", timeout));
+    return Promise.resolve(abortFailure("cancelled", timeout, signal.reason));
   }
   let url: string | undefined;
   try {
@@ -674,10 +660,11 @@ const LAZY_SIGNAL: PropertyDescriptor = {
 
 /** A fetch init whose `signal` comes into being only when the fetch reads it. */
 class LazySignalInit {
-  body?: BodyInit;
-  duplex?: "half";
+  // Declared only (no field emitted): each is set where it applies, which is all a fetch reads.
+  declare body?: BodyInit;
+  declare duplex?: "half";
   /** For a streamed answer: the caller's signal, joined to the fetch's own. */
-  caller?: AbortSignal | undefined;
+  declare caller?: AbortSignal | undefined;
   declare readonly signal: AbortSignal;
   constructor(
     readonly method: string,
@@ -703,8 +690,9 @@ async function attemptOnce(
   req: TransportRequest<ResponseType>,
   url: string,
   method: string,
-  controller: AbortController,
+  call: Call,
 ): Promise<AttemptResult> {
+  const controller = call.controller;
   const secrets = secretsOf(ctx, req);
   let response: Response;
   const headers = headerRecord(ctx, req);
@@ -754,6 +742,10 @@ async function attemptOnce(
     if (!(response?.status >= 0 && typeof response.headers?.get === "function")) {
       return refused("fetch resolved no Response", "NETWORK");
     }
+    // Answered after the call settled (cancelled or timed out; a fetch that ignored its signal):
+    // no redirect is followed (a cancelled POST went out again on each), and the body is
+    // cancelled, not read. The throw ends the attempt; the settled call ignores its outcome.
+    if (call.done) throw response.body?.cancel?.().catch(() => {});
     if (req.redirect !== undefined || !REDIRECTS.has(response.status)) break;
     const location = response.headers.get("location");
     if (location === null) break;

@@ -481,6 +481,13 @@ Deno.test("a cancelled call keeps the caller's abort reason as its cause", async
   const e = (await pending).errorOrNull()!;
   assert.equal(e.category, "CANCELLED");
   assert.equal(e.cause, reason);
+  // Aborted before the call, too (it kept no cause): an expired AbortSignal.timeout says so.
+  const before = new AbortController();
+  before.abort(reason);
+  const early = (await client(hanging).request({ path: "/x", signal: before.signal }))
+    .errorOrNull()!;
+  assert.equal(early.category, "CANCELLED");
+  assert.equal(early.cause, reason);
 });
 
 Deno.test("a fetch that throws a string holding the API key keeps a redacted cause", async () => {

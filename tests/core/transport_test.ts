@@ -620,6 +620,51 @@ Deno.test("an answer within a few microtask turns arms no timeout timer; a slow 
   }
 });
 
+Deno.test("a fetch that ignores its signal and answers after the call settled: no redirect followed, no body read", async () => {
+  const clock = FakeTimers.install({ toFake: ["setTimeout", "clearTimeout", "Date"] });
+  try {
+    // A thin wrapper that drops the signal, answering 100 ms later.
+    const sent: string[] = [];
+    let pulled = 0;
+    let cancelled = false;
+    const deaf = (answer: () => Response) =>
+      client(async (input, init) => {
+        sent.push(`${init?.method} ${new URL(String(input)).pathname}`);
+        await new Promise((r) => setTimeout(r, 100));
+        return answer();
+      }, { retry: { maxAttempts: 1 } });
+    // Cancelled at 50 ms: the 307 of a POST is not followed (the write went out five more times).
+    const ac = new AbortController();
+    const post = deaf(() => new Response(null, { status: 307, headers: { location: "/hop" } }))
+      .request({ method: "POST", path: "/start", json: { amount: 100 }, signal: ac.signal });
+    await clock.tickAsync(50);
+    ac.abort();
+    assert.equal((await post).errorOrNull()?.category, "CANCELLED");
+    await clock.tickAsync(1_000);
+    assert.deepEqual(sent, ["POST /start"]);
+    // Timed out at 50 ms: the endless body that comes at 100 ms is cancelled, not read.
+    const endless = () =>
+      new Response(
+        new ReadableStream({
+          pull: (c) => {
+            pulled++;
+            c.enqueue(new Uint8Array(1024));
+          },
+          cancel: () => void (cancelled = true),
+        }),
+      );
+    const read = deaf(endless).request({ path: "/big", timeout: 50, responseType: "text" });
+    await clock.tickAsync(50);
+    assert.equal((await read).errorOrNull()?.category, "TIMEOUT");
+    await clock.tickAsync(1_000);
+    assert.equal(cancelled, true);
+    assert.ok(pulled <= 2, `${pulled} chunks read`);
+    assert.equal(clock.countTimers(), 0);
+  } finally {
+    clock.uninstall();
+  }
+});
+
 Deno.test("a fetch that ignores its signal still cannot outlive the timeout", async () => {
   const clock = FakeTimers.install({ toFake: ["setTimeout", "clearTimeout", "Date"] });
   try {
