@@ -15,7 +15,8 @@ import { describeThrown } from "../core/_thrown.ts";
 import { redactCause, redactSecrets } from "../core/http_error.ts";
 import { quotedQueryPairs } from "../core/_query_pairs.ts";
 import { type BaseClient, globalFetch } from "../core/client.ts";
-import { encodeBase64 } from "../core/encoding.ts";
+import { encodeBase64, utf8Decode } from "../core/encoding.ts";
+import { encodeComponent } from "../core/_uri.ts";
 import { backoffDelay, resolveRetryPolicy, type RetryPolicy } from "../core/retry.ts";
 import { sleep } from "../core/_sleep.ts";
 import {
@@ -298,6 +299,27 @@ function isTransient(e: ServiceError, conflict: boolean): boolean {
 }
 
 const cancelled = () => failure({ message: "Upload paused: cancelled", category: "CANCELLED" });
+
+/**
+ * `bucket/key` of the upload whose TUS `Upload-Metadata` (a HEAD's) names another bucket or key
+ * than this one, else null (no header: a CORS policy may hide it; a value not base64 is not
+ * compared).
+ */
+function otherObject(header: string | null, bucket: string, key: string): string | null {
+  if (header === null) return null;
+  const named: Record<string, string | null> = { bucketName: null, objectName: null };
+  for (const pair of header.split(",")) {
+    const [name, value = ""] = pair.trim().split(/\s+/);
+    if (name !== "bucketName" && name !== "objectName") continue;
+    try {
+      named[name] = utf8Decode(Uint8Array.from(atob(value), (c) => c.charCodeAt(0)));
+    } catch {
+      // not compared
+    }
+  }
+  const other = (named.bucketName ?? bucket) !== bucket || (named.objectName ?? key) !== key;
+  return other ? `${named.bucketName ?? bucket}/${named.objectName ?? key}` : null;
+}
 
 /**
  * An answer whose `Upload-Offset` is missing or not a byte count. Missing, it is most often a
@@ -749,12 +771,18 @@ class Upload implements ResumableUpload {
   async #head(signal?: AbortSignal, resuming = false): Promise<ServiceResult<number>> {
     const r = await this.#tus("HEAD", this.#url!, { ...TUS }, null, signal);
     if (!r.ok) return r;
-    const raw = r.value.headers.get("upload-offset");
-    const offset = parseUploadOffset(raw);
-    if (offset === null || (this.#total !== null && offset > this.#total)) {
-      return offsetFailure(raw);
+    // A saved URL of another object (an `uploadUrl` given to a handle of another bucket or key):
+    // a TUS server answers a HEAD with the upload's metadata. Resumed, the rest of these bytes
+    // went into that object, and the upload reported Success.
+    const other = otherObject(r.value.headers.get("upload-metadata"), this.#bucket, this.#path);
+    if (other !== null) {
+      return failure({
+        message: `Cannot resume as the saved upload is of another object: ${showValue(other)}`,
+        category: "CONFLICT",
+      });
     }
-    // A deferred length the server already knows is not declared twice.
+    // A deferred length the server already knows is not declared twice. Compared first: a saved
+    // upload of another length is a CONFLICT, whatever its offset.
     const length = parseUploadOffset(r.value.headers.get("upload-length"));
     if (this.#total !== null && length !== null && length !== this.#total) {
       return failure({
@@ -762,6 +790,11 @@ class Upload implements ResumableUpload {
           `Cannot resume as the saved upload is ${length} bytes long and the data is ${this.#total}`,
         category: "CONFLICT",
       });
+    }
+    const raw = r.value.headers.get("upload-offset");
+    const offset = parseUploadOffset(raw);
+    if (offset === null || (this.#total !== null && offset > this.#total)) {
+      return offsetFailure(raw);
     }
     // A deferred upload (TUS: `Upload-Defer-Length: 1` while the length is unknown), whose length
     // goes with the PATCH that reaches it. A HEAD that only lacks `Upload-Length` (a proxy or a
@@ -1215,6 +1248,8 @@ export function createResumableUpload(
   encodeBucket(bucket);
   const checked = checkObjectPath(path);
   if ("error" in checked) throw new TypeError(checked.error);
+  // A lone surrogate, which `upload` refuses too (its metadata would name another key).
+  encodeComponent(checked.key);
   // As `upload`: a Blob carries its own content type unless one is given.
   const type = blobType(data);
   const o = !options.contentType && type ? { ...options, contentType: type } : options;

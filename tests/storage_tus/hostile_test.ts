@@ -73,6 +73,25 @@ Deno.test("resuming with data of another length than the saved upload is a CONFL
   assert.equal(r.errorOrNull()?.category, "CONFLICT");
   assert.match(r.errorOrNull()!.message, /100 bytes long and the data is 10/);
   assert.equal(patches(rec).length, 0);
+  // A longer saved upload whose offset is past this data's end: the same CONFLICT, not a DECODE
+  // blaming the server's offset.
+  const past = server({ offset: 12, length: "100" });
+  const longer = await createResumableUpload(
+    createBaseClient(BASE, KEY, { fetch: past.fetch }),
+    "b",
+    "p",
+    seq(10),
+    { uploadUrl: SAVED },
+  ).await();
+  assert.equal(longer.errorOrNull()?.category, "CONFLICT");
+  assert.match(longer.errorOrNull()!.message, /100 bytes long and the data is 10/);
+});
+
+Deno.test("a key holding a lone surrogate is refused at creation, as upload refuses it (its metadata named another key)", () => {
+  assert.throws(
+    () => createResumableUpload(createBaseClient(BASE, KEY), "b", "photo\ud800.png", seq(4)),
+    { name: "TypeError", message: /lone UTF-16 surrogate/ },
+  );
 });
 
 Deno.test("a stream longer than its declared size fails before its last bytes are sent", async () => {

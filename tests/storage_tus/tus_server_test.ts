@@ -7,7 +7,7 @@ import { createBaseClient } from "../../core/client.ts";
 import { createResumableUpload, type ResumableData } from "../../storage/mod.ts";
 import { serve } from "../support/serve.ts";
 import { byteStream } from "../support/byte_stream.ts";
-import { asStream, bytes, tusPeer } from "./_tus_peer.ts";
+import { asStream, bytes, tusPeer, withPeer } from "./_tus_peer.ts";
 
 type Fault =
   | "none"
@@ -293,6 +293,42 @@ for (const fault of ["500-once", "409-once", "drop-midway"] as const) {
     }
   });
 }
+
+Deno.test("a saved uploadUrl given to a handle of another object is a CONFLICT: its bytes went into the saved upload's object, reported a Success", async () => {
+  await withPeer(async (peer) => {
+    const client = createBaseClient(peer.url, "anon-key-123456");
+    const a = bytes(CHUNK * 3, 1);
+    const ac = new AbortController();
+    const first = createResumableUpload(client, "bucketA", "a.bin", a, { chunkSize: CHUNK });
+    first.progress.subscribe((p) => {
+      if (p.bytesUploaded >= CHUNK) ac.abort();
+    });
+    assert.equal((await first.await({ signal: ac.signal })).errorOrNull()?.category, "CANCELLED");
+    const saved = first.uploadUrl!;
+    const held = await peer.bytesOf(saved);
+    // Another bucket, another key: refused before a byte is sent, naming the saved object.
+    for (const [bucket, key] of [["bucketB", "a.bin"], ["bucketA", "b.bin"]]) {
+      const other = createResumableUpload(client, bucket, key, bytes(CHUNK * 3, 2), {
+        chunkSize: CHUNK,
+        uploadUrl: saved,
+      });
+      const r = await other.await();
+      assert.equal(r.errorOrNull()?.category, "CONFLICT", `${bucket}/${key}`);
+      assert.match(
+        r.errorOrNull()!.message,
+        /saved upload is of another object: "bucketA\/a\.bin"/,
+      );
+    }
+    assert.deepEqual(await peer.bytesOf(saved), held, "nothing written into the saved upload");
+    // The same object resumes as before.
+    const same = createResumableUpload(client, "bucketA", "a.bin", a, {
+      chunkSize: CHUNK,
+      uploadUrl: saved,
+    });
+    assert.ok((await same.await()).ok);
+    assert.deepEqual(await peer.bytesOf(saved), a);
+  });
+});
 
 Deno.test("cancel pauses; a new handle with the saved uploadUrl resumes from the server's offset", async () => {
   const peer = await tusPeer();
