@@ -25,6 +25,7 @@ import { type CountOption, ResponseFormat } from "./models.ts";
 import type { QueryBuilder } from "./query_builder.ts";
 import type { BlockResult } from "./where_builder.ts";
 import type { Validator } from "./validator.ts";
+import { refusedValidator } from "./_refused_validator.ts";
 
 /** Options of the typed POST RPC calls. */
 export interface TypedRpcOptions<T> extends CallOptions {
@@ -66,6 +67,8 @@ function call<T>(
   format: ResponseFormat,
   count?: CountOption | null,
 ) {
+  const bad = refusedValidator(o.validator);
+  if (bad) return Promise.resolve(bad);
   return guarded(() =>
     db.rpc(fn, {
       schema: o.schema,
@@ -87,6 +90,8 @@ function callGet<T>(
   format: ResponseFormat,
   count?: CountOption | null,
 ) {
+  const bad = refusedValidator(o.validator);
+  if (bad) return Promise.resolve(bad);
   return db.rpcGet(fn, {
     schema: o.schema,
     queryParams: o.queryParams,

@@ -32,6 +32,8 @@ import {
 } from "./models.ts";
 import type { QueryBuilder } from "./query_builder.ts";
 import type { Validator } from "./validator.ts";
+import { refusedValidator } from "./_refused_validator.ts";
+import { parseJsonInt64, stringifyJson } from "../core/_json_int64.ts";
 import type { BlockResult, WhereBuilder } from "./where_builder.ts";
 import { plainJson, plainOf } from "./_encode.ts";
 
@@ -71,6 +73,8 @@ export function selectTyped<T>(
   options?: TypedSelectOptions<T>,
 ): Promise<ServiceResult<T[]>> {
   options ??= {};
+  const bad = refusedValidator(options.validator);
+  if (bad) return Promise.resolve(bad);
   return db.select(table, options).then((r) => decodeRows(r, options));
 }
 
@@ -132,6 +136,8 @@ export function selectSingleTyped<T>(
   options?: TypedSelectOptions<T>,
 ): Promise<ServiceResult<T>> {
   options ??= {};
+  const bad = refusedValidator(options.validator);
+  if (bad) return Promise.resolve(bad);
   return db.select(table, { ...options, format: ResponseFormat.SINGLE }).then((r) =>
     decodeOne(r, options, true)
   );
@@ -163,6 +169,8 @@ export function selectMaybeSingleTyped<T>(
   options?: TypedSelectOptions<T>,
 ): Promise<ServiceResult<T | null>> {
   options ??= {};
+  const bad = refusedValidator(options.validator);
+  if (bad) return Promise.resolve(bad);
   // The fallback read gets only what is left of the call's timeout.
   const within = deadline(options.timeout, db.client.timeout);
   return db.select(table, { ...options, format: ResponseFormat.SINGLE }).then((r) =>
@@ -206,6 +214,8 @@ export function selectWithCountTyped<T>(
   options?: TypedSelectOptions<T> & { count?: CountOption | undefined },
 ): Promise<ServiceResult<PostgrestPage<T>>> {
   options ??= {};
+  const bad = refusedValidator(options.validator);
+  if (bad) return Promise.resolve(bad);
   return guarded(() =>
     send(
       db.client,
@@ -353,6 +363,8 @@ export function insertTyped<T>(
   options?: TypedInsertOptions<T>,
 ): Promise<ServiceResult<T[]>> {
   options ??= {};
+  const bad = refusedValidator(options.validator);
+  if (bad) return Promise.resolve(bad);
   return guarded(() =>
     db.insert(table, encodeJson(value, "insert"), {
       ...options,
@@ -387,6 +399,8 @@ export function insertTypedMany<T>(
   options?: TypedInsertOptions<T>,
 ): Promise<ServiceResult<T[]>> {
   options ??= {};
+  const bad = refusedValidator(options.validator);
+  if (bad) return Promise.resolve(bad);
   return guarded(() => {
     if (!Array.isArray(values)) throw new TypeError("Cannot insert as 'values' must be an array");
     return db.insert(table, encodeJson(values, "insert"), {
@@ -508,19 +522,22 @@ export function upsertTypedMany<T>(
   return insertTypedMany(db, table, values, { ...options, upsert: true });
 }
 
+/**
+ * An update's body: the value's JSON form (its `toJSON`, as an insert sends it; `NaN` or an invalid
+ * `Date` are null there) without its null fields, which leave their columns untouched. Read back
+ * with 64-bit integers kept exact.
+ */
 function withoutNulls(value: unknown): string {
   value = plainOf(value);
-  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+  const json = value !== null && typeof value === "object" && !Array.isArray(value)
+    ? parseJsonInt64(plainJson(value, "update"))
+    : null;
+  if (json === null || typeof json !== "object" || Array.isArray(json)) {
     throw new TypeError("Cannot update as 'value' must be an object");
   }
-  return plainJson(
-    Object.fromEntries(
-      Object.entries(value as Record<string, unknown>).filter(([, v]) =>
-        v !== null && v !== undefined
-      ),
-    ),
-    "update",
-  );
+  return stringifyJson(
+    Object.fromEntries(Object.entries(json).filter(([, v]) => v !== null)),
+  )!;
 }
 
 /** Options of the typed updates and deletes. */
@@ -559,6 +576,8 @@ export function updateTyped<T>(
   options?: TypedMutateOptions<T>,
 ): Promise<ServiceResult<T[]>> {
   options ??= {};
+  const bad = refusedValidator(options.validator);
+  if (bad) return Promise.resolve(bad);
   return guarded(() =>
     db.update(table, withoutNulls(value), block, {
       ...options,
@@ -654,6 +673,8 @@ export function deleteTyped<T>(
   options?: TypedMutateOptions<T> & { returning?: ReturnOption | undefined },
 ): Promise<ServiceResult<T[]>> {
   options ??= {};
+  const bad = refusedValidator(options.validator);
+  if (bad) return Promise.resolve(bad);
   const returning = options.returning ?? ReturnOption.REPRESENTATION;
   return db.delete(table, block, { ...options, returning }).then((r) => {
     if (returning !== ReturnOption.REPRESENTATION) return r.ok ? success([]) : r;

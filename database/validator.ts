@@ -6,6 +6,7 @@
  */
 
 import { failure, type ServiceResult, success } from "../core/result.ts";
+import { NOT_A_VALIDATOR } from "./_refused_validator.ts";
 import { ABORTED, cancelled, refusedSignal, untilAborted } from "../core/_abort.ts";
 import { describeThrown, isThenable } from "../core/_thrown.ts";
 
@@ -92,10 +93,7 @@ export async function validateAll<T>(
   }
   const isSchema = typeof standard?.validate === "function";
   if (!isSchema && typeof validator !== "function") {
-    return failure({
-      message: "Cannot validate as 'validator' must be a function or a Standard Schema",
-      category: "INVALID_ARGUMENT",
-    });
+    return failure({ message: NOT_A_VALIDATOR, category: "INVALID_ARGUMENT" });
   }
   const plain = !isSchema;
   const out: T[] = [];

@@ -6,9 +6,20 @@ import assert from "node:assert/strict";
 import { createBaseClient } from "../../core/client.ts";
 import {
   createDatabaseClient,
+  deleteTyped,
+  insertTyped,
+  insertTypedMany,
   paginator,
+  rpcGetTyped,
+  rpcTyped,
+  selectMaybeSingleTyped,
+  selectSingleTyped,
   selectTyped,
+  selectWithCountTyped,
   type StandardSchemaV1,
+  updateTyped,
+  upsertTyped,
+  type Validator,
 } from "../../database/mod.ts";
 import { jsonResponse, recordingFetch } from "../support/recording_fetch.ts";
 import { BASE, KEY, makeDb } from "./_helpers.ts";
@@ -74,4 +85,70 @@ Deno.test("a Standard Schema result with neither value nor issues is DECODE, not
   const { db } = makeDb(() => jsonResponse([{ id: 1 }]));
   const r = await selectTyped(db, "t", { validator: broken({ value: undefined }) });
   assert.deepEqual(r.getOrNull(), [undefined]);
+});
+
+Deno.test("a validator that is neither a function nor a Standard Schema is refused before the request (a write was committed, then reported INVALID_ARGUMENT)", async () => {
+  const { db, rec } = makeDb(() => jsonResponse([{ id: 1 }]));
+  // A Joi- or yup-style schema: it has `validate`, but no `~standard`.
+  const validator = { validate: (v: unknown) => v } as unknown as Validator<{ id: number }>;
+  const calls: Array<[string, () => Promise<{ ok: boolean; errorOrNull(): unknown }>]> = [
+    ["selectTyped", () => selectTyped(db, "t", { validator })],
+    ["selectSingleTyped", () => selectSingleTyped(db, "t", { validator })],
+    ["selectMaybeSingleTyped", () => selectMaybeSingleTyped(db, "t", { validator })],
+    ["selectWithCountTyped", () => selectWithCountTyped(db, "t", { validator })],
+    ["insertTyped", () => insertTyped(db, "t", { id: 1 }, { validator })],
+    ["insertTypedMany", () => insertTypedMany(db, "t", [{ id: 1 }], { validator })],
+    ["upsertTyped", () => upsertTyped(db, "t", { id: 1 }, { validator })],
+    ["updateTyped", () => updateTyped(db, "t", { id: 2 }, null, { validator })],
+    ["deleteTyped", () => deleteTyped(db, "t", null, { validator })],
+    ["rpcTyped", () => rpcTyped(db, "f", { validator })],
+    ["rpcGetTyped", () => rpcGetTyped(db, "f", { validator })],
+  ];
+  for (const [name, call] of calls) {
+    const r = await call();
+    const e = r.errorOrNull() as { category: string; message: string } | null;
+    assert.equal(e?.category, "INVALID_ARGUMENT", name);
+    assert.match(e!.message, /'validator' must be a function or a Standard Schema/);
+  }
+  assert.equal(rec.requests.length, 0, "nothing sent");
+  assert.throws(() => paginator(db, "t", { validator }), {
+    name: "TypeError",
+    message: /'validator' must be a function or a Standard Schema/,
+  });
+  // A function and a Standard Schema still go.
+  assert.ok((await selectTyped(db, "t", { validator: (v) => v as { id: number } })).ok);
+  const schema: StandardSchemaV1<{ id: number }> = {
+    "~standard": {
+      version: 1,
+      vendor: "test",
+      validate: (v) => ({ value: v as { id: number } }),
+    },
+  };
+  assert.ok((await insertTyped(db, "t", { id: 1 }, { validator: schema })).ok);
+  assert.equal(rec.requests.length, 2);
+});
+
+Deno.test("updateTyped sends the value's JSON form (toJSON) without its null fields: NaN and an invalid Date leave their columns untouched", async () => {
+  const { db, rec } = makeDb(() => jsonResponse([]));
+  class Task {
+    isDone = true;
+    dueAt: Date | null = null;
+    toJSON() {
+      return { done: this.isDone, due_at: this.dueAt };
+    }
+  }
+  await updateTyped(db, "tasks", new Task() as unknown as { done: boolean }, null);
+  assert.equal(rec.last.text, '{"done":true}');
+  await updateTyped(
+    db,
+    "tasks",
+    { title: "x", due: new Date(""), n: NaN, big: 9007199254740993n, gone: null },
+    null,
+  );
+  assert.equal(rec.last.text, '{"title":"x","big":9007199254740993}');
+  // A value whose JSON form is no object is refused, as before.
+  const odd = { toJSON: () => [1, 2] } as unknown as { id: number };
+  const r = await updateTyped(db, "t", odd, null);
+  assert.equal(r.errorOrNull()?.category, "INVALID_ARGUMENT");
+  assert.equal(rec.requests.length, 2);
 });
