@@ -362,7 +362,14 @@ export async function buildPackage(target: Target, outArg: string): Promise<void
   }
   const bundleEntry = `${stage}_bundle.ts`;
   await Deno.writeTextFile(bundleEntry, bundleExports.join("\n") + "\n");
-  await esbuild([bundleEntry, "--sourcemap", `--outfile=${bundleFile}`]);
+  // npm ships the sources the map names (`src/`): their text again in the map was a quarter of
+  // the package. JSR's map keeps it.
+  await esbuild([
+    bundleEntry,
+    "--sourcemap",
+    ...(target === "npm" ? ["--sources-content=false"] : []),
+    `--outfile=${bundleFile}`,
+  ]);
   if (target === "npm") await shrink(bundleFile);
   await Deno.remove(bundleEntry);
   for (const { source, js } of subpaths) {
@@ -533,12 +540,15 @@ export async function shrink(file: string): Promise<void> {
   if (out.code === undefined || typeof out.map !== "string") {
     throw new Error(`could not shrink ${file}`);
   }
-  const input = JSON.parse(map) as { sources: string[]; sourcesContent: (string | null)[] };
+  const input = JSON.parse(map) as { sources: string[]; sourcesContent?: (string | null)[] };
   const output = JSON.parse(out.map) as { sources: string[]; sourcesContent?: (string | null)[] };
-  output.sourcesContent = output.sources.map((s) =>
-    input.sourcesContent[input.sources.indexOf(s)] ?? null
-  );
-  if (output.sourcesContent.includes(null)) throw new Error(`a source of ${file} has no text`);
+  // The sources' text is carried over when the map had it (the package ships the sources too).
+  delete output.sourcesContent;
+  if (input.sourcesContent) {
+    const text = input.sourcesContent;
+    output.sourcesContent = output.sources.map((s) => text[input.sources.indexOf(s)] ?? null);
+    if (output.sourcesContent.includes(null)) throw new Error(`a source of ${file} has no text`);
+  }
   const annotations = (code: string) => code.match(/[@#]__PURE__/g)?.length ?? 0;
   if (
     !sameProgram(await syntaxTree(before), await syntaxTree(out.code)) ||

@@ -234,6 +234,11 @@ Deno.test("npm build installs by name and runs real flows on the machine's Node,
     const map = JSON.parse(await Deno.readTextFile(`${installed}/esm/core/client.d.ts.map`));
     assert.equal(map.sources[0], "../../src/core/client.ts");
     await Deno.stat(`${installed}/src/core/client.ts`);
+    // The bundle's map names shipped sources without their text again (a quarter of the package).
+    const bundleMap = JSON.parse(await Deno.readTextFile(`${installed}/esm/mod.js.map`));
+    assert.equal(bundleMap.sourcesContent, undefined);
+    assert.ok(bundleMap.sources.length > 50);
+    for (const source of bundleMap.sources) await Deno.stat(`${installed}/esm/${source}`);
     const dts = await Deno.readTextFile(`${installed}/esm/core/mod.d.ts`);
     assert.ok(!dts.includes("@fetchbase/fetchbase") && !/from "\.[^"]*\.ts"/.test(dts), dts);
     assert.ok((await Deno.readTextFile(`${installed}/README.md`)).includes('from "fetchbase"'));

@@ -188,6 +188,17 @@ Deno.test("shrink: short local names, run-time names kept, annotations and sourc
     const map = JSON.parse(await Deno.readTextFile(`${file}.map`));
     assert.deepEqual(map.sources, ["src/items.ts"]);
     assert.deepEqual(map.sourcesContent, ["// the original text\n"]);
+    // A map that names its sources without their text (the npm bundle's) stays without it.
+    const bare = `${dir}/bare.js`;
+    await Deno.writeTextFile(bare, source + "//# sourceMappingURL=bare.js.map\n");
+    await Deno.writeTextFile(
+      `${bare}.map`,
+      JSON.stringify({ version: 3, sources: ["src/items.ts"], names: [], mappings }),
+    );
+    await shrink(bare);
+    const bareMap = JSON.parse(await Deno.readTextFile(`${bare}.map`));
+    assert.deepEqual(bareMap.sources, ["src/items.ts"]);
+    assert.equal(bareMap.sourcesContent, undefined);
     // The shrunk module still works.
     const mod = await import(`file://${file}`);
     assert.equal(mod.describeItems(["a", "b"], "-"), "a-b");
