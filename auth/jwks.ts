@@ -484,7 +484,10 @@ export class JwksResolver {
         // A miss forces one refetch; misses force at most one per cooldown (unknown kids
         // flooding in cost one fetch per cooldown, not one each).
         if (this.#since(this.#missAt) < this.#o.cooldownMs) return success(null);
-      } else if (entry && this.#flightAlive(this.#inflight)) {
+      } else if (entry && this.#inflight && age < this.#o.maxAgeMs + this.#o.inflightWaitMs) {
+        // A set past its age serves callers while a refresh runs, for `inflightWaitMs` at most:
+        // after that (a JWKS endpoint that stalls or fails, refresh after refresh) a key removed
+        // from it verified for ever.
         return success(entry);
       }
     }

@@ -151,7 +151,7 @@ export class ServiceError {
  */
 export class ServiceException extends Error {
   /** The error value. */
-  readonly error: ServiceError;
+  declare readonly error: ServiceError;
 
   /**
    * Wraps an error value.
@@ -180,7 +180,7 @@ export class Success<T> {
   /** Discriminant: always `true`. */
   readonly ok: true = true;
   /** The value. */
-  readonly value: T;
+  declare readonly value: T;
 
   /**
    * Wraps a value.
@@ -246,7 +246,7 @@ export class Failure {
   /** Discriminant: always `false`. */
   readonly ok: false = false;
   /** The error value. */
-  readonly error: ServiceError;
+  declare readonly error: ServiceError;
 
   /**
    * Wraps an error value.

@@ -333,6 +333,38 @@ Deno.test("while a refresh of a stale set is under way, other callers get the ca
   }
 });
 
+Deno.test("a stale set serves callers for inflightWaitMs at most: a key removed while the JWKS endpoint stalls stops verifying (it verified for ever, refresh after refresh)", async () => {
+  const clock = FakeTimers.install({ toFake: ["Date"], now: Date.now() });
+  try {
+    const k1 = await makeKey("k1");
+    // After the first answer the endpoint stalls (k1 removed behind it), for every later fetch.
+    const stalled = deferred<Response>();
+    const h = harness({
+      jwks: (i) => (i === 0 ? jwksBody(k1.jwk) : stalled.promise),
+      options: { timeout: 0 },
+    });
+    assert.ok((await h.jwks.verificationKey("k1")).getOrThrow());
+    clock.tick(JWKS_DEFAULTS.maxAgeMs + 1);
+    const refreshing = h.jwks.verificationKey("k1");
+    await new Promise((r) => setTimeout(r, 5));
+    // Within the window, the stale key serves (a normal refresh holds nobody up).
+    assert.ok((await h.jwks.verificationKey("k1")).getOrThrow());
+    clock.tick(JWKS_DEFAULTS.inflightWaitMs);
+    // Past it, with the refresh still hanging (no timeout): the stale key is no longer served;
+    // the caller waits for the refresh as long as `inflightWaitMs`, then falls back.
+    const late = h.jwks.verificationKey("k1");
+    let settled = false;
+    late.then(() => (settled = true));
+    await new Promise((r) => setTimeout(r, 5));
+    assert.equal(settled, false, "not served from the stale set");
+    stalled.resolve(jwksBody());
+    assert.equal((await late).getOrThrow(), null, "k1 was removed");
+    assert.equal((await refreshing).getOrThrow(), null);
+  } finally {
+    clock.uninstall();
+  }
+});
+
 Deno.test("a cancelled caller stops waiting; the fetch goes on for the others", async () => {
   const k1 = await makeKey("k1");
   const gate = deferred<void>();
