@@ -256,7 +256,8 @@ function checkSession(session: Session): void {
     const list = name === "identities" || name === "factors";
     if (
       v != null && (typeof v !== "object" || Array.isArray(v) !== list ||
-        list && !(v as unknown[]).every((x) => x !== null && typeof x === "object"))
+        list &&
+          !(v as unknown[]).every((x) => x !== null && typeof x === "object" && !Array.isArray(x)))
     ) {
       throw new SessionRefused(
         `Cannot save the session as its user's '${name}' must be ${
@@ -978,33 +979,35 @@ export class SessionManager {
       // meanwhile then carries the new tokens, never the spent ones. They stay live even when
       // storage fails: the old ones are spent.
       this.#hold(session, next, true);
-      // Tabs sharing a storage: another may have rotated the token again while this grant was
-      // under way (a slow answer, or GoTrue's answer to a token it read as reuse). Stored over
-      // that, this older state's token would go at the next refresh, and GoTrue revokes the
-      // whole session for a token that is neither active nor the active one's parent.
-      // (Not when the storage did not answer the read before the grant: no wait for it again.)
-      const since = newer === undefined ? null : await this.#newerStored(next, undefined, true);
-      if (this.#heldRefreshToken() !== next.refreshToken || clears !== this.#clears) {
-        return superseded();
-      }
-      if (since && sameSession(next, since)) {
-        this.#adopt(next, since);
-        return success(since);
-      }
       let stored: unknown = null;
+      let since: Session | null | undefined = null;
       try {
-        await this.#serial(() =>
-          this.#saving(
+        await this.#serial(async () => {
+          // Tabs sharing a storage: another may have rotated the token again while this grant
+          // was under way (a slow answer, or GoTrue's answer to a token it read as reuse).
+          // Stored over that, this older state's token would go at the next refresh, and GoTrue
+          // revokes the whole session for a token that is neither active nor the active one's
+          // parent. Read in the write's turn, so that a user update saved meanwhile (with these
+          // tokens) is stored after it, never under it. (Not when the storage did not answer the
+          // read before the grant: no wait for it again.)
+          if (newer !== undefined) since = await this.#newerStored(next, undefined, true);
+          if (since && sameSession(next, since)) return;
+          since = null;
+          return this.#saving(
             this.#storage.save(this.#tagged(next)),
             next.refreshToken,
             session.refreshToken,
-          )
-        );
+          );
+        });
       } catch (error) {
         stored = error ?? new Error("unknown storage error");
       }
       if (this.#heldRefreshToken() !== next.refreshToken || clears !== this.#clears) {
         return superseded();
+      }
+      if (since) {
+        this.#adopt(next, since);
+        return success(since);
       }
       this.#emit(AuthStateChangeEvent.TOKEN_REFRESHED, next);
       if (stored !== null) {

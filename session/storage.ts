@@ -216,6 +216,9 @@ export class InMemorySessionStorage implements SessionStorage {
   }
 }
 
+/** A store's own word that its last write of a key was refused (`webStorageStore`'s). */
+const WRITE_REFUSED: unique symbol = Symbol("write refused");
+
 /**
  * Stores the session as JSON in any {@linkcode KeyValueStore}.
  *
@@ -318,6 +321,13 @@ export class KeyValueSessionStorage implements SessionStorage {
     // may take: a restore right after a sign-out reads the sign-out.
     await bounded(this.#gate, STORAGE_WAIT_MS);
     const raw = await this.#store.get(this.key);
+    // Nothing stored because this page's last write was refused: a fault, not a sign-out.
+    if (
+      raw == null &&
+      (this.#store as { [WRITE_REFUSED]?: (k: string) => boolean })[WRITE_REFUSED]?.(this.key)
+    ) {
+      throw new Error("Web Storage refused the last write of the session: nothing is stored");
+    }
     try {
       return parseStoredSession(raw);
     } catch {
@@ -362,18 +372,15 @@ export function webStorageStore(
   }
   // Web Storage may refuse writes (Safari private mode, a full quota): the session then
   // lives in memory for this page instead of failing the sign-in. Until a write of the key lands
-  // or it is removed, reading nothing there is a fault, not "signed out elsewhere": a restore
-  // (`initialize()`, a tab's focus) then dropped the session held, its refresh token with it.
+  // or it is removed, a session storage over it reads nothing there as a fault, not as "signed
+  // out elsewhere" (`KeyValueSessionStorage.load`): a restore (`initialize()`, a tab's focus)
+  // then dropped the session held, its refresh token with it. `get` itself answers as Web
+  // Storage does: the store may serve as a resumable upload's URL store too.
   const refused = new Set<string>();
-  return {
-    get: (k) => {
-      const v = storage.getItem(k);
-      if (v === null && refused.has(k)) {
-        throw new Error("Web Storage refused the last write of this key: nothing is stored");
-      }
-      return v;
-    },
-    set: (k, v) => {
+  const store = {
+    get: (k: string) => storage.getItem(k),
+    [WRITE_REFUSED]: (k: string) => refused.has(k),
+    set: (k: string, v: string) => {
       try {
         storage.setItem(k, v);
         refused.delete(k);
@@ -388,7 +395,7 @@ export function webStorageStore(
         }
       }
     },
-    remove: (k) => {
+    remove: (k: string) => {
       refused.delete(k);
       try {
         storage.removeItem(k);
@@ -397,6 +404,7 @@ export function webStorageStore(
       }
     },
   };
+  return store;
 }
 
 /** An async key-value namespace: Cloudflare KV (`put`) or any `set` store. */

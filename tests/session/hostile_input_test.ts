@@ -277,6 +277,7 @@ Deno.test("a custom storage's session whose user fields have the wrong shape rea
   const bad: Array<[string, unknown]> = [
     ["identities", { 0: { id: "i1" } }],
     ["identities", ["i1"]],
+    ["identities", [[{ id: "i1" }]]],
     ["factors", "totp"],
     ["appMetadata", ["admin"]],
     ["userMetadata", 5],

@@ -6,6 +6,7 @@ import { createAuthClient, decodeSession, type Session } from "../../auth/mod.ts
 import { createBaseClient } from "../../core/client.ts";
 import { MutableStateFlow } from "../../core/state_flow.ts";
 import {
+  AuthStateChangeEvent,
   createSessionManager,
   getUserForCurrentSession,
   importSessionFromFragment,
@@ -471,8 +472,10 @@ Deno.test("restore: no stored session signs the held one out; a refresh or sign-
     await turns();
     s2.find("/token").release(json(sessionJson(2)));
     await turns();
-    // Storage runs one operation at a time: the refresh's write waits for the read (and the
-    // refresh reads again for a state another tab stored during the grant: none).
+    // Storage runs one operation at a time: the refresh's write waits for the read; in its turn
+    // the refresh reads again for a state another tab stored during the grant (none).
+    slow.release();
+    await turns();
     slow.release();
     assert.ok((await refresh).ok);
     await restore;
@@ -1034,4 +1037,55 @@ Deno.test("dispose ends sessionState for its subscribers and a for await over it
   await m.clearSession();
   assert.equal(kinds.length, before, "no state reaches a disposed manager's subscribers");
   assert.ok(looped.includes("Authenticated"), looped.join());
+});
+
+Deno.test("a user update saved while a refresh reads the storage for another tab's state is stored after the refresh, never under it", async () => {
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+  // An asynchronous storage (IndexedDB, Capacitor Preferences): each read takes 50 ms.
+  let stored: Session | null = null;
+  const storage = {
+    load: async () => {
+      const v = stored;
+      await sleep(50);
+      return v;
+    },
+    save: (s: Session) => void (stored = structuredClone(s)),
+    clear: () => void (stored = null),
+  };
+  let userUpdate: Promise<void> | undefined;
+  const named = (n: number, name: string) => ({
+    ...sessionJson(n),
+    user: { id: "u1", email: "a@x.io", user_metadata: { name } },
+  });
+  const fetch = (input: RequestInfo | URL, _init?: RequestInit) => {
+    if (String(input).includes("grant_type=refresh_token")) {
+      // The app's updateUser answer comes 20 ms after the grant's: it saves the held session
+      // (the grant's tokens by then) with the new user.
+      setTimeout(() => {
+        const held = m.currentSession!;
+        userUpdate = m.saveSession(
+          { ...held, user: { ...held.user, userMetadata: { name: "new" } } },
+          { event: AuthStateChangeEvent.USER_UPDATED },
+        );
+      }, 20);
+      return Promise.resolve(json(named(2, "old")));
+    }
+    return Promise.resolve(json({}));
+  };
+  const c = createBaseClient(BASE, KEY, { fetch });
+  const m = createSessionManager(createAuthClient(c), c, { storage, autoRefresh: false });
+  const events: string[] = [];
+  m.onAuthStateChange(
+    (e, s) => events.push(`${e}(${s?.user.userMetadata?.name})`),
+    { emitInitialSession: false },
+  );
+  await m.saveSession(decodeSession(named(1, "old")));
+  assert.equal((await m.refreshSession()).getOrThrow().refreshToken, "refresh-2");
+  await userUpdate;
+  await sleep(100);
+  assert.equal(m.currentSession?.user.userMetadata?.name, "new");
+  assert.equal(stored!.refreshToken, "refresh-2");
+  assert.equal(stored!.user.userMetadata?.name, "new", "the update is not written over");
+  assert.deepEqual(events, ["SIGNED_IN(old)", "TOKEN_REFRESHED(old)", "USER_UPDATED(new)"]);
+  m.dispose();
 });

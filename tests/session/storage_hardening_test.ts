@@ -441,6 +441,11 @@ Deno.test("Web Storage refusing a write removes the session before it: a spent r
   // another tab reads no session.
   await assert.rejects(storage.load(), /refused the last write/);
   assert.equal(await new KeyValueSessionStorage(webStorageStore(web)).load(), null);
+  // The store itself answers as Web Storage does (it may be a resumable upload's URL store,
+  // where a throwing get failed every later upload of the same data).
+  const store = webStorageStore(web);
+  await store.set("upload-key", "https://p.example/upload/1");
+  assert.equal(await store.get("upload-key"), null);
 });
 
 Deno.test("Web Storage refusing a write: a restore keeps the session held in memory (it read as signed out elsewhere and dropped the refresh token)", async () => {
