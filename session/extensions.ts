@@ -382,7 +382,17 @@ export async function signOutCurrentSession(
     if (!read.ok) return read;
   }
   let session = heldSession(manager);
-  if (!session) return (options.succeedIfNoSession ?? true) ? success(undefined) : noSession();
+  if (!session) {
+    // Nothing usable is held, but the storage may still hold what could not be read (a cookie
+    // session that lost a chunk: its first chunk holds the refresh token, and the response wrote
+    // no deletion): cleared, as a sign-out should leave nothing behind.
+    try {
+      await manager.clearSession();
+    } catch {
+      // nothing usable was stored
+    }
+    return (options.succeedIfNoSession ?? true) ? success(undefined) : noSession();
+  }
   const scope = options.scope ?? SignOutScope.LOCAL;
   // Ending a session needs a token the server accepts: a lapsed one is refreshed first (GoTrue
   // answers a lapsed token 401/403 and ends nothing: its refresh token would stay usable).

@@ -324,7 +324,9 @@ export class KeyValueSessionStorage implements SessionStorage {
     // Nothing stored because this page's last write was refused: a fault, not a sign-out.
     if (
       raw == null &&
-      (this.#store as { [WRITE_REFUSED]?: (k: string) => boolean })[WRITE_REFUSED]?.(this.key)
+      (this.#store as { [WRITE_REFUSED]?: ((k: string) => boolean) | undefined })[WRITE_REFUSED]?.(
+        this.key,
+      )
     ) {
       throw new Error("Web Storage refused the last write of the session: nothing is stored");
     }
@@ -497,7 +499,10 @@ export interface CookieOptions {
   /**
    * Domain (to share the session with subdomains). Each save and clear also deletes host-only
    * cookies of the same names, which a configuration without a domain left: browsers send those
-   * first (they are older), so they would be read instead of every new session.
+   * first (they are older), so they would be read instead of every new session. Dropping or
+   * changing a domain leaves the cookies of the old one in browsers, likewise sent first and
+   * read instead of every new session, and past every sign-out: clear them with the old domain
+   * once (a `CookieSessionStorage` with that `domain`, `clear()`).
    */
   domain?: string | undefined;
   /** Max-Age in seconds. Default 400 days. */
@@ -536,15 +541,21 @@ const MAX_CHUNKS = 50;
  * prefix. A cookie without a prefix, anyone able to set cookies for the site
  * can set directly.
  */
+/** Leading and trailing spaces and tabs. */
+const WSP = /^[ \t]+|[ \t]+$/g;
+
 function parseCookies(header: string | null): Map<string, string> {
   const out = new Map<string, string>();
   for (const pair of (header ?? "").split(";")) {
     pair.split(/,(?=\s*[^\s=;,]+=)/).forEach((part, i) => {
       const eq = part.indexOf("=");
       if (eq < 0) return;
-      const name = part.slice(0, eq).trim();
+      // Space and tab only, as browsers strip them (RFC 6265bis §5.6): `trim` also took U+00A0,
+      // so a cookie another origin set as "\u00a0__Host-fb-session" (no prefix to a browser,
+      // hence none of its rules) was read as the `__Host-` session.
+      const name = part.slice(0, eq).replace(WSP, "");
       if (i > 0 && /^__(?:host|secure)-/i.test(name)) return;
-      let value = part.slice(eq + 1).trim();
+      let value = part.slice(eq + 1).replace(WSP, "");
       if (value.length >= 2 && value.startsWith('"') && value.endsWith('"')) {
         value = value.slice(1, -1);
       }

@@ -11,7 +11,8 @@ import {
   signInWithEmailAndSaveSession,
   signOutCurrentSession,
 } from "../../session/mod.ts";
-import { withClock } from "./_helpers.ts";
+import { decodeSession } from "../../auth/mod.ts";
+import { sessionJson, withClock } from "./_helpers.ts";
 
 const cookiesOf = (storage: CookieSessionStorage) =>
   storage.setCookieHeaders().map((c) => c.split(";")[0]).filter((c) => !c.endsWith("=")).join(
@@ -112,3 +113,54 @@ Deno.test("a clock gap or arrival time sent in a session cookie is not taken: a 
     assert.equal(claims.ok, false, "an expired token's claims were accepted");
     manager.dispose();
   }));
+
+Deno.test("a sign-out whose request lost a chunk of the session deletes the chunks it brought (the first holds the refresh token)", async () => {
+  // A session written as chunks (a small chunk size), of which the browser sends only the first.
+  const big = new CookieSessionStorage(null, { chunkSize: 600 });
+  const backend = await createLocalBackend();
+  const fetch = async (input: RequestInfo | URL, init?: RequestInit) =>
+    await backend.app.fetch(new Request(input, init));
+  const client = () => createClient("http://backend.test", backend.apiKey, { fetch });
+  assert.ok((await client().auth.signUpWithEmail("chunk@example.test", "secret-pw")).ok);
+  const c1 = client();
+  const m1 = createSessionManager(c1.auth, c1, { storage: big, autoRefresh: false });
+  assert.ok(
+    (await signInWithEmailAndSaveSession(c1.auth, m1, "chunk@example.test", "secret-pw")).ok,
+  );
+  m1.dispose();
+  const chunks = cookiesOf(big).split("; ");
+  assert.ok(chunks.length >= 2, `${chunks.length} chunks`);
+  const partial = chunks[0];
+  const c2 = client();
+  const s2 = new CookieSessionStorage(partial, { chunkSize: 600 });
+  const m2 = createSessionManager(c2.auth, c2, { storage: s2, autoRefresh: false });
+  assert.equal((await m2.initialize()).ok, false, "a partial session is no session");
+  assert.ok((await signOutCurrentSession(c2.auth, m2)).ok);
+  m2.dispose();
+  const deleted = s2.setCookieHeaders().filter((c) => /Max-Age=0/.test(c)).map((c) =>
+    c.split("=")[0]
+  );
+  assert.ok(deleted.includes(partial.split("=")[0]), deleted.join(" "));
+});
+
+Deno.test("a cookie whose name only looks like the __Host- session after a no-break space is not read as it", async () => {
+  const name = "__Host-fb-session";
+  const writer = new CookieSessionStorage(null, { name });
+  await writer.save(decodeSession(sessionJson(1)));
+  const [written] = cookiesOf(writer).split("; ");
+  const value = written.slice(written.indexOf("=") + 1);
+  // Read under its own name, it is the session.
+  assert.equal(
+    new CookieSessionStorage(`${name}=${value}`, { name }).load()?.refreshToken,
+    "refresh-1",
+  );
+  // Browsers strip only spaces and tabs around a name: "\u00a0__Host-..." has no prefix to them,
+  // so any origin able to set cookies for the site can set it. It is no session here.
+  assert.equal(new CookieSessionStorage(`\u00a0${name}=${value}`, { name }).load(), null);
+  assert.equal(new CookieSessionStorage(`${name}\u00a0=${value}`, { name }).load(), null);
+  // Spaces and tabs around a name are not part of it, as in browsers.
+  assert.equal(
+    new CookieSessionStorage(` \t${name}\t =${value}`, { name }).load()?.refreshToken,
+    "refresh-1",
+  );
+});
