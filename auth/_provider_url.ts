@@ -54,7 +54,23 @@ export function providerUrl(base: string, provider: string, o: OAuthUrlOptions):
     parts.push(`code_challenge=${e(o.pkceParams.codeChallenge)}`);
     parts.push(`code_challenge_method=${e(challengeMethod(o.pkceParams))}`);
   }
-  for (const [k, v] of Object.entries(o.queryParams ?? {})) {
+  const given: unknown = o.queryParams ?? {};
+  // Pairs from a record, and from the `URLSearchParams` or `Map` a JavaScript caller (or code
+  // ported from supabase-js, which wraps them in URLSearchParams) may pass: read as a record,
+  // either went as nothing, and a string as one parameter per character.
+  const pairs = typeof given === "object" && given !== null && Symbol.iterator in given
+    ? [...(given as Iterable<[string, unknown]>)]
+    : typeof given === "object" && given !== null
+    ? Object.entries(given)
+    : null;
+  if (pairs === null || !pairs.every((p) => Array.isArray(p) && typeof p[0] === "string")) {
+    throw new TypeError(
+      `Cannot build the OAuth URL as 'queryParams' must be a record of names and values: current value is ${
+        showValue(given)
+      }`,
+    );
+  }
+  for (const [k, v] of pairs) {
     // Older GoTrue hands extra parameters to the provider, where a `state` replaces its own
     // signed state and the callback fails; current GoTrue drops it. It never comes back.
     if (k.toLowerCase() === "state") {

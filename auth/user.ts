@@ -13,6 +13,7 @@ import {
   AUTH_BODY_LIMIT,
   type AuthCallOptions,
   blank,
+  challengeMethod,
   gotrue,
   idSegment,
   invalid,
@@ -178,7 +179,14 @@ export function linkIdentity(
     accessToken,
     signal: o.signal,
     timeout: o.timeout,
-    secrets: redirectSecrets(o.redirectTo),
+    // With `plain`, the challenge in the URL is the verifier itself: a network error quoting
+    // the URL would carry the secret that redeems the code.
+    secrets: [
+      ...redirectSecrets(o.redirectTo),
+      ...(o.pkceParams && challengeMethod(o.pkceParams) === "plain"
+        ? [o.pkceParams.codeChallenge]
+        : []),
+    ],
     maxBodyBytes: AUTH_BODY_LIMIT,
   }).then((r) =>
     decodeResult(r, (v) => ({ url: reqString(asObject(v.body, "link answer"), "url"), provider }))

@@ -789,9 +789,10 @@ export interface ImportSessionOptions extends AuthCallOptions {
    * refuses a URL whose query holds another state or none
    * (`Failure(INVALID_ARGUMENT)`, `oauth_state_missing` or
    * `oauth_state_mismatch`), so that a link someone else made cannot sign
-   * this browser into their account. `null` (what `sessionStorage.getItem`
-   * gives when this browser stored no state: it started no sign-in) refuses
-   * every URL; only an option left out imports without the check.
+   * this browser into their account. `null` or `undefined` (what
+   * `sessionStorage.getItem` or `Map.get` give when this browser stored no
+   * state: it started no sign-in) refuses every URL; only an option left
+   * out imports without the check.
    */
   expectedState?: string | null | undefined;
 }
@@ -833,6 +834,14 @@ export async function importSessionFromFragment(
   options?: AuthCallOptions,
 ): Promise<ServiceResult<Session>> {
   options ??= {};
+  // A state given here would go unchecked: no fragment holds the query it is in.
+  if (typeof options === "object" && "expectedState" in options) {
+    return failure({
+      message:
+        "Cannot import the session as importSessionFromFragment checks no state: give 'expectedState' to importSessionFromUrl with the whole URL",
+      category: "INVALID_ARGUMENT",
+    });
+  }
   const t = parseSessionTokensFromFragment(fragment);
   return t.ok ? await importTokens(auth, t.value, manager, options) : t;
 }
@@ -946,9 +955,10 @@ export async function importSessionFromUrl(
       category: "DECODE",
     });
   }
-  // Null is a state expected and not found (a link this browser did not ask for): refused, as
-  // in the login CSRF this check exists for. Only an option left out skips it.
-  if (options.expectedState !== undefined) {
+  // Null (or undefined, as `Map.get` or a cookie library answers) is a state expected and not
+  // found (a link this browser did not ask for): refused, as in the login CSRF this check exists
+  // for. Only an option left out skips it.
+  if ("expectedState" in options) {
     let returned: string | null = null;
     try {
       // A relative URL (`/cb?state=…#…`) is read against a placeholder origin.

@@ -102,6 +102,51 @@ Deno.test("signInWithOAuth's queryParams cannot repeat a parameter the builder s
   );
   assert.deepEqual(url.searchParams.getAll("redirect_to"), ["https://app.example/cb"]);
   assert.equal(url.searchParams.get("access_type"), "offline");
+  // URLSearchParams (as supabase-js wraps them) and a Map go as their pairs (they went as
+  // nothing); a string is refused (it went as one parameter per character).
+  for (
+    const given of [
+      new URLSearchParams({ access_type: "offline", prompt: "consent" }),
+      new Map([["access_type", "offline"], ["prompt", "consent"]]),
+    ]
+  ) {
+    const q = new URL(
+      auth.signInWithOAuth("google", {
+        queryParams: given as unknown as Record<string, string>,
+      }).url,
+    ).searchParams;
+    assert.equal(q.get("access_type"), "offline");
+    assert.equal(q.get("prompt"), "consent");
+  }
+  assert.throws(
+    () =>
+      auth.signInWithOAuth("google", {
+        queryParams: new URLSearchParams({ state: "x" }) as unknown as Record<string, string>,
+      }),
+    (e: unknown) => e instanceof TypeError && /'state'/.test(e.message),
+  );
+  assert.throws(
+    () =>
+      auth.signInWithOAuth("google", {
+        queryParams: "prompt=consent" as unknown as Record<string, string>,
+      }),
+    (e: unknown) => e instanceof TypeError && /'queryParams' must be a record/.test(e.message),
+  );
+});
+
+Deno.test("linkIdentity with a plain PKCE challenge keeps it (the verifier itself) out of a failure quoting the URL", async () => {
+  const verifier = "v".repeat(43);
+  const { auth } = makeAuth(() => {
+    throw new TypeError(
+      `error sending request for url (https://p.example/auth/v1/user/identities/authorize?provider=github&code_challenge=${verifier}&code_challenge_method=plain)`,
+    );
+  });
+  const r = await auth.linkIdentity(TOKEN, "github", {
+    pkceParams: { codeVerifier: verifier, codeChallenge: verifier, codeChallengeMethod: "plain" },
+  });
+  assert.equal(r.errorOrNull()?.category, "NETWORK");
+  const shown = [r.errorOrNull()!.message, Deno.inspect(r.errorOrNull(), { depth: 10 })].join();
+  assert.ok(!shown.includes(verifier), shown);
 });
 
 Deno.test("linkIdentityWithIdToken refuses a blank access token before sending the id token", async () => {

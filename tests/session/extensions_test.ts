@@ -458,7 +458,24 @@ Deno.test("importSessionFromUrl with expectedState refuses a URL carrying anothe
       { expectedState: sessionStorageGetItem("oauth-state") },
     );
     assert.equal(forged.errorOrNull()?.code, "oauth_state_missing", query);
+    // Nor is undefined given as the option, what Map.get or a cookie library answers.
+    const unset = await importSessionFromUrl(
+      auth,
+      `https://app.example/cb${query}${fragmentOf(access, "r1")}&type=recovery`,
+      manager,
+      { expectedState: new Map<string, string>().get("oauth-state") },
+    );
+    assert.equal(unset.errorOrNull()?.code, "oauth_state_missing", query);
   }
+  // importSessionFromFragment checks no state: one given to it is refused, not ignored.
+  const unchecked = await importSessionFromFragment(
+    auth,
+    fragmentOf(access, "r1").slice(1),
+    manager,
+    { expectedState: "sent-state" } as Parameters<typeof importSessionFromFragment>[3],
+  );
+  assert.equal(unchecked.errorOrNull()?.category, "INVALID_ARGUMENT");
+  assert.match(unchecked.errorOrNull()!.message, /importSessionFromUrl/);
   assert.equal(rec.requests.length, 0);
   assert.equal(manager.currentSession, null);
   const ok = await importSessionFromUrl(
