@@ -484,10 +484,14 @@ export class JwksResolver {
         // A miss forces one refetch; misses force at most one per cooldown (unknown kids
         // flooding in cost one fetch per cooldown, not one each).
         if (this.#since(this.#missAt) < this.#o.cooldownMs) return success(null);
-      } else if (entry && this.#inflight && age < this.#o.maxAgeMs + this.#o.inflightWaitMs) {
-        // A set past its age serves callers while a refresh runs, for `inflightWaitMs` at most:
-        // after that (a JWKS endpoint that stalls or fails, refresh after refresh) a key removed
-        // from it verified for ever.
+      } else if (
+        entry && !this.#failed && this.#inflight &&
+        Date.now() - this.#inflight.startedAt <= 1e4 + this.#o.inflightWaitMs
+      ) {
+        // A set past its age serves callers while its refresh runs, for the default fetch
+        // timeout (10 s) and the wait beyond it at most, and not once a fetch has failed since
+        // the set came (a success clears `#failed`): a key removed while the endpoint stalled or
+        // failed verified again with each new refresh, and with no timeout, for ever.
         return success(entry);
       }
     }

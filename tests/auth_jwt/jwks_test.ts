@@ -333,25 +333,26 @@ Deno.test("while a refresh of a stale set is under way, other callers get the ca
   }
 });
 
-Deno.test("a stale set serves callers for inflightWaitMs at most: a key removed while the JWKS endpoint stalls stops verifying (it verified for ever, refresh after refresh)", async () => {
+Deno.test("a stale set serves callers while its refresh runs, for 10 s and the wait at most, and never after a failed refresh: a key removed while the JWKS endpoint stalls stops verifying", async () => {
   const clock = FakeTimers.install({ toFake: ["Date"], now: Date.now() });
   try {
     const k1 = await makeKey("k1");
-    // After the first answer the endpoint stalls (k1 removed behind it), for every later fetch.
+    // After the first answer the endpoint stalls (k1 removed behind it), with no fetch timeout.
     const stalled = deferred<Response>();
     const h = harness({
       jwks: (i) => (i === 0 ? jwksBody(k1.jwk) : stalled.promise),
       options: { timeout: 0 },
     });
     assert.ok((await h.jwks.verificationKey("k1")).getOrThrow());
-    clock.tick(JWKS_DEFAULTS.maxAgeMs + 1);
+    // A quiet spell: the first call comes long after the set aged, and starts the refresh.
+    clock.tick(JWKS_DEFAULTS.maxAgeMs + 60_000);
     const refreshing = h.jwks.verificationKey("k1");
     await new Promise((r) => setTimeout(r, 5));
-    // Within the window, the stale key serves (a normal refresh holds nobody up).
+    // While it runs, the stale key serves at once (a normal refresh holds nobody up).
     assert.ok((await h.jwks.verificationKey("k1")).getOrThrow());
-    clock.tick(JWKS_DEFAULTS.inflightWaitMs);
-    // Past it, with the refresh still hanging (no timeout): the stale key is no longer served;
-    // the caller waits for the refresh as long as `inflightWaitMs`, then falls back.
+    clock.tick(10_000 + JWKS_DEFAULTS.inflightWaitMs + 1);
+    // Past the window, with the refresh still hanging: no longer served; the caller waits for
+    // the refresh (`inflightWaitMs` at most), then falls back.
     const late = h.jwks.verificationKey("k1");
     let settled = false;
     late.then(() => (settled = true));
@@ -360,6 +361,36 @@ Deno.test("a stale set serves callers for inflightWaitMs at most: a key removed 
     stalled.resolve(jwksBody());
     assert.equal((await late).getOrThrow(), null, "k1 was removed");
     assert.equal((await refreshing).getOrThrow(), null);
+  } finally {
+    clock.uninstall();
+  }
+});
+
+Deno.test("after a failed refresh a stale set serves nobody, not even during the next refresh (a removed key verified again with each)", async () => {
+  const clock = FakeTimers.install({ toFake: ["Date"], now: Date.now() });
+  try {
+    const k1 = await makeKey("k1");
+    const next = deferred<Response>();
+    const h = harness({
+      jwks: (i) =>
+        i === 0 ? jwksBody(k1.jwk) : i === 1 ? jsonResponse({}, { status: 503 }) : next.promise,
+    });
+    assert.ok((await h.jwks.verificationKey("k1")).getOrThrow());
+    clock.tick(JWKS_DEFAULTS.maxAgeMs + 1);
+    assert.equal((await h.jwks.verificationKey("k1")).ok, false, "the refresh failed");
+    clock.tick(JWKS_DEFAULTS.cooldownMs + 1);
+    // The next refresh starts; a caller meanwhile is not served the stale k1.
+    const refreshing = h.jwks.verificationKey("k1");
+    await new Promise((r) => setTimeout(r, 5));
+    const meanwhile = h.jwks.verificationKey("k1");
+    let settled = false;
+    meanwhile.then(() => (settled = true));
+    await new Promise((r) => setTimeout(r, 5));
+    assert.equal(settled, false);
+    next.resolve(jwksBody());
+    assert.equal((await meanwhile).getOrThrow(), null);
+    assert.equal((await refreshing).getOrThrow(), null);
+    assert.equal(h.jwksCalls(), 3);
   } finally {
     clock.uninstall();
   }
