@@ -11,18 +11,27 @@ export const NOT_A_VALIDATOR =
   "Cannot validate as 'validator' must be a function or a Standard Schema";
 
 /**
- * `Failure(INVALID_ARGUMENT)` for a validator that is neither a function nor an object with a
- * `~standard` member (a Standard Schema), else null: the typed calls check it before sending,
- * since a write refused only when its answer is decoded has already been committed. The member is
- * not read here (`in` calls no getter): `validateAll` reads it once, and a schema whose
- * member is broken is a broken validator there (`DECODE`).
+ * `Failure(INVALID_ARGUMENT)` for a validator that is neither a function nor a Standard Schema (an
+ * object whose `~standard` has a `validate` function), else null: the typed calls check it before
+ * sending, since a write refused only when its answer is decoded has already been committed. A
+ * `~standard` getter is not called here: `validateAll` reads it once (a getter answering something
+ * else each time cannot swap the schema), and refuses what it gives then.
  */
 export function refusedValidator(validator: unknown): Failure | null {
   if (!validator || typeof validator === "function") return null;
   try {
-    if (typeof validator === "object" && "~standard" in validator) return null;
+    if (typeof validator === "object") {
+      for (let o: object | null = validator; o !== null; o = Object.getPrototypeOf(o)) {
+        const d = Object.getOwnPropertyDescriptor(o, "~standard");
+        if (d) {
+          return !("value" in d) || typeof d.value?.validate === "function" ? null : refused();
+        }
+      }
+    }
   } catch {
-    return null; // a proxy whose `has` throws: left to the validation
+    return null; // a proxy that throws: left to the validation
   }
-  return failure({ message: NOT_A_VALIDATOR, category: "INVALID_ARGUMENT" });
+  return refused();
 }
+
+const refused = (): Failure => failure({ message: NOT_A_VALIDATOR, category: "INVALID_ARGUMENT" });

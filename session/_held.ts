@@ -94,6 +94,9 @@ export interface LapseRefresh {
   readonly refresh: (explicit?: boolean) => Promise<ServiceResult<Session>>;
 }
 
+/** The managers over a `perRequest` storage (cookies: the request's own), set by the manager. */
+export const perRequestManagers: WeakSet<SessionManager> = new WeakSet();
+
 /** Each manager's {@linkcode LapseRefresh}. */
 export const lapseRefresh: WeakMap<SessionManager, LapseRefresh> = new WeakMap();
 

@@ -50,6 +50,7 @@ import {
   heldSession,
   isSeconds,
   onLiveSession,
+  perRequestManagers,
   restoreWait,
   sameSession,
   saved,
@@ -383,13 +384,16 @@ export async function signOutCurrentSession(
   }
   let session = heldSession(manager);
   if (!session) {
-    // Nothing usable is held, but the storage may still hold what could not be read (a cookie
+    // Nothing usable is held, but a request's cookies may still hold what could not be read (a
     // session that lost a chunk: its first chunk holds the refresh token, and the response wrote
-    // no deletion): cleared, as a sign-out should leave nothing behind.
-    try {
-      await manager.clearSession();
-    } catch {
-      // nothing usable was stored
+    // no deletion): cleared, as a sign-out should leave nothing behind in that browser. Only
+    // there: a shared storage may hold another project's session, or another tab's sign-in.
+    if (perRequestManagers.has(manager)) {
+      try {
+        await manager.clearSession({ signal: options.signal });
+      } catch {
+        // nothing usable was stored
+      }
     }
     return (options.succeedIfNoSession ?? true) ? success(undefined) : noSession();
   }
@@ -958,7 +962,7 @@ export async function importSessionFromUrl(
   // Null (or undefined, as `Map.get` or a cookie library answers) is a state expected and not
   // found (a link this browser did not ask for): refused, as in the login CSRF this check exists
   // for. Only an option left out skips it.
-  if ("expectedState" in options) {
+  if (typeof options === "object" && "expectedState" in options) {
     let returned: string | null = null;
     try {
       // A relative URL (`/cb?state=…#…`) is read against a placeholder origin.

@@ -23,6 +23,7 @@ import {
   iatClaim,
   isSeconds,
   lapseRefresh,
+  perRequestManagers,
   restoring,
   sameSession,
   SessionRefused,
@@ -465,6 +466,7 @@ export class SessionManager {
       on: () => this.#autoRefresh,
       refresh: (explicit) => this.#sharedRefresh(explicit),
     });
+    if (this.#storage.perRequest) perRequestManagers.add(this);
   }
 
   /**

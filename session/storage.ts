@@ -529,6 +529,9 @@ export interface CookieOptions {
 /** The most chunks a cookie session may take: indices 0 to 49, whatever the configuration. */
 const MAX_CHUNKS = 50;
 
+/** Leading and trailing spaces and tabs. */
+const WSP = /^[ \t]+|[ \t]+$/g;
+
 /**
  * Parses a `Cookie` header. Pairs split on `;`; the first of duplicate names
  * wins (browsers send cookies of longer paths first, then older ones: RFC 6265
@@ -541,9 +544,6 @@ const MAX_CHUNKS = 50;
  * prefix. A cookie without a prefix, anyone able to set cookies for the site
  * can set directly.
  */
-/** Leading and trailing spaces and tabs. */
-const WSP = /^[ \t]+|[ \t]+$/g;
-
 function parseCookies(header: string | null): Map<string, string> {
   const out = new Map<string, string>();
   for (const pair of (header ?? "").split(";")) {

@@ -152,3 +152,20 @@ Deno.test("updateTyped sends the value's JSON form (toJSON) without its null fie
   assert.equal(r.errorOrNull()?.category, "INVALID_ARGUMENT");
   assert.equal(rec.requests.length, 2);
 });
+
+Deno.test("a validator whose '~standard' has no validate function is refused before the request too", async () => {
+  const { db, rec } = makeDb(() => jsonResponse([{ id: 1 }]));
+  for (
+    const validator of [
+      { "~standard": undefined },
+      { "~standard": { version: 1, vendor: "json-schema" } },
+      Object.create({ "~standard": { version: 1 } }),
+    ]
+  ) {
+    const r = await insertTyped(db, "t", { id: 1 }, {
+      validator: validator as unknown as Validator<{ id: number }>,
+    });
+    assert.equal(r.errorOrNull()?.category, "INVALID_ARGUMENT");
+  }
+  assert.equal(rec.requests.length, 0);
+});

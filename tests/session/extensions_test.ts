@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { createAuthClient, parseSessionTokensFromUrl } from "../../auth/mod.ts";
+import { createAuthClient, decodeSession, parseSessionTokensFromUrl } from "../../auth/mod.ts";
 import { createBaseClient, failure, success } from "../../core/mod.ts";
 import { createLocalBackend } from "../../demo/local_backend/mod.ts";
 import {
@@ -13,6 +13,7 @@ import {
   importAuthToken,
   importSessionFromFragment,
   importSessionFromUrl,
+  InMemorySessionStorage,
   linkIdentityForCurrentSession,
   linkIdentityWithIdTokenForCurrentSession,
   type NativeAuthProvider,
@@ -658,5 +659,32 @@ Deno.test("a password recovery link in the PKCE flow (a code whose session's amr
     manager.onAuthStateChange((e) => events.push(e), { emitInitialSession: false });
     assert.ok((await exchangeCodeForSessionAndSave(auth, "code", "verifier", manager)).ok);
     assert.deepEqual(events, [event], method);
+  }
+});
+
+Deno.test("signOutCurrentSession with nothing held leaves a shared storage alone: another tab's sign-in stays stored", async () => {
+  const { auth, client } = setup();
+  const storage = new InMemorySessionStorage();
+  const tabA = createSessionManager(auth, client, { storage, autoRefresh: false });
+  // Tab B signs in after tab A restored nothing.
+  assert.equal((await tabA.restoreSession()).ok, false);
+  const tabB = createSessionManager(auth, client, { storage, autoRefresh: false });
+  await tabB.saveSession(decodeSession(SESSION));
+  assert.ok((await signOutCurrentSession(auth, tabA)).ok);
+  assert.equal(storage.load()?.refreshToken, decodeSession(SESSION).refreshToken);
+  tabA.dispose();
+  tabB.dispose();
+});
+
+Deno.test("importSessionFromUrl given options that are no object resolves a Result, as it did", async () => {
+  const { auth, manager } = setup();
+  for (const odd of ["x", 5, true]) {
+    const r = await importSessionFromUrl(
+      auth,
+      "https://app.example/cb#access_token=a&refresh_token=b&expires_in=3600&token_type=bearer",
+      manager,
+      odd as unknown as Parameters<typeof importSessionFromUrl>[3],
+    );
+    assert.equal(r.ok, false);
   }
 });
