@@ -91,7 +91,7 @@ const targets = [
     anchorsAll / 2,
   ],
   [
-    "(b) <= 10 KiB (verify-only path)",
+    "(b') <= 10 KiB (verify-only path)",
     gz("(b') fetchbase verify-only (createClaimsVerifier + getClaims)"),
     10 * 1024,
   ],
