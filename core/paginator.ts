@@ -101,7 +101,10 @@ export function createPaginator<T>(
 
   /** Bumped by every load: a late answer of a load every caller gave up on changes no flow. */
   let loads = 0;
-  const load = async (signal?: AbortSignal): Promise<ServiceResult<readonly T[]>> => {
+  const load = async (
+    signal: AbortSignal,
+    settle: () => void,
+  ): Promise<ServiceResult<readonly T[]>> => {
     const mine = ++loads;
     isLoading.value = true;
     try {
@@ -122,14 +125,19 @@ export function createPaginator<T>(
         result = cancelled();
       }
       if (mine !== loads) return result; // a newer load owns the flows now
+      // The fetch is over before anyone hears of it: a listener's loadNext (fill the screen,
+      // retry on error, load when idle) starts the next fetch instead of joining this one. The
+      // end and the error go first, so that a listener of `items` reads them as they now are; a
+      // listener that starts a load makes the flows that load's (`loads` moves on).
+      settle();
       if (result.ok) {
-        items.value = [...items.value, ...result.value];
-        error.value = null;
         // A server that caps its pages (PostgREST's db-max-rows) answers short pages before
         // the end: such a fetcher ends only on an empty page.
         if (endOnShortPage ? result.value.length < pageSize : result.value.length === 0) {
           isEnd.value = true;
         }
+        if (mine === loads) error.value = null;
+        if (mine === loads) items.value = [...items.value, ...result.value];
       } else {
         error.value = result.error;
       }
@@ -155,17 +163,25 @@ export function createPaginator<T>(
         );
       }
       // A fetch every earlier caller gave up on is aborted: a new caller starts afresh.
-      if (flight === null || flight.controller.signal.aborted) {
+      let f = flight;
+      if (f === null || f.controller.signal.aborted) {
         const controller = new AbortController();
-        const promise = load(controller.signal);
-        const started = { promise, controller, waiting: 0 };
+        // Shared before the load says it is loading: a listener of `isLoading` joins it.
+        const started = {
+          promise: undefined as unknown as Promise<ServiceResult<readonly T[]>>,
+          controller,
+          waiting: 0,
+        };
         flight = started;
         const reset = () => {
           if (flight === started) flight = null;
         };
-        promise.then(reset, reset);
+        // (A fetcher that throws at once settles the load before this returns: `started` is the
+        // flight this caller waits for, whatever `flight` says by then.)
+        started.promise = load(controller.signal, reset);
+        started.promise.then(reset, reset);
+        f = started;
       }
-      const f = flight;
       f.waiting++;
       if (!signal) return f.promise; // never gives up: the fetch goes on for it
       return new Promise((resolve) => {

@@ -84,6 +84,11 @@ const UNLANDED_MS = 60_000;
 /** How long a refresh waits to read the storage for a newer session before it goes on. */
 const STORED_READ_MS = 2_000;
 
+// One value each, as Kotlin's objects are: a `for await` over `sessionState` that missed a change
+// and its reversal sees no repeat (its conflation compares values by identity).
+const NOT_AUTHENTICATED: SessionState = /* @__PURE__ */ Object.freeze({ kind: "NotAuthenticated" });
+const LOADING: SessionState = /* @__PURE__ */ Object.freeze({ kind: "Loading" });
+
 /** Configuration of a session manager. */
 export interface SessionConfig {
   /**
@@ -360,7 +365,7 @@ export class SessionManager {
   readonly #buffer: number;
   readonly #retryBase: number;
   readonly #retryMax: number;
-  readonly #state = new MutableStateFlow<SessionState>({ kind: "NotAuthenticated" });
+  readonly #state = new MutableStateFlow<SessionState>(NOT_AUTHENTICATED);
   /** Refresh tokens this manager held and moved on from: never taken back from storage. */
   readonly #left = new Set<string>();
   /** An explicit refreshSession joined the refresh under way: it must grant, not only adopt. */
@@ -842,7 +847,7 @@ export class SessionManager {
     const kind = this.#state.value.kind;
     this.#leave(null);
     // Subscribers hear NotAuthenticated once, not again on every clear with no session.
-    if (kind !== "NotAuthenticated") this.#state.value = { kind: "NotAuthenticated" };
+    if (kind !== "NotAuthenticated") this.#state.value = NOT_AUTHENTICATED;
     return kind === "Authenticated" || kind === "Expired";
   }
 
@@ -1329,7 +1334,7 @@ export class SessionManager {
     // await its initialisation; a subscriber told of Loading already finds the wait.
     let done!: () => void;
     restoring.set(this, new Promise<void>((resolve) => (this.#loading = done = resolve)));
-    this.#state.value = { kind: "Loading" };
+    this.#state.value = LOADING;
     try {
       return await this.#read();
     } finally {
@@ -1373,11 +1378,11 @@ export class SessionManager {
       // signed-out user in again. Another session read (another tab's sign-in) is adopted.
       if (heldNow.kind === "Authenticated") return success(heldNow.session);
       if (heldNow.kind === "Expired") return this.#stillExpired();
-      if (heldNow.kind === "Loading") this.#state.value = { kind: "NotAuthenticated" };
+      if (heldNow.kind === "Loading") this.#state.value = NOT_AUTHENTICATED;
       return failure({ message: "No active session", category: "NO_SESSION" });
     }
     if (!loaded) {
-      if (heldNow.kind === "Loading") this.#state.value = { kind: "NotAuthenticated" };
+      if (heldNow.kind === "Loading") this.#state.value = NOT_AUTHENTICATED;
       else if (!unreadable && heldNow.kind !== "NotAuthenticated") {
         // Storage holds no session (signed out elsewhere): none is held here either.
         this.#drop();

@@ -174,3 +174,54 @@ Deno.test("a late answer of a page fetch every caller gave up on changes no flow
   assert.equal(r.errorOrNull()?.category, "DECODE");
   assert.equal(bare.error.value?.category, "DECODE");
 });
+
+Deno.test("a listener's loadNext after a page landed fetches the next page (it joined the finished one); one while loading joins it", async () => {
+  const offsets: number[] = [];
+  const data = [0, 1, 2, 3, 4, 5, 6];
+  const p = createPaginator<number>(3, (offset, limit) => {
+    offsets.push(offset);
+    return Promise.resolve(success(data.slice(offset, offset + limit)));
+  });
+  // Fill the screen: an items listener loads more while fewer than 6 are held.
+  const nested: Array<Promise<unknown>> = [];
+  const stopItems = p.items.subscribe((items) => {
+    if (items.length > 0 && items.length < 6) nested.push(p.loadNext());
+  });
+  // A listener of isLoading going true joins the fetch it announces.
+  const stopLoading = p.isLoading.subscribe((loading) => {
+    if (loading) nested.push(p.loadNext());
+  });
+  await p.loadNext();
+  await Promise.all(nested);
+  stopItems();
+  stopLoading();
+  assert.deepEqual(offsets, [0, 3]);
+  assert.deepEqual(p.items.value, [0, 1, 2, 3, 4, 5]);
+  // An items listener reads the end and the error as they are when it hears of the last page.
+  const seen: Array<[number, boolean, unknown]> = [];
+  p.items.subscribe((items) => seen.push([items.length, p.isEnd.value, p.error.value]));
+  await p.loadNext();
+  assert.deepEqual(seen.at(-1), [7, true, null]);
+});
+
+Deno.test("an error listener's retry fetches the page again (it was answered the old failure)", async () => {
+  let n = 0;
+  const p = createPaginator<number>(2, (offset) => {
+    n++;
+    return Promise.resolve(
+      n === 1
+        ? failure({ message: "down", category: "SERVER", status: 503 })
+        : success([offset, offset + 1]),
+    );
+  });
+  const retries: Array<Promise<{ ok: boolean }>> = [];
+  p.error.subscribe((e) => {
+    if (e && retries.length === 0) retries.push(p.loadNext());
+  });
+  assert.equal((await p.loadNext()).ok, false);
+  assert.equal(retries.length, 1);
+  assert.ok((await retries[0]).ok);
+  assert.equal(n, 2);
+  assert.deepEqual(p.items.value, [0, 1]);
+  assert.equal(p.error.value, null);
+});

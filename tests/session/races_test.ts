@@ -1089,3 +1089,19 @@ Deno.test("a user update saved while a refresh reads the storage for another tab
   assert.deepEqual(events, ["SIGNED_IN(old)", "TOKEN_REFRESHED(old)", "USER_UPDATED(new)"]);
   m.dispose();
 });
+
+Deno.test("a for await over sessionState that missed a sign-in and its sign-out sees no second NotAuthenticated", async () => {
+  const { auth, client } = heldServer();
+  const m = createSessionManager(auth, client, { autoRefresh: false });
+  const seen: string[] = [];
+  const iterator = m.sessionState[Symbol.asyncIterator]();
+  seen.push((await iterator.next()).value.kind);
+  // Signed in and out before the loop asks again.
+  await m.saveSession(decodeSession(sessionJson(1)));
+  await m.clearSession();
+  const next = iterator.next();
+  m.dispose();
+  const r = await next;
+  if (!r.done) seen.push(r.value.kind);
+  assert.deepEqual(seen, ["NotAuthenticated"]);
+});
