@@ -36,7 +36,7 @@ import type {
 } from "../auth/models.ts";
 import type { JsonObject } from "../core/decode.ts";
 import { withMaskedFields } from "../core/mask.ts";
-import { ABORTED, untilAborted, untilCancelled } from "../core/_abort.ts";
+import { ABORTED, cancelled, untilAborted, untilCancelled } from "../core/_abort.ts";
 import { deadline } from "../core/_deadline.ts";
 import { showValue } from "../core/_show.ts";
 import { type Failure, failure, type ServiceResult, success } from "../core/result.ts";
@@ -392,7 +392,9 @@ export async function signOutCurrentSession(
       try {
         await manager.clearSession({ signal: options.signal });
       } catch {
-        // nothing usable was stored
+        // An abort is the caller's answer, as with a session held; else nothing usable was
+        // stored.
+        if (options.signal?.aborted) return cancelled(options.signal.reason);
       }
     }
     return (options.succeedIfNoSession ?? true) ? success(undefined) : noSession();
@@ -962,7 +964,9 @@ export async function importSessionFromUrl(
   // Null (or undefined, as `Map.get` or a cookie library answers) is a state expected and not
   // found (a link this browser did not ask for): refused, as in the login CSRF this check exists
   // for. Only an option left out skips it.
-  if (typeof options === "object" && "expectedState" in options) {
+  if (
+    (typeof options === "object" || typeof options === "function") && "expectedState" in options
+  ) {
     let returned: string | null = null;
     try {
       // A relative URL (`/cb?state=…#…`) is read against a placeholder origin.

@@ -366,6 +366,34 @@ Deno.test("a stale set serves callers while its refresh runs, for 10 s and the w
   }
 });
 
+Deno.test("a stalled endpoint with no fetch timeout: the stale set serves for 12 s from its first refresh, however many later refreshes callers start", async () => {
+  const clock = FakeTimers.install({
+    toFake: ["Date", "setTimeout", "clearTimeout"],
+    now: Date.now(),
+  });
+  try {
+    const k1 = await makeKey("k1");
+    const h = harness({
+      jwks: (i, signal) => (i === 0 ? jwksBody(k1.jwk) : never(signal)),
+      options: { timeout: 0 },
+    });
+    assert.ok((await h.jwks.verificationKey("k1")).getOrThrow());
+    await clock.tickAsync(JWKS_DEFAULTS.maxAgeMs + 1);
+    // A caller each second for a minute: those that give up on a stalled fetch start another.
+    const served: number[] = [];
+    for (let second = 0; second < 60; second++) {
+      let key: unknown = undefined;
+      h.jwks.verificationKey("k1").then((r) => (key = r.ok ? r.value : null));
+      await clock.tickAsync(1_000);
+      if (key) served.push(second);
+    }
+    assert.ok(served.length > 0, "served while the first refresh runs");
+    assert.ok(served.at(-1)! <= 12, `served at ${served.join(",")}`);
+  } finally {
+    clock.uninstall();
+  }
+});
+
 Deno.test("after a failed refresh a stale set serves nobody, not even during the next refresh (a removed key verified again with each)", async () => {
   const clock = FakeTimers.install({ toFake: ["Date"], now: Date.now() });
   try {

@@ -135,6 +135,11 @@ Deno.test("a sign-out whose request lost a chunk of the session deletes the chun
   const s2 = new CookieSessionStorage(partial, { chunkSize: 600 });
   const m2 = createSessionManager(c2.auth, c2, { storage: s2, autoRefresh: false });
   assert.equal((await m2.initialize()).ok, false, "a partial session is no session");
+  // A caller that has already given up hears so, as with a session held.
+  const gaveUp = new AbortController();
+  gaveUp.abort();
+  const aborted = await signOutCurrentSession(c2.auth, m2, { signal: gaveUp.signal });
+  assert.equal(aborted.errorOrNull()?.category, "CANCELLED");
   assert.ok((await signOutCurrentSession(c2.auth, m2)).ok);
   m2.dispose();
   const deleted = s2.setCookieHeaders().filter((c) => /Max-Age=0/.test(c)).map((c) =>

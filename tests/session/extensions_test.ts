@@ -687,4 +687,13 @@ Deno.test("importSessionFromUrl given options that are no object resolves a Resu
     );
     assert.equal(r.ok, false);
   }
+  // A function carrying the option is read as any object is: the state is checked.
+  const fn = Object.assign(() => {}, { expectedState: "sent-state" });
+  const checked = await importSessionFromUrl(
+    auth,
+    "https://app.example/cb?state=attacker#access_token=a&refresh_token=b&expires_in=3600&token_type=bearer",
+    manager,
+    fn as unknown as Parameters<typeof importSessionFromUrl>[3],
+  );
+  assert.equal(checked.errorOrNull()?.code, "oauth_state_mismatch");
 });
