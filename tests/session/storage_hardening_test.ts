@@ -420,21 +420,27 @@ Deno.test("a clear queued behind a slow restore and a slow save still waits for 
   }
 });
 
-Deno.test("Web Storage refusing a write removes the session before it: a spent refresh token is not left to restore", async () => {
+/** Web Storage over a Map whose writes throw QuotaExceededError while `quota.full`. */
+function fullingWebStorage(full: boolean) {
   const data = new Map<string, string>();
-  let refuse = false;
+  const quota = { full };
   const web = {
     getItem: (k: string) => data.get(k) ?? null,
     setItem: (k: string, v: string) => {
-      if (refuse) throw new DOMException("full", "QuotaExceededError");
+      if (quota.full) throw new DOMException("full", "QuotaExceededError");
       data.set(k, v);
     },
     removeItem: (k: string) => void data.delete(k),
   };
+  return { data, web, quota };
+}
+
+Deno.test("Web Storage refusing a write removes the session before it: a spent refresh token is not left to restore", async () => {
+  const { data, web, quota } = fullingWebStorage(false);
   const storage = new KeyValueSessionStorage(webStorageStore(web));
   await storage.save(session);
   assert.equal((await storage.load())?.refreshToken, "refresh-1");
-  refuse = true;
+  quota.full = true;
   await storage.save({ ...session, refreshToken: "refresh-2" });
   assert.equal(data.size, 0);
   // Read by this page, the empty key is a fault (the session lives in its memory); a reload or
@@ -449,16 +455,7 @@ Deno.test("Web Storage refusing a write removes the session before it: a spent r
 });
 
 Deno.test("Web Storage refusing a write: a restore keeps the session held in memory (it read as signed out elsewhere and dropped the refresh token)", async () => {
-  const data = new Map<string, string>();
-  let refuse = true;
-  const web = {
-    getItem: (k: string) => data.get(k) ?? null,
-    setItem: (k: string, v: string) => {
-      if (refuse) throw new DOMException("full", "QuotaExceededError");
-      data.set(k, v);
-    },
-    removeItem: (k: string) => void data.delete(k),
-  };
+  const { data, web, quota } = fullingWebStorage(true);
   const c = createBaseClient("https://p.example", "anon-key-0123456789");
   const m = createSessionManager(createAuthClient(c), c, {
     storage: new KeyValueSessionStorage(webStorageStore(web)),
@@ -472,7 +469,7 @@ Deno.test("Web Storage refusing a write: a restore keeps the session held in mem
   assert.equal(c.accessToken, session.accessToken);
   assert.deepEqual(events, ["SIGNED_IN"]);
   // Once a write lands, the key reads as any other: emptied elsewhere, it is a sign-out.
-  refuse = false;
+  quota.full = false;
   await m.saveSession(session);
   assert.equal(data.size, 1);
   data.clear();
