@@ -8,6 +8,7 @@ import { cancelled, refusedSignal } from "./_abort.ts";
 import { failure, type ServiceError, type ServiceResult, success } from "./result.ts";
 import { MutableStateFlow, type StateFlow } from "./state_flow.ts";
 import { showValue } from "./_show.ts";
+import { readOnly } from "./_read_only.ts";
 
 /**
  * Loads pages on demand and exposes the accumulated items and the loading,
@@ -148,10 +149,10 @@ export function createPaginator<T>(
   };
 
   return {
-    items,
-    isLoading,
-    isEnd,
-    error,
+    items: readOnly(items),
+    isLoading: readOnly(isLoading),
+    isEnd: readOnly(isEnd),
+    error: readOnly(error),
     loadNext(options?: { signal?: AbortSignal | undefined }) {
       if (isEnd.value) return Promise.resolve(success([] as readonly T[]));
       const signal = options?.signal;

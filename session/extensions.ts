@@ -277,7 +277,9 @@ export function updateUserForCurrentSession(
 
 /**
  * Refreshes the current session (the manager's single-flight refresh), after
- * a restore under way (`Loading`) has settled.
+ * a restore under way (`Loading`) has settled. The auth client comes first, as
+ * for every other session-aware extension (the refresh itself goes through the
+ * manager).
  *
  * @example refreshCurrentSession
  * ```ts
@@ -288,17 +290,28 @@ export function updateUserForCurrentSession(
  * const client = createBaseClient("https://p.example", "anon-key");
  * const auth = createAuthClient(client);
  * const manager = createSessionManager(auth, client, { autoRefresh: false });
- * const r = await refreshCurrentSession(manager);
+ * const r = await refreshCurrentSession(auth, manager);
  * ```
  *
+ * @param auth The auth client (the receiver, as for the other extensions).
  * @param manager The session manager.
  * @param options Cancellation (`signal`) and `timeout`.
  * @returns The new session.
  */
 export function refreshCurrentSession(
+  auth: AuthClient,
   manager: SessionManager,
   options?: AuthCallOptions,
 ): Promise<ServiceResult<Session>> {
+  void auth; // the manager holds its own auth client
+  // A manager given first (an earlier signature of this function) is a clear failure.
+  if (typeof (manager as { refreshSession?: unknown } | null)?.refreshSession !== "function") {
+    return Promise.resolve(failure({
+      message:
+        "Cannot refresh as 'manager' must be a SessionManager: call refreshCurrentSession(auth, manager)",
+      category: "INVALID_ARGUMENT",
+    }));
+  }
   // The refresh is shared with other callers: a signal ends only this caller's wait, and the
   // manager waits for a restore under way first.
   options ??= {};

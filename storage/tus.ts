@@ -27,6 +27,7 @@ import {
   success,
 } from "../core/result.ts";
 import { MutableStateFlow, type StateFlow } from "../core/state_flow.ts";
+import { readOnly } from "../core/_read_only.ts";
 import { checkObjectPath, encodeBucket, encodeObjectPath } from "./_path.ts";
 import { chunkBody, runsOnNode, sendsStreamBodies } from "./_chunk_body.ts";
 import { type Chunk, ChunkSource, sizeOf } from "./_chunk_source.ts";
@@ -385,6 +386,8 @@ class Upload implements ResumableUpload {
   #keying: Promise<void> | null = null;
   #ahead: ReadAhead | null = null;
   #progress: MutableStateFlow<ResumableUploadProgress>;
+  /** What `progress` hands out: no setter (a caller's write reached every subscriber). */
+  #progressView: StateFlow<ResumableUploadProgress>;
   /** The run under way, if any. */
   #running: RunState | null = null;
   /**
@@ -430,6 +433,7 @@ class Upload implements ResumableUpload {
     this.#total = this.#source.length;
     this.#url = o.uploadUrl ?? null;
     this.#progress = new MutableStateFlow(progressOf(0, this.#source.length ?? 0));
+    this.#progressView = readOnly(this.#progress);
   }
 
   /**
@@ -458,7 +462,7 @@ class Upload implements ResumableUpload {
   }
 
   get progress(): StateFlow<ResumableUploadProgress> {
-    return this.#progress;
+    return this.#progressView;
   }
 
   await(options?: { signal?: AbortSignal | undefined }): Promise<ServiceResult<void>> {

@@ -364,7 +364,7 @@ const sessionCases: Array<{
   {
     label: "refreshCurrentSession",
     theirs: (c) => c.refreshSession(),
-    ours: (_a, m) => refreshCurrentSession(m),
+    ours: (a, m) => refreshCurrentSession(a, m),
   },
   {
     label: "signOutCurrentSession (default scope)",

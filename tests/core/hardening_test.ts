@@ -360,7 +360,7 @@ Deno.test("calls that wait before they send refuse a signal that is not an Abort
       const upload = createResumableUpload(client, "b", "o.bin", new Uint8Array(3));
       const calls = [
         // Before: "signal.addEventListener is not a function", thrown from a promise.
-        refreshCurrentSession(manager, { signal }),
+        refreshCurrentSession(client.auth, manager, { signal }),
         client.storage.analyticsCatalog("lake").listNamespaces({ signal }),
         upload.await({ signal }),
         page.loadNext({ signal }),

@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { createPaginator } from "../../core/paginator.ts";
 import { failure, type ServiceResult, success } from "../../core/result.ts";
+import { createBaseClient } from "../../core/client.ts";
+import { createResumableUpload } from "../../storage/tus.ts";
 
 Deno.test("paginator fetches nothing before loadNext, then pages until a short page", async () => {
   const calls: Array<[number, number]> = [];
@@ -224,4 +226,36 @@ Deno.test("an error listener's retry fetches the page again (it was answered the
   assert.equal(n, 2);
   assert.deepEqual(p.items.value, [0, 1]);
   assert.equal(p.error.value, null);
+});
+
+Deno.test("a paginator's flows and an upload's progress cannot be set from outside (a write ended paging or moved its offset)", async () => {
+  const offsets: number[] = [];
+  const p = createPaginator<number>(2, (offset) => {
+    offsets.push(offset);
+    return Promise.resolve(success([offset, offset + 1]));
+  });
+  for (const flow of [p.items, p.isLoading, p.isEnd, p.error]) {
+    assert.throws(() => {
+      (flow as unknown as { value: unknown }).value = true;
+    }, TypeError);
+  }
+  assert.equal(p.isEnd.value, false);
+  await p.loadNext();
+  assert.deepEqual(offsets, [0]);
+  const seen: number[] = [];
+  for await (const items of p.items) {
+    seen.push(items.length);
+    break;
+  }
+  assert.deepEqual(seen, [2]);
+  const upload = createResumableUpload(
+    createBaseClient("https://p.example", "anon-key"),
+    "b",
+    "o.bin",
+    new Uint8Array(4),
+  );
+  assert.throws(() => {
+    (upload.progress as unknown as { value: unknown }).value = { bytesUploaded: 4 };
+  }, TypeError);
+  assert.equal(upload.progress.value.bytesUploaded, 0);
 });

@@ -62,7 +62,7 @@ Deno.test("session-aware extensions fail with 'No active session' without a sess
     getUserForCurrentSession(auth, manager),
     reauthenticateCurrentSession(auth, manager),
     updateUserForCurrentSession(auth, manager, { data: {} }),
-    refreshCurrentSession(manager),
+    refreshCurrentSession(auth, manager),
     getSsoUrlForCurrentSession(auth, manager, { domain: "x" }),
     getUserIdentitiesForCurrentSession(auth, manager),
     linkIdentityForCurrentSession(auth, manager, "github"),
@@ -247,7 +247,7 @@ Deno.test("session flow against the local backend: import token and fragment, up
   const claims = (await getClaimsForCurrentSession(manager, auth)).getOrThrow();
   assert.equal(claims.claims.subject, s.user.id);
   assert.equal(parseCurrentSessionJwtClaims(manager).getOrThrow().sub, s.user.id);
-  const refreshed = (await refreshCurrentSession(manager)).getOrThrow();
+  const refreshed = (await refreshCurrentSession(auth, manager)).getOrThrow();
   assert.notEqual(refreshed.refreshToken, s.refreshToken);
   assert.ok((await signOutCurrentSession(auth, manager)).ok);
   assert.equal(manager.currentSession, null);
@@ -270,7 +270,7 @@ Deno.test("every session-aware and client sign-in helper takes a signal: aborted
     getUserForCurrentSession(auth, manager, { signal }),
     reauthenticateCurrentSession(auth, manager, { signal }),
     updateUserForCurrentSession(auth, manager, { data: { a: 1 } }, { signal }),
-    refreshCurrentSession(manager, { signal }),
+    refreshCurrentSession(auth, manager, { signal }),
     signOutCurrentSession(auth, manager, { signal, clearStoredSessionOnSuccess: false }),
     getSsoUrlForCurrentSession(auth, manager, { domain: "x.io", signal }),
     getUserIdentitiesForCurrentSession(auth, manager, { signal }),
@@ -322,8 +322,8 @@ Deno.test("refreshCurrentSession: a signal fired mid-refresh ends only this call
   );
   await m.saveSession(manager.currentSession!);
   const ac = new AbortController();
-  const waiting = refreshCurrentSession(m, { signal: ac.signal });
-  const other = refreshCurrentSession(m);
+  const waiting = refreshCurrentSession(slow.auth, m, { signal: ac.signal });
+  const other = refreshCurrentSession(slow.auth, m);
   ac.abort();
   assert.equal((await waiting).errorOrNull()?.category, "CANCELLED");
   release();
@@ -696,4 +696,15 @@ Deno.test("importSessionFromUrl given options that are no object resolves a Resu
     fn as unknown as Parameters<typeof importSessionFromUrl>[3],
   );
   assert.equal(checked.errorOrNull()?.code, "oauth_state_mismatch");
+});
+
+Deno.test("refreshCurrentSession takes the auth client first, as its siblings; a manager given first is a clear Failure, not a throw", async () => {
+  const { rec, auth, manager } = setup();
+  await manager.saveSession(decodeSession(SESSION));
+  const old = refreshCurrentSession as unknown as (m: unknown) => Promise<{ ok: boolean }>;
+  const r = await old(manager);
+  assert.equal(r.ok, false);
+  assert.equal(rec.requests.length, 0);
+  assert.ok((await refreshCurrentSession(auth, manager)).ok);
+  manager.dispose();
 });

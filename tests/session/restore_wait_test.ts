@@ -126,7 +126,7 @@ const OPERATIONS: Array<{
   },
   {
     name: "refreshCurrentSession",
-    run: (_auth, m, o) => refreshCurrentSession(m, o),
+    run: (auth, m, o) => refreshCurrentSession(auth, m, o),
     check: (v) => assert.equal((v as Session).refreshToken, "refresh-2"),
   },
   {

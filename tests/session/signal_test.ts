@@ -207,7 +207,7 @@ Deno.test("the helpers' own signal ends their wait on a storage that never answe
   const m2 = createSessionManager(t.auth, t.client, { autoRefresh: false });
   await m2.saveSession(decodeSession(sessionJson(1)));
   const refreshStarted = Date.now();
-  const refreshed = await refreshCurrentSession(m2, { timeout: 100 });
+  const refreshed = await refreshCurrentSession(t.auth, m2, { timeout: 100 });
   assert.equal(refreshed.errorOrNull()?.category, "TIMEOUT");
   assert.ok(Date.now() - refreshStarted < 2000);
   t.find("/token").release(json(sessionJson(2))); // the shared grant still lands
