@@ -107,7 +107,6 @@ export function createPaginator<T>(
     settle: () => void,
   ): Promise<ServiceResult<readonly T[]>> => {
     const mine = ++loads;
-    isLoading.value = true;
     try {
       let result: ServiceResult<readonly T[]>;
       try {
@@ -128,17 +127,22 @@ export function createPaginator<T>(
       if (mine !== loads) return result; // a newer load owns the flows now
       // The fetch is over before anyone hears of it: a listener's loadNext (fill the screen,
       // retry on error, load when idle) starts the next fetch instead of joining this one. The
-      // end and the error go first, so that a listener of `items` reads them as they now are; a
-      // listener that starts a load makes the flows that load's (`loads` moves on).
+      // page goes in first, whatever a listener does: the next offset is its end, so a load a
+      // listener starts fetches the page after it, and the page is never dropped. A listener
+      // that starts a load makes the other flows that load's (`loads` moves on).
       settle();
       if (result.ok) {
+        // Frozen: the next offset is its length, which a caller's push would move.
+        items.value = Object.freeze([...items.value, ...result.value]);
+        if (mine === loads) error.value = null;
         // A server that caps its pages (PostgREST's db-max-rows) answers short pages before
         // the end: such a fetcher ends only on an empty page.
-        if (endOnShortPage ? result.value.length < pageSize : result.value.length === 0) {
+        if (
+          mine === loads &&
+          (endOnShortPage ? result.value.length < pageSize : result.value.length === 0)
+        ) {
           isEnd.value = true;
         }
-        if (mine === loads) error.value = null;
-        if (mine === loads) items.value = [...items.value, ...result.value];
       } else {
         error.value = result.error;
       }
@@ -182,6 +186,9 @@ export function createPaginator<T>(
         started.promise = load(controller.signal, reset);
         started.promise.then(reset, reset);
         f = started;
+        // Said once the fetch can be joined (a listener of `isLoading` joins this one), and only
+        // while it runs (a fetcher that throws at once has already settled it).
+        if (flight === started) isLoading.value = true;
       }
       f.waiting++;
       if (!signal) return f.promise; // never gives up: the fetch goes on for it

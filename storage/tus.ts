@@ -179,12 +179,13 @@ export interface ResumableUpload {
 }
 
 function progressOf(bytesUploaded: number, totalBytes: number): ResumableUploadProgress {
-  return {
+  // Frozen: the handle compares the next progress with the one it handed out.
+  return Object.freeze({
     bytesUploaded,
     totalBytes,
     fraction: totalBytes > 0 ? Math.min(1, bytesUploaded / totalBytes) : 0,
     isComplete: totalBytes > 0 && bytesUploaded >= totalBytes,
-  };
+  });
 }
 
 /** The document's chunk-size Limit: a `RangeError` at once for a size that is no positive integer. */

@@ -199,11 +199,45 @@ Deno.test("a listener's loadNext after a page landed fetches the next page (it j
   stopLoading();
   assert.deepEqual(offsets, [0, 3]);
   assert.deepEqual(p.items.value, [0, 1, 2, 3, 4, 5]);
-  // An items listener reads the end and the error as they are when it hears of the last page.
-  const seen: Array<[number, boolean, unknown]> = [];
-  p.items.subscribe((items) => seen.push([items.length, p.isEnd.value, p.error.value]));
+  // The page is in before the end is said: a listener of isEnd counts every item.
+  const counted: number[] = [];
+  p.isEnd.subscribe((end) => {
+    if (end) counted.push(p.items.value.length);
+  });
   await p.loadNext();
-  assert.deepEqual(seen.at(-1), [7, true, null]);
+  assert.deepEqual(counted, [7]);
+  // A listener of isLoading gets the shared fetch's promise, with or without a signal.
+  const q = createPaginator<number>(2, (offset) => Promise.resolve(success([offset])));
+  const joined: Array<Promise<ServiceResult<readonly number[]>>> = [];
+  q.isLoading.subscribe((loading) => {
+    if (loading && joined.length === 0) {
+      joined.push(q.loadNext(), q.loadNext({ signal: new AbortController().signal }));
+    }
+  });
+  await q.loadNext();
+  for (const r of await Promise.all(joined)) assert.deepEqual(r.getOrThrow(), [0]);
+});
+
+Deno.test("a failure then a success: an error listener's loadNext fetches the page after it, and the page stays in items", async () => {
+  const offsets: number[] = [];
+  let n = 0;
+  const p = createPaginator<number>(2, (offset) => {
+    offsets.push(offset);
+    return Promise.resolve(
+      ++n === 1 ? failure({ message: "down", category: "SERVER" }) : success([offset, offset + 1]),
+    );
+  });
+  const nested: Array<Promise<unknown>> = [];
+  p.error.subscribe((e) => {
+    if (e === null && n === 2) nested.push(p.loadNext());
+  });
+  assert.equal((await p.loadNext()).ok, false);
+  assert.deepEqual((await p.loadNext()).getOrThrow(), [0, 1]);
+  await Promise.all(nested);
+  assert.deepEqual(offsets, [0, 0, 2]);
+  assert.deepEqual(p.items.value, [0, 1, 2, 3]);
+  // The list handed out is frozen: its length is the next offset.
+  assert.throws(() => (p.items.value as number[]).push(9), TypeError);
 });
 
 Deno.test("an error listener's retry fetches the page again (it was answered the old failure)", async () => {
@@ -258,4 +292,7 @@ Deno.test("a paginator's flows and an upload's progress cannot be set from outsi
     (upload.progress as unknown as { value: unknown }).value = { bytesUploaded: 4 };
   }, TypeError);
   assert.equal(upload.progress.value.bytesUploaded, 0);
+  assert.throws(() => {
+    (upload.progress.value as { bytesUploaded: number }).bytesUploaded = 4;
+  }, TypeError);
 });
