@@ -213,8 +213,8 @@ interface KeySetState {
   set: JwkSet;
   byKid: Map<string, KeyEntry>;
   fetchedAt: number;
-  /** When a caller was first served this set past its age, while a refresh ran (null: none ran). */
-  startedAt?: number | null | undefined;
+  /** When the first refresh of this set past its age started (callers are served it from then). */
+  startedAt?: number | undefined;
 }
 
 interface Flight {
@@ -487,14 +487,13 @@ export class JwksResolver {
         // flooding in cost one fetch per cooldown, not one each).
         if (this.#since(this.#missAt) < this.#o.cooldownMs) return success(null);
       } else if (
-        // (With no refresh under way, `null`: an age of Date.now(), and nobody is served.)
+        // (No refresh under way: the age of `undefined` is NaN, and nobody is served.)
         entry && !this.#failed &&
-        this.#since((state.startedAt ??= this.#inflight && Date.now())!) <= 12_000
+        this.#since((state.startedAt ??= this.#inflight?.startedAt)!) <= 12_000
       ) {
         // A set past its age serves callers while it is refreshed, for 12 s (the default fetch
-        // timeout and the wait beyond it) at most from the first caller it served so (a later
-        // flight, started by a caller that gave up on a stalled one, does not open the window
-        // again, nor does one started before the set aged count from its own start), and not
+        // timeout and the wait beyond it) at most from its first refresh (a later flight, started
+        // by a caller that gave up on a stalled one, does not open the window again), and not
         // once a fetch has failed since the set came (a success clears `#failed`): a key removed
         // while the endpoint stalled or failed verified again with each new refresh, and with no
         // timeout, for ever.

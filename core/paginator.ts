@@ -8,7 +8,6 @@ import { cancelled, refusedSignal } from "./_abort.ts";
 import { failure, type ServiceError, type ServiceResult, success } from "./result.ts";
 import { MutableStateFlow, type StateFlow } from "./state_flow.ts";
 import { showValue } from "./_show.ts";
-import { readOnly } from "./_read_only.ts";
 
 /**
  * Loads pages on demand and exposes the accumulated items and the loading,
@@ -87,10 +86,23 @@ export function createPaginator<T>(
       }`,
     );
   }
-  const items = new MutableStateFlow<readonly T[]>([]);
+  // The state itself, set whole before any flow says a word of it: a listener (of any flow, at
+  // any depth) reads every flow's `value` as it now is, and a load it starts fetches from the
+  // current end. The flows then tell each listener the current value.
+  let held: readonly T[] = Object.freeze([]);
+  let loading = false;
+  let ended = false;
+  let failed: ServiceError | null = null;
+  const items = new MutableStateFlow<readonly T[]>(held);
   const isLoading = new MutableStateFlow(false);
   const isEnd = new MutableStateFlow(false);
   const error = new MutableStateFlow<ServiceError | null>(null);
+  const tell = () => {
+    items.value = held;
+    error.value = failed;
+    isEnd.value = ended;
+    isLoading.value = loading;
+  };
   /** The page being fetched, shared by its callers; aborted only when every one of them has. */
   let flight:
     | {
@@ -100,65 +112,66 @@ export function createPaginator<T>(
     }
     | null = null;
 
-  /** Bumped by every load: a late answer of a load every caller gave up on changes no flow. */
+  /** Bumped by every load: a late answer of a load every caller gave up on changes nothing. */
   let loads = 0;
   const load = async (
     signal: AbortSignal,
     settle: () => void,
   ): Promise<ServiceResult<readonly T[]>> => {
     const mine = ++loads;
+    let result: ServiceResult<readonly T[]>;
     try {
-      let result: ServiceResult<readonly T[]>;
-      try {
-        result = await fetchPage(items.value.length, pageSize, signal);
-      } catch (cause) {
-        result = failure({ message: "Page fetch threw", category: "UNKNOWN", cause });
-      }
-      // A fetcher resolving something else than a result holding a list is a Failure too.
-      if (result?.ok === true && !Array.isArray(result.value)) {
-        result = failure({ message: "Page fetch resolved no list", category: "DECODE" });
-      } else if (result?.ok !== true && !(result?.ok === false && result.error)) {
-        result = failure({ message: "Page fetch resolved no result", category: "DECODE" });
-      }
-      // A page whose every caller gave up is dropped: a new fetch of the same offset follows.
-      if (result.ok && signal?.aborted) {
-        result = cancelled();
-      }
-      if (mine !== loads) return result; // a newer load owns the flows now
-      // The fetch is over before anyone hears of it: a listener's loadNext (fill the screen,
-      // retry on error, load when idle) starts the next fetch instead of joining this one. The
-      // page goes in first, whatever a listener does: the next offset is its end, so a load a
-      // listener starts fetches the page after it, and the page is never dropped. A listener
-      // that starts a load makes the other flows that load's (`loads` moves on).
-      settle();
-      if (result.ok) {
-        // Frozen: the next offset is its length, which a caller's push would move.
-        items.value = Object.freeze([...items.value, ...result.value]);
-        if (mine === loads) error.value = null;
-        // A server that caps its pages (PostgREST's db-max-rows) answers short pages before
-        // the end: such a fetcher ends only on an empty page.
-        if (
-          mine === loads &&
-          (endOnShortPage ? result.value.length < pageSize : result.value.length === 0)
-        ) {
-          isEnd.value = true;
-        }
-      } else {
-        error.value = result.error;
-      }
-      return result;
-    } finally {
-      if (mine === loads) isLoading.value = false;
+      result = await fetchPage(held.length, pageSize, signal);
+    } catch (cause) {
+      result = failure({ message: "Page fetch threw", category: "UNKNOWN", cause });
     }
+    // A fetcher resolving something else than a result holding a list is a Failure too.
+    if (result?.ok === true && !Array.isArray(result.value)) {
+      result = failure({ message: "Page fetch resolved no list", category: "DECODE" });
+    } else if (result?.ok !== true && !(result?.ok === false && result.error)) {
+      result = failure({ message: "Page fetch resolved no result", category: "DECODE" });
+    }
+    // A page whose every caller gave up is dropped: a new fetch of the same offset follows.
+    if (result.ok && signal?.aborted) {
+      result = cancelled();
+    }
+    if (mine !== loads) return result; // a newer load owns the state now
+    // The fetch is over before anyone hears of it: a listener's loadNext (fill the screen, retry
+    // on error, load when idle) starts the next fetch instead of joining this one.
+    settle();
+    loading = false;
+    if (result.ok) {
+      // Frozen: the next offset is its length, which a caller's push would move.
+      held = Object.freeze([...held, ...result.value]);
+      failed = null;
+      // A server that caps its pages (PostgREST's db-max-rows) answers short pages before the
+      // end: such a fetcher ends only on an empty page.
+      if (endOnShortPage ? result.value.length < pageSize : result.value.length === 0) {
+        ended = true;
+      }
+    } else {
+      failed = result.error;
+    }
+    tell();
+    return result;
   };
 
+  /** A flow's read-only view whose `value` is the state as it now is. */
+  const view = <V>(flow: MutableStateFlow<V>, current: () => V): StateFlow<V> => ({
+    get value(): V {
+      return current();
+    },
+    subscribe: (listener) => flow.subscribe(listener),
+    [Symbol.asyncIterator]: () => flow[Symbol.asyncIterator](),
+  });
+
   return {
-    items: readOnly(items),
-    isLoading: readOnly(isLoading),
-    isEnd: readOnly(isEnd),
-    error: readOnly(error),
+    items: view(items, () => held),
+    isLoading: view(isLoading, () => loading),
+    isEnd: view(isEnd, () => ended),
+    error: view(error, () => failed),
     loadNext(options?: { signal?: AbortSignal | undefined }) {
-      if (isEnd.value) return Promise.resolve(success([] as readonly T[]));
+      if (ended) return Promise.resolve(success([] as readonly T[]));
       const signal = options?.signal;
       const refused = refusedSignal(signal);
       if (refused) return Promise.resolve(refused);
@@ -188,7 +201,10 @@ export function createPaginator<T>(
         f = started;
         // Said once the fetch can be joined (a listener of `isLoading` joins this one), and only
         // while it runs (a fetcher that throws at once has already settled it).
-        if (flight === started) isLoading.value = true;
+        if (flight === started) {
+          loading = true;
+          isLoading.value = true;
+        }
       }
       f.waiting++;
       if (!signal) return f.promise; // never gives up: the fetch goes on for it

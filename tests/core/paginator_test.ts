@@ -296,3 +296,30 @@ Deno.test("a paginator's flows and an upload's progress cannot be set from outsi
     (upload.progress.value as { bytesUploaded: number }).bytesUploaded = 4;
   }, TypeError);
 });
+
+Deno.test("every listener reads every flow as it now is: a listener filling the screen stops at the end (it fetched for ever)", async () => {
+  for (const endOnShortPage of [true, false]) {
+    const offsets: number[] = [];
+    const data = [0, 1, 2, 3, 4];
+    const p = createPaginator<number>(3, (offset, limit) => {
+      offsets.push(offset);
+      // Past 10 fetches the old loop would never end: a failure stops it.
+      if (offsets.length > 10) {
+        return Promise.resolve(failure({ message: "loop", category: "UNKNOWN" }));
+      }
+      return Promise.resolve(success(data.slice(offset, offset + limit)));
+    }, { endOnShortPage });
+    const loads: Array<Promise<unknown>> = [];
+    const seenAtEnd: Array<[number, boolean, unknown]> = [];
+    p.items.subscribe((items) => {
+      if (items.length > 0 && items.length < 10 && !p.isEnd.value) loads.push(p.loadNext());
+    });
+    p.isEnd.subscribe((end) => {
+      if (end) seenAtEnd.push([p.items.value.length, p.isLoading.value, p.error.value]);
+    });
+    await p.loadNext();
+    while (loads.length > 0) await loads.shift();
+    assert.deepEqual(offsets, endOnShortPage ? [0, 3] : [0, 3, 5], `${endOnShortPage}`);
+    assert.deepEqual(seenAtEnd, [[5, false, null]]);
+  }
+});
