@@ -8,6 +8,7 @@ import { cancelled, refusedSignal } from "./_abort.ts";
 import { failure, type ServiceError, type ServiceResult, success } from "./result.ts";
 import { MutableStateFlow, type StateFlow } from "./state_flow.ts";
 import { showValue } from "./_show.ts";
+import { readOnly } from "./_read_only.ts";
 
 /**
  * Loads pages on demand and exposes the accumulated items and the loading,
@@ -156,20 +157,12 @@ export function createPaginator<T>(
     return result;
   };
 
-  /** A flow's read-only view whose `value` is the state as it now is. */
-  const view = <V>(flow: MutableStateFlow<V>, current: () => V): StateFlow<V> => ({
-    get value(): V {
-      return current();
-    },
-    subscribe: (listener) => flow.subscribe(listener),
-    [Symbol.asyncIterator]: () => flow[Symbol.asyncIterator](),
-  });
-
+  // Read-only views whose `value` is the state as it now is.
   return {
-    items: view(items, () => held),
-    isLoading: view(isLoading, () => loading),
-    isEnd: view(isEnd, () => ended),
-    error: view(error, () => failed),
+    items: readOnly(items, () => held),
+    isLoading: readOnly(isLoading, () => loading),
+    isEnd: readOnly(isEnd, () => ended),
+    error: readOnly(error, () => failed),
     loadNext(options?: { signal?: AbortSignal | undefined }) {
       if (ended) return Promise.resolve(success([] as readonly T[]));
       const signal = options?.signal;

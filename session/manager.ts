@@ -33,6 +33,7 @@ import { ABORTED, bounded, refusedSignal, untilAborted, untilCancelled } from ".
 import { SerialQueue } from "./_serial.ts";
 import { settleQuietly } from "../core/_thrown.ts";
 import { showValue } from "../core/_show.ts";
+import { isListField, misshapenUserField } from "./_user_shape.ts";
 
 /**
  * Auth events delivered to `onAuthStateChange` listeners.
@@ -257,20 +258,13 @@ function checkSession(session: Session): void {
     );
   }
   // Fields the helpers walk (`identities.filter`), as a stored session's are checked.
-  for (const name of ["appMetadata", "userMetadata", "identities", "factors"]) {
-    const v = user[name];
-    const list = name === "identities" || name === "factors";
-    if (
-      v != null && (typeof v !== "object" || Array.isArray(v) !== list ||
-        list &&
-          !(v as unknown[]).every((x) => x !== null && typeof x === "object" && !Array.isArray(x)))
-    ) {
-      throw new SessionRefused(
-        `Cannot save the session as its user's '${name}' must be ${
-          list ? "a list of objects" : "an object"
-        }: current value is ${showValue(v)}`,
-      );
-    }
+  const field = misshapenUserField(user);
+  if (field !== null) {
+    throw new SessionRefused(
+      `Cannot save the session as its user's '${field}' must be ${
+        isListField(field) ? "a list of objects" : "an object"
+      }: current value is ${showValue(user[field])}`,
+    );
   }
   const { expiresIn, expiresAt } = session;
   // Absent (a JavaScript caller) reads as unknown: the token's own exp decides.

@@ -16,6 +16,7 @@ import type { Session, User } from "../auth/models.ts";
 import { SESSION_SECRETS, USER_SECRETS } from "./_copy.ts";
 import { encodeComponent } from "../core/_uri.ts";
 import { showValue } from "../core/_show.ts";
+import { misshapenUserField } from "./_user_shape.ts";
 
 /** Persists one session; every method may be sync or async. */
 export interface SessionStorage {
@@ -130,14 +131,7 @@ export function parseStoredSession(text: string | null | undefined): Session | n
   const user = o.user as Record<string, unknown> | null;
   if (!user || typeof user !== "object" || typeof user.id !== "string") return null;
   // Fields later code walks must have their shape: objects, and lists of objects.
-  const isObject = (x: unknown) => x !== null && typeof x === "object" && !Array.isArray(x);
-  const optObject = (x: unknown) => x === null || x === undefined || isObject(x);
-  const optObjects = (x: unknown) =>
-    x === null || x === undefined || (Array.isArray(x) && x.every(isObject));
-  if (
-    !optObject(user.appMetadata) || !optObject(user.userMetadata) ||
-    !optObjects(user.identities) || !optObjects(user.factors)
-  ) return null;
+  if (misshapenUserField(user) !== null) return null;
   const str = (x: unknown) => (typeof x === "string" ? x : null);
   return withMaskedFields({
     accessToken: o.accessToken as string,

@@ -333,17 +333,25 @@ Deno.test("while a refresh of a stale set is under way, other callers get the ca
   }
 });
 
+/**
+ * A resolver (no fetch timeout) whose JWKS endpoint answers k1 once, verified, then stalls until
+ * `stalled` is resolved (k1 removed behind it).
+ */
+async function stallingAfterFirstAnswer() {
+  const k1 = await makeKey("k1");
+  const stalled = deferred<Response>();
+  const h = harness({
+    jwks: (i) => (i === 0 ? jwksBody(k1.jwk) : stalled.promise),
+    options: { timeout: 0 },
+  });
+  assert.ok((await h.jwks.verificationKey("k1")).getOrThrow());
+  return { h, stalled };
+}
+
 Deno.test("a stale set serves callers while its refresh runs, for 10 s and the wait at most, and never after a failed refresh: a key removed while the JWKS endpoint stalls stops verifying", async () => {
   const clock = FakeTimers.install({ toFake: ["Date"], now: Date.now() });
   try {
-    const k1 = await makeKey("k1");
-    // After the first answer the endpoint stalls (k1 removed behind it), with no fetch timeout.
-    const stalled = deferred<Response>();
-    const h = harness({
-      jwks: (i) => (i === 0 ? jwksBody(k1.jwk) : stalled.promise),
-      options: { timeout: 0 },
-    });
-    assert.ok((await h.jwks.verificationKey("k1")).getOrThrow());
+    const { h, stalled } = await stallingAfterFirstAnswer();
     // A quiet spell: the first call comes long after the set aged, and starts the refresh.
     clock.tick(JWKS_DEFAULTS.maxAgeMs + 60_000);
     const refreshing = h.jwks.verificationKey("k1");
@@ -398,13 +406,7 @@ Deno.test("a stalled endpoint with no fetch timeout: the stale set serves for 12
 Deno.test("a caller arriving long after a hung refresh of a stale set began is not served from it", async () => {
   const clock = FakeTimers.install({ toFake: ["Date"], now: Date.now() });
   try {
-    const k1 = await makeKey("k1");
-    const stalled = deferred<Response>();
-    const h = harness({
-      jwks: (i) => (i === 0 ? jwksBody(k1.jwk) : stalled.promise),
-      options: { timeout: 0 },
-    });
-    assert.ok((await h.jwks.verificationKey("k1")).getOrThrow());
+    const { h, stalled } = await stallingAfterFirstAnswer();
     clock.tick(JWKS_DEFAULTS.maxAgeMs + 1);
     const first = h.jwks.verificationKey("k1"); // starts the refresh, which hangs
     await new Promise((r) => setTimeout(r, 5));
