@@ -10,6 +10,7 @@ import type { QueryInit } from "../core/query.ts";
 import type { PkceParams } from "./pkce.ts";
 import { encodeComponent } from "../core/_uri.ts";
 import { quotedQueryPairs } from "../core/_query_pairs.ts";
+import { jsonLossAt } from "../core/_json_loss.ts";
 import { noteReceived } from "./_received.ts";
 
 /** Options every auth call accepts. */
@@ -106,11 +107,19 @@ const BODY_SECRETS = [
   "nonce",
 ] as const;
 
+/**
+ * The body's secrets as an error could echo them. A password is a person's choice, often a word
+ * (`password`, `length`), and GoTrue's own words hold it (`weak_password`, "New password should be
+ * different from the old password."): blanking it there broke the error's code and told whoever
+ * reads the log where the password stood. So a password is redacted as a body echoes it, as its
+ * JSON string; machine-made secrets (tokens, codes, verifiers) wherever they appear.
+ */
 function bodySecrets(body: unknown): string[] | undefined {
   if (!body || typeof body !== "object") return undefined;
-  return BODY_SECRETS.map((k) => (body as Record<string, unknown>)[k]).filter((
-    v,
-  ): v is string => typeof v === "string");
+  return BODY_SECRETS.flatMap((k) => {
+    const v = (body as Record<string, unknown>)[k];
+    return typeof v !== "string" ? [] : [k.endsWith("password") ? JSON.stringify(v) : v];
+  });
 }
 
 export const unit = (): void => undefined;
@@ -157,13 +166,17 @@ export function notText(v: unknown, name: string, blankToo = true): string | nul
 
 /**
  * Why `v` cannot go as the JSON object `name` (user metadata, a passkey credential): a list, a
- * scalar or a built-in object such as a `Map` (sent as `{}`) or a `Date` (sent as text). Null when
- * it can (a plain object or a class instance, sent with its own fields), or when it is absent.
+ * scalar or a built-in object such as a `Map` (sent as `{}`) or a `Date` (sent as text), or one
+ * holding such a built-in object at any depth (`jsonLossAt`). Null when it can (a plain object or
+ * a class instance, sent with its own fields), or when it is absent.
  */
 export function notObject(v: unknown, name: string): string | null {
   if (v == null) return null;
   const tag = Object.prototype.toString.call(v).slice(8, -1);
-  if (typeof v === "object" && tag === "Object") return null;
+  if (typeof v === "object" && tag === "Object") {
+    const loss = jsonLossAt(v, name);
+    return loss && `'${loss[0]}' must be JSON, not a ${loss[1]}`;
+  }
   return `'${name}' must be a JSON object, not ${
     Array.isArray(v) ? "a list" : typeof v !== "object" ? `a ${typeof v}` : `a ${tag}`
   }`;

@@ -633,8 +633,8 @@ export function linkIdentityWithIdTokenForCurrentSession(
 }
 
 /**
- * Unlinks an identity (by `UserIdentity.id`); by default removes it from the stored user.
- * It waits for a restore under way (`Loading`) and, with auto-refresh on,
+ * Unlinks an identity (by `UserIdentity.id`); by default stores the user GoTrue now has (see
+ * {@linkcode unlinkIdentityAndUpdateSession}). It waits for a restore under way (`Loading`) and, with auto-refresh on,
  * refreshes a lapsed session before its request (a failed refresh is the
  * answer, and nothing is sent).
  *
@@ -676,7 +676,10 @@ export function unlinkIdentityForCurrentSession(
 }
 
 /**
- * Unlinks an identity and removes it from the stored session's user. A
+ * Unlinks an identity and removes it from the stored session's user. GoTrue
+ * also rewrites the user's email, phone and providers from the identities
+ * left, so the user is read again (`GET /user`, same token) and stored; where
+ * that read fails, the identity is only dropped from the stored user. A
  * restore under way (`Loading`) is waited for first; the token given is sent
  * as it is (no lapsed session is refreshed).
  *
@@ -711,25 +714,34 @@ export function unlinkIdentityAndUpdateSession(
   return afterRestore(manager, auth.client.timeout, options ?? {}, async (options) => {
     const before = manager.currentSession;
     const r = await auth.unlinkIdentity(accessToken, identityId, call(options));
-    const session = manager.currentSession;
     // Only the session the identity was unlinked from (by one of its tokens, perhaps one a
     // refresh has rotated since) is updated.
     if (
-      r.ok && session && before && tokenOf(before, accessToken) &&
-      sameSession(before, session) && (options.updateStoredSession ?? true)
+      !r.ok || !before || !tokenOf(before, accessToken) || !(options.updateStoredSession ?? true)
     ) {
-      const identities = (session.user.identities ?? []).filter((i) =>
-        i.id !== identityId && i.identityId !== identityId
-      );
-      return await saved(
-        manager,
-        copySession(session, { user: copyUser(session.user, { identities }) }),
-        r,
-        AuthStateChangeEvent.USER_UPDATED,
-        options.signal,
-      );
+      return r;
     }
-    return r;
+    // GoTrue also rewrites the user's email, phone and `providers` from the identities left
+    // (internal/api/identity.go): the user is read again. Where that read fails, the identity is
+    // only dropped from the stored user.
+    const fresh = await auth.getUser(accessToken, call(options));
+    const session = manager.currentSession;
+    if (!session || !sameSession(before, session)) return r;
+    const user = fresh.ok && fresh.value.id === session.user.id ? fresh.value : copyUser(
+      session.user,
+      {
+        identities: (session.user.identities ?? []).filter((i) =>
+          i.id !== identityId && i.identityId !== identityId
+        ),
+      },
+    );
+    return await saved(
+      manager,
+      copySession(session, { user }),
+      r,
+      AuthStateChangeEvent.USER_UPDATED,
+      options.signal,
+    );
   });
 }
 

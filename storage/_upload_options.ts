@@ -8,13 +8,14 @@
 import { showValue } from "../core/_show.ts";
 import { describeThrown } from "../core/_thrown.ts";
 import { isPlainObject } from "./_plain.ts";
+import { jsonLossAt } from "../core/_json_loss.ts";
 
 /**
  * The options every upload shares, checked (`TypeError`/`RangeError`): an `upsert` that is no
  * boolean went out as `x-upsert: [object Object]` (read as false), a `contentType` or a
  * `cacheControl` of another type crashed in encoding, `metadata` JSON cannot write threw
- * JSON's own message, and metadata that is no plain object (a Date, a Map) went out as a string
- * or as `{}`. Returns the metadata as JSON text, or null.
+ * JSON's own message, and metadata that is no plain object (a Date, a Map), or holds a Map or a
+ * Set at any depth, went out as a string or as `{}`. Returns the metadata as JSON text, or null.
  */
 export function checkUploadOptions(o: {
   upsert?: unknown;
@@ -57,5 +58,7 @@ export function checkUploadOptions(o: {
       `Cannot upload as 'metadata' must be a JSON object: current value is ${showValue(metadata)}`,
     );
   }
+  const loss = jsonLossAt(metadata, "metadata");
+  if (loss) throw new TypeError(`Cannot upload as '${loss[0]}' must be JSON, not a ${loss[1]}`);
   return json;
 }

@@ -24,6 +24,7 @@ import {
 import { type Failure, failure, type ServiceResult, success } from "../core/result.ts";
 import { showValue } from "../core/_show.ts";
 import { isPlainObject } from "./_plain.ts";
+import { jsonLossAt } from "../core/_json_loss.ts";
 
 /**
  * Vector component types; `UNKNOWN` for anything else.
@@ -470,6 +471,10 @@ export function putVectors(
       category: "INVALID_ARGUMENT",
     }));
   }
+  for (let i = 0; i < vectors.length; i++) {
+    const loss = jsonLossAt(vectors[i]!.metadata, `vectors[${i}].metadata`);
+    if (loss) return Promise.resolve(jsonLoss("put vectors", loss));
+  }
   const dims = checkDimension(vectors.map((v) => v.data), o.dimension);
   if (!dims.ok) return Promise.resolve(dims);
   return call(
@@ -489,6 +494,14 @@ export function putVectors(
     o,
   );
 }
+/** The Failure of a value JSON would write as something else (`jsonLossAt`). */
+function jsonLoss(what: string, [path, type]: [string, string]): Failure {
+  return failure({
+    message: `Cannot ${what} as '${path}' must be JSON, not a ${type}`,
+    category: "INVALID_ARGUMENT",
+  });
+}
+
 /**
  * A Failure when `keys` is no array of strings (a string has a length too: "abc" went as
  * `"keys": "abc"`, which the server reads as nothing), else null.
@@ -644,6 +657,8 @@ export function queryVectors(
       category: "INVALID_ARGUMENT",
     }));
   }
+  const loss = jsonLossAt(o.filter, "filter");
+  if (loss) return Promise.resolve(jsonLoss("query vectors", loss));
   return call(client, "QueryVectors", {
     vectorBucketName,
     indexName,

@@ -157,6 +157,18 @@ export async function holdTheirSession(
  * asserts any deliberate difference); a mismatch, or auth-js sending nothing, is added to
  * `failures` under `label`.
  */
+/**
+ * Deliberate (docs/CONFORMANCE.md): after an unlink, fetchbase reads the user again with the same
+ * token (GoTrue rewrites the user's email, phone and providers from the identities left), where
+ * auth-js sends the DELETE alone. Checks that read and drops it from ours.
+ */
+export function dropUserReread(o: RequestShape[], t: RequestShape[]): void {
+  assert.equal(o.length, t.length + 1);
+  const read = o.pop()!;
+  assert.equal(`${read.method} ${read.path}`, "GET /auth/v1/user");
+  assert.equal(read.authorization, o[o.length - 1].authorization);
+}
+
 export function compareRequests(
   failures: string[],
   label: string,

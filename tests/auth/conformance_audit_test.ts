@@ -60,6 +60,7 @@ import {
   authJs,
   BASE,
   compareRequests,
+  dropUserReread,
   holdTheirSession,
   isUserRead,
   jwtOf,
@@ -408,6 +409,7 @@ const heldCases: Array<{
     label: "unlinkIdentityAndUpdateSession",
     theirs: (c) => c.unlinkIdentity(userAnswer.identities[0]),
     ours: (a, m) => unlinkIdentityAndUpdateSession(a, JWT, "pk-1", m),
+    adjust: dropUserReread,
   },
   {
     label: "getUserForCurrentSession with updateStoredSession",

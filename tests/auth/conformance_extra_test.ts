@@ -46,6 +46,7 @@ import { jsonResponse, type RecordedRequest } from "../support/recording_fetch.t
 import {
   authJs,
   compareRequests,
+  dropUserReread,
   holdTheirSession,
   isUserRead,
   jwtOf,
@@ -427,6 +428,7 @@ const sessionCases: Array<{
     label: "unlinkIdentityForCurrentSession",
     theirs: (c) => c.unlinkIdentity(userAnswer.identities[0]),
     ours: (a, m) => unlinkIdentityForCurrentSession(a, m, "pk-1"),
+    adjust: dropUserReread,
   },
   {
     label: "exchangeCodeForSessionAndSave",

@@ -90,3 +90,26 @@ Deno.test("upload metadata of an interface type type-checks", async () => {
   const sent = JSON.parse(atob(rec.last.headers.get("x-metadata")!));
   assert.deepEqual(sent, meta);
 });
+
+Deno.test("user metadata or a credential holding a Map or bytes at any depth is INVALID_ARGUMENT (they went as {})", async () => {
+  const { auth, rec } = makeAuth(() => jsonResponse({}));
+  const data = { prefs: { langs: new Map([["en", 1]]) } } as never;
+  for (
+    const call of [
+      auth.signUpWithEmail("a@example.test", "secret-pw", { data }),
+      auth.signInAnonymously({ data }),
+      auth.updateUser(TOKEN, { data }),
+    ]
+  ) {
+    const e = (await call).errorOrNull();
+    assert.equal(e?.category, "INVALID_ARGUMENT");
+    assert.match(e!.message, /'data\.prefs\.langs' must be JSON, not a Map/);
+  }
+  const credential = { id: "c1", response: { attestationObject: new Uint8Array([1]) } } as never;
+  const e = (await auth.passkeyVerifyRegistration(TOKEN, "ch", credential)).errorOrNull();
+  assert.match(
+    e!.message,
+    /'credential\.response\.attestationObject' must be JSON, not a Uint8Array/,
+  );
+  assert.equal(rec.requests.length, 0);
+});

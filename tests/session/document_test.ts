@@ -203,7 +203,14 @@ Deno.test("unlinkIdentityAndUpdateSession updates the session a pre-refresh toke
     ...sessionJson(n),
     access_token: jwt({ sub: "u1", session_id: sid, n, exp: 4_000_000_000 }),
   });
-  const g = gotrue((req) => req.url.pathname.endsWith("/token") ? jsonResponse(body(2)) : null);
+  // GoTrue's user after i1 is unlinked.
+  const g = gotrue((req) =>
+    req.url.pathname.endsWith("/token")
+      ? jsonResponse(body(2))
+      : req.method === "GET" && req.url.pathname.endsWith("/user")
+      ? jsonResponse({ id: "u1", email: "a@x.io", identities: [{ id: "i2" }] })
+      : null
+  );
   const m = createSessionManager(g.auth, g.client, { autoRefresh: false });
   await m.saveSession(decodeSession(body(1)));
   const old = m.accessToken!;

@@ -261,11 +261,13 @@ Deno.test("flows: an email change through updateUserForCurrentSession sends its 
 });
 
 Deno.test("flows: unlink updates the stored session; importAuthToken", async () => {
+  // GoTrue's user loses the identity with the DELETE.
+  let unlinked = false;
   const { auth, manager, storage, events } = setup((req) =>
     req.method === "DELETE"
-      ? jsonResponse({})
+      ? (unlinked = true, jsonResponse({}))
       : req.url.pathname.endsWith("/user")
-      ? jsonResponse(USER)
+      ? jsonResponse(unlinked ? { ...USER, identities: USER.identities.slice(0, 1) } : USER)
       : undefined
   );
   const t = tokens(7);
@@ -387,4 +389,53 @@ Deno.test("flows: linkIdentityForCurrentSession and getSsoUrlForCurrentSession t
   await linkIdentityForCurrentSession(auth, manager, "github", { pkceParams: pkce });
   const link = rec.requests.find((r) => r.url.pathname.endsWith("/identities/authorize"))!;
   assert.equal(link.url.searchParams.get("code_challenge"), pkce.codeChallenge);
+});
+
+Deno.test("flows: an unlink stores the user GoTrue rewrote (phone and providers), or drops the identity where the read fails", async () => {
+  // GoTrue's user with email and phone identities; unlinking the phone one empties the phone and
+  // rewrites `providers` (internal/api/identity.go).
+  const withPhone = {
+    id: "u1",
+    email: "ada@example.com",
+    phone: "15550100",
+    app_metadata: { provider: "email", providers: ["email", "phone"] },
+    identities: [
+      { id: "i1", identity_id: "i1", provider: "email" },
+      { id: "i2", identity_id: "i2", provider: "phone" },
+    ],
+  };
+  const after = {
+    ...withPhone,
+    phone: "",
+    app_metadata: { provider: "email", providers: ["email"] },
+    identities: withPhone.identities.slice(0, 1),
+  };
+  for (const read of ["rewritten", "fails", "another user"] as const) {
+    let unlinked = false;
+    const { rec, auth, manager, storage } = setup((req) =>
+      req.method === "DELETE"
+        ? (unlinked = true, new Response(null, { status: 204 }))
+        : !req.url.pathname.endsWith("/user")
+        ? undefined
+        : !unlinked
+        ? jsonResponse(withPhone)
+        : read === "fails"
+        ? jsonResponse({ code: "unexpected_failure", message: "down" }, { status: 500 })
+        : jsonResponse(read === "another user" ? { ...after, id: "u2" } : after)
+    );
+    const t = tokens(7);
+    assert.ok((await importAuthToken(auth, manager, t.access_token, { refreshToken: "r" })).ok);
+    assert.ok((await unlinkIdentityAndUpdateSession(auth, t.access_token, "i2", manager)).ok);
+    const user = storage.load()!.user;
+    assert.deepEqual(user.identities?.map((i) => i.id), ["i1"], read);
+    if (read === "rewritten") {
+      assert.equal(user.phone, null); // GoTrue's "" is no phone
+      assert.deepEqual(user.appMetadata?.providers, ["email"]);
+    } else {
+      assert.equal(user.phone, "15550100", read);
+    }
+    // The read went with the token the unlink was made with.
+    assert.equal(rec.last.headers.get("authorization"), `Bearer ${t.access_token}`);
+    manager.dispose();
+  }
 });

@@ -61,6 +61,7 @@ function setup(o: { autoRefresh?: boolean; timeout?: number; held?: boolean } = 
   const log: string[] = [];
   const grants: Array<(answer?: Response) => void> = [];
   let next = 2;
+  const unlinked = new Set<string>();
   const holdOthers = o.held ?? false;
   const fetch = (input: RequestInfo | URL, init?: RequestInit) => {
     const req = new Request(input, init);
@@ -79,7 +80,10 @@ function setup(o: { autoRefresh?: boolean; timeout?: number; held?: boolean } = 
       if (path === "/sso") return json({ url: "https://idp.example" });
       if (path === "/reauthenticate") return json({});
       if (path.endsWith("/authorize")) return json({ url: "https://github.example" });
-      if (req.method === "DELETE") return new Response(null, { status: 204 });
+      if (req.method === "DELETE") {
+        unlinked.add(path.split("/").pop()!);
+        return new Response(null, { status: 204 });
+      }
       if (path.endsWith("/verify") || path === "/token") return json(body(next++));
       return json({
         id: "u1",
@@ -87,7 +91,7 @@ function setup(o: { autoRefresh?: boolean; timeout?: number; held?: boolean } = 
         identities: [
           { id: "i1", identity_id: "i1", user_id: "u1", provider: "email" },
           { id: "i2", identity_id: "i2", user_id: "u1", provider: "github" },
-        ],
+        ].filter((i) => !unlinked.has(i.id)),
       });
     };
     if (!holdOthers) return Promise.resolve(answer());
@@ -144,6 +148,8 @@ const OPERATIONS: Array<{
   run: (h: Setup, o: Options) => Promise<ServiceResult<unknown>>;
   /** The request it sends with the held session's token, logged as by `setup`. */
   request: string;
+  /** Requests the operation sends after its own. */
+  then?: string[];
   check?: (value: unknown, m: SessionManager) => void;
 }> = [
   {
@@ -193,6 +199,8 @@ const OPERATIONS: Array<{
     name: "unlinkIdentityForCurrentSession",
     run: (h, o) => unlinkIdentityForCurrentSession(h.auth, h.m, "i1", o),
     request: "DELETE /user/identities/i1",
+    // The user is read again with the same token: GoTrue rewrites email, phone and providers.
+    then: ["GET /user #2"],
     check: (_v, m) => {
       assert.deepEqual(m.currentSession?.user.identities?.map((i) => i.id), ["i2"]);
       assert.equal(m.currentSession?.refreshToken, "refresh-2");
@@ -227,7 +235,7 @@ for (const op of OPERATIONS) {
       const r = out.r as ServiceResult<unknown> | null;
       assert.ok(r?.ok, `${op.name}: ${r?.errorOrNull()?.message}`);
       // The request went with session 2's token (an id-token link posts to /token, bearer 2).
-      assert.deepEqual(h.log, ["POST /token", `${op.request} #2`], op.name);
+      assert.deepEqual(h.log, ["POST /token", `${op.request} #2`, ...op.then ?? []], op.name);
       op.check?.(r.value, h.m);
       assert.equal(h.m.sessionState.value.kind, "Authenticated", op.name);
       assert.equal(h.events[0], AuthStateChangeEvent.TOKEN_REFRESHED, op.name);

@@ -57,6 +57,7 @@ function setup(o: {
 }) {
   const log: string[] = [];
   let grants = 0;
+  const unlinked = new Set<string>();
   const fetch = (input: RequestInfo | URL, init?: RequestInit) => {
     const req = new Request(input, init);
     const path = new URL(req.url).pathname;
@@ -71,12 +72,18 @@ function setup(o: {
     if (path.endsWith("/token") || path.endsWith("/verify")) {
       return Promise.resolve(Response.json(sessionJson(2)));
     }
-    if (req.method === "DELETE") return Promise.resolve(new Response(null, { status: 204 }));
+    if (req.method === "DELETE") {
+      unlinked.add(path.split("/").pop()!);
+      return Promise.resolve(new Response(null, { status: 204 }));
+    }
     if (path.endsWith("/reauthenticate")) return Promise.resolve(Response.json({}));
     return Promise.resolve(Response.json({
       id: "u1",
       email: req.method === "PUT" ? "new@x.io" : "a@x.io",
-      identities: [{ id: "i1", identity_id: "i1", user_id: "u1", provider: "email" }],
+      identities: [
+        { id: "i1", identity_id: "i1", user_id: "u1", provider: "email" },
+        { id: "i2", identity_id: "i2", user_id: "u1", provider: "github" },
+      ].filter((i) => !unlinked.has(i.id)),
     }));
   };
   const client = createBaseClient(BASE, KEY, {

@@ -319,3 +319,40 @@ Deno.test("a 206 of another range than asked (a proxy or cache) is DECODE, its s
     "fewer bytes than asked of an object that has them",
   );
 });
+
+Deno.test("upload metadata holding a Map, a Set or bytes at any depth is refused (they went as {})", async () => {
+  const rec = recordingFetch(() => jsonResponse({ Key: "b/p" }));
+  const s = createStorageClient(
+    createBaseClient("https://p.example", "anon-key", { fetch: rec.fetch }),
+  );
+  const cases: Array<[Record<string, unknown>, string]> = [
+    [{ tags: new Map([["k", "v"]]) }, "'metadata.tags' must be JSON, not a Map"],
+    [{ a: { b: [1, new Set([2])] } }, "'metadata.a.b[1]' must be JSON, not a Set"],
+    [{ "x-y": new Uint8Array([1]) }, `'metadata["x-y"]' must be JSON, not a Uint8Array`],
+  ];
+  for (const [metadata, message] of cases) {
+    const r = await s.upload("b", "p", "x", { metadata });
+    assert.equal(r.errorOrNull()?.category, "INVALID_ARGUMENT");
+    assert.equal(r.errorOrNull()!.message, `Cannot upload as ${message}`);
+    assert.throws(() => s.createResumableUpload("b", "p", new Uint8Array(1), { metadata }), {
+      name: "TypeError",
+      message: `Cannot upload as ${message}`,
+    });
+  }
+  assert.equal(rec.requests.length, 0);
+  // A Date inside writes its ISO text, a class instance its fields, as JSON does; they go.
+  class Point {
+    x = 1;
+  }
+  const ok = { at: new Date(0), p: new Point(), n: [null, { s: new String("s") }] };
+  assert.ok((await s.upload("b", "p", "x", { metadata: ok })).ok);
+  assert.equal(
+    atob(rec.last.headers.get("x-metadata")!),
+    '{"at":"1970-01-01T00:00:00.000Z","p":{"x":1},"n":[null,{"s":"s"}]}',
+  );
+  // A cycle is still JSON's own TypeError, not a hang.
+  const cyclic: Record<string, unknown> = {};
+  cyclic.self = { back: cyclic };
+  const r = await s.upload("b", "p", "x", { metadata: cyclic });
+  assert.match(r.errorOrNull()!.message, /^Cannot upload as 'metadata' cannot be written as JSON/);
+});

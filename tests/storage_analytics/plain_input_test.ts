@@ -122,3 +122,27 @@ Deno.test("catalog properties that are not a plain object are refused (a Map's p
   assert.match(errorOf(table).message, /'properties' must be a plain object/);
   assert.ok(rec.requests.every((q) => q.url.pathname.endsWith("/v1/config")));
 });
+
+Deno.test("vector metadata and filters holding a Map or a Set at any depth are refused (they went as {})", async () => {
+  const { storage, rec } = makeStorage(() => jsonResponse({ vectors: [] }));
+  const put = await storage.putVectors("vb", "ix", [
+    { key: "a", data: { float32: [1] }, metadata: { genre: "doc" } },
+    { key: "b", data: { float32: [1] }, metadata: { tags: new Set(["x"]) } as never },
+  ]);
+  assert.equal(errorOf(put).category, "INVALID_ARGUMENT");
+  assert.equal(
+    errorOf(put).message,
+    "Cannot put vectors as 'vectors[1].metadata.tags' must be JSON, not a Set",
+  );
+  const query = await storage.queryVectors("vb", "ix", { float32: [1] }, {
+    filter: { $and: [{ genre: new Map([["$eq", "doc"]]) }] } as never,
+  });
+  assert.equal(
+    errorOf(query).message,
+    "Cannot query vectors as 'filter.$and[0].genre' must be JSON, not a Map",
+  );
+  assert.equal(rec.requests.length, 0);
+  const filter = { $and: [{ genre: { $eq: "doc" } }, { year: { $in: [2025, 2026] } }] };
+  assert.ok((await storage.queryVectors("vb", "ix", { float32: [1] }, { filter })).ok);
+  assert.deepEqual((rec.last.json() as { filter: unknown }).filter, filter);
+});
