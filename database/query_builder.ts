@@ -110,7 +110,8 @@ export class QueryBuilder {
       : "order";
     const raw = columnName(column);
     // `author(name)`: the rows by a column of a to-one embed (PostgREST's related order term).
-    const related = typeof raw === "string" ? /^([^()]+)\(([^()]+)\)$/.exec(raw) : null;
+    // An embed is named plainly: in `data->>a(b)` the parenthesis is part of the JSON key.
+    const related = typeof raw === "string" ? /^((?:[^()-]|-(?!>))+)\(([^()]+)\)$/.exec(raw) : null;
     const name = related
       ? `${checkColumn(related[1], false)}(${checkColumn(related[2], false)})`
       : checkColumn(raw, false);

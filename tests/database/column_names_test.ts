@@ -135,6 +135,10 @@ Deno.test("orderBy 'embed(column)' sends PostgREST's related order term, each na
   // A parenthesis that makes no such term is part of a name, quoted as before.
   await db.select("t", { block: (q) => q.orderBy("x)").orderBy("f(a)(b)") });
   assert.equal(rec.last.url.searchParams.get("order"), '"x)".asc,"f(a)(b)".asc');
+  // In a JSON path the parenthesis belongs to the key (as a filter quotes it): `data->>a(b)` went
+  // as the related term `data->>a(b)`, which PostgREST refuses (PGRST100).
+  await db.select("t", { block: (q) => q.orderBy("data->>a(b)").orderBy("da-ta(x)") });
+  assert.equal(rec.last.url.searchParams.get("order"), 'data->>"a(b)".asc,da-ta(x).asc');
   // Neither side takes a table path.
   for (const bad of ["a.b(name)", "author(a.b)"]) {
     await assertInvalid(
