@@ -126,6 +126,13 @@ export function scalar(value: unknown, what: string): string {
   if (typeof value === "number" && !Number.isFinite(value)) {
     throw new TypeError(`Cannot filter with ${what} as the number is not finite: ${value}`);
   }
+  // An id beyond 2^53 is already rounded (12345678901234567890 is 12345678901234567000 here): a
+  // write filtered by it reached another row, as a function's query argument would.
+  if (typeof value === "number" && Number.isInteger(value) && !Number.isSafeInteger(value)) {
+    throw new TypeError(
+      `Cannot filter with ${what} as ${value} is beyond JavaScript's safe integers; pass it as a bigint or a string`,
+    );
+  }
   if (typeof value === "object") {
     // A value JSON writes as a string (a Temporal value, a Luxon, dayjs or moment date, a decimal
     // library's number) is that string, as a Date is its ISO time: as JSON text it went in
