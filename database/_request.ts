@@ -185,7 +185,7 @@ export function checkExplainedWrite(
 ): void {
   if (explain?.analyze && !rollback) {
     throw new TypeError(
-      "Cannot explain the write with 'analyze' as 'rollback' is not set: PostgreSQL runs an analyzed statement and PostgREST commits it unless the transaction is rolled back",
+      "Cannot explain the write with 'analyze' as 'rollback' is not set: PostgreSQL runs an analyzed statement and PostgREST commits it unless the transaction is rolled back (which its db-tx-end must allow)",
     );
   }
 }
@@ -385,10 +385,23 @@ function dispatch<T>(
   if (typeof init === "string") {
     return Promise.resolve(failure({ message: init, category: "INVALID_ARGUMENT" }));
   }
-  if (req.method !== "HEAD") return via(client, init);
+  if (req.method !== "HEAD") return via(client, init).then(refused406);
   // A HEAD answer has no body, so its failure has no code; PostgREST 13 sends the code in
   // `Proxy-Status`, which the failure does not keep: a HEAD call sees the last answer itself.
   let last: Response | undefined;
   const ctx = withFetch(client, async (input, init) => last = await (0, client.fetch)(input, init));
-  return via(ctx, init).then((r) => withProxyStatus(r, last));
+  return via(ctx, init).then((r) => refused406(withProxyStatus(r, last)));
+}
+
+/**
+ * PostgREST's 406 is `NOT_FOUND` for a single-row read that matched no row or several (PGRST116,
+ * as the document says), but its other 406s refuse the request itself: a schema it does not
+ * expose (PGRST106) or a media type it cannot give (PGRST107: a plan while `db-plan-enabled` is
+ * off, its default; GeoJSON without PostGIS). Those are `BAD_REQUEST`: as `NOT_FOUND`, a
+ * maybe-single read could take them for "no row".
+ */
+function refused406<T>(r: ServiceResult<T>): ServiceResult<T> {
+  return r.ok || r.error.status !== 406 || !/^PGRST10[67]$/.test(r.error.code ?? "")
+    ? r
+    : failure({ ...r.error, category: "BAD_REQUEST" });
 }

@@ -162,7 +162,11 @@ export interface MutateOptions extends CallOptions {
   maxAffected?: number | null | undefined;
   /**
    * Return the plan instead of mutating. With `analyze`, PostgreSQL runs the
-   * statement, so it needs `rollback` (`Failure(INVALID_ARGUMENT)` otherwise).
+   * statement, so it needs `rollback` (`Failure(INVALID_ARGUMENT)` otherwise),
+   * and the server must honour it: PostgREST's default `db-tx-end` (`commit`)
+   * ignores `tx=rollback` and commits the analyzed write, and a plan's answer
+   * carries no `Preference-Applied` to tell (use a server whose `db-tx-end`
+   * allows overrides).
    */
   explain?: ExplainOptions | null | undefined;
   /** Projection of the returned rows (`select=`). */
@@ -193,11 +197,18 @@ export interface RpcOptions extends CallOptions {
   stripNulls?: boolean | undefined;
   /** Roll the transaction back (`tx=rollback`; see {@linkcode MutateOptions.rollback}). Default false. */
   rollback?: boolean | undefined;
-  /** Fail instead of touching more rows than this (> 0). */
+  /**
+   * Fail instead of answering more rows than this (> 0). For a function,
+   * PostgREST counts the rows it returns, not those it writes: PostgREST 13.0.3
+   * and later refuse a function that returns no set (PGRST128, before running
+   * it), 12.2 up to 13.0.2 check none, and a `void` function that deletes a
+   * million rows was not stopped.
+   */
   maxAffected?: number | null | undefined;
   /**
    * Return the plan. With `analyze` on a POST, PostgreSQL runs the function,
-   * so it needs `rollback` (`Failure(INVALID_ARGUMENT)` otherwise).
+   * so it needs `rollback` (`Failure(INVALID_ARGUMENT)` otherwise), and the
+   * server must honour it (see {@linkcode MutateOptions.explain}).
    */
   explain?: ExplainOptions | null | undefined;
   /** Body media type, sent verbatim. Default application/json. */

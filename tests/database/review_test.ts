@@ -587,3 +587,34 @@ Deno.test("a filter value beyond 2^53 is refused (it went rounded: a delete by i
   await db.delete("t", (w) => w.less(id, 1.5).greater(id, 1e-7));
   assert.deepEqual(rec.last.url.searchParams.getAll("id"), ["lt.1.5", "gt.1e-7"]);
 });
+
+Deno.test("PostgREST's 406 for an unexposed schema or an unavailable media type is BAD_REQUEST; a single read's PGRST116 stays NOT_FOUND", async () => {
+  // PostgREST's Error.hs: PGRST106 (schema not exposed) and PGRST107 (a plan while
+  // db-plan-enabled is off, GeoJSON without PostGIS) are 406 too.
+  const answer = (code: string, message: string, details: string | null = null) =>
+    jsonResponse({ code, message, details, hint: null }, { status: 406 });
+  const { db } = makeDb([
+    answer("PGRST107", "None of these media types are available: application/vnd.pgrst.plan"),
+    answer("PGRST106", "Invalid schema: private", null),
+    answer(
+      "PGRST116",
+      "Cannot coerce the result to a single JSON object",
+      "The result contains 2 rows",
+    ),
+    () =>
+      new Response(null, {
+        status: 406,
+        headers: { "proxy-status": "PostgREST; error=PGRST106" },
+      }),
+  ]);
+  const plan = await db.select("t", { explain: {} });
+  assert.equal(plan.errorOrNull()?.category, "BAD_REQUEST");
+  assert.equal(plan.errorOrNull()?.code, "PGRST107");
+  const schema = await db.select("t", { schema: "private" });
+  assert.equal(schema.errorOrNull()?.category, "BAD_REQUEST");
+  const single = await db.select("t", { format: "SINGLE" });
+  assert.equal(single.errorOrNull()?.category, "NOT_FOUND");
+  const head = await db.select("t", { format: "HEAD", schema: "private" });
+  assert.equal(head.errorOrNull()?.code, "PGRST106");
+  assert.equal(head.errorOrNull()?.category, "BAD_REQUEST");
+});
