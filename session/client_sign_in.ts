@@ -26,6 +26,7 @@ import { saved } from "./_held.ts";
 import { ABORTED, cancelled, refusedSignal, untilAborted } from "../core/_abort.ts";
 import { withMaskedFields } from "../core/mask.ts";
 import { showValue } from "../core/_show.ts";
+import { alreadySignedOut } from "./_signed_out.ts";
 
 const auths = new WeakMap<BaseClient, AuthClient>();
 function authOf(client: BaseClient): AuthClient {
@@ -214,7 +215,10 @@ export async function signUpWithEmail(
 /**
  * Signs the client's token out (default scope GLOBAL) and clears it. When
  * the client is not authenticated it succeeds without a request; when the
- * server call fails the token is kept so the sign-out can be retried.
+ * server call fails the token is kept so the sign-out can be retried, unless
+ * GoTrue answers that the session is already gone (`session_not_found`,
+ * `user_not_found` or a 404; with LOCAL, any 401, 403 or 404), which is a
+ * success: that token could never be signed out.
  *
  * @example Sign out
  * ```ts
@@ -239,10 +243,14 @@ export async function signOut(
     return success(undefined);
   }
   const scope = options.scope ?? SignOutScope.GLOBAL;
-  const r = await authOf(client).signOut(token, { ...options, scope });
+  let r = await authOf(client).signOut(token, { ...options, scope });
+  // A session GoTrue has already ended (`session_not_found`; for LOCAL, any token it refuses) is
+  // signed out: kept, its token failed every sign-out again, as signOutCurrentSession knows.
+  const dead = alreadySignedOut(r, scope);
+  if (dead) r = success(undefined);
   // A token applied while the call was under way is another session's: it stays, and so
-  // does this one when only the others were signed out (OTHERS).
-  if (r.ok && scope !== SignOutScope.OTHERS && client.accessToken === token) {
+  // does this one when only the others were signed out (OTHERS), unless its session is gone.
+  if (r.ok && (scope !== SignOutScope.OTHERS || dead) && client.accessToken === token) {
     client.clearAccessToken();
   }
   return r;

@@ -43,6 +43,7 @@ import { type Failure, failure, type ServiceResult, success } from "../core/resu
 import { AuthStateChangeEvent, type SessionManager } from "./manager.ts";
 import { copySession, copyUser } from "./_copy.ts";
 import { clockGap } from "./_clock.ts";
+import { alreadySignedOut } from "./_signed_out.ts";
 import {
   afterRestore,
   call,
@@ -318,9 +319,6 @@ export function refreshCurrentSession(
   return manager.refreshSession({ signal: options.signal, timeout: options.timeout });
 }
 
-/** GoTrue codes of a session or user the server has ended. */
-const ENDED: ReadonlySet<string> = new Set(["session_not_found", "user_not_found"]);
-
 /**
  * Signs the current session out and clears storage; with no session it succeeds when `succeedIfNoSession` (default).
  * A lapsed (`Expired`) session is signed out too: it is refreshed first,
@@ -440,13 +438,7 @@ export async function signOutCurrentSession(
   let r = await within((timeout) =>
     auth.signOut(token, { signal: options.signal, timeout, scope })
   );
-  // A token the server no longer knows is as signed out as it gets locally; for GLOBAL and
-  // OTHERS only a session the server has ended counts (a refused token revoked nothing).
-  const status = r.ok ? 0 : r.error.status ?? 0;
-  const dead = !r.ok &&
-    (scope === SignOutScope.LOCAL
-      ? [401, 403, 404].includes(status)
-      : status === 404 || ENDED.has(r.error.code ?? ""));
+  const dead = alreadySignedOut(r, scope);
   if (dead) r = success(undefined);
   // Only the session signed out is cleared: one that replaced it meanwhile stays, and so
   // does this one when only the others were signed out (OTHERS), unless its token is dead.

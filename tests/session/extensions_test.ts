@@ -1,5 +1,10 @@
 import assert from "node:assert/strict";
-import { createAuthClient, decodeSession, parseSessionTokensFromUrl } from "../../auth/mod.ts";
+import {
+  createAuthClient,
+  decodeSession,
+  parseSessionTokensFromUrl,
+  SignOutScope,
+} from "../../auth/mod.ts";
 import { createBaseClient, failure, success } from "../../core/mod.ts";
 import { createLocalBackend } from "../../demo/local_backend/mod.ts";
 import {
@@ -707,4 +712,38 @@ Deno.test("refreshCurrentSession takes the auth client first, as its siblings; a
   assert.equal(rec.requests.length, 0);
   assert.ok((await refreshCurrentSession(auth, manager)).ok);
   manager.dispose();
+});
+
+Deno.test("the client's signOut takes a session GoTrue has already ended as signed out (its token failed every sign-out for ever)", async () => {
+  // GoTrue's answers for a session that is gone (internal/api/auth.go, maybeLoadUserOrSession):
+  // 403 session_not_found for GLOBAL and OTHERS, and for LOCAL any token it refuses (an expired
+  // one is 403 bad_jwt).
+  const gone = {
+    code: "session_not_found",
+    message: "Session from session_id claim in JWT does not exist",
+  };
+  const expired = { code: "bad_jwt", message: "invalid JWT: token is expired" };
+  const cases: Array<[SignOutScope, Record<string, string>, number, boolean]> = [
+    [SignOutScope.GLOBAL, gone, 403, true],
+    [SignOutScope.OTHERS, gone, 403, true],
+    [SignOutScope.LOCAL, expired, 403, true],
+    [SignOutScope.LOCAL, { code: "unexpected_failure", message: "down" }, 401, true],
+    // A refused token revoked nothing for GLOBAL: kept for a retry with a fresh one.
+    [SignOutScope.GLOBAL, expired, 403, false],
+    [SignOutScope.GLOBAL, { code: "unexpected_failure", message: "down" }, 500, false],
+  ];
+  for (const [scope, body, status, signedOut] of cases) {
+    const what = `${scope} ${status} ${body.code}`;
+    const rec = recordingFetch((req) =>
+      req.url.pathname.endsWith("/logout") ? jsonResponse(body, { status }) : jsonResponse(SESSION)
+    );
+    const client = createBaseClient("https://p.example", "anon-key-123456", {
+      fetch: rec.fetch,
+      retry: { maxAttempts: 1 },
+    });
+    assert.ok((await signInWithEmail(client, "a@x.io", "pw")).ok);
+    const r = await signOut(client, { scope });
+    assert.equal(r.ok, signedOut, what);
+    assert.equal(client.accessToken, signedOut ? null : SESSION.access_token, what);
+  }
 });
