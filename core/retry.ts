@@ -40,7 +40,11 @@ export const DEFAULT_RETRY_POLICY: Readonly<RetryPolicy> = /* @__PURE__ */ Objec
 });
 
 /**
- * HTTP statuses the transport retries: 408, 429, 500, 502, 503, 504.
+ * HTTP statuses the transport retries: 408, 429, 502, 503, 504, and 520 (Cloudflare's "unknown
+ * error" from the origin). Not 500: it is a server's verdict more often than a passing fault
+ * (PostgREST's statement timeout, 57014, and a function's own error are 500), and a read that
+ * timed out was run three times, tripling the database's load and the caller's wait
+ * (postgrest-js retries only 503 and 520).
  *
  * @example Checking a status
  * ```ts
@@ -52,10 +56,10 @@ export const DEFAULT_RETRY_POLICY: Readonly<RetryPolicy> = /* @__PURE__ */ Objec
 export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([
   408,
   429,
-  500,
   502,
   503,
   504,
+  520,
 ]);
 
 /**

@@ -45,10 +45,19 @@ async function withRandom<T>(value: number, fn: () => Promise<T>): Promise<T> {
 
 // --- Retries (ARCHITECTURE.md, request path step 6) ---------------------------------------------
 
-Deno.test("GET is retried on each of 408, 429, 500, 502, 503 and 504", async () => {
+Deno.test("GET is retried on each of 408, 429, 502, 503, 504 and 520; not on 500", async () => {
   const clock = fakeClock();
   try {
-    for (const status of [408, 429, 500, 502, 503, 504]) {
+    // A 500 is a verdict (PostgREST's statement timeout, 57014): it was run three times.
+    const timedOut = recordingFetch(() =>
+      jsonResponse({ code: "57014", message: "canceling statement due to statement timeout" }, {
+        status: 500,
+      })
+    );
+    const once = await client(timedOut.fetch, { timeout: 0 }).request({ path: "/x" });
+    assert.equal(once.errorOrNull()?.status, 500);
+    assert.equal(timedOut.requests.length, 1);
+    for (const status of [408, 429, 502, 503, 504, 520]) {
       const rec = recordingFetch([new Response("", { status }), jsonResponse({ ok: status })]);
       const pending = client(rec.fetch, { timeout: 0 }).request({ path: "/x" });
       await clock.tickAsync(1000);

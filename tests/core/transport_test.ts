@@ -495,7 +495,7 @@ Deno.test("no retry for POST, for 4xx other than 408/429, or for stream bodies",
 Deno.test("a POST marked retry:true is retried (what an issue marks idempotent)", async () => {
   const clock = FakeTimers.install({ toFake: ["setTimeout", "clearTimeout", "Date"] });
   try {
-    const rec = recordingFetch([new Response("", { status: 500 }), jsonResponse([])]);
+    const rec = recordingFetch([new Response("", { status: 503 }), jsonResponse([])]);
     const pending = client(rec.fetch).request({
       method: "POST",
       path: "/x",

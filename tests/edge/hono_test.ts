@@ -403,9 +403,9 @@ Deno.test("middleware: by default an auth server in trouble is asked once and an
   assert.equal(r.headers.get("retry-after"), "8");
   assert.equal(calls, 1, "no retry against a failing auth server");
   assert.ok(Date.now() - started < 2_000, "the Retry-After is not waited out");
-  // A 500 without Retry-After is not retried either; an explicit policy is honoured.
+  // A 502 without Retry-After is not retried either; an explicit policy is honoured.
   calls = 0;
-  const flaky: typeof fetch = () => (calls++, Promise.resolve(new Response("x", { status: 500 })));
+  const flaky: typeof fetch = () => (calls++, Promise.resolve(new Response("x", { status: 502 })));
   const retrying = new Hono<{ Variables: FetchbaseVariables }>();
   retrying.use(
     "*",
