@@ -12,6 +12,8 @@ import { encodeComponent } from "../core/_uri.ts";
 import { quotedQueryPairs } from "../core/_query_pairs.ts";
 import { jsonLossAt } from "../core/_json_loss.ts";
 import { noteReceived } from "./_received.ts";
+import { AUTH_BODY_LIMIT } from "./_body_limit.ts";
+import { passwordForms, withoutPasswords } from "./_passwords.ts";
 
 /** Options every auth call accepts. */
 export interface AuthCallOptions {
@@ -71,15 +73,13 @@ export function gotrue<T>(client: BaseClient, call: GoTrueCall<T>): Promise<Serv
     timeout: call.options?.timeout,
     secrets: [...(bodySecrets(call.body) ?? []), ...redirectSecrets(call.query)],
     maxBodyBytes: AUTH_BODY_LIMIT,
-  }).then((r) => decodeResult(r, (v) => noteReceived(call.decode(v.body), Date.now())));
+  }).then((r) =>
+    decodeResult(
+      withoutPasswords(r, passwordForms(call.body)),
+      (v) => noteReceived(call.decode(v.body), Date.now()),
+    )
+  );
 }
-
-/**
- * The largest GoTrue answer read, in bytes: its largest answers (a session with its user, a list
- * of factors or grants) are kilobytes, and a body that never ends (a broken proxy, a hostile
- * server) was read into memory until the call's timeout, gigabytes at loopback speed.
- */
-export const AUTH_BODY_LIMIT = 8_388_608; // 8 MiB, a literal: a bundler keeps an unused product
 
 /** GoTrue's current error format (`{ code: <error code>, message }`), as auth-js asks for it. */
 export const API_VERSION: Readonly<Record<string, string>> = {
@@ -89,7 +89,8 @@ export const API_VERSION: Readonly<Record<string, string>> = {
 /**
  * Body fields that are secrets: the transport redacts an error echoing one, as a token. One-time
  * codes too (`/verify`'s `token` or `token_hash`, an MFA `code`, a reauthentication `nonce`),
- * while they are live.
+ * while they are live. Passwords are redacted after it, from all but the error's code
+ * (`auth/_passwords.ts`).
  */
 const BODY_SECRETS = [
   "refresh_token",
@@ -98,8 +99,6 @@ const BODY_SECRETS = [
   "id_token",
   "access_token",
   "auth_code",
-  "password",
-  "current_password",
   "code_verifier",
   "token",
   "token_hash",
@@ -107,19 +106,11 @@ const BODY_SECRETS = [
   "nonce",
 ] as const;
 
-/**
- * The body's secrets as an error could echo them. A password is a person's choice, often a word
- * (`password`, `length`), and GoTrue's own words hold it (`weak_password`, "New password should be
- * different from the old password."): blanking it there broke the error's code and told whoever
- * reads the log where the password stood. So a password is redacted as a body echoes it, as its
- * JSON string; machine-made secrets (tokens, codes, verifiers) wherever they appear.
- */
 function bodySecrets(body: unknown): string[] | undefined {
   if (!body || typeof body !== "object") return undefined;
-  return BODY_SECRETS.flatMap((k) => {
-    const v = (body as Record<string, unknown>)[k];
-    return typeof v !== "string" ? [] : [k.endsWith("password") ? JSON.stringify(v) : v];
-  });
+  return BODY_SECRETS.map((k) => (body as Record<string, unknown>)[k]).filter((
+    v,
+  ): v is string => typeof v === "string");
 }
 
 export const unit = (): void => undefined;

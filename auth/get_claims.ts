@@ -9,7 +9,7 @@
 import { failure, type ServiceResult, success } from "../core/result.ts";
 import type { JsonObject } from "../core/decode.ts";
 import { base64UrlToBytes, type DecodedJwt, decodeJwt } from "./_jwt_decode.ts";
-import { AUTH_BODY_LIMIT } from "./_request.ts";
+import { AUTH_BODY_LIMIT } from "./_body_limit.ts";
 import { createJwksResolver, type JwksOptions, type JwksResolver } from "./jwks.ts";
 import type { BaseClient } from "../core/client.ts";
 import { decodeJwtClaims, decodeJwtHeader, type JwtClaimsResult } from "./jwt.ts";

@@ -8,9 +8,9 @@
 import type { BaseClient } from "../core/client.ts";
 import { asObject, decodeResult, reqString } from "../core/decode.ts";
 import type { ServiceResult } from "../core/result.ts";
+import { AUTH_BODY_LIMIT } from "./_body_limit.ts";
 import {
   API_VERSION,
-  AUTH_BODY_LIMIT,
   type AuthCallOptions,
   blank,
   challengeMethod,
