@@ -12,10 +12,11 @@ const ENDED: ReadonlySet<string> = new Set(["session_not_found", "user_not_found
 
 /**
  * Whether GoTrue's refusal of a sign-out with `scope` means the session is already gone: a token
- * it no longer knows (401, 403, 404) is as signed out as it gets for this device (LOCAL); for
- * GLOBAL and OTHERS only a session the server has ended counts (404, `session_not_found`,
- * `user_not_found`), since a refused token revoked nothing. Kept, such a token failed every
- * sign-out again for ever.
+ * it no longer knows (401, 403, 404) is as signed out as it gets for this device (LOCAL, as
+ * auth-js reads it); for GLOBAL and OTHERS only a session GoTrue says it has ended counts
+ * (`session_not_found`, `user_not_found`), since a refused token revoked nothing and a 404
+ * without that code is a proxy's or a wrong route's, not GoTrue's. Kept, such a token failed
+ * every sign-out again for ever.
  *
  * @param r The sign-out's answer.
  * @param scope The scope it asked for.
@@ -26,5 +27,5 @@ export function alreadySignedOut(r: ServiceResult<void>, scope: SignOutScope): b
   const status = r.error.status ?? 0;
   return scope === SignOutScope.LOCAL
     ? [401, 403, 404].includes(status)
-    : status === 404 || ENDED.has(r.error.code ?? "");
+    : ENDED.has(r.error.code ?? "");
 }

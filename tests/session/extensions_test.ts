@@ -728,8 +728,11 @@ Deno.test("the client's signOut takes a session GoTrue has already ended as sign
     [SignOutScope.OTHERS, gone, 403, true],
     [SignOutScope.LOCAL, expired, 403, true],
     [SignOutScope.LOCAL, { code: "unexpected_failure", message: "down" }, 401, true],
-    // A refused token revoked nothing for GLOBAL: kept for a retry with a fresh one.
+    // A refused token revoked nothing for GLOBAL: kept for a retry with a fresh one; a 404 that
+    // is no GoTrue answer (a proxy's page, a wrong route) ended nothing either.
     [SignOutScope.GLOBAL, expired, 403, false],
+    [SignOutScope.GLOBAL, { message: "Not Found" }, 404, false],
+    [SignOutScope.OTHERS, { message: "no Route matched with those values" }, 404, false],
     [SignOutScope.GLOBAL, { code: "unexpected_failure", message: "down" }, 500, false],
   ];
   for (const [scope, body, status, signedOut] of cases) {
