@@ -670,10 +670,11 @@ export function unlinkIdentityForCurrentSession(
 /**
  * Unlinks an identity and removes it from the stored session's user. GoTrue
  * also rewrites the user's email, phone and providers from the identities
- * left, so the user is read again (`GET /user`, same token) and stored; where
- * that read fails, the identity is only dropped from the stored user. A
- * restore under way (`Loading`) is waited for first; the token given is sent
- * as it is (no lapsed session is refreshed).
+ * left, so the user is read again (`GET /user`, with the session's current
+ * token, under the call's one timeout) and stored; where that read fails, the
+ * identity is only dropped from the stored user. A restore under way
+ * (`Loading`) is waited for first; the token given is sent as it is (no
+ * lapsed session is refreshed).
  *
  * @example unlinkIdentityAndUpdateSession
  * ```ts
@@ -704,19 +705,28 @@ export function unlinkIdentityAndUpdateSession(
   // The session the token belongs to may be being restored: it is waited for, so that its
   // stored user loses the identity too.
   return afterRestore(manager, auth.client.timeout, options ?? {}, async (options) => {
+    // One deadline for the unlink and the read that follows it.
+    const within = deadline(options.timeout, auth.client.timeout);
     const before = manager.currentSession;
-    const r = await auth.unlinkIdentity(accessToken, identityId, call(options));
+    const r = await within((timeout) =>
+      auth.unlinkIdentity(accessToken, identityId, { signal: options.signal, timeout })
+    );
     // Only the session the identity was unlinked from (by one of its tokens, perhaps one a
-    // refresh has rotated since) is updated.
+    // refresh has rotated since), still held, is updated.
+    const held = manager.currentSession;
     if (
-      !r.ok || !before || !tokenOf(before, accessToken) || !(options.updateStoredSession ?? true)
+      !r.ok || !before || !tokenOf(before, accessToken) || !(options.updateStoredSession ?? true) ||
+      !held || !sameSession(before, held)
     ) {
       return r;
     }
     // GoTrue also rewrites the user's email, phone and `providers` from the identities left
-    // (internal/api/identity.go): the user is read again. Where that read fails, the identity is
-    // only dropped from the stored user.
-    const fresh = await auth.getUser(accessToken, call(options));
+    // (internal/api/identity.go): the user is read again, with the session's current token.
+    // Where that read fails (cancelled, timed out, refused), the identity is only dropped from
+    // the stored user: the unlink is done.
+    const fresh = await within((timeout) =>
+      auth.getUser(held.accessToken, { signal: options.signal, timeout })
+    );
     const session = manager.currentSession;
     if (!session || !sameSession(before, session)) return r;
     const user = fresh.ok && fresh.value.id === session.user.id ? fresh.value : copyUser(

@@ -158,8 +158,8 @@ export async function holdTheirSession(
  * `failures` under `label`.
  */
 /**
- * Deliberate (docs/CONFORMANCE.md): after an unlink, fetchbase reads the user again with the same
- * token (GoTrue rewrites the user's email, phone and providers from the identities left), where
+ * Deliberate (docs/CONFORMANCE.md): after an unlink, fetchbase reads the user again with the held
+ * session's token (here the unlink's) (GoTrue rewrites the user's email, phone and providers from the identities left), where
  * auth-js sends the DELETE alone. Checks that read and drops it from ours.
  */
 export function dropUserReread(o: RequestShape[], t: RequestShape[]): void {
