@@ -126,13 +126,7 @@ export function scalar(value: unknown, what: string): string {
   if (typeof value === "number" && !Number.isFinite(value)) {
     throw new TypeError(`Cannot filter with ${what} as the number is not finite: ${value}`);
   }
-  // An id beyond 2^53 is already rounded (12345678901234567890 is 12345678901234567000 here): a
-  // write filtered by it reached another row, as a function's query argument would.
-  if (typeof value === "number" && Number.isInteger(value) && !Number.isSafeInteger(value)) {
-    throw new TypeError(
-      `Cannot filter with ${what} as ${value} is beyond JavaScript's safe integers; pass it as a bigint or a string`,
-    );
-  }
+  if (isRoundedId(value)) throw roundedId(`filter with ${what}`, value);
   if (typeof value === "object") {
     // A value JSON writes as a string (a Temporal value, a Luxon, dayjs or moment date, a decimal
     // library's number) is that string, as a Date is its ISO time: as JSON text it went in
@@ -145,6 +139,24 @@ export function scalar(value: unknown, what: string): string {
     throw new TypeError(`Cannot filter with ${what} as the value is a ${typeof value}`);
   }
   return String(value);
+}
+
+/**
+ * Whether `value` is an integer beyond 2^53 written without an exponent (below 10^21): an id
+ * already rounded (12345678901234567890 is 12345678901234567000 here), which as a filter
+ * operand or a query argument reached another row. A float such as `1e300` is no id and goes
+ * as JavaScript writes it.
+ */
+export function isRoundedId(value: unknown): value is number {
+  return typeof value === "number" && Number.isInteger(value) && !Number.isSafeInteger(value) &&
+    Math.abs(value) < 1e21;
+}
+
+/** The `TypeError` for a rounded id ({@linkcode isRoundedId}). */
+export function roundedId(action: string, value: number): TypeError {
+  return new TypeError(
+    `Cannot ${action} as ${value} is beyond JavaScript's safe integers; pass it as a bigint or a string`,
+  );
 }
 
 /** What `value.toJSON()` gives when it is a string; null when it is not, has none or throws. */
@@ -265,6 +277,7 @@ function holdsMapOrSet(value: unknown, path: object[]): boolean {
  * its own `toJSON`) goes as it is.
  */
 function plainDeep(value: unknown, action: string, path: object[]): unknown {
+  if (isRoundedId(value)) throw roundedId(action, value);
   if (value === null || typeof value !== "object" || path.length > 64 || path.includes(value)) {
     return value;
   }

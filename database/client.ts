@@ -33,7 +33,14 @@ import {
   ReturnOption,
   UpsertResolution,
 } from "./models.ts";
-import { hasTablePath, plainJson, plainOf, RESERVED_KEYS } from "./_encode.ts";
+import {
+  hasTablePath,
+  isRoundedId,
+  plainJson,
+  plainOf,
+  RESERVED_KEYS,
+  roundedId,
+} from "./_encode.ts";
 import { QueryBuilder } from "./query_builder.ts";
 import { type BlockResult, renderTopLevel, WhereBuilder } from "./where_builder.ts";
 import { freshMark, markNumbers, unquoteMarks } from "../core/_json_int64.ts";
@@ -955,13 +962,7 @@ export function flattenParams(
         `Cannot pass ${showValue(k)} as a query argument as ${v} is not a JSON number`,
       );
     }
-    if (typeof v === "number" && Number.isInteger(v) && !Number.isSafeInteger(v)) {
-      throw new TypeError(
-        `Cannot pass ${
-          showValue(k)
-        } as a query argument as ${v} is beyond JavaScript's safe integers; pass it as a string`,
-      );
-    }
+    if (isRoundedId(v)) throw roundedId(`pass ${showValue(k)} as a query argument`, v);
     // Objects and arrays go as JSON text, as the document says (for json/jsonb parameters); a
     // Postgres array parameter (int[]) takes its literal as a string ("{1,2}").
     const text = typeof v === "object"

@@ -583,9 +583,21 @@ Deno.test("a filter value beyond 2^53 is refused (it went rounded: a delete by i
     "eq.12345678901234567890",
     "lt.9007199254740991",
   ]);
-  // Fractions and large floats are no ids: they go as JavaScript writes them.
-  await db.delete("t", (w) => w.less(id, 1.5).greater(id, 1e-7));
-  assert.deepEqual(rec.last.url.searchParams.getAll("id"), ["lt.1.5", "gt.1e-7"]);
+  // Fractions and floats written with an exponent are no ids: they go as JavaScript writes them.
+  await db.delete("t", (w) => w.less(id, 1.5).greater(id, 1e-7).less(id, 1e300).greater(id, -1e21));
+  assert.deepEqual(rec.last.url.searchParams.getAll("id"), [
+    "lt.1.5",
+    "gt.1e-7",
+    "lt.1e+300",
+    "gt.-1e+21",
+  ]);
+  // Inside a JSON operand too (contains went `cs.{"id":12345678901234567000}`).
+  const doc = column<Record<string, unknown>>("doc");
+  await assertInvalid(
+    db.delete("t", (w) => w.contains(doc, { ref: { id: rounded } })),
+    /12345678901234567000 is beyond JavaScript's safe integers/,
+  );
+  assert.equal(rec.requests.length, 2);
 });
 
 Deno.test("PostgREST's 406 for an unexposed schema or an unavailable media type is BAD_REQUEST; a single read's PGRST116 stays NOT_FOUND", async () => {
