@@ -729,14 +729,18 @@ export function unlinkIdentityAndUpdateSession(
     );
     const session = manager.currentSession;
     if (!session || !sameSession(before, session)) return r;
-    const user = fresh.ok && fresh.value.id === session.user.id ? fresh.value : copyUser(
-      session.user,
-      {
-        identities: (session.user.identities ?? []).filter((i) =>
-          i.id !== identityId && i.identityId !== identityId
-        ),
-      },
-    );
+    // A user stored while the read was under way (an update, a refresh's) may be newer than the
+    // read's: it keeps its fields and loses only the identity.
+    const user = fresh.ok && fresh.value.id === session.user.id && session.user === held.user
+      ? fresh.value
+      : copyUser(
+        session.user,
+        {
+          identities: (session.user.identities ?? []).filter((i) =>
+            i.id !== identityId && i.identityId !== identityId
+          ),
+        },
+      );
     return await saved(
       manager,
       copySession(session, { user }),

@@ -73,3 +73,32 @@ Deno.test("a session signed out during the unlink is not read again nor written"
     m.dispose();
   });
 });
+
+Deno.test("a user stored while the unlink's read is under way keeps its fields; only the identity goes", async () => {
+  let release!: () => void;
+  const log: string[] = [];
+  const fetch = (input: RequestInfo | URL, init?: RequestInit) => {
+    const req = new Request(input, init);
+    log.push(`${req.method} ${new URL(req.url).pathname}`);
+    if (req.method === "DELETE") return Promise.resolve(new Response(null, { status: 204 }));
+    // The read answers the user as it was before the update below.
+    return new Promise<Response>((resolve) => {
+      release = () =>
+        resolve(Response.json({ id: "u1", email: "old@x.io", identities: [{ id: "i2" }] }));
+    });
+  };
+  const client = createBaseClient(BASE, KEY, { fetch, retry: { maxAttempts: 1 } });
+  const auth = createAuthClient(client);
+  const m = createSessionManager(auth, client, { autoRefresh: false });
+  await m.saveSession(session());
+  const call = unlinkIdentityAndUpdateSession(auth, TOKEN, "i1", m);
+  while (log.length < 2) await new Promise((r) => setTimeout(r, 1));
+  // An update lands meanwhile (another helper stored GoTrue's answer to PUT /user).
+  const now = m.currentSession!;
+  await m.saveSession({ ...now, user: { ...now.user, email: "new@x.io" } });
+  release();
+  assert.ok((await call).ok);
+  assert.equal(m.currentSession?.user.email, "new@x.io");
+  assert.deepEqual(m.currentSession?.user.identities?.map((i) => i.id), ["i2"]);
+  m.dispose();
+});
