@@ -1,6 +1,6 @@
 // jsonLossAt: what JSON would write as something else, at any depth (core/_json_loss.ts); its
-// edge cases were found by a review of the first version, which recursed, judged types by their
-// tag alone and walked arrays' and boxed strings' extra properties.
+// edge cases were found by a review of the first version, which recursed less deep than JSON,
+// judged types by their tag alone and walked arrays' and boxed strings' extra properties.
 import assert from "node:assert/strict";
 import vm from "node:vm";
 import { jsonLossAt } from "../../core/_json_loss.ts";
@@ -50,11 +50,18 @@ Deno.test("jsonLossAt lets through what JSON writes faithfully", () => {
   for (const value of fine) assert.equal(jsonLossAt(value, "m"), null);
 });
 
-Deno.test("jsonLossAt walks any depth without recursion and bounds the path it names", () => {
-  let deep: unknown = { set: new Set([1]) };
-  for (let i = 0; i < 100_000; i++) deep = { n: deep };
-  const [path, type] = jsonLossAt(deep, "m")!;
+Deno.test("jsonLossAt walks as deep as JSON writes and bounds the path it names", () => {
+  const nest = (levels: number) => {
+    let deep: unknown = { set: new Set([1]) };
+    for (let i = 0; i < levels; i++) deep = { n: deep };
+    return deep;
+  };
+  const [path, type] = jsonLossAt(nest(2_000), "m")!;
   assert.equal(type, "Set");
-  assert.ok(path.length <= 202, String(path.length));
+  assert.ok(path.length <= 201, String(path.length));
   assert.ok(path.endsWith("…"));
+  // Deeper than JSON can write: the send's own JSON says so (the check found nothing to add).
+  const tooDeep = nest(1_000_000);
+  assert.throws(() => JSON.stringify(tooDeep), RangeError);
+  assert.equal(jsonLossAt(tooDeep, "m"), null);
 });
