@@ -1,5 +1,5 @@
 /**
- * Internal: a failure with the request's passwords redacted from all but its code.
+ * Internal: a failure's redaction of the request's passwords, completed.
  *
  * @module
  */
@@ -8,77 +8,95 @@ import { failure, type ServiceResult } from "../core/result.ts";
 import { redactCause, redactSecrets } from "../core/http_error.ts";
 
 /** The body fields that hold a password. */
-const PASSWORD_FIELDS = ["password", "current_password"] as const;
+export const PASSWORD_FIELDS = ["password", "current_password"] as const;
 
-/**
- * The forms a body's passwords take where an error could show them: as typed, with its runs of
- * whitespace collapsed (as an excerpt shows a body), inside a JSON string, and percent- and
- * form-encoded (an echo of the request, a custom fetch's error quoting it).
- *
- * @param body The request's JSON body.
- * @returns The forms, duplicates included.
- */
-export function passwordForms(body: unknown): string[] {
+/** The passwords of a request's JSON body. */
+function passwordsOf(body: unknown): string[] {
   if (!body || typeof body !== "object") return [];
-  const out: string[] = [];
-  for (const k of PASSWORD_FIELDS) {
-    const v = (body as Record<string, unknown>)[k];
-    if (typeof v !== "string") continue;
-    let encoded = v;
-    try {
-      encoded = encodeURIComponent(v);
-    } catch {
-      // A lone surrogate has no percent-encoding, and JSON would not have sent it as such.
-    }
-    out.push(
-      v,
-      v.replace(/\s+/g, " "),
-      JSON.stringify(v).slice(1, -1),
-      encoded,
-      encoded.replace(/%20/g, "+"),
-    );
-  }
-  return out;
+  return PASSWORD_FIELDS.map((k) => (body as Record<string, unknown>)[k]).filter((
+    v,
+  ): v is string => typeof v === "string");
 }
 
 /**
- * The failure with `forms` (a request's passwords, {@linkcode passwordForms}) redacted from its
- * message, details, hint and cause, and from the end of a cut excerpt (where only the password's
- * first characters made it in). Not from a code that is one of GoTrue's words (lower-case
- * snake case, the password itself excepted): a password is often part of one, and the
- * transport's redaction turned `weak_password` into `weak_***` for the password "password", the
- * one GoTrue's check exists for.
+ * The forms a password takes in an echo other than as typed (which the transport redacts, before
+ * it cuts an excerpt): with its runs of whitespace collapsed (as an excerpt shows a body), inside
+ * a JSON string, HTML-escaped, percent-encoded and form-encoded (an echo of the request, a custom
+ * fetch's error quoting it).
+ */
+function echoForms(password: string): string[] {
+  const html = (s: string) =>
+    s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+  const json = JSON.stringify(password).slice(1, -1);
+  let percent = password;
+  try {
+    percent = encodeURIComponent(password);
+  } catch {
+    // A lone surrogate has no percent-encoding, and JSON would not have sent it as such.
+  }
+  return [
+    password.replace(/\s+/g, " "),
+    json,
+    html(password),
+    html(json),
+    html(password).replace(/'/g, "&#39;"),
+    html(password).replace(/'/g, "&#x27;"),
+    percent,
+    new URLSearchParams({ p: password }).toString().slice(2),
+  ];
+}
+
+/**
+ * A failure of a call whose body held passwords, redaction completed: the transport redacts them
+ * as typed (given as the call's secrets), and this redacts their other echo forms
+ * ({@linkcode echoForms}) from message, details, hint and cause, and the start of one at the end
+ * of a cut excerpt. It also gives back a GoTrue error code the transport's redaction
+ * broke: GoTrue's codes are its own lower-case words, and a password that is a word was blanked
+ * out of them (`weak_***` for the password "password", the very one GoTrue's check exists for);
+ * a code that reads as one of GoTrue's with the password put back in is its code.
  *
  * @param r The call's result.
- * @param forms The passwords' forms.
- * @returns The result, redacted.
+ * @param body The call's JSON body.
+ * @returns The result, its failure redacted.
  */
-export function withoutPasswords<T>(r: ServiceResult<T>, forms: string[]): ServiceResult<T> {
-  if (r.ok || forms.length === 0) return r;
+export function withoutPasswords<T>(r: ServiceResult<T>, body: unknown): ServiceResult<T> {
+  const passwords = passwordsOf(body);
+  if (r.ok || passwords.length === 0) return r;
+  const forms = passwords.flatMap(echoForms);
   const e = r.error;
   const hide = (text: string | null) => {
     if (text === null) return null;
-    let out = redactSecrets(text, forms);
-    // An excerpt cut within a password ends with its first characters, then "…".
-    if (out.endsWith("…")) {
-      const body = out.slice(0, -1);
-      for (const form of forms) {
-        for (let n = Math.min(form.length - 1, body.length); n >= 2; n--) {
-          if (body.endsWith(form.slice(0, n))) {
-            out = `${body.slice(0, -n)}***…`;
-            break;
-          }
+    const out = redactSecrets(text, forms);
+    // An excerpt cut within a password's echo ends with its first characters: the longest such
+    // start, of any form, is blanked. The transport marks its excerpts' cut with "…", but for
+    // the body of a 2xx that is no JSON, cut at 80 characters without a mark.
+    const cut = out.endsWith("…")
+      ? out.slice(0, -1)
+      : out.startsWith("Response is not valid JSON: ")
+      ? out
+      : null;
+    if (cut === null) return out;
+    let longest = 0;
+    for (const form of [...passwords, ...forms]) {
+      for (let n = Math.min(form.length - 1, cut.length); n > longest; n--) {
+        if (cut.endsWith(form.slice(0, n))) {
+          longest = n;
+          break;
         }
       }
     }
-    return out;
+    return longest < 2 ? out : `${cut.slice(0, -longest)}***${out.slice(cut.length)}`;
   };
+  let code = e.code;
+  if (code !== null && code.includes("***")) {
+    for (const word of passwords) {
+      const again = code.split("***").join(word);
+      if (/^[a-z]+$/.test(word) && /^[a-z][a-z\d]*(?:_[a-z\d]+)+$/.test(again)) code = again;
+    }
+  }
   return failure({
     ...e,
-    // A code that is no such word (a server's echo of the request put there) is redacted too.
-    code: e.code !== null && /^[a-z][a-z\d_]*$/.test(e.code) && !forms.includes(e.code)
-      ? e.code
-      : hide(e.code),
+    code,
     message: hide(e.message)!,
     details: hide(e.details),
     hint: hide(e.hint),

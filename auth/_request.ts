@@ -13,7 +13,7 @@ import { quotedQueryPairs } from "../core/_query_pairs.ts";
 import { jsonLossAt } from "../core/_json_loss.ts";
 import { noteReceived } from "./_received.ts";
 import { AUTH_BODY_LIMIT } from "./_body_limit.ts";
-import { passwordForms, withoutPasswords } from "./_passwords.ts";
+import { PASSWORD_FIELDS, withoutPasswords } from "./_passwords.ts";
 
 /** Options every auth call accepts. */
 export interface AuthCallOptions {
@@ -75,7 +75,7 @@ export function gotrue<T>(client: BaseClient, call: GoTrueCall<T>): Promise<Serv
     maxBodyBytes: AUTH_BODY_LIMIT,
   }).then((r) =>
     decodeResult(
-      withoutPasswords(r, passwordForms(call.body)),
+      withoutPasswords(r, call.body),
       (v) => noteReceived(call.decode(v.body), Date.now()),
     )
   );
@@ -89,8 +89,8 @@ export const API_VERSION: Readonly<Record<string, string>> = {
 /**
  * Body fields that are secrets: the transport redacts an error echoing one, as a token. One-time
  * codes too (`/verify`'s `token` or `token_hash`, an MFA `code`, a reauthentication `nonce`),
- * while they are live. Passwords are redacted after it, from all but the error's code
- * (`auth/_passwords.ts`).
+ * while they are live. Passwords too, and their other echo forms after the transport
+ * (`auth/_passwords.ts`), which also gives back a GoTrue code their redaction broke.
  */
 const BODY_SECRETS = [
   "refresh_token",
@@ -99,6 +99,7 @@ const BODY_SECRETS = [
   "id_token",
   "access_token",
   "auth_code",
+  ...PASSWORD_FIELDS,
   "code_verifier",
   "token",
   "token_hash",

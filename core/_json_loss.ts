@@ -4,9 +4,6 @@
  * @module
  */
 
-/** How a built-in function's source reads (`function Map() { [native code] }`). */
-const NATIVE = /\{\s*\[native code\]\s*\}\s*$/;
-
 /**
  * The first value inside `value` that JSON writes as an object of its own fields although its
  * content lives elsewhere: a `Map` or a `Set` goes as `{}`, a `Uint8Array` as `{"0":…}`, a
@@ -14,8 +11,8 @@ const NATIVE = /\{\s*\[native code\]\s*\}\s*$/;
  * (`metadata.tags`, `data[2]`, cut after about 200 characters) and its type, or null. The walk is
  * `JSON.stringify`'s own, so it sees what JSON writes: what a `toJSON` answers (a `Date` its
  * text), arrays by index, boxed scalars as their value, plain objects and class instances by their
- * own fields, whatever their `Symbol.toStringTag`. A cycle, a `bigint`, a depth JSON cannot write
- * or a throwing proxy ends it with null: the JSON that sends the value meets the same and says so.
+ * own fields. A cycle, a `bigint`, a depth JSON cannot write or a throwing proxy ends it with
+ * null: the JSON that sends the value meets the same and says so.
  *
  * @param value The caller's JSON value.
  * @param name The option's name, where the path starts.
@@ -26,7 +23,8 @@ export function jsonLossAt(value: unknown, name: string): [string, string] | nul
   let found: [string, string] | null = null;
   try {
     JSON.stringify(value, function (this: unknown, key: string, v: unknown) {
-      if (found !== null) return undefined;
+      // Scalars need no path: most of a large array's values cost nothing more than JSON's walk.
+      if (found !== null || v === null || typeof v !== "object") return found ? undefined : v;
       const above = paths.get(this);
       const at = above === undefined
         ? name
@@ -36,15 +34,13 @@ export function jsonLossAt(value: unknown, name: string): [string, string] | nul
         ? `${above}[${key}]`
         : /^[A-Za-z_$][\w$]*$/.test(key)
         ? `${above}.${key}`
-        : `${above}[${JSON.stringify(key.slice(0, 64))}]`;
-      if (v !== null && typeof v === "object") {
-        const type = builtIn(v);
-        if (type !== null) {
-          found = [at.length > 200 ? `${at.slice(0, 200)}…` : at, type];
-          return undefined;
-        }
-        paths.set(v, at);
+        : `${above}[${JSON.stringify(key.length > 64 ? `${key.slice(0, 64)}…` : key)}]`;
+      const type = builtIn(v);
+      if (type !== null) {
+        found = [at.length > 200 ? `${at.slice(0, 200)}…` : at, type];
+        return undefined;
       }
+      paths.set(v, at);
       return v;
     });
   } catch {
@@ -54,26 +50,15 @@ export function jsonLossAt(value: unknown, name: string): [string, string] | nul
 }
 
 /**
- * The name of the built-in type `v` is or derives from (`Map` for a subclass of Map), or null for
- * an array, a boxed scalar (JSON writes its value), a plain object or a class instance. A type is
- * built in when a prototype on its chain has a native constructor, another realm's too. Where a
- * runtime writes its web types in JavaScript (Deno's and Node's `Blob`, `Headers`,
- * `URLSearchParams`) they have none: an object with a type tag of its own and no field, which JSON
- * writes as `{}`, is one too.
+ * The type tag of a built-in object whose content JSON does not write (another realm's too), or
+ * null: bytes (written as an object of indexes), a `Map` or a `Set` (of any fields), or an object
+ * of no field of its own whose type is not a plain object's (`RegExp`, `Error`, `Blob`,
+ * `URLSearchParams`, `Promise`: JSON writes `{}`). Arrays, boxed scalars, plain objects and class
+ * instances with fields are not.
  */
 function builtIn(v: object): string | null {
   if (Array.isArray(v)) return null;
-  for (
-    let proto = Object.getPrototypeOf(v);
-    proto !== null && Object.getPrototypeOf(proto) !== null;
-    proto = Object.getPrototypeOf(proto)
-  ) {
-    const ctor = Object.getOwnPropertyDescriptor(proto, "constructor")?.value;
-    if (typeof ctor === "function" && NATIVE.test(Function.prototype.toString.call(ctor))) {
-      const type = String(ctor.name || "built-in object");
-      return /^(String|Number|Boolean)$/.test(type) ? null : type;
-    }
-  }
   const tag = Object.prototype.toString.call(v).slice(8, -1);
-  return tag !== "Object" && Object.keys(v).length === 0 ? tag : null;
+  if (ArrayBuffer.isView(v) || /^(Weak)?(Map|Set)$/.test(tag)) return tag;
+  return Object.keys(v).length === 0 && !/^(Object|String|Number|Boolean)$/.test(tag) ? tag : null;
 }

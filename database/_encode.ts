@@ -234,7 +234,7 @@ export function checkEmbedPath(path: string): string {
  * would make `contains` match every object); a Set, whose JSON is `{}` too, is refused.
  */
 export function jsonOperand(value: object, what: string): string {
-  return stringifyJson(plainDeep(value, `filter with ${what}`, []))!;
+  return stringifyJson(plainDeep(value, `filter with ${what}`, [], true))!;
 }
 
 /**
@@ -276,8 +276,10 @@ function holdsMapOrSet(value: unknown, path: object[]): boolean {
  * repeated at each of its levels took exponential time), anything else (a Date, an object with
  * its own `toJSON`) goes as it is.
  */
-function plainDeep(value: unknown, action: string, path: object[]): unknown {
-  if (isRoundedId(value)) throw roundedId(action, value);
+function plainDeep(value: unknown, action: string, path: object[], ids = false): unknown {
+  // In a filter a rounded id matches another row; a written value is JSON's, as postgrest-js
+  // writes it.
+  if (ids && isRoundedId(value)) throw roundedId(action, value);
   if (value === null || typeof value !== "object" || path.length > 64 || path.includes(value)) {
     return value;
   }
@@ -287,7 +289,7 @@ function plainDeep(value: unknown, action: string, path: object[]): unknown {
   }
   path.push(value);
   try {
-    if (Array.isArray(value)) return value.map((v) => plainDeep(v, action, path));
+    if (Array.isArray(value)) return value.map((v) => plainDeep(v, action, path, ids));
     const entries = tag === "[object Map]"
       ? [...(value as ReadonlyMap<string, unknown>)]
       : tag === "[object Object]" &&
@@ -298,7 +300,7 @@ function plainDeep(value: unknown, action: string, path: object[]): unknown {
     // Own keys, each defined: assigned, a key `__proto__` (JSON from a request body may hold one)
     // set the copy's prototype where `Object.prototype.__proto__` exists (Node, Bun, browsers,
     // Workers), and `contains` then matched every object.
-    return Object.fromEntries(entries.map(([k, v]) => [k, plainDeep(v, action, path)]));
+    return Object.fromEntries(entries.map(([k, v]) => [k, plainDeep(v, action, path, ids)]));
   } finally {
     path.pop();
   }

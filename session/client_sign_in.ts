@@ -216,9 +216,9 @@ export async function signUpWithEmail(
  * Signs the client's token out (default scope GLOBAL) and clears it. When
  * the client is not authenticated it succeeds without a request; when the
  * server call fails the token is kept so the sign-out can be retried, unless
- * GoTrue answers that the session is already gone (`session_not_found`,
- * `user_not_found` or a 404; with LOCAL, any 401, 403 or 404), which is a
- * success: that token could never be signed out.
+ * GoTrue answers that the session is already gone (`session_not_found` or
+ * `user_not_found`; with LOCAL, any 401, 403 or 404), which is a success:
+ * that token could never be signed out.
  *
  * @example Sign out
  * ```ts

@@ -331,7 +331,7 @@ export function refreshCurrentSession(
  * caller's cancellation) the lapsed token is sent, and an answer of 401, 403 or 404 (the server no longer
  * accepts the token or knows its session) clears the session here and
  * succeeds. GLOBAL and OTHERS need a token the server accepts: a failed
- * refresh is the answer, and only a 404 or an ended session
+ * refresh is the answer, and only a session GoTrue says has ended
  * (`session_not_found`, `user_not_found`) counts as done; a refused token
  * revoked nothing, so it fails. With OTHERS this session is kept. Any other
  * failure keeps it.

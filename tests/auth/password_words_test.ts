@@ -33,24 +33,29 @@ Deno.test("GoTrue's error code survives a password that is one of its words", as
 });
 
 Deno.test("a password an error echoes is redacted in every form: raw, JSON-escaped, HTML, percent- and form-encoded, whitespace collapsed, cut", async () => {
-  const passwords = ["hunter22secret", 'a "quoted" pass\\word', "päss wörd ✓", "two  spaces\there"];
+  const passwords = [
+    "hunter22secret",
+    'a "quoted" pass\\word',
+    "päss wörd ✓",
+    "two  spaces\there",
+    "Tom&Jerry<3>1999'!",
+    "Winter2024!",
+  ];
+  const html = (s: string) =>
+    s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;")
+      .replace(/'/g, "&#39;");
+  const form = (pw: string) => new URLSearchParams({ p: pw }).toString().slice(2);
   const echoes: Array<[string, (body: string, pw: string) => Response]> = [
     ["JSON body echo", (body) => new Response(`Blocked request body: ${body}`, { status: 403 })],
     [
       "HTML-escaped echo",
       (body) =>
-        new Response(`<pre>${body.replace(/"/g, "&quot;")}</pre>`, {
+        new Response(`<pre>${html(body)}</pre>`, {
           status: 403,
           headers: { "content-type": "text/html" },
         }),
     ],
-    [
-      "form-encoded echo",
-      (_b, pw) =>
-        new Response(`ARGS:password=${new URLSearchParams({ pw }).toString().slice(3)}`, {
-          status: 403,
-        }),
-    ],
+    ["form-encoded echo", (_b, pw) => new Response(`ARGS:password=${form(pw)}`, { status: 403 })],
     [
       "percent-encoded echo",
       (_b, pw) => new Response(`GET /?p=${encodeURIComponent(pw)}`, { status: 400 }),
@@ -64,6 +69,15 @@ Deno.test("a password an error echoes is redacted in every form: raw, JSON-escap
       "excerpt cut within it",
       (_b, pw) => new Response(`${"x".repeat(195)}${pw}${"y".repeat(50)}`, { status: 502 }),
     ],
+    [
+      "excerpt cut within its HTML form",
+      (_b, pw) => new Response(`${"x".repeat(196)}${html(pw)}${"y".repeat(50)}`, { status: 502 }),
+    ],
+    ["a 2xx that is no JSON", (body) => new Response(`<p>${body}</p>`, { status: 200 })],
+    [
+      "a 2xx that is no JSON, cut within the HTML form",
+      (_b, pw) => new Response(`${"x".repeat(75)}${html(pw)}`, { status: 200 }),
+    ],
   ];
   for (const password of passwords) {
     for (const [label, echo] of echoes) {
@@ -72,15 +86,18 @@ Deno.test("a password an error echoes is redacted in every form: raw, JSON-escap
       const shown = `${e.message} ${e.details} ${e.hint} ${JSON.stringify(e)} ${String(e)}`;
       const what = `${label}: ${password}`;
       for (
-        const form of [
+        const shape of [
           password,
           password.replace(/\s+/g, " "),
           JSON.stringify(password).slice(1, -1),
+          html(password),
           encodeURIComponent(password),
+          form(password),
           password.slice(0, 5),
+          html(password).slice(0, 5),
         ]
       ) {
-        assert.ok(!shown.includes(form), `${what} shows ${form}: ${shown}`);
+        assert.ok(!shown.includes(shape), `${what} shows ${shape}: ${shown}`);
       }
     }
   }

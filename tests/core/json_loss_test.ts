@@ -30,8 +30,18 @@ Deno.test("jsonLossAt lets through what JSON writes faithfully", () => {
   }
   const cyclic: Record<string, unknown> = { a: 1 };
   cyclic.self = cyclic;
+  class Empty {}
+  class Failed extends Error {
+    code = "E1";
+  }
   const fine = [
     { d: new Date(0), u: new URL("https://x.example") },
+    // Class instances go with their fields (an empty one as {}), whatever they derive from.
+    {
+      e: new Empty(),
+      f: new Failed("x"),
+      a: Object.assign(Object.create(Array.prototype), { a: 1 }),
+    },
     { money: new Money(), bare: Object.create(null), foreign: vm.runInNewContext("({ a: 1 })") },
     // JSON drops an array's other properties and writes a boxed string as its value.
     {

@@ -598,6 +598,13 @@ Deno.test("a filter value beyond 2^53 is refused (it went rounded: a delete by i
     /12345678901234567000 is beyond JavaScript's safe integers/,
   );
   assert.equal(rec.requests.length, 2);
+  // A write is JSON's, as postgrest-js writes it, whether or not it holds a Map (a write holding
+  // one was refused, one without it sent).
+  await insertTyped(db, "t", { n: 1e20 });
+  assert.deepEqual(rec.last.json(), { n: 1e20 });
+  await insertTyped(db, "t", { n: 1e20, m: new Map([["a", 1]]) });
+  assert.deepEqual(rec.last.json(), { n: 1e20, m: { a: 1 } });
+  assert.equal(rec.requests.length, 4);
 });
 
 Deno.test("PostgREST's 406 for an unexposed schema or an unavailable media type is BAD_REQUEST; a single read's PGRST116 stays NOT_FOUND", async () => {
