@@ -36,7 +36,12 @@ export const FORMAT_ACCEPT: Readonly<Record<ResponseFormat, string | null>> = {
   HEAD: null,
 };
 
-/** Removes whitespace outside double quotes, as PostgREST clients do. */
+/**
+ * Removes whitespace outside double quotes, as PostgREST clients do, but for one space between
+ * two characters of a name: PostgREST's identifiers hold spaces, and a cast such as
+ * `total::double precision` (which cannot be quoted) went as `::doubleprecision`, a type
+ * PostgreSQL does not know.
+ */
 export function cleanColumns(columns: string): string {
   if (typeof columns !== "string") {
     throw new TypeError(
@@ -55,7 +60,11 @@ export function cleanColumns(columns: string): string {
       continue;
     }
     if (ch === '"') quoted = !quoted;
-    if (!quoted && /\s/.test(ch)) continue;
+    if (!quoted && /\s/.test(ch)) {
+      while (/\s/.test(columns[i + 1] ?? "")) i++;
+      if (/[\w$]$/.test(out) && /[\w$]/.test(columns[i + 1] ?? "")) out += " ";
+      continue;
+    }
     out += ch;
   }
   return out;

@@ -473,3 +473,23 @@ Deno.test("an update or delete refuses an and/or group on an embed, which PostgR
   ]);
   assert.equal(rec.requests.length, 2);
 });
+
+Deno.test("select= keeps one space between two words of a name or a cast; other whitespace goes", async () => {
+  // PostgREST's pIdentifier holds spaces, and a cast cannot be quoted: `::double precision` went
+  // as `::doubleprecision`, which PostgreSQL refuses (42704).
+  const { db, rec } = makeDb();
+  await db.select("t", {
+    columns: `
+      id,
+      total::double precision,
+      at::timestamp   with\ttime zone,
+      first name,
+      owner:users ( name ),
+      "a  b"
+    `,
+  });
+  assert.equal(
+    rec.last.url.searchParams.get("select"),
+    'id,total::double precision,at::timestamp with time zone,first name,owner:users(name),"a  b"',
+  );
+});
