@@ -82,16 +82,25 @@ export function createCookieApp(config: CookieAppConfig): Hono {
       "Cannot create the app as 'clientOptions.headers' must not hold Authorization: each request's client acts for its user",
     );
   }
+  // `__Host-` by default: a cookie of a plain name can be set by any sibling subdomain, for any
+  // path, and the one it plants is read first, signing the browser into the planter's session.
+  // Plain-HTTP development (`secure: false`), a shared `domain` or another `path` keep the plain
+  // name, which the prefix does not allow; a name given is kept.
+  const given = config.cookie ?? {};
+  const cookie: CookieOptions =
+    given.secure === false || given.domain !== undefined || (given.path ?? "/") !== "/"
+      ? given
+      : { name: "__Host-fb-session", ...given };
   // Cookie options are checked once here: a bad one would otherwise fail every request as a 500.
-  new CookieSessionStorage(null, config.cookie);
+  new CookieSessionStorage(null, cookie);
   const client = () => createClient(config.url, config.apiKey, config.clientOptions);
   // One JWKS cache for every request, failing fast as the Hono middleware's does: one attempt
   // and 5 s (the JWKS fetch included), so an auth server in trouble holds no request for long.
-  const given = config.clientOptions;
+  const options = config.clientOptions;
   const verifying = createClient(config.url, config.apiKey, {
-    ...given,
-    retry: given?.retry ?? { maxAttempts: 1 },
-    timeout: given?.timeout ?? 5_000,
+    ...options,
+    retry: options?.retry ?? { maxAttempts: 1 },
+    timeout: options?.timeout ?? 5_000,
   });
   const verifier = createAuthClient(verifying, { jwks: { timeout: verifying.timeout } });
   const app = new Hono();
@@ -107,7 +116,7 @@ export function createCookieApp(config: CookieAppConfig): Hono {
     handle: (s: RequestSession) => Promise<Response>,
   ): Promise<Response> {
     const perRequest = client();
-    const storage = new CookieSessionStorage(c.req.raw, config.cookie);
+    const storage = new CookieSessionStorage(c.req.raw, cookie);
     const manager = createSessionManager(perRequest.auth, perRequest, { storage });
     try {
       const res = await handle({ client: perRequest, manager });
@@ -142,6 +151,12 @@ export function createCookieApp(config: CookieAppConfig): Hono {
         body.password,
       );
       if (r.ok) return c.json({ user: r.value.user.id });
+      // GoTrue issued the session but the cookies could not hold it (a user whose metadata is
+      // too large for them): it is revoked rather than left alive on the server, unreachable.
+      if (manager.currentSession !== null) {
+        await signOutCurrentSession(client.auth, manager);
+        return c.json({ error: "the session cannot be stored" }, 500);
+      }
       // Never the message: GoTrue's words may echo the input. Refused credentials are the
       // caller's (GoTrue answers them 400); anything else is the backend's trouble.
       const refused = ["BAD_REQUEST", "UNAUTHORIZED", "INVALID_ARGUMENT"].includes(
@@ -158,9 +173,12 @@ export function createCookieApp(config: CookieAppConfig): Hono {
       if (!claims.ok) {
         // Only a session that is missing or refused is the user's to fix; an auth server that
         // cannot answer now is not a reason to send every user to sign in again.
-        return refusedSession(claims.error)
-          ? c.json({ error: "sign in first" }, 401)
-          : c.json({ error: "the auth server is unavailable" }, 503);
+        if (!refusedSession(claims.error)) {
+          return c.json({ error: "the auth server is unavailable" }, 503);
+        }
+        // A refused session's cookies are deleted, or the browser sends them with every request.
+        if (claims.error.category !== "NO_SESSION") await manager.clearSession();
+        return c.json({ error: "sign in first" }, 401);
       }
       const rows = await client.database.select("todos", { columns: "id,title,done" });
       if (rows.ok) return c.body(rows.value, 200, { "content-type": "application/json" });
@@ -174,7 +192,11 @@ export function createCookieApp(config: CookieAppConfig): Hono {
       await manager.initialize();
       // A lapsed session is refreshed first, so the server revokes it, refresh token included.
       const r = await signOutCurrentSession(client.auth, manager);
-      return r.ok ? c.body(null, 204) : backendTrouble(c, r.error);
+      if (r.ok) return c.body(null, 204);
+      // The server could not end the session now: this browser forgets it all the same (its
+      // cookies are deleted), and the answer says the server still holds it.
+      await manager.clearSession();
+      return backendTrouble(c, r.error);
     }));
 
   return app;

@@ -61,9 +61,11 @@ Deno.test("cookie app: sign-in, rows as the user, a lapsed session refreshed int
     });
     assert.equal(signIn.status, 200);
     let cookie = cookiesAfter(signIn);
-    assert.match(cookie, /^fb-session=/);
+    assert.match(cookie, /^__Host-fb-session=/, "a sibling subdomain cannot plant it");
     for (const line of signIn.headers.getSetCookie()) {
       assert.match(line, /HttpOnly/i, "the browser's scripts never see the session");
+      assert.match(line, /; Secure/i);
+      assert.match(line, /; Path=\//i);
     }
 
     // Rows as the user: a row of their own (written in a session of their own), not the other's.
@@ -274,4 +276,63 @@ Deno.test("cookie app: an auth server that cannot answer is a prompt 503, not 's
   const misconfigured = await badKey.request("/todos", { headers: { cookie } });
   assert.equal(misconfigured.status, 503);
   await misconfigured.body?.cancel();
+});
+
+Deno.test("cookie app: a refused session's cookies are deleted, a sign-out the server cannot make now still deletes them, and a session too large for them is revoked", async () => {
+  const backend = await createLocalBackend();
+  let down = false;
+  const logouts: string[] = [];
+  const fetch = async (input: RequestInfo | URL, init?: RequestInit) => {
+    const req = new Request(input, init);
+    if (down) throw new TypeError("connection refused");
+    if (new URL(req.url).pathname.endsWith("/logout")) logouts.push(req.method);
+    return await backend.app.fetch(req);
+  };
+  const options = {
+    url: URL_,
+    apiKey: backend.apiKey,
+    clientOptions: { fetch, retry: { maxAttempts: 1 } },
+  };
+  const app = createCookieApp(options);
+  const direct = createClient(URL_, backend.apiKey, { fetch });
+  assert.ok((await direct.auth.signUpWithEmail("c@example.test", "secret-pw")).ok);
+  const signIn = () =>
+    app.request("/signin", {
+      method: "POST",
+      headers: JSON_POST,
+      body: JSON.stringify({ email: "c@example.test", password: "secret-pw" }),
+    });
+  const cookie = cookiesAfter(await signIn());
+
+  // The same cookies before another project's app: its token is refused, and its cookies go.
+  const other = await createLocalBackend();
+  const otherApp = createCookieApp({
+    url: URL_,
+    apiKey: other.apiKey,
+    clientOptions: { fetch: async (i, n) => await other.app.fetch(new Request(i, n)) },
+  });
+  const refused = await otherApp.request("/todos", { headers: { cookie } });
+  assert.equal(refused.status, 401);
+  assert.equal(cookiesAfter(refused, cookie), "", "the refused session's cookies are deleted");
+
+  // The auth server is down at sign-out: 502, and this browser forgets the session all the same.
+  down = true;
+  const out = await app.request("/signout", {
+    method: "POST",
+    headers: { cookie, origin: "http://localhost" },
+  });
+  assert.equal(out.status, 502);
+  assert.equal(cookiesAfter(out, cookie), "");
+  down = false;
+
+  // A user whose metadata outgrows the cookies: the session GoTrue issued is revoked, not left
+  // alive on the server with no browser holding it.
+  const token = (await direct.auth.signInWithEmail("c@example.test", "secret-pw")).getOrThrow();
+  const big = { notes: "x".repeat(20_000) };
+  assert.ok((await direct.auth.updateUser(token.accessToken, { data: big })).ok);
+  const tooLarge = await signIn();
+  assert.equal(tooLarge.status, 500);
+  assert.deepEqual(await tooLarge.json(), { error: "the session cannot be stored" });
+  assert.equal(cookiesAfter(tooLarge), "", "no cookie written");
+  assert.deepEqual(logouts, ["POST"], "the issued session is signed out");
 });
