@@ -4,7 +4,11 @@
  * other tokens), then puts the claims and a per-request client carrying the
  * caller's token on the context, so row-level security applies to every
  * database and storage call made with it. Hono stays out of every other
- * subpath.
+ * subpath. A token verified here stays accepted until its `exp`, sign-out
+ * included (the auth server is not asked): keep access tokens short-lived, or
+ * check the session with the server on the routes that must see a sign-out at
+ * once (`getUser`). `localOnly` refuses what cannot be verified here instead
+ * of asking the auth server.
  *
  * @example Protecting routes
  * ```ts
@@ -22,6 +26,7 @@
 export * from "../mod.ts";
 import { type AuthClient, createAuthClient } from "../auth/client.ts";
 import { getClaims } from "../auth/get_claims.ts";
+import { decodeJwt } from "../auth/_jwt_decode.ts";
 import type { JwtClaimsResult } from "../auth/jwt.ts";
 import { type Client, createClient } from "../client.ts";
 import type { ClientOptions } from "../core/client.ts";
@@ -98,6 +103,14 @@ export interface FetchbaseAuthOptions {
   audience?: string | null | undefined;
   /** Require MFA (`aal2`); a lower level is answered 403. Default false. */
   requireAal2?: boolean | undefined;
+  /**
+   * Verify tokens only here: an ES256 token whose key the project's JWKS holds is checked
+   * locally; any other (HS256, no `kid`, a key the JWKS does not name) is refused 401 without
+   * asking the auth server. For projects on asymmetric signing keys: by default such a token
+   * costs a `GET /user`, which any caller can make this server send at will (and the auth
+   * server's rate limit counts this server). Default false.
+   */
+  localOnly?: boolean | undefined;
   /**
    * The `realm` of the `WWW-Authenticate` challenges (RFC 6750 §3), printable
    * ASCII (`TypeError` at creation otherwise). Given, every challenge carries
@@ -202,6 +215,7 @@ interface Checks {
   issuer: string | null;
   audience: string | null;
   requireAal2: boolean;
+  localOnly: boolean;
   /** The quoted `realm="..."` parameter, or null when the options set none. */
   realm: string | null;
 }
@@ -250,6 +264,7 @@ function makeChecks(options: FetchbaseAuthOptions): Checks {
     issuer: options.issuer ?? null,
     audience: options.audience === undefined ? "authenticated" : options.audience,
     requireAal2: Boolean(options.requireAal2),
+    localOnly: Boolean(options.localOnly),
     realm: given === undefined ? null : `realm="${given.replace(/["\\]/g, "\\$&")}"`,
   };
 }
@@ -300,6 +315,7 @@ function snapshot(value: unknown): FetchbaseAuthOptions {
     issuer: o.issuer,
     audience: o.audience,
     requireAal2: o.requireAal2,
+    localOnly: o.localOnly,
     realm: o.realm,
     clientOptions: clientOptions as ClientOptions | undefined,
     auth: o.auth,
@@ -470,6 +486,27 @@ export function fetchbaseAuth<Bindings = any>(
   return (c, next) => verify(c, next, verifier, checks);
 }
 
+/**
+ * For `localOnly`: why `token` cannot be verified here (no ES256, no `kid`, a key the JWKS does
+ * not hold), `"unavailable"` when the JWKS cannot be read now, or null when its key is cached (so
+ * that getClaims verifies it here) or it does not decode (getClaims refuses it here too).
+ */
+async function localKey(
+  auth: AuthClient,
+  token: string,
+  signal: AbortSignal,
+): Promise<string | "unavailable" | null> {
+  const decoded = decodeJwt(token);
+  if (!decoded.ok) return null;
+  const { alg, kid } = decoded.value.header;
+  if (alg !== "ES256" || typeof kid !== "string" || kid.trim() === "" || kid.length > 256) {
+    return "Only ES256 tokens with a key id are accepted";
+  }
+  const key = await auth.jwks.verificationKey(kid, { signal });
+  if (!key.ok) return "unavailable";
+  return key.value === null ? "The token's signing key is not in the project's key set" : null;
+}
+
 /** Verifies one request's bearer with `verifier` and `checks`, and answers or calls `next`. */
 async function verify(
   c: MiddlewareContext,
@@ -501,6 +538,13 @@ async function verify(
     );
   }
   const token = match[1];
+  if (checks.localOnly) {
+    const local = await localKey(auth, token, c.req.raw.signal);
+    if (local === "unavailable") {
+      return deny(realm, 503, "auth_unavailable", "The token cannot be verified right now");
+    }
+    if (local !== null) return deny(realm, 401, "invalid_token", local);
+  }
   const result = await getClaims(auth, token, {
     expectedIssuer: checks.issuer,
     expectedAudience: checks.audience,

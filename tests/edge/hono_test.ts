@@ -1226,3 +1226,67 @@ Deno.test("middleware from an async function (a key from a secrets store): its o
     await a.server.close();
   }
 });
+
+Deno.test("middleware: localOnly refuses what it cannot verify here without asking the auth server; a JWKS down is 503", async () => {
+  const p = await project();
+  const paths: string[] = [];
+  let jwksDown = false;
+  const fetching: typeof fetch = (input, init) => {
+    const path = new URL(input instanceof Request ? input.url : String(input)).pathname;
+    paths.push(path);
+    if (jwksDown && path.endsWith("/jwks.json")) {
+      return Promise.resolve(new Response("down", { status: 503 }));
+    }
+    return p.countingFetch(input, init);
+  };
+  try {
+    const app = new Hono<{ Variables: FetchbaseVariables }>();
+    app.use(
+      "*",
+      fetchbaseAuth({
+        url: p.server.url,
+        apiKey: p.backend.apiKey,
+        localOnly: true,
+        clientOptions: { fetch: fetching },
+      }),
+    );
+    app.get("/me", (c) => c.json({ sub: c.get("claims").claims.subject }));
+    const call = (token: string) =>
+      app.request("/me", { headers: { authorization: `Bearer ${token}` } });
+    const session = await p.signUp("local@example.test");
+    assert.equal((await call(session.access_token)).status, 200);
+    // Any HS256 token (no secret needed to write one) made this server ask GET /user each time.
+    const b64 = (o: unknown) => btoa(JSON.stringify(o)).replace(/=+$/, "");
+    const hs256 = `${b64({ alg: "HS256", typ: "JWT" })}.${b64({ sub: "x", exp: 4e9 })}.c2ln`;
+    const otherKid = await signJwt(
+      { ...p.backend.key, kid: "not-in-the-jwks" },
+      { sub: "x", aud: "authenticated", exp: Math.floor(Date.now() / 1000) + 600 },
+    );
+    for (const token of [hs256, otherKid]) {
+      const r = await call(token);
+      assert.equal(r.status, 401);
+      assert.equal((await r.json()).error, "invalid_token");
+    }
+    assert.ok(!paths.some((path) => path.endsWith("/user")), paths.join(" "));
+    // A middleware whose key set cannot be read now: the server's trouble (503), not the token's.
+    jwksDown = true;
+    const cold = new Hono<{ Variables: FetchbaseVariables }>();
+    cold.use(
+      "*",
+      fetchbaseAuth({
+        url: p.server.url,
+        apiKey: p.backend.apiKey,
+        localOnly: true,
+        clientOptions: { fetch: fetching },
+      }),
+    );
+    cold.get("/me", (c) => c.json({ sub: c.get("claims").claims.subject }));
+    const unavailable = await cold.request("/me", {
+      headers: { authorization: `Bearer ${session.access_token}` },
+    });
+    assert.equal(unavailable.status, 503);
+    assert.ok(!paths.some((path) => path.endsWith("/user")), paths.join(" "));
+  } finally {
+    await p.server.close();
+  }
+});
