@@ -13,6 +13,7 @@ import {
   type TransportRequest,
 } from "../core/transport.ts";
 import { withProxyStatus } from "./_proxy_status.ts";
+import { unicodePattern } from "./_pattern.ts";
 import { withFetch } from "../core/_with_fetch.ts";
 import {
   CountOption,
@@ -36,6 +37,9 @@ export const FORMAT_ACCEPT: Readonly<Record<ResponseFormat, string | null>> = {
   HEAD: null,
 };
 
+/** A character of a PostgREST identifier (`pIdentifierChar`: a letter, a digit, `_` or `$`). */
+const NAME_CHAR = /* @__PURE__ */ unicodePattern("^[\\p{L}0-9_$]$");
+
 /**
  * Removes whitespace outside double quotes, as PostgREST clients do, but for one space between
  * two characters of a name: PostgREST's identifiers hold spaces, and a cast such as
@@ -53,6 +57,8 @@ export function cleanColumns(columns: string): string {
   if (!/[\s"]/.test(columns)) return columns;
   let quoted = false;
   let out = "";
+  // The last character written (reading it back from `out` flattened it: quadratic).
+  let last = "";
   for (let i = 0; i < columns.length; i++) {
     const ch = columns[i];
     if (quoted && ch === "\\") {
@@ -62,10 +68,10 @@ export function cleanColumns(columns: string): string {
     if (ch === '"') quoted = !quoted;
     if (!quoted && /\s/.test(ch)) {
       while (/\s/.test(columns[i + 1] ?? "")) i++;
-      if (/[\w$]$/.test(out) && /[\w$]/.test(columns[i + 1] ?? "")) out += " ";
+      if (NAME_CHAR().test(last) && NAME_CHAR().test(columns[i + 1] ?? "")) out += " ";
       continue;
     }
-    out += ch;
+    out += last = ch;
   }
   return out;
 }

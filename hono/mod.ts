@@ -367,7 +367,7 @@ function cacheKey(options: FetchbaseAuthOptions, id: (value: object) => number):
  * object literals (`retry`, `headers`) compare by value, functions and other
  * objects (a `fetch`, an `auth` client) by identity, so make those once
  * (module scope), not inside the function, or each request gets a client of
- * its own. `issuer`, `audience`, `requireAal2` and `realm` are read from each
+ * its own. `issuer`, `audience`, `requireAal2`, `localOnly` and `realm` are read from each
  * result and need no client of their own. At most 8 configurations are kept,
  * the least recently used dropped first, so a function that returns a new
  * configuration per request costs at most 8 clients (and a JWKS fetch per
@@ -499,8 +499,11 @@ async function localKey(
   const decoded = decodeJwt(token);
   if (!decoded.ok) return null;
   const { alg, kid } = decoded.value.header;
-  if (alg !== "ES256" || typeof kid !== "string" || kid.trim() === "" || kid.length > 256) {
-    return "Only ES256 tokens with a key id are accepted";
+  if (
+    alg !== "ES256" || typeof kid !== "string" || kid.trim() === "" || kid.length > 256 ||
+    typeof globalThis.crypto?.subtle?.verify !== "function"
+  ) {
+    return "The token cannot be verified here: only ES256 tokens with a key id are accepted";
   }
   const key = await auth.jwks.verificationKey(kid, { signal });
   if (!key.ok) return "unavailable";
@@ -538,18 +541,26 @@ async function verify(
     );
   }
   const token = match[1];
-  if (checks.localOnly) {
-    const local = await localKey(auth, token, c.req.raw.signal);
-    if (local === "unavailable") {
-      return deny(realm, 503, "auth_unavailable", "The token cannot be verified right now");
-    }
-    if (local !== null) return deny(realm, 401, "invalid_token", local);
-  }
-  const result = await getClaims(auth, token, {
+  const claimsOptions = {
     expectedIssuer: checks.issuer,
     expectedAudience: checks.audience,
     signal: c.req.raw.signal,
-  });
+  };
+  // localOnly: what needs no key (its decoding, time, issuer and audience) is checked first, so
+  // that an expired token is 401 whether or not the key set can be read now.
+  let result = checks.localOnly
+    ? await getClaims(auth, token, { ...claimsOptions, verify: false })
+    : null;
+  if (result === null || result.ok) {
+    if (checks.localOnly) {
+      const local = await localKey(auth, token, c.req.raw.signal);
+      if (local === "unavailable") {
+        return deny(realm, 503, "auth_unavailable", "The token cannot be verified right now");
+      }
+      if (local !== null) return deny(realm, 401, "invalid_token", local);
+    }
+    result = await getClaims(auth, token, claimsOptions);
+  }
   if (!result.ok) {
     const e = result.error;
     // Refused by the local check (no status) or by the auth server as a token it read.

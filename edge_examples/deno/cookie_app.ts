@@ -169,16 +169,23 @@ export function createCookieApp(config: CookieAppConfig): Hono {
     withSession(c, async ({ client, manager }) => {
       await manager.initialize(); // restores the session, refreshing a lapsed one
       // The cookies are the browser's claim: the token is checked before anything is trusted.
-      const claims = await getClaimsForCurrentSession(manager, verifier);
+      let claims = await getClaimsForCurrentSession(manager, verifier);
+      // A refresh the auth server could not answer now (the session then kept).
+      let undecided = false;
+      if (!claims.ok && claims.error.category !== "NO_SESSION" && refusedSession(claims.error)) {
+        // A refused access token (signed by a key rotated away, say) may come with a refresh
+        // token GoTrue still honours: one refresh decides. One GoTrue refuses ends the session
+        // here, and its cookies are deleted; an auth server that cannot answer keeps them.
+        const again = await manager.refreshSession();
+        if (again.ok) claims = await getClaimsForCurrentSession(manager, verifier);
+        else undecided = manager.currentSession !== null;
+      }
       if (!claims.ok) {
         // Only a session that is missing or refused is the user's to fix; an auth server that
         // cannot answer now is not a reason to send every user to sign in again.
-        if (!refusedSession(claims.error)) {
-          return c.json({ error: "the auth server is unavailable" }, 503);
-        }
-        // A refused session's cookies are deleted, or the browser sends them with every request.
-        if (claims.error.category !== "NO_SESSION") await manager.clearSession();
-        return c.json({ error: "sign in first" }, 401);
+        return refusedSession(claims.error) && !undecided
+          ? c.json({ error: "sign in first" }, 401)
+          : c.json({ error: "the auth server is unavailable" }, 503);
       }
       const rows = await client.database.select("todos", { columns: "id,title,done" });
       if (rows.ok) return c.body(rows.value, 200, { "content-type": "application/json" });
@@ -192,11 +199,9 @@ export function createCookieApp(config: CookieAppConfig): Hono {
       await manager.initialize();
       // A lapsed session is refreshed first, so the server revokes it, refresh token included.
       const r = await signOutCurrentSession(client.auth, manager);
-      if (r.ok) return c.body(null, 204);
-      // The server could not end the session now: this browser forgets it all the same (its
-      // cookies are deleted), and the answer says the server still holds it.
-      await manager.clearSession();
-      return backendTrouble(c, r.error);
+      // The server could not end the session now: its cookies stay, so that the sign-out can be
+      // tried again (deleted, the session would stay alive on the server, out of reach).
+      return r.ok ? c.body(null, 204) : backendTrouble(c, r.error);
     }));
 
   return app;

@@ -132,13 +132,21 @@ Deno.test("a code is given back only with a password that is a word of GoTrue's 
     // Two passwords (found by a review): the new one is no code word and never fills the gap.
     ["weak_password", { password: "sunshine", currentPassword: "password" }, "weak_password"],
     [
-      "current_password_mismatch",
+      "current_password_invalid",
       { password: "letmeinnow", currentPassword: "current" },
-      "current_password_mismatch",
+      "current_password_invalid",
     ],
-    // A code that only looks broken, or that quotes a password: nothing is put in.
-    ["upstream_***_error", { password: "dragonfly" }, "upstream_***_error"],
+    // Both passwords are words: the one that makes GoTrue's code is put back (weak_current is none).
+    ["weak_password", { password: "current", currentPassword: "password" }, "weak_password"],
+    // A code that only looks broken, or that quotes a password, is none of GoTrue's: nothing is
+    // put in, whatever its shape.
+    ["upstream_***_error", { password: "password" }, "upstream_***_error"],
     ["bad_dragonfly", { password: "dragonfly" }, "bad_***"],
+    [
+      "current_password_invalid",
+      { password: "password", currentPassword: "_invalid" },
+      "current_******",
+    ],
   ];
   for (const [code, update, shown] of cases) {
     const { auth } = makeAuth(answer(code));
@@ -158,6 +166,9 @@ Deno.test("echoes with Go's and Python's \\u escapes and numeric entities are re
           "\\u003e",
         ),
     ],
+    // Both escapes in one password: Go's and Python's each leave the other's characters.
+    ["Tom&Jerry-pässwort1999", (pw) => JSON.stringify({ password: pw }).replace(/&/g, "\\u0026")],
+    ["Tom&Jerry-pässwort1999", (pw) => JSON.stringify({ password: pw }).replace(/ä/g, "\\u00e4")],
     // Python's json.dumps writes anything not ASCII as \uXXXX.
     [
       "päss wörd 1999",

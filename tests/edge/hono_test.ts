@@ -1257,7 +1257,9 @@ Deno.test("middleware: localOnly refuses what it cannot verify here without aski
     assert.equal((await call(session.access_token)).status, 200);
     // Any HS256 token (no secret needed to write one) made this server ask GET /user each time.
     const b64 = (o: unknown) => btoa(JSON.stringify(o)).replace(/=+$/, "");
-    const hs256 = `${b64({ alg: "HS256", typ: "JWT" })}.${b64({ sub: "x", exp: 4e9 })}.c2ln`;
+    const hs256 = `${b64({ alg: "HS256", typ: "JWT" })}.${
+      b64({ sub: "x", aud: "authenticated", exp: 4e9 })
+    }.c2ln`;
     const otherKid = await signJwt(
       { ...p.backend.key, kid: "not-in-the-jwks" },
       { sub: "x", aud: "authenticated", exp: Math.floor(Date.now() / 1000) + 600 },
@@ -1285,6 +1287,11 @@ Deno.test("middleware: localOnly refuses what it cannot verify here without aski
       headers: { authorization: `Bearer ${session.access_token}` },
     });
     assert.equal(unavailable.status, 503);
+    // What needs no key is checked first: an expired token is the caller's (401), key set or not.
+    const expired = await p.mint({ exp: Math.floor(Date.now() / 1000) - 3600 });
+    const stale = await cold.request("/me", { headers: { authorization: `Bearer ${expired}` } });
+    assert.equal(stale.status, 401);
+    assert.equal((await stale.json()).error, "token_expired");
     assert.ok(!paths.some((path) => path.endsWith("/user")), paths.join(" "));
   } finally {
     await p.server.close();

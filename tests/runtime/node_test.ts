@@ -511,6 +511,32 @@ interface NodeRun {
  * Runs, on one Node, require() of every subpath, the `node --test` flows (TAP output, which
  * Node 24 prints only when asked) and the Node edge example against the local backend.
  */
+/**
+ * Starts the Node edge example on a port the system just gave out as free. Another process may
+ * take it before the example listens (a random port once met an ephemeral port in use): the
+ * start is tried again, on another port, up to three times.
+ */
+async function startExample(
+  bin: string,
+  app: string,
+  env: Record<string, string>,
+): Promise<{ port: number; example: Awaited<ReturnType<typeof spawnUntil>> }> {
+  for (let attempt = 1;; attempt++) {
+    const probe = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+    const port = (probe.addr as Deno.NetAddr).port;
+    probe.close();
+    try {
+      const example = await spawnUntil(bin, ["server.mjs"], "listening", {
+        cwd: app,
+        env: { ...env, PORT: String(port) },
+      });
+      return { port, example };
+    } catch (error) {
+      if (attempt >= 3 || !String(error).includes("EADDRINUSE")) throw error;
+    }
+  }
+}
+
 async function onNode(
   { bin, name, tag, app, env, subpaths, server, backend }: NodeRun,
 ): Promise<void> {
@@ -529,13 +555,9 @@ async function onNode(
   assert.equal(flows.code, 0, `${name}: flows failed\n${flows.text}`);
   assert.match(flows.text, /# pass 9\n/, `${name}\n${flows.text}`);
 
-  const port = 20000 + Math.floor(Math.random() * 20000);
   let idle: Deno.Conn | undefined;
   let stopped = false;
-  const example = await spawnUntil(bin, ["server.mjs"], "listening", {
-    cwd: app,
-    env: { ...env, PORT: String(port) },
-  });
+  const { port, example } = await startExample(bin, app, env);
   try {
     const base = `http://127.0.0.1:${port}`;
     assert.equal(
