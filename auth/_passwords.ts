@@ -55,42 +55,22 @@ function echoForms(password: string): string[] {
 }
 
 /**
- * GoTrue's error codes (`internal/api/apierrors/errorcode.go` at bc32168). A password that is a
- * word of one, such as "password", was blanked out of it by the transport (`weak_***`); the code
- * is given back when exactly one of the request's passwords makes it one of these again, so no
- * password is ever put into a code GoTrue did not send.
+ * The codes GoTrue answers the calls that carry a password (sign-up, a password grant, a user
+ * update: their own, a hook's and those of any call), from `internal/api/apierrors/errorcode.go`
+ * at bc32168. A password that is a word of one, such as "password", was blanked out of it by the
+ * transport (`weak_***`); the code is given back when exactly one of the request's passwords
+ * makes it one of these again, so no password is ever put into a code GoTrue did not send.
  */
 const GOTRUE_CODES: ReadonlySet<string> = /* @__PURE__ */ new Set(
   (
-    "anonymous_provider_disabled bad_code_verifier bad_json bad_jwt bad_oauth_callback " +
-    "bad_oauth_state captcha_failed conflict current_password_invalid current_password_required " +
-    "custom_provider_not_found email_address_invalid email_address_not_authorized " +
-    "email_address_not_provided email_conflict_identity_not_deletable email_exists " +
-    "email_not_confirmed email_provider_disabled feature_disabled flow_state_already_used " +
-    "flow_state_expired flow_state_not_found hook_payload_invalid_content_type " +
-    "hook_payload_over_size_limit hook_timeout hook_timeout_after_retry identity_already_exists " +
-    "identity_not_found insufficient_aal invalid_credentials invite_not_found " +
-    "manual_linking_disabled mfa_challenge_expired mfa_factor_name_conflict mfa_factor_not_found " +
-    "mfa_ip_address_mismatch mfa_phone_enroll_not_enabled mfa_phone_verify_not_enabled " +
-    "mfa_totp_enroll_not_enabled mfa_totp_verify_not_enabled mfa_verification_failed " +
-    "mfa_verification_rejected mfa_verified_factor_exists mfa_webauthn_enroll_not_enabled " +
-    "mfa_webauthn_verify_not_enabled no_authorization not_admin oauth_authorization_not_found " +
-    "oauth_client_not_found oauth_client_state_expired oauth_client_state_not_found " +
-    "oauth_consent_not_found oauth_dynamic_client_registration_disabled oauth_invalid_state " +
-    "oauth_provider_not_supported otp_disabled otp_expired over_custom_provider_quota " +
-    "over_email_send_rate_limit over_request_rate_limit over_sms_send_rate_limit passkey_disabled " +
-    "phone_exists phone_not_confirmed phone_provider_disabled provider_disabled " +
-    "provider_email_needs_verification reauthentication_needed reauthentication_not_valid " +
-    "refresh_token_already_used refresh_token_not_found request_entity_too_large request_timeout " +
-    "same_password saml_assertion_no_email saml_assertion_no_user_id saml_entity_id_mismatch " +
-    "saml_idp_already_exists saml_idp_not_found saml_metadata_fetch_failed saml_provider_disabled " +
-    "saml_relay_state_expired saml_relay_state_not_found session_expired session_not_found " +
-    "signup_disabled single_identity_not_deletable sms_send_failed sso_domain_already_exists " +
-    "sso_provider_disabled sso_provider_not_found too_many_enrolled_mfa_factors too_many_passkeys " +
-    "unexpected_audience unexpected_failure unknown user_already_exists user_banned " +
-    "user_not_found user_sso_managed validation_failed weak_password web3_provider_disabled " +
-    "web3_unsupported_chain webauthn_challenge_expired webauthn_challenge_not_found " +
-    "webauthn_credential_exists webauthn_credential_not_found webauthn_verification_failed"
+    "bad_json bad_jwt captcha_failed conflict current_password_invalid current_password_required " +
+    "email_address_invalid email_address_not_authorized email_exists email_not_confirmed " +
+    "email_provider_disabled hook_timeout insufficient_aal invalid_credentials no_authorization " +
+    "over_email_send_rate_limit over_request_rate_limit over_sms_send_rate_limit phone_exists " +
+    "phone_not_confirmed phone_provider_disabled provider_disabled reauthentication_needed " +
+    "reauthentication_not_valid request_timeout same_password session_expired session_not_found " +
+    "signup_disabled sms_send_failed unexpected_failure user_already_exists user_banned " +
+    "user_not_found validation_failed weak_password"
   ).split(" "),
 );
 
