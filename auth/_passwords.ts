@@ -65,12 +65,13 @@ const GOTRUE_CODES: ReadonlySet<string> = /* @__PURE__ */ new Set(
   (
     "bad_json bad_jwt captcha_failed conflict current_password_invalid current_password_required " +
     "email_address_invalid email_address_not_authorized email_exists email_not_confirmed " +
-    "email_provider_disabled hook_timeout insufficient_aal invalid_credentials no_authorization " +
+    "email_provider_disabled hook_payload_invalid_content_type hook_payload_over_size_limit " +
+    "hook_timeout hook_timeout_after_retry insufficient_aal invalid_credentials no_authorization " +
     "over_email_send_rate_limit over_request_rate_limit over_sms_send_rate_limit phone_exists " +
     "phone_not_confirmed phone_provider_disabled provider_disabled reauthentication_needed " +
     "reauthentication_not_valid request_timeout same_password session_expired session_not_found " +
     "signup_disabled sms_send_failed unexpected_failure user_already_exists user_banned " +
-    "user_not_found validation_failed weak_password"
+    "user_not_found user_sso_managed validation_failed weak_password"
   ).split(" "),
 );
 

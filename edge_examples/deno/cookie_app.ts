@@ -170,22 +170,27 @@ export function createCookieApp(config: CookieAppConfig): Hono {
       await manager.initialize(); // restores the session, refreshing a lapsed one
       // The cookies are the browser's claim: the token is checked before anything is trusted.
       let claims = await getClaimsForCurrentSession(manager, verifier);
-      // A refresh the auth server could not answer now (the session then kept).
-      let undecided = false;
       if (!claims.ok && claims.error.category !== "NO_SESSION" && refusedSession(claims.error)) {
         // A refused access token (signed by a key rotated away, say) may come with a refresh
-        // token GoTrue still honours: one refresh decides. One GoTrue refuses ends the session
-        // here, and its cookies are deleted; an auth server that cannot answer keeps them.
-        const again = await manager.refreshSession();
+        // token GoTrue still honours: one refresh decides, as quickly as a check (5 s).
+        const again = await manager.refreshSession({ signal: c.req.raw.signal, timeout: 5_000 });
         if (again.ok) claims = await getClaimsForCurrentSession(manager, verifier);
-        else undecided = manager.currentSession !== null;
+        // An auth server that cannot answer now (no answer, a 5xx, a rate limit) keeps the
+        // cookies: the user is not signed out for it. Its 4xx refuses the refresh token.
+        else if (again.error.category === "RATE_LIMITED") return backendTrouble(c, again.error);
+        else if (again.error.status === null || again.error.status >= 500) {
+          return c.json({ error: "the auth server is unavailable" }, 503);
+        }
       }
       if (!claims.ok) {
         // Only a session that is missing or refused is the user's to fix; an auth server that
         // cannot answer now is not a reason to send every user to sign in again.
-        return refusedSession(claims.error) && !undecided
-          ? c.json({ error: "sign in first" }, 401)
-          : c.json({ error: "the auth server is unavailable" }, 503);
+        if (!refusedSession(claims.error)) {
+          return c.json({ error: "the auth server is unavailable" }, 503);
+        }
+        // Refused, refreshed or not: its cookies are deleted, or the browser sends them again.
+        if (claims.error.category !== "NO_SESSION") await manager.clearSession();
+        return c.json({ error: "sign in first" }, 401);
       }
       const rows = await client.database.select("todos", { columns: "id,title,done" });
       if (rows.ok) return c.body(rows.value, 200, { "content-type": "application/json" });

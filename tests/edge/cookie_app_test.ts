@@ -345,3 +345,56 @@ Deno.test("cookie app: a refused session's cookies are deleted, a sign-out the s
   assert.equal(cookiesAfter(tooLarge), "", "no cookie written");
   assert.deepEqual(logouts, ["POST"], "the issued session is signed out");
 });
+
+Deno.test("cookie app: a refused access token is refreshed once: a good refresh token answers the rows, a rate-limited refresh keeps the cookies (503 with its Retry-After)", async () => {
+  const backend = await createLocalBackend();
+  // The verifier finds no key (a rotated key set) and GoTrue refuses the token this many times.
+  let refuseUser = 0;
+  let limitRefresh = false;
+  const fetch = async (input: RequestInfo | URL, init?: RequestInit) => {
+    const req = new Request(input, init);
+    const url = new URL(req.url);
+    if (url.pathname.endsWith("/jwks.json")) return Response.json({ keys: [] });
+    if (req.method === "GET" && url.pathname.endsWith("/user") && refuseUser > 0) {
+      refuseUser--;
+      return Response.json({ code: "bad_jwt", message: "invalid JWT" }, { status: 403 });
+    }
+    if (limitRefresh && url.searchParams.get("grant_type") === "refresh_token") {
+      return Response.json({ code: "over_request_rate_limit", message: "slow down" }, {
+        status: 429,
+        headers: { "retry-after": "17" },
+      });
+    }
+    return await backend.app.fetch(req);
+  };
+  const app = createCookieApp({
+    url: URL_,
+    apiKey: backend.apiKey,
+    clientOptions: { fetch, retry: { maxAttempts: 1 } },
+  });
+  assert.ok(
+    (await createClient(URL_, backend.apiKey, { fetch }).auth.signUpWithEmail(
+      "r@example.test",
+      "secret-pw",
+    )).ok,
+  );
+  const signIn = await app.request("/signin", {
+    method: "POST",
+    headers: JSON_POST,
+    body: JSON.stringify({ email: "r@example.test", password: "secret-pw" }),
+  });
+  const cookie = cookiesAfter(signIn);
+
+  refuseUser = 1;
+  const refreshed = await app.request("/todos", { headers: { cookie } });
+  assert.equal(refreshed.status, 200, await refreshed.clone().text());
+  const renewed = cookiesAfter(refreshed, cookie);
+  assert.notEqual(renewed, cookie, "the refreshed session's cookies go back");
+
+  refuseUser = 1;
+  limitRefresh = true;
+  const limited = await app.request("/todos", { headers: { cookie: renewed } });
+  assert.equal(limited.status, 503);
+  assert.equal(limited.headers.get("retry-after"), "17");
+  assert.equal(cookiesAfter(limited, renewed), renewed, "the cookies stay");
+});

@@ -508,10 +508,6 @@ interface NodeRun {
 }
 
 /**
- * Runs, on one Node, require() of every subpath, the `node --test` flows (TAP output, which
- * Node 24 prints only when asked) and the Node edge example against the local backend.
- */
-/**
  * Starts the Node edge example on a port the system just gave out as free. Another process may
  * take it before the example listens (a random port once met an ephemeral port in use): the
  * start is tried again, on another port, up to three times.
@@ -537,6 +533,10 @@ async function startExample(
   }
 }
 
+/**
+ * Runs, on one Node, require() of every subpath, the `node --test` flows (TAP output, which
+ * Node 24 prints only when asked) and the Node edge example against the local backend.
+ */
 async function onNode(
   { bin, name, tag, app, env, subpaths, server, backend }: NodeRun,
 ): Promise<void> {
