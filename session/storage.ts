@@ -482,7 +482,12 @@ export function namespaceStore(
 
 /** Options of {@linkcode CookieSessionStorage}. */
 export interface CookieOptions {
-  /** Cookie name (chunks get `.0`, `.1`, ...). Default `fb-session`. */
+  /**
+   * Cookie name (chunks get `.0`, `.1`, ...). Default `__Host-fb-session`, or `fb-session` where
+   * the prefix's rules cannot hold (`secure: false`, a `domain`, another `path`): a cookie of a
+   * plain name can be set by any sibling subdomain, for any path, and the one it plants is read
+   * first, signing the browser into the planter's session.
+   */
   name?: string | undefined;
   /**
    * Path. Default `/`. Changing it leaves the cookies of the old path in browsers, which send
@@ -627,8 +632,10 @@ export class CookieSessionStorage implements SessionStorage {
   constructor(request: Request | string | null, options?: CookieOptions) {
     options ??= {};
     this.#incoming = parseCookies(cookieHeader(request));
+    const hostOnly = options.secure !== false && options.domain === undefined &&
+      (options.path ?? "/") === "/";
     this.#o = {
-      name: options.name ?? "fb-session",
+      name: options.name ?? (hostOnly ? "__Host-fb-session" : "fb-session"),
       path: options.path ?? "/",
       domain: options.domain,
       maxAge: options.maxAge ?? 400 * 24 * 3600,

@@ -82,16 +82,10 @@ export function createCookieApp(config: CookieAppConfig): Hono {
       "Cannot create the app as 'clientOptions.headers' must not hold Authorization: each request's client acts for its user",
     );
   }
-  // `__Host-` by default: a cookie of a plain name can be set by any sibling subdomain, for any
-  // path, and the one it plants is read first, signing the browser into the planter's session.
-  // Plain-HTTP development (`secure: false`), a shared `domain` or another `path` keep the plain
-  // name, which the prefix does not allow; a name given is kept.
-  const given = config.cookie ?? {};
-  const cookie: CookieOptions =
-    given.secure === false || given.domain !== undefined || (given.path ?? "/") !== "/"
-      ? given
-      : { name: "__Host-fb-session", ...given };
-  // Cookie options are checked once here: a bad one would otherwise fail every request as a 500.
+  // The session cookie is `__Host-fb-session` by default (a plain name can be planted by a
+  // sibling subdomain). Cookie options are checked once here: a bad one would otherwise fail
+  // every request as a 500.
+  const cookie = config.cookie;
   new CookieSessionStorage(null, cookie);
   const client = () => createClient(config.url, config.apiKey, config.clientOptions);
   // One JWKS cache for every request, failing fast as the Hono middleware's does: one attempt

@@ -53,14 +53,14 @@ Deno.test("cookie sessions in Hono: parallel requests carrying one lapsed sessio
     const signIn = await app.request("/signin", { method: "POST" });
     assert.equal(signIn.status, 200);
     const cookie = cookieOf(signIn);
-    assert.match(cookie, /^fb-session=/);
+    assert.match(cookie, /^__Host-fb-session=/);
     clock.tick(120_000); // the access token lapses
     const answers = await Promise.all(
       [1, 2, 3].map(() => app.request("/me", { headers: { cookie } })),
     );
     for (const res of answers) {
       assert.equal(res.status, 200, await res.clone().text());
-      assert.match(cookieOf(res), /^fb-session=/, "the refreshed session is written back");
+      assert.match(cookieOf(res), /^__Host-fb-session=/, "the refreshed session is written back");
     }
   });
 });

@@ -130,7 +130,7 @@ Deno.test("a session too large for the cookies deletes the request's session coo
   // Only deletions go out, A's cookie among them.
   const headers = storage.setCookieHeaders();
   assert.ok(headers.every((h) => /Max-Age=0/.test(h)), headers.join("\n"));
-  assert.ok(headers.some((h) => h.startsWith("fb-session=;")), headers.join("\n"));
+  assert.ok(headers.some((h) => h.startsWith("__Host-fb-session=;")), headers.join("\n"));
   // Restored again in this request: not user A's session.
   const again = await m.restoreSession();
   assert.notEqual(again.ok && again.value?.refreshToken, "refresh-1");

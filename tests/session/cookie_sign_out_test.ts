@@ -73,7 +73,7 @@ Deno.test("signOutCurrentSession of a lapsed session whose refresh token was spe
     const { out, storage } = await signOutRequest(client, cookies);
     assert.ok(out.ok);
     assert.equal(cookiesOf(storage), "", "the dead session's cookies are deleted");
-    assert.ok(storage.setCookieHeaders().some((c) => /^fb-session=;.*Max-Age=0/.test(c)));
+    assert.ok(storage.setCookieHeaders().some((c) => /^__Host-fb-session=;.*Max-Age=0/.test(c)));
   });
 });
 
@@ -100,7 +100,7 @@ Deno.test("a clock gap or arrival time sent in a session cookie is not taken: a 
       clockOffset: -3 * 24 * 3600 * 1000,
       obtainedAt: Date.now(),
     };
-    const cookie = `fb-session=${encodeURIComponent(JSON.stringify(forged))}`;
+    const cookie = `__Host-fb-session=${encodeURIComponent(JSON.stringify(forged))}`;
     const per = createClient(URL_, backend.apiKey, { fetch, retry: { maxAttempts: 1 } });
     const manager = createSessionManager(per.auth, per, {
       storage: new CookieSessionStorage(

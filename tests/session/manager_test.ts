@@ -335,7 +335,9 @@ Deno.test("a restored session already due for refresh is refreshed before initia
   assert.equal(g.grants(), 1);
   assert.equal(r.getOrThrow().accessToken, "access-2");
   assert.ok(
-    storage.setCookieHeaders().some((c) => c.startsWith("fb-session=") && !/Max-Age=0/.test(c)),
+    storage.setCookieHeaders().some((c) =>
+      c.startsWith("__Host-fb-session=") && !/Max-Age=0/.test(c)
+    ),
   );
   m.dispose();
 

@@ -204,7 +204,7 @@ Deno.test("session cookies default to Max-Age 400 days, Path=/, SameSite=Lax, Se
   const storage = new CookieSessionStorage(null);
   storage.save(decodeSession(sessionJson(1)));
   const [cookie] = storage.setCookieHeaders();
-  assert.match(cookie, /^fb-session=/);
+  assert.match(cookie, /^__Host-fb-session=/);
   const attrs = cookie.split("; ").slice(1);
   assert.deepEqual(attrs, [
     "Path=/",
@@ -236,7 +236,7 @@ function cookieValue(n: number): string {
   const storage = new CookieSessionStorage(null, { chunkSize: 3000 });
   storage.save(decodeSession(sessionJson(n)));
   const [cookie] = storage.setCookieHeaders();
-  return cookie.slice("fb-session=".length, cookie.indexOf(";"));
+  return cookie.slice("__Host-fb-session=".length, cookie.indexOf(";"));
 }
 
 Deno.test("a session just over one chunk is split with the chunk count in chunk 0", () => {
@@ -246,13 +246,13 @@ Deno.test("a session just over one chunk is split with the chunk count in chunk 
   storage.save(decodeSession(sessionJson(1)));
   const written = storage.setCookieHeaders().filter((c) => !c.includes("Max-Age=0"));
   assert.deepEqual(written.map((c) => c.slice(0, c.indexOf("="))), [
-    "fb-session.0",
-    "fb-session.1",
+    "__Host-fb-session.0",
+    "__Host-fb-session.1",
   ]);
   for (const c of written) {
     assert.ok(c.indexOf(";") - c.indexOf("=") - 1 <= chunkSize, "no cookie value over chunkSize");
   }
-  assert.ok(written[0].startsWith("fb-session.0=2."), written[0]);
+  assert.ok(written[0].startsWith("__Host-fb-session.0=2."), written[0]);
 });
 
 Deno.test("a session needing more than maxChunks cookies makes save throw a RangeError", () => {
@@ -275,9 +275,13 @@ Deno.test("counted chunks with one missing read as no session, even if the rest 
   const value = cookieValue(1);
   const half = Math.floor(value.length / 2);
   // Chunk 0 says three chunks; the first two already hold the whole session; chunk 2 is gone.
-  const header = `fb-session.0=3.${value.slice(0, half)}; fb-session.1=${value.slice(half)}`;
+  const header = `__Host-fb-session.0=3.${value.slice(0, half)}; __Host-fb-session.1=${
+    value.slice(half)
+  }`;
   assert.equal(new CookieSessionStorage(header).load(), null);
-  const complete = `fb-session.0=2.${value.slice(0, half)}; fb-session.1=${value.slice(half)}`;
+  const complete = `__Host-fb-session.0=2.${value.slice(0, half)}; __Host-fb-session.1=${
+    value.slice(half)
+  }`;
   assert.equal(new CookieSessionStorage(complete).load()?.accessToken, "access-1");
 });
 
@@ -289,7 +293,7 @@ Deno.test("default cookie options hold a session of about 12.4 KiB (4 chunks of 
     });
   const probe = new CookieSessionStorage(null, { maxChunks: 50 });
   probe.save(big(0));
-  const base = probe.setCookieHeaders()[0].indexOf(";") - "fb-session=".length;
+  const base = probe.setCookieHeaders()[0].indexOf(";") - "__Host-fb-session=".length;
   // Encoded value of 12,700 characters: the count prefix "4." still fits in 4 * 3180.
   const storage = new CookieSessionStorage(null);
   storage.save(big(12_700 - base));

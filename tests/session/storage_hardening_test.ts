@@ -108,7 +108,9 @@ Deno.test("stored payloads with mistyped fields are no session", () => {
 });
 
 Deno.test("cookie headers: first duplicate wins, quoted values, joined headers; a prefixed name never comes from after a comma", () => {
-  const out = new CookieSessionStorage(null);
+  // A plain name (a configuration with a domain, say): the default is prefixed.
+  const plain = { name: "fb-session" };
+  const out = new CookieSessionStorage(null, plain);
   out.save(session);
   const value = out.setCookieHeaders()[0].split(";")[0].split("=").slice(1).join("=");
   for (
@@ -120,7 +122,7 @@ Deno.test("cookie headers: first duplicate wins, quoted values, joined headers; 
       `a=1, fb-session=${value}`,
     ]
   ) {
-    const loaded = new CookieSessionStorage(header).load();
+    const loaded = new CookieSessionStorage(header, plain).load();
     assert.equal(loaded?.refreshToken, "refresh-1", header.slice(0, 40));
   }
   // A cookie another origin may set (a sibling subdomain, plain http) cannot carry a session
@@ -313,27 +315,27 @@ Deno.test("chunk 0 carries the chunk count: chunks left by a response with anoth
   assert.equal(b.setCookieHeaders().filter((c) => !/Max-Age=0/.test(c)).length, 4);
   apply(jar, a.setCookieHeaders());
   apply(jar, b.setCookieHeaders());
-  assert.ok(jar.has("fb-session.5"), "A's later chunks are still there");
+  assert.ok(jar.has("__Host-fb-session.5"), "A's later chunks are still there");
   for (const options of [{}, { chunkSize: 1000 }]) {
     const loaded = new CookieSessionStorage(header(jar), options).load();
     assert.equal(loaded?.refreshToken, "refresh-b", JSON.stringify(options));
   }
   // A missing chunk is never read as a shorter session.
-  jar.delete("fb-session.2");
+  jar.delete("__Host-fb-session.2");
   assert.equal(new CookieSessionStorage(header(jar)).load(), null);
   // Every chunk stays within chunkSize, the count included.
   for (const c of a.setCookieHeaders()) assert.ok(c.split(";")[0].split("=")[1].length <= 1000);
 });
 
 Deno.test("planted chunk names at indices no configuration writes are not deleted on every response", () => {
-  const header = Array.from({ length: 3000 }, (_, i) => `fb-session.${i}=x`).join("; ");
+  const header = Array.from({ length: 3000 }, (_, i) => `__Host-fb-session.${i}=x`).join("; ");
   const storage = new CookieSessionStorage(header);
   storage.save(session);
   const headers = storage.setCookieHeaders();
   assert.ok(headers.length <= 51, `${headers.length} Set-Cookie headers for one save`);
   // Every index a configuration can write (below 50) is still deleted when not written.
-  assert.ok(headers.some((h) => h.startsWith("fb-session.49=;")));
-  assert.ok(!headers.some((h) => h.startsWith("fb-session.50=")));
+  assert.ok(headers.some((h) => h.startsWith("__Host-fb-session.49=;")));
+  assert.ok(!headers.some((h) => h.startsWith("__Host-fb-session.50=")));
 });
 
 Deno.test("a due refresh whose new session cannot be stored is reported, not hidden behind the spent one", async () => {
@@ -373,7 +375,7 @@ Deno.test("a due refresh whose new session cannot be stored is reported, not hid
 });
 
 Deno.test("CookieSessionStorage given a Node or Hono request object (no Fetch headers) is a TypeError saying what to pass", () => {
-  const nodeLike = { headers: { cookie: "fb-session=x" } };
+  const nodeLike = { headers: { cookie: "__Host-fb-session=x" } };
   const honoLike = { raw: new Request("https://a.example"), header: () => undefined };
   for (const bad of [nodeLike, honoLike, undefined, 5]) {
     assert.throws(() => new CookieSessionStorage(bad as never), {
@@ -940,9 +942,10 @@ function cookieJar(host: string) {
 }
 
 Deno.test("a domain set after host-only cookies deletes those: they are older, come first and would be read instead of every new session", () => {
+  // A plain name throughout (the default, `__Host-`, cannot take a domain).
   const old = cookieJar("app.example.com");
   // The first deploy: host-only (no domain), then the session is signed out on another path.
-  const first = new CookieSessionStorage(null, { secure: true });
+  const first = new CookieSessionStorage(null, { secure: true, name: "fb-session" });
   first.save(session);
   old.apply(first.setCookieHeaders());
   const other = decodeSession({ ...sessionBody, refresh_token: "new-refresh-token" });
@@ -952,22 +955,46 @@ Deno.test("a domain set after host-only cookies deletes those: they are older, c
   // Host-only deletions (no Domain) come first, then the cookies with the domain.
   assert.ok(headers[0].includes("Max-Age=0") && !headers[0].includes("Domain="), headers[0]);
   old.apply(headers);
-  assert.equal(new CookieSessionStorage(old.header()).load()?.refreshToken, "new-refresh-token");
+  assert.equal(
+    new CookieSessionStorage(old.header(), { name: "fb-session" }).load()?.refreshToken,
+    "new-refresh-token",
+  );
   // The domain is the host itself: one cookie for the browser; the deletion before the save
   // leaves the new session in place.
   const same = cookieJar("example.com");
   const third = new CookieSessionStorage(null, { domain: "example.com" });
   third.save(other);
   same.apply(third.setCookieHeaders());
-  assert.equal(new CookieSessionStorage(same.header()).load()?.refreshToken, "new-refresh-token");
+  assert.equal(
+    new CookieSessionStorage(same.header(), { name: "fb-session" }).load()?.refreshToken,
+    "new-refresh-token",
+  );
   // A clear removes both scopes.
   const clearing = new CookieSessionStorage(old.header(), { domain: "example.com" });
   clearing.clear();
   old.apply(clearing.setCookieHeaders());
   assert.equal(old.size(), 0);
   // Without a domain, nothing more is sent than before.
-  const plain = new CookieSessionStorage(null);
+  const plain = new CookieSessionStorage(null, { name: "fb-session" });
   plain.save(session);
   assert.ok(plain.setCookieHeaders().every((h) => !h.includes("Domain=")));
   assert.equal(plain.setCookieHeaders().filter((h) => h.includes("Max-Age=0")).length, 4);
+});
+
+Deno.test("the session cookie is __Host- by default, and plain where the prefix's rules cannot hold", () => {
+  const nameOf = (options?: Record<string, unknown>) => {
+    const s = new CookieSessionStorage(null, options);
+    s.save(session);
+    return s.setCookieHeaders().find((h) => !h.includes("Max-Age=0"))!.split("=")[0];
+  };
+  // A plain name can be set by any sibling subdomain, for any path, and is read first.
+  assert.equal(nameOf(), "__Host-fb-session");
+  assert.equal(nameOf({ secure: true, path: "/" }), "__Host-fb-session");
+  assert.equal(nameOf({ secure: false }), "fb-session");
+  assert.equal(nameOf({ domain: "example.com" }), "fb-session");
+  assert.equal(nameOf({ path: "/app" }), "fb-session");
+  assert.equal(nameOf({ name: "mine" }), "mine");
+  // A planted plain cookie is not read by the default configuration.
+  const planted = new CookieSessionStorage(`fb-session=${encodeURIComponent("{}")}`);
+  assert.equal(planted.load(), null);
 });

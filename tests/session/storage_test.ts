@@ -139,7 +139,7 @@ Deno.test("cookie storage round-trips through real Request/Response objects, chu
   });
   next.save(small);
   const headers = next.setCookieHeaders();
-  assert.ok(headers.some((h) => h.startsWith("fb-session=") && !h.includes("Max-Age=0")));
+  assert.ok(headers.some((h) => h.startsWith("__Host-fb-session=") && !h.includes("Max-Age=0")));
   const written = setCookies.filter((c) => !/Max-Age=0/.test(c)).map((c) => c.split("=")[0]);
   assert.ok(written.length > 1);
   for (const name of written) {
@@ -149,7 +149,7 @@ Deno.test("cookie storage round-trips through real Request/Response objects, chu
   assert.ok(next.setCookieHeaders().every((h) => /Max-Age=0/.test(h)));
   assert.equal(next.load(), null);
 
-  const corrupt = new CookieSessionStorage("fb-session=%E0%A4%A");
+  const corrupt = new CookieSessionStorage("__Host-fb-session=%E0%A4%A");
   assert.equal(corrupt.load(), null);
   assert.throws(() => new CookieSessionStorage(null, { chunkSize: 10 }), RangeError);
 });
