@@ -25,12 +25,13 @@
 
 export * from "../mod.ts";
 import { type AuthClient, createAuthClient } from "../auth/client.ts";
-import { getClaims } from "../auth/get_claims.ts";
+import { type ClaimsSource, getClaims } from "../auth/get_claims.ts";
 import { decodeJwt } from "../auth/_jwt_decode.ts";
 import type { JwtClaimsResult } from "../auth/jwt.ts";
 import { type Client, createClient } from "../client.ts";
 import type { ClientOptions } from "../core/client.ts";
 import { showValue } from "../core/_show.ts";
+import { failure } from "../core/result.ts";
 
 /**
  * The part of a Hono context the middleware uses (Hono's `Context` satisfies
@@ -487,27 +488,34 @@ export function fetchbaseAuth<Bindings = any>(
 }
 
 /**
- * For `localOnly`: why `token` cannot be verified here (no ES256, no `kid`, a key the JWKS does
- * not hold), `"unavailable"` when the JWKS cannot be read now, or null when its key is cached (so
- * that getClaims verifies it here) or it does not decode (getClaims refuses it here too).
+ * For `localOnly`: the auth client as getClaims sees it, with a server check that refuses.
+ * getClaims asks the server only about a token it cannot verify here (not ES256, no usable `kid`,
+ * a key the JWKS does not hold or could not give), after every check that needs no key (time,
+ * issuer, audience). A token whose key could not be read gets the key set's failure instead of a
+ * refusal: the auth server's trouble (503), not the token's.
  */
-async function localKey(
-  auth: AuthClient,
-  token: string,
-  signal: AbortSignal,
-): Promise<string | "unavailable" | null> {
-  const decoded = decodeJwt(token);
-  if (!decoded.ok) return null;
-  const { alg, kid } = decoded.value.header;
-  if (
-    alg !== "ES256" || typeof kid !== "string" || kid.trim() === "" || kid.length > 256 ||
-    typeof globalThis.crypto?.subtle?.verify !== "function"
-  ) {
-    return "The token cannot be verified here: only ES256 tokens with a key id are accepted";
-  }
-  const key = await auth.jwks.verificationKey(kid, { signal });
-  if (!key.ok) return "unavailable";
-  return key.value === null ? "The token's signing key is not in the project's key set" : null;
+function localOnlySource(auth: AuthClient): ClaimsSource {
+  return {
+    jwks: auth.jwks,
+    async getUser(token, options) {
+      const decoded = decodeJwt(token);
+      const kid = decoded.ok ? decoded.value.header.kid : undefined;
+      if (
+        decoded.ok && decoded.value.header.alg === "ES256" && typeof kid === "string" &&
+        kid.trim() !== "" && kid.length <= 256
+      ) {
+        // Answered from the resolver's cache: getClaims has just asked for this key.
+        const key = await auth.jwks.verificationKey(kid, options);
+        if (!key.ok) return key;
+      }
+      return failure({
+        message:
+          "The token cannot be verified here: only ES256 tokens whose key the project's key set holds are accepted",
+        category: "UNAUTHORIZED",
+        code: "invalid_token",
+      });
+    },
+  };
 }
 
 /** Verifies one request's bearer with `verifier` and `checks`, and answers or calls `next`. */
@@ -541,26 +549,11 @@ async function verify(
     );
   }
   const token = match[1];
-  const claimsOptions = {
+  const result = await getClaims(checks.localOnly ? localOnlySource(auth) : auth, token, {
     expectedIssuer: checks.issuer,
     expectedAudience: checks.audience,
     signal: c.req.raw.signal,
-  };
-  // localOnly: what needs no key (its decoding, time, issuer and audience) is checked first, so
-  // that an expired token is 401 whether or not the key set can be read now.
-  let result = checks.localOnly
-    ? await getClaims(auth, token, { ...claimsOptions, verify: false })
-    : null;
-  if (result === null || result.ok) {
-    if (checks.localOnly) {
-      const local = await localKey(auth, token, c.req.raw.signal);
-      if (local === "unavailable") {
-        return deny(realm, 503, "auth_unavailable", "The token cannot be verified right now");
-      }
-      if (local !== null) return deny(realm, 401, "invalid_token", local);
-    }
-    result = await getClaims(auth, token, claimsOptions);
-  }
+  });
   if (!result.ok) {
     const e = result.error;
     // Refused by the local check (no status) or by the auth server as a token it read.
