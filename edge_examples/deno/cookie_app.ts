@@ -82,19 +82,18 @@ export function createCookieApp(config: CookieAppConfig): Hono {
       "Cannot create the app as 'clientOptions.headers' must not hold Authorization: each request's client acts for its user",
     );
   }
-  // The session cookie is `__Host-fb-session` by default (a plain name can be planted by a
-  // sibling subdomain). Cookie options are checked once here: a bad one would otherwise fail
-  // every request as a 500.
-  const cookie = config.cookie;
-  new CookieSessionStorage(null, cookie);
+  // Cookie options are checked once here: a bad one would otherwise fail every request as a 500.
+  // (The session cookie is `__Host-fb-session` by default: a plain name can be planted by a
+  // sibling subdomain.)
+  new CookieSessionStorage(null, config.cookie);
   const client = () => createClient(config.url, config.apiKey, config.clientOptions);
   // One JWKS cache for every request, failing fast as the Hono middleware's does: one attempt
   // and 5 s (the JWKS fetch included), so an auth server in trouble holds no request for long.
-  const options = config.clientOptions;
+  const given = config.clientOptions;
   const verifying = createClient(config.url, config.apiKey, {
-    ...options,
-    retry: options?.retry ?? { maxAttempts: 1 },
-    timeout: options?.timeout ?? 5_000,
+    ...given,
+    retry: given?.retry ?? { maxAttempts: 1 },
+    timeout: given?.timeout ?? 5_000,
   });
   const verifier = createAuthClient(verifying, { jwks: { timeout: verifying.timeout } });
   const app = new Hono();
@@ -110,7 +109,7 @@ export function createCookieApp(config: CookieAppConfig): Hono {
     handle: (s: RequestSession) => Promise<Response>,
   ): Promise<Response> {
     const perRequest = client();
-    const storage = new CookieSessionStorage(c.req.raw, cookie);
+    const storage = new CookieSessionStorage(c.req.raw, config.cookie);
     const manager = createSessionManager(perRequest.auth, perRequest, { storage });
     try {
       const res = await handle({ client: perRequest, manager });
