@@ -9,6 +9,13 @@ import { showValue } from "../core/_show.ts";
 /** Transform fields as render query pairs; null fields are omitted. */
 export function transformQuery(t: ImageTransformOptions): Array<[string, string]> {
   const out: Array<[string, string]> = [];
+  // The options' wrapper passed where its transform belongs (`{ transform: { width } }` to a
+  // render URL) would sign or build a URL with no transform at all.
+  if ((t as { transform?: unknown }).transform != null) {
+    throw new TypeError(
+      "Cannot transform as 'transform' is not a transform field: pass the transform's own fields (width, height, resize, format, quality)",
+    );
+  }
   const num = (name: "width" | "height" | "quality") => {
     const v = t[name];
     if (v === null || v === undefined) return;

@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import { jsonResponse } from "../support/recording_fetch.ts";
 import { makeStorage } from "./_helpers.ts";
 import { makeDb } from "../database/_helpers.ts";
+import { createSignedRenderUrl } from "../../storage/extensions.ts";
 
 Deno.test("createSignedUrl checks transform values like render URLs do; resize and format are checked everywhere", async () => {
   const { storage, rec } = makeStorage(() =>
@@ -33,6 +34,31 @@ Deno.test("createSignedUrl checks transform values like render URLs do; resize a
     expiresIn: 60,
     transform: { width: 10, resize: "contain", format: "webp" },
   });
+});
+
+Deno.test("a transform wrapped in its options' object is refused on every route that takes one, not sent as no transform", async () => {
+  const { storage, rec } = makeStorage(() =>
+    jsonResponse({ signedURL: "/object/sign/b/a.png?token=t" })
+  );
+  // deno-lint-ignore no-explicit-any
+  const wrapped = { transform: { width: 64 } } as any;
+  const message = /Cannot transform as 'transform' is not a transform field/;
+  assert.throws(() => storage.getPublicRenderUrl("b", "a.png", wrapped), TypeError);
+  assert.throws(() => storage.getAuthenticatedRenderUrl("b", "a.png", wrapped), message);
+  assert.throws(() => storage.getPublicUrl("b", "a.png", { transform: wrapped }), message);
+  const signed = await createSignedRenderUrl(storage, "b", "a.png", 60, wrapped);
+  assert.equal(signed.errorOrNull()?.category, "INVALID_ARGUMENT");
+  assert.match(signed.errorOrNull()!.message, message);
+  const bytes = await storage.downloadBytes("b", "a.png", { transform: wrapped });
+  assert.equal(bytes.errorOrNull()?.category, "INVALID_ARGUMENT");
+  assert.equal(rec.requests.length, 0);
+  // A null `transform` field is no wrapper.
+  // deno-lint-ignore no-explicit-any
+  const plain = { width: 64, transform: null } as any;
+  assert.equal(
+    storage.getPublicRenderUrl("b", "a.png", plain),
+    "https://project.example.com/storage/v1/render/image/public/b/a.png?width=64",
+  );
 });
 
 Deno.test("listV2 and listBuckets refuse paging values that are not integers in range", async () => {
