@@ -72,6 +72,15 @@ export function localBytes(value: unknown): Uint8Array | null {
 }
 
 /**
+ * Bytes that `fetch` can send: a view of shared memory (a `SharedArrayBuffer`: WebAssembly
+ * threads, a buffer shared with a worker), which `fetch` refuses, copied into memory of its own
+ * (also a snapshot no other thread can change while it is sent); any other view as it is.
+ */
+export function unshared<T extends ArrayBufferView>(bytes: T): T | Uint8Array {
+  return isArrayBuffer(bytes.buffer) ? bytes : localBytes(bytes)!.slice();
+}
+
+/**
  * Whether `value` is a Blob to read into memory before it is sent, because fetch may not take it
  * as it is: a Blob of another realm or implementation (an iframe's `File`, Node's `Blob` under a
  * jsdom or happy-dom test environment, whose own `Blob` replaces the global), known by what it says

@@ -39,7 +39,13 @@ import { deadline } from "../core/_deadline.ts";
 import { checkUploadOptions } from "./_upload_options.ts";
 import { sendsStreamBodies } from "./_chunk_body.ts";
 import { untilCancelled } from "../core/_abort.ts";
-import { isArrayBuffer, isBlobToRead, isReadableStream, localBytes } from "../core/_realm.ts";
+import {
+  isArrayBuffer,
+  isBlobToRead,
+  isReadableStream,
+  localBytes,
+  unshared,
+} from "../core/_realm.ts";
 import { blobType, isAnyBlob } from "./_blob.ts";
 
 /** Cancellation and timeout, accepted by every storage call. */
@@ -426,9 +432,10 @@ async function uploadBody(data: unknown, o: UploadOptions): Promise<ServiceResul
       });
     }
   }
-  if (
-    typeof data === "string" || isArrayBuffer(data) || ArrayBuffer.isView(data) || isAnyBlob(data)
-  ) return success(data as RequestBody);
+  if (ArrayBuffer.isView(data)) return success(unshared(data) as RequestBody);
+  if (typeof data === "string" || isArrayBuffer(data) || isAnyBlob(data)) {
+    return success(data as RequestBody);
+  }
   return failure({
     message:
       `Cannot upload as 'data' must be bytes, a Blob, a ReadableStream, an async iterable of bytes or a string: current value is ${

@@ -34,7 +34,7 @@ import { type Chunk, ChunkSource, sizeOf } from "./_chunk_source.ts";
 import { showValue } from "../core/_show.ts";
 import { checkUploadOptions } from "./_upload_options.ts";
 import { hasMethods } from "../core/_has_methods.ts";
-import { isReadableStream, isUint8Array, localBytes } from "../core/_realm.ts";
+import { isReadableStream, isUint8Array, localBytes, unshared } from "../core/_realm.ts";
 import { blobType, isAnyBlob } from "./_blob.ts";
 import { isAsyncIterable, iterableStream } from "./_web_stream.ts";
 import { requestWatched } from "./_stream_guard.ts";
@@ -1211,7 +1211,8 @@ export function createResumableUpload(
   }
   // Values of another realm are taken too: bytes as a view of this realm's, a Blob that fetch may
   // not take read one chunk at a time (`ChunkSource`), a stream read through its own reader.
-  if (isUint8Array(data)) data = localBytes(data) as Uint8Array;
+  // Shared memory, which fetch refuses (and another thread could change mid-upload), is copied.
+  if (isUint8Array(data)) data = unshared(localBytes(data)!);
   if (
     !(data instanceof Uint8Array || isAnyBlob(data) || isReadableStream(data) ||
       isAsyncIterable(data))
