@@ -364,6 +364,18 @@ export class SessionManager {
   readonly #left = new Set<string>();
   /** An explicit refreshSession joined the refresh under way: it must grant, not only adopt. */
   #grantWanted = false;
+  /**
+   * Another sign-in that a shared storage held, newer than the session held here (another tab
+   * signed another account in): this manager's refreshes of its own session are not stored over
+   * it (a timer once wrote the account switched away from back, and every tab took it at its next
+   * restore). Ends with this manager's own save or clear, or a restore that reads the storage.
+   */
+  #ceded: Session | null = null;
+  /**
+   * The refresh token of a session a restore took from the storage after its expiry, which this
+   * manager did not hold (a fresh page, another account): its first grant is a SIGNED_IN.
+   */
+  #announce: string | null = null;
   /** Aborted when a save or clear supersedes the ones before it (ends their storage reads). */
   #superseding = new AbortController();
   /**
@@ -663,6 +675,7 @@ export class SessionManager {
 
   /** Holds `session` (as `Expired` when `lapsedAlready`: one taken from storage after its expiry). */
   #apply(session: Session, fromRefresh = false, lapsedAlready = false): void {
+    if (this.#announce !== session.refreshToken) this.#announce = null;
     this.#leave(session.refreshToken);
     this.#generation++;
     this.#appliedAt = Date.now();
@@ -735,6 +748,7 @@ export class SessionManager {
       this.#clearTimer(); // the held session's timer (or retry) is not this one's
     }
     const epoch = this.#bumpEpoch();
+    this.#ceded = null; // this manager's own save has the last word in the storage
     // A clear this save overtook is not announced: the save has the last word.
     this.#signOutOwed = false;
     const replaced = this.#heldRefreshToken();
@@ -793,6 +807,7 @@ export class SessionManager {
   async clearSession(options?: { signal?: AbortSignal | undefined }): Promise<void> {
     checkSignal(options?.signal, "clear");
     this.#drop();
+    this.#ceded = null;
     const epoch = this.#epoch;
     this.#clearingEpoch = epoch;
     // Forgotten in memory (and on the client) at once, as a save is live before it is stored:
@@ -839,6 +854,7 @@ export class SessionManager {
     if (!this.#disposed) this.#client.clearAccessToken();
     // Loading (a restore still reading storage) held nothing that was announced.
     const kind = this.#state.value.kind;
+    this.#announce = null;
     this.#leave(null);
     // Subscribers hear NotAuthenticated once, not again on every clear with no session.
     if (kind !== "NotAuthenticated") this.#state.value = NOT_AUTHENTICATED;
@@ -939,10 +955,12 @@ export class SessionManager {
     // Tabs sharing a storage: one that fell behind (asleep, hidden) holds a refresh token that
     // another has rotated since. Sent, GoTrue reads it as reuse and revokes the whole session,
     // in every tab; the newer stored state of the same session is taken instead, and refreshed
-    // when due or when the caller asked for a refresh (new claims). Another user's session is
-    // no refresh of this one: this one's own token is sent, as before.
+    // when due or when the caller asked for a refresh (new claims). Another sign-in is no
+    // refresh of this one: this one's own token is sent, as before, but its answer is not stored
+    // over that sign-in (`#ceded`).
     const newer = await this.#newerStored(session);
     if (!held()) return superseded();
+    if (newer && !sameSession(session, newer)) this.#ceded = newer;
     if (this.#disposed) {
       return failure({ message: "The session manager was disposed", category: "CANCELLED" });
     }
@@ -973,6 +991,7 @@ export class SessionManager {
         );
       }
       const next = withExpiry(answer);
+      if (this.#announce === session.refreshToken) this.#announce = next.refreshToken;
       this.#stamp(next.refreshToken, Date.now());
       this.#measureClock(next, receivedAt(answer) ?? Date.now());
       this.#failures = 0;
@@ -993,7 +1012,10 @@ export class SessionManager {
           // read before the grant: no wait for it again.)
           if (newer !== undefined) since = await this.#newerStored(next, undefined, true);
           if (since && sameSession(next, since)) return;
+          if (since) this.#ceded = since; // another account signed in during the grant
           since = null;
+          // The storage holds another tab's sign-in of another account: the user's switch.
+          if (this.#ceded && !sameSession(next, this.#ceded)) return;
           return this.#saving(
             this.#storage.save(this.#tagged(next)),
             next.refreshToken,
@@ -1010,7 +1032,7 @@ export class SessionManager {
         this.#adopt(next, since);
         return success(since);
       }
-      this.#emit(AuthStateChangeEvent.TOKEN_REFRESHED, next);
+      this.#emit(this.#refreshedEvent(next), next);
       if (stored !== null) {
         return storageFailure(stored, "The session was refreshed but could not be stored", next);
       }
@@ -1055,17 +1077,23 @@ export class SessionManager {
       return r;
     }
     if (isInvalidGrant(r.error)) {
-      // A newer session stored meanwhile is not this dead one's to clear: the same session's
-      // (another tab's refresh) is taken instead; another sign-in (another tab signed in again)
-      // stays stored for its tab, and this one ends in memory only.
-      const stored = await this.#newerStored(session);
+      // The storage is cleared only when it holds this dead session (a state of it) or none. A
+      // newer state of the same session (another tab's refresh) is taken instead; another
+      // sign-in (another tab signed in again, even in the same second) stays stored for its tab,
+      // and so does whatever a storage that cannot be read within 2 s holds: this one ends in
+      // memory only. (A per-request storage holds this request's session: its cookies go.)
+      let stored: Session | null | undefined = null;
+      if (!this.#storage.perRequest) {
+        const read = await bounded(this.#load(undefined, true), STORED_READ_MS);
+        stored = read.kind !== "done" ? undefined : read.value && storedExpiry(read.value);
+      }
       if (!held()) return superseded();
-      if (stored && sameSession(session, stored)) {
+      if (stored && sameSession(session, stored) && this.#newer(stored, session)) {
         this.#adopt(session, stored);
         // One that has lapsed too is refreshed now, with its own token.
         return this.#lapsed(stored) ? this.#refresh(stored, explicit) : success(stored);
       }
-      if (stored) {
+      if (stored === undefined || (stored && !sameSession(session, stored))) {
         this.#drop();
         this.#signedOut();
         return r;
@@ -1140,8 +1168,19 @@ export class SessionManager {
   #adopt(from: Session, next: Session): void {
     // A lapsed one's refresh is due now: the grant that follows, or the timer #hold sets.
     const quiet = this.#lapsed(next);
+    if (this.#announce === from.refreshToken) this.#announce = next.refreshToken;
     this.#hold(from, next, false, quiet);
-    if (!quiet) this.#emit(AuthStateChangeEvent.TOKEN_REFRESHED, next);
+    if (!quiet) this.#emit(this.#refreshedEvent(next), next);
+  }
+
+  /**
+   * The event of a refresh that brought `next`: SIGNED_IN for the first of a session a restore
+   * took from the storage after its expiry (`#announce`), else TOKEN_REFRESHED.
+   */
+  #refreshedEvent(next: Session): AuthStateChangeEvent {
+    if (this.#announce !== next.refreshToken) return AuthStateChangeEvent.TOKEN_REFRESHED;
+    this.#announce = null;
+    return AuthStateChangeEvent.SIGNED_IN;
   }
 
   /**
@@ -1395,7 +1434,15 @@ export class SessionManager {
       });
     }
     const stored = storedExpiry(loaded);
+    // What the storage holds is held from now on: no sign-in there is another tab's any more.
+    this.#ceded = null;
     if (this.#lapsed(stored)) {
+      // A session this manager did not hold (a fresh page's, another account's) is announced as
+      // a live one read is, SIGNED_IN, when its grant succeeds; one that replaces another held
+      // here and cannot be refreshed now ends that one (SIGNED_OUT): the client's token is no
+      // longer its.
+      const other = heldSession !== null && !sameSession(heldSession, stored);
+      if (other || heldSession === null) this.#announce = stored.refreshToken;
       // The base client keeps the lapsed token, as for a session that lapses while held:
       // requests fail with 401 rather than running as the anonymous key.
       this.#useToken(stored);
@@ -1403,13 +1450,18 @@ export class SessionManager {
       this.#state.value = { kind: "Expired", lastSession: stored };
       // Without auto-refresh the caller decides when to spend the refresh token.
       if (!this.#autoRefresh) {
+        if (other) this.#emit(AuthStateChangeEvent.SIGNED_OUT, null);
         return failure({
           message:
             "No active session: the stored session has expired (refreshSession may recover it)",
           category: "NO_SESSION",
         });
       }
-      return this.#sharedRefresh();
+      const refreshed = await this.#sharedRefresh();
+      if (!refreshed.ok && other && this.#announce === stored.refreshToken) {
+        this.#emit(AuthStateChangeEvent.SIGNED_OUT, null);
+      }
+      return refreshed;
     }
     this.#apply(stored);
     // Another tab's refresh of the session held here (its next tokens) is a refresh, as when a
