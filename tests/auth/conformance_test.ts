@@ -5,6 +5,7 @@
  * and listed in docs/CONFORMANCE.md.
  */
 import assert from "node:assert/strict";
+import { documentedCount } from "../support/conformance_doc.ts";
 import type { AuthClient } from "../../auth/mod.ts";
 import { createAuthClient } from "../../auth/mod.ts";
 import { createBaseClient } from "../../core/client.ts";
@@ -180,6 +181,7 @@ const direct: Array<[string, Theirs, Ours]> = [
 ];
 
 Deno.test(`conformance with @supabase/auth-js: ${direct.length} stateless operations`, async () => {
+  assert.equal(await documentedCount("Auth (stateless)"), direct.length, "docs/CONFORMANCE.md");
   const failures: string[] = [];
   for (const [label, t, o] of direct) {
     const them = theirs();
@@ -250,6 +252,7 @@ const sessionOps: Array<[string, Theirs, (a: AuthClient, jwt: string) => Promise
 ];
 
 Deno.test(`conformance with @supabase/auth-js: ${sessionOps.length} session operations`, async () => {
+  assert.equal(await documentedCount("Auth (signed in)"), sessionOps.length, "docs/CONFORMANCE.md");
   const failures: string[] = [];
   for (const [label, t, o] of sessionOps) {
     const them = theirs();

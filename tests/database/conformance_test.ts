@@ -5,6 +5,7 @@
  * body must match. Deliberate differences are listed in docs/CONFORMANCE.md.
  */
 import assert from "node:assert/strict";
+import { documentedCount } from "../support/conformance_doc.ts";
 import { PostgrestClient } from "@supabase/postgrest-js";
 import { column, type DatabaseClient } from "../../database/mod.ts";
 import { jsonResponse, recordingFetch } from "../support/recording_fetch.ts";
@@ -525,6 +526,7 @@ const cases: Array<[string, Theirs, Ours, string?]> = [
 ];
 
 Deno.test(`conformance with @supabase/postgrest-js: ${cases.length} equivalent queries`, async () => {
+  assert.equal(await documentedCount("Database"), cases.length, "docs/CONFORMANCE.md");
   assert.ok(cases.length >= 60, `at least 60 cases, have ${cases.length}`);
   const failures: string[] = [];
   for (const [label, theirs, ours] of cases) {

@@ -5,6 +5,7 @@
  * normalised here and listed in docs/CONFORMANCE.md.
  */
 import assert from "node:assert/strict";
+import { documentedCount } from "../support/conformance_doc.ts";
 import { Readable } from "node:stream";
 import { StorageClient as TheirStorage } from "@supabase/storage-js";
 import type { StorageClient } from "../../storage/mod.ts";
@@ -200,6 +201,7 @@ const cases: Array<[string, Theirs, Ours, ((t: ReturnType<typeof shape>) => void
 ];
 
 Deno.test(`conformance with @supabase/storage-js: ${cases.length} operations`, async () => {
+  assert.equal(await documentedCount("Storage"), cases.length, "docs/CONFORMANCE.md");
   const failures: string[] = [];
   for (const [label, theirs, ours] of cases) {
     const them = recordingFetch(answer);
