@@ -365,13 +365,6 @@ export class SessionManager {
   /** An explicit refreshSession joined the refresh under way: it must grant, not only adopt. */
   #grantWanted = false;
   /**
-   * Another sign-in that a shared storage held, newer than the session held here (another tab
-   * signed another account in): this manager's refreshes of its own session are not stored over
-   * it (a timer once wrote the account switched away from back, and every tab took it at its next
-   * restore). Ends with this manager's own save or clear, or a restore that reads the storage.
-   */
-  #ceded: Session | null = null;
-  /**
    * The refresh token of a session a restore took from the storage after its expiry, which this
    * manager did not hold (a fresh page, another account): its first grant is a SIGNED_IN.
    */
@@ -748,7 +741,7 @@ export class SessionManager {
       this.#clearTimer(); // the held session's timer (or retry) is not this one's
     }
     const epoch = this.#bumpEpoch();
-    this.#ceded = null; // this manager's own save has the last word in the storage
+    this.#announce = null; // the save announces its session itself
     // A clear this save overtook is not announced: the save has the last word.
     this.#signOutOwed = false;
     const replaced = this.#heldRefreshToken();
@@ -781,6 +774,10 @@ export class SessionManager {
           const merged = copySession(newer, { user: live.user });
           this.#hold(live, merged, false);
           live = merged;
+        } else if (newer) {
+          // Another account signed in since in another tab: the update stays in memory, and the
+          // next refresh or restore takes that sign-in (stored over it, the switch was undone).
+          return;
         }
         return this.#saving(this.#storage.save(this.#tagged(live)), live.refreshToken, replaced);
       });
@@ -807,7 +804,6 @@ export class SessionManager {
   async clearSession(options?: { signal?: AbortSignal | undefined }): Promise<void> {
     checkSignal(options?.signal, "clear");
     this.#drop();
-    this.#ceded = null;
     const epoch = this.#epoch;
     this.#clearingEpoch = epoch;
     // Forgotten in memory (and on the client) at once, as a save is live before it is stored:
@@ -955,16 +951,20 @@ export class SessionManager {
     // Tabs sharing a storage: one that fell behind (asleep, hidden) holds a refresh token that
     // another has rotated since. Sent, GoTrue reads it as reuse and revokes the whole session,
     // in every tab; the newer stored state of the same session is taken instead, and refreshed
-    // when due or when the caller asked for a refresh (new claims). Another sign-in is no
-    // refresh of this one: this one's own token is sent, as before, but its answer is not stored
-    // over that sign-in (`#ceded`).
-    const newer = await this.#newerStored(session);
+    // when due or when the caller asked for a refresh (new claims). Another account's sign-in
+    // stored after this session was obtained (the user switched account in another tab) is the
+    // user's latest: taken the same way, as a restore takes it (SIGNED_IN), and this session's
+    // token is not sent. (Refreshed and stored, this session undid the switch in every tab;
+    // refreshed and kept in memory only, its spent token stayed with any other tab holding it,
+    // and GoTrue revoked the session when that tab sent it.)
+    const seen = await this.#storedNow();
     if (!held()) return superseded();
-    if (newer && !sameSession(session, newer)) this.#ceded = newer;
+    const newer = seen && this.#newer(seen, session) ? seen : seen && null;
     if (this.#disposed) {
       return failure({ message: "The session manager was disposed", category: "CANCELLED" });
     }
-    if (newer && sameSession(session, newer)) {
+    if (newer) {
+      if (!sameSession(session, newer)) this.#announce = newer.refreshToken;
       this.#adopt(session, newer);
       // A caller asking for a refresh gets a grant, unless the state taken was obtained less
       // than 10 s ago (by this device's clock): its claims are as new as a grant's.
@@ -1008,14 +1008,15 @@ export class SessionManager {
           // Stored over that, this older state's token would go at the next refresh, and GoTrue
           // revokes the whole session for a token that is neither active nor the active one's
           // parent. Read in the write's turn, so that a user update saved meanwhile (with these
-          // tokens) is stored after it, never under it. (Not when the storage did not answer the
-          // read before the grant: no wait for it again.)
-          if (newer !== undefined) since = await this.#newerStored(next, undefined, true);
-          if (since && sameSession(next, since)) return;
-          if (since) this.#ceded = since; // another account signed in during the grant
-          since = null;
-          // The storage holds another tab's sign-in of another account: the user's switch.
-          if (this.#ceded && !sameSession(next, this.#ceded)) return;
+          // tokens) is stored after it, never under it. Another account's sign-in stored since
+          // the read before the grant (or issued after this answer) is the user's switch: taken
+          // too. (Not when the storage did not answer the read before the grant: no wait for it
+          // again.)
+          if (newer !== undefined) {
+            const now = await this.#storedNow();
+            since = now && this.#takenAfterGrant(now, next, seen) ? now : null;
+          }
+          if (since) return;
           return this.#saving(
             this.#storage.save(this.#tagged(next)),
             next.refreshToken,
@@ -1028,9 +1029,11 @@ export class SessionManager {
       if (this.#heldRefreshToken() !== next.refreshToken || clears !== this.#clears) {
         return superseded();
       }
-      if (since) {
-        this.#adopt(next, since);
-        return success(since);
+      const taken = since as Session | null; // set in the write's turn, which TS cannot see
+      if (taken) {
+        if (!sameSession(next, taken)) this.#announce = taken.refreshToken;
+        this.#adopt(next, taken);
+        return success(taken);
       }
       this.#emit(this.#refreshedEvent(next), next);
       if (stored !== null) {
@@ -1082,11 +1085,7 @@ export class SessionManager {
       // sign-in (another tab signed in again, even in the same second) stays stored for its tab,
       // and so does whatever a storage that cannot be read within 2 s holds: this one ends in
       // memory only. (A per-request storage holds this request's session: its cookies go.)
-      let stored: Session | null | undefined = null;
-      if (!this.#storage.perRequest) {
-        const read = await bounded(this.#load(undefined, true), STORED_READ_MS);
-        stored = read.kind !== "done" ? undefined : read.value && storedExpiry(read.value);
-      }
+      const stored = await this.#storedNow();
       if (!held()) return superseded();
       if (stored && sameSession(session, stored) && this.#newer(stored, session)) {
         this.#adopt(session, stored);
@@ -1109,6 +1108,29 @@ export class SessionManager {
   }
 
   /**
+   * The stored session, read for at most 2 s outside the queue of storage operations; null for
+   * none or a per-request storage (it holds what the request brought), undefined when it cannot
+   * be read in time.
+   */
+  async #storedNow(signal?: AbortSignal): Promise<Session | null | undefined> {
+    if (this.#storage.perRequest) return null;
+    const read = await bounded(this.#load(undefined, true), STORED_READ_MS, signal);
+    return read.kind !== "done" ? undefined : read.value && storedExpiry(read.value);
+  }
+
+  /**
+   * Whether `stored`, read when the grant that brought `next` is written, is taken instead: a
+   * state of the same session issued no earlier (see {@linkcode #newer}), or another account's
+   * sign-in (with a refresh token this manager never left) issued later or stored since `seen`
+   * was read before the grant.
+   */
+  #takenAfterGrant(stored: Session, next: Session, seen: Session | null | undefined): boolean {
+    if (this.#newer(stored, next, false, true)) return true;
+    return !sameSession(next, stored) && stored.refreshToken.trim() !== "" &&
+      !this.#left.has(stored.refreshToken) && stored.refreshToken !== seen?.refreshToken;
+  }
+
+  /**
    * The stored session when it is newer than `session`: another refresh token, never held here
    * (a session this manager replaced, whose write failed or has not landed, is older), issued
    * later (`iat`, else a later expiry): another tab's refresh or sign-in. Null when it is not,
@@ -1121,12 +1143,8 @@ export class SessionManager {
     signal?: AbortSignal,
     sinceGrant = false,
   ): Promise<Session | null | undefined> {
-    if (this.#storage.perRequest) return null;
-    const read = await bounded(this.#load(undefined, true), STORED_READ_MS, signal);
-    if (read.kind !== "done") return undefined;
-    if (read.value === null) return null;
-    const stored = storedExpiry(read.value);
-    return this.#newer(stored, session, false, sinceGrant) ? stored : null;
+    const stored = await this.#storedNow(signal);
+    return stored && (this.#newer(stored, session, false, sinceGrant) ? stored : null);
   }
 
   /**
@@ -1434,15 +1452,15 @@ export class SessionManager {
       });
     }
     const stored = storedExpiry(loaded);
-    // What the storage holds is held from now on: no sign-in there is another tab's any more.
-    this.#ceded = null;
     if (this.#lapsed(stored)) {
       // A session this manager did not hold (a fresh page's, another account's) is announced as
       // a live one read is, SIGNED_IN, when its grant succeeds; one that replaces another held
       // here and cannot be refreshed now ends that one (SIGNED_OUT): the client's token is no
       // longer its.
       const other = heldSession !== null && !sameSession(heldSession, stored);
-      if (other || heldSession === null) this.#announce = stored.refreshToken;
+      if (other || heldSession === null || this.#announce === heldSession.refreshToken) {
+        this.#announce = stored.refreshToken;
+      }
       // The base client keeps the lapsed token, as for a session that lapses while held:
       // requests fail with 401 rather than running as the anonymous key.
       this.#useToken(stored);
@@ -1463,11 +1481,13 @@ export class SessionManager {
       }
       return refreshed;
     }
+    // Not yet announced (a lapsed session a restore took and could not refresh): a sign-in.
+    const unannounced = heldSession !== null && this.#announce === heldSession.refreshToken;
     this.#apply(stored);
     // Another tab's refresh of the session held here (its next tokens) is a refresh, as when a
     // refresh takes it from storage; anything else read is a sign-in.
     this.#emit(
-      heldSession !== null && stored.refreshToken !== heldSession.refreshToken &&
+      !unannounced && heldSession !== null && stored.refreshToken !== heldSession.refreshToken &&
         heldSession.refreshToken !== "" && sameSession(heldSession, stored)
         ? AuthStateChangeEvent.TOKEN_REFRESHED
         : AuthStateChangeEvent.SIGNED_IN,

@@ -82,45 +82,41 @@ function tab(fetch: typeof globalThis.fetch, storage: SessionStorage, autoRefres
 
 const userOf = (s: Session | null) => s?.user.id ?? null;
 
-Deno.test("a tab's refreshes of an account another tab switched away from are not stored over the switch", () =>
+Deno.test("a tab whose account another tab switched away from takes the switch at its next refresh: the old account's token is not sent", () =>
   withClock(async (clock) => {
     const server = goTrue();
     const storage = sharedStorage();
     const one = tab(server.fetch, storage, true);
     const two = tab(server.fetch, storage, true);
+    const three = tab(server.fetch, storage); // another tab on alice, asleep
     await one.manager.saveSession(server.signIn("alice"));
+    assert.equal(userOf((await three.manager.restoreSession()).getOrThrow()), "alice");
     await clock.tickAsync(10 * 60_000);
     await two.manager.saveSession(server.signIn("bob")); // the user switches account in tab two
-    // Tab one's timer refreshes alice (59 minutes after her sign-in), twice; tab two's, bob.
+    // Tab one's timer, due for alice 59 minutes after her sign-in, finds bob's sign-in.
     await clock.tickAsync(50 * 60_000);
-    await clock.tickAsync(60 * 60_000);
-    assert.deepEqual(server.grants, ["refresh-1", "refresh-2", "refresh-3"]);
-    assert.equal(userOf(one.manager.currentSession), "alice", "tab one keeps her in memory");
-    assert.deepEqual(one.events, [
-      "SIGNED_IN:alice",
-      "TOKEN_REFRESHED:alice",
-      "TOKEN_REFRESHED:alice",
-    ]);
-    assert.equal(userOf(storage.value), "bob", "the switch stays stored");
-    // Tab two's restore and a reloaded page find bob.
-    assert.equal(userOf((await two.manager.restoreSession()).getOrThrow()), "bob");
-    // (A restore re-announces the session it reads, as auth-js's recovery does: never alice.)
-    assert.deepEqual(two.events, ["SIGNED_IN:bob", "TOKEN_REFRESHED:bob", "SIGNED_IN:bob"]);
+    assert.equal(userOf(one.manager.currentSession), "bob");
+    assert.deepEqual(one.events, ["SIGNED_IN:alice", "SIGNED_IN:bob"]);
+    assert.equal(server.grants.length, 0, "nothing was due for bob yet, and alice's token stays");
+    // Both tabs refresh bob when he is due; the storage keeps him.
+    await clock.tickAsync(20 * 60_000);
+    assert.equal(userOf(storage.value), "bob");
+    assert.equal(one.manager.currentSession?.refreshToken, storage.value?.refreshToken);
+    assert.equal(two.manager.currentSession?.refreshToken, storage.value?.refreshToken);
+    assert.ok(!server.grants.includes("refresh-1"), "alice's token was never sent");
+    assert.ok(!one.events.slice(1).some((e) => e.endsWith(":alice")));
+    // The sleeping tab wakes and refreshes: it takes bob too, and alice's session was never
+    // rotated behind its back (her token, sent, would have been spent).
+    assert.equal(userOf((await three.manager.refreshSession()).getOrThrow()), "bob");
+    assert.ok(!server.grants.includes("refresh-1"));
+    // (Asked for a refresh, it gets bob's fresh tokens.)
+    assert.deepEqual(three.events, ["SIGNED_IN:alice", "SIGNED_IN:bob", "TOKEN_REFRESHED:bob"]);
     const reloaded = tab(server.fetch, storage);
     assert.equal(userOf((await reloaded.manager.restoreSession()).getOrThrow()), "bob");
-    // Tab one's own restore takes bob; its refreshes of him are stored again.
-    assert.equal(userOf((await one.manager.restoreSession()).getOrThrow()), "bob");
-    assert.deepEqual(one.events.slice(3), ["SIGNED_IN:bob"]);
-    const bobs = (await one.manager.refreshSession()).getOrThrow();
-    assert.equal(storage.value?.refreshToken, bobs.refreshToken);
-    // And a sign-in in tab one is its own act: stored over whatever another tab wrote.
-    await two.manager.saveSession(server.signIn("carol"));
-    await one.manager.saveSession(server.signIn("dave"));
-    assert.equal(userOf(storage.value), "dave");
-    for (const t of [one, two, reloaded]) t.manager.dispose();
+    for (const t of [one, two, three, reloaded]) t.manager.dispose();
   }));
 
-Deno.test("a tab's refresh answered after another tab switched account is not stored over the switch", () =>
+Deno.test("a refresh answered after another tab switched account takes the switch instead of storing over it", () =>
   withClock(async (clock) => {
     const server = goTrue();
     const storage = sharedStorage();
@@ -137,11 +133,46 @@ Deno.test("a tab's refresh answered after another tab switched account is not st
     await one.manager.saveSession(server.signIn("alice"));
     await clock.tickAsync(60_000);
     duringGrant = () => two.manager.saveSession(server.signIn("bob"));
-    assert.equal(userOf((await one.manager.refreshSession()).getOrThrow()), "alice");
+    assert.equal(userOf((await one.manager.refreshSession()).getOrThrow()), "bob");
     assert.equal(userOf(storage.value), "bob");
+    assert.deepEqual(one.events, ["SIGNED_IN:alice", "SIGNED_IN:bob"]);
+    // Its next refresh is bob's, stored.
     await clock.tickAsync(60_000);
-    assert.ok((await one.manager.refreshSession()).ok);
-    assert.equal(userOf(storage.value), "bob", "nor by the refresh after it");
+    const bobs = (await one.manager.refreshSession()).getOrThrow();
+    assert.equal(storage.value?.refreshToken, bobs.refreshToken);
+    // Another account stored before this tab's own sign-in (its write failed) is no switch.
+    const three = tab(server.fetch, storage);
+    await three.manager.saveSession(server.signIn("carol"));
+    storage.save = () => {
+      throw new Error("quota");
+    };
+    await assert.rejects(one.manager.saveSession(server.signIn("dave")));
+    storage.save = function (s: Session) {
+      this.value = s;
+    };
+    await clock.tickAsync(60_000);
+    assert.equal(userOf((await one.manager.refreshSession()).getOrThrow()), "dave");
+    assert.equal(userOf(storage.value), "dave");
+    for (const t of [one, two, three]) t.manager.dispose();
+  }));
+
+Deno.test("a user update in a tab whose account another tab switched away from stays in memory: the switch stays stored", () =>
+  withClock(async (clock) => {
+    const server = goTrue();
+    const storage = sharedStorage();
+    const one = tab(server.fetch, storage);
+    const two = tab(server.fetch, storage);
+    const alice = server.signIn("alice");
+    await one.manager.saveSession(alice);
+    await clock.tickAsync(60_000);
+    await two.manager.saveSession(server.signIn("bob"));
+    const updated = { ...alice, user: { ...alice.user, email: "new@x.io" } };
+    await one.manager.saveSession(updated, { event: "USER_UPDATED" });
+    assert.equal(one.manager.currentSession?.user.email, "new@x.io");
+    assert.deepEqual(one.events, ["SIGNED_IN:alice", "USER_UPDATED:alice"]);
+    assert.equal(userOf(storage.value), "bob");
+    assert.equal(userOf((await one.manager.refreshSession()).getOrThrow()), "bob");
+    assert.deepEqual(server.grants, []);
     one.manager.dispose();
     two.manager.dispose();
   }));
@@ -233,4 +264,41 @@ Deno.test("a refresh refused as dead leaves the storage alone when it cannot be 
     assert.equal((await one.manager.refreshSession()).ok, false);
     assert.equal(storage.value, null);
     one.manager.dispose();
+  }));
+
+Deno.test("a lapsed session taken but not yet announced is announced SIGNED_IN however it comes alive: another tab's refresh read, or a save", () =>
+  withClock(async (clock) => {
+    for (const held of ["none", "another account"] as const) {
+      const server = goTrue();
+      const storage = sharedStorage();
+      const page = tab(server.fetch, storage);
+      const other = tab(server.fetch, storage);
+      if (held === "another account") await page.manager.saveSession(server.signIn("alice"));
+      storage.value = server.signIn("bob", 60);
+      await clock.tickAsync(120_000);
+      // Taken lapsed (auto-refresh off): not refreshed, not announced.
+      assert.equal((await page.manager.restoreSession()).ok, false);
+      const before = held === "none" ? [] : ["SIGNED_IN:alice", "SIGNED_OUT"];
+      assert.deepEqual(page.events, before, held);
+      // Another tab takes bob too and refreshes him: a live state of his session is stored.
+      assert.equal((await other.manager.restoreSession()).ok, false);
+      assert.ok((await other.manager.refreshSession()).ok);
+      assert.equal(userOf((await page.manager.restoreSession()).getOrThrow()), "bob", held);
+      assert.deepEqual(page.events, [...before, "SIGNED_IN:bob"], held);
+      page.manager.dispose();
+      other.manager.dispose();
+    }
+    // Saved by the app meanwhile: the save's SIGNED_IN announces it, the grant is a refresh.
+    const server = goTrue();
+    const storage = sharedStorage();
+    storage.value = server.signIn("carol", 60);
+    await clock.tickAsync(120_000);
+    const page = tab(server.fetch, storage);
+    assert.equal((await page.manager.restoreSession()).ok, false);
+    const lapsed = page.manager.sessionState.value;
+    assert.equal(lapsed.kind, "Expired");
+    await page.manager.saveSession(lapsed.kind === "Expired" ? lapsed.lastSession : null!);
+    assert.ok((await page.manager.refreshSession()).ok);
+    assert.deepEqual(page.events, ["SIGNED_IN:carol", "TOKEN_REFRESHED:carol"]);
+    page.manager.dispose();
   }));
