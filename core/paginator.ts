@@ -33,7 +33,10 @@ export interface Paginator<T> {
   readonly items: StateFlow<readonly T[]>;
   /** True while a page is being fetched. */
   readonly isLoading: StateFlow<boolean>;
-  /** True once the last page arrived: a short page, or an empty one when `endOnShortPage` is false. */
+  /**
+   * True once the last page arrived: a short page, or an empty one when `endOnShortPage` is false
+   * (the database `paginator`'s case: PostgREST may cap a page below the page size).
+   */
   readonly isEnd: StateFlow<boolean>;
   /** The last failure, cleared by the next successful page. */
   readonly error: StateFlow<ServiceError | null>;

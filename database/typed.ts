@@ -41,7 +41,11 @@ import { plainJson, plainOf } from "./_encode.ts";
 export interface TypedSelectOptions<T> extends CallOptions {
   /** Schema (`Accept-Profile`). */
   schema?: string | null | undefined;
-  /** The `select=` projection. Default `*`. */
+  /**
+   * The `select=` projection. Default `*`. `T` is the shape of what it returns, which nothing
+   * checks without a `validator`: name a narrower type for fewer columns (`Pick<Todo, "id">` for
+   * `"id"`), or a field never selected is typed but `undefined`.
+   */
   columns?: string | undefined;
   /** Filters, order and pagination. */
   block?: ((q: QueryBuilder) => BlockResult) | undefined;

@@ -160,8 +160,9 @@ function verifyingAuth(options: FetchbaseAuthOptions): AuthClient {
  * An answer with a JSON body `{ error, message }` and the RFC 6750 challenge:
  * `Bearer realm="..."` when no Bearer credentials came (§3: at least one
  * parameter, no error code), else `Bearer error="..."` (after the realm when
- * one is set) for 400 `invalid_request`, 401 `invalid_token` and 403
- * `insufficient_scope`; a 503 carries `Retry-After` instead. `realm` is the
+ * one is set) with the RFC's code for the status: 400 `invalid_request`, 401
+ * `invalid_token`, 403 `insufficient_scope`; a 503 carries `Retry-After`
+ * instead. The body's `error` is the precise code. `realm` is the
  * quoted `realm="..."` parameter, or null when the options set none.
  */
 function deny(
@@ -380,15 +381,19 @@ function cacheKey(options: FetchbaseAuthOptions, id: (value: object) => number):
  * details); a throw from the function itself, or its promise's rejection,
  * propagates as it is. Such a result is not cached.
  *
- * Answers follow RFC 6750, each with a JSON body `{ error, message }`: no
- * Bearer credentials (none, or another scheme) get 401 with the challenge
- * `Bearer realm=""` (or the `realm` option's); a Bearer header without exactly one token gets 400
- * `invalid_request`; an expired, forged or refused token gets 401
- * `invalid_token`; an insufficient assurance level gets 403
- * `insufficient_scope`. When the token cannot be checked for any other
- * reason (JWKS or auth server unreachable, failing or misconfigured) the
- * answer is 503 `auth_unavailable`, with the auth server's `Retry-After`
- * (else 5 s) and without internals.
+ * Answers follow RFC 6750: the `WWW-Authenticate` challenge carries the RFC's
+ * error, and a JSON body `{ error, message }` a more precise code. No Bearer
+ * credentials (none, or another scheme) get 401 `missing_token` with the
+ * challenge `Bearer realm=""` (or the `realm` option's); a Bearer header
+ * without exactly one token gets 400 `invalid_request`
+ * (`error="invalid_request"`); an expired, forged or refused token gets 401
+ * with `error="invalid_token"` and the check's own code in the body (such as
+ * `token_expired`, `invalid_signature`, `bad_jwt`, or the auth server's
+ * `session_not_found`; `invalid_token` when there is none); an insufficient
+ * assurance level gets 403 `insufficient_aal` (`error="insufficient_scope"`).
+ * When the token cannot be checked for any other reason (JWKS or auth server
+ * unreachable, failing or misconfigured) the answer is 503 `auth_unavailable`,
+ * with the auth server's `Retry-After` (else 5 s) and without internals.
  *
  * Every method is checked, `OPTIONS` included: a browser's CORS preflight
  * carries no token, so register Hono's `cors()` before this middleware; it

@@ -561,7 +561,12 @@ export class SessionManager {
 
   /**
    * Subscribes to auth events; `INITIAL_SESSION` is delivered at once unless
-   * `emitInitialSession` is false. Listeners may call any manager or auth
+   * `emitInitialSession` is false, with the session held at that moment (as the
+   * interface document says): while a restore begun with none held still reads
+   * the storage (`initialize()` not awaited) that is `null`, and the restored
+   * session follows as `SIGNED_IN`. auth-js holds `INITIAL_SESSION` back until
+   * its initialisation instead; subscribe after `await manager.initialize()`
+   * for the restored session in it. Listeners may call any manager or auth
    * method.
    *
    * @param callback Called with each event and the session.
