@@ -34,7 +34,7 @@ import { type Chunk, ChunkSource, sizeOf } from "./_chunk_source.ts";
 import { showValue } from "../core/_show.ts";
 import { checkUploadOptions } from "./_upload_options.ts";
 import { hasMethods } from "../core/_has_methods.ts";
-import { isReadableStream, isUint8Array, localBytes, unshared } from "../core/_realm.ts";
+import { isArrayBuffer, isReadableStream, localBytes, unshared } from "../core/_realm.ts";
 import { blobType, isAnyBlob } from "./_blob.ts";
 import { isAsyncIterable, iterableStream } from "./_web_stream.ts";
 import { requestWatched } from "./_stream_guard.ts";
@@ -91,10 +91,12 @@ export interface UploadUrlStore {
  * body) is read straight into the upload's chunk buffers. Values of another realm are taken
  * (an iframe's, or Node's under a jsdom test environment); a Blob fetch may not take as it is (of
  * another realm or implementation, or without `stream()`, as jsdom's) is read a chunk at a time.
- * An async iterable of bytes (a Node stream, an async generator) is read as a stream.
+ * An async iterable of bytes (a Node stream, an async generator) is read as a stream. An
+ * `ArrayBuffer` (or any other view of bytes) is read as its bytes.
  */
 export type ResumableData =
   | Uint8Array
+  | ArrayBuffer
   | Blob
   | ReadableStream<Uint8Array>
   | AsyncIterable<Uint8Array>;
@@ -1211,14 +1213,15 @@ export function createResumableUpload(
   }
   // Values of another realm are taken too: bytes as a view of this realm's, a Blob that fetch may
   // not take read one chunk at a time (`ChunkSource`), a stream read through its own reader.
-  // Shared memory, which fetch refuses (and another thread could change mid-upload), is copied.
-  if (isUint8Array(data)) data = unshared(localBytes(data)!);
+  // Any bytes (an ArrayBuffer, another view) as a Uint8Array; shared memory, which fetch refuses
+  // (and another thread could change mid-upload), is copied.
+  if (isArrayBuffer(data) || ArrayBuffer.isView(data)) data = unshared(localBytes(data)!);
   if (
     !(data instanceof Uint8Array || isAnyBlob(data) || isReadableStream(data) ||
       isAsyncIterable(data))
   ) {
     throw new TypeError(
-      "Cannot upload as 'data' must be a Uint8Array, a Blob, or a ReadableStream or async iterable of bytes",
+      "Cannot upload as 'data' must be bytes, a Blob, or a ReadableStream or async iterable of bytes",
     );
   }
   const metadataJson = checkUploadOptions(options);

@@ -276,15 +276,16 @@ Deno.test("a dead saved URL is forgotten by the URL store, for streams too", asy
 Deno.test("data that is not bytes, a Blob or a stream is a TypeError at once, with no request", () => {
   const rec = recordingFetch();
   const client = createBaseClient("https://p.example", "anon-key", { fetch: rec.fetch });
-  for (const bad of ["hello", null, undefined, new ArrayBuffer(4), { length: 3 }, [1, 2, 3]]) {
+  for (const bad of ["hello", null, undefined, { length: 3 }, [1, 2, 3]]) {
     assert.throws(
       () => createResumableUpload(client, "b", "p.bin", bad as never),
-      (e: unknown) => e instanceof TypeError && e.message.includes("'data' must be a Uint8Array"),
+      (e: unknown) => e instanceof TypeError && e.message.includes("'data' must be bytes, a Blob"),
       String(bad),
     );
   }
   assert.equal(rec.requests.length, 0);
-  // A Blob and a byte stream are still taken.
+  // Bytes of any kind (an ArrayBuffer too, as `upload` takes), a Blob and a byte stream are taken.
+  createResumableUpload(client, "b", "p.bin", new ArrayBuffer(4));
   createResumableUpload(client, "b", "p.bin", new Blob(["x"]));
   createResumableUpload(client, "b", "p.bin", new Blob(["x"]).stream());
 });
