@@ -166,6 +166,22 @@ export function iatClaim(accessToken: string): number | null {
   return numericClaim(accessToken, "iat");
 }
 
+/**
+ * When the session's user last signed in (seconds): the latest `amr` time of its access token,
+ * which GoTrue carries through refreshes; null without one (or no JWT).
+ */
+export function signedInAt(accessToken: string): number | null {
+  const claims = parseJwtClaims(accessToken);
+  const amr = claims.ok ? claims.value.amr : null;
+  if (!Array.isArray(amr)) return null;
+  let latest: number | null = null;
+  for (const entry of amr) {
+    const t = (entry as { timestamp?: unknown } | null)?.timestamp;
+    if (typeof t === "number" && Number.isFinite(t) && (latest === null || t > latest)) latest = t;
+  }
+  return latest;
+}
+
 function numericClaim(accessToken: string, name: "exp" | "iat"): number | null {
   const claims = parseJwtClaims(accessToken);
   const v = claims.ok ? claims.value[name] : null;

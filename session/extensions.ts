@@ -432,6 +432,9 @@ export async function signOutCurrentSession(
     // LOCAL goes on with the lapsed token when the refresh fails (offline, or the session is
     // already dead): the session is then cleared here, as before.
     else if (scope !== SignOutScope.LOCAL || fresh.error.category === "CANCELLED") return fresh;
+    // Ended here because another account signed in since, in another tab: signed out here, and
+    // the storage, which holds that sign-in, is left alone.
+    else if (fresh.error.code === "signed_in_elsewhere") return success(undefined);
     else ended = heldSession(manager) === null;
   }
   const token = session.accessToken;

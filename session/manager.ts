@@ -27,6 +27,7 @@ import {
   restoring,
   sameSession,
   SessionRefused,
+  signedInAt,
   storageFailure,
 } from "./_held.ts";
 import { ABORTED, bounded, refusedSignal, untilAborted, untilCancelled } from "../core/_abort.ts";
@@ -774,14 +775,15 @@ export class SessionManager {
         // the last word, and these tokens may be older than what is stored.
         if (userUpdate && epoch !== this.#epoch) return;
         // A later save or clear (a sign-out) ends the read: it has the last word anyway.
-        const newer = userUpdate ? await this.#newerStored(live, this.#superseding.signal) : null;
+        const stored = userUpdate ? await this.#storedNow(this.#superseding.signal) : null;
+        const newer = stored && this.#newer(stored, live) ? stored : null;
         if (newer && sameSession(live, newer) && epoch === this.#epoch) {
           const merged = copySession(newer, { user: live.user });
           this.#hold(live, merged, false);
           live = merged;
-        } else if (newer) {
-          // Another account signed in since in another tab: the update stays in memory, and the
-          // next refresh or restore takes that sign-in (stored over it, the switch was undone).
+        } else if (stored && this.#otherSignInLater(stored, live, undefined)) {
+          // Another account signed in since in another tab: the update stays in memory (stored
+          // over that sign-in, it undid the switch); the next refresh ends this session.
           return;
         }
         return this.#saving(this.#storage.save(this.#tagged(live)), live.refreshToken, replaced);
@@ -957,19 +959,20 @@ export class SessionManager {
     // another has rotated since. Sent, GoTrue reads it as reuse and revokes the whole session,
     // in every tab; the newer stored state of the same session is taken instead, and refreshed
     // when due or when the caller asked for a refresh (new claims). Another account's sign-in
-    // stored after this session was obtained (the user switched account in another tab) is the
-    // user's latest: taken the same way, as a restore takes it (SIGNED_IN), and this session's
-    // token is not sent. (Refreshed and stored, this session undid the switch in every tab;
-    // refreshed and kept in memory only, its spent token stayed with any other tab holding it,
-    // and GoTrue revoked the session when that tab sent it.)
+    // stored after this session's (the user switched account in another tab) ends this session
+    // here, in memory only, as auth-js's tabs all follow the storage: its token is not sent (a
+    // grant stored over the switch undid it in every tab; one kept in memory left any other tab
+    // still holding the spent token to send it, and GoTrue revoked the session), and the sign-in
+    // is not taken in its place (the caller asked about this session: a sign-out or a user
+    // update would have gone out for the other account). A restore takes it.
     const seen = await this.#storedNow();
     if (!held()) return superseded();
     const newer = seen && this.#newer(seen, session) ? seen : seen && null;
     if (this.#disposed) {
       return failure({ message: "The session manager was disposed", category: "CANCELLED" });
     }
-    if (newer) {
-      if (!sameSession(session, newer)) this.#announce = newer.refreshToken;
+    if (seen && this.#otherSignInLater(seen, session, undefined)) return this.#endedElsewhere();
+    if (newer && sameSession(session, newer)) {
       this.#adopt(session, newer);
       // A caller asking for a refresh gets a grant, unless the state taken was obtained less
       // than 10 s ago (by this device's clock): its claims are as new as a grant's.
@@ -1006,6 +1009,7 @@ export class SessionManager {
       this.#hold(session, next, true);
       let stored: unknown = null;
       let since: Session | null | undefined = null;
+      let elsewhere = false;
       try {
         await this.#serial(async () => {
           // Tabs sharing a storage: another may have rotated the token again while this grant
@@ -1014,14 +1018,16 @@ export class SessionManager {
           // revokes the whole session for a token that is neither active nor the active one's
           // parent. Read in the write's turn, so that a user update saved meanwhile (with these
           // tokens) is stored after it, never under it. Another account's sign-in stored since
-          // the read before the grant (or issued after this answer) is the user's switch: taken
-          // too. (Not when the storage did not answer the read before the grant: no wait for it
-          // again.)
+          // the read before the grant is the user's switch: not written over, and this session
+          // ends here as above. (Not when the storage did not answer the read before the grant:
+          // no wait for it again.)
           if (newer !== undefined) {
             const now = await this.#storedNow();
-            since = now && this.#takenAfterGrant(now, next, seen) ? now : null;
+            if (now && sameSession(next, now)) {
+              since = this.#newer(now, next, false, true) ? now : null;
+            } else elsewhere = !!now && this.#otherSignInLater(now, next, seen);
           }
-          if (since) return;
+          if (since || elsewhere) return;
           return this.#saving(
             this.#storage.save(this.#tagged(next)),
             next.refreshToken,
@@ -1034,9 +1040,10 @@ export class SessionManager {
       if (this.#heldRefreshToken() !== next.refreshToken || clears !== this.#clears) {
         return superseded();
       }
-      const taken = since as Session | null; // set in the write's turn, which TS cannot see
+      // Set in the write's turn, which TS cannot see.
+      if (elsewhere as boolean) return this.#endedElsewhere();
+      const taken = since as Session | null;
       if (taken) {
-        if (!sameSession(next, taken)) this.#announce = taken.refreshToken;
         this.#adopt(next, taken);
         return success(taken);
       }
@@ -1124,32 +1131,38 @@ export class SessionManager {
   }
 
   /**
-   * Whether `stored`, read when the grant that brought `next` is written, is taken instead: a
-   * state of the same session issued no earlier (see {@linkcode #newer}), or another account's
-   * sign-in (with a refresh token this manager never left) issued later or stored since `seen`
-   * was read before the grant.
+   * Whether `stored` is another account's sign-in made after `held`'s (the user switched account
+   * in another tab): its refresh token is not one this manager left, and it signed in later by
+   * the access tokens' `amr` times (GoTrue keeps them through refreshes), else, without them, it
+   * was issued later ({@linkcode #newer}) or, read when a grant is written, the storage holds
+   * another account than `seen`, read before the grant.
    */
-  #takenAfterGrant(stored: Session, next: Session, seen: Session | null | undefined): boolean {
-    if (this.#newer(stored, next, false, true)) return true;
-    return !sameSession(next, stored) && stored.refreshToken.trim() !== "" &&
-      !this.#left.has(stored.refreshToken) && stored.refreshToken !== seen?.refreshToken;
+  #otherSignInLater(
+    stored: Session,
+    held: Session,
+    seen: Session | null | undefined,
+  ): boolean {
+    if (
+      sameSession(held, stored) || stored.refreshToken.trim() === "" ||
+      this.#left.has(stored.refreshToken)
+    ) {
+      return false;
+    }
+    const [a, b] = [signedInAt(stored.accessToken), signedInAt(held.accessToken)];
+    if (a !== null && b !== null) return a > b;
+    return seen === undefined ? this.#newer(stored, held) : !(seen && sameSession(seen, stored));
   }
 
-  /**
-   * The stored session when it is newer than `session`: another refresh token, never held here
-   * (a session this manager replaced, whose write failed or has not landed, is older), issued
-   * later (`iat`, else a later expiry): another tab's refresh or sign-in. Null when it is not,
-   * when the storage is per request (it holds what the request brought); undefined when it cannot
-   * be read within 2 s. `sinceGrant`: `session` is a grant's answer, and a stored state issued in
-   * the same second is taken too (see {@linkcode #newer}).
-   */
-  async #newerStored(
-    session: Session,
-    signal?: AbortSignal,
-    sinceGrant = false,
-  ): Promise<Session | null | undefined> {
-    const stored = await this.#storedNow(signal);
-    return stored && (this.#newer(stored, session, false, sinceGrant) ? stored : null);
+  /** Ends the held session in memory only, another account having signed in since (see above). */
+  #endedElsewhere(): ServiceResult<Session> {
+    this.#drop();
+    this.#signedOut();
+    return failure({
+      message:
+        "No active session: another account has signed in since, in another tab (restoreSession takes it)",
+      category: "NO_SESSION",
+      code: "signed_in_elsewhere",
+    });
   }
 
   /**
