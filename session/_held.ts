@@ -92,6 +92,13 @@ export interface LapseRefresh {
    * `explicit` asks for a grant, as `refreshSession` does. Never rejects.
    */
   readonly refresh: (explicit?: boolean) => Promise<ServiceResult<Session>>;
+  /**
+   * Whether the shared storage holds another account's sign-in made after `session`'s (the user
+   * switched account in another tab), so that a sign-out of `session` leaves the storage alone;
+   * `session`, when still held, then ends here in memory only. False when the storage cannot be
+   * read within 2 s or is per request. Never rejects.
+   */
+  readonly endIfElsewhere: (session: Session) => Promise<boolean>;
 }
 
 /** The managers over a `perRequest` storage (cookies: the request's own), set by the manager. */
@@ -154,6 +161,15 @@ export function sameSession(before: Session, now: Session | null): boolean {
   const b = sessionIdOf(now);
   if (a !== null && b !== null) return a === b;
   return before.user.id === now.user.id;
+}
+
+/**
+ * Whether two sessions are the same user's (the same session, or another session of its user):
+ * acting for one is acting for the account of the other.
+ */
+export function sameAccount(before: Session, now: Session | null): boolean {
+  return sameSession(before, now) || (now !== null && before.user.id !== "" &&
+    before.user.id === now.user.id);
 }
 
 /** The `exp` claim of an access token, or null when it has none (or is no JWT). */

@@ -50,6 +50,7 @@ import {
   expClaim,
   heldSession,
   isSeconds,
+  lapseRefresh,
   onLiveSession,
   perRequestManagers,
   restoreWait,
@@ -451,6 +452,9 @@ export async function signOutCurrentSession(
     // A failed refresh that ended the session in memory left its storage as it was: cleared too.
     (sameSession(session, heldSession(manager)) || ended && heldSession(manager) === null)
   ) {
+    // Another account signed in since, in another tab: this session ends here and the storage,
+    // which holds that sign-in, is left alone.
+    if (await lapseRefresh.get(manager)?.endIfElsewhere(session)) return r;
     // Forgotten at once; a signal ends only the wait for the storage, which clears all the same.
     const clearing = manager.clearSession();
     try {

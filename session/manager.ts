@@ -25,6 +25,7 @@ import {
   lapseRefresh,
   perRequestManagers,
   restoring,
+  sameAccount,
   sameSession,
   SessionRefused,
   signedInAt,
@@ -470,6 +471,12 @@ export class SessionManager {
     lapseRefresh.set(this, {
       on: () => this.#autoRefresh,
       refresh: (explicit) => this.#sharedRefresh(explicit),
+      endIfElsewhere: async (session) => {
+        const stored = await this.#storedNow();
+        if (!stored || !this.#otherSignInLater(stored, session, undefined)) return false;
+        if (sameSession(session, heldOf(this.#state.value))) this.#endedElsewhere();
+        return true;
+      },
     });
     if (this.#storage.perRequest) perRequestManagers.add(this);
   }
@@ -777,7 +784,7 @@ export class SessionManager {
         // A later save or clear (a sign-out) ends the read: it has the last word anyway.
         const stored = userUpdate ? await this.#storedNow(this.#superseding.signal) : null;
         const newer = stored && this.#newer(stored, live) ? stored : null;
-        if (newer && sameSession(live, newer) && epoch === this.#epoch) {
+        if (newer && sameAccount(live, newer) && epoch === this.#epoch) {
           const merged = copySession(newer, { user: live.user });
           this.#hold(live, merged, false);
           live = merged;
@@ -972,7 +979,7 @@ export class SessionManager {
       return failure({ message: "The session manager was disposed", category: "CANCELLED" });
     }
     if (seen && this.#otherSignInLater(seen, session, undefined)) return this.#endedElsewhere();
-    if (newer && sameSession(session, newer)) {
+    if (newer && sameAccount(session, newer)) {
       this.#adopt(session, newer);
       // A caller asking for a refresh gets a grant, unless the state taken was obtained less
       // than 10 s ago (by this device's clock): its claims are as new as a grant's.
@@ -1023,7 +1030,7 @@ export class SessionManager {
           // no wait for it again.)
           if (newer !== undefined) {
             const now = await this.#storedNow();
-            if (now && sameSession(next, now)) {
+            if (now && sameAccount(next, now)) {
               since = this.#newer(now, next, false, true) ? now : null;
             } else elsewhere = !!now && this.#otherSignInLater(now, next, seen);
           }
@@ -1068,7 +1075,7 @@ export class SessionManager {
       // another user's (another tab signed in) is no refresh of this session: it stays stored.
       if (
         stored && this.#newer(storedExpiry(stored), session, true) &&
-        sameSession(session, stored)
+        sameAccount(session, stored)
       ) {
         const adopted = withExpiry(stored);
         this.#adopt(session, adopted);
@@ -1099,7 +1106,7 @@ export class SessionManager {
       // memory only. (A per-request storage holds this request's session: its cookies go.)
       const stored = await this.#storedNow();
       if (!held()) return superseded();
-      if (stored && sameSession(session, stored) && this.#newer(stored, session)) {
+      if (stored && sameAccount(session, stored) && this.#newer(stored, session)) {
         this.#adopt(session, stored);
         // One that has lapsed too is refreshed now, with its own token.
         return this.#lapsed(stored) ? this.#refresh(stored, explicit) : success(stored);
@@ -1143,14 +1150,14 @@ export class SessionManager {
     seen: Session | null | undefined,
   ): boolean {
     if (
-      sameSession(held, stored) || stored.refreshToken.trim() === "" ||
+      sameAccount(held, stored) || stored.refreshToken.trim() === "" ||
       this.#left.has(stored.refreshToken)
     ) {
       return false;
     }
     const [a, b] = [signedInAt(stored.accessToken), signedInAt(held.accessToken)];
     if (a !== null && b !== null) return a > b;
-    return seen === undefined ? this.#newer(stored, held) : !(seen && sameSession(seen, stored));
+    return seen === undefined ? this.#newer(stored, held) : !(seen && sameAccount(seen, stored));
   }
 
   /** Ends the held session in memory only, another account having signed in since (see above). */
@@ -1475,7 +1482,7 @@ export class SessionManager {
       // a live one read is, SIGNED_IN, when its grant succeeds; one that replaces another held
       // here and cannot be refreshed now ends that one (SIGNED_OUT): the client's token is no
       // longer its.
-      const other = heldSession !== null && !sameSession(heldSession, stored);
+      const other = heldSession !== null && !sameAccount(heldSession, stored);
       if (other || heldSession === null || this.#announce === heldSession.refreshToken) {
         this.#announce = stored.refreshToken;
       }

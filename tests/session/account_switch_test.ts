@@ -391,3 +391,45 @@ Deno.test("a lapsed session taken but not yet announced is announced SIGNED_IN h
     assert.deepEqual(page.events, ["SIGNED_IN:carol", "TOKEN_REFRESHED:carol"]);
     page.manager.dispose();
   }));
+
+Deno.test("the same user signing in again in another tab is no switch: the tab takes that session at its next refresh, no sign-out", () =>
+  withClock(async (clock) => {
+    const server = goTrue();
+    const storage = sharedStorage();
+    const one = tab(server.fetch, storage, true);
+    const two = tab(server.fetch, storage);
+    await one.manager.saveSession(server.signIn("alice"));
+    await clock.tickAsync(10 * 60_000);
+    // A magic link opened in a new tab: another session of the same user.
+    const again = server.signIn("alice");
+    await two.manager.saveSession(again);
+    await clock.tickAsync(50 * 60_000);
+    assert.equal(one.manager.currentSession?.refreshToken, again.refreshToken);
+    assert.deepEqual(one.events, ["SIGNED_IN:alice", "TOKEN_REFRESHED:alice"]);
+    assert.equal(server.grants.length, 0, "the first session's token was not sent");
+    assert.equal(storage.value?.refreshToken, again.refreshToken);
+    one.manager.dispose();
+    two.manager.dispose();
+  }));
+
+Deno.test("a LOCAL sign-out of a live session in a tab switched away from leaves the other account's sign-in stored", () =>
+  withClock(async (clock) => {
+    const server = goTrue();
+    const storage = sharedStorage();
+    const one = tab(server.fetch, storage);
+    const two = tab(server.fetch, storage);
+    await one.manager.saveSession(server.signIn("alice"));
+    await clock.tickAsync(60_000);
+    await two.manager.saveSession(server.signIn("bob"));
+    assert.ok((await signOutCurrentSession(one.auth, one.manager)).ok);
+    assert.deepEqual(server.log, ["logout alice"], "alice is signed out with her own token");
+    assert.equal(one.manager.currentSession, null);
+    assert.deepEqual(one.events, ["SIGNED_IN:alice", "SIGNED_OUT"]);
+    assert.equal(userOf(storage.value), "bob", "bob's sign-in stays stored");
+    // Without a switch the sign-out clears the storage, as before.
+    await one.manager.saveSession(server.signIn("carol"));
+    assert.ok((await signOutCurrentSession(one.auth, one.manager)).ok);
+    assert.equal(storage.value, null);
+    one.manager.dispose();
+    two.manager.dispose();
+  }));
