@@ -122,8 +122,10 @@ export function redactCause(
   );
   // `Error.stack` is optional: an error without one gets none (undefined) here too.
   (copy as { stack?: string | undefined }).stack = stack && redactSecrets(stack, secrets);
-  // Own properties beyond these (`options`, `request`, `config`) can hold headers: drop them.
-  const plain = Object.keys(error).every((k) => k === "cause" || k === "name" || k === "code");
+  // Own properties beyond these (`options`, `request`, `config`, an AggregateError's hidden
+  // `errors`) can hold headers: drop them.
+  const plain = !("errors" in error) &&
+    Object.keys(error).every((k) => k === "cause" || k === "name" || k === "code");
   if (plain && copy.message === message && copy.stack === stack && copy.cause === cause) {
     return error;
   }

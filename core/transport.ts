@@ -87,7 +87,10 @@ export interface TransportRequest<R extends ResponseType = "json"> {
   area?: Area | undefined;
   /** Route under the area prefix, starting with `/`, already encoded. */
   path?: string | undefined;
-  /** An absolute URL that replaces base URL, area and path. */
+  /**
+   * An absolute URL that replaces base URL, area and path. With a `query` it carries no fragment
+   * (`#...`): the query is appended to its end.
+   */
   url?: string | undefined;
   /** Query parameters appended after any query already in `path`/`url`. */
   query?: QueryInit | undefined;
@@ -764,7 +767,11 @@ async function attemptOnce(
 
   try {
     if (!response.ok) {
-      const { bytes, truncated } = await readCapped(response, MAX_ERROR_BODY_BYTES);
+      // A body cut off still leaves the status its word (a 401 read as NETWORK was retried).
+      const { bytes, truncated } = await readCapped(response, MAX_ERROR_BODY_BYTES).catch(() => ({
+        bytes: new Uint8Array(0),
+        truncated: true,
+      }));
       const error = errorFromResponse({
         status: response.status,
         statusText: response.statusText,
@@ -811,7 +818,7 @@ async function attemptOnce(
         else {
           try {
             body = text.trim() === "" ? null : JSON.parse(text);
-          } catch (error) {
+          } catch {
             return {
               kind: "failed",
               failure: failure({
@@ -820,7 +827,8 @@ async function attemptOnce(
                 }`,
                 category: "DECODE",
                 status: response.status,
-                cause: redactCause(error, secrets),
+                // No cause: V8's SyntaxError quotes the text's first characters, which may be
+                // the start of a secret the redaction above cannot know as cut.
               }),
             };
           }

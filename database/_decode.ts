@@ -19,8 +19,9 @@ interface DecodeOptions<T> {
 export function parseJson(body: string): ServiceResult<unknown> {
   try {
     return success(body.trim() === "" ? null : parseJsonInt64(body));
-  } catch (cause) {
-    return failure({ message: "Cannot decode the response: not JSON", category: "DECODE", cause });
+  } catch {
+    // No cause: V8's SyntaxError quotes the body's first characters.
+    return failure({ message: "Cannot decode the response: not JSON", category: "DECODE" });
   }
 }
 
