@@ -85,3 +85,24 @@ export function track<T>(clock: Clock, start: () => Promise<ServiceResult<T>>) {
   });
   return { out, done };
 }
+
+/**
+ * A fetch over `fetch` that runs a hook, once, after the next answer arrives and before it is
+ * handed back: what happens elsewhere while a grant is under way.
+ */
+export function duringAnswer(fetch: typeof globalThis.fetch) {
+  let hook: (() => Promise<unknown>) | null = null;
+  return {
+    fetch: (async (input: RequestInfo | URL, init?: RequestInit) => {
+      const answer = await fetch(input, init);
+      const run = hook;
+      hook = null;
+      await run?.();
+      return answer;
+    }) as typeof globalThis.fetch,
+    /** Runs `fn` after the next answer. */
+    next(fn: () => Promise<unknown>) {
+      hook = fn;
+    },
+  };
+}

@@ -15,7 +15,7 @@ import {
   signOutCurrentSession,
   updateUserForCurrentSession,
 } from "../../session/mod.ts";
-import { BASE, json, jwt, KEY, withClock } from "./_helpers.ts";
+import { BASE, duringAnswer, json, jwt, KEY, withClock } from "./_helpers.ts";
 
 /**
  * GoTrue with any number of sessions: a grant of a session's active refresh token rotates it
@@ -156,19 +156,12 @@ Deno.test("a refresh answered after another tab switched account is not stored o
   withClock(async (clock) => {
     const server = goTrue();
     const storage = sharedStorage();
-    let duringGrant: (() => Promise<void>) | null = null;
-    const slow: typeof globalThis.fetch = async (input, init) => {
-      const answer = await server.fetch(input, init);
-      const hook = duringGrant;
-      duringGrant = null;
-      await hook?.();
-      return answer;
-    };
-    const one = tab(slow, storage);
+    const slow = duringAnswer(server.fetch);
+    const one = tab(slow.fetch, storage);
     const two = tab(server.fetch, storage);
     await one.manager.saveSession(server.signIn("alice"));
     await clock.tickAsync(60_000);
-    duringGrant = () => two.manager.saveSession(server.signIn("bob"));
+    slow.next(() => two.manager.saveSession(server.signIn("bob")));
     const r = await one.manager.refreshSession();
     assert.equal(r.errorOrNull()?.code, "signed_in_elsewhere");
     assert.equal(userOf(storage.value), "bob");
@@ -183,19 +176,12 @@ Deno.test("an older sign-in of another account stays older though refreshed late
     for (const when of ["before the grant", "during the grant"] as const) {
       const server = goTrue();
       const storage = sharedStorage();
-      let duringGrant: (() => Promise<unknown>) | null = null;
-      const slow: typeof globalThis.fetch = async (input, init) => {
-        const answer = await server.fetch(input, init);
-        const hook = duringGrant;
-        duringGrant = null;
-        await hook?.();
-        return answer;
-      };
+      const slow = duringAnswer(server.fetch);
       const three = tab(server.fetch, storage);
       await three.manager.saveSession(server.signIn("carol"));
       await clock.tickAsync(60_000);
       // Tab one signs dave in, but its write fails: the storage keeps carol's older sign-in.
-      const one = tab(slow, storage);
+      const one = tab(slow.fetch, storage);
       const save = storage.save;
       storage.save = () => {
         throw new Error("quota");
@@ -206,7 +192,7 @@ Deno.test("an older sign-in of another account stays older though refreshed late
       // Carol's tab refreshes her: her state is issued later than dave's, her sign-in is not.
       const refreshCarol = () => three.manager.refreshSession();
       if (when === "before the grant") assert.ok((await refreshCarol()).ok);
-      else duringGrant = refreshCarol;
+      else slow.next(refreshCarol);
       assert.equal(userOf((await one.manager.refreshSession()).getOrThrow()), "dave", when);
       assert.equal(userOf(storage.value), "dave", when);
       assert.deepEqual(one.events, ["SIGNED_IN:dave", "TOKEN_REFRESHED:dave"], when);

@@ -8,7 +8,7 @@ import { createAuthClient } from "../../auth/client.ts";
 import { decodeSession, type Session } from "../../auth/mod.ts";
 import { createBaseClient } from "../../core/client.ts";
 import { createSessionManager, type SessionStorage } from "../../session/mod.ts";
-import { BASE, json, KEY, withClock } from "./_helpers.ts";
+import { BASE, duringAnswer, json, KEY, withClock } from "./_helpers.ts";
 
 /** The server's clock against this device's, ms (a device clock ahead: positive). */
 const skew = { ms: 0 };
@@ -322,20 +322,13 @@ Deno.test("a token reported reused is not answered with another user's sign-in s
   withClock(async (clock) => {
     const server = rotatingGoTrue();
     const storage = sharedStorage();
-    let duringGrant: (() => Promise<void>) | null = null;
-    const slow: typeof globalThis.fetch = async (input, init) => {
-      const answer = await server.fetch(input, init);
-      const hook = duringGrant;
-      duringGrant = null;
-      await hook?.();
-      return answer;
-    };
-    const { a, b } = await twoTabs(server, storage, { fetch: slow });
+    const slow = duringAnswer(server.fetch);
+    const { a, b } = await twoTabs(server, storage, { fetch: slow.fetch });
     await clock.tickAsync(60_000);
     assert.ok((await a.manager.refreshSession()).ok); // refresh-1 rotated: B's is behind
     storage.value = null; // B's read before its grant finds nothing to take
     // A signs in as another user, without ending the first session, while B's grant is out.
-    duringGrant = () => a.manager.saveSession(decodeSession(server.signIn("u2", false)));
+    slow.next(() => a.manager.saveSession(decodeSession(server.signIn("u2", false))));
     await clock.tickAsync(60_000);
     const r = await b.manager.refreshSession();
     assert.equal(r.errorOrNull()?.code, "refresh_token_already_used");
