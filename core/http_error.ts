@@ -123,9 +123,10 @@ export function redactCause(
   // `Error.stack` is optional: an error without one gets none (undefined) here too.
   (copy as { stack?: string | undefined }).stack = stack && redactSecrets(stack, secrets);
   // Own properties beyond these (`options`, `request`, `config`, an AggregateError's hidden
-  // `errors`) can hold headers: drop them.
-  const plain = !("errors" in error) &&
-    Object.keys(error).every((k) => k === "cause" || k === "name" || k === "code");
+  // `errors`, a SuppressedError's `error` and `suppressed`) can hold headers: drop them.
+  const plain = Object.getOwnPropertyNames(error).every((k) =>
+    /^(stack|message|cause|name|code)$/.test(k)
+  );
   if (plain && copy.message === message && copy.stack === stack && copy.cause === cause) {
     return error;
   }

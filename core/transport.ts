@@ -769,7 +769,7 @@ async function attemptOnce(
     if (!response.ok) {
       // A body cut off still leaves the status its word (a 401 read as NETWORK was retried).
       const { bytes, truncated } = await readCapped(response, MAX_ERROR_BODY_BYTES).catch(() => ({
-        bytes: new Uint8Array(0),
+        bytes: new Uint8Array(),
         truncated: true,
       }));
       const error = errorFromResponse({
@@ -799,7 +799,7 @@ async function attemptOnce(
     } else if (type === "none" || method === "HEAD") {
       await response.body?.cancel?.().catch(() => {});
       // `json` and `none` read null (a stream was handled above).
-      body = type === "text" ? "" : type === "bytes" ? new Uint8Array(0) : null;
+      body = type === "text" ? "" : type === "bytes" ? new Uint8Array() : null;
     } else {
       let bytes: Uint8Array<ArrayBuffer> | null = null;
       let text: string | null = null;

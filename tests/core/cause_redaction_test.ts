@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { createBaseClient } from "../../core/client.ts";
 import { request } from "../../core/transport.ts";
+import { redactCause } from "../../core/http_error.ts";
 import { rawServer } from "../support/raw_server.ts";
 
 const KEY = "sb_publishable_abcdefghijkl";
@@ -67,4 +68,22 @@ Deno.test("an error answer whose body is cut off keeps its status and category, 
   assert.equal(error?.category, "UNAUTHORIZED");
   assert.equal(error?.status, 401);
   assert.equal(server.connections, 1);
+});
+
+Deno.test("redactCause drops every hidden own property that can hold a secret, and keeps an error whose class only reads its fields", () => {
+  const inner = new Error(`token ${TOKEN}`);
+  // A SuppressedError's `error` and `suppressed` are own, non-enumerable, as `errors` is.
+  const suppressed = new SuppressedError(inner, new Error("cleanup"), "disposal failed");
+  const copy = redactCause(suppressed, [TOKEN]) as Error;
+  assert.notEqual(copy, suppressed);
+  assert.equal(copy.name, "SuppressedError");
+  assert.ok(!Deno.inspect(copy, { depth: 10 }).includes(TOKEN));
+  // A subclass whose `errors` is a getter on its prototype holds nothing of its own: kept.
+  class ValidationError extends Error {
+    get errors() {
+      return ["title is required"];
+    }
+  }
+  const validation = new ValidationError("invalid row");
+  assert.equal(redactCause(validation, [TOKEN]), validation);
 });
