@@ -430,12 +430,21 @@ export async function signOutCurrentSession(
       fresh.error.category !== "CANCELLED" && now !== null &&
       now.refreshToken !== session.refreshToken && sameSession(session, now)
     ) [session, unstored] = [now, fresh];
-    // LOCAL goes on with the lapsed token when the refresh fails (offline, or the session is
-    // already dead): the session is then cleared here, as before.
-    else if (scope !== SignOutScope.LOCAL || fresh.error.category === "CANCELLED") return fresh;
     // Ended here because another account signed in since, in another tab: signed out here, and
-    // the storage, which holds that sign-in, is left alone.
-    else if (fresh.error.code === "signed_in_elsewhere") return success(undefined);
+    // the storage, which holds that sign-in, is left alone. GLOBAL and OTHERS still reach the
+    // server: with a token of the session's own grant, kept nowhere (the storage is the other
+    // account's; GLOBAL ends that token's family anyway).
+    else if (fresh.error.code === "signed_in_elsewhere") {
+      if (scope === SignOutScope.LOCAL) return success(undefined);
+      const refreshToken = session.refreshToken;
+      const own = await within((timeout) =>
+        auth.refreshToken(refreshToken, { signal: options.signal, timeout })
+      );
+      if (!own.ok) return own;
+      session = own.value;
+    } else if (scope !== SignOutScope.LOCAL || fresh.error.category === "CANCELLED") return fresh;
+    // LOCAL goes on with the lapsed token when the refresh fails otherwise (offline, or the
+    // session is already dead): the session is then cleared here, as before.
     else ended = heldSession(manager) === null;
   }
   const token = session.accessToken;

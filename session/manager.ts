@@ -784,7 +784,7 @@ export class SessionManager {
         // A later save or clear (a sign-out) ends the read: it has the last word anyway.
         const stored = userUpdate ? await this.#storedNow(this.#superseding.signal) : null;
         const newer = stored && this.#newer(stored, live) ? stored : null;
-        if (newer && sameAccount(live, newer) && epoch === this.#epoch) {
+        if (newer && sameSession(live, newer) && epoch === this.#epoch) {
           const merged = copySession(newer, { user: live.user });
           this.#hold(live, merged, false);
           live = merged;
@@ -979,7 +979,7 @@ export class SessionManager {
       return failure({ message: "The session manager was disposed", category: "CANCELLED" });
     }
     if (seen && this.#otherSignInLater(seen, session, undefined)) return this.#endedElsewhere();
-    if (newer && sameAccount(session, newer)) {
+    if (newer && sameSession(session, newer)) {
       this.#adopt(session, newer);
       // A caller asking for a refresh gets a grant, unless the state taken was obtained less
       // than 10 s ago (by this device's clock): its claims are as new as a grant's.
@@ -1030,7 +1030,7 @@ export class SessionManager {
           // no wait for it again.)
           if (newer !== undefined) {
             const now = await this.#storedNow();
-            if (now && sameAccount(next, now)) {
+            if (now && sameSession(next, now)) {
               since = this.#newer(now, next, false, true) ? now : null;
             } else elsewhere = !!now && this.#otherSignInLater(now, next, seen);
           }

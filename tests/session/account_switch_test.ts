@@ -7,7 +7,7 @@
 // for the other account.
 import assert from "node:assert/strict";
 import { createAuthClient } from "../../auth/client.ts";
-import { decodeSession, type Session } from "../../auth/mod.ts";
+import { decodeSession, type Session, SignOutScope } from "../../auth/mod.ts";
 import { createBaseClient } from "../../core/client.ts";
 import {
   createSessionManager,
@@ -46,15 +46,24 @@ function goTrue() {
       user: { id: user, email: `${user}@x.io` },
     };
   };
-  const bearer = (req: Request) => {
+  const claims = (req: Request) => {
     const token = (req.headers.get("authorization") ?? "").replace(/^Bearer /, "");
-    return JSON.parse(atob(token.split(".")[1].replace(/-/g, "+").replace(/_/g, "/"))).sub;
+    return JSON.parse(atob(token.split(".")[1].replace(/-/g, "+").replace(/_/g, "/")));
   };
+  const bearer = (req: Request) => claims(req).sub;
   const fetch = async (input: RequestInfo | URL, init?: RequestInit) => {
     const req = new Request(input, init);
     const path = new URL(req.url).pathname;
     if (path.endsWith("/logout")) {
-      log.push(`logout ${bearer(req)}`);
+      const { sub, session_id } = claims(req);
+      const scope = new URL(req.url).searchParams.get("scope") ?? "global";
+      log.push(scope === "local" ? `logout ${sub}` : `logout ${sub} ${scope}`);
+      for (const [token, owner] of active) {
+        const own = owner.sid === session_id;
+        if (owner.user === sub && (scope === "global" || own === (scope === "local"))) {
+          active.delete(token);
+        }
+      }
       return new Response(null, { status: 204 });
     }
     if (path.endsWith("/user")) {
@@ -378,7 +387,26 @@ Deno.test("a lapsed session taken but not yet announced is announced SIGNED_IN h
     page.manager.dispose();
   }));
 
-Deno.test("the same user signing in again in another tab is no switch: the tab takes that session at its next refresh, no sign-out", () =>
+Deno.test("the same user signing in again in another tab is no switch: the tab goes on with its own session, no sign-out", () =>
+  withClock(async (clock) => {
+    const server = goTrue();
+    const storage = sharedStorage();
+    const one = tab(server.fetch, storage, true);
+    const two = tab(server.fetch, storage);
+    const first = server.signIn("alice");
+    await one.manager.saveSession(first);
+    await clock.tickAsync(10 * 60_000);
+    // A magic link opened in a new tab: another session of the same user.
+    await two.manager.saveSession(server.signIn("alice"));
+    await clock.tickAsync(50 * 60_000);
+    assert.deepEqual(server.grants, [first.refreshToken], "its own token, not the other's");
+    assert.deepEqual(one.events, ["SIGNED_IN:alice", "TOKEN_REFRESHED:alice"]);
+    assert.equal(storage.value?.refreshToken, one.manager.currentSession?.refreshToken);
+    one.manager.dispose();
+    two.manager.dispose();
+  }));
+
+Deno.test("after signing out the user's other sessions, the tab keeps its own: the revoked one still stored is not taken", () =>
   withClock(async (clock) => {
     const server = goTrue();
     const storage = sharedStorage();
@@ -386,16 +414,44 @@ Deno.test("the same user signing in again in another tab is no switch: the tab t
     const two = tab(server.fetch, storage);
     await one.manager.saveSession(server.signIn("alice"));
     await clock.tickAsync(10 * 60_000);
-    // A magic link opened in a new tab: another session of the same user.
-    const again = server.signIn("alice");
-    await two.manager.saveSession(again);
-    await clock.tickAsync(50 * 60_000);
-    assert.equal(one.manager.currentSession?.refreshToken, again.refreshToken);
-    assert.deepEqual(one.events, ["SIGNED_IN:alice", "TOKEN_REFRESHED:alice"]);
-    assert.equal(server.grants.length, 0, "the first session's token was not sent");
-    assert.equal(storage.value?.refreshToken, again.refreshToken);
-    one.manager.dispose();
+    await two.manager.saveSession(server.signIn("alice")); // a magic link's tab, then closed
     two.manager.dispose();
+    const others = await signOutCurrentSession(one.auth, one.manager, {
+      scope: SignOutScope.OTHERS,
+    });
+    assert.ok(others.ok);
+    assert.deepEqual(server.log, ["logout alice others"]);
+    await clock.tickAsync(50 * 60_000); // tab one's timer refreshes
+    await clock.tickAsync(30 * 60_000); // (past when the revoked session's refresh was due)
+    assert.equal(userOf(one.manager.currentSession), "alice");
+    assert.deepEqual(one.events, ["SIGNED_IN:alice", "TOKEN_REFRESHED:alice"]);
+    assert.equal(storage.value?.refreshToken, one.manager.currentSession?.refreshToken);
+    one.manager.dispose();
+  }));
+
+Deno.test("a GLOBAL or OTHERS sign-out of a lapsed session in a tab switched away from still reaches the server, with a token of its own grant", () =>
+  withClock(async (clock) => {
+    for (const scope of [SignOutScope.GLOBAL, SignOutScope.OTHERS]) {
+      const server = goTrue();
+      const storage = sharedStorage();
+      const one = tab(server.fetch, storage, true);
+      const two = tab(server.fetch, storage);
+      const phone = server.signIn("alice"); // another device
+      await one.manager.saveSession(server.signIn("alice"));
+      await clock.tickAsync(30_000);
+      await two.manager.saveSession(server.signIn("bob"));
+      clock.setSystemTime(clock.now + 2 * 3600_000); // tab one slept past alice's expiry
+      const r = await signOutCurrentSession(one.auth, one.manager, { scope });
+      assert.ok(r.ok, scope);
+      assert.deepEqual(server.log, [`logout alice ${scope}`], scope);
+      assert.equal(server.alive("alice"), scope === SignOutScope.OTHERS, scope);
+      assert.equal(server.grants.includes(phone.refreshToken), false);
+      assert.equal(one.manager.currentSession, null, scope);
+      assert.equal(userOf(storage.value), "bob", `${scope}: bob's sign-in stays stored`);
+      assert.ok(server.alive("bob"), scope);
+      one.manager.dispose();
+      two.manager.dispose();
+    }
   }));
 
 Deno.test("a LOCAL sign-out of a live session in a tab switched away from leaves the other account's sign-in stored", () =>
