@@ -438,9 +438,16 @@ export class AnalyticsCatalogClient {
       .then((r) =>
         decodeResult(r, (v) => {
           const text = v.body.trim();
-          return text === ""
-            ? {}
-            : asObject(parseJsonInt64(text), "catalog answer") as CatalogJsonObject;
+          if (text === "") return {};
+          let json: unknown;
+          try {
+            json = parseJsonInt64(text);
+          } catch {
+            // Not V8's SyntaxError, which quotes the answer's first characters (a catalog's
+            // answers can carry vended storage credentials).
+            throw new SyntaxError("the catalog answer is not JSON");
+          }
+          return asObject(json, "catalog answer") as CatalogJsonObject;
         })
       );
   }

@@ -18,6 +18,7 @@ import type {
 import type { FileObject, ImageTransformOptions, SortOrder } from "./models.ts";
 import { encodeBucket, pathList } from "./_path.ts";
 import { checkExpires, hasTransform } from "./_ops.ts";
+import { transformQuery } from "./_urls.ts";
 import { showValue } from "../core/_show.ts";
 import { deadline } from "../core/_deadline.ts";
 
@@ -277,7 +278,17 @@ export function createSignedRenderUrl(
  * storage operation: a Failure.
  */
 function refuseTransform(transform: ImageTransformOptions): ServiceResult<never> | null {
-  return typeof transform === "object" && hasTransform(transform) ? null : failure({
+  if (typeof transform === "object" && hasTransform(transform)) {
+    try {
+      // The checks of every route that takes a transform (its options' wrapper in its place, a
+      // value out of range), made here too for a list with no path to sign.
+      transformQuery(transform);
+      return null;
+    } catch (e) {
+      return failure({ message: (e as Error).message, category: "INVALID_ARGUMENT" });
+    }
+  }
+  return failure({
     message:
       `Cannot sign a render URL as 'transform' must set at least one field: current value is ${
         showValue(transform)

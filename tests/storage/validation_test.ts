@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { jsonResponse } from "../support/recording_fetch.ts";
 import { makeStorage } from "./_helpers.ts";
 import { makeDb } from "../database/_helpers.ts";
-import { createSignedRenderUrl } from "../../storage/extensions.ts";
+import { createSignedRenderUrl, createSignedRenderUrls } from "../../storage/extensions.ts";
 
 Deno.test("createSignedUrl checks transform values like render URLs do; resize and format are checked everywhere", async () => {
   const { storage, rec } = makeStorage(() =>
@@ -51,6 +51,9 @@ Deno.test("a transform wrapped in its options' object is refused on every route 
   assert.match(signed.errorOrNull()!.message, message);
   const bytes = await storage.downloadBytes("b", "a.png", { transform: wrapped });
   assert.equal(bytes.errorOrNull()?.category, "INVALID_ARGUMENT");
+  // A list with no path to sign is refused too, as `{}` is.
+  const none = await createSignedRenderUrls(storage, "b", [], 60, wrapped);
+  assert.match(none.errorOrNull()!.message, message);
   assert.equal(rec.requests.length, 0);
   // A null `transform` field is no wrapper.
   // deno-lint-ignore no-explicit-any

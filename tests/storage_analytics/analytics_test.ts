@@ -418,3 +418,14 @@ Deno.test("typed namespace metadata: a namespace the server leaves out is the do
     assert.deepEqual(r.getOrThrow(), { namespace: [], properties: { owner: "ana" } });
   }
 });
+
+Deno.test("a catalog answer that is not JSON fails DECODE without quoting it (V8's parse error quoted its first characters)", async () => {
+  const secret = "AKIAIOSFODNN7EXAMPLE-secret";
+  const client = createBaseClient("https://p.example", "anon-key-0123456789", {
+    fetch: () => Promise.resolve(new Response(`${secret} is not JSON`, { status: 200 })),
+  });
+  const r = await createStorageClient(client).analyticsCatalog("lake").getConfig();
+  assert.equal(r.errorOrNull()?.category, "DECODE");
+  const shown = Deno.inspect(r.errorOrNull(), { depth: 10 });
+  assert.ok(!shown.includes(secret.slice(0, 8)), shown);
+});
