@@ -93,12 +93,19 @@ export interface LapseRefresh {
    */
   readonly refresh: (explicit?: boolean) => Promise<ServiceResult<Session>>;
   /**
-   * Whether the shared storage holds another account's sign-in made after `session`'s (the user
-   * switched account in another tab), so that a sign-out of `session` leaves the storage alone;
-   * `session`, when still held, then ends here in memory only. False when the storage cannot be
-   * read within 2 s or is per request. Never rejects.
+   * The shared storage's session, read for at most 2 s: null for none or a per-request storage,
+   * undefined when it cannot be read in time. Never rejects.
    */
-  readonly endIfElsewhere: (session: Session) => Promise<boolean>;
+  readonly stored: (signal?: AbortSignal) => Promise<Session | null | undefined>;
+  /** Whether `stored` is another account's sign-in made after `session`'s (a switch). */
+  readonly switchedAway: (stored: Session, session: Session) => boolean;
+  /**
+   * Holds `next`, a grant's answer for the held `session`, in memory only (TOKEN_REFRESHED), as
+   * the held session; it is returned, or null when `session` is no longer held.
+   */
+  readonly holdHere: (session: Session, next: Session) => Session | null;
+  /** Ends `session`, when still held, in memory only (SIGNED_OUT); the storage is left as it is. */
+  readonly endHere: (session: Session) => void;
 }
 
 /** The managers over a `perRequest` storage (cookies: the request's own), set by the manager. */

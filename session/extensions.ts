@@ -50,6 +50,7 @@ import {
   expClaim,
   heldSession,
   isSeconds,
+  type LapseRefresh,
   lapseRefresh,
   onLiveSession,
   perRequestManagers,
@@ -412,6 +413,16 @@ export async function signOutCurrentSession(
     return (options.succeedIfNoSession ?? true) ? success(undefined) : noSession();
   }
   const scope = options.scope ?? SignOutScope.LOCAL;
+  // Another account signed in since, in another tab (the shared storage holds its later
+  // sign-in): this session is signed out with its own tokens, and the storage is left alone. A
+  // lapsed one is checked for before its refresh, which would end it here first.
+  const lend = lapseRefresh.get(manager);
+  if (lend && manager.sessionState.value.kind === "Expired") {
+    const stored = await lend.stored(options.signal);
+    if (stored && lend.switchedAway(stored, session)) {
+      return signOutSwitchedAway(auth, manager, lend, session, scope, options.signal, within);
+    }
+  }
   // Ending a session needs a token the server accepts: a lapsed one is refreshed first (GoTrue
   // answers a lapsed token 401/403 and ends nothing: its refresh token would stay usable).
   let ended = false;
@@ -430,21 +441,9 @@ export async function signOutCurrentSession(
       fresh.error.category !== "CANCELLED" && now !== null &&
       now.refreshToken !== session.refreshToken && sameSession(session, now)
     ) [session, unstored] = [now, fresh];
-    // Ended here because another account signed in since, in another tab: signed out here, and
-    // the storage, which holds that sign-in, is left alone. GLOBAL and OTHERS still reach the
-    // server: with a token of the session's own grant, kept nowhere (the storage is the other
-    // account's; GLOBAL ends that token's family anyway).
-    else if (fresh.error.code === "signed_in_elsewhere") {
-      if (scope === SignOutScope.LOCAL) return success(undefined);
-      const refreshToken = session.refreshToken;
-      const own = await within((timeout) =>
-        auth.refreshToken(refreshToken, { signal: options.signal, timeout })
-      );
-      if (!own.ok) return own;
-      session = own.value;
-    } else if (scope !== SignOutScope.LOCAL || fresh.error.category === "CANCELLED") return fresh;
-    // LOCAL goes on with the lapsed token when the refresh fails otherwise (offline, or the
-    // session is already dead): the session is then cleared here, as before.
+    // LOCAL goes on with the lapsed token when the refresh fails (offline, or the session is
+    // already dead): the session is then cleared here, as before.
+    else if (scope !== SignOutScope.LOCAL || fresh.error.category === "CANCELLED") return fresh;
     else ended = heldSession(manager) === null;
   }
   const token = session.accessToken;
@@ -458,12 +457,14 @@ export async function signOutCurrentSession(
   if (
     r.ok && (scope !== SignOutScope.OTHERS || dead) &&
     (options.clearStoredSessionOnSuccess ?? true) &&
-    // A failed refresh that ended the session in memory left its storage as it was: cleared too.
+    // A failed refresh that ended the session in memory left its storage as it was: cleared too
+    // when it holds that session or none (another tab's sign-in there stays).
     (sameSession(session, heldSession(manager)) || ended && heldSession(manager) === null)
   ) {
-    // Another account signed in since, in another tab: this session ends here and the storage,
-    // which holds that sign-in, is left alone.
-    if (await lapseRefresh.get(manager)?.endIfElsewhere(session)) return r;
+    // Forgotten here at once (SIGNED_OUT), then the storage is read to know whether it is this
+    // session's to clear.
+    lend?.endHere(session);
+    if (await storedElsewhere(lend, session, ended, options.signal)) return r;
     // Forgotten at once; a signal ends only the wait for the storage, which clears all the same.
     const clearing = manager.clearSession();
     try {
@@ -479,6 +480,52 @@ export async function signOutCurrentSession(
   }
   // A session kept (OTHERS) is live here but its new tokens are not stored: said as the refresh did.
   return r.ok && unstored && sameSession(session, heldSession(manager)) ? unstored : r;
+}
+
+/**
+ * Whether the shared storage holds another sign-in that a signed-out `session` must not clear:
+ * one made after it (another account signed in over it, in another tab), or, for a session a
+ * refresh found dead and `ended` here, any other session. False for a storage that holds it,
+ * nothing, or cannot say (unreadable within 2 s, per request, or the caller's signal).
+ */
+async function storedElsewhere(
+  lend: LapseRefresh | undefined,
+  session: Session,
+  ended: boolean,
+  signal: AbortSignal | undefined,
+): Promise<boolean> {
+  const stored = lend ? await lend.stored(signal) : null;
+  if (!stored || sameSession(session, stored)) return false;
+  return ended || lend!.switchedAway(stored, session);
+}
+
+/**
+ * Signs out a session whose tab another account has signed in over (see
+ * {@linkcode signOutCurrentSession}): with its own access token, a lapsed one granted anew first
+ * and held in memory (never stored over the other account, and kept for a retry should the
+ * sign-out fail); once signed out (`OTHERS` keeps it) it ends here and the storage is left alone.
+ */
+async function signOutSwitchedAway(
+  auth: AuthClient,
+  manager: SessionManager,
+  lend: LapseRefresh,
+  session: Session,
+  scope: SignOutScope,
+  signal: AbortSignal | undefined,
+  within: ReturnType<typeof deadline>,
+): Promise<ServiceResult<void>> {
+  if (manager.sessionState.value.kind === "Expired") {
+    const refreshToken = session.refreshToken;
+    const own = await within((timeout) => auth.refreshToken(refreshToken, { signal, timeout }));
+    if (!own.ok) return own;
+    session = lend.holdHere(session, own.value) ?? session;
+  }
+  const token = session.accessToken;
+  const r = await within((timeout) => auth.signOut(token, { signal, timeout, scope }));
+  const dead = alreadySignedOut(r, scope);
+  if (!r.ok && !dead) return r;
+  if (scope !== SignOutScope.OTHERS || dead) lend.endHere(session);
+  return success(undefined);
 }
 
 /**

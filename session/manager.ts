@@ -471,11 +471,18 @@ export class SessionManager {
     lapseRefresh.set(this, {
       on: () => this.#autoRefresh,
       refresh: (explicit) => this.#sharedRefresh(explicit),
-      endIfElsewhere: async (session) => {
-        const stored = await this.#storedNow();
-        if (!stored || !this.#otherSignInLater(stored, session, undefined)) return false;
+      stored: (signal) => this.#storedNow(signal),
+      switchedAway: (stored, session) => this.#otherSignInLater(stored, session, undefined),
+      holdHere: (session, answer) => {
+        if (!sameSession(session, heldOf(this.#state.value))) return null;
+        const next = withExpiry(answer);
+        this.#stamp(next.refreshToken, Date.now());
+        this.#hold(session, next, true);
+        this.#emit(AuthStateChangeEvent.TOKEN_REFRESHED, next);
+        return next;
+      },
+      endHere: (session) => {
         if (sameSession(session, heldOf(this.#state.value))) this.#endedElsewhere();
-        return true;
       },
     });
     if (this.#storage.perRequest) perRequestManagers.add(this);

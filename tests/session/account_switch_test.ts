@@ -11,6 +11,7 @@ import { decodeSession, type Session, SignOutScope } from "../../auth/mod.ts";
 import { createBaseClient } from "../../core/client.ts";
 import {
   createSessionManager,
+  type SessionManager,
   type SessionStorage,
   signOutCurrentSession,
   updateUserForCurrentSession,
@@ -225,17 +226,19 @@ Deno.test("a lapsed session's sign-out or user update in a tab switched away fro
     assert.equal(updated.errorOrNull()?.code, "signed_in_elsewhere");
     assert.deepEqual(server.log, [], "bob's user was not changed");
     assert.deepEqual(one.events, ["SIGNED_IN:alice", "SIGNED_OUT"]);
-    // Signed in again as alice, lapsed again, then signed out: nothing goes out with bob's token.
-    await one.manager.saveSession(server.signIn("alice"));
+    // Signed in again as alice, lapsed again, then signed out: alice is signed out with a token
+    // of her own grant, and nothing goes out with bob's.
+    const again = server.signIn("alice");
+    await one.manager.saveSession(again);
     await clock.tickAsync(1_000);
     await two.manager.saveSession(server.signIn("bob"));
     clock.setSystemTime(clock.now + 2 * 3600_000);
     assert.ok((await signOutCurrentSession(one.auth, one.manager)).ok);
-    assert.deepEqual(server.log, []);
+    assert.deepEqual(server.log, ["logout alice"]);
+    assert.deepEqual(server.grants, [again.refreshToken]);
     assert.equal(one.manager.currentSession, null);
     assert.equal(userOf(storage.value), "bob", "bob's sign-in stays stored");
     assert.ok(server.alive("bob"));
-    assert.equal(server.grants.length, 0);
     one.manager.dispose();
     two.manager.dispose();
   }));
@@ -446,7 +449,12 @@ Deno.test("a GLOBAL or OTHERS sign-out of a lapsed session in a tab switched awa
       assert.deepEqual(server.log, [`logout alice ${scope}`], scope);
       assert.equal(server.alive("alice"), scope === SignOutScope.OTHERS, scope);
       assert.equal(server.grants.includes(phone.refreshToken), false);
-      assert.equal(one.manager.currentSession, null, scope);
+      // OTHERS keeps the session, in memory only (its next refresh ends it: bob is stored).
+      assert.equal(
+        userOf(one.manager.currentSession),
+        scope === SignOutScope.OTHERS ? "alice" : null,
+        scope,
+      );
       assert.equal(userOf(storage.value), "bob", `${scope}: bob's sign-in stays stored`);
       assert.ok(server.alive("bob"), scope);
       one.manager.dispose();
@@ -474,4 +482,95 @@ Deno.test("a LOCAL sign-out of a live session in a tab switched away from leaves
     assert.equal(storage.value, null);
     one.manager.dispose();
     two.manager.dispose();
+  }));
+
+Deno.test("a sign-out in a tab switched away from that fails can be retried: the session is still held, with the tokens of its own grant", () =>
+  withClock(async (clock) => {
+    for (const fault of ["offline", "logout fails"] as const) {
+      const server = goTrue();
+      let failing: "grant" | "logout" | null = fault === "offline" ? "grant" : "logout";
+      const flaky: typeof globalThis.fetch = (input, init) => {
+        const path = new URL(new Request(input, init).url).pathname;
+        if (failing === "grant" && path.endsWith("/token")) {
+          return Promise.reject(new TypeError("offline"));
+        }
+        if (failing === "logout" && path.endsWith("/logout")) {
+          return Promise.resolve(json({ msg: "unavailable" }, 503));
+        }
+        return server.fetch(input, init);
+      };
+      const storage = sharedStorage();
+      const one = tab(flaky, storage, true);
+      const two = tab(server.fetch, storage);
+      await one.manager.saveSession(server.signIn("alice"));
+      await clock.tickAsync(30_000);
+      await two.manager.saveSession(server.signIn("bob"));
+      clock.setSystemTime(clock.now + 2 * 3600_000);
+      const global = { scope: SignOutScope.GLOBAL };
+      const first = await signOutCurrentSession(one.auth, one.manager, global);
+      assert.equal(first.ok, false, fault);
+      assert.equal(userOf(one.manager.currentSession ?? heldLapsed(one.manager)), "alice", fault);
+      failing = null;
+      await clock.tickAsync(20_000); // past GoTrue's reuse interval
+      assert.ok((await signOutCurrentSession(one.auth, one.manager, global)).ok, fault);
+      assert.deepEqual(server.log, ["logout alice global"], fault);
+      assert.equal(server.alive("alice"), false, fault);
+      assert.equal(userOf(storage.value), "bob", fault);
+      one.manager.dispose();
+      two.manager.dispose();
+    }
+  }));
+
+Deno.test("a LOCAL sign-out of a session found dead leaves another account's sign-in stored, made before or after it", () =>
+  withClock(async (clock) => {
+    const server = goTrue();
+    const storage = sharedStorage();
+    const two = tab(server.fetch, storage);
+    await two.manager.saveSession(server.signIn("bob")); // bob first
+    await clock.tickAsync(60_000);
+    const one = tab(server.fetch, storage);
+    const save = storage.save;
+    storage.save = () => {
+      throw new Error("quota"); // alice's write fails: bob stays stored
+    };
+    await assert.rejects(one.manager.saveSession(server.signIn("alice")));
+    storage.save = save;
+    server.end("alice"); // signed out elsewhere
+    clock.setSystemTime(clock.now + 2 * 3600_000);
+    assert.ok((await signOutCurrentSession(one.auth, one.manager)).ok);
+    assert.equal(one.manager.currentSession, null);
+    assert.equal(userOf(storage.value), "bob");
+    one.manager.dispose();
+    two.manager.dispose();
+  }));
+
+function heldLapsed(manager: SessionManager): Session | null {
+  const state = manager.sessionState.value;
+  return state.kind === "Expired" ? state.lastSession : null;
+}
+
+Deno.test("a sign-out whose storage read hangs forgets the session at once and waits for the read at most 2 s; its signal ends the wait", () =>
+  withClock(async (clock) => {
+    for (const abort of [true, false]) {
+      const server = goTrue();
+      const storage = sharedStorage();
+      const one = tab(server.fetch, storage);
+      await one.manager.saveSession(server.signIn("alice"));
+      storage.load = () => new Promise<Session | null>(() => {});
+      const aborted = new AbortController();
+      const settled: string[] = [];
+      const out = signOutCurrentSession(one.auth, one.manager, { signal: aborted.signal })
+        .then((r) => settled.push(r.ok ? "ok" : r.error.category));
+      await clock.tickAsync(100);
+      assert.deepEqual(server.log, ["logout alice"]);
+      assert.equal(one.manager.currentSession, null, "forgotten at once");
+      assert.deepEqual(one.events, ["SIGNED_IN:alice", "SIGNED_OUT"]);
+      if (abort) aborted.abort();
+      await clock.tickAsync(abort ? 1 : 1_900);
+      await out;
+      assert.deepEqual(settled, [abort ? "CANCELLED" : "ok"]);
+      assert.equal(storage.value, null, "cleared all the same");
+      assert.deepEqual(one.events, ["SIGNED_IN:alice", "SIGNED_OUT"]);
+      one.manager.dispose();
+    }
   }));
