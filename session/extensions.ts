@@ -465,6 +465,8 @@ export async function signOutCurrentSession(
     // session's to clear.
     lend?.endHere(session);
     if (await storedElsewhere(lend, session, ended, options.signal)) return r;
+    // A session saved during the read (a sign-in right after) has the last word.
+    if (manager.sessionState.value.kind !== "NotAuthenticated") return r;
     // Forgotten at once; a signal ends only the wait for the storage, which clears all the same.
     const clearing = manager.clearSession();
     try {

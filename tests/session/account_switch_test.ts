@@ -574,3 +574,25 @@ Deno.test("a sign-out whose storage read hangs forgets the session at once and w
       one.manager.dispose();
     }
   }));
+
+Deno.test("a sign-in saved while a sign-out reads the storage is kept: the sign-out clears nothing of it", () =>
+  withClock(async (clock) => {
+    const server = goTrue();
+    const storage = sharedStorage();
+    const one = tab(server.fetch, storage);
+    await one.manager.saveSession(server.signIn("alice"));
+    const load = storage.load;
+    storage.load = () =>
+      new Promise<Session | null>((r) => setTimeout(() => r(load.call(storage)), 500));
+    const out = signOutCurrentSession(one.auth, one.manager);
+    await clock.tickAsync(100);
+    storage.load = load;
+    const bob = server.signIn("bob");
+    await one.manager.saveSession(bob); // signed in again while the sign-out reads
+    await clock.tickAsync(1_000);
+    assert.ok((await out).ok);
+    assert.equal(one.manager.currentSession?.refreshToken, bob.refreshToken);
+    assert.equal(storage.value?.refreshToken, bob.refreshToken);
+    assert.deepEqual(one.events, ["SIGNED_IN:alice", "SIGNED_OUT", "SIGNED_IN:bob"]);
+    one.manager.dispose();
+  }));
