@@ -37,7 +37,7 @@ import type {
 import type { JsonObject } from "../core/decode.ts";
 import { withMaskedFields } from "../core/mask.ts";
 import { ABORTED, cancelled, untilAborted, untilCancelled } from "../core/_abort.ts";
-import { deadline } from "../core/_deadline.ts";
+import { deadline, type Within } from "../core/_deadline.ts";
 import { showValue } from "../core/_show.ts";
 import { type Failure, failure, type ServiceResult, success } from "../core/result.ts";
 import { AuthStateChangeEvent, type SessionManager } from "./manager.ts";
@@ -418,7 +418,9 @@ export async function signOutCurrentSession(
   // lapsed one is checked for before its refresh, which would end it here first.
   const lend = lapseRefresh.get(manager);
   if (lend && manager.sessionState.value.kind === "Expired") {
-    const stored = await lend.stored(options.signal);
+    const read = await storedWithin(lend, options.signal, within);
+    if (!read.ok) return read; // nothing is sent, nothing is dropped
+    const stored = read.value;
     if (stored && lend.switchedAway(stored, session)) {
       return signOutSwitchedAway(auth, manager, lend, session, scope, options.signal, within);
     }
@@ -464,7 +466,10 @@ export async function signOutCurrentSession(
     // Forgotten here at once (SIGNED_OUT), then the storage is read to know whether it is this
     // session's to clear.
     lend?.endHere(session);
-    if (await storedElsewhere(lend, session, ended, options.signal)) return r;
+    const elsewhere = await storedElsewhere(lend, session, ended, options.signal, within);
+    // Stopped waiting (the signal): the storage is left as it is, which may hold another's.
+    if (elsewhere === null) return storeWaitCancelled();
+    if (elsewhere) return r;
     // A session saved during the read (a sign-in right after) has the last word.
     if (manager.sessionState.value.kind !== "NotAuthenticated") return r;
     // Forgotten at once; a signal ends only the wait for the storage, which clears all the same.
@@ -485,18 +490,36 @@ export async function signOutCurrentSession(
 }
 
 /**
+ * The shared storage's session, read for at most 2 s and within the call's deadline: TIMEOUT or
+ * CANCELLED (the signal) when the wait ends first.
+ */
+function storedWithin(
+  lend: LapseRefresh,
+  signal: AbortSignal | undefined,
+  within: Within,
+): Promise<ServiceResult<Session | null | undefined>> {
+  return within((timeout) =>
+    untilCancelled(() => lend.stored(signal).then((s) => success(s)), signal, timeout)
+  );
+}
+
+/**
  * Whether the shared storage holds another sign-in that a signed-out `session` must not clear:
  * one made after it (another account signed in over it, in another tab), or, for a session a
  * refresh found dead and `ended` here, any other session. False for a storage that holds it,
- * nothing, or cannot say (unreadable within 2 s, per request, or the caller's signal).
+ * nothing, or cannot say (unreadable within 2 s or the call's deadline, per request); null when
+ * the caller's signal ended the wait.
  */
 async function storedElsewhere(
   lend: LapseRefresh | undefined,
   session: Session,
   ended: boolean,
   signal: AbortSignal | undefined,
-): Promise<boolean> {
-  const stored = lend ? await lend.stored(signal) : null;
+  within: Within,
+): Promise<boolean | null> {
+  const read = lend ? await storedWithin(lend, signal, within) : success(null);
+  if (!read.ok) return read.error.category === "CANCELLED" ? null : false;
+  const stored = read.value;
   if (!stored || sameSession(session, stored)) return false;
   return ended || lend!.switchedAway(stored, session);
 }
@@ -514,13 +537,15 @@ async function signOutSwitchedAway(
   session: Session,
   scope: SignOutScope,
   signal: AbortSignal | undefined,
-  within: ReturnType<typeof deadline>,
+  within: Within,
 ): Promise<ServiceResult<void>> {
   if (manager.sessionState.value.kind === "Expired") {
     const refreshToken = session.refreshToken;
     const own = await within((timeout) => auth.refreshToken(refreshToken, { signal, timeout }));
     if (!own.ok) return own;
-    session = lend.holdHere(session, own.value) ?? session;
+    // The grant's own tokens go to the server whether or not the manager still holds the
+    // session (a timer or a restore may have let it go meanwhile).
+    session = lend.holdHere(session, own.value) ?? own.value;
   }
   const token = session.accessToken;
   const r = await within((timeout) => auth.signOut(token, { signal, timeout, scope }));

@@ -56,7 +56,8 @@ function goTrue() {
     const req = new Request(input, init);
     const path = new URL(req.url).pathname;
     if (path.endsWith("/logout")) {
-      const { sub, session_id } = claims(req);
+      const { sub, session_id, exp } = claims(req);
+      if (exp * 1000 <= Date.now()) return json({ error_code: "bad_jwt", msg: "expired" }, 403);
       const scope = new URL(req.url).searchParams.get("scope") ?? "global";
       log.push(scope === "local" ? `logout ${sub}` : `logout ${sub} ${scope}`);
       for (const [token, owner] of active) {
@@ -549,9 +550,9 @@ function heldLapsed(manager: SessionManager): Session | null {
   return state.kind === "Expired" ? state.lastSession : null;
 }
 
-Deno.test("a sign-out whose storage read hangs forgets the session at once and waits for the read at most 2 s; its signal ends the wait", () =>
+Deno.test("a sign-out whose storage read hangs forgets the session at once and waits for the read at most 2 s, or its timeout; its signal ends the wait and clears nothing", () =>
   withClock(async (clock) => {
-    for (const abort of [true, false]) {
+    for (const end of ["signal", "2 s", "timeout"] as const) {
       const server = goTrue();
       const storage = sharedStorage();
       const one = tab(server.fetch, storage);
@@ -559,19 +560,65 @@ Deno.test("a sign-out whose storage read hangs forgets the session at once and w
       storage.load = () => new Promise<Session | null>(() => {});
       const aborted = new AbortController();
       const settled: string[] = [];
-      const out = signOutCurrentSession(one.auth, one.manager, { signal: aborted.signal })
-        .then((r) => settled.push(r.ok ? "ok" : r.error.category));
+      const out = signOutCurrentSession(one.auth, one.manager, {
+        signal: aborted.signal,
+        ...(end === "timeout" ? { timeout: 500 } : {}),
+      }).then((r) => settled.push(r.ok ? "ok" : r.error.category));
       await clock.tickAsync(100);
-      assert.deepEqual(server.log, ["logout alice"]);
+      assert.deepEqual(server.log, ["logout alice"], end);
       assert.equal(one.manager.currentSession, null, "forgotten at once");
       assert.deepEqual(one.events, ["SIGNED_IN:alice", "SIGNED_OUT"]);
-      if (abort) aborted.abort();
-      await clock.tickAsync(abort ? 1 : 1_900);
+      if (end === "signal") aborted.abort();
+      await clock.tickAsync(end === "signal" ? 1 : end === "timeout" ? 400 : 1_900);
       await out;
-      assert.deepEqual(settled, [abort ? "CANCELLED" : "ok"]);
-      assert.equal(storage.value, null, "cleared all the same");
+      assert.deepEqual(settled, [end === "signal" ? "CANCELLED" : "ok"], end);
+      // Stopped by the signal, it cannot tell whose the stored session is: left as it is.
+      assert.equal(userOf(storage.value), end === "signal" ? "alice" : null, end);
       assert.deepEqual(one.events, ["SIGNED_IN:alice", "SIGNED_OUT"]);
       one.manager.dispose();
+    }
+  }));
+
+Deno.test("a lapsed session's sign-out whose storage read hangs stops at its timeout, with nothing sent and the session kept", () =>
+  withClock(async (clock) => {
+    const server = goTrue();
+    const storage = sharedStorage();
+    const one = tab(server.fetch, storage);
+    await one.manager.saveSession(server.signIn("alice"));
+    clock.setSystemTime(clock.now + 2 * 3600_000);
+    storage.load = () => new Promise<Session | null>(() => {});
+    const out = signOutCurrentSession(one.auth, one.manager, { timeout: 500 });
+    await clock.tickAsync(500);
+    assert.equal((await out).errorOrNull()?.category, "TIMEOUT");
+    assert.deepEqual(server.log, []);
+    assert.deepEqual(server.grants, []);
+    assert.equal(heldLapsed(one.manager)?.user.id, "alice");
+    one.manager.dispose();
+  }));
+
+Deno.test("a sign-out racing the tab's own timer after another account signed in still signs its session out, with its grant's token", () =>
+  withClock(async (clock) => {
+    for (const scope of [SignOutScope.LOCAL, SignOutScope.GLOBAL]) {
+      const server = goTrue();
+      const slow: typeof globalThis.fetch = (input, init) =>
+        new Promise((r) => setTimeout(r, 50)).then(() => server.fetch(input, init));
+      const storage = sharedStorage();
+      const one = tab(slow, storage);
+      const two = tab(server.fetch, storage);
+      await one.manager.saveSession(server.signIn("alice"));
+      await clock.tickAsync(30_000);
+      await two.manager.saveSession(server.signIn("bob"));
+      clock.setSystemTime(clock.now + 2 * 3600_000);
+      one.manager.startAutoRefresh(); // the woken tab's timer ends alice here meanwhile
+      const out = signOutCurrentSession(one.auth, one.manager, { scope });
+      await clock.tickAsync(1_000);
+      assert.ok((await out).ok, scope);
+      assert.deepEqual(server.log, [scope === "local" ? "logout alice" : `logout alice ${scope}`]);
+      assert.equal(server.alive("alice"), false, scope);
+      assert.equal(one.manager.currentSession, null, scope);
+      assert.equal(userOf(storage.value), "bob", scope);
+      one.manager.dispose();
+      two.manager.dispose();
     }
   }));
 
