@@ -16,7 +16,7 @@ import {
   signOutCurrentSession,
   updateUserForCurrentSession,
 } from "../../session/mod.ts";
-import { BASE, duringAnswer, json, jwt, KEY, withClock } from "./_helpers.ts";
+import { BASE, type Clock, duringAnswer, json, jwt, KEY, withClock } from "./_helpers.ts";
 
 /**
  * GoTrue with any number of sessions: a grant of a session's active refresh token rotates it
@@ -128,6 +128,30 @@ function tab(fetch: typeof globalThis.fetch, storage: SessionStorage, autoRefres
 
 const userOf = (s: Session | null) => s?.user.id ?? null;
 
+/**
+ * Tab one signs alice in; `gapMs` later tab two signs bob in over it, in the same storage (the
+ * user switched account). `fetch` wraps the server for tab one.
+ */
+async function switchedAway(
+  clock: Clock,
+  o: {
+    autoRefresh?: boolean;
+    gapMs?: number;
+    fetch?: (server: ReturnType<typeof goTrue>) => typeof globalThis.fetch;
+    before?: (server: ReturnType<typeof goTrue>) => void;
+  } = {},
+) {
+  const server = goTrue();
+  const storage = sharedStorage();
+  const one = tab(o.fetch?.(server) ?? server.fetch, storage, o.autoRefresh ?? false);
+  const two = tab(server.fetch, storage);
+  o.before?.(server);
+  await one.manager.saveSession(server.signIn("alice"));
+  await clock.tickAsync(o.gapMs ?? 30_000);
+  await two.manager.saveSession(server.signIn("bob"));
+  return { server, storage, one, two };
+}
+
 Deno.test("a tab whose account another tab switched away from ends it at its next refresh: its token is not sent, the switch stays stored", () =>
   withClock(async (clock) => {
     const server = goTrue();
@@ -214,13 +238,7 @@ Deno.test("an older sign-in of another account stays older though refreshed late
 
 Deno.test("a lapsed session's sign-out or user update in a tab switched away from acts for no other account", () =>
   withClock(async (clock) => {
-    const server = goTrue();
-    const storage = sharedStorage();
-    const one = tab(server.fetch, storage, true);
-    const two = tab(server.fetch, storage);
-    await one.manager.saveSession(server.signIn("alice"));
-    await clock.tickAsync(30_000);
-    await two.manager.saveSession(server.signIn("bob"));
+    const { server, storage, one, two } = await switchedAway(clock, { autoRefresh: true });
     // The device sleeps past alice's expiry: no timer has run when the app acts.
     clock.setSystemTime(clock.now + 2 * 3600_000);
     const updated = await updateUserForCurrentSession(one.auth, one.manager, { email: "n@x.io" });
@@ -436,14 +454,11 @@ Deno.test("after signing out the user's other sessions, the tab keeps its own: t
 Deno.test("a GLOBAL or OTHERS sign-out of a lapsed session in a tab switched away from still reaches the server, with a token of its own grant", () =>
   withClock(async (clock) => {
     for (const scope of [SignOutScope.GLOBAL, SignOutScope.OTHERS]) {
-      const server = goTrue();
-      const storage = sharedStorage();
-      const one = tab(server.fetch, storage, true);
-      const two = tab(server.fetch, storage);
-      const phone = server.signIn("alice"); // another device
-      await one.manager.saveSession(server.signIn("alice"));
-      await clock.tickAsync(30_000);
-      await two.manager.saveSession(server.signIn("bob"));
+      let phone!: Session; // another device
+      const { server, storage, one, two } = await switchedAway(clock, {
+        autoRefresh: true,
+        before: (server) => void (phone = server.signIn("alice")),
+      });
       clock.setSystemTime(clock.now + 2 * 3600_000); // tab one slept past alice's expiry
       const r = await signOutCurrentSession(one.auth, one.manager, { scope });
       assert.ok(r.ok, scope);
@@ -465,13 +480,7 @@ Deno.test("a GLOBAL or OTHERS sign-out of a lapsed session in a tab switched awa
 
 Deno.test("a LOCAL sign-out of a live session in a tab switched away from leaves the other account's sign-in stored", () =>
   withClock(async (clock) => {
-    const server = goTrue();
-    const storage = sharedStorage();
-    const one = tab(server.fetch, storage);
-    const two = tab(server.fetch, storage);
-    await one.manager.saveSession(server.signIn("alice"));
-    await clock.tickAsync(60_000);
-    await two.manager.saveSession(server.signIn("bob"));
+    const { server, storage, one, two } = await switchedAway(clock);
     assert.ok((await signOutCurrentSession(one.auth, one.manager)).ok);
     assert.deepEqual(server.log, ["logout alice"], "alice is signed out with her own token");
     assert.equal(one.manager.currentSession, null);
@@ -488,24 +497,20 @@ Deno.test("a LOCAL sign-out of a live session in a tab switched away from leaves
 Deno.test("a sign-out in a tab switched away from that fails can be retried: the session is still held, with the tokens of its own grant", () =>
   withClock(async (clock) => {
     for (const fault of ["offline", "logout fails"] as const) {
-      const server = goTrue();
       let failing: "grant" | "logout" | null = fault === "offline" ? "grant" : "logout";
-      const flaky: typeof globalThis.fetch = (input, init) => {
-        const path = new URL(new Request(input, init).url).pathname;
-        if (failing === "grant" && path.endsWith("/token")) {
-          return Promise.reject(new TypeError("offline"));
-        }
-        if (failing === "logout" && path.endsWith("/logout")) {
-          return Promise.resolve(json({ msg: "unavailable" }, 503));
-        }
-        return server.fetch(input, init);
-      };
-      const storage = sharedStorage();
-      const one = tab(flaky, storage, true);
-      const two = tab(server.fetch, storage);
-      await one.manager.saveSession(server.signIn("alice"));
-      await clock.tickAsync(30_000);
-      await two.manager.saveSession(server.signIn("bob"));
+      const { server, storage, one, two } = await switchedAway(clock, {
+        autoRefresh: true,
+        fetch: (server) => (input, init) => {
+          const path = new URL(new Request(input, init).url).pathname;
+          if (failing === "grant" && path.endsWith("/token")) {
+            return Promise.reject(new TypeError("offline"));
+          }
+          if (failing === "logout" && path.endsWith("/logout")) {
+            return Promise.resolve(json({ msg: "unavailable" }, 503));
+          }
+          return server.fetch(input, init);
+        },
+      });
       clock.setSystemTime(clock.now + 2 * 3600_000);
       const global = { scope: SignOutScope.GLOBAL };
       const first = await signOutCurrentSession(one.auth, one.manager, global);
@@ -599,15 +604,10 @@ Deno.test("a lapsed session's sign-out whose storage read hangs stops at its tim
 Deno.test("a sign-out racing the tab's own timer after another account signed in still signs its session out, with its grant's token", () =>
   withClock(async (clock) => {
     for (const scope of [SignOutScope.LOCAL, SignOutScope.GLOBAL]) {
-      const server = goTrue();
-      const slow: typeof globalThis.fetch = (input, init) =>
-        new Promise((r) => setTimeout(r, 50)).then(() => server.fetch(input, init));
-      const storage = sharedStorage();
-      const one = tab(slow, storage);
-      const two = tab(server.fetch, storage);
-      await one.manager.saveSession(server.signIn("alice"));
-      await clock.tickAsync(30_000);
-      await two.manager.saveSession(server.signIn("bob"));
+      const { server, storage, one, two } = await switchedAway(clock, {
+        fetch: (server) => (input, init) =>
+          new Promise((r) => setTimeout(r, 50)).then(() => server.fetch(input, init)),
+      });
       clock.setSystemTime(clock.now + 2 * 3600_000);
       one.manager.startAutoRefresh(); // the woken tab's timer ends alice here meanwhile
       const out = signOutCurrentSession(one.auth, one.manager, { scope });
