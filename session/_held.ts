@@ -106,6 +106,13 @@ export interface LapseRefresh {
   readonly holdHere: (session: Session, next: Session) => Session | null;
   /** Ends `session`, when still held, in memory only (SIGNED_OUT); the storage is left as it is. */
   readonly endHere: (session: Session) => void;
+  /**
+   * Clears the session as `clearSession` does (forgotten at once, SIGNED_OUT once the storage
+   * has its turn), but the storage, read in its turn, is left holding another sign-in that is not
+   * `session`'s to clear: one made after it (another account signed in over it), or, for a
+   * session a refresh found dead and `ended` here, any other session.
+   */
+  readonly clearUnlessElsewhere: (session: Session, ended: boolean) => Promise<void>;
 }
 
 /** The managers over a `perRequest` storage (cookies: the request's own), set by the manager. */

@@ -463,17 +463,9 @@ export async function signOutCurrentSession(
     // when it holds that session or none (another tab's sign-in there stays).
     (sameSession(session, heldSession(manager)) || ended && heldSession(manager) === null)
   ) {
-    // Forgotten here at once (SIGNED_OUT), then the storage is read to know whether it is this
-    // session's to clear.
-    lend?.endHere(session);
-    const elsewhere = await storedElsewhere(lend, session, ended, options.signal, within);
-    // Stopped waiting (the signal): the storage is left as it is, which may hold another's.
-    if (elsewhere === null) return storeWaitCancelled();
-    if (elsewhere) return r;
-    // A session saved during the read (a sign-in right after) has the last word.
-    if (manager.sessionState.value.kind !== "NotAuthenticated") return r;
-    // Forgotten at once; a signal ends only the wait for the storage, which clears all the same.
-    const clearing = manager.clearSession();
+    // Forgotten at once; a signal ends only the wait for the storage, which clears all the same,
+    // in its turn, unless it holds another sign-in that is not this session's to clear.
+    const clearing = lend ? lend.clearUnlessElsewhere(session, ended) : manager.clearSession();
     try {
       if ((await untilAborted(clearing, options.signal)) === ABORTED) return storeWaitCancelled();
     } catch (error) {
@@ -501,27 +493,6 @@ function storedWithin(
   return within((timeout) =>
     untilCancelled(() => lend.stored(signal).then((s) => success(s)), signal, timeout)
   );
-}
-
-/**
- * Whether the shared storage holds another sign-in that a signed-out `session` must not clear:
- * one made after it (another account signed in over it, in another tab), or, for a session a
- * refresh found dead and `ended` here, any other session. False for a storage that holds it,
- * nothing, or cannot say (unreadable within 2 s or the call's deadline, per request); null when
- * the caller's signal ended the wait.
- */
-async function storedElsewhere(
-  lend: LapseRefresh | undefined,
-  session: Session,
-  ended: boolean,
-  signal: AbortSignal | undefined,
-  within: Within,
-): Promise<boolean | null> {
-  const read = lend ? await storedWithin(lend, signal, within) : success(null);
-  if (!read.ok) return read.error.category === "CANCELLED" ? null : false;
-  const stored = read.value;
-  if (!stored || sameSession(session, stored)) return false;
-  return ended || lend!.switchedAway(stored, session);
 }
 
 /**

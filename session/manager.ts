@@ -484,6 +484,13 @@ export class SessionManager {
       endHere: (session) => {
         if (sameSession(session, heldOf(this.#state.value))) this.#endedElsewhere();
       },
+      clearUnlessElsewhere: (session, ended) =>
+        this.#clear(
+          undefined,
+          (stored) =>
+            !sameSession(session, stored) &&
+            (ended || this.#otherSignInLater(stored, session, undefined)),
+        ),
     });
     if (this.#storage.perRequest) perRequestManagers.add(this);
   }
@@ -822,8 +829,19 @@ export class SessionManager {
    *
    * @param options A `signal`.
    */
-  async clearSession(options?: { signal?: AbortSignal | undefined }): Promise<void> {
-    checkSignal(options?.signal, "clear");
+  clearSession(options?: { signal?: AbortSignal | undefined }): Promise<void> {
+    return this.#clear(options?.signal, null);
+  }
+
+  /**
+   * {@linkcode clearSession}, whose storage write, in its turn, first reads the storage (at most
+   * 2 s) and leaves a session there for which `keep` is true.
+   */
+  async #clear(
+    signal: AbortSignal | undefined,
+    keep: ((stored: Session) => boolean) | null,
+  ): Promise<void> {
+    checkSignal(signal, "clear");
     this.#drop();
     const epoch = this.#epoch;
     this.#clearingEpoch = epoch;
@@ -833,7 +851,12 @@ export class SessionManager {
     // A clear this one overtook forgot the session but has not said so: this one says it.
     const had = this.#forget() || this.#signOutOwed;
     this.#signOutOwed = had;
-    const write = () => this.#serial(() => this.#saving(this.#storage.clear(), null, forgotten));
+    const write = () =>
+      this.#serial(async () => {
+        const stored = keep && await this.#storedNow();
+        if (stored && keep!(stored)) return;
+        return this.#saving(this.#storage.clear(), null, forgotten);
+      });
     const landed = () => {
       if (this.#clearingEpoch === epoch) this.#clearingEpoch = null;
       // A save that came while the clear was stored has the last word.
@@ -842,7 +865,7 @@ export class SessionManager {
         this.#emit(AuthStateChangeEvent.SIGNED_OUT, null);
       }
     };
-    await awaitWrite(write, landed, options?.signal);
+    await awaitWrite(write, landed, signal);
   }
 
   /** Ends what belongs to the held session: timer, pending refresh, retry count; later saves win. */
