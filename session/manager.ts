@@ -86,6 +86,11 @@ const refreshGap = (lifetime: number): number =>
 const UNLANDED_MS = 60_000;
 /** How long a refresh waits to read the storage for a newer session before it goes on. */
 const STORED_READ_MS = 2_000;
+/**
+ * How long a sign-out's clear reads the storage in its turn (whose 10 s it shares with the clear)
+ * before it clears anyway; a later save or clear ends the read at once.
+ */
+const CLEAR_READ_MS = 1_000;
 
 // One value each, as Kotlin's objects are: a `for await` over `sessionState` that missed a change
 // and its reversal sees no repeat (its conflation compares values by identity).
@@ -851,9 +856,11 @@ export class SessionManager {
     // A clear this one overtook forgot the session but has not said so: this one says it.
     const had = this.#forget() || this.#signOutOwed;
     this.#signOutOwed = had;
+    // A later save or clear ends the read: the clear goes ahead, and that one follows it.
+    const superseded = this.#superseding.signal;
     const write = () =>
       this.#serial(async () => {
-        const stored = keep && await this.#storedNow();
+        const stored = keep && await this.#storedNow(superseded, CLEAR_READ_MS);
         if (stored && keep!(stored)) return;
         return this.#saving(this.#storage.clear(), null, forgotten);
       });
@@ -1161,9 +1168,12 @@ export class SessionManager {
    * none or a per-request storage (it holds what the request brought), undefined when it cannot
    * be read in time.
    */
-  async #storedNow(signal?: AbortSignal): Promise<Session | null | undefined> {
+  async #storedNow(
+    signal?: AbortSignal,
+    ms = STORED_READ_MS,
+  ): Promise<Session | null | undefined> {
     if (this.#storage.perRequest) return null;
-    const read = await bounded(this.#load(undefined, true), STORED_READ_MS, signal);
+    const read = await bounded(this.#load(undefined, true), ms, signal);
     return read.kind !== "done" ? undefined : read.value && storedExpiry(read.value);
   }
 
