@@ -369,6 +369,11 @@ export class SessionManager {
   readonly #state = new MutableStateFlow<SessionState>(NOT_AUTHENTICATED);
   /** Refresh tokens this manager held and moved on from: never taken back from storage. */
   readonly #left = new Set<string>();
+  /**
+   * Refresh tokens the auth server refused as dead here (the last 64): a restore that reads one
+   * from the storage (left there by a refresh that could not read it) clears it, never holds it.
+   */
+  readonly #dead = new Set<string>();
   /** An explicit refreshSession joined the refresh under way: it must grant, not only adopt. */
   #grantWanted = false;
   /**
@@ -1136,6 +1141,8 @@ export class SessionManager {
       return r;
     }
     if (isInvalidGrant(r.error)) {
+      if (this.#dead.size >= 64) this.#dead.delete(this.#dead.values().next().value!);
+      this.#dead.add(session.refreshToken);
       // The storage is cleared only when it holds this dead session (a state of it) or none. A
       // newer state of the same session (another tab's refresh) is taken instead; another
       // sign-in (another tab signed in again, even in the same second) stays stored for its tab,
@@ -1495,6 +1502,15 @@ export class SessionManager {
       if (heldNow.kind === "Authenticated") return success(heldNow.session);
       if (heldNow.kind === "Expired") return this.#stillExpired();
       if (heldNow.kind === "Loading") this.#state.value = NOT_AUTHENTICATED;
+      return failure({ message: "No active session", category: "NO_SESSION" });
+    }
+    if (loaded !== null && this.#dead.has(loaded.refreshToken)) {
+      // A session the auth server refused as dead, left stored by a refresh that could not read
+      // the storage: cleared now that it can, in the storage's turn, and never held again.
+      if (heldNow.kind === "Authenticated") return success(heldNow.session);
+      if (heldNow.kind === "Expired") return this.#stillExpired();
+      void this.#clear(undefined, (stored) => stored.refreshToken !== loaded!.refreshToken)
+        .catch(() => {});
       return failure({ message: "No active session", category: "NO_SESSION" });
     }
     if (!loaded) {

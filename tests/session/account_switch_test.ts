@@ -690,3 +690,26 @@ Deno.test("a sign-in saved while a sign-out reads the storage is kept: the sign-
     assert.deepEqual(one.events, ["SIGNED_IN:alice", "SIGNED_IN:bob"]);
     one.manager.dispose();
   }));
+
+Deno.test("a session refused as dead while the storage could not be read is cleared by the next restore, never held again", () =>
+  withClock(async (clock) => {
+    const server = goTrue();
+    const storage = sharedStorage();
+    const one = tab(server.fetch, storage);
+    const alice = server.signIn("alice");
+    await one.manager.saveSession(alice);
+    await clock.tickAsync(60_000);
+    server.end("alice"); // revoked at the server
+    storage.failReads = true;
+    const r = await one.manager.refreshSession();
+    assert.equal(r.errorOrNull()?.code, "refresh_token_not_found");
+    assert.equal(storage.value?.refreshToken, alice.refreshToken, "left: whose it was is unknown");
+    storage.failReads = false;
+    const restored = await one.manager.restoreSession();
+    assert.equal(restored.errorOrNull()?.category, "NO_SESSION");
+    await clock.tickAsync(1);
+    assert.equal(storage.value, null);
+    assert.equal(one.manager.currentSession, null);
+    assert.deepEqual(one.events, ["SIGNED_IN:alice", "SIGNED_OUT"]);
+    one.manager.dispose();
+  }));
