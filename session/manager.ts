@@ -845,11 +845,14 @@ export class SessionManager {
 
   /**
    * {@linkcode clearSession}, whose storage write, in its turn, first reads the storage (at most
-   * 2 s) and leaves a session there for which `keep` is true.
+   * 1 s) and leaves a session there for which `keep` is true. A read that does not answer (it
+   * fails or times out) clears anyway when `unknown` says so; one ended by a later save or clear
+   * never does (that write replaces what is stored).
    */
   async #clear(
     signal: AbortSignal | undefined,
     keep: ((stored: Session) => boolean) | null,
+    unknown = true,
   ): Promise<void> {
     checkSignal(signal, "clear");
     this.#drop();
@@ -861,12 +864,17 @@ export class SessionManager {
     // A clear this one overtook forgot the session but has not said so: this one says it.
     const had = this.#forget() || this.#signOutOwed;
     this.#signOutOwed = had;
-    // A later save or clear ends the read: the clear goes ahead, and that one follows it.
+    // A later save or clear ends the read, and its own write follows.
     const superseded = this.#superseding.signal;
     const write = () =>
       this.#serial(async () => {
-        const stored = keep && await this.#storedNow(superseded, CLEAR_READ_MS);
-        if (stored && keep!(stored)) return;
+        if (keep) {
+          const stored = await this.#storedNow(superseded, CLEAR_READ_MS);
+          const skip = stored === undefined
+            ? superseded.aborted || !unknown
+            : stored && keep(stored);
+          if (skip) return;
+        }
         return this.#saving(this.#storage.clear(), null, forgotten);
       });
     const landed = () => {
@@ -1509,7 +1517,7 @@ export class SessionManager {
       // the storage: cleared now that it can, in the storage's turn, and never held again.
       if (heldNow.kind === "Authenticated") return success(heldNow.session);
       if (heldNow.kind === "Expired") return this.#stillExpired();
-      void this.#clear(undefined, (stored) => stored.refreshToken !== loaded!.refreshToken)
+      void this.#clear(undefined, (stored) => stored.refreshToken !== loaded!.refreshToken, false)
         .catch(() => {});
       return failure({ message: "No active session", category: "NO_SESSION" });
     }

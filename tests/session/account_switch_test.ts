@@ -582,7 +582,7 @@ Deno.test("a sign-out whose storage read hangs forgets the session at once, and 
     }
   }));
 
-Deno.test("a sign-in right after a sign-out whose storage read hangs is not held back: it ends the read, the clear goes first", () =>
+Deno.test("a sign-in right after a sign-out whose storage read hangs is not held back: it ends the read, and its write replaces what is stored", () =>
   withClock(async (clock) => {
     const server = goTrue();
     const storage = sharedStorage();
@@ -712,4 +712,55 @@ Deno.test("a session refused as dead while the storage could not be read is clea
     assert.equal(one.manager.currentSession, null);
     assert.deepEqual(one.events, ["SIGNED_IN:alice", "SIGNED_OUT"]);
     one.manager.dispose();
+  }));
+
+Deno.test("a sign-out's storage turn cut short by a save does not clear blind: another account's sign-in stays when that save fails", () =>
+  withClock(async (clock) => {
+    const { server, storage, one, two } = await switchedAway(clock);
+    const load = storage.load;
+    storage.load = () =>
+      new Promise<Session | null>((r) => setTimeout(() => r(load.call(storage)), 200));
+    const out = signOutCurrentSession(one.auth, one.manager);
+    await clock.tickAsync(50);
+    storage.save = () => {
+      throw new Error("quota");
+    };
+    const saving = one.manager.saveSession(server.signIn("carol")).catch(() => "rejected");
+    await clock.tickAsync(500);
+    assert.equal(await saving, "rejected");
+    assert.ok((await out).ok);
+    assert.equal(userOf(storage.value), "bob");
+    one.manager.dispose();
+    two.manager.dispose();
+  }));
+
+Deno.test("the clear of a dead session a restore found leaves the storage alone when its read does not answer", () =>
+  withClock(async (clock) => {
+    const server = goTrue();
+    const storage = sharedStorage();
+    const one = tab(server.fetch, storage);
+    const two = tab(server.fetch, storage);
+    await one.manager.saveSession(server.signIn("alice"));
+    await clock.tickAsync(60_000);
+    server.end("alice");
+    storage.failReads = true;
+    assert.equal((await one.manager.refreshSession()).ok, false); // alice left stored
+    storage.failReads = false;
+    const load = storage.load;
+    let loads = 0;
+    storage.load = function () {
+      // The restore's read answers; the clear's own, in its turn, takes longer than its 1 s, and
+      // another tab's sign-in lands meanwhile.
+      return ++loads === 1
+        ? load.call(this)
+        : new Promise((r) => setTimeout(() => r(load.call(this)), 1_200));
+    };
+    const restoring = one.manager.restoreSession();
+    await clock.tickAsync(1);
+    assert.equal((await restoring).errorOrNull()?.category, "NO_SESSION");
+    await two.manager.saveSession(server.signIn("bob"));
+    await clock.tickAsync(2_000);
+    assert.equal(userOf(storage.value), "bob");
+    one.manager.dispose();
+    two.manager.dispose();
   }));
