@@ -839,8 +839,9 @@ export class SessionManager {
    *
    * @param options A `signal`.
    */
-  clearSession(options?: { signal?: AbortSignal | undefined }): Promise<void> {
-    return this.#clear(options?.signal, null);
+  async clearSession(options?: { signal?: AbortSignal | undefined }): Promise<void> {
+    // Async: called detached (no `this`), it rejects rather than throws, as before.
+    return await this.#clear(options?.signal, null);
   }
 
   /**

@@ -764,3 +764,19 @@ Deno.test("the clear of a dead session a restore found leaves the storage alone 
     one.manager.dispose();
     two.manager.dispose();
   }));
+
+Deno.test("clearSession called detached rejects, as an async method does, rather than throwing", async () => {
+  const server = goTrue();
+  const one = tab(server.fetch, sharedStorage());
+  const { clearSession } = one.manager;
+  let threw = false;
+  let rejected: unknown = null;
+  try {
+    await clearSession().catch((e) => (rejected = e));
+  } catch {
+    threw = true;
+  }
+  assert.equal(threw, false);
+  assert.ok(rejected instanceof TypeError);
+  one.manager.dispose();
+});
