@@ -323,6 +323,13 @@ export function refreshCurrentSession(
 
 /**
  * Signs the current session out and clears storage; with no session it succeeds when `succeedIfNoSession` (default).
+ * A shared storage that holds another account's sign-in made after the
+ * session's (the user switched account in another tab) keeps it: the session
+ * is signed out with its own token (a lapsed one granted anew first, held in
+ * memory only; that grant failing is the answer, for every scope, and
+ * nothing is sent) and ends here, and the storage is left alone. Otherwise
+ * the storage is cleared in its turn, after a read of at most 1 s that keeps
+ * such a sign-in there (a read that fails or times out clears anyway).
  * A lapsed (`Expired`) session is signed out too: it is refreshed first,
  * since the server refuses a lapsed token (401/403) and ends nothing, which
  * would leave its refresh token usable. A refresh whose new tokens the
