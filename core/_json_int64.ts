@@ -61,10 +61,17 @@ export function unquoteMarks(json: string, mark: string | null): string {
 
 /**
  * Parses JSON text, turning integer literals beyond `Number.MAX_SAFE_INTEGER`
- * into `bigint`. Throws `SyntaxError` exactly when `JSON.parse` does.
+ * into `bigint`. Throws `SyntaxError` exactly when `JSON.parse` does, with a
+ * message of its own: V8's quotes the text's first characters, which may be
+ * the start of a secret no redaction can know as cut.
  */
 export function parseJsonInt64(text: string): unknown {
-  const plain = JSON.parse(text); // validates first: the rewrite below assumes valid JSON
+  let plain: unknown;
+  try {
+    plain = JSON.parse(text); // validates first: the rewrite below assumes valid JSON
+  } catch {
+    throw new SyntaxError("the text is not valid JSON");
+  }
   // An unsafe integer needs 16 digits in a row: one native scan spares the common case the loop.
   // Spelled out: V8 scans a fixed run of classes about 10x faster than `\d{16}` (which costs
   // more than JSON.parse itself on a large body).

@@ -19,9 +19,8 @@ interface DecodeOptions<T> {
 export function parseJson(body: string): ServiceResult<unknown> {
   try {
     return success(body.trim() === "" ? null : parseJsonInt64(body));
-  } catch {
-    // No cause: V8's SyntaxError quotes the body's first characters.
-    return failure({ message: "Cannot decode the response: not JSON", category: "DECODE" });
+  } catch (cause) {
+    return failure({ message: "Cannot decode the response: not JSON", category: "DECODE", cause });
   }
 }
 

@@ -6,6 +6,9 @@ import assert from "node:assert/strict";
 import { createBaseClient } from "../../core/client.ts";
 import { request } from "../../core/transport.ts";
 import { redactCause } from "../../core/http_error.ts";
+import { parseJsonInt64 } from "../../core/_json_int64.ts";
+import { selectTyped } from "../../database/typed.ts";
+import { makeDb } from "../database/_helpers.ts";
 import { rawServer } from "../support/raw_server.ts";
 
 const KEY = "sb_publishable_abcdefghijkl";
@@ -86,4 +89,17 @@ Deno.test("redactCause drops every hidden own property that can hold a secret, a
   }
   const validation = new ValidationError("invalid row");
   assert.equal(redactCause(validation, [TOKEN]), validation);
+});
+
+Deno.test("the 64-bit JSON parser's SyntaxError quotes nothing of the text: a typed read of a body that is not JSON shows none of it", async () => {
+  const secret = "sb_secret_abcdefghijklmnop";
+  assert.throws(
+    () => parseJsonInt64(`${secret} is not JSON`),
+    (e: unknown) => e instanceof SyntaxError && !e.message.includes(secret.slice(0, 6)),
+  );
+  const { db } = makeDb(() => new Response(`${secret} is not JSON`, { status: 200 }));
+  const r = await selectTyped<{ id: number }>(db, "todos");
+  assert.equal(r.errorOrNull()?.category, "DECODE");
+  const shown = Deno.inspect(r.errorOrNull(), { depth: 10 });
+  assert.ok(!shown.includes(secret.slice(0, 6)), shown);
 });
