@@ -243,6 +243,12 @@ function remember<V>(map: Map<string, V>, key: string, value: V): void {
   map.set(key, value);
 }
 
+/** Adds `token` to a set of the last 64 tokens, the oldest going first. */
+function rememberToken(set: Set<string>, token: string): void {
+  if (set.size >= 64) set.delete(set.values().next().value!);
+  set.add(token);
+}
+
 /**
  * Checks the fields a session's lifetime, refresh and user depend on (a JavaScript
  * caller may hand in anything): `TypeError` naming the field, never a token.
@@ -699,8 +705,7 @@ export class SessionManager {
     const prev = this.#heldRefreshToken();
     if (prev === null || prev === next) return;
     // The oldest goes first; a token gone from here is still refused as no newer (`#newer`).
-    if (this.#left.size >= 64) this.#left.delete(this.#left.values().next().value!);
-    this.#left.add(prev);
+    rememberToken(this.#left, prev);
   }
 
   /** Holds `session` (as `Expired` when `lapsedAlready`: one taken from storage after its expiry). */
@@ -1150,8 +1155,7 @@ export class SessionManager {
       return r;
     }
     if (isInvalidGrant(r.error)) {
-      if (this.#dead.size >= 64) this.#dead.delete(this.#dead.values().next().value!);
-      this.#dead.add(session.refreshToken);
+      rememberToken(this.#dead, session.refreshToken);
       // The storage is cleared only when it holds this dead session (a state of it) or none. A
       // newer state of the same session (another tab's refresh) is taken instead; another
       // sign-in (another tab signed in again, even in the same second) stays stored for its tab,
