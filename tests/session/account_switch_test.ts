@@ -128,6 +128,26 @@ function tab(fetch: typeof globalThis.fetch, storage: SessionStorage, autoRefres
 
 const userOf = (s: Session | null) => s?.user.id ?? null;
 
+/** One tab, signed in as alice, over its own storage. */
+async function signedIn() {
+  const server = goTrue();
+  const storage = sharedStorage();
+  const one = tab(server.fetch, storage);
+  await one.manager.saveSession(server.signIn("alice"));
+  return { server, storage, one };
+}
+
+/** Makes the storage's reads answer `ms` later, or never; the function returned undoes it. */
+function delayReads(storage: SessionStorage, ms: number | "hang"): () => void {
+  const read = storage.load;
+  const load = read.bind(storage);
+  storage.load = () =>
+    new Promise<Session | null>((r) => {
+      if (ms !== "hang") setTimeout(() => r(load()), ms);
+    });
+  return () => void (storage.load = read);
+}
+
 /**
  * Tab one signs alice in; `gapMs` later tab two signs bob in over it, in the same storage (the
  * user switched account). `fetch` wraps the server for tab one.
@@ -362,10 +382,7 @@ Deno.test("a refresh refused as dead leaves the storage alone when it cannot be 
       two.manager.dispose();
     }
     // The dead session itself stored is still cleared.
-    const server = goTrue();
-    const storage = sharedStorage();
-    const one = tab(server.fetch, storage);
-    await one.manager.saveSession(server.signIn("alice"));
+    const { server, storage, one } = await signedIn();
     server.end("alice");
     assert.equal((await one.manager.refreshSession()).ok, false);
     assert.equal(storage.value, null);
@@ -558,11 +575,8 @@ function heldLapsed(manager: SessionManager): Session | null {
 Deno.test("a sign-out whose storage read hangs forgets the session at once, and clears the storage in its turn after at most 1 s; its signal ends only the wait", () =>
   withClock(async (clock) => {
     for (const abort of [true, false]) {
-      const server = goTrue();
-      const storage = sharedStorage();
-      const one = tab(server.fetch, storage);
-      await one.manager.saveSession(server.signIn("alice"));
-      storage.load = () => new Promise<Session | null>(() => {});
+      const { server, storage, one } = await signedIn();
+      delayReads(storage, "hang");
       const aborted = new AbortController();
       const settled: string[] = [];
       const out = signOutCurrentSession(one.auth, one.manager, { signal: aborted.signal })
@@ -584,11 +598,8 @@ Deno.test("a sign-out whose storage read hangs forgets the session at once, and 
 
 Deno.test("a sign-in right after a sign-out whose storage read hangs is not held back: it ends the read, and its write replaces what is stored", () =>
   withClock(async (clock) => {
-    const server = goTrue();
-    const storage = sharedStorage();
-    const one = tab(server.fetch, storage);
-    await one.manager.saveSession(server.signIn("alice"));
-    storage.load = () => new Promise<Session | null>(() => {});
+    const { server, storage, one } = await signedIn();
+    delayReads(storage, "hang");
     const out = signOutCurrentSession(one.auth, one.manager);
     await clock.tickAsync(10);
     const carol = server.signIn("carol");
@@ -605,13 +616,8 @@ Deno.test("a sign-in right after a sign-out whose storage read hangs is not held
 
 Deno.test("a restore during a sign-out's storage turn finds the session cleared: it does not come back", () =>
   withClock(async (clock) => {
-    const server = goTrue();
-    const storage = sharedStorage();
-    const one = tab(server.fetch, storage);
-    await one.manager.saveSession(server.signIn("alice"));
-    const load = storage.load;
-    storage.load = () =>
-      new Promise<Session | null>((r) => setTimeout(() => r(load.call(storage)), 20));
+    const { storage, one } = await signedIn();
+    delayReads(storage, 20);
     const restored: boolean[] = [];
     one.manager.onAuthStateChange((e) => {
       // An app that reads the storage again on SIGNED_OUT (or on focus, meanwhile).
@@ -631,12 +637,9 @@ Deno.test("a restore during a sign-out's storage turn finds the session cleared:
 
 Deno.test("a lapsed session's sign-out whose storage read hangs stops at its timeout, with nothing sent and the session kept", () =>
   withClock(async (clock) => {
-    const server = goTrue();
-    const storage = sharedStorage();
-    const one = tab(server.fetch, storage);
-    await one.manager.saveSession(server.signIn("alice"));
+    const { server, storage, one } = await signedIn();
     clock.setSystemTime(clock.now + 2 * 3600_000);
-    storage.load = () => new Promise<Session | null>(() => {});
+    delayReads(storage, "hang");
     const out = signOutCurrentSession(one.auth, one.manager, { timeout: 500 });
     await clock.tickAsync(500);
     assert.equal((await out).errorOrNull()?.category, "TIMEOUT");
@@ -669,16 +672,11 @@ Deno.test("a sign-out racing the tab's own timer after another account signed in
 
 Deno.test("a sign-in saved while a sign-out reads the storage is kept: the sign-out clears nothing of it", () =>
   withClock(async (clock) => {
-    const server = goTrue();
-    const storage = sharedStorage();
-    const one = tab(server.fetch, storage);
-    await one.manager.saveSession(server.signIn("alice"));
-    const load = storage.load;
-    storage.load = () =>
-      new Promise<Session | null>((r) => setTimeout(() => r(load.call(storage)), 500));
+    const { server, storage, one } = await signedIn();
+    const fast = delayReads(storage, 500);
     const out = signOutCurrentSession(one.auth, one.manager);
     await clock.tickAsync(100);
-    storage.load = load;
+    fast();
     const bob = server.signIn("bob");
     const saving = one.manager.saveSession(bob); // signed in again while the sign-out reads
     await clock.tickAsync(1_000);
@@ -717,9 +715,7 @@ Deno.test("a session refused as dead while the storage could not be read is clea
 Deno.test("a sign-out's storage turn cut short by a save does not clear blind: another account's sign-in stays when that save fails", () =>
   withClock(async (clock) => {
     const { server, storage, one, two } = await switchedAway(clock);
-    const load = storage.load;
-    storage.load = () =>
-      new Promise<Session | null>((r) => setTimeout(() => r(load.call(storage)), 200));
+    delayReads(storage, 200);
     const out = signOutCurrentSession(one.auth, one.manager);
     await clock.tickAsync(50);
     storage.save = () => {
