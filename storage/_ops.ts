@@ -65,6 +65,7 @@ export interface StorageCallOptions {
  */
 export type UploadData =
   | Uint8Array
+  | ArrayBufferView
   | ArrayBuffer
   | Blob
   | ReadableStream<Uint8Array>
@@ -75,7 +76,11 @@ export type UploadData =
 export interface UploadOptions extends StorageCallOptions {
   /** Content type. Default `application/octet-stream` (a Blob's own type when it has one). */
   contentType?: string | undefined;
-  /** Overwrite an existing object. Default false. */
+  /**
+   * Overwrite an existing object. Default false. `update` replaces the object either way; for
+   * `uploadToSignedUrl` the Storage API takes it from the token (`createSignedUploadUrl`'s
+   * `upsert`), not from this option.
+   */
   upsert?: boolean | undefined;
   /** `Cache-Control: max-age=<seconds>`. */
   cacheControl?: number | null | undefined;
@@ -1118,6 +1123,12 @@ export async function createSignedUrls(
   o?: Omit<SignedUrlOptions, "transform">,
 ): Promise<ServiceResult<string[]>> {
   o ??= {};
+  // Typed out, but from JavaScript a transform went unsigned without a word.
+  if (hasTransform((o as SignedUrlOptions).transform)) {
+    throw new TypeError(
+      "Cannot sign the URLs with a transform as the batch route takes none: use createSignedRenderUrls",
+    );
+  }
   checkExpires(expiresIn);
   const keys = checkKeys(bucket, paths);
   if (!Array.isArray(keys)) return keys;

@@ -192,6 +192,16 @@ export function createSignedDownloadUrls(
   });
 }
 
+/**
+ * The URL of each path. With no path one URL is still built, and dropped, so that a bucket or
+ * options no URL can take are refused as they are with a path.
+ */
+function urlsOf(paths: string | readonly string[], url: (path: string) => string): string[] {
+  const list = pathList(paths);
+  if (list.length === 0) url("x");
+  return list.map(url);
+}
+
 /** Path → value as own properties (a key such as `__proto__` stays a key). */
 /** A paths argument that is neither a key nor a list, as the Failure of an async helper. */
 function invalidPaths(e: unknown): ServiceResult<never> {
@@ -415,7 +425,7 @@ export function getPublicUrls(
   options?: UrlOptions,
 ): string[] {
   options ??= {};
-  return pathList(paths).map((p) => storage.getPublicUrl(bucket, p, options));
+  return urlsOf(paths, (p) => storage.getPublicUrl(bucket, p, options));
 }
 
 /**
@@ -471,7 +481,7 @@ export function getAuthenticatedUrls(
   options?: UrlOptions,
 ): string[] {
   options ??= {};
-  return pathList(paths).map((p) => storage.getAuthenticatedUrl(bucket, p, options));
+  return urlsOf(paths, (p) => storage.getAuthenticatedUrl(bucket, p, options));
 }
 
 /**
@@ -526,7 +536,7 @@ export function getPublicRenderUrls(
   paths: string | readonly string[],
   transform?: ImageTransformOptions | null,
 ): string[] {
-  return pathList(paths).map((p) => storage.getPublicRenderUrl(bucket, p, transform));
+  return urlsOf(paths, (p) => storage.getPublicRenderUrl(bucket, p, transform));
 }
 
 /**
@@ -580,7 +590,7 @@ export function getAuthenticatedRenderUrls(
   paths: string | readonly string[],
   transform?: ImageTransformOptions | null,
 ): string[] {
-  return pathList(paths).map((p) => storage.getAuthenticatedRenderUrl(bucket, p, transform));
+  return urlsOf(paths, (p) => storage.getAuthenticatedRenderUrl(bucket, p, transform));
 }
 
 /**

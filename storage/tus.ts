@@ -96,6 +96,7 @@ export interface UploadUrlStore {
  */
 export type ResumableData =
   | Uint8Array
+  | ArrayBufferView
   | ArrayBuffer
   | Blob
   | ReadableStream<Uint8Array>

@@ -62,3 +62,21 @@ Deno.test("a resumable upload of bytes on shared memory reaches the TUS peer who
     }
   });
 });
+
+Deno.test("a plain upload takes any view of bytes, typed as such, and sends the bytes it views", async () => {
+  const { storage, rec } = makeStorage(() => jsonResponse({ Key: "b/a.bin", Id: "1" }));
+  const data = bytes(300);
+  const padded = new Uint8Array(310);
+  padded.set(data, 6);
+  // No cast: the data type lists every view of bytes (it once listed Uint8Array alone).
+  const views: Array<[string, ArrayBufferView]> = [
+    ["DataView", new DataView(padded.buffer, 6, 300)],
+    ["Uint16Array", new Uint16Array(padded.buffer, 6, 150)],
+    ["shared DataView", new DataView(sharedCopy(data).buffer, 2, 300)],
+  ];
+  for (const [name, view] of views) {
+    const r = await storage.upload("b", "a.bin", view);
+    assert.ok(r.ok, `${name}: ${r.ok ? "" : r.error.message}`);
+    assert.deepEqual(rec.last.bytes, data, name);
+  }
+});

@@ -5,7 +5,19 @@ import assert from "node:assert/strict";
 import { jsonResponse } from "../support/recording_fetch.ts";
 import { makeStorage } from "./_helpers.ts";
 import { makeDb } from "../database/_helpers.ts";
-import { createSignedRenderUrl, createSignedRenderUrls } from "../../storage/extensions.ts";
+import {
+  createSignedDownloadUrls,
+  createSignedRenderUrl,
+  createSignedRenderUrls,
+  getAuthenticatedRenderUrls,
+  getAuthenticatedRenderUrlsByPath,
+  getAuthenticatedUrls,
+  getAuthenticatedUrlsByPath,
+  getPublicRenderUrls,
+  getPublicRenderUrlsByPath,
+  getPublicUrls,
+  getPublicUrlsByPath,
+} from "../../storage/extensions.ts";
 
 Deno.test("createSignedUrl checks transform values like render URLs do; resize and format are checked everywhere", async () => {
   const { storage, rec } = makeStorage(() =>
@@ -62,6 +74,51 @@ Deno.test("a transform wrapped in its options' object is refused on every route 
     storage.getPublicRenderUrl("b", "a.png", plain),
     "https://project.example.com/storage/v1/render/image/public/b/a.png?width=64",
   );
+});
+
+Deno.test("the bulk URL builders check bucket and transform for an empty list too, as for one path", () => {
+  const { storage } = makeStorage(() => jsonResponse({}));
+  // deno-lint-ignore no-explicit-any
+  const wrapped = { transform: { width: 64 } } as any;
+  const message = /Cannot transform as 'transform' is not a transform field/;
+  const builders: Array<[string, () => unknown]> = [
+    ["getPublicUrls", () => getPublicUrls(storage, "b", [], { transform: wrapped })],
+    ["getPublicUrlsByPath", () => getPublicUrlsByPath(storage, "b", [], { transform: wrapped })],
+    ["getAuthenticatedUrls", () => getAuthenticatedUrls(storage, "b", [], { transform: wrapped })],
+    [
+      "getAuthenticatedUrlsByPath",
+      () => getAuthenticatedUrlsByPath(storage, "b", [], { transform: wrapped }),
+    ],
+    ["getPublicRenderUrls", () => getPublicRenderUrls(storage, "b", [], wrapped)],
+    ["getPublicRenderUrlsByPath", () => getPublicRenderUrlsByPath(storage, "b", [], wrapped)],
+    ["getAuthenticatedRenderUrls", () => getAuthenticatedRenderUrls(storage, "b", [], wrapped)],
+    [
+      "getAuthenticatedRenderUrlsByPath",
+      () => getAuthenticatedRenderUrlsByPath(storage, "b", [], wrapped),
+    ],
+  ];
+  for (const [name, build] of builders) assert.throws(build, message, name);
+  // A bucket that cannot be a URL segment is refused with no path, as with one.
+  assert.throws(() => getPublicUrls(storage, "..", []), TypeError);
+  assert.throws(() => getAuthenticatedRenderUrls(storage, "..", [], { width: 5 }), TypeError);
+  // Valid arguments and no path: no URL.
+  assert.deepEqual(getPublicUrls(storage, "b", [], { transform: { width: 5 } }), []);
+  assert.deepEqual(getAuthenticatedRenderUrlsByPath(storage, "b", [], { width: 5 }), {});
+});
+
+Deno.test("createSignedUrls and createSignedDownloadUrls refuse a transform (the batch route takes none) instead of signing without it", async () => {
+  const { storage, rec } = makeStorage(() => jsonResponse([]));
+  // deno-lint-ignore no-explicit-any
+  const options = { transform: { width: 64 } } as any;
+  const batch = await storage.createSignedUrls("b", ["a.png"], 60, options);
+  assert.equal(batch.errorOrNull()?.category, "INVALID_ARGUMENT");
+  assert.match(batch.errorOrNull()!.message, /createSignedRenderUrls/);
+  const download = await createSignedDownloadUrls(storage, "b", ["a.png"], 60, options);
+  assert.equal(download.errorOrNull()?.category, "INVALID_ARGUMENT");
+  // An empty transform is no transform, as on every route.
+  // deno-lint-ignore no-explicit-any
+  assert.ok((await storage.createSignedUrls("b", [], 60, { transform: {} } as any)).ok);
+  assert.equal(rec.requests.length, 0);
 });
 
 Deno.test("listV2 and listBuckets refuse paging values that are not integers in range", async () => {
