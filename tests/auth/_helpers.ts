@@ -39,14 +39,12 @@ export function makeAuth(
 
 /**
  * Deliberate (docs/CONFORMANCE.md, Auth): fetchbase omits null fields, where auth-js sends
- * `code_challenge: null` in the implicit flow. Conformance tests compare bodies without them.
+ * `code_challenge: null` in the implicit flow. Conformance tests compare bodies without them, at
+ * the top level only: a null inside the user's `data` goes in both.
  */
 export function dropNulls(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(dropNulls);
-  if (v && typeof v === "object") {
-    return Object.fromEntries(
-      Object.entries(v).filter(([, x]) => x !== null).map(([k, x]) => [k, dropNulls(x)]),
-    );
+  if (v && typeof v === "object" && !Array.isArray(v)) {
+    return Object.fromEntries(Object.entries(v).filter(([, x]) => x !== null));
   }
   return v;
 }

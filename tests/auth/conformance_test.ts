@@ -276,6 +276,30 @@ Deno.test(`conformance with @supabase/auth-js: ${sessionOps.length} session oper
   assert.deepEqual(failures, []);
 });
 
+Deno.test("conformance with @supabase/auth-js: a bodiless POST or DELETE carries no Content-Type", async () => {
+  // Deliberate (docs/CONFORMANCE.md): a header that describes no body is not sent; auth-js
+  // labels these requests application/json. Everything else about them is compared above.
+  const calls: Array<[string, Theirs, (a: AuthClient, jwt: string) => Promise<unknown>]> = [
+    ["signOut", (c) => c.signOut({ scope: "global" }), (a, t) => a.signOut(t)],
+    ["mfa unenroll", (c) => c.mfa.unenroll({ factorId: "f1" }), (a, t) => a.mfaUnenroll(t, "f1")],
+  ];
+  for (const [label, t, o] of calls) {
+    const them = theirs();
+    const jwt = await withSession(them.client, them.rec);
+    const before = them.rec.requests.length;
+    await t(them.client);
+    const their = them.rec.requests.slice(before).find((r) => r.method !== "GET");
+    const us = makeAuth(answer);
+    await o(us.auth, jwt);
+    const our = us.rec.requests[0];
+    assert.equal(their?.text ?? null, null, label);
+    assert.equal(their?.headers.get("content-type"), "application/json;charset=UTF-8", label);
+    assert.equal(our.method, their?.method, label);
+    assert.equal(our.text ?? null, null, label);
+    assert.equal(our.headers.get("content-type"), null, label);
+  }
+});
+
 Deno.test("conformance with @supabase/auth-js: a client-wide Authorization header yields to a per-call token", async () => {
   // An edge function often forwards its caller's token as a client-wide header. A call given a
   // user's token explicitly still acts for that user (auth-js: `jwt` replaces the header); a call

@@ -39,12 +39,11 @@ export function shape(r: RecordedRequest) {
   const query = [...r.url.searchParams.entries()].sort((a, b) =>
     (a[0] + a[1]).localeCompare(b[0] + b[1])
   );
-  const accept = r.headers.get("accept");
   return {
     method: r.method,
     path: r.url.pathname,
     query,
-    accept: accept === "*/*" || accept === "application/json" ? null : accept,
+    accept: r.headers.get("accept"),
     prefer,
     acceptProfile: r.headers.get("accept-profile"),
     contentProfile: r.headers.get("content-profile"),

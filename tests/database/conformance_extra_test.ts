@@ -61,6 +61,16 @@ const meta = column<Record<string, unknown>>("meta");
 
 const byId = (w: { eq(c: typeof id, v: number): unknown }) => void w.eq(id, 1);
 
+/**
+ * Deliberate (docs/CONFORMANCE.md): a GET or HEAD call's array argument is JSON text, as the
+ * document says; postgrest-js writes a Postgres array literal.
+ */
+function jsonArrayArgument(o: Shape, t: Shape): void {
+  assert.deepEqual(o.query, [["ids", "[1,2]"]]);
+  assert.deepEqual(t.query, [["ids", "{1,2}"]]);
+  o.query = t.query;
+}
+
 const cases: Array<[string, Theirs, Ours, ((o: Shape, t: Shape) => void)?]> = [
   [
     "selectTyped",
@@ -227,6 +237,40 @@ const cases: Array<[string, Theirs, Ours, ((o: Shape, t: Shape) => void)?]> = [
     (db) => db.rpcGet("f", { params: { x: 1, s: "a" } }),
   ],
   [
+    "rpcGet with an array argument",
+    (c) => c.rpc("f", { ids: [1, 2] }, { get: true }),
+    (db) => db.rpcGet("f", { params: { ids: [1, 2] } }),
+    jsonArrayArgument,
+  ],
+  [
+    "rpcHead with an array argument",
+    (c) => c.rpc("f", { ids: [1, 2] }, { head: true }),
+    (db) => rpcHead(db, "f", { params: { ids: [1, 2] } }),
+    jsonArrayArgument,
+  ],
+  [
+    "rpcGetHead with an array argument",
+    (c) => c.rpc("f", { ids: [1, 2] }, { get: true, head: true }),
+    (db) => rpcGetHead(db, "f", { params: { ids: [1, 2] } }),
+    jsonArrayArgument,
+  ],
+  [
+    "rpcHead with an object argument and a count",
+    (c) => c.rpc("f", { o: { a: 1 } }, { head: true, count: "exact" }),
+    (db) => rpcHead(db, "f", { params: { o: { a: 1 } }, count: "exact" }),
+    (o, t) => {
+      // Deliberate (docs/CONFORMANCE.md): a HEAD call stays HEAD, its object argument JSON
+      // text in the query; postgrest-js turns it into a POST with the arguments as its body.
+      assert.deepEqual([o.method, o.query, o.body], ["HEAD", [["o", '{"a":1}']], null]);
+      assert.deepEqual([t.method, t.query, t.body], ["POST", [], { o: { a: 1 } }]);
+      assert.equal(t.contentType, "application/json");
+      o.method = t.method;
+      o.query = t.query;
+      o.body = t.body;
+      o.contentType = t.contentType;
+    },
+  ],
+  [
     "within",
     (c) => c.from("t").select().gte("id", 1).lte("id", 5),
     (db) => db.select("t", { block: (q) => q.where((w) => w.within(id, { from: 1, to: 5 })) }),
@@ -289,4 +333,42 @@ Deno.test(`conformance with @supabase/postgrest-js: ${cases.length} typed helper
     }
   }
   assert.deepEqual(failures, []);
+});
+
+Deno.test("conformance with @supabase/postgrest-js: per-call headers, a custom one and a Prefer", async () => {
+  const them = postgrestJs(answer);
+  await them.client.from("t").select().setHeader("x-trace", "abc");
+  const us = makeDb(answer);
+  await us.db.select("t", { headers: { "x-trace": "abc" } });
+  assert.deepEqual(shape(us.rec.only), shape(them.rec.only));
+  assert.equal(us.rec.only.headers.get("x-trace"), "abc");
+  assert.equal(them.rec.only.headers.get("x-trace"), "abc");
+
+  // Deliberate (docs/CONFORMANCE.md): a Prefer given per call keeps the directives the call
+  // computes that it does not name; postgrest-js's setHeader replaces them, dropping the count.
+  const them2 = postgrestJs(answer);
+  await them2.client.from("t").select("*", { count: "exact" }).setHeader("Prefer", "timezone=UTC");
+  const us2 = makeDb(answer);
+  await us2.db.select("t", { count: "exact", headers: { Prefer: "timezone=UTC" } });
+  const o = shape(us2.rec.only);
+  const t = shape(them2.rec.only);
+  assert.deepEqual(o.prefer, ["count=exact", "timezone=UTC"]);
+  assert.deepEqual(t.prefer, ["timezone=UTC"]);
+  o.prefer = t.prefer;
+  assert.deepEqual(o, t);
+});
+
+Deno.test("conformance with @supabase/postgrest-js: a DELETE carries no Content-Type", async () => {
+  // Deliberate (docs/CONFORMANCE.md): a header that describes no body is not sent; postgrest-js
+  // labels every DELETE application/json. The rest of a DELETE is compared in the other files.
+  const them = postgrestJs(answer);
+  await them.client.from("t").delete().eq("id", 1).select();
+  const us = makeDb(answer);
+  await us.db.delete("t", byId);
+  assert.equal(them.rec.only.method, "DELETE");
+  assert.equal(them.rec.only.headers.get("content-type"), "application/json");
+  assert.equal(us.rec.only.method, "DELETE");
+  assert.equal(us.rec.only.text ?? null, null);
+  assert.equal(us.rec.only.headers.get("content-type"), null);
+  assert.deepEqual(shape(us.rec.only), shape(them.rec.only));
 });
