@@ -16,6 +16,25 @@ import { isBlobToRead, isUint8Array, localBytes } from "../core/_realm.ts";
 import { isAnyBlob } from "./_blob.ts";
 import type { ResumableData } from "./tus.ts";
 
+/**
+ * The data's own failure (a stream's error, a file Blob that cannot be read) as the upload's: a
+ * `RangeError` with its reason, which the upload reports as `INVALID_ARGUMENT` and does not retry.
+ */
+export function dataFailed(error: unknown): RangeError {
+  return error instanceof RangeError
+    ? error
+    : new RangeError(`Cannot upload as reading 'data' failed: ${describeThrown(error)}`, {
+      cause: error,
+    });
+}
+
+/** A read of the data, whose failure is {@linkcode dataFailed}'s. */
+function readOf<T>(read: Promise<T>): Promise<T> {
+  return read.catch((error) => {
+    throw dataFailed(error);
+  });
+}
+
 /** The piece the fingerprint hashes at a time (it digests the pieces' digests). */
 const FINGERPRINT_PIECE = 1_048_576;
 
@@ -38,7 +57,7 @@ function bytesOf(value: unknown): Uint8Array {
  * promised (`RangeError` otherwise).
  */
 async function readSlice(blob: Blob, offset: number, want: number): Promise<Uint8Array> {
-  const bytes = localBytes(await blob.slice(offset, offset + want).arrayBuffer());
+  const bytes = localBytes(await readOf(blob.slice(offset, offset + want).arrayBuffer()));
   if (bytes?.length !== want) {
     throw new RangeError(
       `Cannot upload as 'data' must hold its size of ${blob.size} bytes: the Blob reads ${
@@ -314,6 +333,17 @@ export class ChunkSource {
   }
 
   /**
+   * Throws {@linkcode dataFailed}'s error when `chunk`, a Blob slice that fetch failed to send,
+   * cannot be read: fetch reports a file Blob whose file changed (Node's `NotReadableError`) as a
+   * network error, which retrying cannot mend.
+   */
+  static async checkReadable(chunk: Chunk | null): Promise<void> {
+    if (chunk !== null && !(chunk instanceof Uint8Array)) {
+      await readOf(chunk.slice(0, 1).arrayBuffer());
+    }
+  }
+
+  /**
    * After `cancel()` (a failed or paused run) nothing more is read, nor are the chunks kept sent:
    * no truncated upload (`RangeError`).
    */
@@ -348,11 +378,11 @@ export class ChunkSource {
         const direct = filled === 0 && out.byteOffset === 0;
         const into = direct ? out : (this.#scratch ??= new Uint8Array(Math.min(size, 1 << 20)));
         const room = into.length; // read before the read moves (detaches) it
-        const { done, value } = await (reader as ReadableStreamBYOBReader).read(
+        const { done, value } = await readOf((reader as ReadableStreamBYOBReader).read(
           (direct ? into : into.subarray(0, Math.min(room, size - filled))) as Uint8Array<
             ArrayBuffer
           >,
-        );
+        ));
         this.checkLive(); // a cancelled read gives no view back: its bytes are gone
         // The read that ends the stream gives back an empty view of the moved memory; workerd
         // before compatibility date 2024-05-13 (internal streams: Blobs, bodies) gives none.
@@ -371,7 +401,9 @@ export class ChunkSource {
         piece = value!; // no longer than the room left: copied whole below
       }
       if (!piece) {
-        const { done, value } = await (reader as ReadableStreamDefaultReader<Uint8Array>).read();
+        const { done, value } = await readOf(
+          (reader as ReadableStreamDefaultReader<Uint8Array>).read(),
+        );
         this.checkLive();
         if (done) break;
         piece = bytesOf(value);
@@ -454,9 +486,11 @@ export class ChunkSource {
     const reader = this.#open();
     while (this.#pending === null) {
       this.checkLive();
-      const { done, value } = this.#byob
-        ? await (reader as ReadableStreamBYOBReader).read(new Uint8Array(1))
-        : await (reader as ReadableStreamDefaultReader<Uint8Array>).read();
+      const { done, value } = await readOf(
+        this.#byob
+          ? (reader as ReadableStreamBYOBReader).read(new Uint8Array(1))
+          : (reader as ReadableStreamDefaultReader<Uint8Array>).read(),
+      );
       this.checkLive();
       if (done) return true;
       if (bytesOf(value).length > 0) this.#pending = value!;

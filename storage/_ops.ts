@@ -35,6 +35,7 @@ import { encodeComponent } from "../core/_uri.ts";
 import { redactSecrets } from "../core/http_error.ts";
 import { encodeQueryComponent } from "../core/query.ts";
 import { showValue } from "../core/_show.ts";
+import { describeThrown } from "../core/_thrown.ts";
 import { deadline } from "../core/_deadline.ts";
 import { checkUploadOptions } from "./_upload_options.ts";
 import { sendsStreamBodies } from "./_chunk_body.ts";
@@ -412,10 +413,14 @@ function contentTypeOf(data: UploadData, o: UploadOptions): string {
  * realm's streams for what they are), and a Blob that fetch may not take (`isBlobToRead`) read
  * first, bounded by the call's `timeout` and `signal` (the request then has its own `timeout`).
  */
-async function uploadBody(data: unknown, o: UploadOptions): Promise<ServiceResult<RequestBody>> {
+async function uploadBody(
+  data: unknown,
+  o: UploadOptions,
+  failed: (error: unknown) => void,
+): Promise<ServiceResult<RequestBody>> {
   if (isBlobToRead(data)) return await readBlob(data, o);
   // A Node stream (a file's, an HTTP request's body) or an async generator of bytes: a stream.
-  if (isAsyncIterable(data)) data = iterableStream(data);
+  if (isAsyncIterable(data)) data = iterableStream(data, failed);
   if (isReadableStream(data)) {
     if (!sendsStreamBodies()) {
       // Firefox would send, and the server store, the text "[object ReadableStream]".
@@ -504,18 +509,13 @@ export async function uploadObject(
       category: "INVALID_ARGUMENT",
     });
   }
-  const body = await uploadBody(data, o);
-  if (!body.ok) return body;
   // A stream is cut by the transport if the call fails (an early 413 or 401), cancelling it.
-  return await sendUpload(client, {
+  return await sendUpload(client, data, o, {
     method,
     area: "storage",
     path: `/object/${encoded}`,
-    body: body.value,
-    contentType: contentTypeOf(data, o),
+    // The options are checked before the data is touched: a refused call leaves a stream unread.
     headers: uploadHeaders(o, method === "POST" || o.upsert === true),
-    signal: o.signal,
-    timeout: o.timeout ?? 0,
   });
 }
 
@@ -533,34 +533,54 @@ export async function uploadToSignedUrl(
   if (typeof token !== "string" || token.trim() === "") {
     return failure({ message: "Cannot upload as 'token' is blank", category: "INVALID_ARGUMENT" });
   }
-  const body = await uploadBody(data, o);
-  if (!body.ok) return body;
-  return await sendUpload(client, {
+  return await sendUpload(client, data, o, {
     method: "PUT",
     area: "storage",
     path: `/object/upload/sign/${encoded}`,
-    body: body.value,
     query: [["token", token]],
     // A token that is no JWT is not redacted by its shape: a network error's cause shows the URL,
     // where the token is percent-encoded.
     secrets: [token, encodeQueryComponent(token)],
-    contentType: contentTypeOf(data, o),
-    headers: uploadHeaders(o, true),
-    signal: o.signal,
-    timeout: o.timeout ?? 0,
+    headers: uploadHeaders(o, true), // before the data is touched
   });
 }
 
 /**
- * Sends an upload and reads the object's key from the answer. A stream body through a `fetch`
- * given to the client is watched (`requestWatched`): one it would send, or sent, as its text is a
- * Failure naming that, not a Success.
+ * Sends an upload's data and reads the object's key from the answer. A stream body through a
+ * `fetch` given to the client is watched (`requestWatched`): one it would send, or sent, as its
+ * text is a Failure naming that, not a Success. Data that fails while it is sent (a Node stream of
+ * a missing file, a file Blob whose file changed) is `INVALID_ARGUMENT` with its reason: fetch
+ * reports it as a network error ("fetch failed", the reason only in its `cause`). A web stream is
+ * sent as it is (a runtime may pipe a request body natively), so its failure stays `NETWORK`.
  */
 async function sendUpload(
   client: BaseClient,
+  data: UploadData,
+  o: UploadOptions,
   req: TransportRequest,
 ): Promise<ServiceResult<string>> {
-  const r = await requestWatched(client, req);
+  let failed: { error: unknown } | undefined;
+  const body = await uploadBody(data, o, (error) => failed = { error });
+  if (!body.ok) return body;
+  const r = await requestWatched(client, {
+    ...req,
+    body: body.value,
+    contentType: contentTypeOf(data, o),
+    signal: o.signal,
+    timeout: o.timeout ?? 0,
+  });
+  if (!r.ok && r.error.category === "NETWORK") {
+    if (!failed && isAnyBlob(data)) {
+      await data.slice(0, 1).arrayBuffer().catch((error) => failed = { error });
+    }
+    if (failed) {
+      return failure({
+        message: `Cannot upload as reading 'data' failed: ${describeThrown(failed.error)}`,
+        category: "INVALID_ARGUMENT",
+        cause: failed.error,
+      });
+    }
+  }
   return decodeResult(r, (v) => reqString(asObject(v.body, "upload answer"), "Key"));
 }
 

@@ -647,6 +647,7 @@ class Upload implements ResumableUpload {
       if (r.ok) {
         return await this.#created(r.value.headers, first === null ? 0 : sizeOf(first), signal);
       }
+      if (r.error.category === "NETWORK") await ChunkSource.checkReadable(first);
       if (signal?.aborted || !isTransient(r.error, false) || attempt >= this.#retry.maxAttempts) {
         return r;
       }
@@ -1051,6 +1052,7 @@ class Upload implements ResumableUpload {
       }
       if (signal?.aborted) return cancelled();
       const e = r.error;
+      if (e.category === "NETWORK") await ChunkSource.checkReadable(chunk);
       // A 409 saying the object exists (the Storage API's "The resource already exists"; not TUS's
       // offset mismatch, nor a body a proxy emptied, which a HEAD settles as before). The URL
       // store forgets the upload at once, so that no resume, whichever way this run ends, takes

@@ -114,7 +114,7 @@ console.log("compared " + compared);
     await Deno.copyFile(`${root}tests/runtime/package_flow.mjs`, `${tmp}/app/flow.test.mjs`);
     const flows = await deno(["test", "-A", "flow.test.mjs"], { cwd: `${tmp}/app`, env });
     assert.equal(flows.code, 0, flows.text);
-    assert.match(flows.text, /ok \| 9 passed \| 0 failed/);
+    assert.match(flows.text, /ok \| 10 passed \| 0 failed/);
 
     // What Deno fetched and ran is the built JavaScript and its declarations, never the sources.
     assert.ok(registry.requested.includes("/_bundle.js"), registry.requested.join(" "));

@@ -5,6 +5,7 @@
 import test from "node:test";
 import assert from "node:assert/strict";
 import { createServer } from "node:http";
+import * as fs from "node:fs";
 import { open, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -355,5 +356,57 @@ test("a session the session manager saved in a key-value store is restored and r
     assert.equal(claims.value.claims.subject, s.value.user.id);
   } finally {
     second.dispose();
+  }
+});
+
+test("data that fails while it is sent (a file stream of a missing file; on Node a file Blob whose file changed) is INVALID_ARGUMENT with its reason, sent once", async () => {
+  let requests = 0;
+  const client = createClient(url, key, {
+    fetch: (input, init) => {
+      requests++;
+      return fetch(input, init);
+    },
+  });
+  const s = await client.auth.signUpWithEmail(
+    `src-${crypto.randomUUID()}@example.test`,
+    "secret-pw",
+  );
+  assert.ok(s.ok, s.ok ? "" : s.error.message);
+  client.setAccessToken(s.value.accessToken);
+  const bucket = `f-${crypto.randomUUID().slice(0, 8)}`;
+  assert.ok((await client.storage.createBucket(bucket, bucket)).ok);
+  const missing = join(tmpdir(), `fetchbase-missing-${crypto.randomUUID()}.bin`);
+  const sources = [["missing file", () => fs.createReadStream(missing), /ENOENT|no such file/i]];
+  // Node's file Blob fails to read once its file changed; Bun reads the file as it is now, and
+  // Deno reads it at once.
+  const onNode = typeof globalThis.Bun === "undefined" && typeof globalThis.Deno === "undefined";
+  const file = join(tmpdir(), `fetchbase-${crypto.randomUUID()}.bin`);
+  if (onNode) {
+    await writeFile(file, new Uint8Array(50_000).fill(1));
+    const blob = await fs.openAsBlob(file);
+    await writeFile(file, new Uint8Array(80_000).fill(2));
+    sources.push(["changed file Blob", () => blob, /could not be read/i]);
+  }
+  try {
+    for (const [name, data, reason] of sources) {
+      requests = 0;
+      const plain = await client.storage.upload(bucket, "plain.bin", data());
+      assert.equal(plain.ok, false, name);
+      assert.equal(plain.error.category, "INVALID_ARGUMENT", `${name}: ${plain.error.message}`);
+      assert.match(plain.error.message, /^Cannot upload as reading 'data' failed: /, name);
+      assert.match(plain.error.message, reason, name);
+      assert.equal(requests, 1, `${name}: plain`);
+      requests = 0;
+      const r = await client.storage.createResumableUpload(bucket, "tus.bin", data(), {
+        chunkSize: 65536,
+        retryBaseDelayMs: 1,
+      }).await();
+      assert.equal(r.ok, false, name);
+      assert.equal(r.error.category, "INVALID_ARGUMENT", `${name}: ${r.error.message}`);
+      assert.match(r.error.message, reason, name);
+      assert.ok(requests <= 1, `${name}: resumable sent ${requests} requests`);
+    }
+  } finally {
+    await rm(file, { force: true });
   }
 });
