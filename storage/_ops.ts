@@ -594,7 +594,11 @@ export interface DownloadOptions extends StorageCallOptions {
   fileName?: string | null | undefined;
   /** Serve through the image render endpoint with these transforms. */
   transform?: ImageTransformOptions | null | undefined;
-  /** Byte range (inclusive `end`); the server answers 206. Beyond the document. */
+  /**
+   * Byte range (inclusive `end`); the server answers 206. Beyond the document. With a `transform`
+   * only `{ start: 0 }` is taken (the renderer answers the whole image): any other range is
+   * `INVALID_ARGUMENT`.
+   */
   range?: { start: number; end?: number | null | undefined } | null | undefined;
 }
 
@@ -689,9 +693,17 @@ export async function downloadRaw<R extends "text" | "bytes" | "stream">(
 ) {
   const encoded = objectPathOrFailure(bucket, path);
   if (typeof encoded !== "string") return encoded;
-  const family = hasTransform(o.transform)
-    ? `/render/image/${visibility}`
-    : `/object/${visibility}`;
+  const render = hasTransform(o.transform);
+  // The Storage API's image renderer ignores Range: a range other than the whole image (`0-`)
+  // would fetch all of it only to fail.
+  if (render && o.range && (o.range.start !== 0 || o.range.end != null)) {
+    return failure({
+      message:
+        "Cannot download a range of a transformed image as the Storage API's renderer answers the whole image",
+      category: "INVALID_ARGUMENT",
+    });
+  }
+  const family = render ? `/render/image/${visibility}` : `/object/${visibility}`;
   // Revalidated, never answered from a browser's cache alone: the object may have changed.
   let r = await request(freshReads(client), {
     area: "storage",

@@ -213,7 +213,20 @@ Deno.test("downloads: authenticated, public (no credentials), render with transf
   assert.equal(badRange.errorOrNull()?.category, "INVALID_ARGUMENT");
   const badWidth = await storage.downloadBytes("docs", "a.txt", { transform: { width: -1 } });
   assert.equal(badWidth.errorOrNull()?.category, "INVALID_ARGUMENT");
+  // The renderer ignores Range: a part of a transformed image is refused, not fetched whole.
+  for (const range of [{ start: 2, end: 4 }, { start: 7 }, { start: 0, end: 99 }]) {
+    const part = await storage.downloadStream("img", "cat.png", { transform: { width: 9 }, range });
+    assert.equal(part.errorOrNull()?.category, "INVALID_ARGUMENT", JSON.stringify(range));
+    assert.match(part.errorOrNull()!.message, /range of a transformed image/);
+  }
   assert.equal(rec.requests.length, before, "refused before any request");
+  // From byte 0 to the end is the whole image, which the renderer answers.
+  const whole = await storage.downloadBytes("img", "cat.png", {
+    transform: { width: 9 },
+    range: { start: 0 },
+  });
+  assert.ok(whole.ok);
+  assert.equal(rec.last.headers.get("range"), "bytes=0-");
 });
 
 Deno.test("downloadStream returns an unread stream with its headers", async () => {
