@@ -367,6 +367,12 @@ export class SessionManager {
    * session, is older than the session held.
    */
   #unlanded: { token: string | null; replaced: ReadonlySet<string>; at: number } | null = null;
+  /**
+   * The refresh token of the last session this manager found in the storage or wrote to it (a
+   * write that settled without an error), null after a clear that landed. A refresh that finds
+   * the storage empty where it held the session held here knows another tab cleared it.
+   */
+  #storedToken: string | null = null;
   readonly #storage: SessionStorage;
   readonly #autoRefreshConfigured: boolean;
   readonly #buffer: number;
@@ -1035,6 +1041,10 @@ export class SessionManager {
       return failure({ message: "The session manager was disposed", category: "CANCELLED" });
     }
     if (seen && this.#otherSignInLater(seen, session, undefined)) return this.#endedElsewhere();
+    // Storage emptied where it held this session: another tab signed out or cleared it. Its token
+    // is not sent, and not stored back (every tab and reload would come back signed in); a
+    // restore reading the empty storage says the same.
+    if (seen === null && this.#clearedElsewhere(session)) return this.#endedElsewhere(false);
     if (newer && sameSession(session, newer)) {
       this.#adopt(session, newer);
       // A caller asking for a refresh gets a grant, unless the state taken was obtained less
@@ -1073,6 +1083,7 @@ export class SessionManager {
       let stored: unknown = null;
       let since: Session | null | undefined = null;
       let elsewhere = false;
+      let cleared = false;
       try {
         await this.#serial(async () => {
           // Tabs sharing a storage: another may have rotated the token again while this grant
@@ -1089,8 +1100,11 @@ export class SessionManager {
             if (now && sameSession(next, now)) {
               since = this.#newer(now, next, false, true) ? now : null;
             } else elsewhere = !!now && this.#otherSignInLater(now, next, seen);
+            // Emptied during the grant, where the read before it found this session.
+            cleared = now === null && !!seen && sameSession(seen, next) &&
+              !this.#storage.perRequest;
           }
-          if (since || elsewhere) return;
+          if (since || elsewhere || cleared) return;
           return this.#saving(
             this.#storage.save(this.#tagged(next)),
             next.refreshToken,
@@ -1105,6 +1119,7 @@ export class SessionManager {
       }
       // Set in the write's turn, which TS cannot see.
       if (elsewhere as boolean) return this.#endedElsewhere();
+      if (cleared as boolean) return this.#endedElsewhere(false);
       const taken = since as Session | null;
       if (taken) {
         this.#adopt(next, taken);
@@ -1220,16 +1235,31 @@ export class SessionManager {
     return seen === undefined ? this.#newer(stored, held) : !(seen && sameAccount(seen, stored));
   }
 
-  /** Ends the held session in memory only, another account having signed in since (see above). */
-  #endedElsewhere(): ServiceResult<Session> {
+  /**
+   * Ends the held session in memory only: another account signed in since (see above), or, not
+   * `signedIn`, another tab signed out or cleared the storage.
+   */
+  #endedElsewhere(signedIn = true): ServiceResult<Session> {
     this.#drop();
     this.#signedOut();
     return failure({
-      message:
-        "No active session: another account has signed in since, in another tab (restoreSession takes it)",
+      message: signedIn
+        ? "No active session: another account has signed in since, in another tab (restoreSession takes it)"
+        : "No active session: it was signed out in another tab",
       category: "NO_SESSION",
-      code: "signed_in_elsewhere",
+      code: signedIn ? "signed_in_elsewhere" : "signed_out_elsewhere",
     });
+  }
+
+  /**
+   * Whether a storage read that found nothing means another tab cleared `session`: the storage
+   * held it (this manager found it there, or its write of it landed), and no write of this
+   * manager's is pending (which the read would not see yet). A per-request storage reads nothing
+   * here, and one that never kept the session (a store that refuses writes) is no sign-out.
+   */
+  #clearedElsewhere(session: Session): boolean {
+    return !this.#storage.perRequest && this.#storedToken === session.refreshToken &&
+      !this.#olderThanUnlanded(session, null);
   }
 
   /**
@@ -1367,6 +1397,7 @@ export class SessionManager {
     if (trusted && typeof clockOffset === "number" && session.refreshToken.trim() !== "") {
       this.#noteOffset(session.refreshToken, clockOffset);
     }
+    this.#storedToken = session.refreshToken;
     // Always held as a masked copy: a custom storage may hand back a plain object.
     return copySession(session, {});
   }
@@ -1397,7 +1428,10 @@ export class SessionManager {
     const done = () => {
       if (this.#unlanded === mark) this.#unlanded = null;
     };
-    settled.then(done, done);
+    settled.then(() => {
+      if (this.#unlanded === mark) this.#storedToken = token; // the last write started landed
+      done();
+    }, done);
     return write;
   }
 

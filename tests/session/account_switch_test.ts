@@ -776,3 +776,84 @@ Deno.test("clearSession called detached rejects, as an async method does, rather
   assert.ok(rejected instanceof TypeError);
   one.manager.dispose();
 });
+
+// A tab that cleared or signed out of the shared storage (found in real Chromium tabs): another
+// tab's refresh found the storage empty, granted anyway and stored the session back, so every
+// tab and every reload came back signed in.
+Deno.test("a tab's refresh that finds the storage emptied by another tab (clearSession, a sign-out) ends its session: nothing is sent or stored back", () =>
+  withClock(async (clock) => {
+    for (const how of ["clearSession", "signOut"] as const) {
+      const { server, storage, one } = await signedIn();
+      const two = tab(server.fetch, storage, true);
+      assert.equal(userOf((await two.manager.restoreSession()).getOrThrow()), "alice");
+      await clock.tickAsync(60_000);
+      if (how === "clearSession") await one.manager.clearSession();
+      else assert.ok((await signOutCurrentSession(one.auth, one.manager)).ok);
+      assert.equal(storage.value, null);
+      const grants = server.grants.length;
+      // Tab two's timer, due 59 minutes after the sign-in.
+      await clock.tickAsync(60 * 60_000);
+      assert.equal(server.grants.length, grants, `${how}: no token sent`);
+      assert.equal(storage.value, null, `${how}: nothing stored back`);
+      assert.equal(two.manager.currentSession, null, how);
+      assert.equal(two.client.accessToken, null, how);
+      assert.deepEqual(two.events, ["SIGNED_IN:alice", "SIGNED_OUT"], how);
+      const r = await two.manager.refreshSession();
+      assert.equal(r.errorOrNull()?.category, "NO_SESSION", how);
+      // A reloaded page finds no session.
+      const reloaded = tab(server.fetch, storage);
+      assert.equal((await reloaded.manager.restoreSession()).errorOrNull()?.category, "NO_SESSION");
+      for (const t of [one, two, reloaded]) t.manager.dispose();
+    }
+  }));
+
+Deno.test("an explicit refresh finding the storage emptied says so: NO_SESSION, code signed_out_elsewhere", () =>
+  withClock(async (clock) => {
+    const { server, storage, one } = await signedIn();
+    await clock.tickAsync(60_000);
+    storage.value = null; // another tab cleared it
+    const r = await one.manager.refreshSession();
+    assert.equal(r.errorOrNull()?.category, "NO_SESSION");
+    assert.equal(r.errorOrNull()?.code, "signed_out_elsewhere");
+    assert.deepEqual(server.grants, []);
+    assert.deepEqual(one.events, ["SIGNED_IN:alice", "SIGNED_OUT"]);
+    one.manager.dispose();
+  }));
+
+Deno.test("a refresh answered after another tab signed out is not stored back: its session ends here", () =>
+  withClock(async (clock) => {
+    const server = goTrue();
+    const storage = sharedStorage();
+    const slow = duringAnswer(server.fetch);
+    const one = tab(slow.fetch, storage);
+    const two = tab(server.fetch, storage);
+    await one.manager.saveSession(server.signIn("alice"));
+    assert.equal(userOf((await two.manager.restoreSession()).getOrThrow()), "alice");
+    await clock.tickAsync(60_000);
+    // Tab two signs out (this device only) while tab one's grant is answered.
+    slow.next(() => two.manager.clearSession());
+    const r = await one.manager.refreshSession();
+    assert.equal(r.errorOrNull()?.code, "signed_out_elsewhere");
+    assert.equal(storage.value, null, "the sign-out stays");
+    assert.equal(one.manager.currentSession, null);
+    assert.deepEqual(one.events, ["SIGNED_IN:alice", "SIGNED_OUT"]);
+    one.manager.dispose();
+    two.manager.dispose();
+  }));
+
+Deno.test("a storage that never kept the session (its writes fail) is no sign-out: the refresh goes on in memory", () =>
+  withClock(async (clock) => {
+    const server = goTrue();
+    const storage = sharedStorage();
+    storage.save = () => Promise.reject(new Error("QuotaExceededError"));
+    const one = tab(server.fetch, storage);
+    await one.manager.saveSession(server.signIn("alice")).catch(() => {});
+    assert.equal(one.manager.currentSession?.user.id, "alice");
+    await clock.tickAsync(60_000);
+    const r = await one.manager.refreshSession();
+    // Refreshed: the storage failure is said, the new tokens are held.
+    assert.match(r.errorOrNull()?.message ?? "", /could not be stored/);
+    assert.equal(server.grants.length, 1);
+    assert.equal(one.manager.currentSession?.refreshToken, "refresh-2");
+    one.manager.dispose();
+  }));

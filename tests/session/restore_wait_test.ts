@@ -98,15 +98,16 @@ function setup(o: {
     ? storedSession({ lapsed: true })
     : null;
   let loads = 0;
+  let current = stored;
   const storage: SessionStorage = {
-    save: () => {},
-    clear: () => {},
+    save: (session) => void (current = session),
+    clear: () => void (current = null),
     load: () => {
       // The restore's read is the slow one; a refresh's read before its grant answers at once.
-      if (loads++ > 0 || o.slow === false) return Promise.resolve(stored);
+      if (loads++ > 0 || o.slow === false) return Promise.resolve(current);
       return new Promise<Session | null>((resolve, reject) =>
         setTimeout(
-          () => o.stored === "unreadable" ? reject(new Error("store down")) : resolve(stored),
+          () => o.stored === "unreadable" ? reject(new Error("store down")) : resolve(current),
           READ_MS,
         )
       );

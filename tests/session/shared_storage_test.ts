@@ -326,7 +326,8 @@ Deno.test("a token reported reused is not answered with another user's sign-in s
     const { a, b } = await twoTabs(server, storage, { fetch: slow.fetch });
     await clock.tickAsync(60_000);
     assert.ok((await a.manager.refreshSession()).ok); // refresh-1 rotated: B's is behind
-    storage.value = null; // B's read before its grant finds nothing to take
+    // B's read before its grant finds nothing newer to take (its own state, put back).
+    storage.value = b.manager.currentSession;
     // A signs in as another user, without ending the first session, while B's grant is out.
     slow.next(() => a.manager.saveSession(decodeSession(server.signIn("u2", false))));
     await clock.tickAsync(60_000);

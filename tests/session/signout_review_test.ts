@@ -1,6 +1,6 @@
 // Findings of a review against GoTrue's source (supabase/auth, internal/api).
 import assert from "node:assert/strict";
-import { createAuthClient, decodeSession, SignOutScope } from "../../auth/mod.ts";
+import { createAuthClient, decodeSession, type Session, SignOutScope } from "../../auth/mod.ts";
 import { createBaseClient } from "../../core/client.ts";
 import { createSessionManager, signOutCurrentSession } from "../../session/mod.ts";
 import { jsonResponse, type RecordedRequest, recordingFetch } from "../support/recording_fetch.ts";
@@ -77,9 +77,11 @@ Deno.test("a sign-out of a lapsed session whose refresh got new tokens but could
       // Saves the first session, then fails: the refresh's new tokens live in memory only.
       let saves = 0;
       let cleared = 0;
+      let kept: Session | null = null;
       const storage = {
-        save: () => ++saves > 1 ? Promise.reject(new Error("quota")) : Promise.resolve(),
-        load: () => Promise.resolve(null),
+        save: (session: Session) =>
+          ++saves > 1 ? Promise.reject(new Error("quota")) : Promise.resolve(void (kept = session)),
+        load: () => Promise.resolve(kept),
         clear: () => {
           cleared++;
           return Promise.resolve();
