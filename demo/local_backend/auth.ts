@@ -25,7 +25,8 @@ export function authApp(ctx: BackendContext): Hono {
   // As GoTrue keeps them: each refresh token belongs to a session (`session_id`, which a refresh
   // keeps), is spent by its refresh (`child` is the token that refresh issued), and may be spent
   // again within 10 s of that, which answers the session's active token (two tabs refreshing at
-  // once); later, a spent token revokes its whole session.
+  // once), or at any time while its child is the active one; else a spent token revokes its whole
+  // session.
   const refreshTokens = new Map<
     string,
     { userId: string; sessionId: string; used: boolean; usedAt: number; child: string | null }
@@ -190,6 +191,11 @@ export function authApp(ctx: BackendContext): Hono {
       const u = users.get(entry.userId);
       if (!u) return gotrueError(400, "user_not_found", "User not found");
       if (entry.used) {
+        // The parent of the active token (a client that could not store its refresh's answer)
+        // gets the active token back, at any time, as GoTrue's refresh grant answers it.
+        if (entry.child !== null && refreshTokens.get(entry.child)?.used === false) {
+          return c.json(await session(u, issuerOf(c.req.url), entry.sessionId, entry.child));
+        }
         // The session's active token, for a reuse within the interval; else reuse revokes it.
         let active = entry.child;
         while (active !== null && refreshTokens.get(active)?.used) {
