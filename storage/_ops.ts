@@ -16,7 +16,7 @@ import { encodeBase64, utf8Decode } from "../core/encoding.ts";
 import { failure, type ServiceResult, success } from "../core/result.ts";
 import { request, type RequestBody, type TransportRequest } from "../core/transport.ts";
 import { requestWatched } from "./_stream_guard.ts";
-import { isAsyncIterable, iterableStream } from "./_web_stream.ts";
+import { guardedStream, isAsyncIterable, iterableStream } from "./_web_stream.ts";
 import { freshReads } from "./_fresh_reads.ts";
 import { encodeBucket, encodeObjectPath, objectPathOrFailure, pathList } from "./_path.ts";
 import {
@@ -417,10 +417,11 @@ async function uploadBody(
   data: unknown,
   o: UploadOptions,
   failed: (error: unknown) => void,
+  abort: () => void,
 ): Promise<ServiceResult<RequestBody>> {
   if (isBlobToRead(data)) return await readBlob(data, o);
   // A Node stream (a file's, an HTTP request's body) or an async generator of bytes: a stream.
-  if (isAsyncIterable(data)) data = iterableStream(data, failed);
+  if (isAsyncIterable(data)) data = iterableStream(data);
   if (isReadableStream(data)) {
     if (!sendsStreamBodies()) {
       // Firefox would send, and the server store, the text "[object ReadableStream]".
@@ -430,16 +431,22 @@ async function uploadBody(
         category: "INVALID_ARGUMENT",
       });
     }
-    if (data instanceof ReadableStream) return success(data);
+    let body: ReadableStream;
     try {
-      // The Response refuses a locked or used stream, as fetch would.
-      return success(new Response(data).body!.pipeThrough(new TransformStream()));
+      // The Response refuses a locked or used stream, as fetch would (and gives a stream of this
+      // realm's for another realm's).
+      body = new Response(data).body!;
     } catch (error) {
       return failure({
         message: "Cannot upload as the ReadableStream 'data' is locked or was read",
         category: "INVALID_ARGUMENT",
         cause: error,
       });
+    }
+    try {
+      return success(guardedStream(body, failed, abort));
+    } catch {
+      return success(body); // workerd before 2022-11-30 makes no stream of JavaScript: as it is
     }
   }
   if (ArrayBuffer.isView(data)) return success(unshared(data) as RequestBody);
@@ -560,17 +567,23 @@ async function sendUpload(
   req: TransportRequest,
 ): Promise<ServiceResult<string>> {
   let failed: { error: unknown } | undefined;
-  const body = await uploadBody(data, o, (error) => failed = { error });
-  if (!body.ok) return body;
-  const r = await requestWatched(client, {
-    ...req,
-    body: body.value,
-    contentType: contentTypeOf(data, o),
-    signal: o.signal,
-    timeout: o.timeout ?? 0,
-  });
-  if (!r.ok && r.error.category === "NETWORK") {
-    if (!failed && isAnyBlob(data)) {
+  // The request's own signal, which the caller's aborts too, for a stream whose source failed.
+  const stop = new AbortController();
+  const signal = o.signal;
+  const forward = () => stop.abort(signal!.reason);
+  if (signal?.aborted) forward();
+  else signal?.addEventListener("abort", forward, { once: true });
+  try {
+    const body = await uploadBody(data, o, (error) => failed = { error }, () => stop.abort());
+    if (!body.ok) return body;
+    const r = await requestWatched(client, {
+      ...req,
+      body: body.value,
+      contentType: contentTypeOf(data, o),
+      signal: stop.signal,
+      timeout: o.timeout ?? 0,
+    });
+    if (!failed && !r.ok && r.error.category === "NETWORK" && isAnyBlob(data)) {
       await data.slice(0, 1).arrayBuffer().catch((error) => failed = { error });
     }
     if (failed) {
@@ -580,8 +593,10 @@ async function sendUpload(
         cause: failed.error,
       });
     }
+    return decodeResult(r, (v) => reqString(asObject(v.body, "upload answer"), "Key"));
+  } finally {
+    signal?.removeEventListener("abort", forward);
   }
-  return decodeResult(r, (v) => reqString(asObject(v.body, "upload answer"), "Key"));
 }
 
 // Downloads

@@ -21,37 +21,20 @@ export function isAsyncIterable(value: unknown): value is AsyncIterable<unknown>
  * string piece would otherwise be sent as its UTF-16 code units cut to bytes.
  *
  * @param iterable The pieces.
- * @param failed Told the error that ends the stream from its side: the iterable's own, or the
- * `TypeError` for a piece that is not bytes. A `fetch` sending the stream reports either as a
- * network error ("fetch failed", the reason only in its `cause`), so an upload asks this.
  * @returns The stream; cancelling it closes the iterator (a Node stream is destroyed), even before
  * its first read. A stream neither read nor cancelled leaves `iterable` untouched.
  */
-export function iterableStream(
-  iterable: AsyncIterable<unknown>,
-  failed?: (error: unknown) => void,
-): ReadableStream<Uint8Array> {
+export function iterableStream(iterable: AsyncIterable<unknown>): ReadableStream<Uint8Array> {
   // Taken on the first read or the cancel, so that a stream left unsent is left untouched.
   let it: AsyncIterator<unknown> | undefined;
   const iterator = () => it ??= iterable[Symbol.asyncIterator]();
   return new ReadableStream<Uint8Array>({
     async pull(c) {
       const it = iterator();
-      let next: IteratorResult<unknown>;
-      try {
-        next = await it.next();
-      } catch (error) {
-        failed?.(error);
-        throw error;
-      }
+      const next = await it.next();
       if (next.done) return c.close();
       if (!isUint8Array(next.value)) {
-        const kind = Object.prototype.toString.call(next.value).slice(8, -1);
-        const error = new TypeError(
-          `Cannot read the data as it yielded a ${kind}, not a Uint8Array`,
-        );
-        failed?.(error);
-        c.error(error);
+        c.error(notBytes(next.value));
         await it.return?.();
         return;
       }
@@ -64,4 +47,61 @@ export function iterableStream(
       await iterator().return?.();
     },
   }, { highWaterMark: 0 }); // no read before the first asked for (the default pulls one at once)
+}
+
+/** The error of a stream's piece that is not bytes. */
+function notBytes(value: unknown): TypeError {
+  const kind = Object.prototype.toString.call(value).slice(8, -1);
+  return new TypeError(`Cannot read the data as it yielded a ${kind}, not a Uint8Array`);
+}
+
+/**
+ * A plain upload's stream body whose source's failure (a read that rejects, a piece that is not
+ * bytes) does not end it. workerd sends a JavaScript stream body that errors as if it had ended
+ * there, and the server stores the part it got as the whole object: a Worker whose caller left
+ * mid-upload answered Success and left a truncated object (with `upsert`, over a whole one). The
+ * stream is left open instead, `failed` told, and `abort` called once the failing read is over
+ * (within it, workerd destroys the promise it waits on), which tears the request down unfinished.
+ * None is read before fetch asks.
+ *
+ * @param source The upload's data.
+ * @param failed Told the source's failure.
+ * @param abort Ends the request.
+ * @returns The body to send.
+ */
+export function guardedStream(
+  source: ReadableStream<unknown>,
+  failed: (error: unknown) => void,
+  abort: () => void,
+): ReadableStream<Uint8Array> {
+  // Taken on the first read: a runtime that makes no stream of JavaScript (workerd before
+  // 2022-11-30) throws from the constructor, and the caller then sends `source` unlocked.
+  let reader: ReadableStreamDefaultReader<unknown> | undefined;
+  const read = () => reader ??= source.getReader();
+  // Cancelled by fetch or the transport (a failure, a timeout): what the read gives then is not
+  // the source's failure.
+  let cancelled = false;
+  return new ReadableStream<Uint8Array>({
+    async pull(c) {
+      let error: unknown;
+      try {
+        const { done, value } = await read().read();
+        if (cancelled) return;
+        if (done) return c.close();
+        if (isUint8Array(value)) return c.enqueue(localBytes(value)!);
+        error = notBytes(value);
+        read().cancel(error).catch(() => {});
+      } catch (thrown) {
+        if (cancelled) return;
+        error = thrown;
+      }
+      failed(error);
+      setTimeout(abort);
+      return new Promise<void>(() => {}); // open until the abort cancels it
+    },
+    cancel(reason) {
+      cancelled = true;
+      return read().cancel(reason);
+    },
+  }, { highWaterMark: 0 });
 }
