@@ -35,6 +35,13 @@ function readOf<T>(read: Promise<T>): Promise<T> {
   });
 }
 
+/**
+ * The fewest bytes a BYOB read asks for. Deno 2.9 never answers a read of fewer than about 8
+ * bytes at a chunk boundary of a request body Deno.serve received chunked: the one-byte check for
+ * a stream's end hung the upload until its caller gave up.
+ */
+const MIN_READ = 16_384;
+
 /** The piece the fingerprint hashes at a time (it digests the pieces' digests). */
 const FINGERPRINT_PIECE = 1_048_576;
 
@@ -379,9 +386,11 @@ export class ChunkSource {
         const into = direct ? out : (this.#scratch ??= new Uint8Array(Math.min(size, 1 << 20)));
         const room = into.length; // read before the read moves (detaches) it
         const { done, value } = await readOf((reader as ReadableStreamBYOBReader).read(
-          (direct ? into : into.subarray(0, Math.min(room, size - filled))) as Uint8Array<
-            ArrayBuffer
-          >,
+          (direct
+            ? into
+            : into.subarray(0, Math.min(room, Math.max(size - filled, MIN_READ)))) as Uint8Array<
+              ArrayBuffer
+            >,
         ));
         this.checkLive(); // a cancelled read gives no view back: its bytes are gone
         // The read that ends the stream gives back an empty view of the moved memory; workerd
@@ -398,7 +407,9 @@ export class ChunkSource {
           filled = value!.length;
           continue;
         }
-        piece = value!; // no longer than the room left: copied whole below
+        // Copied below; bytes past the chunk stay pending (a view of the scratch buffer, which is
+        // read into again only once they are taken).
+        piece = value!;
       }
       if (!piece) {
         const { done, value } = await readOf(
@@ -488,7 +499,7 @@ export class ChunkSource {
       this.checkLive();
       const { done, value } = await readOf(
         this.#byob
-          ? (reader as ReadableStreamBYOBReader).read(new Uint8Array(1))
+          ? (reader as ReadableStreamBYOBReader).read(new Uint8Array(MIN_READ))
           : (reader as ReadableStreamDefaultReader<Uint8Array>).read(),
       );
       this.checkLive();
