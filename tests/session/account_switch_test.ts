@@ -149,6 +149,22 @@ function delayReads(storage: SessionStorage, ms: number | "hang"): () => void {
 }
 
 /**
+ * Tab one, whose grants are answered after `slow.next`'s action, signs alice in; tab two, over the
+ * same storage, restores her; a minute passes.
+ */
+async function aliceWithSlowGrants(clock: Clock) {
+  const server = goTrue();
+  const storage = sharedStorage();
+  const slow = duringAnswer(server.fetch);
+  const one = tab(slow.fetch, storage);
+  const two = tab(server.fetch, storage);
+  await one.manager.saveSession(server.signIn("alice"));
+  assert.equal(userOf((await two.manager.restoreSession()).getOrThrow()), "alice");
+  await clock.tickAsync(60_000);
+  return { server, storage, slow, one, two };
+}
+
+/**
  * Tab one signs alice in; `gapMs` later tab two signs bob in over it, in the same storage (the
  * user switched account). `fetch` wraps the server for tab one.
  */
@@ -209,13 +225,7 @@ Deno.test("a tab whose account another tab switched away from ends it at its nex
 
 Deno.test("a refresh answered after another tab switched account is not stored over the switch: its session ends here", () =>
   withClock(async (clock) => {
-    const server = goTrue();
-    const storage = sharedStorage();
-    const slow = duringAnswer(server.fetch);
-    const one = tab(slow.fetch, storage);
-    const two = tab(server.fetch, storage);
-    await one.manager.saveSession(server.signIn("alice"));
-    await clock.tickAsync(60_000);
+    const { server, storage, slow, one, two } = await aliceWithSlowGrants(clock);
     slow.next(() => two.manager.saveSession(server.signIn("bob")));
     const r = await one.manager.refreshSession();
     assert.equal(r.errorOrNull()?.code, "signed_in_elsewhere");
@@ -822,14 +832,7 @@ Deno.test("an explicit refresh finding the storage emptied says so: NO_SESSION, 
 
 Deno.test("a refresh answered after another tab signed out is not stored back: its session ends here", () =>
   withClock(async (clock) => {
-    const server = goTrue();
-    const storage = sharedStorage();
-    const slow = duringAnswer(server.fetch);
-    const one = tab(slow.fetch, storage);
-    const two = tab(server.fetch, storage);
-    await one.manager.saveSession(server.signIn("alice"));
-    assert.equal(userOf((await two.manager.restoreSession()).getOrThrow()), "alice");
-    await clock.tickAsync(60_000);
+    const { storage, slow, one, two } = await aliceWithSlowGrants(clock);
     // Tab two signs out (this device only) while tab one's grant is answered.
     slow.next(() => two.manager.clearSession());
     const r = await one.manager.refreshSession();
