@@ -74,10 +74,10 @@ Deno.test("data that fails while it is sent (a Node stream of a missing file, a 
     );
     assert.ok((await s.createBucket("n", "n")).ok);
     const missing = `${await Deno.makeTempDir()}/missing.bin`;
-    async function* failing() {
+    const failing = async function* () {
       yield new Uint8Array(70_000);
       throw new Error("the source broke at 70000");
-    }
+    };
     const cases: Array<[string, () => AsyncIterable<Uint8Array>, RegExp]> = [
       ["missing file", () => createReadStream(missing), /ENOENT|No such file/i],
       ["throwing generator", failing, /the source broke at 70000/],
