@@ -213,6 +213,9 @@ export class InMemorySessionStorage implements SessionStorage {
 /** A store's own word that its last write of a key was refused (`webStorageStore`'s). */
 const WRITE_REFUSED: unique symbol = Symbol("write refused");
 
+/** What a refused Web Storage write leaves in the key: no value a caller stores. */
+const REFUSED_MARK = "\u0000fetchbase: the last write was refused";
+
 /**
  * Stores the session as JSON in any {@linkcode KeyValueStore}.
  *
@@ -372,10 +375,17 @@ export function webStorageStore(
   // out elsewhere" (`KeyValueSessionStorage.load`): a restore (`initialize()`, a tab's focus)
   // then dropped the session held, its refresh token with it. `get` itself answers as Web
   // Storage does: the store may serve as a resumable upload's URL store too.
+  //
+  // A refused write also leaves a mark in the key, where the removal made room for one: other
+  // tabs read it as the same fault. A tab whose refresh found the key empty took it for a
+  // sign-out elsewhere and ended its session, though nobody had signed out.
   const refused = new Set<string>();
   const store = {
-    get: (k: string) => storage.getItem(k),
-    [WRITE_REFUSED]: (k: string) => refused.has(k),
+    get: (k: string) => {
+      const v = storage.getItem(k);
+      return v === REFUSED_MARK ? null : v;
+    },
+    [WRITE_REFUSED]: (k: string) => refused.has(k) || storage.getItem(k) === REFUSED_MARK,
     set: (k: string, v: string) => {
       try {
         storage.setItem(k, v);
@@ -386,6 +396,7 @@ export function webStorageStore(
         // and a reload or another tab would restore it).
         try {
           storage.removeItem(k);
+          storage.setItem(k, REFUSED_MARK);
         } catch {
           // nothing more to do
         }

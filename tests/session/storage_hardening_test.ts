@@ -7,6 +7,7 @@ import { MutableStateFlow } from "../../core/state_flow.ts";
 import {
   CookieSessionStorage,
   createSessionManager,
+  DEFAULT_KEY,
   KeyValueSessionStorage,
   namespaceStore,
   parseStoredSession,
@@ -454,6 +455,57 @@ Deno.test("Web Storage refusing a write removes the session before it: a spent r
   const store = webStorageStore(web);
   await store.set("upload-key", "https://p.example/upload/1");
   assert.equal(await store.get("upload-key"), null);
+});
+
+Deno.test("Web Storage refusing a write leaves a mark other tabs read as a fault: their refresh goes on, not ended as a sign-out elsewhere", async () => {
+  // A full quota: the session's write is refused; removing it makes room for the small mark.
+  const data = new Map<string, string>();
+  let full = false;
+  const web = {
+    getItem: (k: string) => data.get(k) ?? null,
+    setItem: (k: string, v: string) => {
+      if (full && v.length > 100) throw new DOMException("full", "QuotaExceededError");
+      data.set(k, v);
+    },
+    removeItem: (k: string) => void data.delete(k),
+  };
+  let grants = 0;
+  const answer = () =>
+    Response.json({
+      access_token: session.accessToken,
+      refresh_token: `refresh-next-${++grants}`,
+      expires_in: 3600,
+      token_type: "bearer",
+      user: { id: "u1" },
+    });
+  const tab = () => {
+    const c = createBaseClient("https://p.example", "anon-key-0123456789", {
+      fetch: () => Promise.resolve(answer()),
+    });
+    const storage = new KeyValueSessionStorage(webStorageStore(web));
+    return createSessionManager(createAuthClient(c), c, { storage, autoRefresh: false });
+  };
+  const [a, b] = [tab(), tab()];
+  await a.saveSession(session);
+  assert.equal((await b.restoreSession()).getOrThrow().refreshToken, "refresh-1");
+  full = true;
+  // Tab B refreshes; its write is refused: the key holds the mark, and B the session in memory.
+  assert.equal((await b.refreshSession()).getOrThrow().refreshToken, "refresh-next-1");
+  assert.ok(!data.get(DEFAULT_KEY)?.includes("refresh-"), "the refused session is not stored");
+  assert.equal(await webStorageStore(web).get(DEFAULT_KEY), null, "the store's own get");
+  // Tab A's refresh reads a fault, not a sign-out: it goes on.
+  const r = await a.refreshSession();
+  assert.notEqual(r.errorOrNull()?.code, "signed_out_elsewhere");
+  assert.equal(grants, 2);
+  assert.equal(a.currentSession?.refreshToken, "refresh-next-2");
+  // The mark reads as a fault in any page; a sign-out removes it, and a page then reads no session.
+  await assert.rejects(new KeyValueSessionStorage(webStorageStore(web)).load(), /refused/);
+  full = false;
+  await b.clearSession();
+  assert.equal(data.size, 0);
+  assert.equal(await new KeyValueSessionStorage(webStorageStore(web)).load(), null);
+  a.dispose();
+  b.dispose();
 });
 
 Deno.test("Web Storage refusing a write: a restore keeps the session held in memory (it read as signed out elsewhere and dropped the refresh token)", async () => {
