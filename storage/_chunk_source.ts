@@ -28,6 +28,15 @@ export function dataFailed(error: unknown): RangeError {
     });
 }
 
+/**
+ * Throws {@linkcode dataFailed}'s error when `data` that fetch failed to send is a Blob (an upload's,
+ * a chunk of one) that cannot be read: fetch reports a file Blob whose file changed (Node's
+ * `NotReadableError`) as a network error, which retrying cannot mend. Anything else passes.
+ */
+export async function checkReadable(data: unknown): Promise<void> {
+  if (isAnyBlob(data)) await readOf(data.slice(0, 1).arrayBuffer());
+}
+
 /** A read of the data, whose failure is {@linkcode dataFailed}'s. */
 function readOf<T>(read: Promise<T>): Promise<T> {
   return read.catch((error) => {
@@ -337,17 +346,6 @@ export class ChunkSource {
   static async readsShort(chunk: Chunk): Promise<boolean> {
     if (chunk instanceof Uint8Array || chunk.size === 0) return false;
     return (await chunk.slice(chunk.size - 1).arrayBuffer()).byteLength === 0;
-  }
-
-  /**
-   * Throws {@linkcode dataFailed}'s error when `chunk`, a Blob slice that fetch failed to send,
-   * cannot be read: fetch reports a file Blob whose file changed (Node's `NotReadableError`) as a
-   * network error, which retrying cannot mend.
-   */
-  static async checkReadable(chunk: Chunk | null): Promise<void> {
-    if (chunk !== null && !(chunk instanceof Uint8Array)) {
-      await readOf(chunk.slice(0, 1).arrayBuffer());
-    }
   }
 
   /**

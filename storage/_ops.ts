@@ -35,9 +35,9 @@ import { encodeComponent } from "../core/_uri.ts";
 import { redactSecrets } from "../core/http_error.ts";
 import { encodeQueryComponent } from "../core/query.ts";
 import { showValue } from "../core/_show.ts";
-import { describeThrown } from "../core/_thrown.ts";
 import { deadline } from "../core/_deadline.ts";
 import { checkUploadOptions } from "./_upload_options.ts";
+import { checkReadable, dataFailed } from "./_chunk_source.ts";
 import { sendsStreamBodies } from "./_chunk_body.ts";
 import { untilCancelled } from "../core/_abort.ts";
 import {
@@ -557,8 +557,8 @@ export async function uploadToSignedUrl(
  * `fetch` given to the client is watched (`requestWatched`): one it would send, or sent, as its
  * text is a Failure naming that, not a Success. Data that fails while it is sent (a Node stream of
  * a missing file, a file Blob whose file changed) is `INVALID_ARGUMENT` with its reason: fetch
- * reports it as a network error ("fetch failed", the reason only in its `cause`). A web stream is
- * sent as it is (a runtime may pipe a request body natively), so its failure stays `NETWORK`.
+ * reports it as a network error ("fetch failed", the reason only in its `cause`). A stream goes
+ * through `guardedStream`, which tells its source's failure; a Blob is read one byte to tell.
  */
 async function sendUpload(
   client: BaseClient,
@@ -566,7 +566,7 @@ async function sendUpload(
   o: UploadOptions,
   req: TransportRequest,
 ): Promise<ServiceResult<string>> {
-  let failed: { error: unknown } | undefined;
+  let failed = undefined as RangeError | undefined;
   // The request's own signal, which the caller's aborts too, for a stream whose source failed.
   const stop = new AbortController();
   const signal = o.signal;
@@ -574,7 +574,7 @@ async function sendUpload(
   if (signal?.aborted) forward();
   else signal?.addEventListener("abort", forward, { once: true });
   try {
-    const body = await uploadBody(data, o, (error) => failed = { error }, () => stop.abort());
+    const body = await uploadBody(data, o, (e) => failed = dataFailed(e), () => stop.abort());
     if (!body.ok) return body;
     const r = await requestWatched(client, {
       ...req,
@@ -583,14 +583,14 @@ async function sendUpload(
       signal: stop.signal,
       timeout: o.timeout ?? 0,
     });
-    if (!failed && !r.ok && r.error.category === "NETWORK" && isAnyBlob(data)) {
-      await data.slice(0, 1).arrayBuffer().catch((error) => failed = { error });
+    if (!failed && !r.ok && r.error.category === "NETWORK") {
+      await checkReadable(data).catch((e: RangeError) => failed = e);
     }
     if (failed) {
       return failure({
-        message: `Cannot upload as reading 'data' failed: ${describeThrown(failed.error)}`,
+        message: failed.message,
         category: "INVALID_ARGUMENT",
-        cause: failed.error,
+        cause: failed.cause ?? failed,
       });
     }
     return decodeResult(r, (v) => reqString(asObject(v.body, "upload answer"), "Key"));

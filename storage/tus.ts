@@ -30,7 +30,7 @@ import { MutableStateFlow, type StateFlow } from "../core/state_flow.ts";
 import { readOnly } from "../core/_read_only.ts";
 import { checkObjectPath, encodeBucket, encodeObjectPath } from "./_path.ts";
 import { chunkBody, runsOnNode, sendsStreamBodies } from "./_chunk_body.ts";
-import { type Chunk, ChunkSource, sizeOf } from "./_chunk_source.ts";
+import { checkReadable, type Chunk, ChunkSource, sizeOf } from "./_chunk_source.ts";
 import { showValue } from "../core/_show.ts";
 import { checkUploadOptions } from "./_upload_options.ts";
 import { hasMethods } from "../core/_has_methods.ts";
@@ -647,7 +647,7 @@ class Upload implements ResumableUpload {
       if (r.ok) {
         return await this.#created(r.value.headers, first === null ? 0 : sizeOf(first), signal);
       }
-      if (r.error.category === "NETWORK") await ChunkSource.checkReadable(first);
+      if (r.error.category === "NETWORK") await checkReadable(first);
       if (signal?.aborted || !isTransient(r.error, false) || attempt >= this.#retry.maxAttempts) {
         return r;
       }
@@ -1052,7 +1052,7 @@ class Upload implements ResumableUpload {
       }
       if (signal?.aborted) return cancelled();
       const e = r.error;
-      if (e.category === "NETWORK") await ChunkSource.checkReadable(chunk);
+      if (e.category === "NETWORK") await checkReadable(chunk);
       // A 409 saying the object exists (the Storage API's "The resource already exists"; not TUS's
       // offset mismatch, nor a body a proxy emptied, which a HEAD settles as before). The URL
       // store forgets the upload at once, so that no resume, whichever way this run ends, takes
