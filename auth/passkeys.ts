@@ -58,6 +58,14 @@ export function passkeyStartRegistration(
     });
 }
 
+/**
+ * Why a WebAuthn credential cannot be sent, or null. A missing one is refused too: GoTrue takes a
+ * JSON `null` for a credential, spends the single-use challenge, and only then fails to parse it.
+ */
+function badCredential(credential: unknown): string | null {
+  return credential == null ? "'credential' is missing" : notObject(credential, "credential");
+}
+
 export function passkeyVerifyRegistration(
   client: BaseClient,
   accessToken: string,
@@ -67,7 +75,7 @@ export function passkeyVerifyRegistration(
 ): Promise<ServiceResult<PasskeyMetadata>> {
   o ??= {};
   if (blank(challengeId)) return invalid("Cannot verify the passkey as 'challengeId' is blank");
-  const bad = notObject(credential, "credential");
+  const bad = badCredential(credential);
   if (bad) return invalid(`Cannot verify the passkey as ${bad}`);
   return needToken(accessToken, "verify a passkey registration") ??
     gotrue(client, {
@@ -105,7 +113,7 @@ export function passkeyVerifyAuthentication(
 ): Promise<ServiceResult<Session>> {
   o ??= {};
   if (blank(challengeId)) return invalid("Cannot verify the passkey as 'challengeId' is blank");
-  const bad = notObject(credential, "credential");
+  const bad = badCredential(credential);
   if (bad) return invalid(`Cannot verify the passkey as ${bad}`);
   return gotrue(client, {
     method: "POST",

@@ -113,3 +113,22 @@ Deno.test("user metadata or a credential holding a Map or bytes at any depth is 
   );
   assert.equal(rec.requests.length, 0);
 });
+
+Deno.test("a passkey verification without a credential is INVALID_ARGUMENT, nothing sent", async () => {
+  // GoTrue reads a JSON null credential as given, spends the single-use challenge on it and only
+  // then fails (webauthn_verification_failed); a missing one costs a round trip.
+  const { auth, rec } = makeAuth(() => jsonResponse({}));
+  for (const credential of [null, undefined] as never[]) {
+    for (
+      const call of [
+        auth.passkeyVerifyRegistration(TOKEN, "ch", credential),
+        auth.passkeyVerifyAuthentication("ch", credential),
+      ]
+    ) {
+      const e = (await call).errorOrNull();
+      assert.equal(e?.category, "INVALID_ARGUMENT");
+      assert.equal(e!.message, "Cannot verify the passkey as 'credential' is missing");
+    }
+  }
+  assert.equal(rec.requests.length, 0);
+});
