@@ -401,7 +401,9 @@ export class AuthClient {
   }
 
   /**
-   * Revokes refresh tokens for a scope (`POST /logout`); default LOCAL.
+   * Revokes refresh tokens for a scope (`POST /logout`); default LOCAL. A LOCAL sign-out of a
+   * token that names no GoTrue session (no `session_id`, or the nil UUID, as a token minted
+   * outside GoTrue) sends nothing and succeeds: GoTrue would end every session of the user.
    *
    * @param accessToken The access token.
    * @param options Scope, cancellation.

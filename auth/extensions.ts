@@ -448,7 +448,8 @@ export function signOutGlobal(
 }
 
 /**
- * Signs out this session only.
+ * Signs out this session only. A token that names no GoTrue session (no `session_id`) has none to
+ * end: nothing is sent, where GoTrue would end every session of the user.
  *
  * @example Signing out
  * ```ts

@@ -7,7 +7,7 @@
 
 import type { BaseClient } from "../core/client.ts";
 import { asObject, decodeResult, reqString } from "../core/decode.ts";
-import type { ServiceResult } from "../core/result.ts";
+import { type ServiceResult, success } from "../core/result.ts";
 import { AUTH_BODY_LIMIT } from "./_body_limit.ts";
 import {
   API_VERSION,
@@ -37,7 +37,9 @@ import {
 import { decodeHealth, decodeSettings } from "./_decoders.ts";
 import type { PkceParams } from "./pkce.ts";
 import { providerUrl } from "./_provider_url.ts";
+import { parseJwtClaims } from "./jwt.ts";
 import { showValue } from "../core/_show.ts";
+import { cancelled, refusedSignal } from "../core/_abort.ts";
 
 export function getUser(
   client: BaseClient,
@@ -119,6 +121,18 @@ export function reauthenticate(
   });
 }
 
+/**
+ * Whether an access token names no GoTrue session: a JWT without `session_id` (one minted outside
+ * GoTrue, see `importAuthToken`) or with the nil UUID. GoTrue's `/logout` loads no session for it
+ * and then ends every session of the user, whatever the scope.
+ */
+function holdsNoSession(accessToken: string): boolean {
+  const claims = parseJwtClaims(accessToken);
+  if (!claims.ok) return false;
+  const id = claims.value.session_id;
+  return id == null || id === "" || id === "00000000-0000-0000-0000-000000000000";
+}
+
 export function signOut(
   client: BaseClient,
   accessToken: string,
@@ -130,6 +144,13 @@ export function signOut(
   if (!Object.values(SignOutScope).includes(scope)) {
     return invalid(
       `Cannot sign out as 'scope' is not a SignOutScope: current value is ${showValue(scope)}`,
+    );
+  }
+  if (scope === SignOutScope.LOCAL && holdsNoSession(accessToken)) {
+    // Nothing to end; the call's signal is still honoured as if it had been sent.
+    const signal = o.signal;
+    return Promise.resolve(
+      refusedSignal(signal) ?? (signal?.aborted ? cancelled(signal.reason) : success(undefined)),
     );
   }
   return gotrue(client, {

@@ -72,7 +72,7 @@ const shape = requestShape;
 
 const theirs = (extra: Record<string, unknown> = {}) => authJs(answer, extra);
 
-const JWT = jwtOf({ sub: "u1", exp: 4_000_000_000, aal: "aal1" });
+const JWT = jwtOf({ sub: "u1", exp: 4_000_000_000, aal: "aal1", session_id: "s1" });
 
 // deno-lint-ignore no-explicit-any
 type Theirs = (c: any) => Promise<unknown>;

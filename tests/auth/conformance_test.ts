@@ -70,9 +70,11 @@ type Ours = (a: AuthClient) => Promise<unknown>;
 async function withSession(
   c: { setSession(s: unknown): Promise<unknown> },
   rec: { requests: unknown[] },
+  claims: Record<string, unknown> = { session_id: "6f1c1d2e-0000-4000-8000-000000000001" },
 ) {
   const jwt = `e30.${
-    btoa(JSON.stringify({ sub: "u1", exp: 4_000_000_000, aal: "aal1" })).replace(/=+$/, "")
+    btoa(JSON.stringify({ sub: "u1", exp: 4_000_000_000, aal: "aal1", ...claims }))
+      .replace(/=+$/, "")
   }.c2ln`;
   await c.setSession({ access_token: jwt, refresh_token: "r" });
   rec.requests.length = 0;
@@ -298,6 +300,19 @@ Deno.test("conformance with @supabase/auth-js: a bodiless POST or DELETE carries
     assert.equal(our.text ?? null, null, label);
     assert.equal(our.headers.get("content-type"), null, label);
   }
+});
+
+Deno.test("conformance with @supabase/auth-js: a LOCAL sign-out of a token that names no session is not sent", async () => {
+  // Deliberate (docs/CONFORMANCE.md): GoTrue loads no session for a token without session_id and
+  // then ends every session of the user; auth-js sends it, fetchbase has nothing to end.
+  const them = theirs();
+  const jwt = await withSession(them.client, them.rec, {});
+  await them.client.signOut({ scope: "local" });
+  const their = them.rec.requests.filter((r) => r.method === "POST");
+  assert.deepEqual(their.map((r) => r.url.href), [`${BASE}/auth/v1/logout?scope=local`]);
+  const us = makeAuth(answer);
+  assert.equal((await us.auth.signOut(jwt, { scope: "local" })).ok, true);
+  assert.equal(us.rec.requests.length, 0);
 });
 
 Deno.test("conformance with @supabase/auth-js: a client-wide Authorization header yields to a per-call token", async () => {

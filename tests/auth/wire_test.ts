@@ -889,3 +889,42 @@ Deno.test("signInWithOtp without options (a JavaScript caller) resolves INVALID_
   assert.match(r.errorOrNull()?.message ?? "", /exactly one of 'email' and 'phone'/);
   assert.equal(rec.requests.length, 0);
 });
+
+Deno.test("a LOCAL sign-out of a token that names no session sends nothing; other scopes go", async () => {
+  // GoTrue's /logout loads no session for a token without session_id (or with the nil UUID) and
+  // then ends every session of the user, whatever the scope: LOCAL would end them all.
+  const { auth, rec } = makeAuth(() => new Response(null, { status: 204 }));
+  const jwt = (payload: Record<string, unknown>) =>
+    `e30.${encodeBase64Url(JSON.stringify(payload))}.sig`;
+  const noSession = [
+    jwt({ sub: "u1" }),
+    jwt({ sub: "u1", session_id: null }),
+    jwt({ sub: "u1", session_id: "" }),
+    jwt({ sub: "u1", session_id: "00000000-0000-0000-0000-000000000000" }),
+  ];
+  for (const token of noSession) {
+    assert.equal((await auth.signOut(token)).ok, true);
+    assert.equal((await signOutLocal(auth, token)).ok, true);
+  }
+  // The call's signal is honoured as if the request had been made.
+  const aborted = AbortSignal.abort();
+  assert.equal(
+    (await auth.signOut(noSession[0], { signal: aborted })).errorOrNull()?.category,
+    "CANCELLED",
+  );
+  const notASignal = { signal: {} as AbortSignal };
+  assert.equal(
+    (await auth.signOut(noSession[0], notASignal)).errorOrNull()?.category,
+    "INVALID_ARGUMENT",
+  );
+  assert.equal(rec.requests.length, 0);
+  await signOutGlobal(auth, noSession[0]);
+  assert.equal(rec.last.url.href, `${A}/logout?scope=global`);
+  await signOutOthers(auth, noSession[0]);
+  assert.equal(rec.last.url.href, `${A}/logout?scope=others`);
+  // A token with a session, and one that is no JWT, go to the server as before.
+  await auth.signOut(jwt({ sub: "u1", session_id: "6f1c1d2e-0000-4000-8000-000000000001" }));
+  assert.equal(rec.last.url.href, `${A}/logout?scope=local`);
+  await auth.signOut(TOKEN);
+  assert.equal(rec.requests.length, 4);
+});
