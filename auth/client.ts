@@ -228,8 +228,8 @@ export class AuthClient {
    * @param chain The chain.
    * @param message The signed message.
    * @param signature The signature: its bytes as the wallet gives them, or text as GoTrue reads
-   *   it (Ethereum: the 65 bytes as `0x`-prefixed hex; Solana: the 64 bytes as base64 or
-   *   base64url, not base58).
+   *   it (Ethereum: the 65 bytes as hex, sent with the `0x` prefix GoTrue needs whether or not
+   *   it is given; Solana: the 64 bytes as base64 or base64url, not base58).
    * @param options Captcha.
    * @returns The session.
    */

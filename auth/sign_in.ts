@@ -220,9 +220,13 @@ export function signInWithWeb3(
     );
   }
   // A wallet gives the signature's bytes: GoTrue reads Ethereum's as 0x-prefixed hex and
-  // Solana's as base64 or base64url.
+  // Solana's as base64 or base64url. Ethereum's hex as text gets that exact prefix: GoTrue
+  // measures it without "0x" only, and its decoder refuses hex without a prefix, which it reported
+  // as a signature that does not match the address.
   const signed = isUint8Array(signature)
     ? chain === "ethereum" ? `0x${encodeHex(signature)}` : encodeBase64Url(signature)
+    : chain === "ethereum" && typeof signature === "string"
+    ? signature.replace(/^(?:0[xX])?(?=[\dA-Fa-f]{130}$)/, "0x")
     : signature;
   if (typeof signed !== "string") {
     return invalid(

@@ -145,6 +145,23 @@ Deno.test("web3: signature bytes go as GoTrue reads each chain's; other values a
   // GoTrue takes 86 (unpadded) or 88 characters.
   assert.equal(b64.length, 86);
   assert.equal(b64.slice(0, 4), "-_v7");
+  // Ethereum's hex as text goes with GoTrue's exact "0x" prefix (it measures the signature without
+  // "0x" only and decodes no unprefixed hex); any other text goes as given.
+  const signedAs = async (chain: "ethereum" | "solana", text: string) => {
+    await auth.signInWithWeb3(chain, "msg", text);
+    return (rec.last.json() as { signature: string }).signature;
+  };
+  const digits = hex.slice(2);
+  assert.equal(await signedAs("ethereum", digits), hex);
+  assert.equal(
+    await signedAs("ethereum", `0X${digits.toUpperCase()}`),
+    `0x${digits.toUpperCase()}`,
+  );
+  assert.equal(await signedAs("ethereum", hex), hex);
+  for (const text of [digits.slice(2), `${digits}00`, `0x0x${digits}`, `z${digits.slice(1)}`]) {
+    assert.equal(await signedAs("ethereum", text), text);
+  }
+  assert.equal(await signedAs("solana", digits), digits);
   const sent = rec.requests.length;
   for (const bad of [[1, 2], 42, null, new ArrayBuffer(64)]) {
     const e = (await auth.signInWithWeb3("solana", "msg", bad as never)).errorOrNull();
