@@ -180,6 +180,7 @@ export function decodeSettings(json: unknown): AuthSettings {
     smsProvider: optString(o, "sms_provider"),
     mfaEnabled: optBoolean(o, "mfa_enabled"),
     samlEnabled: optBoolean(o, "saml_enabled"),
+    passkeysEnabled: optBoolean(o, "passkeys_enabled"),
   };
 }
 

@@ -479,7 +479,9 @@ export class AuthClient {
   }
 
   /**
-   * Links an identity by id token (`id_token` grant with `link_identity`).
+   * Links an identity by id token (`id_token` grant with `link_identity`). GoTrue answers with a
+   * new session at `aal1` (its `amr` is the identity's), whatever the level of the session whose
+   * token is given; that session stays valid.
    *
    * @param accessToken The access token.
    * @param provider The provider.

@@ -4,6 +4,15 @@
  * and SSO URLs, fragment parsing; and local ES256 verification of access
  * tokens against a cached JWKS (`getClaims`).
  *
+ * A failure carries GoTrue's `error_code` as `code`; branch on it rather than on the category
+ * where GoTrue gives one code several statuses. `insufficient_aal` is 403 (`FORBIDDEN`) when a
+ * factor is enrolled or passkeys are managed, 422 (`BAD_REQUEST`) when a verified factor is
+ * unenrolled and 401 (`UNAUTHORIZED`) when `updateUser` changes an email, phone or password. A feature
+ * switched off on the server is 404 (`NOT_FOUND`) with `passkey_disabled`, `feature_disabled`
+ * (the OAuth server) or `manual_linking_disabled`. GoTrue sends no `Retry-After`: `retryAfter`
+ * stays null on its rate limits (`over_request_rate_limit`, `over_email_send_rate_limit`,
+ * `over_sms_send_rate_limit`), whose message names the wait where GoTrue knows it.
+ *
  * @example Verify a caller's token in an edge function
  * ```ts
  * import { createBaseClient } from "@fetchbase/fetchbase/core";

@@ -396,6 +396,8 @@ export interface AuthSettings {
   mfaEnabled: boolean | null;
   /** SAML enabled. */
   samlEnabled: boolean | null;
+  /** Passkey sign-in enabled (`passkeys_enabled`); null from GoTrue releases before passkeys. */
+  passkeysEnabled: boolean | null;
 }
 
 /** Health of the auth service. */

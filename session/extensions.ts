@@ -650,6 +650,11 @@ export function linkIdentityForCurrentSession(
  * refreshes a lapsed session before its request (a failed refresh is the
  * answer, and nothing is sent).
  *
+ * GoTrue answers with a new session, not the held one renewed: its only authentication method is
+ * the identity's (`amr` `oauth`), so it is at `aal1` even when the held session reached `aal2`
+ * through MFA (verify a factor again where `aal2` is needed), and the held session stays valid on
+ * the server until it is signed out or expires.
+ *
  * @example linkIdentityWithIdTokenForCurrentSession
  * ```ts
  * import { createBaseClient } from "@fetchbase/fetchbase/core";

@@ -194,13 +194,20 @@ Deno.test("OAuth grants decode a client given with client_id / client_name / cli
   }]);
 });
 
-Deno.test("getSettings decodes saml_enabled and mfa_enabled", async () => {
-  const { auth } = makeAuth(() =>
-    Response.json({ external: { google: true }, saml_enabled: true, mfa_enabled: false })
-  );
+Deno.test("getSettings decodes saml_enabled, mfa_enabled and passkeys_enabled", async () => {
+  let body: Record<string, unknown> = {
+    external: { google: true },
+    saml_enabled: true,
+    mfa_enabled: false,
+    passkeys_enabled: true,
+  };
+  const { auth } = makeAuth(() => Response.json(body));
   const s = (await auth.getSettings()).getOrThrow();
   assert.equal(s.samlEnabled, true);
   assert.equal(s.mfaEnabled, false);
+  assert.equal(s.passkeysEnabled, true);
+  body = { external: {} };
+  assert.equal((await auth.getSettings()).getOrThrow().passkeysEnabled, null);
   assert.deepEqual(s.external, { google: true });
 });
 
