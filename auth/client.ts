@@ -689,7 +689,8 @@ export class AuthClient {
    * Starts a passkey registration.
    *
    * @param accessToken The access token.
-   * @param options Cancellation.
+   * @param options Cancellation; a captcha token, sent for servers that check one (GoTrue checks
+   *   none on this route, only on the authentication start).
    * @returns WebAuthn creation options.
    */
   passkeyStartRegistration(
