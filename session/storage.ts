@@ -14,7 +14,7 @@ import { SessionTooLarge } from "./_too_large.ts";
 import { withMaskedFields } from "../core/mask.ts";
 import type { Session, User } from "../auth/models.ts";
 import { SESSION_SECRETS, USER_SECRETS } from "./_copy.ts";
-import { encodeComponent } from "../core/_uri.ts";
+import { decodeBase64Url, encodeBase64Url, utf8Decode } from "../core/encoding.ts";
 import { showValue } from "../core/_show.ts";
 import { misshapenUserField } from "./_user_shape.ts";
 
@@ -536,6 +536,9 @@ export interface CookieOptions {
   maxChunks?: number | undefined;
 }
 
+/** How a cookie session's value starts: the session's JSON follows in base64url. */
+const COOKIE_BASE64 = "base64-";
+
 /** The most chunks a cookie session may take: indices 0 to 49, whatever the configuration. */
 const MAX_CHUNKS = 50;
 
@@ -791,7 +794,11 @@ export class CookieSessionStorage implements SessionStorage {
   }
 
   #save(session: Session): void {
-    let value = encodeComponent(serializeSession(session));
+    // Base64url, whose characters no framework's cookie helpers change: a percent-encoded value
+    // cut into chunks could end a chunk inside an escape (%C3%), which Next.js's cookie parser
+    // drops, and helpers that decode or encode values (Next.js's cookies(), request.cookies.set)
+    // garbled escapes the reader then decoded again.
+    let value = COOKIE_BASE64 + encodeBase64Url(serializeSession(session));
     const { chunkSize: size, maxChunks, name } = this.#o;
     if (value.length > size) {
       // Chunk 0 starts with the chunk count (`3.`): a reader takes exactly that many, so chunks
@@ -841,7 +848,7 @@ export class CookieSessionStorage implements SessionStorage {
     let raw = single ?? "";
     if (single === undefined) {
       const first = this.#incoming.get(`${name}.0`) ?? "";
-      const counted = /^(\d{1,2})\.(.*)$/s.exec(first); // a session's JSON starts with %7B
+      const counted = /^(\d{1,2})\.(.*)$/s.exec(first); // a session starts with "base64-" or %7B
       const count = counted ? Number(counted[1]) : MAX_CHUNKS;
       raw = counted ? counted[2] : first;
       for (let i = 1; first !== "" && i < count; i++) {
@@ -854,7 +861,12 @@ export class CookieSessionStorage implements SessionStorage {
       }
     }
     try {
-      return parseStoredSession(decodeURIComponent(raw));
+      // Percent-encoded JSON is what earlier versions wrote.
+      return parseStoredSession(
+        raw.startsWith(COOKIE_BASE64)
+          ? utf8Decode(decodeBase64Url(raw.slice(COOKIE_BASE64.length)), true)
+          : decodeURIComponent(raw),
+      );
     } catch {
       return null;
     }

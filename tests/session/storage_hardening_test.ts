@@ -311,7 +311,7 @@ Deno.test("chunk 0 carries the chunk count: chunks left by a response with anoth
   const a = new CookieSessionStorage(null, { chunkSize: 1000 });
   a.save(withBio("refresh-a", 7000));
   const b = new CookieSessionStorage(null); // chunkSize 3180, maxChunks 4
-  b.save(withBio("refresh-b", 10000));
+  b.save(withBio("refresh-b", 8500));
   assert.ok(a.setCookieHeaders().filter((c) => !/Max-Age=0/.test(c)).length > 4);
   assert.equal(b.setCookieHeaders().filter((c) => !/Max-Age=0/.test(c)).length, 4);
   apply(jar, a.setCookieHeaders());
@@ -1053,4 +1053,51 @@ Deno.test("the session cookie is __Host- by default, and plain where the prefix'
   // A planted plain cookie is not read by the default configuration.
   const planted = new CookieSessionStorage(`fb-session=${encodeURIComponent("{}")}`);
   assert.equal(planted.load(), null);
+});
+
+Deno.test("every cookie chunk survives frameworks' cookie helpers, which decode and encode each value", () => {
+  // A percent-encoded session cut into chunks could end a chunk inside an escape ("%C3%"): Next.js
+  // drops a cookie whose value decodeURIComponent refuses, and its cookies() and
+  // request.cookies.set decode or encode values, which garbled escapes read again.
+  const decodeEach = (jar: Map<string, string>) => {
+    const out = new Map<string, string>();
+    for (const [k, v] of jar) {
+      try {
+        out.set(k, decodeURIComponent(v));
+      } catch {
+        // dropped, as Next.js drops it
+      }
+    }
+    return out;
+  };
+  const encodeEach = (jar: Map<string, string>) =>
+    new Map([...jar].map(([k, v]) => [k, encodeURIComponent(v)]));
+  for (let pad = 1495; pad < 1515; pad++) {
+    const s = decodeSession({
+      ...sessionBody,
+      user: { id: "u1", user_metadata: { name: "Zoë Åström 100%", bio: "é,".repeat(pad) } },
+    });
+    const storage = new CookieSessionStorage(null, { chunkSize: 1000 });
+    storage.save(s);
+    const jar = new Map<string, string>();
+    apply(jar, storage.setCookieHeaders());
+    assert.ok(jar.size > 1, "chunked");
+    for (const [k, v] of jar) {
+      assert.equal(encodeURIComponent(v), v, k);
+      assert.equal(decodeURIComponent(v), v, k);
+    }
+    for (const seen of [jar, decodeEach(jar), encodeEach(jar), encodeEach(decodeEach(jar))]) {
+      const loaded = new CookieSessionStorage(header(seen), { chunkSize: 1000 }).load();
+      assert.deepEqual(loaded?.user.userMetadata, s.user.userMetadata, `pad ${pad}`);
+    }
+  }
+});
+
+Deno.test("a cookie session of the earlier percent-encoded form is still read", () => {
+  const s = decodeSession({ ...sessionBody, user: { id: "u1", user_metadata: { n: "Zoë" } } });
+  const cookie = `__Host-fb-session=${encodeURIComponent(serializeSession(s))}`;
+  assert.deepEqual(new CookieSessionStorage(cookie).load()?.user.userMetadata, { n: "Zoë" });
+  // A base64 value that is no session is none.
+  assert.equal(new CookieSessionStorage("__Host-fb-session=base64-eyJ").load(), null);
+  assert.equal(new CookieSessionStorage("__Host-fb-session=base64-%%%").load(), null);
 });
