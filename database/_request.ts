@@ -239,8 +239,8 @@ export interface PgRequest {
   pairs: ReadonlyArray<readonly [string, string]>;
   /** Request headers. */
   headers: Record<string, string>;
-  /** Body, sent verbatim. */
-  body?: string | undefined;
+  /** Body, sent verbatim: text, or bytes (a function's one `bytea` argument). */
+  body?: string | Uint8Array | undefined;
   /** Body media type. */
   contentType?: string | undefined;
   /** Whether the transport may retry. */
@@ -315,7 +315,7 @@ function transportRequest(client: BaseClient, req: PgRequest): TransportRequest<
   if (req.body !== undefined) {
     // supabase-js takes rows as values: here the primitives take JSON text, which fetch would
     // otherwise send as "[object Object]" (the typed helpers take values).
-    if (typeof req.body !== "string") {
+    if (typeof req.body !== "string" && !(req.body instanceof Uint8Array)) {
       return `Cannot send the request as its body must be text (JSON as a string; the typed helpers such as insertTyped take values): current value is ${
         showValue(req.body)
       }`;

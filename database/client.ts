@@ -7,6 +7,7 @@
 
 import type { JsonObjectInput } from "../core/decode.ts";
 import { showValue } from "../core/_show.ts";
+import { localBytes } from "../core/_realm.ts";
 import { runBlock } from "./_block.ts";
 import { buildFailure, guarded } from "./_guard.ts";
 import type { BaseClient } from "../core/client.ts";
@@ -194,8 +195,12 @@ export interface ReplaceOptions extends CallOptions {
 export interface RpcOptions extends CallOptions {
   /** Schema, sent as `Content-Profile`. */
   schema?: string | null | undefined;
-  /** A JSON object of named arguments (or a scalar body with `contentType`). */
-  params?: string | null | undefined;
+  /**
+   * A JSON object of named arguments, or with `contentType` the body of a function's one unnamed
+   * argument: text (a `text` or `xml` argument) or bytes, sent as they are (a `bytea` argument
+   * with `application/octet-stream`; text would go as UTF-8).
+   */
+  params?: string | Uint8Array | ArrayBuffer | null | undefined;
   /** Response format. Default ROWS; HEAD sends a HEAD request. */
   format?: ResponseFormat | undefined;
   /** Count option. */
@@ -788,7 +793,13 @@ export class DatabaseClient {
     );
     const path = `/rpc/${pathSegment(fn, "function")}`;
     if (head) {
-      const args = options.params ? flattenParams(options.params) : [];
+      const params = options.params;
+      if (localBytes(params)) {
+        throw new TypeError(
+          "Cannot call the function with HEAD as 'params' must be named arguments, not bytes",
+        );
+      }
+      const args = params ? flattenParams(params as string | RpcParamsObject) : [];
       return {
         method: "HEAD",
         path,
@@ -801,17 +812,28 @@ export class DatabaseClient {
       };
     }
     const contentType = options.contentType ?? "application/json";
+    const params = options.params;
+    const json = /json/i.test(contentType);
+    const bytes = localBytes(params);
+    if (!json && !bytes && typeof params === "object" && params !== null) {
+      throw new TypeError(
+        `Cannot call the function as 'params' must be text or bytes for a ${contentType} body: current value is ${
+          showValue(params)
+        }`,
+      );
+    }
     return {
       method: "POST",
       path,
       pairs,
       headers: withRollbackEcho(headers),
-      // A plain object from JavaScript callers goes as its JSON, not as "[object Object]". No
-      // arguments are `{}` in JSON; a body of another type (a function's one `text` or `bytea`
-      // argument) is empty rather than the text `{}`.
-      body: typeof options.params === "object" && options.params !== null
-        ? plainJson(options.params, "call the function")
-        : options.params ?? (/^application\/json\b/i.test(contentType) ? "{}" : ""),
+      // Bytes go as they are. A plain object from JavaScript callers goes as its JSON, not as
+      // "[object Object]". No arguments are `{}` in JSON; a body of another type (a function's
+      // one `text` or `bytea` argument) is empty rather than the text `{}`.
+      body: bytes ??
+        (typeof params === "object" && params !== null
+          ? plainJson(params, "call the function")
+          : params ?? (json ? "{}" : "")),
       contentType,
       retry: false,
       signal: options.signal,

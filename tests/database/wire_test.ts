@@ -262,6 +262,31 @@ Deno.test("rpc: POST /rpc/fn with params verbatim, Content-Profile, scalar conte
   assert.deepEqual(pairs(rec.last.url), [["a", "1"]]);
 });
 
+Deno.test("rpc: a function's one bytea argument goes as the bytes given; an object needs a JSON body", async () => {
+  // PostgREST hands a function with one unnamed bytea argument the body as it is: text would go
+  // as UTF-8 (0xff as c3 bf), and an object as its JSON text.
+  const { db, rec } = makeDb(() => new Response("2"));
+  const raw = new Uint8Array([0, 255, 128, 65]);
+  const octets = { contentType: "application/octet-stream" };
+  for (const params of [raw, raw.buffer, new Uint8Array([9, 0, 255, 128, 65, 9]).subarray(1, 5)]) {
+    assert.equal((await db.rpc("byte_len", { ...octets, params })).getOrThrow(), "2");
+    assert.deepEqual([...rec.last.bytes!], [0, 255, 128, 65]);
+    assert.equal(rec.last.headers.get("content-type"), "application/octet-stream");
+  }
+  const sent = rec.requests.length;
+  for (const params of [{ a: 1 }, [1, 2], new Map([["a", 1]])] as never[]) {
+    const e = (await db.rpc("byte_len", { ...octets, params })).errorOrNull();
+    assert.equal(e?.category, "INVALID_ARGUMENT");
+    assert.match(e!.message, /'params' must be text or bytes for a application\/octet-stream body/);
+  }
+  const head = await db.rpc("f", { params: raw, format: ResponseFormat.HEAD });
+  assert.match(head.errorOrNull()!.message, /with HEAD as 'params' must be named arguments/);
+  assert.equal(rec.requests.length, sent);
+  // A JSON body still takes an object as its JSON.
+  await db.rpc("f", { params: { a: 1 } as never });
+  assert.equal(rec.last.text, '{"a":1}');
+});
+
 Deno.test("rpcGet: GET with ordered args, Accept-Profile, retry on by default", async () => {
   let n = 0;
   const { db, rec } = makeDb(
