@@ -37,6 +37,9 @@ const PLAIN_KEY = /* @__PURE__ */ unicodePattern(
   "^(?:-?[0-9]+|[\\p{L}0-9_$]+(?:(?: +|-)[\\p{L}0-9_$]+)*)$",
 );
 
+/** A JSON key in PostgREST's quotes (`pQuotedValue`: `"` and `\` escaped with `\`). */
+const QUOTED_KEY = /^"(?:[^"\\]|\\.)*"$/s;
+
 /** Last-segment names PostgREST takes for an embed's modifiers. */
 const RESERVED_LAST = /^(?:order|limit|offset|and|or)$/;
 
@@ -55,7 +58,8 @@ const quoteName = (s: string): string => `"${s.replace(/["\\]/g, "\\$&")}"`;
  * path. A name or key PostgREST would not read whole unquoted (`a"b`, `x-`, `a - b`, `price€`, a
  * JSON key `a.b`; inner spaces, `first name`, it reads) goes double-quoted, and so does a key's
  * last name when it is a reserved query key (`"order"`, `author."limit"`), which PostgREST then
- * reads as a filter. `asKey` false is for names that are not query keys (order terms, embeds),
+ * reads as a filter. A JSON key given in PostgREST's quotes goes as given (`->>"2024"` names the
+ * key "2024", where `->>2024` is an array index). `asKey` false is for names that are not query keys (order terms, embeds),
  * where `limit` goes as it is. An empty name or key, or one that begins or ends with whitespace,
  * is refused.
  */
@@ -80,7 +84,10 @@ export function checkColumn(name: string, asKey = true): string {
     );
   }
   for (let i = 1; i < json.length; i += 2) {
-    out += json[i - 1] + (PLAIN_KEY().test(json[i]) ? json[i] : quoteName(json[i]));
+    // A key already quoted as PostgREST reads one goes as it is: digits alone are an array
+    // index (`->>2024` is element 2024), so `->>"2024"` is the only way to name such a key.
+    const key = json[i];
+    out += json[i - 1] + (PLAIN_KEY().test(key) || QUOTED_KEY.test(key) ? key : quoteName(key));
   }
   if (names.concat(json).some((n) => n === "" || n.trim() !== n)) {
     throw new TypeError(

@@ -128,6 +128,11 @@ export type BlockResult =
  * one except for `eq`, `neq` and `isDistinctFrom` (`is.null`): the operand
  * types take a typed column's values without null and undefined.
  *
+ * A column name may hold a table path and a JSON path (`author.name`, `data->tags->>0`); names
+ * and keys PostgREST would not read whole go quoted. Digits alone are an array index
+ * (`data->>0`): name an object key of digits in PostgREST's quotes, `data->>"2024"`, which goes as
+ * given.
+ *
  * @example Filters
  * ```ts
  * import { columns, createDatabaseClient } from "@fetchbase/fetchbase/database";

@@ -99,6 +99,30 @@ Deno.test("JSON keys PostgREST would cut short go quoted; plain keys and indexes
   ]);
 });
 
+Deno.test("a JSON key given in PostgREST's quotes goes as given: the only way to name a key of digits", async () => {
+  // PostgREST reads `->>2024` as array element 2024 (->>'+2024'::int, NULL on an object: eq
+  // matched nothing, isNull every row); `->>"2024"` is the key. Quoted again, it named the key
+  // with the quotes in it.
+  const { db, rec } = makeDb();
+  await db.select("t", {
+    block: (q) =>
+      q.where((w) =>
+        w.eq('data->>"2024"', "x").isNull('data->"12"->>"a\\"b"').or((o) =>
+          o.eq('data->>"7"', 1).eq("data->>7", 2)
+        )
+      ).orderBy('data->>"2024"'),
+  });
+  assert.deepEqual([...rec.last.url.searchParams].slice(1), [
+    ['data->>"2024"', "eq.x"],
+    ['data->"12"->>"a\\"b"', "is.null"],
+    ["or", '(data->>"7".eq.1,data->>7.eq.2)'],
+    ["order", 'data->>"2024".asc'],
+  ]);
+  // A quote that is not PostgREST's whole quoting is part of the key, quoted and escaped.
+  await db.select("t", { block: (q) => q.where((w) => w.eq('data->>"20"24', 1)) });
+  assert.deepEqual([...rec.last.url.searchParams].slice(1), [['data->>"\\"20\\"24"', "eq.1"]]);
+});
+
 Deno.test("order terms, and an order, limit or group on an embed, quote such names", async () => {
   const { db, rec } = makeDb();
   await db.select("t", {
