@@ -539,9 +539,14 @@ function withoutNulls(value: unknown): string {
   if (json === null || typeof json !== "object" || Array.isArray(json)) {
     throw new TypeError("Cannot update as 'value' must be an object");
   }
-  return stringifyJson(
-    Object.fromEntries(Object.entries(json).filter(([, v]) => v !== null)),
-  )!;
+  const fields = Object.entries(json).filter(([, v]) => v !== null);
+  // PostgREST runs an update of no column as `WHERE false`: no row, and no error.
+  if (fields.length === 0) {
+    throw new TypeError(
+      "Cannot update as 'value' has no field that is not null, so nothing would be written (set NULL with update and a raw body)",
+    );
+  }
+  return stringifyJson(Object.fromEntries(fields))!;
 }
 
 /** Options of the typed updates and deletes. */
@@ -554,7 +559,8 @@ export type TypedMutateOptions<T> =
 /**
  * Updates matched rows with the non-null fields of `value` and returns them;
  * null fields leave their columns untouched (use `update` with a raw body to
- * set NULL).
+ * set NULL). A value with no other field is `Failure(INVALID_ARGUMENT)`, nothing
+ * sent: PostgREST would update no row and answer no error.
  *
  * @example Updating
  * ```ts

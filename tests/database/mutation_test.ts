@@ -29,6 +29,7 @@ import {
   type TextSearchType,
   updateTyped,
   updateUnit,
+  updateUnitTyped,
 } from "../../database/mod.ts";
 import { jsonResponse, type RecordedRequest } from "../support/recording_fetch.ts";
 import { assertInvalid, makeDb, pairs, q } from "./_helpers.ts";
@@ -324,6 +325,23 @@ Deno.test("deleteTyped with MINIMAL returns no rows and reads no body", async ()
 Deno.test("updateTyped with an array value is INVALID_ARGUMENT without a request", async () => {
   const { db, rec } = makeDb();
   await assertInvalid(updateTyped(db, "t", [1, 2] as never, (w) => w.eq(id, 1)), /object/);
+  assert.equal(rec.requests.length, 0);
+});
+
+Deno.test("updateTyped and updateUnitTyped with no field that is not null are INVALID_ARGUMENT, nothing sent", async () => {
+  // Null fields are left out; with none left, PostgREST updates no row (WHERE false) and
+  // answers [] or 204 as if no row had matched.
+  const { db, rec } = makeDb();
+  for (const value of [{ title: null, done: null }, {}, { at: new Date(NaN) }] as never[]) {
+    await assertInvalid(
+      updateTyped(db, "t", value, (w) => w.eq(id, 1)),
+      /no field that is not null/,
+    );
+    await assertInvalid(
+      updateUnitTyped(db, "t", value, (w) => w.eq(id, 1)),
+      /nothing would be written/,
+    );
+  }
   assert.equal(rec.requests.length, 0);
 });
 
