@@ -129,7 +129,12 @@ export interface InsertOptions extends CallOptions {
   upsertResolution?: UpsertResolution | undefined;
   /** Missing columns become NULL (true) or their default (false). Default true. */
   defaultToNull?: boolean | undefined;
-  /** The unique columns an upsert resolves on (`on_conflict=`). */
+  /**
+   * The unique columns an upsert resolves on (`on_conflict=`). Give them for a view or a table
+   * without a primary key: PostgREST then runs the upsert as a plain insert (duplicates are
+   * inserted, or a unique index fails it with `CONFLICT`), and says so only by leaving
+   * `resolution` out of `Preference-Applied`.
+   */
   onConflict?: string | null | undefined;
   /** What the write returns. Default REPRESENTATION. */
   returning?: ReturnOption | undefined;
@@ -509,7 +514,9 @@ export class DatabaseClient {
   }
 
   /**
-   * Reads rows with their count and range.
+   * Reads rows with their count and range. An offset at the counted total is an empty page; one
+   * past it is PostgREST's 416 (`PGRST103`), a `Failure` (`BAD_REQUEST`, status 416), as in
+   * postgrest-js; {@linkcode paginator} ends on either.
    *
    * @param table The table or view.
    * @param options Projection, format, count (default EXACT), block.

@@ -19,7 +19,11 @@ export interface OrderByOptions {
   order?: Order | undefined;
   /** Where nulls sort; the server default when absent. */
   nulls?: Nulls | null | undefined;
-  /** Orders an embedded resource instead of the top level. */
+  /**
+   * Orders an embedded resource instead of the top level. Name it as the select does: by its
+   * alias when it has one (`a:author(*)` → `a`); PostgREST 16 warns on the relation's name there
+   * and refuses it (PGRST108) once `url-use-legacy-target-names` is off.
+   */
   referencedTable?: string | null | undefined;
 }
 

@@ -189,7 +189,9 @@ export function rpcSingleTyped<T>(
  * postgrest-js does: asking PostgREST for one object would roll back the
  * function's writes when it returns no row. An array answer is read as the
  * rows of a set-returning function, so a function returning one array value
- * (`int[]`, a JSON array) belongs with {@linkcode rpcTyped}.
+ * (`int[]`, a JSON array) belongs with {@linkcode rpcTyped}. A function returning one
+ * composite value (`returns profiles`, not `setof`) always answers an object: when it finds no
+ * row, an object whose every field is null, not `null`.
  *
  * @example Maybe one row
  * ```ts

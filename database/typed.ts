@@ -195,7 +195,8 @@ export function selectMaybeSingleTyped<T>(
 }
 
 /**
- * Reads rows with the total count (default EXACT) and the range.
+ * Reads rows with the total count (default EXACT) and the range. An offset past the counted total
+ * is PostgREST's 416 (`PGRST103`), a `Failure` (`BAD_REQUEST`); one at the total is an empty page.
  *
  * @example Rows and count
  * ```ts

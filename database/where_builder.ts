@@ -612,7 +612,8 @@ export class WhereBuilder {
    * A disjunction: at least one predicate of the block holds.
    *
    * @param block Adds the alternatives.
-   * @param options `referencedTable` filters an embedded resource.
+   * @param options `referencedTable` filters an embedded resource, named by its alias when the
+   *   select gives one (see `OrderByOptions.referencedTable`).
    * @returns This builder.
    */
   or(
@@ -627,7 +628,8 @@ export class WhereBuilder {
    * A conjunction group (useful inside `or`).
    *
    * @param block Adds the predicates.
-   * @param options `referencedTable` filters an embedded resource.
+   * @param options `referencedTable` filters an embedded resource, named by its alias when the
+   *   select gives one (see `OrderByOptions.referencedTable`).
    * @returns This builder.
    */
   and(
