@@ -102,7 +102,7 @@ export interface ListAnalyticsBucketsOptions extends CatalogCallOptions {
   sortColumn?: string | null | undefined;
   /** Sort direction. */
   sortOrder?: SortOrder | null | undefined;
-  /** Case-insensitive name filter. */
+  /** Case-sensitive name filter (SQL `LIKE`). */
   search?: string | null | undefined;
 }
 

@@ -479,7 +479,7 @@ export class StorageClient {
   queryVectors(
     vectorBucketName: string,
     indexName: string,
-    queryVector: vec.VectorData,
+    queryVector: vec.VectorDataInput,
     options?: vec.QueryVectorsOptions,
   ): Promise<ServiceResult<vec.VectorQueryResponse>> {
     return vec.queryVectors(this.client, vectorBucketName, indexName, queryVector, options);

@@ -54,6 +54,7 @@ export type {
   VectorBucketResponse,
   VectorCallOptions,
   VectorData,
+  VectorDataInput,
   VectorIndex,
   VectorIndexListItem,
   VectorIndexListResponse,

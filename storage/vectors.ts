@@ -129,12 +129,21 @@ export interface VectorData {
   /** 32-bit float components. */
   float32: number[];
 }
+/**
+ * Vector components as given to store or query: a list of numbers, or a `Float32Array` or
+ * `Float64Array` as embedding models give them, sent as a list. The length must equal the index
+ * dimension.
+ */
+export interface VectorDataInput {
+  /** 32-bit float components. */
+  float32: readonly number[] | Float32Array | Float64Array;
+}
 /** A vector to store. */
 export interface VectorObject {
   /** Unique key in the index. */
   key: string;
   /** The vector. */
-  data: VectorData;
+  data: VectorDataInput;
   /** Metadata: a plain object (a `Map`, a `Date` or a list is refused before sending). */
   metadata?: JsonObjectInput | null | undefined;
 }
@@ -206,9 +215,14 @@ function call<T>(
 }
 
 const unit = (): void => undefined;
-const decodeData = (v: unknown): VectorData => ({
-  float32: asArray(asObject(v, "data").float32, "float32").map(Number),
-});
+/** A vector's data; null for one of a type this client does not know (no `float32`). */
+function decodeData(v: unknown): VectorData | null {
+  const { float32 } = asObject(v, "data");
+  return float32 === undefined ? null : { float32: asArray(float32, "float32").map(Number) };
+}
+/** Typed-array components as the list JSON sends (JSON writes a Float32Array as an object). */
+const listed = <T extends VectorDataInput | null | undefined>(v: T): T =>
+  v && ArrayBuffer.isView(v.float32) ? { ...v, float32: Array.from(v.float32) } : v;
 function decodeMatch(v: unknown): VectorMatch {
   const o = asObject(v, "vector");
   return {
@@ -256,7 +270,7 @@ function allFiniteFloat32(list: readonly number[]): boolean {
 }
 
 function checkDimension(
-  vectors: readonly VectorData[],
+  vectors: readonly (VectorDataInput | null | undefined)[],
   dimension: number | null | undefined,
 ): ServiceResult<void> {
   // Without the index's dimension, a batch must at least agree with itself: vectors of two
@@ -475,7 +489,8 @@ export function putVectors(
     const loss = jsonLossAt(vectors[i]!.metadata, `vectors[${i}].metadata`);
     if (loss) return Promise.resolve(jsonLoss("put vectors", loss));
   }
-  const dims = checkDimension(vectors.map((v) => v.data), o.dimension);
+  const data = vectors.map((v) => listed(v.data));
+  const dims = checkDimension(data, o.dimension);
   if (!dims.ok) return Promise.resolve(dims);
   return call(
     client,
@@ -485,9 +500,10 @@ export function putVectors(
       indexName,
       vectors: vectors.map((
         v,
+        i,
       ) => (v.metadata
-        ? { key: v.key, data: v.data, metadata: v.metadata }
-        : { key: v.key, data: v.data })
+        ? { key: v.key, data: data[i], metadata: v.metadata }
+        : { key: v.key, data: data[i] })
       ),
     },
     unit,
@@ -643,10 +659,11 @@ export function queryVectors(
   client: BaseClient,
   vectorBucketName: string,
   indexName: string,
-  queryVector: VectorData,
+  queryVector: VectorDataInput,
   o?: QueryVectorsOptions,
 ): Promise<ServiceResult<VectorQueryResponse>> {
   o ??= {};
+  queryVector = listed(queryVector);
   const dims = checkDimension([queryVector], o.dimension);
   if (!dims.ok) return Promise.resolve(dims);
   if (o.filter != null && !isPlainObject(o.filter)) {

@@ -378,3 +378,43 @@ Deno.test("a missing or blank vector bucket or index name is INVALID_ARGUMENT wi
   assert.ok((await storage.createVectorBucket("vb")).ok);
   assert.equal(rec.requests.length, 1);
 });
+
+Deno.test("vectors given as a Float32Array or Float64Array go as lists; data of a type this client does not know is null", async () => {
+  // JSON writes a typed array as {"0":…}, which the Storage API refuses: embedding models (such
+  // as transformers.js) give Float32Array.
+  const { storage, rec } = makeStorage(() =>
+    jsonResponse({
+      vectors: [
+        { key: "a", data: { float32: [0.5, 1] } },
+        { key: "b", data: { $unknown: ["float16", [1, 2]] } },
+      ],
+    })
+  );
+  const f32 = new Float32Array([0.5, 1]);
+  assert.ok(
+    (await storage.putVectors("vb", "ix", [
+      { key: "a", data: { float32: f32 }, metadata: { t: 1 } },
+      { key: "b", data: { float32: new Float64Array([0.25, 2]) } },
+    ])).ok,
+  );
+  assert.deepEqual(rec.last.json(), {
+    vectorBucketName: "vb",
+    indexName: "ix",
+    vectors: [
+      { key: "a", data: { float32: [0.5, 1] }, metadata: { t: 1 } },
+      { key: "b", data: { float32: [0.25, 2] } },
+    ],
+  });
+  const found = (await storage.queryVectors("vb", "ix", { float32: f32 })).getOrThrow();
+  assert.deepEqual((rec.last.json() as { queryVector: unknown }).queryVector, {
+    float32: [0.5, 1],
+  });
+  assert.deepEqual(found.vectors.map((v) => v.data), [{ float32: [0.5, 1] }, null]);
+  const sent = rec.requests.length;
+  const wrong = await storage.queryVectors("vb", "ix", { float32: f32 }, { dimension: 3 });
+  assert.match(
+    wrong.errorOrNull()!.message,
+    /Vector 0 has 2 components but the index dimension is 3/,
+  );
+  assert.equal(rec.requests.length, sent);
+});
