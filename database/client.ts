@@ -7,7 +7,6 @@
 
 import type { JsonObjectInput } from "../core/decode.ts";
 import { showValue } from "../core/_show.ts";
-import { localBytes } from "../core/_realm.ts";
 import { runBlock } from "./_block.ts";
 import { buildFailure, guarded } from "./_guard.ts";
 import type { BaseClient } from "../core/client.ts";
@@ -799,13 +798,24 @@ export class DatabaseClient {
       options.headers,
     );
     const path = `/rpc/${pathSegment(fn, "function")}`;
+    const params = options.params;
+    const contentType = options.contentType ?? "application/json";
+    const json = /json/i.test(contentType);
+    // Bytes (any realm's views; this realm's ArrayBuffer) go as they are, to a function's one
+    // bytea argument; other objects only as JSON, and never as a HEAD call's arguments.
+    const bytes = ArrayBuffer.isView(params)
+      ? new Uint8Array(params.buffer, params.byteOffset, params.byteLength)
+      : params instanceof ArrayBuffer
+      ? new Uint8Array(params)
+      : null;
+    if (typeof params === "object" && params !== null && (head ? bytes : !json && !bytes)) {
+      throw new TypeError(
+        `Cannot call the function as 'params' must be ${
+          head ? "named arguments for a HEAD call" : `text or bytes for a ${contentType} body`
+        }: current value is ${showValue(params)}`,
+      );
+    }
     if (head) {
-      const params = options.params;
-      if (localBytes(params)) {
-        throw new TypeError(
-          "Cannot call the function with HEAD as 'params' must be named arguments, not bytes",
-        );
-      }
       const args = params ? flattenParams(params as string | RpcParamsObject) : [];
       return {
         method: "HEAD",
@@ -817,17 +827,6 @@ export class DatabaseClient {
         signal: options.signal,
         timeout: options.timeout,
       };
-    }
-    const contentType = options.contentType ?? "application/json";
-    const params = options.params;
-    const json = /json/i.test(contentType);
-    const bytes = localBytes(params);
-    if (!json && !bytes && typeof params === "object" && params !== null) {
-      throw new TypeError(
-        `Cannot call the function as 'params' must be text or bytes for a ${contentType} body: current value is ${
-          showValue(params)
-        }`,
-      );
     }
     return {
       method: "POST",

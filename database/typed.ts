@@ -544,7 +544,7 @@ function withoutNulls(value: unknown): string {
   // PostgREST runs an update of no column as `WHERE false`: no row, and no error.
   if (fields.length === 0) {
     throw new TypeError(
-      "Cannot update as 'value' has no field that is not null, so nothing would be written (set NULL with update and a raw body)",
+      "Cannot update as 'value' has no field that is not null: nothing would be written",
     );
   }
   return stringifyJson(Object.fromEntries(fields))!;

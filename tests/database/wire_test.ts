@@ -280,7 +280,7 @@ Deno.test("rpc: a function's one bytea argument goes as the bytes given; an obje
     assert.match(e!.message, /'params' must be text or bytes for a application\/octet-stream body/);
   }
   const head = await db.rpc("f", { params: raw, format: ResponseFormat.HEAD });
-  assert.match(head.errorOrNull()!.message, /with HEAD as 'params' must be named arguments/);
+  assert.match(head.errorOrNull()!.message, /'params' must be named arguments for a HEAD call/);
   assert.equal(rec.requests.length, sent);
   // A JSON body still takes an object as its JSON.
   await db.rpc("f", { params: { a: 1 } as never });
