@@ -343,7 +343,10 @@ export function refreshCurrentSession(
  * refresh is the answer, and only a session GoTrue says has ended
  * (`session_not_found`, `user_not_found`) counts as done; a refused token
  * revoked nothing, so it fails. With OTHERS this session is kept. Any other
- * failure keeps it.
+ * failure keeps it. The storage is cleared once `/logout` has answered, as
+ * auth-js does: a tab closed or a worker stopped during that request leaves
+ * the session stored, and the next start restores it until its first refresh
+ * is refused.
  * During a restore (`Loading`) it first waits for the stored session to be
  * read (the caller's `signal` ends the wait), then signs out what was found.
  * The call's `timeout` (the client's by default) bounds the whole call, from
