@@ -15,6 +15,7 @@ import { withMaskedFields } from "../core/mask.ts";
 import type { Session, User } from "../auth/models.ts";
 import { SESSION_SECRETS, USER_SECRETS } from "./_copy.ts";
 import { decodeBase64Url, encodeBase64Url, utf8Decode } from "../core/encoding.ts";
+import { encodeComponent } from "../core/_uri.ts";
 import { showValue } from "../core/_show.ts";
 import { misshapenUserField } from "./_user_shape.ts";
 
@@ -536,7 +537,7 @@ export interface CookieOptions {
   maxChunks?: number | undefined;
 }
 
-/** How a cookie session's value starts: the session's JSON follows in base64url. */
+/** How a cookie session's value in base64url starts (the other form starts with `*7B`). */
 const COOKIE_BASE64 = "base64-";
 
 /** The most chunks a cookie session may take: indices 0 to 49, whatever the configuration. */
@@ -794,11 +795,16 @@ export class CookieSessionStorage implements SessionStorage {
   }
 
   #save(session: Session): void {
-    // Base64url, whose characters no framework's cookie helpers change: a percent-encoded value
-    // cut into chunks could end a chunk inside an escape (%C3%), which Next.js's cookie parser
-    // drops, and helpers that decode or encode values (Next.js's cookies(), request.cookies.set)
-    // garbled escapes the reader then decoded again.
-    let value = COOKIE_BASE64 + encodeBase64Url(serializeSession(session));
+    // Characters no framework's cookie helpers change (encodeURIComponent and decodeURIComponent
+    // leave them as they are): a percent-encoded value cut into chunks could end a chunk inside an
+    // escape (%C3%), which Next.js's cookie parser drops, and helpers that decode or encode values
+    // (Next.js's cookies(), request.cookies.set) garbled escapes the reader then decoded again.
+    // The shorter of two forms: the JSON percent-encoded with `*` for `%` (text that is mostly
+    // ASCII, as tokens are), or its UTF-8 in base64url (much text of other scripts).
+    const json = serializeSession(session);
+    const starred = encodeComponent(json).replace(/[%*]/g, (c) => c === "%" ? "*" : "*2A");
+    const base64 = COOKIE_BASE64 + encodeBase64Url(json);
+    let value = starred.length <= base64.length ? starred : base64;
     const { chunkSize: size, maxChunks, name } = this.#o;
     if (value.length > size) {
       // Chunk 0 starts with the chunk count (`3.`): a reader takes exactly that many, so chunks
@@ -848,7 +854,7 @@ export class CookieSessionStorage implements SessionStorage {
     let raw = single ?? "";
     if (single === undefined) {
       const first = this.#incoming.get(`${name}.0`) ?? "";
-      const counted = /^(\d{1,2})\.(.*)$/s.exec(first); // a session starts with "base64-" or %7B
+      const counted = /^(\d{1,2})\.(.*)$/s.exec(first); // a session starts with *7B, base64- or %7B
       const count = counted ? Number(counted[1]) : MAX_CHUNKS;
       raw = counted ? counted[2] : first;
       for (let i = 1; first !== "" && i < count; i++) {
@@ -861,11 +867,11 @@ export class CookieSessionStorage implements SessionStorage {
       }
     }
     try {
-      // Percent-encoded JSON is what earlier versions wrote.
+      // Percent-encoded JSON (with `%`, never `*`) is what earlier versions wrote.
       return parseStoredSession(
         raw.startsWith(COOKIE_BASE64)
           ? utf8Decode(decodeBase64Url(raw.slice(COOKIE_BASE64.length)), true)
-          : decodeURIComponent(raw),
+          : decodeURIComponent(raw.replace(/\*/g, "%")),
       );
     } catch {
       return null;

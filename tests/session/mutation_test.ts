@@ -292,17 +292,30 @@ Deno.test("default cookie options hold a session of about 12.4 KiB (4 chunks of 
       user: { id: "u1", user_metadata: { pad: "x".repeat(pad) } },
     });
   const probe = new CookieSessionStorage(null, { maxChunks: 50 });
-  probe.save(big(0));
-  const base = probe.setCookieHeaders()[0].indexOf(";") - "__Host-fb-session=".length;
-  // Encoded value of about 12,700 characters (base64url: 4 for every 3 more of the JSON): the
-  // count prefix "4." still fits in 4 * 3180.
+  // Mostly ASCII: written percent-encoded (with `*`), a character for each character of padding.
+  probe.save(big(1000));
+  const base = probe.setCookieHeaders()[0].indexOf(";") - "__Host-fb-session=".length - 1000;
+  // Encoded value of 12,700 characters: the count prefix "4." still fits in 4 * 3180.
   const storage = new CookieSessionStorage(null);
-  storage.save(big(Math.floor((12_700 - base) * 3 / 4)));
+  storage.save(big(12_700 - base));
   const written = storage.setCookieHeaders().filter((c) => !c.includes("Max-Age=0"));
   assert.equal(written.length, 4);
   const value = (c: string) => c.slice(c.indexOf("=") + 1, c.indexOf(";"));
   assert.equal(value(written[0]).length, 3180);
   assert.ok(value(written[0]).startsWith("4."));
+  // Text of another script goes as base64url (4 characters for 3 bytes, where percent-encoding
+  // takes 6 for each 2-byte letter): 4,000 of them fit, which percent-encoded took 24,000.
+  const accented = decodeSession({
+    ...sessionJson(1),
+    user: { id: "u1", user_metadata: { bio: "é".repeat(4000) } },
+  });
+  const other = new CookieSessionStorage(null);
+  other.save(accented);
+  const kept = other.setCookieHeaders().filter((c) => !c.includes("Max-Age=0"));
+  assert.equal(kept.length, 4);
+  assert.ok(value(kept[0]).startsWith("4.base64-"));
+  const back = new CookieSessionStorage(kept.map((c) => c.split(";")[0]).join("; ")).load();
+  assert.equal((back?.user.userMetadata as { bio: string }).bio, "é".repeat(4000));
 });
 
 /** A manager over an auth client whose every request `answer` answers. */
