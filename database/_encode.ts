@@ -39,6 +39,11 @@ const PLAIN_KEY = /* @__PURE__ */ unicodePattern(
 
 /** A JSON key in PostgREST's quotes (`pQuotedValue`: `"` and `\` escaped with `\`). */
 const QUOTED_KEY = /^"(?:[^"\\]|\\.)*"$/s;
+/**
+ * One step of a JSON path, captured as its arrow and its key: a key in PostgREST's quotes that
+ * ends the name or meets the next arrow, else everything up to the next arrow.
+ */
+const JSON_STEP = /(->>?)("(?:[^"\\]|\\.)*"(?=->|$)|(?:(?!->)[^])*)/s;
 
 /** Last-segment names PostgREST takes for an embed's modifiers. */
 const RESERVED_LAST = /^(?:order|limit|offset|and|or)$/;
@@ -70,8 +75,9 @@ export function checkColumn(name: string, asKey = true): string {
   if (typeof name !== "string" || name.trim() === "") {
     throw new TypeError("Cannot filter as the column name must be a non-blank string");
   }
-  // The table path is what precedes a JSON path (`->`, `->>`).
-  const [path, ...json] = name.split(/(->>?)/);
+  // The table path is what precedes a JSON path (`->`, `->>`); a key in PostgREST's quotes is
+  // one key, arrows inside it included.
+  const [path, ...json] = name.split(JSON_STEP).filter((_, i) => i % 3 !== 0 || i === 0);
   const names = path.split(".");
   let out = "";
   for (let i = 0; i < names.length; i++) {

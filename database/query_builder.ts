@@ -116,9 +116,17 @@ export class QueryBuilder {
     // `author(name)`: the rows by a column of a to-one embed (PostgREST's related order term).
     // An embed is named plainly: in `data->>a(b)` the parenthesis is part of the JSON key.
     const related = typeof raw === "string" ? /^((?:[^()-]|-(?!>))+)\(([^()]+)\)$/.exec(raw) : null;
-    const name = related
-      ? `${checkColumn(related[1], false)}(${checkColumn(related[2], false)})`
-      : checkColumn(raw, false);
+    const inner = related && checkColumn(related[2], false);
+    // PostgREST ends an index only at `->`, `::`, `.`, `,` or the end: before `)` it reads the
+    // digits as a key (NULL on an array, an order by nothing), and `-1` not at all.
+    if (inner && /->>?-?\d+$/.test(inner)) {
+      throw new TypeError(
+        `Cannot order by ${
+          showValue(raw)
+        } as PostgREST reads an array index at the end of a related order term as a key`,
+      );
+    }
+    const name = related ? `${checkColumn(related[1], false)}(${inner})` : checkColumn(raw, false);
     // PostgREST reads no table path in an order term (`order=author.name` is a 400).
     if (hasTablePath(name)) {
       throw new TypeError(

@@ -131,7 +131,7 @@ export type BlockResult =
  * A column name may hold a table path and a JSON path (`author.name`, `data->tags->>0`); names
  * and keys PostgREST would not read whole go quoted. Digits alone are an array index
  * (`data->>0`): name an object key of digits in PostgREST's quotes, `data->>"2024"`, which goes as
- * given.
+ * given (a quoted key is one key, `->` inside it included: `data->"a->b"`).
  *
  * @example Filters
  * ```ts

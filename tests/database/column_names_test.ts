@@ -123,6 +123,46 @@ Deno.test("a JSON key given in PostgREST's quotes goes as given: the only way to
   assert.deepEqual([...rec.last.url.searchParams].slice(1), [['data->>"\\"20\\"24"', "eq.1"]]);
 });
 
+Deno.test("a JSON key in PostgREST's quotes is one key, arrows inside it included", async () => {
+  // Split at every arrow first, 'data->"a->b"' went as data->"\"a"->"b\"": two keys, never
+  // present, so isNull matched every row (a delete by it deleted them all).
+  const { db, rec } = makeDb();
+  await db.select("t", {
+    block: (q) =>
+      q.where((w) =>
+        w.eq('data->"a->b"', 1).isNull('meta->>"a->>b"').or((o) => o.eq('data->"x->y"->>z', 2))
+          .eq('data->"x"y->z', 3)
+      ).orderBy('data->>"a->b"'),
+  });
+  assert.deepEqual([...rec.last.url.searchParams].slice(1), [
+    ['data->"a->b"', "eq.1"],
+    ['meta->>"a->>b"', "is.null"],
+    ["or", '(data->"x->y"->>z.eq.2)'],
+    // Quotes that are not PostgREST's whole quoting of a key stay part of it.
+    ['data->"\\"x\\"y"->z', "eq.3"],
+    ["order", 'data->>"a->b".asc'],
+  ]);
+});
+
+Deno.test("an array index at the end of a related order term is refused: PostgREST reads it as a key", async () => {
+  const { db, rec } = makeDb();
+  for (const term of ["author(tags->0)", "author(tags->>-1)", "author(data->x->>12)"]) {
+    const r = await db.select("t", { block: (q) => q.orderBy(term) });
+    assert.match(
+      r.errorOrNull()!.message,
+      /reads an array index at the end of a related order term/,
+    );
+  }
+  assert.equal(rec.requests.length, 0);
+  // Inside the path, before another arrow, it is an index; a quoted key of digits is a key.
+  await db.select("t", {
+    block: (q) => q.orderBy("author(tags->0->>name)").orderBy('author(data->"7")'),
+  });
+  assert.deepEqual([...rec.last.url.searchParams].slice(1), [
+    ["order", 'author(tags->0->>name).asc,author(data->"7").asc'],
+  ]);
+});
+
 Deno.test("order terms, and an order, limit or group on an embed, quote such names", async () => {
   const { db, rec } = makeDb();
   await db.select("t", {
