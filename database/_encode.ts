@@ -5,7 +5,6 @@
 
 import { showValue } from "../core/_show.ts";
 import { stringifyJson } from "../core/_json_int64.ts";
-import { unicodePattern } from "./_pattern.ts";
 
 /**
  * Query keys PostgREST reserves: a filter's key goes quoted when it is one of
@@ -29,13 +28,13 @@ export const RESERVED_KEYS: ReadonlySet<string> = new Set([
 // postgrest-js sends them, from v8 on; a space beside a dash would be dropped), and a JSON key as
 // such a name or an index: PostgREST 12.2 reads more unquoted (`pJsonKeyName`: `sepByDash (many1
 // (noneOf "(-:.,>)"))`), but before it a key was a `pFieldName`, read up to its first other
-// character (`data->>a@b` filtered the key `a`). Any other name or key goes double-quoted
-// (`pQuotedValue`, `"` and `\\` escaped), which every version reads whole.
-// Compiled at first use (`_pattern.ts`).
-const PLAIN = /* @__PURE__ */ unicodePattern("^[\\p{L}0-9_$]+(?:(?: +|-)[\\p{L}0-9_$]+)*$");
-const PLAIN_KEY = /* @__PURE__ */ unicodePattern(
-  "^(?:-?[0-9]+|[\\p{L}0-9_$]+(?:(?: +|-)[\\p{L}0-9_$]+)*)$",
-);
+// character (`data->>a@b` filtered the key `a`). Letters are ASCII letters only: PostgREST's are
+// GHC's `isAlpha`, whose Unicode tables are older than JavaScript's (a letter added since, such
+// as Unicode 16's Garay, ended its `pTreePath` unchecked: the filter went to a shorter column).
+// Any other name or key goes double-quoted (`pQuotedValue`, `"` and `\\` escaped), which every
+// version reads whole.
+const PLAIN = /^[A-Za-z0-9_$]+(?:(?: +|-)[A-Za-z0-9_$]+)*$/;
+const PLAIN_KEY = /^(?:-?[0-9]+|[A-Za-z0-9_$]+(?:(?: +|-)[A-Za-z0-9_$]+)*)$/;
 
 /** A JSON key in PostgREST's quotes (`pQuotedValue`: `"` and `\` escaped with `\`). */
 const QUOTED_KEY = /^"(?:[^"\\]|\\.)*"$/s;
@@ -83,7 +82,7 @@ export function checkColumn(name: string, asKey = true): string {
   for (let i = 0; i < names.length; i++) {
     const n = names[i];
     out += (i ? "." : "") + (
-      !PLAIN().test(n) || asKey && i === names.length - 1 &&
+      !PLAIN.test(n) || asKey && i === names.length - 1 &&
           (RESERVED_LAST.test(n) || names.length === 1 && RESERVED_KEYS.has(n))
         ? quoteName(n)
         : n
@@ -93,7 +92,7 @@ export function checkColumn(name: string, asKey = true): string {
     // A key already quoted as PostgREST reads one goes as it is: digits alone are an array
     // index (`->>2024` is element 2024), so `->>"2024"` is the only way to name such a key.
     const key = json[i];
-    out += json[i - 1] + (PLAIN_KEY().test(key) || QUOTED_KEY.test(key) ? key : quoteName(key));
+    out += json[i - 1] + (PLAIN_KEY.test(key) || QUOTED_KEY.test(key) ? key : quoteName(key));
   }
   if (names.concat(json).some((n) => n === "" || n.trim() !== n)) {
     throw new TypeError(

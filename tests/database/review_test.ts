@@ -218,9 +218,10 @@ Deno.test("a column name is checked in linear time: an all-digit JSON key no lon
   }
 });
 
-Deno.test("the names the former pattern accepted are sent as they are (seeded short names)", () => {
-  const IDENT = "[\\p{L}0-9_$]+(?:-(?!>)[\\p{L}0-9_$]+)*";
-  const KEY = "[^(\\-:.,>)]+(?:-(?!>)[^(\\-:.,>)]+)*";
+Deno.test("the names the former pattern accepted are sent as they are, but for letters beyond ASCII (seeded short names)", () => {
+  // Letters beyond ASCII go quoted: PostgREST's Unicode tables may not know them.
+  const IDENT = "[A-Za-z0-9_$]+(?:-(?!>)[A-Za-z0-9_$]+)*";
+  const KEY = "[^(\\-:.,>)é]+(?:-(?!>)[^(\\-:.,>)é]+)*";
   const former = new RegExp(`^${IDENT}(?:\\.${IDENT})*(?:->>?(?:-?[0-9]+|${KEY}))*$`, "u");
   const pieces = ["a", "1", "-", "->", "->>", ".", ":", "é", "_", "$", "0", ">", "x-y"];
   let seed = 11;
