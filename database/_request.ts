@@ -65,7 +65,9 @@ export function cleanColumns(columns: string): string {
       out += ch + (columns[++i] ?? ""); // an escaped character, `\"` included, stays as is
       continue;
     }
-    if (ch === '"') quoted = !quoted;
+    // A quote opens only where a name or JSON key begins (PostgREST's `pQuotedValue`); elsewhere
+    // it is part of an unquoted key (`dims->>12" screen`), and the names after it stay quoted.
+    if (ch === '"' && (quoted || /^$|[,(:>!.]/.test(last))) quoted = !quoted;
     if (!quoted && /\s/.test(ch)) {
       while (/\s/.test(columns[i + 1] ?? "")) i++;
       if (NAME_CHAR().test(last) && NAME_CHAR().test(columns[i + 1] ?? "")) out += " ";

@@ -601,8 +601,16 @@ export class DatabaseClient {
       }
       if (options.upsert && onConflict) {
         // As given, as postgrest-js sends it: PostgREST trims around the commas, and a
-        // space inside a name ("first name") is part of the name.
-        pairs.push(["on_conflict", onConflict]);
+        // space inside a name ("first name") is part of the name. An unquoted name with a
+        // letter beyond ASCII goes quoted: PostgREST's Unicode tables are older than ours, and
+        // it would resolve on the part it reads (`id` of `id𐵊`).
+        pairs.push([
+          "on_conflict",
+          onConflict.replace(
+            /"(?:[^"\\]|\\[^])*"|[^,"]+/g,
+            (t) => t[0] === '"' || !/[^\0-\x7f]/.test(t) ? t : t.replace(/\S(?:.*\S)?/s, '"$&"'),
+          ),
+        ]);
       }
       if (returning === ReturnOption.REPRESENTATION) pairs.unshift(["select", "*"]);
       return sendBody(this.client, {
@@ -1002,9 +1010,10 @@ export function flattenParams(
     // `op.value` as a filter on the result: the function would never see the argument.
     // And it reads a name up to the first character outside an identifier (`a.b` passes `b`,
     // `p->x` passes `p`): the function would get another argument, or none.
+    const plain = ARG_NAME_ASCII.test(k);
     const what = FILTER_SHAPED().test(text) ? "a filter" : RESERVED_KEYS.has(k) // a dotted name ending in one (`a.limit`) fails ARG_NAME below
       ? "a modifier"
-      : ARG_NAME().test(k)
+      : plain || ARG_NAME().test(k)
       ? null
       : "another name";
     if (what) {
@@ -1014,7 +1023,7 @@ export function flattenParams(
         } as a query argument as PostgREST would read it as ${what}; call the function with POST (rpc)`,
       );
     }
-    out.push([k, text]);
+    out.push([plain ? k : `"${k}"`, text]);
   }
   return out;
 }
@@ -1027,7 +1036,13 @@ export function flattenParams(
 const FILTER_SHAPED = /* @__PURE__ */ unicodePattern(
   "^(?:not\\.|(?:(?:eq|gte|gt|lte|lt|like|ilike|match|imatch)(?:\\((?:any|all)\\))?|neq|in|is|isdistinct|cs|cd|ov|sl|sr|nxr|nxl|adj|(?:fts|plfts|phfts|wfts)(?:\\([\\p{L}0-9_ $]+\\))?)\\.)",
 );
-/** Argument names PostgREST reads whole: identifier characters, inner spaces and single dashes. */
+/**
+ * Argument names PostgREST reads whole unquoted: identifier characters (ASCII letters only: its
+ * Unicode tables are older than JavaScript's), inner spaces and single dashes.
+ */
+const ARG_NAME_ASCII =
+  /^[A-Za-z0-9_$](?:[A-Za-z0-9_$ ]*[A-Za-z0-9_$])?(?:-[A-Za-z0-9_$](?:[A-Za-z0-9_$ ]*[A-Za-z0-9_$])?)*$/;
+/** The same with any letter: such a name goes quoted, which PostgREST reads whole. */
 const ARG_NAME = /* @__PURE__ */ unicodePattern(
   "^[\\p{L}0-9_$](?:[\\p{L}0-9_$ ]*[\\p{L}0-9_$])?(?:-[\\p{L}0-9_$](?:[\\p{L}0-9_$ ]*[\\p{L}0-9_$])?)*$",
 );

@@ -568,7 +568,10 @@ export class WhereBuilder {
   }
 
   /**
-   * Escape hatch: emits `column=<operator>.<value>` verbatim.
+   * Escape hatch: emits `column=<operator>.<value>` verbatim. Inside an `or`/`and`/`not` group
+   * the value goes verbatim too, unquoted: quote it as PostgREST's logic trees read values
+   * (`"Smith,role"`) when it holds `,`, `(`, `)` or `"`, which would otherwise end it or add
+   * filters.
    *
    * @param column The column.
    * @param operator A PostgREST operator, e.g. `eq` or `not.in`.

@@ -564,3 +564,27 @@ Deno.test("select= keeps one space between two words of a name or a cast; other 
   await db.select("t", { columns: many });
   assert.ok(performance.now() - started < 2_000);
 });
+
+Deno.test("letters beyond ASCII go quoted in on_conflict and in GET function arguments too", async () => {
+  // PostgREST's letters are GHC's isAlpha, older than JavaScript's Unicode: on_conflict=id𐵊 read
+  // as id, an upsert resolving on the primary key; a GET argument n𐵊 went to n.
+  const { db, rec } = makeDb();
+  await db.insert("t", '[{"id":1}]', { upsert: true, onConflict: "id\u{10D4A}" });
+  assert.equal(rec.last.url.searchParams.get("on_conflict"), '"id\u{10D4A}"');
+  await db.insert("t", '[{"id":1}]', { upsert: true, onConflict: ' größe , "a,b" ,id,first name' });
+  assert.equal(rec.last.url.searchParams.get("on_conflict"), ' "größe" , "a,b" ,id,first name');
+  await db.rpcGet("f", { params: { "n\u{10D4A}": 1, plain: 2, größe: 3 } });
+  assert.deepEqual([...rec.last.url.searchParams], [
+    ['"n\u{10D4A}"', "1"],
+    ["plain", "2"],
+    ['"größe"', "3"],
+  ]);
+});
+
+Deno.test("select: a quote opens only where a name or key begins, as PostgREST reads one", async () => {
+  // An unquoted JSON key may hold a quote (dims->>12"): taken for an opening quote, it made the
+  // quoted names after it lose their spaces (" padded " went as "padded", another column).
+  const { db, rec } = makeDb();
+  await db.select("t", { columns: 'dims->>12"in," padded ",  "Full  Name" , a  b' });
+  assert.equal(rec.last.url.searchParams.get("select"), 'dims->>12"in," padded ","Full  Name",a b');
+});
