@@ -26,7 +26,7 @@
 export * from "../mod.ts";
 import { type AuthClient, createAuthClient } from "../auth/client.ts";
 import { type ClaimsSource, getClaims } from "../auth/get_claims.ts";
-import { decodeJwt } from "../auth/_jwt_decode.ts";
+import type { JwksResolver, ResolveKeyOptions } from "../auth/jwks.ts";
 import type { JwtClaimsResult } from "../auth/jwt.ts";
 import { type Client, createClient } from "../client.ts";
 import type { ClientOptions } from "../core/client.ts";
@@ -109,7 +109,10 @@ export interface FetchbaseAuthOptions {
    * locally; any other (HS256, no `kid`, a key the JWKS does not name) is refused 401 without
    * asking the auth server. For projects on asymmetric signing keys: by default such a token
    * costs a `GET /user`, which any caller can make this server send at will (and the auth
-   * server's rate limit counts this server). Default false.
+   * server's rate limit counts this server). A token with a `kid` the set does not hold keeps the
+   * next fetch of the set back for the resolver's cooldown (30 s by default): tokens of a new key
+   * the cached set lacks are refused until then, so publish keys before signing with them (as
+   * GoTrue's standby keys are). Default false.
    */
   localOnly?: boolean | undefined;
   /**
@@ -500,25 +503,29 @@ export function fetchbaseAuth<Bindings = any>(
  * refusal: the auth server's trouble (503), not the token's.
  */
 function localOnlySource(auth: AuthClient): ClaimsSource {
+  const real = auth.jwks;
+  // The key lookup getClaims made for this token, kept: asked again after a lookup that timed out,
+  // the resolver made the caller wait through its shared fetches a second time (8 to 11 s for a
+  // 503 from a hanging JWKS, and fetches started after one had failed). getClaims calls these
+  // two methods only; they are the resolver's own, bound to it.
+  let looked: Awaited<ReturnType<JwksResolver["verificationKey"]>> | undefined;
+  const jwks: JwksResolver = Object.create(real, {
+    cachedVerificationKey: { value: (kid: string) => real.cachedVerificationKey(kid) },
+    verificationKey: {
+      value: async (kid: string, o?: ResolveKeyOptions) =>
+        looked = await real.verificationKey(kid, o),
+    },
+  });
   return {
-    jwks: auth.jwks,
-    async getUser(token, options) {
-      const decoded = decodeJwt(token);
-      const kid = decoded.ok ? decoded.value.header.kid : undefined;
-      if (
-        decoded.ok && decoded.value.header.alg === "ES256" && typeof kid === "string" &&
-        kid.trim() !== "" && kid.length <= 256
-      ) {
-        // Answered from the resolver's cache: getClaims has just asked for this key.
-        const key = await auth.jwks.verificationKey(kid, options);
-        if (!key.ok) return key;
-      }
-      return failure({
+    jwks,
+    getUser() {
+      if (looked && !looked.ok) return Promise.resolve(looked);
+      return Promise.resolve(failure({
         message:
           "The token cannot be verified here: only ES256 tokens whose key the project's key set holds are accepted",
         category: "UNAUTHORIZED",
         code: "invalid_token",
-      });
+      }));
     },
   };
 }
@@ -534,7 +541,9 @@ async function verify(
   const { realm } = checks;
   const header = (c.req.header("authorization") ?? "").trim();
   // No Bearer credentials at all (none, or another scheme such as Basic): RFC 6750 §3.
-  if (!/^Bearer(?:\s|$)/i.test(header)) {
+  // Spaces and tabs only between scheme and token (RFC 6750: `1*SP`): `\s` also took a
+  // no-break space, which workerd's header parsing does not, so the runtimes answered apart.
+  if (!/^Bearer(?:[ \t]|$)/i.test(header)) {
     return deny(
       realm,
       401,
@@ -544,7 +553,7 @@ async function verify(
   }
   // A Bearer header without exactly one token (none, extra words, two joined by a comma)
   // is a malformed request: RFC 6750 §3.1.
-  const match = /^Bearer\s+([^\s,]+)$/i.exec(header);
+  const match = /^Bearer[ \t]+([^\s,]+)$/i.exec(header);
   if (!match) {
     return deny(
       realm,

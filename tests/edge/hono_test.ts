@@ -1292,3 +1292,43 @@ Deno.test("middleware: localOnly refuses what it cannot verify here without aski
     await p.server.close();
   }
 });
+
+Deno.test("middleware: localOnly looks a token's key up once; a failed lookup is the 503's cause, not asked again", async () => {
+  // Asked again from its refusal path, a lookup that had timed out waited through the shared
+  // fetches a second time: 8 to 11 s for a 503 from a hanging key set.
+  const { createAuthClient } = await import("../../auth/client.ts");
+  const { createClient } = await import("../../client.ts");
+  const p = await project();
+  try {
+    const down: typeof fetch = (input, init) =>
+      new URL(input instanceof Request ? input.url : String(input)).pathname.endsWith("/jwks.json")
+        ? Promise.resolve(new Response("down", { status: 503 }))
+        : p.countingFetch(input, init);
+    const auth = createAuthClient(createClient(p.server.url, p.backend.apiKey, { fetch: down }));
+    let lookups = 0;
+    const lookup = auth.jwks.verificationKey.bind(auth.jwks);
+    auth.jwks.verificationKey = (kid, o) => (lookups++, lookup(kid, o));
+    const app = new Hono<{ Variables: FetchbaseVariables }>();
+    app.use(
+      "*",
+      fetchbaseAuth({ url: p.server.url, apiKey: p.backend.apiKey, localOnly: true, auth }),
+    );
+    app.get("/me", (c) => c.json({ sub: c.get("claims").claims.subject }));
+    const token = await p.mint({ exp: Math.floor(Date.now() / 1000) + 600 });
+    const r = await app.request("/me", { headers: { authorization: `Bearer ${token}` } });
+    assert.equal(r.status, 503);
+    assert.equal(lookups, 1);
+  } finally {
+    await p.server.close();
+  }
+});
+
+Deno.test("middleware: only spaces and tabs separate Bearer from its token, as in every runtime", async () => {
+  // A no-break space passed in Deno (\s) where workerd's header parsing refused it.
+  const app = new Hono<{ Variables: FetchbaseVariables }>();
+  app.use("*", fetchbaseAuth({ url: "https://p.example", apiKey: "anon-key" }));
+  app.get("/me", (c) => c.text("ok"));
+  const r = await app.request("/me", { headers: { authorization: "Bearer\u00a0eyJ.x.y" } });
+  assert.equal(r.status, 401);
+  assert.match(r.headers.get("www-authenticate") ?? "", /^Bearer realm=""$/);
+});
