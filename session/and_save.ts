@@ -233,7 +233,9 @@ export async function signInWithIdTokenAndSaveSession(
 /**
  * Redeems a refresh token, then saves the session. A restore under way is
  * not waited for; given the held session's refresh token, it joins the
- * manager's one refresh (a restore's or the timer's included) at once.
+ * manager's one refresh (a restore's or the timer's included) at once. Given
+ * another, an answer that arrives after the held session was signed out or
+ * replaced by another sign-in is dropped (`Failure(CANCELLED)`), nothing saved.
  *
  * @example refreshTokenAndSaveSession
  * ```ts
@@ -277,9 +279,13 @@ export async function refreshTokenAndSaveSession(
     );
   }
   const r = await auth.refreshToken(refreshToken, call(options));
-  return r.ok
-    ? await saved(manager, r.value, r, AuthStateChangeEvent.TOKEN_REFRESHED, options?.signal)
-    : r;
+  if (!r.ok) return r;
+  // A sign-out or another sign-in while the grant ran is the later word, as for the manager's own
+  // refresh (auth-js's commit guard): saved, the answer signed the user back in, or switched the
+  // account back, as TOKEN_REFRESHED. With nothing held at the start, the answer is saved (a
+  // restore under way stands down for it).
+  if (held !== null && !sameSession(held, heldSession(manager))) return superseded();
+  return await saved(manager, r.value, r, AuthStateChangeEvent.TOKEN_REFRESHED, options?.signal);
 }
 
 /**

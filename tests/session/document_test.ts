@@ -288,3 +288,36 @@ Deno.test("a TOKEN_REFRESHED listener asking for a refresh shares the one under 
   m.dispose();
   assert.equal(grants, 1);
 });
+
+Deno.test("refreshTokenAndSaveSession drops a grant answered after a sign-out or another account's sign-in", async () => {
+  // Saved, the late answer signed the user back in after SIGNED_OUT, or switched the account
+  // back, announced as TOKEN_REFRESHED (auth-js's commit guard drops it).
+  for (const race of ["sign-out", "sign-in"]) {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => release = r);
+    let held = false;
+    const g = gotrue((req) => {
+      if (req.url.searchParams.get("grant_type") !== "refresh_token") return null;
+      held = true;
+      return gate.then(() => jsonResponse(sessionJson(2))) as unknown as Response;
+    });
+    const m = createSessionManager(g.auth, g.client, { autoRefresh: false });
+    await m.saveSession(decodeSession(sessionJson(1)));
+    const events: string[] = [];
+    m.onAuthStateChange((e) => events.push(e), { emitInitialSession: false });
+    const pending = refreshTokenAndSaveSession(g.auth, m, "refresh-from-a-link");
+    while (!held) await new Promise((r) => setTimeout(r, 1));
+    if (race === "sign-out") assert.ok((await signOutCurrentSession(g.auth, m)).ok);
+    else {
+      await m.saveSession(
+        decodeSession({ ...sessionJson(3), user: { id: "u2", email: "b@x.io" } }),
+      );
+    }
+    release();
+    const r = await pending;
+    assert.equal(r.errorOrNull()?.category, "CANCELLED", race);
+    assert.equal(m.currentSession?.user.id ?? null, race === "sign-out" ? null : "u2");
+    assert.deepEqual(events, [race === "sign-out" ? "SIGNED_OUT" : "SIGNED_IN"]);
+    m.dispose();
+  }
+});
