@@ -99,7 +99,10 @@ export interface ListBucketsOptions extends StorageCallOptions {
   sortColumn?: string | null | undefined;
   /** Sort direction. */
   sortOrder?: SortOrder | null | undefined;
-  /** Case-insensitive name filter. */
+  /**
+   * Case-insensitive filter on the start of the names in the folder (the Storage API matches
+   * `prefix` then `search` from the start of the name).
+   */
   search?: string | null | undefined;
 }
 
@@ -726,6 +729,9 @@ export async function downloadRaw<R extends "text" | "bytes" | "stream">(
     query: downloadQuery(o),
     headers: rangeHeader(o.range),
     credentials: visibility === "public" ? "none" : "token",
+    // The renderer's rate limit renews its 4 s block at every request made while blocked, and
+    // answers no Retry-After: a retry within it only prolongs the 429.
+    retry: !render,
     // Text is read as bytes and decoded at the end, as `Response.text()` would (UTF-8, a BOM
     // dropped): workerd logs a console warning for every `text()` of a body whose type is not
     // text, as an object's is when stored with the default type (a string uploaded without one).
@@ -837,10 +843,13 @@ export async function info(
 }
 
 export function isMissing(r: ServiceResult<unknown>): boolean {
-  // The document: a 404 (the Storage API's 400 with statusCode "404" has status 404 by then);
-  // a 410 or another NOT_FOUND status stays a failure.
-  return !r.ok &&
-    (r.error.status === 404 || r.error.code === "NoSuchKey" || r.error.code === "not_found");
+  // The document: a 404 (the Storage API's 400 with statusCode "404" has status 404 by then) that
+  // says the object is missing, or says nothing; a missing bucket (NoSuchBucket) or route
+  // (InvalidRequest: a wrong URL) is no answer about the object, as storage-js now reads them,
+  // and a 410 or another NOT_FOUND status stays a failure.
+  if (r.ok) return false;
+  const { status, code } = r.error;
+  return code === "NoSuchKey" || code === "not_found" || status === 404 && code === null;
 }
 
 /** Options of {@linkcode list}. */
@@ -855,7 +864,10 @@ export interface ListOptions extends StorageCallOptions {
   sortBy?: string | null | undefined;
   /** Sort direction when sortBy is set. Default ASC. */
   sortOrder?: SortOrder | undefined;
-  /** Case-insensitive name filter. */
+  /**
+   * Case-insensitive filter on the start of the names in the folder (the Storage API matches
+   * `prefix` then `search` from the start of each name).
+   */
   search?: string | null | undefined;
 }
 

@@ -169,7 +169,7 @@ export class StorageClient {
   }
 
   /**
-   * Replaces an object (PUT).
+   * Replaces an object (PUT); the Storage API creates a missing one.
    *
    * @param bucket The bucket id.
    * @param path The object key.

@@ -124,7 +124,7 @@ export function upload(
 }
 
 /**
- * Replaces an object (`PUT /object/{bucket}/{path}`).
+ * Replaces an object (`PUT /object/{bucket}/{path}`); the Storage API creates a missing one.
  *
  * @example Replacing an object
  * ```ts
@@ -399,7 +399,8 @@ export function infoPublic(
 }
 
 /**
- * Whether an object exists: a 404 is `Success(false)`; other failures stay.
+ * Whether an object exists: a 404 for the object (`NoSuchKey`, or one without a code) is
+ * `Success(false)`; other failures stay, a missing bucket's 404 (`NoSuchBucket`) included.
  *
  * @example Checking for an object
  * ```ts

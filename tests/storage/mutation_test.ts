@@ -275,8 +275,23 @@ Deno.test("exists: only a 404 (or the Storage API's 400 with statusCode 404) is 
   const answers: Array<[Response, boolean | string]> = [
     [jsonResponse({ statusCode: "404", error: "not_found", message: "x" }, { status: 404 }), false],
     [jsonResponse({ statusCode: "404", error: "not_found", message: "x" }, { status: 400 }), false],
+    [jsonResponse({ statusCode: "404", error: "NoSuchKey", message: "x" }, { status: 400 }), false],
+    [new Response("Not Found", { status: 404 }), false],
     [new Response("gone", { status: 410 }), "NOT_FOUND"],
     [new Response("denied", { status: 403 }), "FORBIDDEN"],
+    // A missing bucket or route says nothing about the object (a wrong bucket name or base URL).
+    [
+      jsonResponse({ statusCode: "404", error: "NoSuchBucket", message: "Bucket not found" }, {
+        status: 400,
+      }),
+      "NOT_FOUND",
+    ],
+    [
+      jsonResponse({ statusCode: "404", error: "InvalidRequest", message: "Route not found" }, {
+        status: 404,
+      }),
+      "NOT_FOUND",
+    ],
   ];
   for (const [answer, expected] of answers) {
     const { storage } = makeStorage(() => answer.clone());
@@ -284,4 +299,23 @@ Deno.test("exists: only a 404 (or the Storage API's 400 with statusCode 404) is 
     if (typeof expected === "boolean") assert.equal(r.getOrThrow(), expected);
     else assert.equal(r.errorOrNull()?.category, expected);
   }
+});
+
+Deno.test("a transformed download's 429 is not retried: the renderer renews its block at each request", async () => {
+  const { storage, rec } = makeStorage(() =>
+    jsonResponse({ statusCode: "429", error: "too_many_requests", message: "slow down" }, {
+      status: 429,
+    })
+  );
+  const r = await storage.downloadBytes("b", "a.png", { transform: { width: 64 } });
+  assert.equal(r.errorOrNull()?.category, "RATE_LIMITED");
+  assert.equal(rec.requests.length, 1);
+  assert.match(rec.last.url.pathname, /\/render\/image\//);
+  // A plain download is still retried as every read is.
+  const plain = makeStorage([
+    new Response("busy", { status: 503 }),
+    new Response(new Uint8Array([1]), { status: 200 }),
+  ]);
+  assert.deepEqual([...(await plain.storage.downloadBytes("b", "a.bin")).getOrThrow()], [1]);
+  assert.equal(plain.rec.requests.length, 2);
 });
