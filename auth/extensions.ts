@@ -424,7 +424,7 @@ export function forgotPassword(
 /**
  * Signs out every session of the user.
  *
- * @example Signing out
+ * @example Signing out everywhere
  * ```ts
  * import { createBaseClient } from "@fetchbase/fetchbase/core";
  * import { createAuthClient, signOutGlobal } from "@fetchbase/fetchbase/auth";
@@ -451,7 +451,7 @@ export function signOutGlobal(
  * Signs out this session only. A token that names no GoTrue session (no `session_id`) has none to
  * end: nothing is sent, where GoTrue would end every session of the user.
  *
- * @example Signing out
+ * @example Signing out this session
  * ```ts
  * import { createBaseClient } from "@fetchbase/fetchbase/core";
  * import { createAuthClient, signOutLocal } from "@fetchbase/fetchbase/auth";
@@ -477,7 +477,7 @@ export function signOutLocal(
 /**
  * Signs out every other session of the user.
  *
- * @example Signing out
+ * @example Signing out the other sessions
  * ```ts
  * import { createBaseClient } from "@fetchbase/fetchbase/core";
  * import { createAuthClient, signOutOthers } from "@fetchbase/fetchbase/auth";

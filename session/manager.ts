@@ -1572,11 +1572,18 @@ export class SessionManager {
       return failure({
         message: seen.foreign
           // Said apart from an empty storage: a server reaching the project through another URL
-          // than the browser's needs the same SessionConfig.project.
+          // than the browser's needs the same SessionConfig.project. So is a storage that failed
+          // to answer, which is no sign-out.
           ? "No active session: the stored session belongs to another project (SessionConfig.project)"
+          : unreadable
+          ? "No active session: the session storage could not be read"
           : "No active session",
         category: "NO_SESSION",
-        code: seen.foreign ? "session_of_another_project" : null,
+        code: seen.foreign
+          ? "session_of_another_project"
+          : unreadable
+          ? "storage_unreadable"
+          : null,
       });
     }
     const stored = storedExpiry(loaded);

@@ -43,7 +43,7 @@ export type VectorDataType = typeof VectorDataType[keyof typeof VectorDataType];
 /**
  * Similarity metrics; `UNKNOWN` for anything else.
  *
- * @example Cosine
+ * @example A metric's wire value
  * ```ts
  * import { VectorDistanceMetric } from "@fetchbase/fetchbase/storage";
  *

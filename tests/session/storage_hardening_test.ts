@@ -1104,3 +1104,24 @@ Deno.test("a cookie session of the earlier percent-encoded form is still read", 
   assert.equal(new CookieSessionStorage("__Host-fb-session=base64-eyJ").load(), null);
   assert.equal(new CookieSessionStorage("__Host-fb-session=base64-%%%").load(), null);
 });
+
+Deno.test("a storage that cannot be read answers NO_SESSION with the code storage_unreadable, not a plain none", async () => {
+  const client = createBaseClient("https://p.example", "anon-key", {
+    fetch: () => Promise.resolve(new Response("{}")),
+  });
+  const storage: SessionStorage = {
+    load: () => Promise.reject(new Error("IndexedDB is closed")),
+    save: () => {},
+    clear: () => {},
+  };
+  const m = createSessionManager(createAuthClient(client), client, { storage, autoRefresh: false });
+  const r = await m.initialize();
+  assert.equal(r.errorOrNull()?.category, "NO_SESSION");
+  assert.equal(r.errorOrNull()?.code, "storage_unreadable");
+  assert.match(r.errorOrNull()!.message, /could not be read/);
+  // An empty storage stays a plain none.
+  const empty = createSessionManager(createAuthClient(client), client, { autoRefresh: false });
+  assert.equal((await empty.initialize()).errorOrNull()?.code, null);
+  m.dispose();
+  empty.dispose();
+});
