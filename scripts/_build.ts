@@ -24,8 +24,11 @@
  *
  * - `npm`: the JavaScript and declarations under `esm/`, relative `.ts`
  *   specifiers of the declarations rewritten to `.js`; a `package.json` named
- *   `fetchbase` whose `exports` mirror `deno.json`'s subpaths (with `types` and
- *   `default`, so `require()` works where Node can require ES modules, and
+ *   `fetchbase` whose `exports` mirror `deno.json`'s subpaths (with `types`, `node` for the
+ *   one bundle, which Node, Deno and Bun resolve, and `default` for bundlers: the subpaths
+ *   split by esbuild into entries and shared chunks under `esm/split/`, so that an app's
+ *   bundler can leave the code only a lazily loaded route uses out of its first chunk;
+ *   `require()` works where Node can require ES modules; and
  *   `typesVersions` for the old `node` resolution); the declarations again
  *   under `ts5.6/` for TypeScript before 5.7 (`_downlevel_dts.ts`), chosen by
  *   a `types@<5.7` condition and a `typesVersions` range; `"sideEffects": false`;
@@ -49,6 +52,8 @@ import { downlevelDeclarations, OLD_TYPES_DIR, OLD_TYPESCRIPT } from "./_downlev
 const root = new URL("..", import.meta.url).pathname;
 const config = JSON.parse(await Deno.readTextFile(`${root}deno.json`));
 const sourceDirs = ["core", "auth", "session", "storage", "database", "hono"];
+/** Where npm's split build for bundlers goes, under `esm/` (see `buildPackage`). */
+const SPLIT_DIR = "split";
 
 async function collect(): Promise<string[]> {
   const files = [`${root}mod.ts`, `${root}client.ts`];
@@ -389,6 +394,49 @@ export async function buildPackage(target: Target, outArg: string): Promise<void
     );
   }
 
+  // For bundlers, npm also ships every module on its own (`esm/split/`), transpiled as it is
+  // with its relative `.ts` specifiers turned into `.js`. With the one bundle, a bundler puts the
+  // whole library in the chunk of an app's first page as soon as any of it is used there (it
+  // assigns whole modules to chunks): a route loaded later could not keep the code only it uses.
+  // (esbuild's own code splitting was tried: its entries import shared chunks bare, for their
+  // order, which a package without side effects made every consumer's esbuild warn about.) Node,
+  // and Deno and Bun, which resolve the `node` condition, keep the one bundle: it imports faster
+  // than a hundred files. Every other resolver takes `default`.
+  if (target === "npm") {
+    const modules: string[] = [];
+    for await (const file of walk(stage.slice(0, -1))) {
+      if (file.endsWith(".ts") && !file.endsWith(".d.ts")) modules.push(file);
+    }
+    const split = `${lib}/${SPLIT_DIR}`;
+    const out = await new Deno.Command(`${root}node_modules/.bin/esbuild`, {
+      args: [
+        ...modules,
+        "--format=esm",
+        "--target=es2022",
+        "--log-level=error",
+        `--outbase=${stage}`,
+        `--outdir=${split}`,
+        "--sourcemap",
+        "--sources-content=false",
+      ],
+      cwd: root,
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    if (out.code !== 0) {
+      console.error(new TextDecoder().decode(out.stderr));
+      console.error(`${tag}: esbuild failed`);
+      Deno.exit(1);
+    }
+    // Static and dynamic imports, and re-exports, of relative `.ts` files.
+    const specifier = /(\bfrom\s*|\bimport\s*\(?\s*)(["'])(\.\.?\/[^"']*)\.ts\2/g;
+    for await (const file of walk(split)) {
+      if (!file.endsWith(".js")) continue;
+      const text = await Deno.readTextFile(file);
+      await Deno.writeTextFile(file, text.replace(specifier, "$1$2$3.js$2"));
+    }
+  }
+
   /** The specifier that leads from file `from` to file `to` (both absolute). */
   function relativeTo(from: string, to: string): string {
     const a = from.split("/").slice(0, -1);
@@ -410,7 +458,8 @@ export async function buildPackage(target: Target, outArg: string): Promise<void
       const js = (target as string).replace(/^\.\//, "./esm/").replace(/\.ts$/, ".js");
       const types = js.replace(/\.js$/, ".d.ts");
       const oldTypes = types.replace(/^\.\/esm\//, `./${OLD_TYPES_DIR}/`);
-      exportsMap[sub] = { [`types@${OLD_TYPESCRIPT}`]: oldTypes, types, default: js };
+      const split = js.replace(/^\.\/esm\//, `./esm/${SPLIT_DIR}/`);
+      exportsMap[sub] = { [`types@${OLD_TYPESCRIPT}`]: oldTypes, types, node: js, default: split };
       const key = sub === "." ? types.slice(2) : sub.slice(2);
       if (sub !== ".") typesVersions[key] = [types];
       oldTypesVersions[key] = [oldTypes];
@@ -428,7 +477,7 @@ export async function buildPackage(target: Target, outArg: string): Promise<void
       // Tools read the manifest through the package's own name (`fetchbase/package.json`).
       exports: { ...exportsMap, "./package.json": "./package.json" },
       typesVersions: { [OLD_TYPESCRIPT]: oldTypesVersions, "*": typesVersions },
-      main: exportsMap["."].default,
+      main: exportsMap["."].node,
       types: exportsMap["."].types,
       files: [
         "esm",

@@ -229,6 +229,49 @@ Deno.test("npm build installs by name and runs real flows on the machine's Node,
     // cannot drop (an Object.freeze or Promise.resolve without a pure annotation, a product).
     const nothing = await bundled("import 'fetchbase';", true);
     assert.equal(nothing.trim(), "", nothing);
+    // Bundlers take the modules one by one (`default`: esm/split/), Node the one bundle (`node`):
+    // an app's first page that only verifies tokens keeps the client a later route loads out of
+    // its chunk. With the one bundle for both, that page carried the whole library (159 KB).
+    await Deno.writeTextFile(
+      `${tmp}/app/page.mjs`,
+      "import { getClaims } from 'fetchbase/auth'; globalThis.v = getClaims; export const later = () => import('./later.mjs');",
+    );
+    await Deno.writeTextFile(
+      `${tmp}/app/later.mjs`,
+      "import { createClient } from 'fetchbase'; import { upload } from 'fetchbase/storage/objects'; export const go = () => [createClient('https://p.example', 'k').storage.list('b'), upload];",
+    );
+    const split = await run(`${root}node_modules/.bin/esbuild`, [
+      "page.mjs",
+      "--bundle",
+      "--splitting",
+      "--minify",
+      "--format=esm",
+      "--platform=browser",
+      "--log-level=warning",
+      "--outdir=split-out",
+      "--metafile=split-out/meta.json",
+    ], { cwd: `${tmp}/app` });
+    assert.equal(split.code, 0, split.text);
+    assert.ok(!/warning/i.test(split.text), split.text);
+    const outputs = Object.entries(
+      JSON.parse(await Deno.readTextFile(`${tmp}/app/split-out/meta.json`)).outputs as Record<
+        string,
+        { bytes: number; entryPoint?: string; imports: { path: string; kind: string }[] }
+      >,
+    ).filter(([file]) => file.endsWith(".js"));
+    const byFile = new Map(outputs);
+    const page = outputs.find(([, o]) => o.entryPoint === "page.mjs")!;
+    const firstLoad = page[1].bytes + page[1].imports
+      .filter((i) => i.kind === "import-statement")
+      .reduce((sum, i) => sum + byFile.get(i.path)!.bytes, 0);
+    const total = outputs.reduce((sum, [, o]) => sum + o.bytes, 0);
+    assert.ok(firstLoad < total / 4, `first load ${firstLoad} of ${total} bytes`);
+    const resolved = await run("node", [
+      "--input-type=module",
+      "-e",
+      "console.log(import.meta.resolve('fetchbase/auth'))",
+    ], { cwd: `${tmp}/app` });
+    assert.match(resolved.text.trim(), /\/esm\/auth\/mod\.js$/);
     // Source maps and docs point inside the package and name it by its npm name.
     const installed = `${tmp}/app/node_modules/fetchbase`;
     const map = JSON.parse(await Deno.readTextFile(`${installed}/esm/core/client.d.ts.map`));
