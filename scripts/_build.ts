@@ -257,15 +257,15 @@ export async function buildPackage(target: Target, outArg: string): Promise<void
   }));
   const externals = Object.keys(deps).map((d) => `--external:${d}`);
 
-  async function esbuild(args: string[]): Promise<void> {
+  /** Runs esbuild on `args`: a bundle (the npm imports left external), or each file as it is. */
+  async function esbuild(args: string[], bundle = true): Promise<void> {
     const out = await new Deno.Command(`${root}node_modules/.bin/esbuild`, {
       args: [
-        "--bundle",
+        ...(bundle ? ["--bundle", ...externals] : []),
         "--format=esm",
         "--platform=neutral",
         "--target=es2022",
         "--log-level=error",
-        ...externals,
         ...args,
       ],
       cwd: root,
@@ -408,26 +408,13 @@ export async function buildPackage(target: Target, outArg: string): Promise<void
       if (file.endsWith(".ts") && !file.endsWith(".d.ts")) modules.push(file);
     }
     const split = `${lib}/${SPLIT_DIR}`;
-    const out = await new Deno.Command(`${root}node_modules/.bin/esbuild`, {
-      args: [
-        ...modules,
-        "--format=esm",
-        "--target=es2022",
-        "--log-level=error",
-        `--outbase=${stage}`,
-        `--outdir=${split}`,
-        "--sourcemap",
-        "--sources-content=false",
-      ],
-      cwd: root,
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    if (out.code !== 0) {
-      console.error(new TextDecoder().decode(out.stderr));
-      console.error(`${tag}: esbuild failed`);
-      Deno.exit(1);
-    }
+    await esbuild([
+      ...modules,
+      `--outbase=${stage}`,
+      `--outdir=${split}`,
+      "--sourcemap",
+      "--sources-content=false",
+    ], false);
     // Static and dynamic imports, and re-exports, of relative `.ts` files.
     const specifier = /(\bfrom\s*|\bimport\s*\(?\s*)(["'])(\.\.?\/[^"']*)\.ts\2/g;
     for await (const file of walk(split)) {
