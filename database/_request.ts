@@ -66,7 +66,7 @@ export function cleanColumns(columns: string): string {
       continue;
     }
     // A quote opens only where a name or JSON key begins (PostgREST's `pQuotedValue`); elsewhere
-    // it is part of an unquoted key (`dims->>12" screen`), and the names after it stay quoted.
+    // it is part of an unquoted key (`dims->>12"in`), and the names after it stay quoted.
     if (ch === '"' && (quoted || /^$|[,(:>!.]/.test(last))) quoted = !quoted;
     if (!quoted && /\s/.test(ch)) {
       while (/\s/.test(columns[i + 1] ?? "")) i++;

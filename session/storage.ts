@@ -867,11 +867,12 @@ export class CookieSessionStorage implements SessionStorage {
       }
     }
     try {
-      // Percent-encoded JSON (with `%`, never `*`) is what earlier versions wrote.
+      // The starred form starts with `*7B` (`{`); percent-encoded JSON, which earlier versions
+      // wrote, with `%7B`, and may hold a `*` of its own, which is no escape there.
       return parseStoredSession(
         raw.startsWith(COOKIE_BASE64)
           ? utf8Decode(decodeBase64Url(raw.slice(COOKIE_BASE64.length)), true)
-          : decodeURIComponent(raw.replace(/\*/g, "%")),
+          : decodeURIComponent(raw[0] === "*" ? raw.replace(/\*/g, "%") : raw),
       );
     } catch {
       return null;

@@ -54,7 +54,7 @@ export type {
 } from "./_ops.ts";
 
 /** The body of a guarded download. */
-/** `Success(true)` for an object's info, `Success(false)` for a 404, else the failure. */
+/** `Success(true)` for an object's info, `Success(false)` for the object's 404, else the failure. */
 async function presence(
   p: Promise<ServiceResult<FileObject>>,
 ): Promise<ServiceResult<boolean>> {

@@ -1097,9 +1097,13 @@ Deno.test("every cookie chunk survives frameworks' cookie helpers, which decode 
 });
 
 Deno.test("a cookie session of the earlier percent-encoded form is still read", () => {
-  const s = decodeSession({ ...sessionBody, user: { id: "u1", user_metadata: { n: "Zoë" } } });
-  const cookie = `__Host-fb-session=${encodeURIComponent(serializeSession(s))}`;
-  assert.deepEqual(new CookieSessionStorage(cookie).load()?.user.userMetadata, { n: "Zoë" });
+  // That form leaves `*` as it is: read as the new form's escape, "**Bold**" failed to decode (a
+  // sign-out) and "5*40" became "5@".
+  for (const n of ["Zoë", "**Bold**", "5*40=200"]) {
+    const s = decodeSession({ ...sessionBody, user: { id: "u1", user_metadata: { n } } });
+    const cookie = `__Host-fb-session=${encodeURIComponent(serializeSession(s))}`;
+    assert.deepEqual(new CookieSessionStorage(cookie).load()?.user.userMetadata, { n });
+  }
   // A base64 value that is no session is none.
   assert.equal(new CookieSessionStorage("__Host-fb-session=base64-eyJ").load(), null);
   assert.equal(new CookieSessionStorage("__Host-fb-session=base64-%%%").load(), null);
