@@ -562,14 +562,15 @@ export class JwksResolver {
   /** Gets a new set: joins a live shared fetch (bounded) or starts one. */
   async #refresh(signal?: AbortSignal): Promise<ServiceResult<KeySetState>> {
     if (signal?.aborted) return cancelled();
-    // A failing endpoint is asked again only after the cooldown: otherwise
-    // every verification would wait out its timeout before falling back.
-    const failed = this.#failed;
-    if (failed !== null && this.#since(failed.at) < this.#o.cooldownMs) {
-      return failed.result;
-    }
     const before = this.#state;
     for (let joined = 0;; joined++) {
+      // A failing endpoint is asked again only after the cooldown: otherwise every verification
+      // would wait out its timeout before falling back. Checked again after each wait: a caller
+      // whose wait for a stalled fetch ended started another one after that fetch had failed.
+      const failed = this.#failed;
+      if (failed !== null && this.#since(failed.at) < this.#o.cooldownMs) {
+        return failed.result;
+      }
       // A fetch that finished while this caller waited is as good as its own.
       if (joined > 0 && this.#state !== null && this.#state !== before) {
         return success(this.#state);

@@ -176,6 +176,26 @@ Deno.test("many callers on a stuck shared fetch replace it once, not one fetch e
   await first;
 });
 
+Deno.test("a caller whose wait for a stalled fetch ends after another fetch failed starts no new one", async () => {
+  // A stalled key set: each fetch ends at its 600 ms timeout. F1 (at 0) fails at 600; a caller
+  // that gave up on it started F2 at 200; a caller joining F2 at 500 gives up at 700, after F1
+  // failed, and started a third fetch there, in the cooldown of the failure (the Hono review saw
+  // four fetches and 8 to 11 s answers behind a hanging key set).
+  const h = harness({
+    jwks: (_, signal) => never(signal),
+    options: { inflightWaitMs: 200, timeout: 600 },
+  });
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+  const a = h.jwks.resolveSigningKey("k1");
+  const x = h.jwks.resolveSigningKey("k1");
+  await sleep(500);
+  const b = await h.jwks.resolveSigningKey("k1");
+  assert.equal(b.ok, false);
+  assert.equal(h.jwksCalls(), 2);
+  await Promise.all([a, x]);
+  assert.equal(h.jwksCalls(), 2);
+});
+
 Deno.test("entries with private members are refused; only ES256 P-256 verify keys are imported", async () => {
   const good = await makeKey("good", { key_ops: ["verify"] });
   const bare = await makeKey("bare");
