@@ -114,6 +114,11 @@ export function authApp(ctx: BackendContext): Hono {
     const caller = await ctx.caller(c.req.raw);
     if (caller instanceof Response) {
       if (c.req.path.endsWith("/.well-known/jwks.json")) return next();
+      // GoTrue answers a token it cannot verify 403 (its auth.go), where PostgREST answers 401.
+      if (caller.status === 401) {
+        const body = await caller.clone().json().catch(() => null);
+        if (body?.error_code === "bad_jwt") return gotrueError(403, "bad_jwt", body.msg);
+      }
       return caller;
     }
     c.set("caller" as never, caller as never);
@@ -226,13 +231,23 @@ export function authApp(ctx: BackendContext): Hono {
     const caller = c.get("caller" as never) as { role: string; sub: string | null };
     return caller.role === "authenticated" && caller.sub ? users.get(caller.sub) ?? null : null;
   };
+  /**
+   * GoTrue's answer to a token whose session has ended (signed out, or revoked for a reused
+   * refresh token): 403 `session_not_found`, on every route that loads the caller's session.
+   */
+  const ended = (c: { req: { header(name: string): string | undefined } }) => {
+    const own = sessionOf(c.req.header("authorization") ?? "");
+    return own !== null && revokedSessions.has(own)
+      ? gotrueError(403, "session_not_found", "Session from session_id claim in JWT does not exist")
+      : null;
+  };
 
   app.get("/user", (c) => {
     const u = currentUser(c);
     if (!u) {
       return gotrueError(401, "no_authorization", "This endpoint requires a valid Bearer token");
     }
-    return c.json(userJson(u));
+    return ended(c) ?? c.json(userJson(u));
   });
 
   app.put("/user", async (c) => {
@@ -240,6 +255,8 @@ export function authApp(ctx: BackendContext): Hono {
     if (!u) {
       return gotrueError(401, "no_authorization", "This endpoint requires a valid Bearer token");
     }
+    const gone = ended(c);
+    if (gone) return gone;
     const body = await c.req.json().catch(() => ({}));
     if (body.data && typeof body.data === "object") {
       u.user_metadata = { ...u.user_metadata, ...body.data };
@@ -254,14 +271,20 @@ export function authApp(ctx: BackendContext): Hono {
     if (!u) {
       return gotrueError(401, "no_authorization", "This endpoint requires a valid Bearer token");
     }
+    const gone = ended(c);
+    if (gone) return gone;
     // GoTrue's scopes: `global` (the default) ends every session of the user, `local` the
-    // caller's, `others` every other one.
-    const scope = c.req.query("scope") ?? "global";
+    // caller's, `others` every other one; a token that names no session ends every one, whatever
+    // the scope (its logout.go).
+    const scope = c.req.query("scope") || "global";
+    if (!["global", "local", "others"].includes(scope)) {
+      return gotrueError(400, "validation_failed", `Unsupported logout scope "${scope}"`);
+    }
     const own = sessionOf(c.req.header("authorization") ?? "");
     for (const entry of refreshTokens.values()) {
       if (entry.userId !== u.id) continue;
       const mine = entry.sessionId === own;
-      if (scope === "global" || (scope === "local" ? mine : !mine)) {
+      if (own === null || scope === "global" || (scope === "local" ? mine : !mine)) {
         revokedSessions.add(entry.sessionId);
       }
     }

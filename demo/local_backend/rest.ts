@@ -250,8 +250,18 @@ export function restApp(ctx: BackendContext): { app: Hono; tables: Tables } {
     isService(caller) ||
     (!("user_id" in row) && table !== "todos") ||
     (isUser(caller) && row.user_id === caller.sub);
-  const rlsRefused = (table: string) =>
-    pgrstError(403, "42501", `new row violates row-level security policy for table "${table}"`);
+  /**
+   * PostgreSQL's refusal (42501), which PostgREST answers 403 for a signed-in role and 401 for
+   * `anon` (its Error.hs). `using`: the row to update is one the policy hides (an upsert onto it).
+   */
+  const rlsRefused = (table: string, caller: Caller, using = false) =>
+    pgrstError(
+      isUser(caller) ? 403 : 401,
+      "42501",
+      `new row violates row-level security policy${
+        using ? " (USING expression)" : ""
+      } for table "${table}"`,
+    );
 
   const filterRows = (url: URL, rows: Row[], caller: Caller): Row[] | Response => {
     const preds: Array<(row: Row) => boolean> = [];
@@ -353,18 +363,19 @@ export function restApp(ctx: BackendContext): { app: Hono; tables: Tables } {
       }
       const existing = resolution ? conflicting(input) : undefined;
       if (existing) {
-        // An upsert onto a row the caller cannot update fails, as in PostgreSQL.
-        if (!visible(caller, existing)) return rlsRefused(table);
+        // Ignored duplicates are left alone, seen or not (ON CONFLICT DO NOTHING).
         if (resolution === "ignore") continue;
+        // An upsert onto a row the caller cannot update fails, as in PostgreSQL.
+        if (!visible(caller, existing)) return rlsRefused(table, caller, true);
         const merged: Row = { ...existing, ...input };
-        if (!allowed(caller, table, merged)) return rlsRefused(table);
+        if (!allowed(caller, table, merged)) return rlsRefused(table, caller);
         updates.push([existing, merged]);
         affected.push(merged);
         continue;
       }
       const row: Row = { ...input };
       if (table === "todos" || "user_id" in row) row.user_id ??= caller.sub;
-      if (!allowed(caller, table, row)) return rlsRefused(table);
+      if (!allowed(caller, table, row)) return rlsRefused(table, caller);
       inserts.push(row);
       affected.push(row);
     }
@@ -380,8 +391,10 @@ export function restApp(ctx: BackendContext): { app: Hono; tables: Tables } {
     rows.push(...inserts);
     tables.set(table, rows);
     const inserted = affected;
-    if (!prefer.includes("return=representation")) return new Response(null, { status: 201 });
-    return respond(c.req.raw, project(new URL(c.req.url), inserted), inserted.length, 0, 201);
+    // PostgREST 12+: an upsert that inserted nothing (every row merged) is 200, not 201.
+    const status = resolution === "merge" && inserts.length === 0 ? 200 : 201;
+    if (!prefer.includes("return=representation")) return new Response(null, { status });
+    return respond(c.req.raw, project(new URL(c.req.url), inserted), inserted.length, 0, status);
   });
 
   const mutate = (kind: "PATCH" | "DELETE") => async (c: import("hono").Context) => {
@@ -398,7 +411,7 @@ export function restApp(ctx: BackendContext): { app: Hono; tables: Tables } {
     if (patch) {
       // WITH CHECK on every resulting row first: one refused row refuses the whole PATCH.
       if (matched.some((row) => !allowed(caller, table, { ...row, ...patch }))) {
-        return rlsRefused(table);
+        return rlsRefused(table, caller);
       }
       for (const row of matched) Object.assign(row, patch);
     }

@@ -75,7 +75,9 @@ Deno.test("local backend: sign-up, password grant, refresh rotation and the JWKS
       path: "/user",
       accessToken: s.access_token.slice(0, -4) + "AAAA",
     });
-    assert.equal(forged.errorOrNull()?.status, 401);
+    // GoTrue answers a token it cannot verify 403 bad_jwt (PostgREST 401).
+    assert.equal(forged.errorOrNull()?.status, 403);
+    assert.equal(forged.errorOrNull()?.code, "bad_jwt");
     const jwks = (await client.request({ area: "auth", path: "/.well-known/jwks.json" }))
       .getOrThrow();
     const [key] = (jwks.body as { keys: Array<{ kty: string; alg: string }> }).keys;
@@ -210,7 +212,9 @@ Deno.test("local backend: tables with filters, order, counts, single and row-lev
     const forged = await insert(bob.access_token, { title: "x", user_id: alice.user.id });
     assert.equal(forged.errorOrNull()?.code, "42501");
     const anon = await insert("", { title: "anon" });
-    assert.equal(anon.errorOrNull()?.status, 403);
+    // PostgREST answers PostgreSQL's 42501 with 401 for the anon role, 403 for a signed-in one.
+    assert.equal(anon.errorOrNull()?.status, 401);
+    assert.equal(anon.errorOrNull()?.code, "42501");
 
     const r = await client.request({
       area: "rest",
@@ -557,11 +561,17 @@ Deno.test("local backend: a PATCH, insert or upsert whose row would belong to so
   const created = await rest(alice.access_token, "POST", "", { title: "mine" });
   assert.equal(created.status, 201);
   const [row] = await created.json();
-  const refused = async (r: Response) => {
+  const refused = async (r: Response, using = false) => {
     assert.equal(r.status, 403);
     const body = await r.json();
     assert.equal(body.code, "42501");
-    assert.equal(body.message, 'new row violates row-level security policy for table "todos"');
+    // PostgreSQL names the USING check when the row to update is one the policy hides.
+    assert.equal(
+      body.message,
+      `new row violates row-level security policy${
+        using ? " (USING expression)" : ""
+      } for table "todos"`,
+    );
   };
   await refused(
     await rest(alice.access_token, "PATCH", `?id=eq.${row.id}`, { user_id: bob.user.id }),
@@ -574,7 +584,15 @@ Deno.test("local backend: a PATCH, insert or upsert whose row would belong to so
       headers: { ...as(bob.access_token), prefer: "resolution=merge-duplicates" },
       json: { id: row.id, title: "taken" },
     }),
+    true,
   );
+  // Ignored as a duplicate, it is left alone without an error (ON CONFLICT DO NOTHING).
+  const ignored = await call("/rest/v1/todos", {
+    method: "POST",
+    headers: { ...as(bob.access_token), prefer: "resolution=ignore-duplicates" },
+    json: { id: row.id, title: "taken" },
+  });
+  assert.equal(ignored.status, 201);
   // Alice's own upsert may not hand the row to Bob either.
   await refused(
     await call("/rest/v1/todos", {
@@ -596,7 +614,8 @@ Deno.test("local backend: a PATCH, insert or upsert whose row would belong to so
     },
     json: { id: row.id, done: true },
   });
-  assert.equal(upserted.status, 201);
+  // PostgREST 12+: an upsert that inserted nothing answers 200.
+  assert.equal(upserted.status, 200);
   assert.deepEqual((await upserted.json()).map((r: { title: string }) => r.title), ["renamed"]);
   const rows = await (await rest(alice.access_token, "GET", "")).json();
   assert.equal(rows.length, 1, "an upsert on a conflict updates, it does not add a row");
@@ -732,6 +751,32 @@ Deno.test("local backend: a refresh token spent after the reuse interval revokes
     assert.ok(out.ok);
     assert.equal((await grant(one.refresh_token)).ok, false);
     assert.ok((await grant(two.refresh_token)).ok);
+    // As GoTrue: the ended session's access token still verifies, but every route that loads
+    // the session answers 403 session_not_found; an unknown scope is a 400.
+    const user = await client.request({
+      area: "auth",
+      path: "/user",
+      accessToken: one.access_token,
+    });
+    assert.equal(user.errorOrNull()?.status, 403);
+    assert.equal(user.errorOrNull()?.code, "session_not_found");
+    const again = await client.request({
+      method: "POST",
+      area: "auth",
+      path: "/logout",
+      accessToken: one.access_token,
+      responseType: "none",
+    });
+    assert.equal(again.errorOrNull()?.code, "session_not_found");
+    const odd = await client.request({
+      method: "POST",
+      area: "auth",
+      path: "/logout",
+      query: { scope: "mine" },
+      accessToken: two.access_token,
+      responseType: "none",
+    });
+    assert.equal(odd.errorOrNull()?.code, "validation_failed");
   } finally {
     await server.close();
   }
@@ -864,7 +909,7 @@ Deno.test("local backend: the rest routes take a token up to 30 s past its expir
     clock.tick(80_000); // 20 s past the expiry
     assert.ok((await client.database.select("todos")).ok, "within PostgREST's skew");
     const user = await client.auth.getUser(session.accessToken);
-    assert.equal(user.errorOrNull()?.status, 401, "GoTrue allows no skew");
+    assert.equal(user.errorOrNull()?.status, 403, "GoTrue allows no skew (403 bad_jwt)");
     clock.tick(20_000); // 40 s past
     assert.equal((await client.database.select("todos")).errorOrNull()?.status, 401);
   });
@@ -939,6 +984,44 @@ Deno.test("local backend: cors \"all\" answers every route as the services behin
     });
     assert.equal(created.status, 201);
     assert.match(exposed(created)!, /\bLocation\b.*\bUpload-Offset\b/);
+  } finally {
+    await server.close();
+  }
+});
+
+Deno.test("a device's session ended by another's global sign-out is signed out at its next user read (session_not_found, end to end)", async () => {
+  const {
+    createSessionManager,
+    getUserForCurrentSession,
+    signOutCurrentSession,
+    signInWithEmailAndSaveSession,
+  } = await import("../../session/mod.ts");
+  const { createAuthClient } = await import("../../auth/client.ts");
+  const { SignOutScope } = await import("../../auth/enums.ts");
+  const { server, client: first, backend } = await setup();
+  try {
+    await signUp(first, "d@example.test");
+    const device = () => {
+      const client = createBaseClient(server.url, backend.apiKey);
+      const auth = createAuthClient(client);
+      return { auth, manager: createSessionManager(auth, client, { autoRefresh: false }) };
+    };
+    const [a, b] = [device(), device()];
+    for (const d of [a, b]) {
+      assert.ok(
+        (await signInWithEmailAndSaveSession(d.auth, d.manager, "d@example.test", "correct horse"))
+          .ok,
+      );
+    }
+    assert.ok((await signOutCurrentSession(a.auth, a.manager, { scope: SignOutScope.GLOBAL })).ok);
+    const events: string[] = [];
+    b.manager.onAuthStateChange((e) => events.push(e), { emitInitialSession: false });
+    const r = await getUserForCurrentSession(b.auth, b.manager);
+    assert.equal(r.errorOrNull()?.code, "session_not_found");
+    assert.equal(b.manager.sessionState.value.kind, "NotAuthenticated");
+    assert.deepEqual(events, ["SIGNED_OUT"]);
+    a.manager.dispose();
+    b.manager.dispose();
   } finally {
     await server.close();
   }
