@@ -564,16 +564,17 @@ export class JwksResolver {
     if (signal?.aborted) return cancelled();
     const before = this.#state;
     for (let joined = 0;; joined++) {
+      // A fetch that finished while this caller waited is as good as its own, even if another
+      // failed since.
+      if (joined > 0 && this.#state !== null && this.#state !== before) {
+        return success(this.#state);
+      }
       // A failing endpoint is asked again only after the cooldown: otherwise every verification
       // would wait out its timeout before falling back. Checked again after each wait: a caller
       // whose wait for a stalled fetch ended started another one after that fetch had failed.
       const failed = this.#failed;
       if (failed !== null && this.#since(failed.at) < this.#o.cooldownMs) {
         return failed.result;
-      }
-      // A fetch that finished while this caller waited is as good as its own.
-      if (joined > 0 && this.#state !== null && this.#state !== before) {
-        return success(this.#state);
       }
       const current = this.#inflight;
       if (joined >= 2) {

@@ -196,6 +196,30 @@ Deno.test("a caller whose wait for a stalled fetch ends after another fetch fail
   assert.equal(h.jwksCalls(), 2);
 });
 
+Deno.test("a caller whose wait ends after one fetch succeeded and another failed takes the fresh set", async () => {
+  // F1 answers at 700 ms; F2, started at 200 by a caller that gave up on F1, fails at 750; a
+  // caller waiting on a stalled F3 gives up at 850: the set F1 brought is its answer, not F2's
+  // failure (the check for a recent failure comes after the one for a new set).
+  const k1 = await makeKey("k1");
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+  const h = harness({
+    jwks: async (i, signal) => {
+      if (i === 0) return await sleep(700).then(() => jwksBody(k1.jwk));
+      if (i === 1) return await sleep(550).then(() => jsonResponse({}, { status: 500 }));
+      return never(signal);
+    },
+    options: { inflightWaitMs: 200, timeout: 1200 },
+  });
+  const a = h.jwks.resolveSigningKey("k1");
+  const b = h.jwks.resolveSigningKey("k1");
+  await sleep(250);
+  const e = h.jwks.resolveSigningKey("k1");
+  await sleep(400);
+  const c = await h.jwks.resolveSigningKey("k1");
+  assert.ok(c.ok && c.value !== null, c.ok ? "no key" : c.error.message);
+  await Promise.all([a, b, e]);
+});
+
 Deno.test("entries with private members are refused; only ES256 P-256 verify keys are imported", async () => {
   const good = await makeKey("good", { key_ops: ["verify"] });
   const bare = await makeKey("bare");
