@@ -111,14 +111,10 @@ export function authApp(ctx: BackendContext): Hono {
   };
 
   app.use("*", async (c, next) => {
-    const caller = await ctx.caller(c.req.raw);
+    // GoTrue answers a token it cannot verify 403 (its auth.go), where PostgREST answers 401.
+    const caller = await ctx.caller(c.req.raw, 0, 403);
     if (caller instanceof Response) {
       if (c.req.path.endsWith("/.well-known/jwks.json")) return next();
-      // GoTrue answers a token it cannot verify 403 (its auth.go), where PostgREST answers 401.
-      if (caller.status === 401) {
-        const body = await caller.clone().json().catch(() => null);
-        if (body?.error_code === "bad_jwt") return gotrueError(403, "bad_jwt", body.msg);
-      }
       return caller;
     }
     c.set("caller" as never, caller as never);

@@ -41,9 +41,10 @@ export interface BackendContext {
   cors: "tus" | "all";
   /**
    * Resolves the caller of a request, or the 401 answer; a token up to `skewSeconds` past its
-   * expiry is still accepted (PostgREST allows 30 s of clock skew; GoTrue none).
+   * expiry is still accepted (PostgREST allows 30 s of clock skew; GoTrue none), and one that
+   * cannot be verified is answered `badJwtStatus` (401 by default; GoTrue answers 403).
    */
-  caller(req: Request, skewSeconds?: number): Promise<Caller | Response>;
+  caller(req: Request, skewSeconds?: number, badJwtStatus?: number): Promise<Caller | Response>;
 }
 
 /** Options of the local backend. */
@@ -81,7 +82,7 @@ export async function createContext(options: BackendOptions = {}): Promise<Backe
     accessTokenTtl: options.accessTokenTtl ?? 3600,
     refreshReuseIntervalMs: options.refreshReuseIntervalMs ?? 10_000,
     cors: options.cors ?? "tus",
-    async caller(req, skewSeconds = 0) {
+    async caller(req, skewSeconds = 0, badJwtStatus = 401) {
       const given = req.headers.get("apikey") ??
         new URL(req.url).searchParams.get("apikey");
       if (given === null || given === "") {
@@ -99,11 +100,11 @@ export async function createContext(options: BackendOptions = {}): Promise<Backe
       if (!claims) {
         return Response.json(
           {
-            code: 401,
+            code: badJwtStatus,
             error_code: "bad_jwt",
             msg: "invalid JWT: unable to parse or verify signature",
           },
-          { status: 401 },
+          { status: badJwtStatus },
         );
       }
       if (claims.role === "service_role") return { role: "service_role", sub: null, claims };
