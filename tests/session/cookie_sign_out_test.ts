@@ -169,3 +169,21 @@ Deno.test("a cookie whose name only looks like the __Host- session after a no-br
     "refresh-1",
   );
 });
+
+Deno.test("a Cookie header holding a long run of spaces or tabs inside a value is read in linear time", async () => {
+  const name = "fb-session";
+  const writer = new CookieSessionStorage(null, { name });
+  await writer.save(decodeSession(sessionJson(1)));
+  const [written] = cookiesOf(writer).split("; ");
+  const value = written.slice(written.indexOf("=") + 1);
+  // Anyone can send such a header; the parser's trim was a regular expression ending in
+  // `[ \t]+$`, which took about 8 s for a 64 KB run (quadratic), before any session was read.
+  for (const run of [" ", "\t"]) {
+    const header = `a=x${run.repeat(64_000)}x; ${name}=${value} ${run.repeat(64_000)}`;
+    const t0 = performance.now();
+    const storage = new CookieSessionStorage(header, { name });
+    assert.equal(storage.load()?.refreshToken, "refresh-1");
+    const ms = performance.now() - t0;
+    assert.ok(ms < 500, `took ${ms.toFixed(0)} ms`);
+  }
+});
