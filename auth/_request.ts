@@ -109,9 +109,13 @@ const BODY_SECRETS = [
 
 function bodySecrets(body: unknown): string[] | undefined {
   if (!body || typeof body !== "object") return undefined;
-  return BODY_SECRETS.map((k) => (body as Record<string, unknown>)[k]).filter((
-    v,
-  ): v is string => typeof v === "string");
+  const o = body as Record<string, unknown>;
+  // The captcha token goes nested (`security`): a live single-use token, as a one-time code.
+  const captcha = (o.gotrue_meta_security as { captcha_token?: unknown } | undefined)
+    ?.captcha_token;
+  return [...BODY_SECRETS.map((k) => o[k]), captcha].filter((v): v is string =>
+    typeof v === "string"
+  );
 }
 
 export const unit = (): void => undefined;

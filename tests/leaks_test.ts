@@ -69,6 +69,36 @@ Deno.test("a provider's ID and access tokens and a PKCE authorization code echoe
   }
 });
 
+Deno.test("a captcha token (sent nested in gotrue_meta_security) echoed by the server or quoted by a network error stays hidden", async () => {
+  const CAPTCHA = "P1_captchaTokenSecret0123456789";
+  const echo = (_u: string, body: string) =>
+    jsonResponse({ msg: `Bad request: ${body}` }, { status: 400 });
+  const net = (u: string, body: string): Response => {
+    throw new TypeError(`error sending request for url (${u}) body=${body}`);
+  };
+  for (const answer of [echo, net]) {
+    const auth = createAuthClient(createBaseClient("https://p.example", KEY, {
+      retry: { maxAttempts: 1 },
+      fetch: (input: RequestInfo | URL, init?: RequestInit) =>
+        Promise.resolve().then(() => answer(String(input), String(init?.body))),
+    }));
+    const o = { captchaToken: CAPTCHA };
+    for (
+      const r of [
+        await auth.signInWithEmail("a@x.io", "correct-horse-battery", o),
+        await auth.signUpWithEmail("a@x.io", "correct-horse-battery", o),
+        await auth.signInAnonymously(o),
+        await auth.resetPasswordForEmail("a@x.io", o),
+        await auth.passkeyStartAuthentication(o),
+      ]
+    ) {
+      assert.equal(r.ok, false);
+      assert.match(renderings(r), /gotrue_meta_security|captcha_token/);
+      assertHidden(r, { CAPTCHA });
+    }
+  }
+});
+
 Deno.test("a signed upload token that is no JWT stays hidden in its percent-encoded form, as a runtime's network error shows it", async () => {
   const TOKEN = "AbC+dEf/GhI0paqueSign3dT0k3n==";
   const closed = Deno.listen({ hostname: "127.0.0.1", port: 0 });
