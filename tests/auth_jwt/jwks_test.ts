@@ -789,7 +789,8 @@ Deno.test("a refresh that lands while the old entry's key is being imported stil
     },
     user: () => jsonResponse({ id: claims().sub }),
     options: {
-      maxAgeMs: 50,
+      // Long enough for the checks after each refresh to find the set fresh on a loaded machine.
+      maxAgeMs: 250,
       // A cold start from a set another isolate stored a while ago: stale, so refreshed.
       cache: { get: () => ({ jwks: jwksText, fetchedAt: Date.now() - 5_000 }), set: () => {} },
     },
@@ -801,7 +802,7 @@ Deno.test("a refresh that lands while the old entry's key is being imported stil
   assert.ok((await first).ok);
   assert.ok((await second).ok);
   for (let round = 0; round < 2; round++) {
-    await new Promise((r) => setTimeout(r, 60)); // stale again: the next call refreshes
+    await new Promise((r) => setTimeout(r, 260)); // stale again: the next call refreshes
     gate = deferred<void>();
     gate.resolve();
     assert.ok((await getClaims(h.auth, token)).ok);
