@@ -15,6 +15,7 @@ import {
 import { withProxyStatus } from "./_proxy_status.ts";
 import { unicodePattern } from "./_pattern.ts";
 import { withFetch } from "../core/_with_fetch.ts";
+import { afterTokenWait } from "../core/_token_wait.ts";
 import {
   CountOption,
   type ExplainOptions,
@@ -402,12 +403,17 @@ function dispatch<T>(
   if (typeof init === "string") {
     return Promise.resolve(failure({ message: init, category: "INVALID_ARGUMENT" }));
   }
-  if (req.method !== "HEAD") return via(client, init).then(refused406);
+  // A call made while a session manager restores into the client waits for its token.
+  if (req.method !== "HEAD") {
+    return afterTokenWait(client, init, (r) => via(client, r)).then(refused406);
+  }
   // A HEAD answer has no body, so its failure has no code; PostgREST 13 sends the code in
   // `Proxy-Status`, which the failure does not keep: a HEAD call sees the last answer itself.
   let last: Response | undefined;
   const ctx = withFetch(client, async (input, init) => last = await (0, client.fetch)(input, init));
-  return via(ctx, init).then((r) => refused406(withProxyStatus(r, last)));
+  return afterTokenWait(client, init, (r) => via(ctx, r)).then((r) =>
+    refused406(withProxyStatus(r, last))
+  );
 }
 
 /**

@@ -16,6 +16,7 @@ import { MutableStateFlow, type StateFlow } from "../core/state_flow.ts";
 import { copySession } from "./_copy.ts";
 import { InMemorySessionStorage, type SessionStorage } from "./storage.ts";
 import { hasMethods } from "../core/_has_methods.ts";
+import { tokenWaits } from "../core/_token_wait.ts";
 import {
   afterRestore,
   expClaim,
@@ -741,6 +742,7 @@ export class SessionManager {
     const done = this.#loading;
     if (done === null || (only !== undefined && only !== done)) return;
     this.#loading = null;
+    if (tokenWaits.get(this.#client) === restoring.get(this)) tokenWaits.delete(this.#client);
     restoring.delete(this);
     done();
   }
@@ -1503,7 +1505,10 @@ export class SessionManager {
     // helpers) wait for what this restore brings in (`afterRestore`), as auth-js's methods
     // await its initialisation; a subscriber told of Loading already finds the wait.
     let done!: () => void;
-    restoring.set(this, new Promise<void>((resolve) => (this.#loading = done = resolve)));
+    const wait = new Promise<void>((resolve) => (this.#loading = done = resolve));
+    restoring.set(this, wait);
+    // Database and storage calls carrying the client's token wait for it too (core/_token_wait).
+    tokenWaits.set(this.#client, wait);
     this.#state.value = LOADING;
     try {
       return await this.#read();

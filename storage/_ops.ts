@@ -4,6 +4,7 @@
  */
 
 import type { BaseClient } from "../core/client.ts";
+import { requestAfterRestore } from "../core/_token_wait.ts";
 import {
   asArray,
   asObject,
@@ -14,7 +15,7 @@ import {
 } from "../core/decode.ts";
 import { encodeBase64, utf8Decode } from "../core/encoding.ts";
 import { failure, type ServiceResult, success } from "../core/result.ts";
-import { request, type RequestBody, type TransportRequest } from "../core/transport.ts";
+import type { RequestBody, TransportRequest } from "../core/transport.ts";
 import { requestWatched } from "./_stream_guard.ts";
 import { guardedStream, isAsyncIterable, iterableStream } from "./_web_stream.ts";
 import { freshReads } from "./_fresh_reads.ts";
@@ -175,7 +176,7 @@ export async function listBuckets(
   o?: ListBucketsOptions,
 ): Promise<ServiceResult<Bucket[]>> {
   o ??= {};
-  const r = await client.request({
+  const r = await requestAfterRestore(client, {
     area: "storage",
     path: "/bucket",
     query: bucketQuery(o),
@@ -191,7 +192,7 @@ export async function getBucket(
   o?: StorageCallOptions,
 ): Promise<ServiceResult<Bucket>> {
   o ??= {};
-  const r = await client.request({
+  const r = await requestAfterRestore(client, {
     area: "storage",
     path: `/bucket/${encodeBucket(id)}`,
     signal: o.signal,
@@ -275,7 +276,7 @@ export async function createBucket(
   o ??= {};
   encodeBucket(id);
   checkBucketSettings("create", o, name);
-  const r = await client.request({
+  const r = await requestAfterRestore(client, {
     method: "POST",
     area: "storage",
     path: "/bucket",
@@ -337,7 +338,7 @@ export async function updateBucket(
     });
   }
   const r = await within((timeout) =>
-    client.request({
+    requestAfterRestore(client, {
       method: "PUT",
       area: "storage",
       path,
@@ -362,7 +363,7 @@ export async function deleteBucket(
   o?: StorageCallOptions,
 ): Promise<ServiceResult<void>> {
   o ??= {};
-  const r = await client.request({
+  const r = await requestAfterRestore(client, {
     method: "DELETE",
     area: "storage",
     path: `/bucket/${encodeBucket(id)}`,
@@ -380,7 +381,7 @@ export async function clearBucket(
   o?: StorageCallOptions,
 ): Promise<ServiceResult<void>> {
   o ??= {};
-  const r = await client.request({
+  const r = await requestAfterRestore(client, {
     method: "POST",
     area: "storage",
     path: `/bucket/${encodeBucket(id)}/empty`,
@@ -723,7 +724,7 @@ export async function downloadRaw<R extends "text" | "bytes" | "stream">(
   }
   const family = render ? `/render/image/${visibility}` : `/object/${visibility}`;
   // Revalidated, never answered from a browser's cache alone: the object may have changed.
-  let r = await request(freshReads(client), {
+  let r = await requestAfterRestore(client, {
     area: "storage",
     path: `${family}/${encoded}`,
     query: downloadQuery(o),
@@ -738,7 +739,7 @@ export async function downloadRaw<R extends "text" | "bytes" | "stream">(
     responseType: (responseType === "text" ? "bytes" : responseType) as R,
     signal: o.signal,
     timeout: o.timeout ?? 0,
-  });
+  }, freshReads(client));
   // A fetch that answers with a Node stream (node-fetch, cross-fetch): a web stream of it.
   if (r.ok && responseType === "stream" && isAsyncIterable(r.value.body)) {
     (r.value as { body: unknown }).body = iterableStream(r.value.body);
@@ -822,7 +823,7 @@ export async function info(
   // Revalidated, as downloads are: the server sends the info answer with the object's own
   // `Cache-Control`, so a browser would keep it (the old size after an update, a deleted object
   // still there) for as long as the object's `max-age` runs.
-  const r = await request(freshReads(client), {
+  const r = await requestAfterRestore(client, {
     area: "storage",
     // The authenticated route answers a bad token with 403; the plain one would treat it as
     // anonymous and report an existing private object as missing.
@@ -830,7 +831,7 @@ export async function info(
     credentials: visibility === "public" ? "none" : "token",
     signal: o.signal,
     timeout: o.timeout,
-  });
+  }, freshReads(client));
   // An info answer's `metadata` is the user's own: no field is taken from it, and the update
   // time is `last_modified`.
   return decodeResult(r, (v) => {
@@ -901,7 +902,7 @@ export async function list(
   }
   checkSort("list", o.sortBy, o.sortOrder);
   checkPrefix(o.prefix);
-  const r = await client.request({
+  const r = await requestAfterRestore(client, {
     method: "POST",
     area: "storage",
     path: `/object/list/${encodeBucket(bucket)}`,
@@ -947,7 +948,7 @@ export async function listV2(
   checkPaging("list", o.limit, null);
   checkSort("list", o.sortBy, o.sortOrder);
   checkPrefix(o.prefix);
-  const r = await client.request({
+  const r = await requestAfterRestore(client, {
     method: "POST",
     area: "storage",
     path: `/object/list-v2/${encodeBucket(bucket)}`,
@@ -1029,7 +1030,7 @@ export async function moveOrCopy(
   if (typeof from !== "string") return from;
   const to = bodyKey(o.destinationBucket ?? bucket, toPath);
   if (typeof to !== "string") return to;
-  const r = await client.request({
+  const r = await requestAfterRestore(client, {
     method: "POST",
     area: "storage",
     path: `/object/${op}`,
@@ -1063,7 +1064,7 @@ export async function deleteObjects(
   }
   const keys = checkKeys(bucket, paths, bodyKey);
   if (!Array.isArray(keys)) return keys;
-  const r = await client.request({
+  const r = await requestAfterRestore(client, {
     method: "DELETE",
     area: "storage",
     path: `/object/${encodeBucket(bucket)}`,
@@ -1152,7 +1153,7 @@ export async function createSignedUrl(
   if (o.transform) transformQuery(o.transform); // the same checks as render URLs
   // A file name that cannot be encoded fails before anything is signed.
   if (o.fileName) encodeComponent(o.fileName);
-  const r = await client.request({
+  const r = await requestAfterRestore(client, {
     method: "POST",
     area: "storage",
     path: `/object/sign/${encoded}`,
@@ -1195,7 +1196,7 @@ export async function createSignedUrls(
   const bucketPath = encodeBucket(bucket); // checked even when there is nothing to sign
   // Nothing to sign is no request (the server refuses an empty list), as for render URLs.
   if (keys.length === 0) return success([]);
-  const r = await client.request({
+  const r = await requestAfterRestore(client, {
     method: "POST",
     area: "storage",
     path: `/object/sign/${bucketPath}`,
@@ -1242,7 +1243,7 @@ export async function createSignedUploadUrl(
   o ??= {};
   const encoded = objectPathOrFailure(bucket, path);
   if (typeof encoded !== "string") return encoded;
-  const r = await client.request({
+  const r = await requestAfterRestore(client, {
     method: "POST",
     area: "storage",
     path: `/object/upload/sign/${encoded}`,

@@ -9,15 +9,15 @@
  */
 
 import { type BaseClient, globalFetch } from "../core/client.ts";
-import {
-  request,
-  type ResponseBodies,
-  type ResponseType,
-  type TransportContext,
-  type TransportRequest,
-  type TransportResponse,
+import type {
+  ResponseBodies,
+  ResponseType,
+  TransportContext,
+  TransportRequest,
+  TransportResponse,
 } from "../core/transport.ts";
 import { withFetch } from "../core/_with_fetch.ts";
+import { requestAfterRestore } from "../core/_token_wait.ts";
 import { isReadableStream } from "../core/_realm.ts";
 import { failure, type ServiceResult } from "../core/result.ts";
 
@@ -35,7 +35,7 @@ export async function requestWatched<R extends ResponseType>(
   req: TransportRequest<R>,
 ): Promise<ServiceResult<TransportResponse<ResponseBodies[R]>>> {
   const guard = isReadableStream(req.body) ? guardStreams(client) : null;
-  const r = await request(guard?.ctx ?? client, req);
+  const r = await requestAfterRestore(client, req, guard?.ctx);
   return guard?.asText
     ? failure({ message: sentAsTextMessage(guard.asText), category: "INVALID_ARGUMENT" })
     : r;

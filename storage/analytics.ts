@@ -9,6 +9,7 @@
 import { ABORTED, cancelled, refusedSignal, untilAborted } from "../core/_abort.ts";
 import { parseJsonInt64, stringifyJson } from "../core/_json_int64.ts";
 import type { BaseClient } from "../core/client.ts";
+import { requestAfterRestore } from "../core/_token_wait.ts";
 import {
   asArray,
   asObject,
@@ -75,7 +76,7 @@ export function createAnalyticsBucket(
   o?: CatalogCallOptions,
 ): Promise<ServiceResult<AnalyticsBucket>> {
   o ??= {};
-  return client.request({
+  return requestAfterRestore(client, {
     method: "POST",
     area: "storage",
     path: "/iceberg/bucket",
@@ -111,7 +112,7 @@ export async function listAnalyticsBuckets(
   o?: ListAnalyticsBucketsOptions,
 ): Promise<ServiceResult<AnalyticsBucket[]>> {
   o ??= {};
-  const r = await client.request({
+  const r = await requestAfterRestore(client, {
     area: "storage",
     path: "/iceberg/bucket",
     query: bucketQuery(o, "list analytics buckets"),
@@ -134,7 +135,7 @@ export function deleteAnalyticsBucket(
       failure({ message: (error as Error).message, category: "INVALID_ARGUMENT", cause: error }),
     );
   }
-  return client.request({
+  return requestAfterRestore(client, {
     method: "DELETE",
     area: "storage",
     path,
@@ -426,7 +427,7 @@ export class AnalyticsCatalogClient {
         cause,
       }));
     }
-    return this.#client.request({
+    return requestAfterRestore(this.#client, {
       method,
       area: "storage",
       path: `/iceberg${path}`,

@@ -40,7 +40,7 @@ import { isAsyncIterable, iterableStream } from "./_web_stream.ts";
 import { requestWatched } from "./_stream_guard.ts";
 import { freshReads } from "./_fresh_reads.ts";
 import { guard } from "./_guard.ts";
-import { request } from "../core/transport.ts";
+import { requestAfterRestore } from "../core/_token_wait.ts";
 
 /**
  * The default chunk size: 6 MiB. Every chunk but the last is exactly `chunkSize`.
@@ -881,13 +881,13 @@ class Upload implements ResumableUpload {
     if (version === "" || version.includes("/")) return false;
     // Revalidated: a browser may hold an earlier info answer of this path (see `info`), whose
     // version is another upload's.
-    const r = await request(freshReads(this.#client), {
+    const r = await requestAfterRestore(this.#client, {
       area: "storage",
       path: `/object/info/authenticated/${encodeObjectPath(this.#bucket, this.#path)}`,
       credentials: "token",
       timeout: this.#o.timeout,
       signal,
-    });
+    }, freshReads(this.#client));
     if (signal?.aborted) return ABORTED;
     return r.ok && (r.value.body as { version?: unknown } | null)?.version === version;
   }

@@ -7,6 +7,7 @@
  */
 
 import type { BaseClient } from "../core/client.ts";
+import { requestAfterRestore } from "../core/_token_wait.ts";
 import {
   asArray,
   asObject,
@@ -202,7 +203,7 @@ function call<T>(
   const clean = Object.fromEntries(
     Object.entries(body).filter(([, v]) => v !== null && v !== undefined),
   );
-  return client.request({
+  return requestAfterRestore(client, {
     method: "POST",
     area: "storage",
     path: `/vector/${op}`,
