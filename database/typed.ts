@@ -344,7 +344,9 @@ function encodeJson(value: unknown, what: string): string {
 }
 
 /**
- * Inserts one value and returns the inserted rows (REPRESENTATION).
+ * Inserts one value and returns the inserted rows (REPRESENTATION). The rows are typed as the
+ * value (`T`) unless `R` is named: a row the database completes (an `id`, a `created_at`) is
+ * `insertTyped<NewTodo, Todo>(…)`, or `R` is taken from a `validator` of `Todo`.
  *
  * @example Inserting
  * ```ts
@@ -355,18 +357,20 @@ function encodeJson(value: unknown, what: string): string {
  * const r = await insertTyped(db, "todos", { title: "Buy milk", done: false });
  * ```
  *
+ * @typeParam T The value's type.
+ * @typeParam R The rows' type (default `T`).
  * @param db The database client.
  * @param table The table.
  * @param value The row.
  * @param options Columns, upsert and more.
  * @returns The inserted rows.
  */
-export function insertTyped<T>(
+export function insertTyped<T, R = T>(
   db: DatabaseClient,
   table: string,
   value: T,
-  options?: TypedInsertOptions<T>,
-): Promise<ServiceResult<T[]>> {
+  options?: TypedInsertOptions<R>,
+): Promise<ServiceResult<R[]>> {
   options ??= {};
   const bad = refusedValidator(options.validator);
   if (bad) return Promise.resolve(bad);
@@ -391,18 +395,20 @@ export function insertTyped<T>(
  * await insertTypedMany(db, "todos", [{ title: "a" }, { title: "b", done: true }]);
  * ```
  *
+ * @typeParam T The value's type.
+ * @typeParam R The rows' type (default `T`).
  * @param db The database client.
  * @param table The table.
  * @param values The rows.
  * @param options Columns, upsert and more.
  * @returns The inserted rows.
  */
-export function insertTypedMany<T>(
+export function insertTypedMany<T, R = T>(
   db: DatabaseClient,
   table: string,
   values: readonly T[],
-  options?: TypedInsertOptions<T>,
-): Promise<ServiceResult<T[]>> {
+  options?: TypedInsertOptions<R>,
+): Promise<ServiceResult<R[]>> {
   options ??= {};
   const bad = refusedValidator(options.validator);
   if (bad) return Promise.resolve(bad);
@@ -483,18 +489,20 @@ export function insertUnitTyped<T>(
  * await upsertTyped(db, "profiles", { id: "u1", name: "Ada" }, { onConflict: "id" });
  * ```
  *
+ * @typeParam T The value's type.
+ * @typeParam R The rows' type (default `T`).
  * @param db The database client.
  * @param table The table.
  * @param value The row.
  * @param options Resolution, conflict target and more.
  * @returns The upserted rows.
  */
-export function upsertTyped<T>(
+export function upsertTyped<T, R = T>(
   db: DatabaseClient,
   table: string,
   value: T,
-  options?: Omit<TypedInsertOptions<T>, "upsert">,
-): Promise<ServiceResult<T[]>> {
+  options?: Omit<TypedInsertOptions<R>, "upsert">,
+): Promise<ServiceResult<R[]>> {
   options ??= {};
   return insertTyped(db, table, value, { ...options, upsert: true });
 }
@@ -511,18 +519,20 @@ export function upsertTyped<T>(
  * await upsertTypedMany(db, "profiles", [{ id: "u1" }, { id: "u2" }]);
  * ```
  *
+ * @typeParam T The value's type.
+ * @typeParam R The rows' type (default `T`).
  * @param db The database client.
  * @param table The table.
  * @param values The rows.
  * @param options Resolution, conflict target and more.
  * @returns The upserted rows.
  */
-export function upsertTypedMany<T>(
+export function upsertTypedMany<T, R = T>(
   db: DatabaseClient,
   table: string,
   values: readonly T[],
-  options?: Omit<TypedInsertOptions<T>, "upsert">,
-): Promise<ServiceResult<T[]>> {
+  options?: Omit<TypedInsertOptions<R>, "upsert">,
+): Promise<ServiceResult<R[]>> {
   options ??= {};
   return insertTypedMany(db, table, values, { ...options, upsert: true });
 }

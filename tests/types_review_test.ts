@@ -8,6 +8,8 @@ import {
   columns,
   createDatabaseClient,
   deleteUnit,
+  insertTyped,
+  insertTypedMany,
   paginator,
   rpcGetListTyped,
   rpcGetTyped,
@@ -16,6 +18,8 @@ import {
   selectTyped,
   updateTyped,
   updateUnitTyped,
+  upsertTyped,
+  upsertTypedMany,
   WhereBuilder,
 } from "../database/mod.ts";
 import { createSessionManager, linkIdentityForCurrentSession } from "../session/mod.ts";
@@ -226,4 +230,35 @@ Deno.test("types: an update's fields may be undefined (left out) under exactOpti
     await updateTyped<Todo>(db, "todos", { color: "red" }, null);
   };
   assert.equal(typeof _typeOnly, "function");
+});
+
+Deno.test("types: typed inserts return rows of the value's type unless the rows' type is named or a validator gives it", async () => {
+  interface Todo {
+    id: number;
+    title: string;
+  }
+  const sent: string[] = [];
+  const db = createDatabaseClient(createBaseClient("https://p.example", "anon-key", {
+    fetch: async (_input, init) => {
+      sent.push(String(init?.body));
+      return await Promise.resolve(Response.json([{ id: 7, title: "a" }], { status: 201 }));
+    },
+  }));
+  const plain = await insertTyped(db, "todos", { title: "a" });
+  // @ts-expect-error without R the rows are the value's type, which has no id
+  plain.getOrThrow()[0].id;
+  const named = await insertTyped<{ title: string }, Todo>(db, "todos", { title: "a" });
+  const id: number = named.getOrThrow()[0].id;
+  assert.equal(id, 7);
+  const isTodo = (v: unknown): Todo => v as Todo;
+  const validated = await insertTypedMany(db, "todos", [{ title: "a" }], { validator: isTodo });
+  assert.equal(validated.getOrThrow()[0].id satisfies number, 7);
+  const upserted = await upsertTyped(db, "todos", { title: "a" }, { validator: isTodo });
+  assert.equal(upserted.getOrThrow()[0].id satisfies number, 7);
+  const many = await upsertTypedMany<{ title: string }, Todo>(db, "todos", [{ title: "a" }]);
+  assert.equal(many.getOrThrow()[0].id satisfies number, 7);
+  assert.deepEqual(
+    sent,
+    Array(5).fill('{"title":"a"}').map((b, i) => i === 2 || i === 4 ? `[${b}]` : b),
+  );
 });
