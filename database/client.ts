@@ -120,7 +120,13 @@ export interface SelectRangeOptions extends SelectCountOptions {
 export interface InsertOptions extends CallOptions {
   /** Schema, sent as `Content-Profile`. */
   schema?: string | null | undefined;
-  /** Columns sent as `columns=`; for an array body, the union of all rows' keys when absent. */
+  /**
+   * The columns written, sent as `columns=` (PostgREST's insert list, not the `select=` projection
+   * of the rows returned): PostgREST takes only these keys of each row, ignoring the others, and a
+   * listed key a row lacks becomes NULL, or the column's default with `defaultToNull: false`. For
+   * an array body, the union of all rows' keys when absent. The rows returned are whole
+   * (`select=*`).
+   */
   columns?: readonly string[] | null | undefined;
   /** Upsert instead of insert. Default false. */
   upsert?: boolean | undefined;
