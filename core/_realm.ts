@@ -23,10 +23,20 @@ let streamLocked: Getter | null | undefined;
 const getter = (of: object, key: PropertyKey): Getter | null =>
   (Object.getOwnPropertyDescriptor(of, key)?.get as Getter | undefined) ?? null;
 
-/** Whether `get` accepts `value` as its receiver (the built-in's own brand check). */
-function branded(get: Getter | null, value: unknown): boolean {
+/**
+ * Whether `get` accepts `value` as its receiver (the built-in's own brand check), once `like`
+ * (`value` has the type's shape) holds. The check throws for any other value, which costs
+ * microseconds (Node builds an error): `like` spares most values it, and runs inside the same
+ * `try`, since reading a property may run a caller's getter or proxy trap.
+ */
+function branded(
+  get: Getter | null,
+  value: unknown,
+  like: (value: Record<string, unknown>) => boolean,
+): boolean {
   if (get === null || typeof value !== "object" || value === null) return false;
   try {
+    if (!like(value as Record<string, unknown>)) return false;
     get.call(value);
     return true;
   } catch {
@@ -45,7 +55,11 @@ export function isUint8Array(value: unknown): value is Uint8Array {
 /** Whether `value` is an `ArrayBuffer` of any realm (not a `SharedArrayBuffer`). */
 export function isArrayBuffer(value: unknown): value is ArrayBuffer {
   return value instanceof ArrayBuffer ||
-    branded(bufferLength ??= getter(ArrayBuffer.prototype, "byteLength"), value);
+    branded(
+      bufferLength ??= getter(ArrayBuffer.prototype, "byteLength"),
+      value,
+      (v) => typeof v.byteLength === "number" && !ArrayBuffer.isView(v),
+    );
 }
 
 /**
@@ -55,7 +69,11 @@ export function isArrayBuffer(value: unknown): value is ArrayBuffer {
 export function isReadableStream(value: unknown): value is ReadableStream {
   return typeof ReadableStream !== "undefined" &&
     (value instanceof ReadableStream ||
-      branded(streamLocked ??= getter(ReadableStream.prototype, "locked"), value));
+      branded(
+        streamLocked ??= getter(ReadableStream.prototype, "locked"),
+        value,
+        (v) => typeof v.getReader === "function",
+      ));
 }
 
 /**

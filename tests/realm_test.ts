@@ -80,6 +80,34 @@ Deno.test("realm checks: values of another realm are taken, values that only cla
   assert.equal(isReadableStream(new ReadableStream()), true);
   assert.equal(isReadableStream({ [Symbol.toStringTag]: "ReadableStream", getReader() {} }), false);
 
+  // A value the checks read a property of first (to spare most values the brand check's throw)
+  // may run a caller's getter or proxy trap: one that throws answers false, never a throw.
+  const hostile = new Proxy({}, {
+    get() {
+      throw new Error("trap");
+    },
+  });
+  const throwing = Object.defineProperties({}, {
+    byteLength: {
+      get: () => {
+        throw new Error("getter");
+      },
+    },
+    getReader: {
+      get: () => {
+        throw new Error("getter");
+      },
+    },
+  });
+  for (const v of [hostile, throwing]) {
+    assert.equal(isArrayBuffer(v), false);
+    assert.equal(isReadableStream(v), false);
+  }
+  assert.equal(isArrayBuffer(u8), false, "a view of another realm is no ArrayBuffer");
+  assert.equal(isArrayBuffer(new Blob(["a"])), false);
+  assert.equal(isReadableStream(new Blob(["a"])), false);
+  assert.equal(isReadableStream(new Uint8Array(1)), false);
+
   const view = localBytes(u8)!;
   assert.equal(view instanceof Uint8Array, true);
   assert.deepEqual([...view], [1, 2]);
