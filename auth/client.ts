@@ -20,6 +20,7 @@ import type {
   Web3Chain,
 } from "./enums.ts";
 import { createJwksResolver, type JwksOptions, type JwksResolver } from "./jwks.ts";
+import { sharedJwksResolver } from "./_shared_jwks.ts";
 import type { Jwk } from "./jwt.ts";
 import * as mfa from "./mfa.ts";
 import type {
@@ -91,7 +92,11 @@ export interface AuthClientOptions {
 export class AuthClient {
   /** The base client whose transport every call uses. */
   readonly client: BaseClient;
-  /** The JWKS cache of this client (one issuer). */
+  /**
+   * The JWKS cache of this client (one issuer). Without `jwks` options it is shared by the auth
+   * clients of the same project (URL, API key, client-wide headers) and `fetch`, as auth-js keeps
+   * one key set per project: a client made per request finds the key set already fetched.
+   */
   readonly jwks: JwksResolver;
 
   /**
@@ -103,7 +108,11 @@ export class AuthClient {
   constructor(client: BaseClient, options?: AuthClientOptions) {
     options ??= {};
     this.client = client;
-    this.jwks = createJwksResolver(client, options.jwks);
+    // Without settings of its own, the project's one resolver: a client made per request would
+    // otherwise fetch the key set before every local verification.
+    this.jwks = options.jwks === undefined
+      ? sharedJwksResolver(client)
+      : createJwksResolver(client, options.jwks);
   }
 
   /**
