@@ -93,16 +93,30 @@ export function createPaginator<T>(
   // The state itself, set whole before any flow says a word of it: a listener (of any flow, at
   // any depth) reads every flow's `value` as it now is, and a load it starts fetches from the
   // current end. The flows then tell each listener the current value.
-  let held: readonly T[] = Object.freeze([]);
+  // The items as pages, and how many: the frozen list of them all is built only when read (and
+  // kept until the next page). Built at every page, as a copy of the one before, it cost time
+  // growing with the square of the items (100,000 in pages of 20: 3.6 s).
+  const pages: Array<readonly T[]> = [];
+  let count = 0;
+  let built: readonly T[] = Object.freeze([]);
+  let builtPages = 0;
+  const held = (): readonly T[] => {
+    if (builtPages !== pages.length) {
+      built = Object.freeze(pages.flat() as T[]);
+      builtPages = pages.length;
+    }
+    return built;
+  };
   let loading = false;
   let ended = false;
   let failed: ServiceError | null = null;
-  const items = new MutableStateFlow<readonly T[]>(held);
+  // Its value is the number of pages: a listener is told the items, built then.
+  const items = new MutableStateFlow(0);
   const isLoading = new MutableStateFlow(false);
   const isEnd = new MutableStateFlow(false);
   const error = new MutableStateFlow<ServiceError | null>(null);
   const tell = () => {
-    items.value = held;
+    items.value = pages.length;
     error.value = failed;
     isEnd.value = ended;
     isLoading.value = loading;
@@ -125,7 +139,7 @@ export function createPaginator<T>(
     const mine = ++loads;
     let result: ServiceResult<readonly T[]>;
     try {
-      result = await fetchPage(held.length, pageSize, signal);
+      result = await fetchPage(count, pageSize, signal);
     } catch (cause) {
       result = failure({ message: "Page fetch threw", category: "UNKNOWN", cause });
     }
@@ -145,8 +159,11 @@ export function createPaginator<T>(
     settle();
     loading = false;
     if (result.ok) {
-      // Frozen: the next offset is its length, which a caller's push would move.
-      held = Object.freeze([...held, ...result.value]);
+      // A copy, frozen: the next offset is the count, which a caller's push would move.
+      if (result.value.length > 0) {
+        pages.push(Object.freeze(result.value.slice()));
+        count += result.value.length;
+      }
       failed = null;
       // A server that caps its pages (PostgREST's db-max-rows) answers short pages before the
       // end: such a fetcher ends only on an empty page.
@@ -162,7 +179,7 @@ export function createPaginator<T>(
 
   // Read-only views whose `value` is the state as it now is.
   return {
-    items: readOnly(items, () => held),
+    items: itemsView(items, held),
     isLoading: readOnly(isLoading, () => loading),
     isEnd: readOnly(isEnd, () => ended),
     error: readOnly(error, () => failed),
@@ -215,6 +232,32 @@ export function createPaginator<T>(
           resolve(r);
         });
       });
+    },
+  };
+}
+
+/** The items flow: `flow` counts the pages, and its listeners and iterators get `current()`. */
+function itemsView<T>(flow: MutableStateFlow<number>, current: () => T): StateFlow<T> {
+  return {
+    get value(): T {
+      return current();
+    },
+    subscribe: (listener) => {
+      if (typeof listener !== "function") return flow.subscribe(listener);
+      return flow.subscribe(() => listener(current()));
+    },
+    [Symbol.asyncIterator]: (): AsyncIterator<T> => {
+      const pagesSeen = flow[Symbol.asyncIterator]();
+      return {
+        next: async () => {
+          const r = await pagesSeen.next();
+          return r.done ? { done: true, value: undefined } : { done: false, value: current() };
+        },
+        return: async () => {
+          await pagesSeen.return?.();
+          return { done: true, value: undefined };
+        },
+      };
     },
   };
 }

@@ -323,3 +323,47 @@ Deno.test("every listener reads every flow as it now is: a listener filling the 
     assert.deepEqual(seenAtEnd, [[5, false, null]]);
   }
 });
+
+Deno.test("items: one frozen list per page, the same until the next page; listeners and iterators get it; a caller's page array is copied", async () => {
+  const answers = [[1, 2], [3]];
+  const p = createPaginator<number>(2, () => Promise.resolve(success(answers.shift() ?? [])));
+  const told: Array<readonly number[]> = [];
+  const stop = p.items.subscribe((items) => told.push(items));
+  const iterator = p.items[Symbol.asyncIterator]();
+  assert.deepEqual((await iterator.next()).value, []);
+  const page = (await p.loadNext()).getOrThrow() as number[];
+  const first = p.items.value;
+  assert.equal(p.items.value, first, "the same list until the next page");
+  assert.ok(Object.isFrozen(first));
+  assert.deepEqual(first, [1, 2]);
+  assert.deepEqual((await iterator.next()).value, [1, 2]);
+  page.push(99); // the fetcher's array changed after it answered: the items keep their copy
+  assert.deepEqual(p.items.value, [1, 2]);
+  await p.loadNext();
+  assert.equal(p.isEnd.value, true);
+  assert.deepEqual(p.items.value, [1, 2, 3]);
+  assert.deepEqual(first, [1, 2]);
+  assert.deepEqual(told, [[], [1, 2], [1, 2, 3]]);
+  assert.equal(told[2], p.items.value);
+  assert.deepEqual(await iterator.return?.(), { done: true, value: undefined });
+  stop();
+  assert.throws(() => p.items.subscribe(42 as never), TypeError);
+});
+
+Deno.test("items of many pages cost time in proportion to them, not to their square", async () => {
+  // 200,000 items in pages of 20: each page copied every item before it (about 10 s).
+  const p = createPaginator<number>(
+    20,
+    (offset, limit) =>
+      Promise.resolve(
+        success(offset < 200_000 ? Array.from({ length: limit }, (_, i) => offset + i) : []),
+      ),
+  );
+  const t0 = performance.now();
+  while (!p.isEnd.value) await p.loadNext();
+  const items = p.items.value;
+  const ms = performance.now() - t0;
+  assert.equal(items.length, 200_000);
+  assert.equal(items[199_999], 199_999);
+  assert.ok(ms < 2_000, `took ${ms.toFixed(0)} ms`);
+});
