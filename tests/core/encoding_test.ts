@@ -137,3 +137,34 @@ Deno.test("the encoders refuse values of another type instead of encoding someth
   assert.equal(encodeBase64(new DataView(words.buffer, 1, 2)), encodeBase64(bytes.subarray(1, 3)));
   assert.equal(encodeBase64Url(words.buffer), encodeBase64Url(bytes));
 });
+
+Deno.test("encodeHex and encodeBase64 give the same text through the runtime's own encoders and without them (as Node 20)", () => {
+  const proto = Uint8Array.prototype as unknown as Record<string, unknown>;
+  const lengths = [0, 1, 2, 3, 255, 0x8000 - 1, 0x8000, 0x8000 + 1, 3 * 0x8000 + 7];
+  const samples = lengths.map((n) =>
+    Uint8Array.from({ length: n }, () => Math.floor(Math.random() * 256))
+  );
+  const hexOf = (b: Uint8Array) => Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
+  const base64Of = (b: Uint8Array) => btoa(Array.from(b, (x) => String.fromCharCode(x)).join(""));
+  const check = () => {
+    for (const b of samples) {
+      assert.equal(encodeHex(b), hexOf(b));
+      assert.equal(encodeBase64(b), base64Of(b));
+      // A view into a larger buffer encodes only its own bytes.
+      const view = new Uint8Array(b.buffer, Math.min(1, b.length), Math.max(0, b.length - 2));
+      assert.equal(encodeHex(view), hexOf(view));
+      assert.equal(encodeBase64(view), base64Of(view));
+    }
+  };
+  check();
+  const saved = ["toHex", "toBase64"].map((k) =>
+    [k, Object.getOwnPropertyDescriptor(proto, k)] as const
+  );
+  try {
+    for (const [k] of saved) delete proto[k];
+    assert.equal(typeof proto.toHex, "undefined");
+    check();
+  } finally {
+    for (const [k, d] of saved) if (d) Object.defineProperty(proto, k, d);
+  }
+});
