@@ -84,7 +84,7 @@ export function bounded<T>(
   return new Promise((resolve) => {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const finish = (out: Bounded<T>) => {
-      if (timer !== undefined) clearTimeout(timer);
+      clearTimeout(timer); // a no-op for undefined
       signal?.removeEventListener?.("abort", onAbort);
       resolve(out);
     };

@@ -432,7 +432,7 @@ class Call {
     this.done = true;
     // A failed call cuts its stream body's pipe (attemptOnce), cancelling the caller's stream.
     if (!outcome.ok) this.controller.abort();
-    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    clearTimeout(this.#timer); // a no-op for undefined
     this.#req.signal?.removeEventListener("abort", this.#onUserAbort);
     this.#resolve(outcome);
   }
