@@ -226,7 +226,7 @@ export function encodeHex(bytes: Uint8Array): string {
   // joined in pieces: per-byte `toString(16)` took 300 ms a MiB.
   const view = localBytes(bytes)! as Uint8Array & { toHex?: () => string };
   if (typeof view.toHex === "function") return view.toHex();
-  const pairs = HEX_PAIRS;
+  const pairs = hexPairs ??= Array.from({ length: 256 }, (_, n) => n.toString(16).padStart(2, "0"));
   let out = "";
   for (let i = 0; i < view.length; i += 0x8000) {
     const piece = new Array<string>(Math.min(0x8000, view.length - i));
@@ -236,8 +236,5 @@ export function encodeHex(bytes: Uint8Array): string {
   return out;
 }
 
-/** The hex spelling of each byte value (pure: a bundle without `encodeHex` drops it). */
-const HEX_PAIRS: readonly string[] = /* @__PURE__ */ Array.from(
-  { length: 256 },
-  (_, n) => n.toString(16).padStart(2, "0"),
-);
+/** The hex spelling of each byte value, built at the first `encodeHex` without a native one. */
+let hexPairs: string[] | undefined;
