@@ -277,7 +277,18 @@ function holdsMapOrSet(value: unknown, path: object[]): boolean {
   }
   if (typeof (value as { toJSON?: unknown }).toJSON === "function") return false;
   path.push(value);
-  for (const v of Object.values(value)) if (holdsMapOrSet(v, path)) return true;
+  // Only objects are walked into: a call per primitive, and a copy of an array's values, cost
+  // three times JSON.stringify's time on large bulk writes.
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const v = value[i];
+      if (typeof v === "object" && v !== null && holdsMapOrSet(v, path)) return true;
+    }
+  } else {
+    for (const v of Object.values(value)) {
+      if (typeof v === "object" && v !== null && holdsMapOrSet(v, path)) return true;
+    }
+  }
   path.pop();
   return false;
 }

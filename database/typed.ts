@@ -416,9 +416,39 @@ export function insertTypedMany<T, R = T>(
     if (!Array.isArray(values)) throw new TypeError("Cannot insert as 'values' must be an array");
     return db.insert(table, encodeJson(values, "insert"), {
       ...options,
+      columns: options.columns ?? keysOfRows(values),
       returning: ReturnOption.REPRESENTATION,
     }).then((r) => decodeRows(r, options));
   });
+}
+
+/**
+ * The union of the rows' keys as their JSON holds them, which `insert` would read back from the
+ * text (when no `columns` are given; reading it again cost more than writing it, on large bulk
+ * writes), or null when a row is no plain object whose members JSON writes as they are (a Map, a
+ * class instance, a `toJSON` other than a Date's): the text then decides.
+ */
+function keysOfRows(values: readonly unknown[]): string[] | null {
+  const keys = new Set<string>();
+  for (const row of values) {
+    if (row === null || typeof row !== "object" || Array.isArray(row)) return null;
+    const proto = Object.getPrototypeOf(row);
+    if (proto !== Object.prototype && proto !== null) return null;
+    if (typeof (row as { toJSON?: unknown }).toJSON === "function") return null;
+    for (const k of Object.keys(row)) {
+      const v = (row as Record<string, unknown>)[k];
+      // Members JSON leaves out.
+      if (v === undefined || typeof v === "function" || typeof v === "symbol") continue;
+      if (
+        typeof v === "object" && v !== null && !(v instanceof Date) &&
+        typeof (v as { toJSON?: unknown }).toJSON === "function"
+      ) {
+        return null;
+      }
+      keys.add(k);
+    }
+  }
+  return [...keys];
 }
 
 /**

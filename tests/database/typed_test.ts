@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import fc from "fast-check";
 import {
   column,
   deleteTyped,
@@ -509,4 +510,48 @@ Deno.test("an async validator is typed as the docs say it works: its awaited val
   });
   const ids: number[] = inferred.getOrThrow().map((r) => r.id);
   assert.deepEqual(ids, [1, 2]);
+});
+
+Deno.test("insertTypedMany's columns= is the union of the keys its body's rows hold, whatever the rows (Dates, undefined, functions, Maps, toJSON)", async () => {
+  class Money {
+    constructor(readonly cents: number) {}
+    toJSON() {
+      return this.cents / 100;
+    }
+  }
+  const member = fc.oneof(
+    fc.integer(),
+    fc.string(),
+    fc.constant(undefined),
+    fc.constant(() => 1),
+    fc.constant(null),
+    fc.date({ noInvalidDate: true }),
+    fc.constant(new Date(NaN)),
+    fc.constant({ toJSON: () => undefined }),
+    fc.integer().map((n) => new Money(n)),
+    fc.constant(new Map([["a", 1]])),
+    fc.array(fc.integer(), { maxLength: 2 }),
+  );
+  const row = fc.oneof(
+    fc.dictionary(fc.constantFrom("id", "title", "due", "price", "__proto__", "2", "a b"), member),
+    fc.dictionary(fc.constantFrom("id", "x"), member).map((o) => new Map(Object.entries(o))),
+    fc.integer().map((n) => ({ id: n, toJSON: () => ({ id: n, late: true }) })),
+  );
+  await fc.assert(
+    fc.asyncProperty(fc.array(row, { maxLength: 5 }), async (rows) => {
+      const { db, rec } = makeDb();
+      const r = await insertTypedMany(db, "t", rows as object[]);
+      assert.ok(r.ok, r.ok ? "" : r.error.message);
+      const sent = rec.requests[0];
+      const keys = new Set<string>();
+      for (const o of sent.json() as unknown[]) {
+        if (o && typeof o === "object" && !Array.isArray(o)) {
+          for (const k of Object.keys(o)) keys.add(k);
+        }
+      }
+      const expected = [...keys].map((k) => `"${k.replace(/["\\]/g, "\\$&")}"`).join(",");
+      assert.equal(sent.url.searchParams.get("columns"), expected === "" ? null : expected);
+    }),
+    { numRuns: 400 },
+  );
 });
