@@ -1,48 +1,49 @@
 /**
- * Internal: the key-set resolver the auth clients of one project share. An app that makes a
- * client per request (a server rendering with the browser's cookies, an edge function) made a
- * resolver per request too, and so fetched the key set and imported its key before every local
- * verification; auth-js keeps one key set per project for the whole process.
+ * Internal: the key sets the auth clients of a process share. An app that makes a client per
+ * request (a server rendering with the browser's cookies, an edge function) made a key-set
+ * resolver per request too, and so fetched the key set before every local verification; auth-js
+ * keeps one key set per project for the whole process.
+ *
+ * What is shared is the fetched set itself (its JSON text and fetch time), through the resolver's
+ * `JwksCache` hook, not a resolver: a resolver shares its fetch under way with its callers, and in
+ * Cloudflare Workers a fetch belongs to the request that started it, which cancels it when it
+ * ends, so the requests that had joined it waited for nothing (found in workerd by a review).
+ * Each client's resolver makes its own fetches and imports its own key.
  *
  * @module
  */
 
-import { type BaseClient, createBaseClient, globalFetch } from "../core/client.ts";
-import { createJwksResolver, type JwksResolver } from "./jwks.ts";
+import type { BaseClient } from "../core/client.ts";
+import type { JwksCache, JwksCacheEntry } from "./jwks.ts";
 
-/** Resolvers by `fetch`, then by project (URL, API key, client-wide headers). */
-const shared: WeakMap<typeof fetch, Map<string, JwksResolver>> = /* @__PURE__ */ new WeakMap();
+/** The key-set caches by `fetch`: clients with a `fetch` each (as tests make them) share none. */
+const shared: WeakMap<typeof fetch, JwksCache> = /* @__PURE__ */ new WeakMap();
 
-/** The projects kept per `fetch`; past it the oldest is dropped. */
-const MAX_PROJECTS = 16;
+/** The key sets kept per `fetch` (one per project); past it the least recently stored goes. */
+const MAX_SETS = 16;
 
 /**
- * The resolver shared by the auth clients over `client`'s project: the same URL, API key and
- * client-wide headers, through the same `fetch` (the runtime's own, or one the app passes to
- * each client: clients with a `fetch` each, as tests make them, share nothing). It sends its
- * requests through a client of its own with those settings, so it keeps no client an app made,
- * nor the user token one carries.
+ * The in-memory key-set cache shared by the auth clients that send through `client`'s `fetch`
+ * (the runtime's own, or one function an app passes to each client), by JWKS URL. It holds only
+ * the set's text and fetch time: plain data, which any request may read.
  *
- * @param client The base client of an auth client made without JWKS options.
- * @returns The resolver.
+ * @param client The base client of an auth client made without `jwks` options.
+ * @returns The cache.
  */
-export function sharedJwksResolver(client: BaseClient): JwksResolver {
+export function sharedJwksCache(client: BaseClient): JwksCache {
   const fetch = client.fetch;
-  let projects = shared.get(fetch);
-  if (projects === undefined) shared.set(fetch, projects = new Map());
-  const key = JSON.stringify([client.url, client.apiKey, client.headers]);
-  let resolver = projects.get(key);
-  if (resolver === undefined) {
-    if (projects.size >= MAX_PROJECTS) projects.delete(projects.keys().next().value!);
-    resolver = createJwksResolver(
-      createBaseClient(client.url, client.apiKey, {
-        fetch: fetch === globalFetch ? undefined : fetch,
-        headers: client.headers,
-        timeout: client.timeout,
-        retry: client.retry,
-      }),
-    );
-    projects.set(key, resolver);
+  let cache = shared.get(fetch);
+  if (cache === undefined) {
+    const sets = new Map<string, JwksCacheEntry>();
+    cache = {
+      get: (url) => sets.get(url),
+      set: (url, entry) => {
+        sets.delete(url);
+        if (sets.size >= MAX_SETS) sets.delete(sets.keys().next().value!);
+        sets.set(url, { jwks: entry.jwks, fetchedAt: entry.fetchedAt });
+      },
+    };
+    shared.set(fetch, cache);
   }
-  return resolver;
+  return cache;
 }

@@ -20,7 +20,7 @@ import type {
   Web3Chain,
 } from "./enums.ts";
 import { createJwksResolver, type JwksOptions, type JwksResolver } from "./jwks.ts";
-import { sharedJwksResolver } from "./_shared_jwks.ts";
+import { sharedJwksCache } from "./_shared_jwks.ts";
 import type { Jwk } from "./jwt.ts";
 import * as mfa from "./mfa.ts";
 import type {
@@ -93,9 +93,10 @@ export class AuthClient {
   /** The base client whose transport every call uses. */
   readonly client: BaseClient;
   /**
-   * The JWKS cache of this client (one issuer). Without `jwks` options it is shared by the auth
-   * clients of the same project (URL, API key, client-wide headers) and `fetch`, as auth-js keeps
-   * one key set per project: a client made per request finds the key set already fetched.
+   * The JWKS cache of this client (one issuer). Made without `jwks` options, the key sets it
+   * fetches are kept in memory for every such auth client over the same `fetch` (the runtime's
+   * own, or one function passed to each), as auth-js keeps one key set per project: a client made
+   * per request finds the set already fetched (its own resolver still makes its own fetches).
    */
   readonly jwks: JwksResolver;
 
@@ -108,11 +109,9 @@ export class AuthClient {
   constructor(client: BaseClient, options?: AuthClientOptions) {
     options ??= {};
     this.client = client;
-    // Without settings of its own, the project's one resolver: a client made per request would
-    // otherwise fetch the key set before every local verification.
-    this.jwks = options.jwks === undefined
-      ? sharedJwksResolver(client)
-      : createJwksResolver(client, options.jwks);
+    // Without JWKS settings of its own, the process's key sets in memory: a client made per
+    // request would otherwise fetch the key set before every local verification.
+    this.jwks = createJwksResolver(client, options.jwks ?? { cache: sharedJwksCache(client) });
   }
 
   /**

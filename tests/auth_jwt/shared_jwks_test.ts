@@ -1,28 +1,43 @@
-// Auth clients of one project made without JWKS options share its key set, as auth-js keeps one
-// per project: an app that makes a client per request (cookie sessions on a server, an edge
-// function) fetched the key set and imported its key before every local verification.
+// Auth clients made without JWKS options keep the key sets they fetch in memory for one another,
+// as auth-js keeps one key set per project: an app that makes a client per request (cookie
+// sessions on a server, an edge function) fetched the key set and imported its key before every
+// local verification. Only the fetched set is shared, never a fetch under way: in Workers a fetch
+// belongs to the request that started it and ends with it (auth/_shared_jwks.ts).
 import assert from "node:assert/strict";
 import { createAuthClient } from "../../auth/client.ts";
 import { getClaims } from "../../auth/get_claims.ts";
 import { createClient } from "../../client.ts";
 import { API_KEY, claims, jwksBody, makeKey, signEs256 } from "./_helpers.ts";
 
-/** A project whose JWKS and `/user` answers are counted; its fetch is one function for all. */
+/** A project whose requests are counted; its fetch is one function for all its clients. */
 async function project() {
   const k1 = await makeKey("k1");
   const token = await signEs256({ alg: "ES256", kid: "k1" }, claims(), k1.privateKey);
   const seen: string[] = [];
+  /** Answers to hold back: the JWKS fetch with that index answers after 400 ms. */
+  const slow = new Set<number>();
   const fetch = (input: RequestInfo | URL, init?: RequestInit) => {
     const req = new Request(input, init);
-    seen.push(`${new URL(req.url).pathname} ${req.headers.get("authorization")}`);
-    return Promise.resolve(
-      req.url.endsWith("/jwks.json") ? jwksBody(k1.jwk) : Response.json({ id: "u" }),
+    const index = seen.filter((s) => s.includes("/jwks.json")).length;
+    seen.push(
+      `${new URL(req.url).host}${new URL(req.url).pathname} ${req.headers.get("authorization")}`,
     );
+    if (!req.url.endsWith("/jwks.json")) return Promise.resolve(Response.json({ id: "u" }));
+    if (slow.has(index)) {
+      return new Promise<Response>((resolve) => setTimeout(() => resolve(jwksBody(k1.jwk)), 400));
+    }
+    return Promise.resolve(jwksBody(k1.jwk));
   };
-  return { token, seen, fetch, jwks: () => seen.filter((s) => s.includes("/jwks.json")).length };
+  return {
+    token,
+    seen,
+    slow,
+    fetch,
+    jwks: () => seen.filter((s) => s.includes("/jwks.json")).length,
+  };
 }
 
-Deno.test("auth clients made per request over one fetch share the project's key set: one JWKS fetch, and the user's token is not kept", async () => {
+Deno.test("auth clients made per request over one fetch fetch the key set once; each has its own resolver, which keeps no user token", async () => {
   const p = await project();
   for (let i = 0; i < 5; i++) {
     // A request's client, carrying its user's token (as a session manager sets it).
@@ -32,14 +47,33 @@ Deno.test("auth clients made per request over one fetch share the project's key 
     assert.ok(r.ok, r.ok ? "" : r.error.message);
   }
   assert.equal(p.jwks(), 1);
-  assert.deepEqual(p.seen, [`/auth/v1/.well-known/jwks.json Bearer ${API_KEY}`]);
-  assert.equal(
-    createAuthClient(createClient("https://shared-1.example", API_KEY, { fetch: p.fetch })).jwks,
-    createClient("https://shared-1.example", API_KEY, { fetch: p.fetch }).auth.jwks,
-  );
+  assert.deepEqual(p.seen, [`shared-1.example/auth/v1/.well-known/jwks.json Bearer ${API_KEY}`]);
+  const a = createClient("https://shared-1.example", API_KEY, { fetch: p.fetch }).auth.jwks;
+  const b = createClient("https://shared-1.example", API_KEY, { fetch: p.fetch }).auth.jwks;
+  assert.notEqual(a, b);
 });
 
-Deno.test("the key set is not shared across projects, API keys, client-wide headers, fetches or clients given JWKS options", async () => {
+Deno.test("a client does not wait for another client's fetch of the key set under way: it fetches its own", async () => {
+  const p = await project();
+  p.slow.add(0); // the first client's fetch takes 400 ms (in Workers it may never answer: its request ended)
+  const first = createClient("https://shared-4.example", API_KEY, { fetch: p.fetch });
+  const stalled = getClaims(first.auth, p.token);
+  await new Promise((r) => setTimeout(r, 10));
+  const t0 = performance.now();
+  const second = createClient("https://shared-4.example", API_KEY, { fetch: p.fetch });
+  const r = await getClaims(second.auth, p.token);
+  const ms = performance.now() - t0;
+  assert.ok(r.ok, r.ok ? "" : r.error.message);
+  assert.ok(ms < 300, `waited ${ms.toFixed(0)} ms for the first client's fetch`);
+  assert.equal(p.jwks(), 2);
+  // The set the second fetched serves the next client.
+  const third = createClient("https://shared-4.example", API_KEY, { fetch: p.fetch });
+  assert.ok((await getClaims(third.auth, p.token)).ok);
+  assert.equal(p.jwks(), 2);
+  assert.ok((await stalled).ok);
+});
+
+Deno.test("key sets are kept by JWKS URL and fetch: not across projects or fetches, nor for clients given JWKS options", async () => {
   const p = await project();
   const verify = async (client: ReturnType<typeof createClient>, auth = client.auth) => {
     const r = await getClaims(auth, p.token);
@@ -52,23 +86,22 @@ Deno.test("the key set is not shared across projects, API keys, client-wide head
   await verify(createClient("https://shared-2b.example", API_KEY, { fetch: p.fetch }));
   assert.equal(p.jwks(), 2, "another project");
   await verify(createClient("https://shared-2.example", "another-key-0123", { fetch: p.fetch }));
-  assert.equal(p.jwks(), 3, "another API key");
   await verify(
     createClient("https://shared-2.example", API_KEY, { fetch: p.fetch, headers: { "x-a": "1" } }),
   );
-  assert.equal(p.jwks(), 4, "other client-wide headers");
+  assert.equal(p.jwks(), 2, "the same key set, whatever the API key or headers (it is public)");
   await verify(
     createClient("https://shared-2.example", API_KEY, { fetch: (i, o) => p.fetch(i, o) }),
   );
-  assert.equal(p.jwks(), 5, "another fetch");
+  assert.equal(p.jwks(), 3, "another fetch");
   const own = base();
   await verify(own, createAuthClient(own, { jwks: { maxAgeMs: 60_000 } }));
-  assert.equal(p.jwks(), 6, "JWKS options of its own");
+  assert.equal(p.jwks(), 4, "JWKS options of its own");
   await verify(base());
-  assert.equal(p.jwks(), 6, "the shared one is still there");
+  assert.equal(p.jwks(), 4, "the shared set is still there");
 });
 
-Deno.test("at most 16 projects are kept per fetch: the oldest goes first", async () => {
+Deno.test("at most 16 key sets are kept per fetch: the least recently stored goes first", async () => {
   const p = await project();
   const verify = async (n: number) => {
     const client = createClient(`https://p${n}.shared-3.example`, API_KEY, { fetch: p.fetch });
@@ -78,7 +111,7 @@ Deno.test("at most 16 projects are kept per fetch: the oldest goes first", async
   assert.equal(p.jwks(), 16);
   await verify(15);
   assert.equal(p.jwks(), 16, "kept");
-  await verify(16); // a 17th: project 0 is dropped
+  await verify(16); // a 17th: project 0's set is dropped
   assert.equal(p.jwks(), 17);
   await verify(1);
   assert.equal(p.jwks(), 17, "project 1 kept");
