@@ -51,6 +51,11 @@ export interface MiddlewareContext<Bindings = any> {
   set(key: string, value: unknown): void;
   /** The platform's bindings (`c.env`): a Worker's variables and secrets. */
   env: Bindings;
+  /**
+   * The platform's execution context (a Worker's `ctx`): its `waitUntil` keeps a verification's
+   * key-set fetch alive when the request ends first. Hono's getter throws where there is none.
+   */
+  readonly executionCtx?: { waitUntil(promise: Promise<unknown>): void } | undefined;
 }
 
 /** A Hono middleware: `app.use(path, fetchbaseAuth(options))`. */
@@ -157,6 +162,18 @@ function verifyingAuth(options: FetchbaseAuthOptions): AuthClient {
   // The JWKS fetch has a timeout of its own (10 s by default): it gets the client's, so that a
   // JWKS that never answers holds a request no longer than the `/user` fallback does.
   return createAuthClient(client, { jwks: { timeout: client.timeout } });
+}
+
+/** The request's `executionCtx.waitUntil` (Cloudflare Workers), or null where there is none. */
+function waitUntilOf(c: MiddlewareContext): ((promise: Promise<unknown>) => void) | null {
+  try {
+    // Hono's getter throws where the runtime gave no execution context (Deno, Node, Bun).
+    const ctx = c.executionCtx as { waitUntil?: unknown } | undefined;
+    const waitUntil = ctx?.waitUntil;
+    return typeof waitUntil === "function" ? (p) => void waitUntil.call(ctx, p) : null;
+  } catch {
+    return null;
+  }
 }
 
 /**
@@ -563,11 +580,19 @@ async function verify(
     );
   }
   const token = match[1];
-  const result = await getClaims(checks.localOnly ? localOnlySource(auth) : auth, token, {
+  // In Workers the key-set fetch a verification starts belongs to its request, and the verifying
+  // client is shared by the requests of a configuration: a request that ended first (its client
+  // gone, its signal aborted) took the fetch with it, and the requests that had joined it waited
+  // 2 s for nothing. There the verification runs to its end, kept alive by `waitUntil`, whatever
+  // the request's signal; elsewhere the signal ends it.
+  const keep = waitUntilOf(c);
+  const pending = getClaims(checks.localOnly ? localOnlySource(auth) : auth, token, {
     expectedIssuer: checks.issuer,
     expectedAudience: checks.audience,
-    signal: c.req.raw.signal,
+    signal: keep ? undefined : c.req.raw.signal,
   });
+  keep?.(pending);
+  const result = await pending;
   if (!result.ok) {
     const e = result.error;
     // Refused by the local check (no status) or by the auth server as a token it read.

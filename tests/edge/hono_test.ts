@@ -1334,3 +1334,82 @@ Deno.test("middleware: only spaces and tabs separate Bearer from its token, as i
   assert.equal(r.status, 401);
   assert.match(r.headers.get("www-authenticate") ?? "", /^Bearer realm=""$/);
 });
+
+Deno.test("middleware in Workers (an execution context): a verification runs to its end past its request's abort, kept alive by waitUntil, so requests joining its key-set fetch get it", async () => {
+  const p = await project();
+  let jwksFetches = 0;
+  const slowJwks: typeof fetch = async (input, init) => {
+    const url = input instanceof Request ? input.url : String(input);
+    if (url.endsWith("/jwks.json")) {
+      jwksFetches++;
+      await new Promise((r) => setTimeout(r, 150));
+    }
+    return await fetch(input, init);
+  };
+  try {
+    const app = new Hono<{ Variables: FetchbaseVariables }>();
+    app.use(
+      "*",
+      fetchbaseAuth({
+        url: p.server.url,
+        apiKey: p.backend.apiKey,
+        localOnly: true,
+        clientOptions: { fetch: slowJwks },
+      }),
+    );
+    app.get("/", (c) => c.text("ok"));
+    const token = await p.mint({});
+    const kept: Promise<unknown>[] = [];
+    const ctx = { waitUntil: (promise: Promise<unknown>) => void kept.push(promise) };
+    // The first request starts the key-set fetch, and its client goes away 20 ms later.
+    const gone = new AbortController();
+    const first = app.request(
+      "/",
+      {
+        headers: { authorization: `Bearer ${token}` },
+        signal: gone.signal,
+      },
+      undefined,
+      ctx as never,
+    );
+    await new Promise((r) => setTimeout(r, 10));
+    const second = app.request(
+      "/",
+      { headers: { authorization: `Bearer ${token}` } },
+      undefined,
+      ctx as never,
+    );
+    await new Promise((r) => setTimeout(r, 10));
+    gone.abort();
+    // Not cut short by its abort: its verification (and the fetch it owns) went on to the end.
+    assert.equal((await first).status, 200);
+    assert.equal((await second).status, 200);
+    assert.equal(kept.length, 2);
+    for (const r of await Promise.all(kept)) assert.equal((r as { ok: boolean }).ok, true);
+    assert.equal(jwksFetches, 1);
+    // Without an execution context (Deno, Node, Bun) the request's abort ends its wait (a
+    // middleware of its own: its key set not fetched yet).
+    const cold = new Hono<{ Variables: FetchbaseVariables }>();
+    cold.use(
+      "*",
+      fetchbaseAuth({
+        url: p.server.url,
+        apiKey: p.backend.apiKey,
+        localOnly: true,
+        clientOptions: { fetch: (i, o) => slowJwks(i, o) },
+      }),
+    );
+    cold.get("/", (c) => c.text("ok"));
+    const elsewhere = new AbortController();
+    const cut = cold.request("/", {
+      headers: { authorization: `Bearer ${token}` },
+      signal: elsewhere.signal,
+    });
+    await new Promise((r) => setTimeout(r, 20));
+    elsewhere.abort();
+    assert.equal((await cut).status, 503);
+    await new Promise((r) => setTimeout(r, 200)); // its fetch ends (Deno does not cancel it)
+  } finally {
+    await p.server.close();
+  }
+});
