@@ -83,16 +83,22 @@ export function bounded<T>(
   if (signal?.aborted) return Promise.resolve({ kind: "aborted" });
   return new Promise((resolve) => {
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const finish = (out: Bounded<T>) => {
-      clearTimeout(timer); // a no-op for undefined
-      signal?.removeEventListener?.("abort", onAbort);
-      resolve(out);
-    };
+    // Settled once: the work's later outcome, after a timeout or an abort, resolves nothing. In
+    // Workers the work may be another request's (a shared key-set fetch), and resolving this
+    // request's promise from there once it has ended logs a cross-request warning.
+    let settled = 0;
+    const finish = (out: Bounded<T>) =>
+      settled++ || (
+        clearTimeout(timer), // a no-op for undefined
+          signal?.removeEventListener?.("abort", onAbort),
+          resolve(out)
+      );
     const onAbort = () => finish({ kind: "aborted" });
     // A signal that is no AbortSignal (the caller's `true`) is not waited on: the entry points
     // refuse it (refusedSignal), but for getClaims' JWKS wait, where a check would cost the
     // verify-only bundle more than it has left.
-    signal?.addEventListener?.("abort", onAbort, { once: true });
+    // (Not `once`: the first call of `finish`, this one's included, removes it.)
+    signal?.addEventListener?.("abort", onAbort);
     // 0 (a setting that asks for no wait) times out at once, never waits for ever; a wait past
     // setTimeout's limit (about 24.8 days) is no bound, as the transport's timeout, since a
     // larger delay would fire at once.

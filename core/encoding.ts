@@ -88,7 +88,7 @@ export function encodeBase64(data: ArrayBufferView | ArrayBuffer | string): stri
     );
   }
   // The runtime's own where it has one (Deno 2, recent browsers): about 30 times faster.
-  const native = (bytes as Uint8Array & { toBase64?: () => string }).toBase64;
+  const native = (bytes as Uint8Array & { toBase64?: (() => string) | undefined }).toBase64;
   if (typeof native === "function") return native.call(bytes);
   // btoa takes a binary string; pieces of 32 KiB keep the argument list short.
   let binary = "";
@@ -224,7 +224,7 @@ export function encodeHex(bytes: Uint8Array): string {
   }
   // The runtime's own where it has one (Deno 2, recent browsers), else a table of the 256 pairs,
   // joined in pieces: per-byte `toString(16)` took 300 ms a MiB.
-  const view = localBytes(bytes)! as Uint8Array & { toHex?: () => string };
+  const view = localBytes(bytes)! as Uint8Array & { toHex?: (() => string) | undefined };
   if (typeof view.toHex === "function") return view.toHex();
   const pairs = hexPairs ??= Array.from({ length: 256 }, (_, n) => n.toString(16).padStart(2, "0"));
   let out = "";

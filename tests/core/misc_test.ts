@@ -17,6 +17,7 @@ import { success } from "../../core/result.ts";
 import { encodeQuery } from "../../core/query.ts";
 import { VERSION } from "../../core/version.ts";
 import { createClient } from "../../mod.ts";
+import { bounded } from "../../core/_abort.ts";
 
 Deno.test("VERSION equals deno.json version", async () => {
   const config = JSON.parse(await Deno.readTextFile(new URL("../../deno.json", import.meta.url)));
@@ -174,7 +175,6 @@ Deno.test("core edge inputs: emoji alphabets, undefined retry fields, zero-base 
 });
 
 Deno.test("bounded: a wait past setTimeout's limit is no bound (it would fire at once), 0 waits only for what has settled", async () => {
-  const { bounded } = await import("../../core/_abort.ts");
   let finish!: (v: string) => void;
   const slow = new Promise<string>((r) => (finish = r));
   const long = bounded(slow, 2 ** 31); // about 24.9 days
@@ -184,4 +184,42 @@ Deno.test("bounded: a wait past setTimeout's limit is no bound (it would fire at
   assert.deepEqual(await long, { kind: "done", value: "done" });
   assert.deepEqual(await bounded(new Promise(() => {}), 0), { kind: "timeout" });
   assert.deepEqual(await bounded(Promise.resolve(1), 0), { kind: "done", value: 1 });
+});
+
+Deno.test("bounded settles once: the work's outcome after its timeout or abort does nothing (in Workers it may be another request's, which must not resolve this one's promise)", async () => {
+  const calls: string[] = [];
+  // A signal that records what is done with it.
+  const fake = () => {
+    let listener: (() => void) | null = null;
+    return {
+      aborted: false,
+      addEventListener: (_: string, l: () => void) => {
+        calls.push("add");
+        listener = l;
+      },
+      removeEventListener: () => void calls.push("remove"),
+      fire: () => listener?.(),
+    };
+  };
+  let release!: (v: string) => void;
+  const work = new Promise<string>((r) => release = r);
+  const timedOut = await bounded(work, 5, fake() as unknown as AbortSignal);
+  assert.deepEqual(timedOut, { kind: "timeout" });
+  release("late");
+  await work;
+  await new Promise((r) => setTimeout(r, 0));
+  assert.deepEqual(calls, ["add", "remove"]);
+
+  calls.length = 0;
+  let release2!: (v: string) => void;
+  const work2 = new Promise<string>((r) => release2 = r);
+  const signal = fake();
+  const pending = bounded(work2, Infinity, signal as unknown as AbortSignal);
+  signal.fire();
+  signal.fire(); // a second abort event (a signal that fires twice) changes nothing either
+  assert.deepEqual(await pending, { kind: "aborted" });
+  release2("late");
+  await work2;
+  await new Promise((r) => setTimeout(r, 0));
+  assert.deepEqual(calls, ["add", "remove"]);
 });
