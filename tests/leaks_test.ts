@@ -42,21 +42,27 @@ function assertHidden(x: unknown, secrets: Record<string, string>): void {
   }
 }
 
-Deno.test("a provider's ID and access tokens and a PKCE authorization code echoed by the server or quoted by a network error stay hidden", async () => {
-  const PROVIDER_AT = "ya29.a0AfH6SMB0paqueProviderAccessToken";
-  const ID_TOKEN = "idtok0paque-not-a-jwt";
-  const CODE = "ac0de-0paque-1234-5678";
+/** Auth clients whose server echoes each request's body in a 400, or whose fetch quotes it in a network error. */
+function echoingAuthClients() {
   const echo = (_u: string, body: string) =>
     jsonResponse({ msg: `Bad request: ${body}` }, { status: 400 });
   const net = (u: string, body: string): Response => {
     throw new TypeError(`error sending request for url (${u}) body=${body}`);
   };
-  for (const answer of [echo, net]) {
-    const auth = createAuthClient(createBaseClient("https://p.example", KEY, {
+  return [echo, net].map((answer) =>
+    createAuthClient(createBaseClient("https://p.example", KEY, {
       retry: { maxAttempts: 1 },
       fetch: (input: RequestInfo | URL, init?: RequestInit) =>
         Promise.resolve().then(() => answer(String(input), String(init?.body))),
-    }));
+    }))
+  );
+}
+
+Deno.test("a provider's ID and access tokens and a PKCE authorization code echoed by the server or quoted by a network error stay hidden", async () => {
+  const PROVIDER_AT = "ya29.a0AfH6SMB0paqueProviderAccessToken";
+  const ID_TOKEN = "idtok0paque-not-a-jwt";
+  const CODE = "ac0de-0paque-1234-5678";
+  for (const auth of echoingAuthClients()) {
     const signIn = await auth.signInWithIdToken("google", ID_TOKEN, { accessToken: PROVIDER_AT });
     assert.equal(signIn.ok, false);
     assertHidden(signIn, { PROVIDER_AT, ID_TOKEN });
@@ -71,17 +77,7 @@ Deno.test("a provider's ID and access tokens and a PKCE authorization code echoe
 
 Deno.test("a captcha token (sent nested in gotrue_meta_security) echoed by the server or quoted by a network error stays hidden", async () => {
   const CAPTCHA = "P1_captchaTokenSecret0123456789";
-  const echo = (_u: string, body: string) =>
-    jsonResponse({ msg: `Bad request: ${body}` }, { status: 400 });
-  const net = (u: string, body: string): Response => {
-    throw new TypeError(`error sending request for url (${u}) body=${body}`);
-  };
-  for (const answer of [echo, net]) {
-    const auth = createAuthClient(createBaseClient("https://p.example", KEY, {
-      retry: { maxAttempts: 1 },
-      fetch: (input: RequestInfo | URL, init?: RequestInit) =>
-        Promise.resolve().then(() => answer(String(input), String(init?.body))),
-    }));
+  for (const auth of echoingAuthClients()) {
     const o = { captchaToken: CAPTCHA };
     for (
       const r of [
