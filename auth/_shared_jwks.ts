@@ -13,37 +13,42 @@
  * @module
  */
 
-import type { BaseClient } from "../core/client.ts";
+import { type BaseClient, globalFetch } from "../core/client.ts";
 import type { JwksCache, JwksCacheEntry } from "./jwks.ts";
 
-/** The key-set caches by `fetch`: clients with a `fetch` each (as tests make them) share none. */
-const shared: WeakMap<typeof fetch, JwksCache> = /* @__PURE__ */ new WeakMap();
+/** The key sets by `fetch`, then by JWKS URL, API key and client-wide headers. */
+const shared: WeakMap<typeof fetch, Map<string, JwksCacheEntry>> = /* @__PURE__ */ new WeakMap();
 
 /** The key sets kept per `fetch` (one per project); past it the least recently stored goes. */
 const MAX_SETS = 16;
 
 /**
  * The in-memory key-set cache shared by the auth clients that send through `client`'s `fetch`
- * (the runtime's own, or one function an app passes to each client), by JWKS URL. It holds only
- * the set's text and fetch time: plain data, which any request may read.
+ * (the runtime's own, read as it is at each use, so a test that replaces `globalThis.fetch` starts
+ * afresh; or one function an app passes to each client), for the same API key and client-wide
+ * headers: a gateway may serve each tenant its own key set at one URL. It holds only the sets'
+ * text and fetch time: plain data, which any request may read.
  *
  * @param client The base client of an auth client made without `jwks` options.
  * @returns The cache.
  */
 export function sharedJwksCache(client: BaseClient): JwksCache {
-  const fetch = client.fetch;
-  let cache = shared.get(fetch);
-  if (cache === undefined) {
-    const sets = new Map<string, JwksCacheEntry>();
-    cache = {
-      get: (url) => sets.get(url),
-      set: (url, entry) => {
-        sets.delete(url);
-        if (sets.size >= MAX_SETS) sets.delete(sets.keys().next().value!);
-        sets.set(url, { jwks: entry.jwks, fetchedAt: entry.fetchedAt });
-      },
-    };
-    shared.set(fetch, cache);
-  }
-  return cache;
+  const own = client.fetch;
+  const scope = JSON.stringify([client.apiKey, client.headers]);
+  const sets = () => {
+    const fetch = own === globalFetch ? globalThis.fetch : own;
+    let byKey = shared.get(fetch);
+    if (byKey === undefined) shared.set(fetch, byKey = new Map());
+    return byKey;
+  };
+  return {
+    get: (url) => sets().get(JSON.stringify([url, scope])),
+    set: (url, entry) => {
+      const byKey = sets();
+      const key = JSON.stringify([url, scope]);
+      byKey.delete(key);
+      if (byKey.size >= MAX_SETS) byKey.delete(byKey.keys().next().value!);
+      byKey.set(key, { jwks: entry.jwks, fetchedAt: entry.fetchedAt });
+    },
+  };
 }

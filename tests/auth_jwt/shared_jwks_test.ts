@@ -73,7 +73,7 @@ Deno.test("a client does not wait for another client's fetch of the key set unde
   assert.ok((await stalled).ok);
 });
 
-Deno.test("key sets are kept by JWKS URL and fetch: not across projects or fetches, nor for clients given JWKS options", async () => {
+Deno.test("key sets are kept by JWKS URL, API key, headers and fetch: not across any of them, nor for clients given JWKS options", async () => {
   const p = await project();
   const verify = async (client: ReturnType<typeof createClient>, auth = client.auth) => {
     const r = await getClaims(auth, p.token);
@@ -86,19 +86,20 @@ Deno.test("key sets are kept by JWKS URL and fetch: not across projects or fetch
   await verify(createClient("https://shared-2b.example", API_KEY, { fetch: p.fetch }));
   assert.equal(p.jwks(), 2, "another project");
   await verify(createClient("https://shared-2.example", "another-key-0123", { fetch: p.fetch }));
+  assert.equal(p.jwks(), 3, "another API key (a gateway may serve each tenant its own set)");
   await verify(
     createClient("https://shared-2.example", API_KEY, { fetch: p.fetch, headers: { "x-a": "1" } }),
   );
-  assert.equal(p.jwks(), 2, "the same key set, whatever the API key or headers (it is public)");
+  assert.equal(p.jwks(), 4, "other client-wide headers");
   await verify(
     createClient("https://shared-2.example", API_KEY, { fetch: (i, o) => p.fetch(i, o) }),
   );
-  assert.equal(p.jwks(), 3, "another fetch");
+  assert.equal(p.jwks(), 5, "another fetch");
   const own = base();
   await verify(own, createAuthClient(own, { jwks: { maxAgeMs: 60_000 } }));
-  assert.equal(p.jwks(), 4, "JWKS options of its own");
+  assert.equal(p.jwks(), 6, "JWKS options of its own");
   await verify(base());
-  assert.equal(p.jwks(), 4, "the shared set is still there");
+  assert.equal(p.jwks(), 6, "the shared set is still there");
 });
 
 Deno.test("at most 16 key sets are kept per fetch: the least recently stored goes first", async () => {
@@ -117,4 +118,23 @@ Deno.test("at most 16 key sets are kept per fetch: the least recently stored goe
   assert.equal(p.jwks(), 17, "project 1 kept");
   await verify(0);
   assert.equal(p.jwks(), 18, "project 0 fetched again");
+});
+
+Deno.test("clients over the runtime's fetch share key sets through the fetch as it is now: a test that replaces globalThis.fetch starts afresh", async () => {
+  const first = await project();
+  const second = await project(); // another key under the same kid
+  const saved = globalThis.fetch;
+  try {
+    for (const p of [first, second]) {
+      globalThis.fetch = p.fetch;
+      for (let i = 0; i < 2; i++) {
+        const client = createClient("https://shared-5.example", API_KEY);
+        const r = await getClaims(client.auth, p.token);
+        assert.ok(r.ok, r.ok ? "" : r.error.message);
+      }
+      assert.equal(p.jwks(), 1);
+    }
+  } finally {
+    globalThis.fetch = saved;
+  }
 });
