@@ -20,11 +20,12 @@ import {
 } from "./transport.ts";
 
 /**
- * Restores under way from no session held, by base client: each resolves once the session
- * manager restoring into that client holds what it found (or found none). The manager sets and
- * ends them; the transport never reads them (the verify-only bundle has no byte to spare).
+ * Restores under way from no session held, by base client (one per session manager restoring
+ * into it): each resolves once its manager holds what it found (or found none). The managers add
+ * and remove their own; the transport never reads them (the verify-only bundle has no byte to
+ * spare).
  */
-export const tokenWaits: WeakMap<object, Promise<unknown>> = /* @__PURE__ */ new WeakMap();
+export const tokenWaits: WeakMap<object, Set<Promise<unknown>>> = /* @__PURE__ */ new WeakMap();
 
 /**
  * Sends `req` through `send` at once, or, when it would carry `client`'s own token (credentials
@@ -43,11 +44,11 @@ export function afterTokenWait<Q extends TransportRequest<ResponseType>, T>(
   req: Q,
   send: (req: Q) => Promise<ServiceResult<T>>,
 ): Promise<ServiceResult<T>> {
-  const wait = tokenWaits.get(client);
+  const waits = tokenWaits.get(client);
   const signal = req.signal;
   const ms = req.timeout ?? client.timeout;
   if (
-    wait === undefined || (req.credentials ?? "token") !== "token" || req.accessToken ||
+    !waits?.size || (req.credentials ?? "token") !== "token" || req.accessToken ||
     (signal != null && typeof signal.addEventListener !== "function") ||
     typeof ms !== "number" || !(ms >= 0)
   ) {
@@ -55,7 +56,8 @@ export function afterTokenWait<Q extends TransportRequest<ResponseType>, T>(
   }
   const within = deadline(req.timeout, client.timeout);
   const settled = () => success(undefined);
-  return within((timeout) => untilCancelled(() => wait.then(settled, settled), signal, timeout))
+  const all = Promise.all([...waits]);
+  return within((timeout) => untilCancelled(() => all.then(settled, settled), signal, timeout))
     .then((r) => r.ok ? within((timeout) => send({ ...req, timeout })) : r);
 }
 

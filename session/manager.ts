@@ -742,7 +742,8 @@ export class SessionManager {
     const done = this.#loading;
     if (done === null || (only !== undefined && only !== done)) return;
     this.#loading = null;
-    if (tokenWaits.get(this.#client) === restoring.get(this)) tokenWaits.delete(this.#client);
+    const wait = restoring.get(this);
+    if (wait !== undefined) tokenWaits.get(this.#client)?.delete(wait);
     restoring.delete(this);
     done();
   }
@@ -1505,10 +1506,16 @@ export class SessionManager {
     // helpers) wait for what this restore brings in (`afterRestore`), as auth-js's methods
     // await its initialisation; a subscriber told of Loading already finds the wait.
     let done!: () => void;
+    const earlier = restoring.get(this);
     const wait = new Promise<void>((resolve) => (this.#loading = done = resolve));
     restoring.set(this, wait);
     // Database and storage calls carrying the client's token wait for it too (core/_token_wait).
-    tokenWaits.set(this.#client, wait);
+    // One per manager: a wait an earlier restore left (one that found nothing, taken over) goes;
+    // the calls waiting on it still do until it ends.
+    let waits = tokenWaits.get(this.#client);
+    if (waits === undefined) tokenWaits.set(this.#client, waits = new Set());
+    if (earlier !== undefined) waits.delete(earlier);
+    waits.add(wait);
     this.#state.value = LOADING;
     try {
       return await this.#read();

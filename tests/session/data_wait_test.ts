@@ -54,6 +54,7 @@ function setup(o: { stored: "live" | "none"; timeout?: number }) {
     log,
     m,
     auth,
+    client,
     db: createDatabaseClient(client),
     storage: createStorageClient(client),
   };
@@ -170,5 +171,30 @@ Deno.test("during a restore, calls for no user, with a token of their own, or to
     assert.equal(after.out.at, 0);
     assert.equal(h.log.at(-1), "GET /rest/v1/todos Bearer access-1");
     h.m.dispose();
+  });
+});
+
+Deno.test("two managers restoring into one client: a data call waits for both, not only the first to finish", async () => {
+  await withClock(async (clock) => {
+    const h = setup({ stored: "live" }); // its read takes READ_MS
+    const other = createSessionManager(h.auth, h.client, {
+      storage: {
+        save: () => {},
+        clear: () => {},
+        load: () => new Promise((resolve) => setTimeout(() => resolve(null), READ_MS / 2)),
+      },
+      autoRefresh: false,
+    });
+    const inits = [h.m.initialize(), other.initialize()];
+    const c = track(clock, () => h.db.select("todos"));
+    await clock.tickAsync(READ_MS / 2);
+    assert.deepEqual(h.log, [], "the other's restore ended; this one still reads");
+    await clock.tickAsync(READ_MS / 2);
+    await c.done;
+    assert.equal(c.out.at, READ_MS);
+    assert.deepEqual(h.log, ["GET /rest/v1/todos Bearer access-1"]);
+    await Promise.all(inits);
+    h.m.dispose();
+    other.dispose();
   });
 });
