@@ -1413,3 +1413,27 @@ Deno.test("middleware in Workers (an execution context): a verification runs to 
     await p.server.close();
   }
 });
+
+Deno.test("middleware: an execution context that refuses waitUntil (its request over, a test double) does not fail a valid token", async () => {
+  const p = await project();
+  try {
+    const app = new Hono<{ Variables: FetchbaseVariables }>();
+    app.use("*", fetchbaseAuth({ url: p.server.url, apiKey: p.backend.apiKey, localOnly: true }));
+    app.get("/", (c) => c.text("ok"));
+    const token = await p.mint({});
+    const refusing = {
+      waitUntil: () => {
+        throw new Error("the context is closed");
+      },
+    };
+    const r = await app.request(
+      "/",
+      { headers: { authorization: `Bearer ${token}` } },
+      undefined,
+      refusing as never,
+    );
+    assert.equal(r.status, 200, await r.text());
+  } finally {
+    await p.server.close();
+  }
+});
