@@ -436,13 +436,15 @@ function keysOfRows(values: readonly unknown[]): string[] | null {
     if (proto !== Object.prototype && proto !== null) return null;
     if (typeof (row as { toJSON?: unknown }).toJSON === "function") return null;
     for (const k of Object.keys(row)) {
-      const v = (row as Record<string, unknown>)[k];
+      // A getter may answer JSON otherwise than it answers here: the text decides.
+      const d = Object.getOwnPropertyDescriptor(row, k);
+      if (d === undefined || !("value" in d)) return null;
+      const v: unknown = d.value;
       // Members JSON leaves out.
       if (v === undefined || typeof v === "function" || typeof v === "symbol") continue;
-      if (
-        typeof v === "object" && v !== null && !(v instanceof Date) &&
-        typeof (v as { toJSON?: unknown }).toJSON === "function"
-      ) {
+      // A `toJSON` may answer undefined (JSON leaves the member out), but a Date's own.
+      const toJSON = v === null ? undefined : (v as { toJSON?: unknown }).toJSON;
+      if (toJSON !== undefined && !(v instanceof Date && toJSON === Date.prototype.toJSON)) {
         return null;
       }
       keys.add(k);

@@ -555,3 +555,39 @@ Deno.test("insertTypedMany's columns= is the union of the keys its body's rows h
     { numRuns: 400 },
   );
 });
+
+Deno.test("insertTypedMany's columns= follows the body where a row's members may answer JSON otherwise: getters, a Date whose toJSON is its own, a toJSON on a primitive's prototype", async () => {
+  const columnsOf = async (rows: object[]) => {
+    const { db, rec } = makeDb();
+    assert.ok((await insertTypedMany(db, "t", rows)).ok);
+    const sent = rec.requests[0];
+    const keys = new Set<string>();
+    for (const o of sent.json() as Array<Record<string, unknown>>) {
+      for (const k of Object.keys(o)) keys.add(k);
+    }
+    return [sent.url.searchParams.get("columns"), [...keys].map((k) => `"${k}"`).join(",")];
+  };
+  let reads = 0;
+  const flaky = Object.defineProperty({ id: 1 }, "note", {
+    get: () => (reads++ % 2 === 0 ? "x" : undefined),
+    enumerable: true,
+  });
+  class NoDate extends Date {
+    override toJSON(): string {
+      return undefined as unknown as string;
+    }
+  }
+  for (const rows of [[flaky], [{ id: 1, when: new NoDate(0) }], [{ id: 1, when: new Date(0) }]]) {
+    const [sent, body] = await columnsOf(rows);
+    assert.equal(sent, body);
+  }
+  const proto = BigInt.prototype as unknown as { toJSON?: () => unknown };
+  proto.toJSON = () => undefined;
+  try {
+    const [sent, body] = await columnsOf([{ id: 1, big: 5n }]);
+    assert.equal(sent, body);
+    assert.equal(body, '"id"');
+  } finally {
+    delete proto.toJSON;
+  }
+});
