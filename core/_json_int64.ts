@@ -45,8 +45,8 @@ export function markNumbers(
     }
     if (c !== 45 && (c < 48 || c > 57)) continue;
     NUMBER.lastIndex = i;
-    NUMBER.test(text);
-    const j = NUMBER.lastIndex;
+    // A `-` that starts no number (text that is not JSON) is passed over.
+    const j = NUMBER.test(text) ? NUMBER.lastIndex : i + 1;
     if (j - i >= minLength) {
       const literal = text.slice(i, j);
       if (keep(literal)) {

@@ -161,7 +161,9 @@ export function createPaginator<T>(
     if (result.ok) {
       // A copy, frozen: the next offset is the count, which a caller's push would move.
       if (result.value.length > 0) {
-        pages.push(Object.freeze(result.value.slice()));
+        // `Array.from`, not `slice`: a hole in the page is an item (`undefined`), as the offset
+        // counts it, which the list of all items would otherwise drop.
+        pages.push(Object.freeze(Array.from(result.value)));
         count += result.value.length;
       }
       failed = null;

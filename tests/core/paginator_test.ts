@@ -367,3 +367,17 @@ Deno.test("items of many pages cost time in proportion to them, not to their squ
   assert.equal(items[199_999], 199_999);
   assert.ok(ms < 2_000, `took ${ms.toFixed(0)} ms`);
 });
+
+Deno.test("a page with holes keeps them as items (undefined): the list's length is the next offset", async () => {
+  const offsets: number[] = [];
+  const p = createPaginator<number | undefined>(3, (offset) => {
+    offsets.push(offset);
+    // deno-lint-ignore no-sparse-arrays
+    return Promise.resolve(success(offset === 0 ? [1, , 3] : []));
+  });
+  await p.loadNext();
+  await p.loadNext();
+  assert.deepEqual(offsets, [0, 3]);
+  assert.equal(p.items.value.length, 3);
+  assert.deepEqual(p.items.value, [1, undefined, 3]);
+});

@@ -132,3 +132,12 @@ Deno.test("markNumbers ends on a string left open (text that is not JSON) instea
   assert.equal(markNumbers('[1, "abc', mark, () => true), `[${JSON.stringify(mark + "1")}, "abc`);
   assert.equal(markNumbers('"abc\\"', mark, () => true), null);
 });
+
+Deno.test("markNumbers passes over a '-' that starts no number (text that is not JSON) instead of looping", () => {
+  const mark = freshMark();
+  assert.equal(markNumbers("[1, -x]", mark, () => false), null);
+  assert.equal(
+    markNumbers("[-, 5]", mark, (l) => /\d/.test(l)),
+    `[-, ${JSON.stringify(mark + "5")}]`,
+  );
+});
