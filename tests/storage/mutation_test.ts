@@ -319,3 +319,14 @@ Deno.test("a transformed download's 429 is not retried: the renderer renews its 
   assert.deepEqual([...(await plain.storage.downloadBytes("b", "a.bin")).getOrThrow()], [1]);
   assert.equal(plain.rec.requests.length, 2);
 });
+
+Deno.test("copyMetadata goes with a copy only: a move given the same options object sends none", async () => {
+  const { storage, rec } = makeStorage(() => jsonResponse({ message: "ok" }));
+  const shared = { copyMetadata: false, destinationBucket: "other" };
+  assert.ok((await storage.move("b", "a.txt", "c.txt", shared)).ok);
+  assert.ok((await storage.copy("b", "a.txt", "d.txt", shared)).ok);
+  const [move, copy] = rec.requests;
+  assert.match(move.url.pathname, /\/object\/move$/);
+  assert.equal("copyMetadata" in (move.json() as object), false);
+  assert.equal((copy.json() as { copyMetadata?: unknown }).copyMetadata, false);
+});
