@@ -77,3 +77,10 @@ Deno.test("an update or delete given columns keeps its select= projection whatev
   await db.delete("t", null, { returning: ReturnOption.HEADERS_ONLY, columns: "id" });
   assert.deepEqual(rec.requests.map((r) => r.url.searchParams.get("select")), ["id,a", "id"]);
 });
+
+Deno.test("columns= is derived from the body only for JSON: a body sent under another type (CSV, text) gets none", async () => {
+  const { db, rec } = makeDb();
+  await db.insert("t", '[{"a":1}]', { contentType: "text/plain" });
+  await db.insert("t", '[{"a":1}]', { contentType: "application/json; charset=utf-8" });
+  assert.deepEqual(rec.requests.map((r) => r.url.searchParams.get("columns")), [null, '"a"']);
+});
