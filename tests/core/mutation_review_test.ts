@@ -83,3 +83,19 @@ Deno.test("the client keeps its URL's origin and path: a query, a fragment and u
   assert.equal(sent.username, "");
   assert.equal(sent.searchParams.get("ref"), null);
 });
+
+Deno.test("an error body's message is taken from msg first, then message, then error_description", async () => {
+  const bodies: Array<[Record<string, unknown>, string]> = [
+    [
+      { error_code: "weak_password", msg: "Password is too weak", message: "Bad Request" },
+      "Password is too weak",
+    ],
+    [{ message: "From message", error_description: "From description" }, "From message"],
+    [{ error: "invalid_grant", error_description: "From description" }, "From description"],
+  ];
+  for (const [body, expected] of bodies) {
+    const { client } = clientOver(() => jsonResponse(body, { status: 400 }));
+    const r = await client.request({ method: "POST", area: "auth", path: "/signup", json: {} });
+    assert.equal(r.errorOrNull()?.message, expected);
+  }
+});

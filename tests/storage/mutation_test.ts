@@ -8,6 +8,7 @@ import { createBaseClient } from "../../core/client.ts";
 import {
   createSignedDownloadUrlsByPath,
   createStorageClient,
+  decodeBucket,
   getAuthenticatedRenderUrlsByPath,
   getPublicUrlsByPath,
 } from "../../storage/mod.ts";
@@ -329,4 +330,12 @@ Deno.test("copyMetadata goes with a copy only: a move given the same options obj
   assert.match(move.url.pathname, /\/object\/move$/);
   assert.equal("copyMetadata" in (move.json() as object), false);
   assert.equal((copy.json() as { copyMetadata?: unknown }).copyMetadata, false);
+});
+
+Deno.test("a bucket answer without a name (an older Storage API's, id only) is named by its id", async () => {
+  assert.equal(decodeBucket({ id: "avatars" }).name, "avatars");
+  const { storage } = makeStorage(() => jsonResponse({ id: "avatars", public: true }));
+  const r = await storage.getBucket("avatars");
+  assert.equal(r.getOrThrow().name, "avatars");
+  assert.equal(r.getOrThrow().public, true);
 });
