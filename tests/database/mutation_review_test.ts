@@ -4,7 +4,12 @@
 import assert from "node:assert/strict";
 import { createBaseClient } from "../../core/client.ts";
 import { proxyStatusCode } from "../../database/_proxy_status.ts";
-import { createDatabaseClient, ReturnOption, unionOfKeys } from "../../database/mod.ts";
+import {
+  createDatabaseClient,
+  ReturnOption,
+  unionOfKeys,
+  validateAll,
+} from "../../database/mod.ts";
 import { BASE, KEY, makeDb } from "./_helpers.ts";
 
 Deno.test("a HEAD failure takes its code from Proxy-Status only when PostgREST's member comes first, by that name", async () => {
@@ -83,4 +88,35 @@ Deno.test("columns= is derived from the body only for JSON: a body sent under an
   await db.insert("t", '[{"a":1}]', { contentType: "text/plain" });
   await db.insert("t", '[{"a":1}]', { contentType: "application/json; charset=utf-8" });
   assert.deepEqual(rec.requests.map((r) => r.url.searchParams.get("columns")), [null, '"a"']);
+});
+
+Deno.test("a validator's issues are named by their paths joined with '.', one after another with '; '", async () => {
+  const schema = {
+    "~standard": {
+      version: 1 as const,
+      vendor: "test",
+      validate: () => ({
+        issues: [
+          { message: "Expected string", path: [{ key: "items" }, 0, "name"] },
+          { message: "Required", path: ["title"] },
+          { message: "Bad row" },
+        ],
+      }),
+    },
+  };
+  const r = await validateAll([{}], schema);
+  assert.equal(
+    r.errorOrNull()?.message,
+    "Cannot decode row 0: items.0.name: Expected string; title: Required; Bad row",
+  );
+});
+
+Deno.test("a call's Prefer directive replaces the client-wide one of its name whatever the case", async () => {
+  const { rec } = makeDb(() => new Response(null, { status: 201 }));
+  const db = createDatabaseClient(
+    createBaseClient(BASE, KEY, { fetch: rec.fetch, headers: { Prefer: "Return=representation" } }),
+  );
+  await db.insert("t", '{"a":1}', { returning: ReturnOption.MINIMAL });
+  const prefer = rec.requests[0].headers.get("prefer") ?? "";
+  assert.deepEqual(prefer.split(",").filter((d) => /^return=/i.test(d)), ["return=minimal"]);
 });

@@ -339,3 +339,16 @@ Deno.test("a bucket answer without a name (an older Storage API's, id only) is n
   assert.equal(r.getOrThrow().name, "avatars");
   assert.equal(r.getOrThrow().public, true);
 });
+
+Deno.test("a signed upload URL answer without a token is a DECODE failure; a signed URL answer without its leading '/' gets one", async () => {
+  const { storage } = makeStorage(() => jsonResponse({ url: "/object/upload/sign/b/a.txt" }));
+  const upload = await storage.createSignedUploadUrl("b", "a.txt");
+  assert.equal(upload.errorOrNull()?.category, "DECODE");
+  const signed = makeStorage(() => jsonResponse({ signedURL: "object/sign/b/a.txt?token=t1" }));
+  const url = (await signed.storage.createSignedUrl("b", "a.txt", 60)).getOrThrow();
+  assert.equal(url, `${BASE}/storage/v1/object/sign/b/a.txt?token=t1`);
+});
+
+Deno.test("a bucket answer's name must be text: a number there is no name (the id names it)", () => {
+  assert.equal(decodeBucket({ id: "avatars", name: 5 }).name, "avatars");
+});
