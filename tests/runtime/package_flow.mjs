@@ -226,8 +226,12 @@ test("a resumable upload answered with a redirect ends at once: one request, UNK
 });
 
 test("a timeout and a cancellation really abort a request the server never answers", async () => {
+  let received = 0;
   let closed = 0;
-  const server = createServer((req) => req.on("close", () => closed++));
+  const server = createServer((req) => {
+    received++;
+    req.on("close", () => closed++);
+  });
   await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
   try {
     const base = `http://127.0.0.1:${server.address().port}`;
@@ -241,10 +245,14 @@ test("a timeout and a cancellation really abort a request the server never answe
     setTimeout(() => ac.abort(), 100);
     const cancelled = await c.database.select("todos", { signal: ac.signal, timeout: 0 });
     assert.equal(cancelled.error.category, "CANCELLED");
-    // The runtime's fetch read the lazily created signal: the server saw both connections close.
-    // Up to 5 s: on a loaded machine the server hears of a close late.
-    for (let i = 0; i < 250 && closed < 2; i++) await new Promise((r) => setTimeout(r, 20));
-    assert.equal(closed, 2);
+    // The runtime's fetch read the lazily created signal: the server saw every request it got
+    // close (on a loaded machine the 200 ms timeout may end a request before it reaches the
+    // server, and it hears of a close late: up to 5 s).
+    for (let i = 0; i < 250 && closed < received; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    assert.ok(received >= 1);
+    assert.equal(closed, received);
   } finally {
     server.closeAllConnections?.();
     server.close();
