@@ -352,3 +352,22 @@ Deno.test("a signed upload URL answer without a token is a DECODE failure; a sig
 Deno.test("a bucket answer's name must be text: a number there is no name (the id names it)", () => {
   assert.equal(decodeBucket({ id: "avatars", name: 5 }).name, "avatars");
 });
+
+Deno.test("vector calls leave null and undefined options out of their bodies (a last page's nextToken: null included)", async () => {
+  const { storage, rec } = makeStorage(() => jsonResponse({ vectors: [] }));
+  await storage.listVectors("vb", "idx", { nextToken: null });
+  assert.deepEqual(rec.requests[0].json(), { vectorBucketName: "vb", indexName: "idx" });
+});
+
+Deno.test("a catalog route prefix from /v1/config holding a dot segment is DECODE, and nothing more is sent", async () => {
+  for (const prefix of ["../admin", ".", "a/../b"]) {
+    const { storage, rec } = makeStorage((r) =>
+      r.url.pathname.endsWith("/v1/config")
+        ? jsonResponse({ defaults: {}, overrides: { prefix } })
+        : jsonResponse({ namespaces: [] })
+    );
+    const r = await storage.analyticsCatalog("lake").listNamespaces();
+    assert.equal(r.errorOrNull()?.category, "DECODE", prefix);
+    assert.equal(rec.requests.length, 1, rec.requests.map((q) => q.url.pathname).join(" "));
+  }
+});
