@@ -44,11 +44,13 @@ export function afterTokenWait<Q extends TransportRequest<ResponseType>, T>(
   req: Q,
   send: (req: Q) => Promise<ServiceResult<T>>,
 ): Promise<ServiceResult<T>> {
+  // The common case first: no restore under way, nothing more is read.
   const waits = tokenWaits.get(client);
+  if (!waits?.size) return send(req);
   const signal = req.signal;
   const ms = req.timeout ?? client.timeout;
   if (
-    !waits?.size || (req.credentials ?? "token") !== "token" || req.accessToken ||
+    (req.credentials ?? "token") !== "token" || req.accessToken ||
     (signal != null && typeof signal.addEventListener !== "function") ||
     typeof ms !== "number" || !(ms >= 0)
   ) {

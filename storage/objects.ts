@@ -53,7 +53,6 @@ export type {
   UploadOptions,
 } from "./_ops.ts";
 
-/** The body of a guarded download. */
 /** `Success(true)` for an object's info, `Success(false)` for the object's 404, else the failure. */
 async function presence(
   p: Promise<ServiceResult<FileObject>>,
