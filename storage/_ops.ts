@@ -1022,10 +1022,16 @@ export async function moveOrCopy(
   o: StorageCallOptions & {
     destinationBucket?: string | null | undefined;
     copyMetadata?: boolean | null | undefined;
+    upsert?: boolean | null | undefined;
   },
 ): Promise<ServiceResult<void>> {
   encodeBucket(bucket);
   if (o.destinationBucket) encodeBucket(o.destinationBucket);
+  if (op === "copy" && o.upsert != null && typeof o.upsert !== "boolean") {
+    throw new TypeError(
+      `Cannot copy as 'upsert' must be a boolean: current value is ${showValue(o.upsert)}`,
+    );
+  }
   const from = bodyKey(bucket, fromPath);
   if (typeof from !== "string") return from;
   const to = bodyKey(o.destinationBucket ?? bucket, toPath);
@@ -1041,6 +1047,8 @@ export async function moveOrCopy(
       destinationBucket: o.destinationBucket,
       copyMetadata: op === "copy" ? o.copyMetadata : null,
     }),
+    // The Storage API's copy reads `x-upsert` (its move does not).
+    headers: op === "copy" && o.upsert === true ? { "x-upsert": "true" } : {},
     ...noBody,
     signal: o.signal,
     timeout: o.timeout,

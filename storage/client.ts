@@ -675,7 +675,8 @@ export class StorageClient {
   }
 
   /**
-   * Moves an object; the source no longer exists.
+   * Moves an object; the source no longer exists. A move onto an existing key
+   * fails with `CONFLICT`: the Storage API's move cannot replace an object.
    *
    * @param bucket The bucket id.
    * @param fromPath The source key.
@@ -693,12 +694,13 @@ export class StorageClient {
   }
 
   /**
-   * Copies an object; the source stays.
+   * Copies an object; the source stays. A copy onto an existing key fails
+   * with `CONFLICT` unless `upsert` is true, which replaces that object.
    *
    * @param bucket The bucket id.
    * @param fromPath The source key.
    * @param toPath The destination key.
-   * @param options `destinationBucket`, `copyMetadata`.
+   * @param options `destinationBucket`, `copyMetadata`, `upsert` (default false).
    * @returns Nothing.
    */
   copy(
@@ -708,6 +710,7 @@ export class StorageClient {
     options?: ops.StorageCallOptions & {
       destinationBucket?: string | null | undefined;
       copyMetadata?: boolean | null | undefined;
+      upsert?: boolean | null | undefined;
     },
   ): Promise<ServiceResult<void>> {
     return objects.copy(this.client, bucket, fromPath, toPath, options);

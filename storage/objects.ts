@@ -503,7 +503,8 @@ export function listV2(
 }
 
 /**
- * Moves an object; the source no longer exists.
+ * Moves an object; the source no longer exists. A move onto an existing key
+ * fails with `CONFLICT`: the Storage API's move cannot replace an object.
  *
  * @example Moving an object
  * ```ts
@@ -533,7 +534,9 @@ export function move(
 }
 
 /**
- * Copies an object; the source stays.
+ * Copies an object; the source stays. A copy onto an existing key fails with
+ * `CONFLICT` unless `upsert` is true, which replaces that object (the Storage
+ * API's `x-upsert`; storage-js's copy has no such option).
  *
  * @example Copying an object
  * ```ts
@@ -548,7 +551,7 @@ export function move(
  * @param bucket The bucket id.
  * @param fromPath The source key.
  * @param toPath The destination key.
- * @param options `destinationBucket`, `copyMetadata`.
+ * @param options `destinationBucket`, `copyMetadata`, `upsert` (default false).
  * @returns Nothing.
  */
 export function copy(
@@ -559,6 +562,7 @@ export function copy(
   options?: StorageCallOptions & {
     destinationBucket?: string | null | undefined;
     copyMetadata?: boolean | null | undefined;
+    upsert?: boolean | null | undefined;
   },
 ): Promise<ServiceResult<void>> {
   options ??= {};

@@ -549,6 +549,10 @@ export function storageApp(ctx: BackendContext): { app: Hono; state: StorageStat
     if (!state.buckets.has(destBucket)) return bucketNotFound();
     const there = objectsOf(destBucket).get(destinationKey);
     if (there && there !== obj && !canWrite(caller, there)) return refused();
+    // As the real Storage API: only a copy sent with `x-upsert: true` replaces an object.
+    if (there && there !== obj && (move || c.req.header("x-upsert") !== "true")) {
+      return storageError(409, "Duplicate", "The resource already exists");
+    }
     return { caller, obj, from: objectsOf(bucketId), sourceKey, destBucket, destinationKey };
   };
   app.post("/object/move", async (c) => {

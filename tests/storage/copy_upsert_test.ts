@@ -1,0 +1,74 @@
+/**
+ * Copy's `upsert`: the Storage API's copy reads `x-upsert` and otherwise
+ * answers a copy onto an existing key with 409; its move cannot replace.
+ */
+
+import assert from "node:assert/strict";
+import { createBaseClient } from "../../core/client.ts";
+import { createLocalBackend } from "../../demo/local_backend/mod.ts";
+import { copy } from "../../storage/objects.ts";
+import { createStorageClient } from "../../storage/mod.ts";
+import { jsonResponse } from "../support/recording_fetch.ts";
+import { serve } from "../support/serve.ts";
+import { makeStorage } from "./_helpers.ts";
+
+Deno.test("copy sends x-upsert: true only when upsert is true, and move never does", async () => {
+  const { storage, rec } = makeStorage(() => jsonResponse({ Key: "b/c.txt" }));
+  assert.ok((await storage.copy("b", "a.txt", "c.txt", { upsert: true })).ok);
+  assert.ok((await storage.copy("b", "a.txt", "c.txt", { upsert: false })).ok);
+  assert.ok((await storage.copy("b", "a.txt", "c.txt")).ok);
+  const shared = { upsert: true, destinationBucket: "o" };
+  assert.ok((await storage.move("b", "a.txt", "c.txt", shared)).ok);
+  const sent = rec.requests.map((r) => r.headers.get("x-upsert"));
+  assert.deepEqual(sent, ["true", null, null, null]);
+  // The flag travels as a header, never in the JSON body.
+  for (const r of rec.requests) assert.equal("upsert" in (r.json() as object), false);
+});
+
+Deno.test("copy refuses an upsert that is no boolean, before anything is sent", async () => {
+  const { storage, rec } = makeStorage(() => jsonResponse({}));
+  for (const upsert of ["true", 1, {}]) {
+    const r = await storage.copy("b", "a.txt", "c.txt", { upsert: upsert as unknown as boolean });
+    const e = r.errorOrNull();
+    assert.equal(e?.category, "INVALID_ARGUMENT");
+    assert.match(e?.message ?? "", /^Cannot copy as 'upsert' must be a boolean: current value is/);
+  }
+  const fn = await copy(createBaseClient("https://p.example", "k"), "b", "a", "c", {
+    upsert: "yes" as unknown as boolean,
+  });
+  assert.equal(fn.errorOrNull()?.category, "INVALID_ARGUMENT");
+  assert.equal(rec.requests.length, 0);
+});
+
+Deno.test("local backend: copy onto an existing key is CONFLICT unless upsert, and move is always", async () => {
+  const backend = await createLocalBackend();
+  const server = await serve(backend.app.fetch);
+  try {
+    const client = createBaseClient(server.url, backend.apiKey);
+    const session = (await client.request({
+      method: "POST",
+      area: "auth",
+      path: "/signup",
+      json: { email: "copier@example.test", password: "secret-pw" },
+    })).getOrThrow().body as { access_token: string };
+    client.setAccessToken(session.access_token);
+    const storage = createStorageClient(client);
+    assert.ok((await storage.createBucket("docs", "docs")).ok);
+    await storage.upload("docs", "a.txt", "first");
+    await storage.upload("docs", "b.txt", "second");
+
+    const refused = await storage.copy("docs", "a.txt", "b.txt");
+    assert.equal(refused.errorOrNull()?.category, "CONFLICT");
+    assert.equal((await storage.download("docs", "b.txt")).getOrThrow(), "second");
+
+    assert.ok((await storage.copy("docs", "a.txt", "b.txt", { upsert: true })).ok);
+    assert.equal((await storage.download("docs", "b.txt")).getOrThrow(), "first");
+
+    await storage.upload("docs", "c.txt", "third");
+    const moved = await storage.move("docs", "c.txt", "b.txt");
+    assert.equal(moved.errorOrNull()?.category, "CONFLICT");
+    assert.equal((await storage.download("docs", "c.txt")).getOrThrow(), "third");
+  } finally {
+    await server.close();
+  }
+});
