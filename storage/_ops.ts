@@ -221,6 +221,13 @@ export interface UpdateBucketOptions extends StorageCallOptions {
   fileSizeLimit?: number | null | undefined;
   /** MIME whitelist. */
   allowedMimeTypes?: readonly string[] | null | undefined;
+  /**
+   * Removes the size cap (sends `file_size_limit: null`). A null `fileSizeLimit` leaves the cap
+   * unchanged, as the document sends only non-null arguments.
+   */
+  clearFileSizeLimit?: boolean | null | undefined;
+  /** Removes the MIME whitelist (sends `allowed_mime_types: null`), so any type is accepted. */
+  clearAllowedMimeTypes?: boolean | null | undefined;
 }
 
 /**
@@ -261,6 +268,33 @@ function checkBucketSettings(
       }`,
     );
   }
+}
+
+/**
+ * What an update sends for a setting: its value, null when its clear flag is set (the Storage
+ * API then removes it), or undefined (left out of the JSON) when neither is given.
+ */
+function clearing<K extends "fileSizeLimit" | "allowedMimeTypes">(
+  o: UpdateBucketOptions,
+  key: K,
+  flag: "clearFileSizeLimit" | "clearAllowedMimeTypes",
+): NonNullable<UpdateBucketOptions[K]> | null | undefined {
+  const clear = o[flag];
+  if (clear != null && typeof clear !== "boolean") {
+    throw new TypeError(
+      `Cannot update the bucket as '${flag}' must be a boolean: current value is ${
+        showValue(clear)
+      }`,
+    );
+  }
+  const value = o[key];
+  if (!clear) return value ?? undefined;
+  if (value != null) {
+    throw new TypeError(
+      `Cannot update the bucket as '${key}' and '${flag}' are both given: give one of them`,
+    );
+  }
+  return null;
 }
 
 function dropNulls(obj: Record<string, unknown>) {
@@ -314,7 +348,9 @@ export async function updateBucket(
   // the fields given are sent (reading `public` first and writing it back would undo a change
   // made meanwhile).
   const isPublic = o.public;
-  const nothing = isPublic == null && o.fileSizeLimit == null && o.allowedMimeTypes == null;
+  const limit = clearing(o, "fileSizeLimit", "clearFileSizeLimit");
+  const types = clearing(o, "allowedMimeTypes", "clearAllowedMimeTypes");
+  const nothing = isPublic == null && limit === undefined && types === undefined;
   // Up to three requests (the name check, the update, the read back) under one deadline: each
   // gets what is left of the call's timeout.
   const within = deadline(o.timeout, client.timeout);
@@ -342,13 +378,11 @@ export async function updateBucket(
       method: "PUT",
       area: "storage",
       path,
-      json: dropNulls({
-        id,
-        name: o.name,
-        public: isPublic,
-        file_size_limit: o.fileSizeLimit,
-        allowed_mime_types: o.allowedMimeTypes,
-      }),
+      json: {
+        ...dropNulls({ id, name: o.name, public: isPublic }),
+        file_size_limit: limit,
+        allowed_mime_types: types,
+      },
       signal: o.signal,
       timeout,
     })

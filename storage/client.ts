@@ -114,7 +114,8 @@ export class StorageClient {
 
   /**
    * Updates a bucket; only given fields are sent. The call's `timeout` bounds all its requests
-   * (the name check, the update, the read back) together.
+   * (the name check, the update, the read back) together. A null field is left unchanged:
+   * `clearFileSizeLimit` and `clearAllowedMimeTypes` remove a limit.
    *
    * @param id The bucket id.
    * @param options The fields to change.

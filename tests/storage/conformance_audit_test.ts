@@ -436,6 +436,20 @@ const cases: Array<{
       s.uploadToSignedUrl("docs", "a b.txt", "t+k/=", new Uint8Array([1]), { cacheControl: 1 }),
   },
   {
+    label: "updateBucket removing both limits (storage-js: nulls; fetchbase: the clear flags)",
+    theirs: (s) => s.updateBucket("docs", { fileSizeLimit: null, allowedMimeTypes: null }),
+    ours: (s) => s.updateBucket("docs", { clearFileSizeLimit: true, clearAllowedMimeTypes: true }),
+    adjust: (o, t) => {
+      assert.deepEqual(t.body, {
+        id: "docs",
+        name: "docs",
+        file_size_limit: null,
+        allowed_mime_types: null,
+      });
+      o.body = { id: "docs", name: "docs", ...(o.body as object) };
+    },
+  },
+  {
     label: "updateBucket clearing the MIME types",
     theirs: (s) => s.updateBucket("docs", { allowedMimeTypes: [] }),
     ours: (s) => s.updateBucket("docs", { allowedMimeTypes: [] }),

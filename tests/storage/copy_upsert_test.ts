@@ -72,3 +72,80 @@ Deno.test("local backend: copy onto an existing key is CONFLICT unless upsert, a
     await server.close();
   }
 });
+
+Deno.test("updateBucket: the clear flags send null, a null field stays unsent, and a flag with a value is refused", async () => {
+  const bucket = { id: "b", name: "b", public: false, file_size_limit: null };
+  const { storage, rec } = makeStorage((req) =>
+    jsonResponse(req.method === "PUT" ? { message: "Successfully updated" } : bucket)
+  );
+  assert.ok((await storage.updateBucket("b", { clearFileSizeLimit: true })).ok);
+  assert.ok((await storage.updateBucket("b", { clearAllowedMimeTypes: true, public: true })).ok);
+  assert.ok(
+    (await storage.updateBucket("b", {
+      fileSizeLimit: null,
+      allowedMimeTypes: ["image/png"],
+      clearFileSizeLimit: false,
+    })).ok,
+  );
+  const puts = rec.requests.filter((r) => r.method === "PUT").map((r) => r.json());
+  assert.deepEqual(puts, [
+    { id: "b", file_size_limit: null },
+    { id: "b", public: true, allowed_mime_types: null },
+    { id: "b", allowed_mime_types: ["image/png"] },
+  ]);
+
+  const before = rec.requests.length;
+  const both = await storage.updateBucket("b", { fileSizeLimit: 5, clearFileSizeLimit: true });
+  assert.equal(both.errorOrNull()?.category, "INVALID_ARGUMENT");
+  assert.match(both.errorOrNull()?.message ?? "", /'fileSizeLimit' and 'clearFileSizeLimit'/);
+  const types = await storage.updateBucket("b", {
+    allowedMimeTypes: [],
+    clearAllowedMimeTypes: true,
+  });
+  assert.equal(types.errorOrNull()?.category, "INVALID_ARGUMENT");
+  const wrong = await storage.updateBucket("b", {
+    clearFileSizeLimit: "yes" as unknown as boolean,
+  });
+  assert.match(wrong.errorOrNull()?.message ?? "", /'clearFileSizeLimit' must be a boolean/);
+  const unset = await storage.updateBucket("b", {
+    fileSizeLimit: null,
+    clearFileSizeLimit: false,
+  });
+  assert.match(unset.errorOrNull()?.message ?? "", /no field to change/);
+  assert.equal(rec.requests.length, before);
+});
+
+Deno.test("local backend: a cleared size limit lets a larger upload through", async () => {
+  const backend = await createLocalBackend();
+  const server = await serve(backend.app.fetch);
+  try {
+    const client = createBaseClient(server.url, backend.apiKey);
+    const session = (await client.request({
+      method: "POST",
+      area: "auth",
+      path: "/signup",
+      json: { email: "limits@example.test", password: "secret-pw" },
+    })).getOrThrow().body as { access_token: string };
+    client.setAccessToken(session.access_token);
+    const storage = createStorageClient(client);
+    const created = await storage.createBucket("small", "small", {
+      fileSizeLimit: 4,
+      allowedMimeTypes: ["text/plain"],
+    });
+    assert.ok(created.ok);
+    const big = { contentType: "application/json" };
+    assert.equal(
+      (await storage.upload("small", "a.json", "[1,2,3]", big)).errorOrNull()?.category,
+      "PAYLOAD_TOO_LARGE",
+    );
+    const updated = (await storage.updateBucket("small", {
+      clearFileSizeLimit: true,
+      clearAllowedMimeTypes: true,
+    })).getOrThrow();
+    assert.equal(updated.fileSizeLimit, null);
+    assert.equal(updated.allowedMimeTypes, null);
+    assert.ok((await storage.upload("small", "a.json", "[1,2,3]", big)).ok);
+  } finally {
+    await server.close();
+  }
+});
