@@ -1058,14 +1058,18 @@ export function analyticsCatalog(client: BaseClient, bucketName: string): Analyt
   return new AnalyticsCatalogClient(client, bucketName);
 }
 
-/** The document's analytics bucket name Limit, and no dot segment: `TypeError` otherwise. */
+/**
+ * The document's analytics bucket name Limit, its letters read as ASCII (a catalog's name goes
+ * into its URLs, and the Storage API's bucket names are ASCII), and no dot segment: `TypeError`
+ * otherwise.
+ */
 function checkCatalogName(bucketName: unknown): void {
   if (
     typeof bucketName !== "string" || bucketName.trim() === "" ||
     !/^[A-Za-z0-9._-]+$/.test(bucketName)
   ) {
     throw new TypeError(
-      `Cannot open the catalog as 'bucketName' must be non-blank and hold only letters, digits, '.', '_' and '-': current value is ${
+      `Cannot open the catalog as 'bucketName' must be non-blank and hold only ASCII letters, digits, '.', '_' and '-': current value is ${
         showValue(bucketName)
       }`,
     );

@@ -1306,7 +1306,11 @@ export function uploadResumable(
   options?: Omit<ResumableUploadOptions, "uploadUrl"> & { signal?: AbortSignal | undefined },
 ): Promise<ServiceResult<void>> {
   options ??= {};
-  const { signal, ...rest } = options;
+  // Always a new upload, as the document says: an `uploadUrl` (from JavaScript, or an options
+  // object shared with createResumableUpload) is left out, never resumed.
+  const { signal, uploadUrl: _resumed, ...rest } = options as ResumableUploadOptions & {
+    signal?: AbortSignal | undefined;
+  };
   // The chunk size is one of the document's Limits, thrown at once; any other refusal of the
   // arguments resolves a Failure, as `upload` gives it (the handle's constructor throws them).
   checkChunkSize(rest.chunkSize);

@@ -295,10 +295,10 @@ function checkDimension(
       });
     }
     if (dimension !== undefined && dimension !== null && length !== dimension) {
-      return failure({
-        message: `Vector ${i} has ${length} components but the index dimension is ${dimension}`,
-        category: "INVALID_ARGUMENT",
-      });
+      // One of the document's Limits ("Vector length"): thrown, as the batch limits are.
+      throw new RangeError(
+        `Vector ${i} has ${length} components but the index dimension is ${dimension}`,
+      );
     }
     first ??= length;
     if (length !== first) {

@@ -89,7 +89,7 @@ Deno.test("an analytics bucket named '.' or '..' is refused with its own reason,
     }
   }
   for (const name of ["", "a/b", "é"]) {
-    assert.throws(() => new AnalyticsCatalogClient(client, name), /only letters, digits/);
+    assert.throws(() => new AnalyticsCatalogClient(client, name), /only ASCII letters, digits/);
   }
   assert.equal(new AnalyticsCatalogClient(client, "...").bucketName, "...");
   assert.equal(storage.analyticsCatalog("a.b_c-1").bucketName, "a.b_c-1");

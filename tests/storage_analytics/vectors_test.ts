@@ -135,7 +135,7 @@ Deno.test("vectors: put, get, list with segments, query, delete", async () => {
   assert.deepEqual(rec.last.json(), { vectorBucketName: "vb", indexName: "ix", keys: ["a", "b"] });
 });
 
-Deno.test("limits: batches 1..500 and segments 1..16 throw RangeError before any request; a bad index dimension, a sparse or wrong-length vector fail", async () => {
+Deno.test("limits: batches 1..500 and segments 1..16 throw RangeError before any request; so does a vector whose length is not the index dimension; a bad index dimension or a sparse vector fail", async () => {
   const { storage, rec } = makeStorage();
   const v = (key: string) => ({ key, data: { float32: [1, 2, 3] } });
   assert.throws(() => storage.putVectors("vb", "ix", []), RangeError);
@@ -198,12 +198,17 @@ Deno.test("limits: batches 1..500 and segments 1..16 throw RangeError before any
   delete sparse[1];
   const holey = await storage.putVectors("vb", "ix", [{ key: "s", data: { float32: sparse } }]);
   assert.equal(holey.errorOrNull()?.category, "INVALID_ARGUMENT");
-  const wrong = await storage.putVectors("vb", "ix", [v("a"), {
-    key: "b",
-    data: { float32: [1, 2] },
-  }], { dimension: 3 });
-  assert.equal(wrong.errorOrNull()?.category, "INVALID_ARGUMENT");
-  assert.match(wrong.errorOrNull()!.message, /2 components but the index dimension is 3/);
+  // The vector length is one of the Limits: thrown, nothing sent.
+  const before = rec.requests.length;
+  assert.throws(
+    () =>
+      storage.putVectors("vb", "ix", [v("a"), {
+        key: "b",
+        data: { float32: [1, 2] },
+      }], { dimension: 3 }),
+    { name: "RangeError", message: /Vector 1 has 2 components but the index dimension is 3/ },
+  );
+  assert.equal(rec.requests.length, before);
   // Without the dimension, a batch of two lengths cannot all match the index: refused.
   const mixed = await storage.putVectors("vb", "ix", [v("a"), {
     key: "b",
@@ -217,8 +222,10 @@ Deno.test("limits: batches 1..500 and segments 1..16 throw RangeError before any
     data: { float32: [1e39, 0, 0] },
   }]);
   assert.equal(huge.errorOrNull()?.category, "INVALID_ARGUMENT");
-  const q = await storage.queryVectors("vb", "ix", { float32: [1] }, { dimension: 3 });
-  assert.equal(q.errorOrNull()?.category, "INVALID_ARGUMENT");
+  assert.throws(
+    () => storage.queryVectors("vb", "ix", { float32: [1] }, { dimension: 3 }),
+    RangeError,
+  );
   assert.equal(rec.requests.length, 0);
   assert.ok(
     (await storage.putVectors("vb", "ix", Array.from({ length: 500 }, (_, i) => v(String(i))))).ok,
@@ -411,10 +418,9 @@ Deno.test("vectors given as a Float32Array or Float64Array go as lists; data of 
   });
   assert.deepEqual(found.vectors.map((v) => v.data), [{ float32: [0.5, 1] }, null]);
   const sent = rec.requests.length;
-  const wrong = await storage.queryVectors("vb", "ix", { float32: f32 }, { dimension: 3 });
-  assert.match(
-    wrong.errorOrNull()!.message,
-    /Vector 0 has 2 components but the index dimension is 3/,
+  assert.throws(
+    () => storage.queryVectors("vb", "ix", { float32: f32 }, { dimension: 3 }),
+    { name: "RangeError", message: /Vector 0 has 2 components but the index dimension is 3/ },
   );
   assert.equal(rec.requests.length, sent);
 });

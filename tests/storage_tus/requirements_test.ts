@@ -138,3 +138,16 @@ Deno.test("the default chunk size holds for a Blob and a stream of unknown lengt
   ]]);
   assert.ok(sameBytes(rec2.requests, data));
 });
+
+Deno.test("uploadResumable always starts a new upload: an uploadUrl given from JavaScript is not resumed", async () => {
+  const data = seq(10);
+  const rec = tusServer();
+  const storage = createStorageClient(createBaseClient(BASE, KEY, { fetch: rec.fetch }));
+  const old = `${BASE}/storage/v1/upload/resumable/OLD`;
+  const r = await uploadResumable(storage, "videos", "new.bin", data, { uploadUrl: old } as never);
+  assert.ok(r.ok, r.ok ? "" : r.error.message);
+  assert.equal(rec.requests[0].method, "POST");
+  assert.equal(rec.requests[0].url.pathname, "/storage/v1/upload/resumable");
+  assert.ok(rec.requests.every((q) => !q.url.pathname.endsWith("/OLD")));
+  assert.ok(sameBytes(rec.requests, data));
+});
