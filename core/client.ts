@@ -29,9 +29,10 @@ export interface ClientOptions {
   headers?: Record<string, string> | Headers | Array<[string, string]> | undefined;
   /**
    * Default timeout per call in milliseconds; 0 disables. Default 30000.
-   * Simple uploads and downloads (whose length has no bound) take none unless
-   * given one per call; each request of a resumable upload takes this one
-   * (a chunk's, 1 s more per 64 KiB it carries).
+   * Simple uploads (whose length has no bound) take none unless given one per
+   * call; a simple download's answer must start within it, and its body, read
+   * whole, may pause no longer than it; each request of a resumable upload
+   * takes this one (a chunk's, 1 s more per 64 KiB it carries).
    */
   timeout?: number | undefined;
   /** Retry policy for calls that allow retrying. */

@@ -18,6 +18,7 @@ import { failure, type ServiceResult, success } from "../core/result.ts";
 import type { RequestBody, TransportRequest } from "../core/transport.ts";
 import { requestWatched } from "./_stream_guard.ts";
 import { guardedStream, isAsyncIterable, iterableStream } from "./_web_stream.ts";
+import { readIdle } from "./_idle_read.ts";
 import { freshReads } from "./_fresh_reads.ts";
 import { encodeBucket, encodeObjectPath, objectPathOrFailure, pathList } from "./_path.ts";
 import {
@@ -54,7 +55,13 @@ import { blobType, isAnyBlob } from "./_blob.ts";
 export interface StorageCallOptions {
   /** Cancels the call. */
   signal?: AbortSignal | undefined;
-  /** Timeout in milliseconds; uploads and downloads default to none. */
+  /**
+   * Timeout in milliseconds, for the whole call. Without it, a call gets the client's, except
+   * uploads, which have none (sending a body takes as long as its size needs: give a `timeout` or
+   * a `signal`), and downloads, whose answer must start within the client's timeout and whose
+   * body, read whole, may pause no longer than it (however long it takes in all); a
+   * `downloadStream`'s body, read by the caller, has no limit.
+   */
   timeout?: number | undefined;
 }
 
@@ -736,6 +743,9 @@ function wholeRange(
   return length !== null && length <= range.end + 1;
 }
 
+/** Clients whose fetch answered a download with no `body`: read whole from then on. */
+const bodiless = new WeakSet<BaseClient>();
+
 export async function downloadRaw<R extends "text" | "bytes" | "stream">(
   client: BaseClient,
   visibility: "authenticated" | "public",
@@ -757,6 +767,14 @@ export async function downloadRaw<R extends "text" | "bytes" | "stream">(
     });
   }
   const family = render ? `/render/image/${visibility}` : `/object/${visibility}`;
+  // Without a timeout of its own, a download read whole is held to the client's as a limit on
+  // waits, not on its length: its answer must start within it (the transport's timeout, which
+  // ends when a streamed answer's headers come) and no pause in its body may last longer. A
+  // `downloadStream` gets the first only: its body is read at the caller's pace.
+  const idle = o.timeout === undefined && responseType !== "stream" &&
+      typeof ReadableStream === "function" && !bodiless.has(client)
+    ? client.timeout
+    : 0;
   // Revalidated, never answered from a browser's cache alone: the object may have changed.
   let r = await requestAfterRestore(client, {
     area: "storage",
@@ -770,13 +788,25 @@ export async function downloadRaw<R extends "text" | "bytes" | "stream">(
     // Text is read as bytes and decoded at the end, as `Response.text()` would (UTF-8, a BOM
     // dropped): workerd logs a console warning for every `text()` of a body whose type is not
     // text, as an object's is when stored with the default type (a string uploaded without one).
-    responseType: (responseType === "text" ? "bytes" : responseType) as R,
+    responseType: (idle > 0 ? "stream" : responseType === "text" ? "bytes" : responseType) as R,
     signal: o.signal,
-    timeout: o.timeout ?? 0,
+    timeout: o.timeout,
   }, freshReads(client));
   // A fetch that answers with a Node stream (node-fetch, cross-fetch): a web stream of it.
-  if (r.ok && responseType === "stream" && isAsyncIterable(r.value.body)) {
+  if (r.ok && (idle > 0 || responseType === "stream") && isAsyncIterable(r.value.body)) {
     (r.value as { body: unknown }).body = iterableStream(r.value.body);
+  }
+  if (r.ok && idle > 0) {
+    const stream = r.value.body as ReadableStream<Uint8Array> | null | undefined;
+    // A fetch whose answers have no `body` (the `whatwg-fetch` polyfill, under jsdom say) cannot
+    // be read as a stream: asked again, read whole as before, and so from now on for this client.
+    if (stream === undefined) {
+      bodiless.add(client);
+      return downloadRaw(client, visibility, bucket, path, o, responseType);
+    }
+    const bytes = stream ? await readIdle(stream, idle, o.signal) : success(new Uint8Array(0));
+    if (!bytes.ok) return bytes;
+    r = success({ ...r.value, body: bytes.value as never });
   }
   const range = o.range;
   // An empty object has no byte to serve, and the Storage API answers any Range of it 416 (its

@@ -1,0 +1,206 @@
+/**
+ * Downloads without a timeout of their own: the client's timeout bounds the
+ * wait for the answer and every pause in a body read whole, never the length
+ * of the transfer. Run over a real loopback server, whose stalls are real.
+ */
+
+import assert from "node:assert/strict";
+import { createBaseClient } from "../../core/client.ts";
+import { createStorageClient } from "../../storage/mod.ts";
+import { readIdle } from "../../storage/_idle_read.ts";
+import { serve } from "../support/serve.ts";
+
+const enc = new TextEncoder();
+const delay = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * A Storage API stand-in: `/never` answers nothing until the test ends,
+ * `/stall` sends its headers and one piece then nothing, `/slow` sends six
+ * pieces 100 ms apart (600 ms in all), `/head-late` starts its answer after
+ * 600 ms.
+ */
+async function stallServer() {
+  const ends: Array<() => void> = [];
+  const ended = new Promise<void>((resolve) => ends.push(resolve));
+  const server = await serve(async (req) => {
+    const path = new URL(req.url).pathname;
+    if (path.endsWith("/never")) {
+      await ended;
+      return new Response("late");
+    }
+    if (path.endsWith("/head-late")) await delay(600);
+    if (path.endsWith("/stall")) {
+      return new Response(
+        new ReadableStream({
+          async start(c) {
+            c.enqueue(enc.encode("first"));
+            await ended;
+            c.close();
+          },
+        }),
+      );
+    }
+    let i = 0;
+    return new Response(
+      new ReadableStream({
+        async pull(c) {
+          if (i === 6 || path.endsWith("/head-late")) return c.close();
+          await delay(100);
+          c.enqueue(enc.encode(String(i++)));
+        },
+      }),
+    );
+  });
+  const storage = (timeout: number) =>
+    createStorageClient(createBaseClient(server.url, "k", { timeout, retry: { maxAttempts: 1 } }));
+  return {
+    storage,
+    async close() {
+      for (const end of ends) end();
+      await server.close();
+    },
+  };
+}
+
+Deno.test("a download whose answer never starts ends with TIMEOUT after the client's timeout", async () => {
+  const s = await stallServer();
+  try {
+    const started = Date.now();
+    const [text, bytes, stream] = await Promise.all([
+      s.storage(250).download("b", "never"),
+      s.storage(250).downloadBytes("b", "never"),
+      s.storage(250).downloadStream("b", "never"),
+    ]);
+    for (const r of [text, bytes, stream]) assert.equal(r.errorOrNull()?.category, "TIMEOUT");
+    assert.ok(Date.now() - started < 2_000);
+  } finally {
+    await s.close();
+  }
+});
+
+Deno.test("a body that stops mid-way is TIMEOUT once it has paused for the client's timeout", async () => {
+  const s = await stallServer();
+  try {
+    const started = Date.now();
+    const r = await s.storage(250).downloadBytes("b", "stall");
+    assert.equal(r.errorOrNull()?.category, "TIMEOUT");
+    assert.match(r.errorOrNull()!.message, /sent no byte for 250 ms/);
+    assert.ok(Date.now() - started < 2_000);
+    // A stream is the caller's to read: it is handed over, its pace is the caller's.
+    const stream = (await s.storage(250).downloadStream("b", "stall")).getOrThrow();
+    const reader = stream.stream.getReader();
+    assert.equal(new TextDecoder().decode((await reader.read()).value), "first");
+    await reader.cancel();
+  } finally {
+    await s.close();
+  }
+});
+
+Deno.test("a slow body that keeps coming takes longer than the client's timeout and still arrives", async () => {
+  const s = await stallServer();
+  try {
+    const started = Date.now();
+    const r = await s.storage(300).download("b", "slow");
+    assert.equal(r.getOrThrow(), "012345");
+    assert.ok(Date.now() - started >= 550, "the whole body took longer than the timeout");
+    // A timeout given to the call still bounds all of it, body included.
+    const bounded = await s.storage(0).download("b", "slow", { timeout: 300 });
+    assert.equal(bounded.errorOrNull()?.category, "TIMEOUT");
+    // Without any timeout (0 for the client, none for the call) a late answer is waited for.
+    assert.ok((await s.storage(0).download("b", "head-late")).ok);
+  } finally {
+    await s.close();
+  }
+});
+
+Deno.test("an answer that starts later than the client's timeout is TIMEOUT, for a stream too", async () => {
+  const s = await stallServer();
+  try {
+    const r = await s.storage(200).downloadStream("b", "head-late");
+    assert.equal(r.errorOrNull()?.category, "TIMEOUT");
+    assert.equal(
+      (await s.storage(200).download("b", "head-late")).errorOrNull()?.category,
+      "TIMEOUT",
+    );
+  } finally {
+    await s.close();
+  }
+});
+
+Deno.test("the caller's abort in the middle of a body is CANCELLED", async () => {
+  const s = await stallServer();
+  try {
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 150);
+    const r = await s.storage(5_000).downloadBytes("b", "stall", { signal: controller.signal });
+    assert.equal(r.errorOrNull()?.category, "CANCELLED");
+  } finally {
+    await s.close();
+  }
+});
+
+Deno.test("readIdle: a failing body is NETWORK, pieces are joined, one whole piece is kept", async () => {
+  const failing = new ReadableStream<Uint8Array>({
+    start(c) {
+      c.enqueue(new Uint8Array([1]));
+      c.error(new TypeError("connection reset"));
+    },
+  });
+  const bad = await readIdle(failing, 1_000);
+  assert.equal(bad.errorOrNull()?.category, "NETWORK");
+  const parts = new ReadableStream<Uint8Array>({
+    start(c) {
+      c.enqueue(new Uint8Array([1, 2]));
+      c.enqueue(new Uint8Array([3]));
+      c.close();
+    },
+  });
+  assert.deepEqual([...(await readIdle(parts, 1_000)).getOrThrow()], [1, 2, 3]);
+  const whole = new Uint8Array([4, 5]);
+  const one = new ReadableStream<Uint8Array>({
+    start(c) {
+      c.enqueue(whole);
+      c.close();
+    },
+  });
+  const kept = (await readIdle(one, 1_000)).getOrThrow();
+  assert.equal(kept.buffer, whole.buffer);
+  assert.equal(Object.getPrototypeOf(kept), Uint8Array.prototype);
+  // A piece that is a view into a larger buffer is copied, never handed over with it.
+  const view = new Uint8Array([9, 6, 7, 9]).subarray(1, 3);
+  const viewed = new ReadableStream<Uint8Array>({
+    start(c) {
+      c.enqueue(view);
+      c.close();
+    },
+  });
+  const copied = (await readIdle(viewed, 1_000)).getOrThrow();
+  assert.deepEqual([...copied], [6, 7]);
+  assert.equal(copied.buffer.byteLength, 2);
+  assert.deepEqual([
+    ...(await readIdle(new ReadableStream({ start: (c) => c.close() }), 10)).getOrThrow(),
+  ], []);
+});
+
+Deno.test("a fetch whose answers have no body stream (whatwg-fetch) still downloads: asked once more, then read whole", async () => {
+  const seen: string[] = [];
+  const fetch = (input: RequestInfo | URL) => {
+    seen.push(String(input));
+    const bytes = enc.encode("hello");
+    return Promise.resolve({
+      status: 200,
+      statusText: "",
+      ok: true,
+      headers: new Headers({ "content-type": "text/plain" }),
+      text: () => Promise.resolve("hello"),
+      arrayBuffer: () => Promise.resolve(bytes.buffer),
+    } as unknown as Response);
+  };
+  const storage = createStorageClient(createBaseClient("https://p.example", "k", { fetch }));
+  assert.equal((await storage.download("b", "a.txt")).getOrThrow(), "hello");
+  assert.equal(seen.length, 2);
+  assert.deepEqual([...(await storage.downloadBytes("b", "a.txt")).getOrThrow()], [
+    ...enc.encode("hello"),
+  ]);
+  assert.equal(seen.length, 3);
+});
