@@ -256,7 +256,25 @@ export function jsonOperand(value: object, what: string): string {
  * copy.
  */
 export function plainJson(value: unknown, action: string): string {
-  return stringifyJson(holdsMapOrSet(value, []) ? plainDeep(value, action, []) : value)!;
+  return stringifyJson(holdsMapOrSet(value, [], action) ? plainDeep(value, action, []) : value)!;
+}
+
+/**
+ * Whether JSON would change `v` without a word: a function or a symbol (left out of an object, null
+ * in an array) or a number that is not finite (null): a row written with it would store a default
+ * or NULL where the caller gave a value.
+ */
+const isLossy = (v: unknown): boolean =>
+  typeof v === "function" || typeof v === "symbol" || (typeof v === "number" && v - v !== 0);
+
+/** The `TypeError` for a {@linkcode isLossy} value, named by its key or index. */
+function lossy(action: string, key: string | number, v: unknown): TypeError {
+  const what = typeof v === "number" ? String(v) : `a ${typeof v}`;
+  return new TypeError(
+    `Cannot ${action} as ${showValue(key)} is ${what}, which JSON cannot carry (it would be ${
+      typeof v === "number" ? "written as null" : "left out"
+    })`,
+  );
 }
 
 const tagOf = (v: object): string => Object.prototype.toString.call(v);
@@ -266,7 +284,7 @@ const tagOf = (v: object): string => Object.prototype.toString.call(v);
  * is made of, to 64 levels, is or holds a Map or a Set. `path` holds the objects above: one met
  * again inside itself is not walked twice (JSON refuses the cycle).
  */
-function holdsMapOrSet(value: unknown, path: object[]): boolean {
+function holdsMapOrSet(value: unknown, path: object[], action: string): boolean {
   if (value === null || typeof value !== "object" || path.length > 64 || path.includes(value)) {
     return false;
   }
@@ -279,14 +297,22 @@ function holdsMapOrSet(value: unknown, path: object[]): boolean {
   path.push(value);
   // Only objects are walked into: a call per primitive, and a copy of an array's values, cost
   // three times JSON.stringify's time on large bulk writes.
+  // A value JSON would change without a word (isLossy) is refused: the checks are inline, as a
+  // call per value costs.
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
       const v = value[i];
-      if (typeof v === "object" && v !== null && holdsMapOrSet(v, path)) return true;
+      if (typeof v === "object") {
+        if (v !== null && holdsMapOrSet(v, path, action)) return true;
+      } else if (isLossy(v)) throw lossy(action, i, v);
     }
   } else {
-    for (const v of Object.values(value)) {
-      if (typeof v === "object" && v !== null && holdsMapOrSet(v, path)) return true;
+    const values = Object.values(value);
+    for (let i = 0; i < values.length; i++) {
+      const v = values[i];
+      if (typeof v === "object") {
+        if (v !== null && holdsMapOrSet(v, path, action)) return true;
+      } else if (isLossy(v)) throw lossy(action, Object.keys(value)[i]!, v);
     }
   }
   path.pop();
@@ -312,7 +338,13 @@ function plainDeep(value: unknown, action: string, path: object[], ids = false):
   }
   path.push(value);
   try {
-    if (Array.isArray(value)) return value.map((v) => plainDeep(v, action, path, ids));
+    // A value JSON would change (isLossy) is refused here too: beside a Map, which plainJson met
+    // first, or in a filter's operand.
+    const deep = (v: unknown, key: string | number) => {
+      if (isLossy(v)) throw lossy(action, key, v);
+      return plainDeep(v, action, path, ids);
+    };
+    if (Array.isArray(value)) return value.map(deep);
     const entries = tag === "[object Map]"
       ? [...(value as ReadonlyMap<string, unknown>)]
       : tag === "[object Object]" &&
@@ -323,7 +355,7 @@ function plainDeep(value: unknown, action: string, path: object[], ids = false):
     // Own keys, each defined: assigned, a key `__proto__` (JSON from a request body may hold one)
     // set the copy's prototype where `Object.prototype.__proto__` exists (Node, Bun, browsers,
     // Workers), and `contains` then matched every object.
-    return Object.fromEntries(entries.map(([k, v]) => [k, plainDeep(v, action, path, ids)]));
+    return Object.fromEntries(entries.map(([k, v]) => [k, deep(v, k)]));
   } finally {
     path.pop();
   }

@@ -570,8 +570,9 @@ export function upsertTypedMany<T, R = T>(
 }
 
 /**
- * An update's body: the value's JSON form (its `toJSON`, as an insert sends it; `NaN` or an invalid
- * `Date` are null there) without its null fields, which leave their columns untouched. Read back
+ * An update's body: the value's JSON form (its `toJSON`, as an insert sends it; an invalid `Date`
+ * is null there) without its null fields, which leave their columns untouched (`NaN`, which JSON
+ * would write as null, is refused). Read back
  * with 64-bit integers kept exact.
  */
 function withoutNulls(value: unknown): string {

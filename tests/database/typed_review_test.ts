@@ -128,7 +128,7 @@ Deno.test("a validator that is neither a function nor a Standard Schema is refus
   assert.equal(rec.requests.length, 2);
 });
 
-Deno.test("updateTyped sends the value's JSON form (toJSON) without its null fields: NaN and an invalid Date leave their columns untouched", async () => {
+Deno.test("updateTyped sends the value's JSON form (toJSON) without its null fields: an invalid Date leaves its column untouched, NaN is refused", async () => {
   const { db, rec } = makeDb(() => jsonResponse([]));
   class Task {
     isDone = true;
@@ -142,10 +142,12 @@ Deno.test("updateTyped sends the value's JSON form (toJSON) without its null fie
   await updateTyped(
     db,
     "tasks",
-    { title: "x", due: new Date(""), n: NaN, big: 9007199254740993n, gone: null },
+    { title: "x", due: new Date(""), big: 9007199254740993n, gone: null },
     null,
   );
   assert.equal(rec.last.text, '{"title":"x","big":9007199254740993}');
+  const nan = await updateTyped(db, "tasks", { title: "x", n: NaN }, null);
+  assert.match(nan.errorOrNull()!.message, /"n" is NaN, which JSON cannot carry/);
   // A value whose JSON form is no object is refused, as before.
   const odd = { toJSON: () => [1, 2] } as unknown as { id: number };
   const r = await updateTyped(db, "t", odd, null);

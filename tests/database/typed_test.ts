@@ -512,7 +512,7 @@ Deno.test("an async validator is typed as the docs say it works: its awaited val
   assert.deepEqual(ids, [1, 2]);
 });
 
-Deno.test("insertTypedMany's columns= is the union of the keys its body's rows hold, whatever the rows (Dates, undefined, functions, Maps, toJSON)", async () => {
+Deno.test("insertTypedMany's columns= is the union of the keys its body's rows hold, whatever the rows (Dates, undefined, Maps, toJSON)", async () => {
   class Money {
     constructor(readonly cents: number) {}
     toJSON() {
@@ -523,7 +523,6 @@ Deno.test("insertTypedMany's columns= is the union of the keys its body's rows h
     fc.integer(),
     fc.string(),
     fc.constant(undefined),
-    fc.constant(() => 1),
     fc.constant(null),
     fc.date({ noInvalidDate: true }),
     fc.constant(new Date(NaN)),
