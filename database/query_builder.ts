@@ -95,6 +95,12 @@ export class QueryBuilder {
    */
   orderBy(column: ColumnRef<unknown>, options?: OrderByOptions): this {
     options ??= {};
+    // postgrest-js's option, which would be ignored here: the order would be ascending.
+    if ("ascending" in options) {
+      throw new TypeError(
+        "Cannot order as 'ascending' is no option here: pass { order: Order.DESC } (or Order.ASC)",
+      );
+    }
     const order = options.order ?? Order.ASC;
     if (order !== Order.ASC && order !== Order.DESC) {
       throw new TypeError(

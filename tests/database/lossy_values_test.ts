@@ -55,3 +55,18 @@ Deno.test("values JSON keeps go as they are: finite numbers, null, undefined mem
     e: { f: [1, null, "x"] },
   });
 });
+
+Deno.test("orderBy refuses postgrest-js's { ascending: false }, which would have sorted ascending", async () => {
+  const { db, rec } = makeDb();
+  const r = await db.select("t", {
+    block: (q) => q.orderBy("id", { ascending: false } as never),
+  });
+  assert.equal(r.errorOrNull()?.category, "INVALID_ARGUMENT");
+  assert.match(
+    r.errorOrNull()!.message,
+    /'ascending' is no option here: pass \{ order: Order\.DESC \}/,
+  );
+  assert.equal(rec.requests.length, 0);
+  await db.select("t", { block: (q) => q.orderBy("id", { order: "desc" }) });
+  assert.equal(rec.only.url.searchParams.get("order"), "id.desc");
+});
