@@ -854,7 +854,9 @@ export class CookieSessionStorage implements SessionStorage {
   }
 
   /**
-   * The session of the request (or the one saved since); corrupt cookies are null.
+   * The session of the request (or the one saved since). Corrupt cookies are null, and their
+   * deletion is queued, as auth-js removes a session it cannot read: kept, they would go with
+   * every request until the next sign-in.
    *
    * @returns The session or null.
    */
@@ -871,12 +873,13 @@ export class CookieSessionStorage implements SessionStorage {
       for (let i = 1; first !== "" && i < count; i++) {
         const part = this.#incoming.get(`${name}.${i}`);
         if (part === undefined) {
-          if (counted) return null; // a chunk is missing: never a partial session
+          if (counted) return this.#unreadable(); // a chunk is missing: never a partial session
           break;
         }
         raw += part;
       }
     }
+    if (raw === "") return null; // no session cookie (a stray later chunk is not one)
     try {
       // The starred form starts with `*7B` (`{`); percent-encoded JSON, which earlier versions
       // wrote, with `%7B`, and may hold a `*` of its own, which is no escape there.
@@ -884,10 +887,16 @@ export class CookieSessionStorage implements SessionStorage {
         raw.startsWith(COOKIE_BASE64)
           ? utf8Decode(decodeBase64Url(raw.slice(COOKIE_BASE64.length)), true)
           : decodeURIComponent(raw[0] === "*" ? raw.replace(/\*/g, "%") : raw),
-      );
+      ) ?? this.#unreadable();
     } catch {
-      return null;
+      return this.#unreadable();
     }
+  }
+
+  /** A session cookie that holds no session: null, its deletion queued (unless a save came). */
+  #unreadable(): null {
+    if (this.#outgoing.length === 0) this.clear();
+    return null;
   }
 
   /** Queues headers that delete every session cookie. */

@@ -182,3 +182,40 @@ Deno.test("KeyValueSessionStorage takes its key as it is or as { key } (the docu
     });
   }
 });
+
+Deno.test("cookie storage: an unreadable session cookie is null and its deletion is queued; no cookie, or a readable one, queues nothing", () => {
+  const deletes = (s: CookieSessionStorage, name: string) =>
+    s.setCookieHeaders().some((h) => h.startsWith(`${name}=; `) && /Max-Age=0/.test(h));
+  for (
+    const header of [
+      "__Host-fb-session=garbage",
+      "__Host-fb-session=%E0%A4%A",
+      "__Host-fb-session=*7B*22accessToken*22:*22*22*7D", // JSON, but no usable session
+      "__Host-fb-session.0=3.*7B*22a; __Host-fb-session.1=b", // a chunk of three is missing
+    ]
+  ) {
+    const s = new CookieSessionStorage(header);
+    assert.equal(s.load(), null, header);
+    assert.ok(deletes(s, header.split("=")[0]), header);
+    assert.ok(s.setCookieHeaders().every((h) => /Max-Age=0/.test(h)), header);
+    assert.equal(s.load(), null);
+  }
+  for (const header of [null, "other=1", "__Host-fb-session.1=stray"]) {
+    const s = new CookieSessionStorage(header);
+    assert.equal(s.load(), null);
+    assert.deepEqual(s.setCookieHeaders(), [], String(header));
+  }
+  // A readable session cookie queues nothing.
+  const first = new CookieSessionStorage(null);
+  first.save(session);
+  const cookie = first.setCookieHeaders().map((c) => c.split(";")[0]).join("; ");
+  const again = new CookieSessionStorage(cookie);
+  assert.equal(again.load()?.accessToken, session.accessToken);
+  assert.deepEqual(again.setCookieHeaders(), []);
+  // A save after an unreadable load replaces the queued deletion with the session.
+  const mended = new CookieSessionStorage("__Host-fb-session=garbage");
+  assert.equal(mended.load(), null);
+  mended.save(session);
+  assert.ok(mended.setCookieHeaders().some((h) => !/Max-Age=0/.test(h)));
+  assert.equal(mended.load()?.accessToken, session.accessToken);
+});
