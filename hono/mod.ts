@@ -105,7 +105,12 @@ export interface FetchbaseAuthOptions {
   apiKey: string;
   /** When given, the token's `iss` must equal it. */
   issuer?: string | null | undefined;
-  /** When given, the token's `aud` must be or contain it. Default `authenticated`. */
+  /**
+   * When given, the token's `aud` must be or contain it. Default `authenticated`: GoTrue's user
+   * tokens (anonymous users' too) carry it and a `sub`, so `claims.subject` is the user's id. With
+   * `null`, any audience passes, the API keys' own JWTs (`anon`, `service_role`) included, and their
+   * `claims.subject` is null.
+   */
   audience?: string | null | undefined;
   /** Require MFA (`aal2`); a lower level is answered 403. Default false. */
   requireAal2?: boolean | undefined;

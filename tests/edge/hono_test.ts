@@ -1437,3 +1437,36 @@ Deno.test("middleware: an execution context that refuses waitUntil (its request 
     await p.server.close();
   }
 });
+
+Deno.test("middleware: an API key's own JWT (no aud, no sub) is refused by default; with audience null it passes with a null subject", async () => {
+  const p = await project();
+  try {
+    const appWith = (audience?: null) => {
+      const app = new Hono<{ Variables: FetchbaseVariables }>();
+      app.use(
+        "*",
+        fetchbaseAuth({
+          url: p.server.url,
+          apiKey: p.backend.apiKey,
+          localOnly: true,
+          clientOptions: { fetch: p.countingFetch },
+          ...(audience === null ? { audience } : {}),
+        }),
+      );
+      app.get("/me", (c) => c.json({ sub: c.get("claims").claims.subject }));
+      return app;
+    };
+    const keyJwt = await p.mint({ sub: undefined, aud: undefined, role: "anon" });
+    const headers = { authorization: `Bearer ${keyJwt}` };
+    assert.equal((await appWith().request("/me", { headers })).status, 401);
+    const open = await appWith(null).request("/me", { headers });
+    assert.equal(open.status, 200);
+    assert.deepEqual(await open.json(), { sub: null });
+    // A user's token carries its id as the subject.
+    const user = await p.mint({});
+    const me = await appWith().request("/me", { headers: { authorization: `Bearer ${user}` } });
+    assert.deepEqual(await me.json(), { sub: "u-minted" });
+  } finally {
+    await p.server.close();
+  }
+});
