@@ -35,6 +35,9 @@ export interface PaginatorOptions<T> {
  * `RangeError` for `pageSize <= 0` and `TypeError` when the block sets a
  * range, limit or offset (the paginator owns the window). It ends on the
  * first empty page, or on PostgREST's 416 for an offset past a counted total.
+ * Its `items` keep every row loaded, as a list on screen needs: to walk a
+ * large table on a server without keeping it, call `selectTyped` in a loop
+ * (a `range` per page, or better a filter past the last key seen).
  *
  * @example Paging todos
  * ```ts
