@@ -119,6 +119,14 @@ export interface ResumableUploadOptions {
   chunkSize?: number | undefined;
   /** A saved upload URL to resume; null starts a new upload. */
   uploadUrl?: string | null | undefined;
+  /**
+   * A signed upload token for this bucket and path (what `createSignedUploadUrl` returns, or
+   * `createSignedUploadUrlWithPath`'s `token`): the upload goes to the Storage API's
+   * `/upload/resumable/sign` with it in `x-signature` on every request to the client's origin, and
+   * needs no session (a browser uploading what a server signed). The token decides `upsert`, and
+   * how long the upload may go on. Beyond the document and storage-js.
+   */
+  signedUploadToken?: string | null | undefined;
   /** User metadata (JSON), sent Base64-encoded in `Upload-Metadata`. */
   metadata?: JsonObjectInput | null | undefined;
   /** Total size of a stream, when known (else deferred length). */
@@ -698,17 +706,22 @@ class Upload implements ResumableUpload {
     const size = chunk === null ? 0 : sizeOf(chunk);
     // Chunks sent as streams through a `fetch` given to the client are watched: node-fetch sends
     // one as its text under the chunk's Content-Length, and the request hung.
+    // A signed upload's token goes where credentials go: the client's origin only.
+    const own = url === null || this.#sameOrigin(url);
+    const token = own ? this.#o.signedUploadToken : null;
     const r = await requestWatched(this.#client, {
       method,
       ...(url === null
-        ? { area: "storage", path: "/upload/resumable" }
-        : { url, credentials: this.#sameOrigin(url) ? "token" : "none" }),
-      // A pre-signed upload URL carries its credential in the query: redacted from failures,
-      // whole and value by value.
+        ? { area: "storage", path: token ? "/upload/resumable/sign" : "/upload/resumable" }
+        : { url, credentials: own ? "token" : "none" }),
+      // A pre-signed upload URL carries its credential in the query, a signed upload its token:
+      // redacted from failures (the query whole and value by value).
       secrets: url?.includes("?")
-        ? [url.slice(url.indexOf("?") + 1), ...queryValues(url)]
+        ? [url.slice(url.indexOf("?") + 1), ...queryValues(url), ...(token ? [token] : [])]
+        : token
+        ? [token]
         : undefined,
-      headers,
+      headers: token ? { ...headers, "x-signature": token } : headers,
       ...(size > 0 || method === "PATCH"
         ? {
           body: chunkBody(chunk!, this.#streamChunks, headers),
@@ -1246,6 +1259,14 @@ export function createResumableUpload(
             ? (options.uploadUrl as string).split("?")[0]
             : options.uploadUrl,
         )}`,
+    );
+  }
+  const token = options.signedUploadToken;
+  if (token != null && (typeof token !== "string" || token.trim() === "")) {
+    throw new TypeError(
+      `Cannot upload as 'signedUploadToken' must be a non-blank string: current value is ${
+        typeof token === "string" ? '""' : showValue(token)
+      }`,
     );
   }
   const store = options.urlStore;

@@ -67,6 +67,8 @@ interface TusUpload {
   upsert: boolean;
   /** Who created the upload: only they continue it, and the object is theirs. */
   caller: Caller;
+  /** For an upload made with a signed upload token, that token: only it continues the upload. */
+  token: string | null;
 }
 
 /** Whether a bucket's MIME list (exact types or `type/*`) lets `contentType` in; null lets all. */
@@ -120,6 +122,8 @@ function openRoute(method: string, path: string): boolean {
       path,
     );
   }
+  // Resumable uploads with a signed upload token (`x-signature`), checked by the routes.
+  if (/^\/storage\/v1\/upload\/resumable\/sign(\/|$)/.test(path)) return true;
   return method === "PUT" && /^\/storage\/v1\/object\/upload\/sign\//.test(path);
 }
 
@@ -659,10 +663,24 @@ export function storageApp(ctx: BackendContext): { app: Hono; state: StorageStat
         "Tus-Extension": "creation,creation-with-upload,creation-defer-length,termination",
       },
     }));
-  app.post("/upload/resumable", async (c) => {
-    const denied = requireUser(c);
-    if (denied) return denied;
+  /**
+   * Creates an upload: the caller's (`/upload/resumable`), or, as the Storage API's
+   * `/upload/resumable/sign`, that of the user who signed the `x-signature` token for this very
+   * bucket and key, with the token's `upsert` (an `x-upsert` header is ignored).
+   */
+  const createUpload = async (c: Context, signedRoute: boolean) => {
+    const token = signedRoute ? c.req.header("x-signature") ?? "" : null;
+    const entry = token === null ? null : signed.get(token);
+    if (token === null) {
+      const denied = requireUser(c);
+      if (denied) return denied;
+    } else if (!entry || !entry.upload || entry.exp < Date.now()) {
+      return storageError(400, "InvalidSignature", "invalid signature");
+    }
     const meta = parseMetadata(c.req.header("upload-metadata"));
+    if (entry && (entry.bucket !== meta.bucketName || entry.name !== meta.objectName)) {
+      return storageError(400, "InvalidSignature", "The signature is for another object");
+    }
     const lengthHeader = c.req.header("upload-length");
     const deferred = c.req.header("upload-defer-length") === "1";
     if (!meta.bucketName || !meta.objectName) {
@@ -674,10 +692,11 @@ export function storageApp(ctx: BackendContext): { app: Hono; state: StorageStat
     if (!deferred && !/^\d+$/.test(lengthHeader ?? "")) {
       return storageError(400, "Invalid Input", "Upload-Length is required");
     }
-    const upsert = c.req.header("x-upsert") === "true";
+    const upsert = entry ? entry.upsert : c.req.header("x-upsert") === "true";
+    const caller = entry ? entry.caller : callerOf(c);
     const existing = objectsOf(meta.bucketName).get(meta.objectName);
     if (existing && !upsert) return storageError(409, "Duplicate", "The resource already exists");
-    if (existing && !canWrite(callerOf(c), existing)) return refused();
+    if (existing && !canWrite(caller, existing)) return refused();
     const id = crypto.randomUUID();
     const up: TusUpload = {
       bucket: meta.bucketName,
@@ -689,10 +708,13 @@ export function storageApp(ctx: BackendContext): { app: Hono; state: StorageStat
       cacheControl: meta.cacheControl ? `max-age=${meta.cacheControl}` : "max-age=3600",
       metadata: meta.metadata ? JSON.parse(meta.metadata) : null,
       upsert,
-      caller: callerOf(c),
+      caller,
+      token,
     };
     uploads.set(id, up);
-    const location = `${new URL(c.req.url).origin}/storage/v1/upload/resumable/${id}`;
+    const location = `${new URL(c.req.url).origin}/storage/v1/upload/resumable/${
+      signedRoute ? "sign/" : ""
+    }${id}`;
     if (c.req.header("content-type") === "application/offset+octet-stream") {
       const bad = (await accept(up, c.req.raw)) ?? finish(up);
       if (bad) return bad;
@@ -705,14 +727,23 @@ export function storageApp(ctx: BackendContext): { app: Hono; state: StorageStat
       status: 201,
       headers: { ...TUS_HEADERS, Location: location, "Upload-Offset": String(up.offset) },
     });
-  });
-  /** The upload named in the path, if the caller created it (another caller's is not found). */
+  };
+  app.post("/upload/resumable", (c) => createUpload(c, false));
+  app.post("/upload/resumable/sign", (c) => createUpload(c, true));
+  /**
+   * The upload named in the path, if the caller created it (another caller's is not found); under
+   * `/sign/`, if it was made with the request's `x-signature`.
+   */
   const uploadOf = (c: Context): TusUpload | null => {
     const up = uploads.get(c.req.param("id") ?? "");
-    return up && sameCaller(up.caller, callerOf(c)) ? up : null;
+    if (!up) return null;
+    if (new URL(c.req.url).pathname.includes("/upload/resumable/sign/")) {
+      return up.token !== null && up.token === c.req.header("x-signature") ? up : null;
+    }
+    return up.token === null && sameCaller(up.caller, callerOf(c)) ? up : null;
   };
   // Hono answers a HEAD with the GET route (and drops the body): a HEAD-only route never matches.
-  app.get("/upload/resumable/:id", (c) => {
+  const headUpload = (c: Context) => {
     if (c.req.method !== "HEAD") return new Response(null, { status: 405, headers: TUS_HEADERS });
     const up = uploadOf(c);
     if (!up) return new Response(null, { status: 404, headers: TUS_HEADERS });
@@ -724,8 +755,8 @@ export function storageApp(ctx: BackendContext): { app: Hono; state: StorageStat
     if (up.length !== null) headers["Upload-Length"] = String(up.length);
     else headers["Upload-Defer-Length"] = "1";
     return new Response(null, { status: 200, headers });
-  });
-  app.patch("/upload/resumable/:id", async (c) => {
+  };
+  const patchUpload = async (c: Context) => {
     const up = uploadOf(c);
     if (!up) return new Response(null, { status: 404, headers: TUS_HEADERS });
     if (c.req.header("content-type") !== "application/offset+octet-stream") {
@@ -744,7 +775,11 @@ export function storageApp(ctx: BackendContext): { app: Hono; state: StorageStat
       status: 204,
       headers: { ...TUS_HEADERS, "Upload-Offset": String(up.offset) },
     });
-  });
+  };
+  for (const prefix of ["/upload/resumable/", "/upload/resumable/sign/"]) {
+    app.get(`${prefix}:id`, headUpload);
+    app.patch(`${prefix}:id`, patchUpload);
+  }
   app.delete("/upload/resumable/:id", (c) => {
     if (uploadOf(c)) uploads.delete(c.req.param("id"));
     return new Response(null, { status: 204, headers: TUS_HEADERS });
