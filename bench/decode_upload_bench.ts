@@ -4,7 +4,8 @@
  * - `decode <kind>`: `selectTyped` of 20,000 rows against postgrest-js's `select()`, for rows of
  *   plain values, float8 values (16 digits and more in a row), text holding digit runs, and int8
  *   ids beyond 2^53 (fetchbase reads them exact, as `bigint`; postgrest-js rounds them);
- * - `upload`: a 1 MiB `Uint8Array` through `StorageClient.upload` and storage-js's `upload`.
+ * - `upload`: a 1 MiB `Uint8Array` through `StorageClient.upload` and storage-js's `upload`;
+ * - `download`: 16 MiB read whole, `downloadBytes` against storage-js's `download` (a Blob).
  * Run: deno bench --allow-all bench/decode_upload_bench.ts
  */
 import { PostgrestClient } from "@supabase/postgrest-js";
@@ -64,4 +65,21 @@ Deno.bench("fetchbase upload, 1 MiB", { group: "upload" }, async () => {
     contentType: "application/octet-stream",
   });
   if (!r.ok) throw new Error(r.error.message);
+});
+
+// A 16 MiB download read whole: storage-js's Blob (then its bytes) against fetchbase's
+// `downloadBytes`, which reads the body as a stream to hold each pause to the client's timeout.
+const object = new Uint8Array(16 << 20).fill(2);
+const serving = (() => Promise.resolve(new Response(object))) as typeof fetch;
+const readStorage = createStorageClient(createBaseClient(BASE, KEY, { fetch: serving }));
+const readStorageJs = new StorageJs(`${BASE}/storage/v1`, { apikey: KEY }, serving);
+Deno.bench("storage-js download, 16 MiB", { group: "download", baseline: true }, async () => {
+  const r = await readStorageJs.from("docs").download("a.bin");
+  if (r.error) throw r.error;
+  if ((await r.data.arrayBuffer()).byteLength !== object.length) throw new Error("short");
+});
+Deno.bench("fetchbase downloadBytes, 16 MiB", { group: "download" }, async () => {
+  const r = await readStorage.downloadBytes("docs", "a.bin");
+  if (!r.ok) throw new Error(r.error.message);
+  if (r.value.length !== object.length) throw new Error("short");
 });
