@@ -267,11 +267,34 @@ export function plainJson(value: unknown, action: string): string {
 const isLossy = (v: unknown): boolean =>
   typeof v === "function" || typeof v === "symbol" || (typeof v === "number" && v - v !== 0);
 
-/** The `TypeError` for a {@linkcode isLossy} value, named by its key or index. */
-function lossy(action: string, key: string | number, v: unknown): TypeError {
+/**
+ * The `TypeError` for a {@linkcode isLossy} value, named by its path from the value written
+ * (`meta.x`, `tags[1]`, `[2].score`): `above` holds the objects and arrays above it, outermost
+ * first, and `key` is its key in the last of them. Built only for the error.
+ */
+function lossy(action: string, above: readonly object[], key: string | number, v: unknown) {
+  let at = "";
+  const step = (k: string | number | undefined) =>
+    at += typeof k === "number"
+      ? `[${k}]`
+      : k !== undefined && /^[A-Za-z_$][\w$]*$/.test(k)
+      ? `${at === "" ? "" : "."}${k}`
+      : `[${k === undefined ? "?" : JSON.stringify(k)}]`;
+  for (let i = 1; i < above.length; i++) {
+    const parent = above[i - 1]!;
+    const child = above[i];
+    step(
+      Array.isArray(parent)
+        ? parent.indexOf(child)
+        : tagOf(parent) === "[object Map]"
+        ? [...(parent as Map<string, unknown>)].find(([, x]) => x === child)?.[0]
+        : Object.keys(parent).find((k) => (parent as Record<string, unknown>)[k] === child),
+    );
+  }
+  step(key);
   const what = typeof v === "number" ? String(v) : `a ${typeof v}`;
   return new TypeError(
-    `Cannot ${action} as ${showValue(key)} is ${what}, which JSON cannot carry (it would be ${
+    `Cannot ${action} as '${at}' is ${what}, which JSON cannot carry (it would be ${
       typeof v === "number" ? "written as null" : "left out"
     })`,
   );
@@ -304,7 +327,7 @@ function holdsMapOrSet(value: unknown, path: object[], action: string): boolean 
       const v = value[i];
       if (typeof v === "object") {
         if (v !== null && holdsMapOrSet(v, path, action)) return true;
-      } else if (isLossy(v)) throw lossy(action, i, v);
+      } else if (isLossy(v)) throw lossy(action, path, i, v);
     }
   } else {
     const values = Object.values(value);
@@ -312,7 +335,7 @@ function holdsMapOrSet(value: unknown, path: object[], action: string): boolean 
       const v = values[i];
       if (typeof v === "object") {
         if (v !== null && holdsMapOrSet(v, path, action)) return true;
-      } else if (isLossy(v)) throw lossy(action, Object.keys(value)[i]!, v);
+      } else if (isLossy(v)) throw lossy(action, path, Object.keys(value)[i]!, v);
     }
   }
   path.pop();
@@ -341,7 +364,7 @@ function plainDeep(value: unknown, action: string, path: object[], ids = false):
     // A value JSON would change (isLossy) is refused here too: beside a Map, which plainJson met
     // first, or in a filter's operand.
     const deep = (v: unknown, key: string | number) => {
-      if (isLossy(v)) throw lossy(action, key, v);
+      if (isLossy(v)) throw lossy(action, path, key, v);
       return plainDeep(v, action, path, ids);
     };
     if (Array.isArray(value)) return value.map(deep);

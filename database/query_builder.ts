@@ -95,6 +95,13 @@ export class QueryBuilder {
    */
   orderBy(column: ColumnRef<unknown>, options?: OrderByOptions): this {
     options ??= {};
+    if (typeof options !== "object") {
+      throw new TypeError(
+        `Cannot order as 'options' must be an object such as { order: Order.DESC }: current value is ${
+          showValue(options)
+        }`,
+      );
+    }
     // postgrest-js's option, which would be ignored here: the order would be ascending.
     if ("ascending" in options) {
       throw new TypeError(

@@ -41,7 +41,9 @@ import { deadline } from "../core/_deadline.ts";
 import { checkUploadOptions } from "./_upload_options.ts";
 import { checkReadable, dataFailed } from "./_chunk_source.ts";
 import { sendsStreamBodies } from "./_chunk_body.ts";
-import { untilCancelled } from "../core/_abort.ts";
+import { cancelled, untilCancelled } from "../core/_abort.ts";
+import { sleep } from "../core/_sleep.ts";
+import { backoffDelay } from "../core/retry.ts";
 import {
   isArrayBuffer,
   isBlobToRead,
@@ -771,42 +773,65 @@ export async function downloadRaw<R extends "text" | "bytes" | "stream">(
   // waits, not on its length: its answer must start within it (the transport's timeout, which
   // ends when a streamed answer's headers come) and no pause in its body may last longer. A
   // `downloadStream` gets the first only: its body is read at the caller's pace.
+  // Where answers have no body stream (React Native's `whatwg-fetch`, whose Response has no
+  // `body`), the body is read whole as before, and a download without its own timeout has none.
   const idle = o.timeout === undefined && responseType !== "stream" &&
-      typeof ReadableStream === "function" && !bodiless.has(client)
+      typeof ReadableStream === "function" && typeof Response === "function" &&
+      "body" in Response.prototype && !bodiless.has(client)
     ? client.timeout
     : 0;
-  // Revalidated, never answered from a browser's cache alone: the object may have changed.
-  let r = await requestAfterRestore(client, {
-    area: "storage",
-    path: `${family}/${encoded}`,
-    query: downloadQuery(o),
-    headers: rangeHeader(o.range),
-    credentials: visibility === "public" ? "none" : "token",
-    // The renderer's rate limit renews its 4 s block at every request made while blocked, and
-    // answers no Retry-After: a retry within it only prolongs the 429.
-    retry: !render,
-    // Text is read as bytes and decoded at the end, as `Response.text()` would (UTF-8, a BOM
-    // dropped): workerd logs a console warning for every `text()` of a body whose type is not
-    // text, as an object's is when stored with the default type (a string uploaded without one).
-    responseType: (idle > 0 ? "stream" : responseType === "text" ? "bytes" : responseType) as R,
-    signal: o.signal,
-    timeout: o.timeout,
-  }, freshReads(client));
+  const request = () =>
+    requestAfterRestore(client, {
+      area: "storage",
+      path: `${family}/${encoded}`,
+      query: downloadQuery(o),
+      headers: rangeHeader(o.range),
+      credentials: visibility === "public" ? "none" : "token",
+      // The renderer's rate limit renews its 4 s block at every request made while blocked, and
+      // answers no Retry-After: a retry within it only prolongs the 429.
+      retry: !render,
+      // Text is read as bytes and decoded at the end, as `Response.text()` would (UTF-8, a BOM
+      // dropped): workerd logs a console warning for every `text()` of a body whose type is not
+      // text, as an object's is when stored with the default type (a string uploaded without one).
+      responseType: (idle > 0 ? "stream" : responseType === "text" ? "bytes" : responseType) as R,
+      signal: o.signal,
+      // A stream's headers, or a whole body read in the transport: the call's timeout, else the
+      // client's for a stream and none for a whole body (its length has no bound).
+      timeout: o.timeout ?? (idle > 0 || responseType === "stream" ? undefined : 0),
+    }, freshReads(client));
+  let r = await request();
   // A fetch that answers with a Node stream (node-fetch, cross-fetch): a web stream of it.
   if (r.ok && (idle > 0 || responseType === "stream") && isAsyncIterable(r.value.body)) {
     (r.value as { body: unknown }).body = iterableStream(r.value.body);
   }
-  if (r.ok && idle > 0) {
+  // A body read here fails after the transport's call has settled: a network failure in it is
+  // retried here, as the transport retries one of a body it reads (not a render's: see above).
+  for (let attempt = 1; r.ok && idle > 0; attempt++) {
     const stream = r.value.body as ReadableStream<Uint8Array> | null | undefined;
-    // A fetch whose answers have no `body` (the `whatwg-fetch` polyfill, under jsdom say) cannot
-    // be read as a stream: asked again, read whole as before, and so from now on for this client.
+    // A fetch whose answers have no `body` though the runtime's Response has one (the
+    // `whatwg-fetch` polyfill given as the client's fetch): asked again, read whole as before,
+    // and so from now on for this client.
     if (stream === undefined) {
       bodiless.add(client);
       return downloadRaw(client, visibility, bucket, path, o, responseType);
     }
-    const bytes = stream ? await readIdle(stream, idle, o.signal) : success(new Uint8Array(0));
-    if (!bytes.ok) return bytes;
-    r = success({ ...r.value, body: bytes.value as never });
+    const bytes = stream
+      ? await readIdle(stream, idle, o.signal, streamLength(r.value.headers))
+      : success(new Uint8Array(0));
+    if (bytes.ok) {
+      r = success({ ...r.value, body: bytes.value as never });
+      break;
+    }
+    if (
+      bytes.error.category !== "NETWORK" || render || attempt >= client.retry.maxAttempts ||
+      !(await sleep(backoffDelay(attempt, client.retry), o.signal))
+    ) {
+      return o.signal?.aborted ? cancelled(o.signal.reason) : bytes;
+    }
+    r = await request();
+    if (r.ok && isAsyncIterable(r.value.body)) {
+      (r.value as { body: unknown }).body = iterableStream(r.value.body);
+    }
   }
   const range = o.range;
   // An empty object has no byte to serve, and the Storage API answers any Range of it 416 (its

@@ -1327,8 +1327,9 @@ export function uploadResumable(
   options?: Omit<ResumableUploadOptions, "uploadUrl"> & { signal?: AbortSignal | undefined },
 ): Promise<ServiceResult<void>> {
   options ??= {};
-  // Always a new upload, as the document says: an `uploadUrl` (from JavaScript, or an options
-  // object shared with createResumableUpload) is left out, never resumed.
+  // As the document says, without `uploadUrl`: one given from JavaScript (or in an options object
+  // shared with createResumableUpload) is left out, never resumed (a `urlStore` may still resume
+  // what it saved, as createResumableUpload does).
   const { signal, uploadUrl: _resumed, ...rest } = options as ResumableUploadOptions & {
     signal?: AbortSignal | undefined;
   };

@@ -738,7 +738,12 @@ export function storageApp(ctx: BackendContext): { app: Hono; state: StorageStat
     const up = uploads.get(c.req.param("id") ?? "");
     if (!up) return null;
     if (new URL(c.req.url).pathname.includes("/upload/resumable/sign/")) {
-      return up.token !== null && up.token === c.req.header("x-signature") ? up : null;
+      // As the Storage API: any live upload token for this object goes on (it checks the
+      // signature against the object's key, not the one the upload was created with).
+      const entry = signed.get(c.req.header("x-signature") ?? "");
+      const live = entry && entry.upload && entry.exp >= Date.now() &&
+        entry.bucket === up.bucket && entry.name === up.name;
+      return up.token !== null && live ? up : null;
     }
     return up.token === null && sameCaller(up.caller, callerOf(c)) ? up : null;
   };

@@ -11,17 +11,19 @@ import { makeDb } from "./_helpers.ts";
 Deno.test("typed writes refuse a function, a symbol, NaN and the infinities, at any depth, naming the key", async () => {
   const { db, rec } = makeDb();
   const cases: Array<[unknown, RegExp]> = [
-    [{ id: 1, f: () => 1 }, /"f" is a function, which JSON cannot carry \(it would be left out\)/],
-    [{ id: 1, a: NaN }, /"a" is NaN, which JSON cannot carry \(it would be written as null\)/],
-    [{ id: 1, a: Infinity }, /"a" is Infinity/],
-    [{ id: 1, a: -Infinity }, /"a" is -Infinity/],
-    [{ id: 1, s: Symbol("x") }, /"s" is a symbol/],
-    [{ id: 1, meta: { deep: { x: NaN } } }, /"x" is NaN/],
-    [{ id: 1, tags: ["a", () => 2] }, /1 is a function/],
-    [[{ id: 1 }, { id: 2, score: NaN }], /"score" is NaN/],
+    [{ id: 1, f: () => 1 }, /'f' is a function, which JSON cannot carry \(it would be left out\)/],
+    [{ id: 1, a: NaN }, /'a' is NaN, which JSON cannot carry \(it would be written as null\)/],
+    [{ id: 1, a: Infinity }, /'a' is Infinity/],
+    [{ id: 1, a: -Infinity }, /'a' is -Infinity/],
+    [{ id: 1, s: Symbol("x") }, /'s' is a symbol/],
+    [{ id: 1, meta: { deep: { x: NaN } } }, /'meta\.deep\.x' is NaN/],
+    [{ x: 1, meta: { x: NaN } }, /'meta\.x' is NaN/],
+    [{ id: 1, "a b": { ["c-d"]: NaN } }, /'\["a b"\]\["c-d"\]' is NaN/],
+    [{ id: 1, tags: ["a", () => 2] }, /'tags\[1\]' is a function/],
+    [[{ id: 1 }, { id: 2, score: NaN }], /'\[1\]\.score' is NaN/],
     // Beside a Map, which is written as its entries: the copy refuses them too.
-    [{ id: 1, m: new Map([["k", 1]]), n: NaN }, /"n" is NaN/],
-    [{ id: 1, m: new Map<string, unknown>([["k", () => 1]]) }, /"k" is a function/],
+    [{ id: 1, m: new Map([["k", 1]]), n: NaN }, /'n' is NaN/],
+    [{ id: 1, m: new Map<string, unknown>([["k", () => 1]]) }, /'m\.k' is a function/],
   ];
   for (const [value, message] of cases) {
     const r = await insertTyped(db, "t", value as never);
@@ -66,6 +68,13 @@ Deno.test("orderBy refuses postgrest-js's { ascending: false }, which would have
     r.errorOrNull()!.message,
     /'ascending' is no option here: pass \{ order: Order\.DESC \}/,
   );
+  for (const bad of ["desc", 1, true]) {
+    const r2 = await db.select("t", { block: (q) => q.orderBy("id", bad as never) });
+    assert.match(
+      r2.errorOrNull()!.message,
+      /^Cannot order as 'options' must be an object such as \{ order: Order\.DESC \}: current value is/,
+    );
+  }
   assert.equal(rec.requests.length, 0);
   await db.select("t", { block: (q) => q.orderBy("id", { order: "desc" }) });
   assert.equal(rec.only.url.searchParams.get("order"), "id.desc");

@@ -147,7 +147,7 @@ Deno.test("updateTyped sends the value's JSON form (toJSON) without its null fie
   );
   assert.equal(rec.last.text, '{"title":"x","big":9007199254740993}');
   const nan = await updateTyped(db, "tasks", { title: "x", n: NaN }, null);
-  assert.match(nan.errorOrNull()!.message, /"n" is NaN, which JSON cannot carry/);
+  assert.match(nan.errorOrNull()!.message, /'n' is NaN, which JSON cannot carry/);
   // A value whose JSON form is no object is refused, as before.
   const odd = { toJSON: () => [1, 2] } as unknown as { id: number };
   const r = await updateTyped(db, "t", odd, null);

@@ -193,14 +193,121 @@ Deno.test("a fetch whose answers have no body stream (whatwg-fetch) still downlo
       ok: true,
       headers: new Headers({ "content-type": "text/plain" }),
       text: () => Promise.resolve("hello"),
-      arrayBuffer: () => Promise.resolve(bytes.buffer),
+      // Slower than the client's timeout: read whole, a body has no time limit but the call's.
+      arrayBuffer: () => delay(250).then(() => bytes.buffer),
     } as unknown as Response);
   };
-  const storage = createStorageClient(createBaseClient("https://p.example", "k", { fetch }));
+  const storage = createStorageClient(
+    createBaseClient("https://p.example", "k", { fetch, timeout: 100 }),
+  );
   assert.equal((await storage.download("b", "a.txt")).getOrThrow(), "hello");
   assert.equal(seen.length, 2);
   assert.deepEqual([...(await storage.downloadBytes("b", "a.txt")).getOrThrow()], [
     ...enc.encode("hello"),
   ]);
   assert.equal(seen.length, 3);
+});
+
+/** A fetch that ignores its signal and answers a body sending a byte every 100 ms, ten in all. */
+function deafFetch(calls: { n: number }, fail: (n: number) => boolean = () => false) {
+  return (() => {
+    const n = ++calls.n;
+    let i = 0;
+    return Promise.resolve(
+      new Response(
+        new ReadableStream<Uint8Array>({
+          async pull(c) {
+            if (i === 3 && fail(n)) return c.error(new TypeError("connection reset"));
+            if (i === 10) return c.close();
+            await delay(i === 0 ? 0 : 20);
+            c.enqueue(enc.encode(String(i++)));
+          },
+        }),
+      ),
+    );
+  }) as typeof fetch;
+}
+
+Deno.test("the caller's abort ends a download at once even through a fetch that ignores its signal", async () => {
+  const slow = (() =>
+    Promise.resolve(
+      new Response(
+        new ReadableStream<Uint8Array>({
+          async pull(c) {
+            await delay(100);
+            c.enqueue(enc.encode("x"));
+          },
+        }),
+      ),
+    )) as typeof fetch;
+  const storage = createStorageClient(
+    createBaseClient("https://p.example", "k", { fetch: slow, timeout: 5_000 }),
+  );
+  const controller = new AbortController();
+  setTimeout(() => controller.abort(), 150);
+  const started = Date.now();
+  const r = await storage.downloadBytes("b", "a", { signal: controller.signal });
+  assert.equal(r.errorOrNull()?.category, "CANCELLED");
+  assert.ok(Date.now() - started < 400, `${Date.now() - started} ms`);
+  const already = await storage.downloadBytes("b", "a", { signal: AbortSignal.abort() });
+  assert.equal(already.errorOrNull()?.category, "CANCELLED");
+});
+
+Deno.test("a body that breaks mid-way is asked for again, as the transport retries reads; a render's is not", async () => {
+  const calls = { n: 0 };
+  const storage = createStorageClient(createBaseClient("https://p.example", "k", {
+    fetch: deafFetch(calls, (n) => n === 1),
+    retry: { baseDelayMs: 1, maxDelayMs: 1 },
+  }));
+  assert.equal((await storage.download("b", "a")).getOrThrow(), "0123456789");
+  assert.equal(calls.n, 2);
+  // Every attempt broken: NETWORK after the client's attempts.
+  const broken = { n: 0 };
+  const failing = createStorageClient(createBaseClient("https://p.example", "k", {
+    fetch: deafFetch(broken, () => true),
+    retry: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 1 },
+  }));
+  assert.equal((await failing.download("b", "a")).errorOrNull()?.category, "NETWORK");
+  assert.equal(broken.n, 2);
+  // A transformed download is not retried (the renderer's rate limit).
+  const render = { n: 0 };
+  const rendering = createStorageClient(createBaseClient("https://p.example", "k", {
+    fetch: deafFetch(render, () => true),
+    retry: { baseDelayMs: 1, maxDelayMs: 1 },
+  }));
+  const r = await rendering.download("b", "a.png", { transform: { width: 10 } });
+  assert.equal(r.errorOrNull()?.category, "NETWORK");
+  assert.equal(render.n, 1);
+});
+
+Deno.test("a body already read by a fetch wrapper is a NETWORK failure, as the transport reports it", async () => {
+  const wrapper = (async () => {
+    const res = new Response("hello");
+    await res.text();
+    return res;
+  }) as typeof fetch;
+  const storage = createStorageClient(createBaseClient("https://p.example", "k", {
+    fetch: wrapper,
+    retry: { maxAttempts: 1 },
+  }));
+  assert.equal((await storage.download("b", "a")).errorOrNull()?.category, "NETWORK");
+});
+
+Deno.test("readIdle: with the announced length the bytes fill one buffer of it; a length that is wrong still reads the body", async () => {
+  const pieces = () =>
+    new ReadableStream<Uint8Array>({
+      start(c) {
+        c.enqueue(new Uint8Array([1, 2]));
+        c.enqueue(new Uint8Array([3, 4, 5]));
+        c.close();
+      },
+    });
+  const exact = (await readIdle(pieces(), 1_000, undefined, 5)).getOrThrow();
+  assert.deepEqual([...exact], [1, 2, 3, 4, 5]);
+  assert.equal(exact.buffer.byteLength, 5);
+  const short = (await readIdle(pieces(), 1_000, undefined, 3)).getOrThrow();
+  assert.deepEqual([...short], [1, 2, 3, 4, 5]);
+  const long = (await readIdle(pieces(), 1_000, undefined, 9)).getOrThrow();
+  assert.deepEqual([...long], [1, 2, 3, 4, 5]);
+  assert.equal(long.buffer.byteLength, 5);
 });

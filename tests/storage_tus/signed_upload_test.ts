@@ -146,6 +146,35 @@ Deno.test("local backend: a client with no session uploads resumably with a toke
     }).await();
     assert.ok(replace.ok, replace.ok ? "" : replace.error.message);
     assert.equal((await storage.downloadBytes("drop", "in/big.bin")).getOrThrow().length, 3);
+
+    // Paused after its first chunk, an upload goes on from its saved URL with a fresh token for
+    // the same key (the server checks the token against the key), not with one for another key.
+    const first = browser.createResumableUpload("drop", "in/paused.bin", data, {
+      signedUploadToken: (await storage.createSignedUploadUrl("drop", "in/paused.bin"))
+        .getOrThrow(),
+      chunkSize: 32 * 1024,
+    });
+    const pause = new AbortController();
+    const stop = first.progress.subscribe((p) => {
+      if (p.bytesUploaded > 0) pause.abort();
+    });
+    const paused = await first.await({ signal: pause.signal });
+    stop();
+    assert.equal(paused.errorOrNull()?.category, "CANCELLED");
+    const url = first.uploadUrl!;
+    const elsewhere = await browser.createResumableUpload("drop", "in/paused.bin", data, {
+      signedUploadToken: (await storage.createSignedUploadUrl("drop", "in/x.bin")).getOrThrow(),
+      uploadUrl: url,
+      maxAttempts: 1,
+    }).await();
+    assert.equal(elsewhere.ok, false);
+    const resumed = await browser.createResumableUpload("drop", "in/paused.bin", data, {
+      signedUploadToken: (await storage.createSignedUploadUrl("drop", "in/paused.bin"))
+        .getOrThrow(),
+      uploadUrl: url,
+    }).await();
+    assert.ok(resumed.ok, resumed.ok ? "" : resumed.error.message);
+    assert.deepEqual((await storage.downloadBytes("drop", "in/paused.bin")).getOrThrow(), data);
   } finally {
     await server.close();
   }
