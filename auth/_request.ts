@@ -199,7 +199,7 @@ export function challengeMethod(p: PkceParams): string {
 }
 
 /**
- * The credentials in the query of a `redirect_to` (an OAuth `state` the app put there, as
+ * The credentials in the query or fragment of a `redirect_to` (an OAuth `state` the app put there, as
  * `generateOAuthState` suggests), as written and decoded, each also percent-encoded as the request
  * URL carries it: secrets, since a runtime's network error quotes that URL. A credential is the
  * value of a key that names one (`state`, `token`, `code`, `nonce`, `secret`, `key`, `sig`...) or
@@ -216,7 +216,12 @@ export function redirectSecrets(query: QueryInit | string | null | undefined): s
   const out: string[] = [];
   for (const to of targets) {
     if (typeof to !== "string") continue;
-    for (const [key, written, decoded] of quotedQueryPairs(to.split("#")[0])) {
+    // The fragment's pairs too (`#access_token=...`, `#state=...`): the request URL carries them.
+    const at = to.indexOf("#");
+    const pairs = at < 0
+      ? quotedQueryPairs(to)
+      : [...quotedQueryPairs(to.slice(0, at)), ...quotedQueryPairs(`?${to.slice(at + 1)}`)];
+    for (const [key, written, decoded] of pairs) {
       const credential = /state|token|code|nonce|secret|key|sig|pass|otp|auth/i.test(key) ||
         (/^[\w.~+/=-]{16,}$/.test(decoded) && /\d/.test(decoded) && /[a-z]/i.test(decoded));
       if (credential) { for (const v of [written, decoded]) out.push(v, encodeURIComponent(v)); }

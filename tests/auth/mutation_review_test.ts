@@ -198,6 +198,14 @@ Deno.test("RQ14 a state with '/' is hidden also in its percent-encoded form", as
   assert.ok(!shown.includes("ab%2Fcd%2Fef"), shown);
   assert.ok(!shown.includes("ab/cd/ef"), shown);
 });
+Deno.test("credentials in the fragment of a redirectTo are hidden too", async () => {
+  const shown = await quoted(
+    "https://app.example/cb?next=home#access_token=frag-secret-9&state=st8te9",
+  );
+  assert.ok(!shown.includes("frag-secret-9"), shown);
+  assert.ok(!shown.includes("st8te9"), shown);
+  assert.ok(shown.includes("next%3Dhome"), shown);
+});
 Deno.test("RQ20 a long path value without digits (no credential) is not blanked", async () => {
   const shown = await quoted("https://app.example/cb?next=/home/dashboard/settings");
   assert.ok(shown.includes("%2Fhome%2Fdashboard%2Fsettings"), shown);
