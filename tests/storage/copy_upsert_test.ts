@@ -5,11 +5,9 @@
 
 import assert from "node:assert/strict";
 import { createBaseClient } from "../../core/client.ts";
-import { createLocalBackend } from "../../demo/local_backend/mod.ts";
 import { copy } from "../../storage/objects.ts";
-import { createStorageClient } from "../../storage/mod.ts";
 import { jsonResponse } from "../support/recording_fetch.ts";
-import { serve } from "../support/serve.ts";
+import { localUser } from "../support/local_user.ts";
 import { makeStorage } from "./_helpers.ts";
 
 Deno.test("copy sends x-upsert: true only when upsert is true, and move never does", async () => {
@@ -41,18 +39,8 @@ Deno.test("copy refuses an upsert that is no boolean, before anything is sent", 
 });
 
 Deno.test("local backend: copy onto an existing key is CONFLICT unless upsert, and move is always", async () => {
-  const backend = await createLocalBackend();
-  const server = await serve(backend.app.fetch);
+  const { server, storage } = await localUser("copier@example.test");
   try {
-    const client = createBaseClient(server.url, backend.apiKey);
-    const session = (await client.request({
-      method: "POST",
-      area: "auth",
-      path: "/signup",
-      json: { email: "copier@example.test", password: "secret-pw" },
-    })).getOrThrow().body as { access_token: string };
-    client.setAccessToken(session.access_token);
-    const storage = createStorageClient(client);
     assert.ok((await storage.createBucket("docs", "docs")).ok);
     await storage.upload("docs", "a.txt", "first");
     await storage.upload("docs", "b.txt", "second");
@@ -116,18 +104,8 @@ Deno.test("updateBucket: the clear flags send null, a null field stays unsent, a
 });
 
 Deno.test("local backend: a cleared size limit lets a larger upload through", async () => {
-  const backend = await createLocalBackend();
-  const server = await serve(backend.app.fetch);
+  const { server, storage } = await localUser("limits@example.test");
   try {
-    const client = createBaseClient(server.url, backend.apiKey);
-    const session = (await client.request({
-      method: "POST",
-      area: "auth",
-      path: "/signup",
-      json: { email: "limits@example.test", password: "secret-pw" },
-    })).getOrThrow().body as { access_token: string };
-    client.setAccessToken(session.access_token);
-    const storage = createStorageClient(client);
     const created = await storage.createBucket("small", "small", {
       fileSizeLimit: 4,
       allowedMimeTypes: ["text/plain"],

@@ -7,10 +7,9 @@
 
 import assert from "node:assert/strict";
 import { createBaseClient } from "../../core/client.ts";
-import { createLocalBackend } from "../../demo/local_backend/mod.ts";
 import { createStorageClient, uploadResumable } from "../../storage/mod.ts";
 import { recordingFetch } from "../support/recording_fetch.ts";
-import { serve } from "../support/serve.ts";
+import { localUser } from "../support/local_user.ts";
 import { BASE, KEY, tusScript } from "./_tus_script.ts";
 
 const SIGNED = `${BASE}/storage/v1/upload/resumable/sign/id1`;
@@ -97,22 +96,12 @@ Deno.test("a signedUploadToken that is no non-blank string is a TypeError at cre
 });
 
 Deno.test("local backend: a client with no session uploads resumably with a token a user signed; a token for another key is refused", async () => {
-  const backend = await createLocalBackend();
-  const server = await serve(backend.app.fetch);
+  const { server, apiKey, storage } = await localUser("signer@example.test");
   try {
-    const owner = createBaseClient(server.url, backend.apiKey);
-    const session = (await owner.request({
-      method: "POST",
-      area: "auth",
-      path: "/signup",
-      json: { email: "signer@example.test", password: "secret-pw" },
-    })).getOrThrow().body as { access_token: string };
-    owner.setAccessToken(session.access_token);
-    const storage = createStorageClient(owner);
     assert.ok((await storage.createBucket("drop", "drop")).ok);
     const token = (await storage.createSignedUploadUrl("drop", "in/big.bin")).getOrThrow();
 
-    const browser = createStorageClient(createBaseClient(server.url, backend.apiKey));
+    const browser = createStorageClient(createBaseClient(server.url, apiKey));
     const data = new Uint8Array(100_000).map((_, i) => i * 7);
     const up = browser.createResumableUpload("drop", "in/big.bin", data, {
       signedUploadToken: token,
