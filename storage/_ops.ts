@@ -748,6 +748,17 @@ function wholeRange(
 /** Clients whose fetch answered a download with no `body`: read whole from then on. */
 const bodiless = new WeakSet<BaseClient>();
 
+let hasBody: boolean | undefined;
+/**
+ * Whether this runtime's answers have a body stream, asked once: on its Response's prototype, or
+ * on a Response itself (workerd before its 2022-01-31 compatibility date keeps `body` there).
+ * React Native's `whatwg-fetch` has neither.
+ */
+function responsesHaveBody(): boolean {
+  return hasBody ??= typeof ReadableStream === "function" && typeof Response === "function" &&
+    ("body" in Response.prototype || "body" in new Response(null));
+}
+
 export async function downloadRaw<R extends "text" | "bytes" | "stream">(
   client: BaseClient,
   visibility: "authenticated" | "public",
@@ -775,9 +786,8 @@ export async function downloadRaw<R extends "text" | "bytes" | "stream">(
   // `downloadStream` gets the first only: its body is read at the caller's pace.
   // Where answers have no body stream (React Native's `whatwg-fetch`, whose Response has no
   // `body`), the body is read whole as before, and a download without its own timeout has none.
-  const idle = o.timeout === undefined && responseType !== "stream" &&
-      typeof ReadableStream === "function" && typeof Response === "function" &&
-      "body" in Response.prototype && !bodiless.has(client)
+  const idle = o.timeout === undefined && responseType !== "stream" && responsesHaveBody() &&
+      !bodiless.has(client)
     ? client.timeout
     : 0;
   const request = () =>

@@ -179,6 +179,30 @@ async function abort({ env, q, options }: FlowContext): Promise<Json> {
   return await abortFlow(client, () => Date.now());
 }
 
+/**
+ * Downloads from a server that sends its headers, then nothing (`__stall`): a client whose timeout
+ * is 500 ms ends each with TIMEOUT about then, for bytes and text (the body is read here, its
+ * pauses timed), whatever the compatibility date keeps `body` on.
+ */
+async function stall({ env, q, options }: FlowContext): Promise<Json> {
+  const client = createClient(env.FETCHBASE_URL, env.FETCHBASE_KEY, {
+    ...options,
+    accessToken: q.get("token")!,
+    timeout: 500,
+  });
+  const out: Json = {};
+  for (const kind of ["bytes", "text"] as const) {
+    const started = Date.now();
+    const r = kind === "bytes"
+      ? await client.storage.downloadBytes("b", "__stall")
+      : await client.storage.download("b", "__stall");
+    out[kind] = r.ok
+      ? "ok"
+      : { category: r.error.category, withinMs: Date.now() - started < 3_000 };
+  }
+  return out;
+}
+
 /** The shared database flow (`../flows/database.ts`). */
 async function database({ env, q, options }: FlowContext): Promise<Json> {
   return await databaseFlow({
@@ -268,6 +292,7 @@ const flows: Record<string, (c: FlowContext) => Promise<Json>> = {
   restore,
   autoRefresh,
   abort,
+  stall,
   database,
   storage,
   verify,
