@@ -117,13 +117,14 @@ const objectNotFound = () => storageError(404, "not_found", "Object not found");
 
 /** Requests that carry their own proof (a public bucket, a signed token) need no API key. */
 function openRoute(method: string, path: string): boolean {
+  // Resumable uploads with a signed upload token (`x-signature`, every method), checked by the
+  // routes.
+  if (/^\/storage\/v1\/upload\/resumable\/sign(\/|$)/.test(path)) return true;
   if (method === "GET" || method === "HEAD") {
     return /^\/storage\/v1\/(object\/(public|sign|info\/public)|render\/image\/public)\//.test(
       path,
     );
   }
-  // Resumable uploads with a signed upload token (`x-signature`), checked by the routes.
-  if (/^\/storage\/v1\/upload\/resumable\/sign(\/|$)/.test(path)) return true;
   return method === "PUT" && /^\/storage\/v1\/object\/upload\/sign\//.test(path);
 }
 
@@ -781,14 +782,15 @@ export function storageApp(ctx: BackendContext): { app: Hono; state: StorageStat
       headers: { ...TUS_HEADERS, "Upload-Offset": String(up.offset) },
     });
   };
+  const deleteUpload = (c: Context) => {
+    if (uploadOf(c)) uploads.delete(c.req.param("id") ?? "");
+    return new Response(null, { status: 204, headers: TUS_HEADERS });
+  };
   for (const prefix of ["/upload/resumable/", "/upload/resumable/sign/"]) {
     app.get(`${prefix}:id`, headUpload);
     app.patch(`${prefix}:id`, patchUpload);
+    app.delete(`${prefix}:id`, deleteUpload);
   }
-  app.delete("/upload/resumable/:id", (c) => {
-    if (uploadOf(c)) uploads.delete(c.req.param("id"));
-    return new Response(null, { status: 204, headers: TUS_HEADERS });
-  });
 
   return { app, state };
 }
