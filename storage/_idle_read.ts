@@ -71,10 +71,18 @@ export async function readIdle(
     signal?.addEventListener("abort", onAbort);
     if (idleMs > 0 && idleMs <= MAX_TIMER_MS) arm(idleMs);
     for (;;) {
-      const { done, value } = await reader.read();
+      const { done, value: read } = await reader.read();
       if (ended) return why();
       if (done) break;
       last = Date.now();
+      // Bytes as any view or an ArrayBuffer (a polyfill's); anything else is no body (thrown
+      // below, a NETWORK failure with the stream cancelled).
+      const value = ArrayBuffer.isView(read)
+        ? new Uint8Array(read.buffer, read.byteOffset, read.byteLength)
+        : (read as unknown) instanceof ArrayBuffer
+        ? new Uint8Array(read as unknown as ArrayBuffer)
+        : null;
+      if (value === null) throw new TypeError("The body gave a piece that is no bytes");
       if (out !== null && at + value.length <= out.length) out.set(value, at);
       else {
         if (out !== null) pieces.push(out.subarray(0, at)), out = null;

@@ -311,3 +311,30 @@ Deno.test("readIdle: with the announced length the bytes fill one buffer of it; 
   assert.deepEqual([...long], [1, 2, 3, 4, 5]);
   assert.equal(long.buffer.byteLength, 5);
 });
+
+Deno.test("readIdle: pieces given as an ArrayBuffer or another view are bytes; a piece that is no bytes is NETWORK, the stream cancelled", async () => {
+  const of = (...pieces: unknown[]) =>
+    new ReadableStream<Uint8Array>({
+      start(c) {
+        for (const p of pieces) c.enqueue(p as Uint8Array);
+        c.close();
+      },
+    });
+  const mixed = await readIdle(
+    of(new Uint8Array([1]).buffer, new DataView(new Uint8Array([0, 2, 3]).buffer, 1)),
+    1_000,
+  );
+  assert.deepEqual([...mixed.getOrThrow()], [1, 2, 3]);
+  let cancelled: unknown = null;
+  const text = new ReadableStream<Uint8Array>({
+    pull(c) {
+      c.enqueue("hello" as unknown as Uint8Array);
+    },
+    cancel(reason) {
+      cancelled = reason;
+    },
+  });
+  const bad = await readIdle(text, 1_000, undefined, 5);
+  assert.equal(bad.errorOrNull()?.category, "NETWORK");
+  assert.match(String(cancelled), /no bytes/);
+});
