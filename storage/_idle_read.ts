@@ -11,8 +11,12 @@ import { failure, type ServiceResult, success } from "../core/result.ts";
 
 /** setTimeout's largest delay: a limit past it is as good as none. */
 const MAX_TIMER_MS = 2_147_483_647;
-/** The largest announced length given a buffer up front (a larger one is read in pieces). */
-const MAX_PRESIZED = 1 << 30;
+/**
+ * The largest announced length given a buffer up front; a larger one is read in pieces, so that
+ * a `Content-Length` that lies (or a body too large for the runtime, a Worker's 128 MB) allocates
+ * nothing before the bytes come.
+ */
+const MAX_PRESIZED = 1 << 24;
 
 /**
  * Reads `stream` to its end. `Failure(TIMEOUT)` once `idleMs` pass with no

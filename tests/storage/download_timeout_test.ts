@@ -338,3 +338,27 @@ Deno.test("readIdle: pieces given as an ArrayBuffer or another view are bytes; a
   assert.equal(bad.errorOrNull()?.category, "NETWORK");
   assert.match(String(cancelled), /no bytes/);
 });
+
+Deno.test("readIdle: an announced length past 16 MiB gets no buffer up front (a Content-Length that lies allocates nothing)", async () => {
+  const Real = Uint8Array;
+  let largest = 0;
+  (globalThis as { Uint8Array: unknown }).Uint8Array = new Proxy(Real, {
+    construct(target, args) {
+      if (typeof args[0] === "number") largest = Math.max(largest, args[0]);
+      return Reflect.construct(target, args);
+    },
+  });
+  try {
+    const three = new ReadableStream<Uint8Array>({
+      start(c) {
+        c.enqueue(new Real([7, 8, 9]));
+        c.close();
+      },
+    });
+    const r = await readIdle(three, 1_000, undefined, 2 ** 29);
+    assert.deepEqual([...r.getOrThrow()], [7, 8, 9]);
+  } finally {
+    (globalThis as { Uint8Array: unknown }).Uint8Array = Real;
+  }
+  assert.ok(largest <= 2 ** 24, `allocated ${largest} bytes up front`);
+});
