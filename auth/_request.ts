@@ -6,7 +6,7 @@
 import type { BaseClient } from "../core/client.ts";
 import { decodeResult } from "../core/decode.ts";
 import { failure, type ServiceResult, success } from "../core/result.ts";
-import type { QueryInit } from "../core/query.ts";
+import { encodeQueryComponent, type QueryInit } from "../core/query.ts";
 import type { PkceParams } from "./pkce.ts";
 import { encodeComponent } from "../core/_uri.ts";
 import { quotedQueryPairs } from "../core/_query_pairs.ts";
@@ -218,13 +218,29 @@ export function redirectSecrets(query: QueryInit | string | null | undefined): s
     if (typeof to !== "string") continue;
     // The fragment's pairs too (`#access_token=...`, `#state=...`): the request URL carries them.
     const at = to.indexOf("#");
-    const pairs = at < 0
-      ? quotedQueryPairs(to)
-      : [...quotedQueryPairs(to.slice(0, at)), ...quotedQueryPairs(`?${to.slice(at + 1)}`)];
+    const pairs = at < 0 ? quotedQueryPairs(to) : [
+      ...quotedQueryPairs(to.slice(0, at)),
+      // A second `#` is no end of the pairs there (a fragment may hold one).
+      ...quotedQueryPairs(`?${to.slice(at + 1).replace(/#/g, "&")}`),
+    ];
     for (const [key, written, decoded] of pairs) {
       const credential = /state|token|code|nonce|secret|key|sig|pass|otp|auth/i.test(key) ||
         (/^[\w.~+/=-]{16,}$/.test(decoded) && /\d/.test(decoded) && /[a-z]/i.test(decoded));
-      if (credential) { for (const v of [written, decoded]) out.push(v, encodeURIComponent(v)); }
+      // As the request's query carries it (encodeQueryComponent: `!'()*` escaped too), and as
+      // encodeURIComponent writes it.
+      if (credential) {
+        for (const v of [written, decoded]) {
+          out.push(v);
+          // (A lone surrogate, which neither encodes, is in no URL as such.)
+          for (const encode of [encodeURIComponent, encodeQueryComponent]) {
+            try {
+              out.push(encode(v));
+            } catch {
+              // Not sent in this form.
+            }
+          }
+        }
+      }
     }
   }
   return out;

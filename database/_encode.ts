@@ -274,12 +274,13 @@ const isLossy = (v: unknown): boolean =>
  */
 function lossy(action: string, above: readonly object[], key: string | number, v: unknown) {
   let at = "";
-  const step = (k: string | number | undefined) =>
+  // A Map's key may be of any type (a symbol, a bigint, an object): named as String names it.
+  const step = (k: unknown) =>
     at += typeof k === "number"
       ? `[${k}]`
-      : k !== undefined && /^[A-Za-z_$][\w$]*$/.test(k)
+      : typeof k === "string" && /^[A-Za-z_$][\w$]*$/.test(k)
       ? `${at === "" ? "" : "."}${k}`
-      : `[${k === undefined ? "?" : JSON.stringify(k)}]`;
+      : `[${k === undefined ? "?" : typeof k === "string" ? JSON.stringify(k) : String(k)}]`;
   for (let i = 1; i < above.length; i++) {
     const parent = above[i - 1]!;
     const child = above[i];

@@ -63,11 +63,16 @@ export async function readIdle(
       category: "TIMEOUT",
     });
   // One buffer of the announced size, or the pieces as they come (past it, or with no length).
-  let out = length !== null && length <= MAX_PRESIZED ? new Uint8Array(length) : null;
+  let out: Uint8Array | null = null;
   let at = 0;
   const pieces: Uint8Array[] = [];
   try {
     reader = stream.getReader();
+    try {
+      if (length !== null && length <= MAX_PRESIZED) out = new Uint8Array(length);
+    } catch {
+      // No memory for it here (a Worker's limit): the pieces as they come.
+    }
     if (signal?.aborted) {
       end("aborted");
       return why();

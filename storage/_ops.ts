@@ -825,6 +825,17 @@ export async function downloadRaw<R extends "text" | "bytes" | "stream">(
       bodiless.add(client);
       return downloadRaw(client, visibility, bucket, path, o, responseType);
     }
+    // A range the server ignored, or answered with other bytes, is refused below, its body
+    // cancelled, not read first (a whole object where ten bytes were asked), when its headers
+    // say so: a whole answer to a range not from 0, or longer than the range by its length.
+    const asked = o.range;
+    if (
+      asked &&
+      (r.value.status === 206 ? !rangeAnswered(asked, r.value.headers) : asked.start !== 0 ||
+        (asked.end != null && (streamLength(r.value.headers) ?? 0) > asked.end + 1))
+    ) {
+      break;
+    }
     const bytes = stream
       ? await readIdle(stream, idle, o.signal, streamLength(r.value.headers))
       : success(new Uint8Array(0));

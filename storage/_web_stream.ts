@@ -41,9 +41,11 @@ export function iterableStream(iterable: AsyncIterable<unknown>): ReadableStream
       c.enqueue(localBytes(next.value)!);
     },
     async cancel() {
-      // An iterator never read from closes without running its `finally`, which is where a Node
-      // stream's destroys the stream (and closes a file): one never read is destroyed here.
-      if (!it) (iterable as Partial<{ destroy(): void }>).destroy?.();
+      // A Node stream is destroyed here (which closes its socket or file): its iterator's
+      // `return()` runs only once a read still pending has settled, which a stalled body never
+      // does, and an iterator never read from closes without running its `finally`, where a Node
+      // stream's destroys it.
+      (iterable as Partial<{ destroy(): void }>).destroy?.();
       await iterator().return?.();
     },
   }, { highWaterMark: 0 }); // no read before the first asked for (the default pulls one at once)

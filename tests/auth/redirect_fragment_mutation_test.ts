@@ -28,3 +28,9 @@ Deno.test("a redirectTo that starts with '#' hides its first credential", async 
   const shown = await quoted("#access_token=lead-secret-5&x=1");
   assert.ok(!shown.includes("lead-secret-5"), shown);
 });
+
+Deno.test("credentials holding !'()* are hidden as the request's query carries them, and pairs after a second '#' too", async () => {
+  const shown = await quoted("https://app.example/cb#token=Ab1(c)!d*e#state=late-st4te");
+  assert.ok(!shown.includes("Ab1"), shown);
+  assert.ok(!shown.includes("late-st4te"), shown);
+});

@@ -24,6 +24,9 @@ Deno.test("typed writes refuse a function, a symbol, NaN and the infinities, at 
     // Beside a Map, which is written as its entries: the copy refuses them too.
     [{ id: 1, m: new Map([["k", 1]]), n: NaN }, /'n' is NaN/],
     [{ id: 1, m: new Map<string, unknown>([["k", () => 1]]) }, /'m\.k' is a function/],
+    // A Map keyed by a symbol or a bigint is named as String names the key.
+    [{ m: new Map<unknown, unknown>([[Symbol("s"), { x: NaN }]]) }, /'m\[Symbol\(s\)\]\.x'/],
+    [{ m: new Map<unknown, unknown>([[10n, { x: NaN }]]) }, /'m\[10\]\.x'/],
   ];
   for (const [value, message] of cases) {
     const r = await insertTyped(db, "t", value as never);

@@ -362,3 +362,71 @@ Deno.test("readIdle: an announced length past 16 MiB gets no buffer up front (a 
   }
   assert.ok(largest <= 2 ** 24, `allocated ${largest} bytes up front`);
 });
+
+Deno.test("a stalled body from a fetch answering a Node stream (node-fetch) is destroyed at the timeout", async () => {
+  const { Readable } = await import("node:stream");
+  let body: InstanceType<typeof Readable> | undefined;
+  const nodeFetch = (() => {
+    body = new Readable({ read() {} });
+    body.push(new TextEncoder().encode("first"));
+    return Promise.resolve({
+      status: 200,
+      statusText: "OK",
+      ok: true,
+      headers: new Headers(),
+      body,
+    } as unknown as Response);
+  }) as typeof fetch;
+  const storage = createStorageClient(createBaseClient("https://p.example", "k", {
+    fetch: nodeFetch,
+    timeout: 200,
+  }));
+  const r = await storage.downloadBytes("b", "a");
+  assert.equal(r.errorOrNull()?.category, "TIMEOUT");
+  await delay(50);
+  assert.equal(body?.destroyed, true);
+});
+
+Deno.test("a range the server ignored is refused before its body is read", async () => {
+  let pulled = 0;
+  const whole = (() =>
+    Promise.resolve(
+      new Response(
+        new ReadableStream<Uint8Array>({
+          pull(c) {
+            pulled++;
+            if (pulled > 100) return c.close();
+            c.enqueue(new Uint8Array(1024));
+          },
+        }, { highWaterMark: 0 }),
+        { headers: { "content-length": String(100 * 1024) } },
+      ),
+    )) as typeof fetch;
+  const storage = createStorageClient(createBaseClient("https://p.example", "k", { fetch: whole }));
+  const r = await storage.downloadBytes("b", "a", { range: { start: 10, end: 19 } });
+  assert.equal(r.errorOrNull()?.category, "DECODE");
+  assert.ok(pulled <= 1, `pulled ${pulled} pieces`);
+});
+
+Deno.test("readIdle: a buffer the runtime cannot allocate up front (a Worker's limit) leaves the pieces to be joined", async () => {
+  const Real = Uint8Array;
+  (globalThis as { Uint8Array: unknown }).Uint8Array = new Proxy(Real, {
+    construct(target, args) {
+      if (args[0] === 1000) throw new RangeError("Array buffer allocation failed");
+      return Reflect.construct(target, args);
+    },
+  });
+  try {
+    const body = new ReadableStream<Uint8Array>({
+      start(c) {
+        c.enqueue(new Real([1, 2]));
+        c.enqueue(new Real([3]));
+        c.close();
+      },
+    });
+    const r = await readIdle(body, 1_000, undefined, 1000);
+    assert.deepEqual([...r.getOrThrow()], [1, 2, 3]);
+  } finally {
+    (globalThis as { Uint8Array: unknown }).Uint8Array = Real;
+  }
+});
