@@ -21,8 +21,9 @@ const MAX_PRESIZED = 1 << 24;
 /**
  * Reads `stream` to its end. `Failure(TIMEOUT)` once `idleMs` pass with no
  * byte, `Failure(CANCELLED)` as soon as `signal` fires (a `fetch` that ignores
- * its signal leaves the body running: it is cancelled here), `Failure(NETWORK)`
- * when the body fails otherwise (a locked or used one too); each ending
+ * its signal leaves the body running: it is cancelled here), `Failure(DECODE)`
+ * for a piece that is no bytes, `Failure(NETWORK)` when the body fails
+ * otherwise (a locked or used one too); each ending
  * cancels the stream, which closes the connection. One timer serves the whole
  * read: when it fires before the pause has lasted `idleMs`, it is armed again
  * for what is left. With the body's announced `length`, the bytes go straight
@@ -84,14 +85,18 @@ export async function readIdle(
       if (ended) return why();
       if (done) break;
       last = Date.now();
-      // Bytes as any view or an ArrayBuffer (a polyfill's); anything else is no body (thrown
-      // below, a NETWORK failure with the stream cancelled).
+      // Bytes as any view or an ArrayBuffer (a polyfill's); anything else is no body: DECODE,
+      // the stream cancelled (asking again would get the same).
       const value = ArrayBuffer.isView(read)
         ? new Uint8Array(read.buffer, read.byteOffset, read.byteLength)
         : (read as unknown) instanceof ArrayBuffer
         ? new Uint8Array(read as unknown as ArrayBuffer)
         : null;
-      if (value === null) throw new TypeError("The body gave a piece that is no bytes");
+      if (value === null) {
+        const error = new TypeError("The body gave a piece that is no bytes");
+        reader.cancel(error).catch(() => {});
+        return failure({ message: error.message, category: "DECODE", cause: error });
+      }
       if (out !== null && at + value.length <= out.length) out.set(value, at);
       else {
         if (out !== null) pieces.push(out.subarray(0, at)), out = null;

@@ -790,7 +790,9 @@ export async function downloadRaw<R extends "text" | "bytes" | "stream">(
       !bodiless.has(client)
     ? client.timeout
     : 0;
-  const request = () =>
+  // `again`: a body that failed is asked for again here, each time once (the transport's own
+  // retries would multiply the attempts).
+  const request = (again = false) =>
     requestAfterRestore(client, {
       area: "storage",
       path: `${family}/${encoded}`,
@@ -799,7 +801,7 @@ export async function downloadRaw<R extends "text" | "bytes" | "stream">(
       credentials: visibility === "public" ? "none" : "token",
       // The renderer's rate limit renews its 4 s block at every request made while blocked, and
       // answers no Retry-After: a retry within it only prolongs the 429.
-      retry: !render,
+      retry: !render && !again,
       // Text is read as bytes and decoded at the end, as `Response.text()` would (UTF-8, a BOM
       // dropped): workerd logs a console warning for every `text()` of a body whose type is not
       // text, as an object's is when stored with the default type (a string uploaded without one).
@@ -849,7 +851,7 @@ export async function downloadRaw<R extends "text" | "bytes" | "stream">(
     ) {
       return o.signal?.aborted ? cancelled(o.signal.reason) : bytes;
     }
-    r = await request();
+    r = await request(true);
     if (r.ok && isAsyncIterable(r.value.body)) {
       (r.value as { body: unknown }).body = iterableStream(r.value.body);
     }

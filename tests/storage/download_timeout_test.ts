@@ -312,7 +312,7 @@ Deno.test("readIdle: with the announced length the bytes fill one buffer of it; 
   assert.equal(long.buffer.byteLength, 5);
 });
 
-Deno.test("readIdle: pieces given as an ArrayBuffer or another view are bytes; a piece that is no bytes is NETWORK, the stream cancelled", async () => {
+Deno.test("readIdle: pieces given as an ArrayBuffer or another view are bytes; a piece that is no bytes is DECODE, the stream cancelled", async () => {
   const of = (...pieces: unknown[]) =>
     new ReadableStream<Uint8Array>({
       start(c) {
@@ -335,7 +335,7 @@ Deno.test("readIdle: pieces given as an ArrayBuffer or another view are bytes; a
     },
   });
   const bad = await readIdle(text, 1_000, undefined, 5);
-  assert.equal(bad.errorOrNull()?.category, "NETWORK");
+  assert.equal(bad.errorOrNull()?.category, "DECODE");
   assert.match(String(cancelled), /no bytes/);
 });
 
@@ -429,4 +429,47 @@ Deno.test("readIdle: a buffer the runtime cannot allocate up front (a Worker's l
   } finally {
     (globalThis as { Uint8Array: unknown }).Uint8Array = Real;
   }
+});
+
+Deno.test("a body asked for again is asked once per attempt: its re-request gets no retries of its own, and a body of no bytes is not asked again", async () => {
+  let calls = 0;
+  const fetch = (() => {
+    calls++;
+    if (calls === 1) {
+      return Promise.resolve(
+        new Response(
+          new ReadableStream<Uint8Array>({
+            start(c) {
+              c.enqueue(enc.encode("a"));
+              c.error(new TypeError("connection reset"));
+            },
+          }),
+        ),
+      );
+    }
+    return Promise.resolve(new Response("busy", { status: 503 }));
+  }) as typeof globalThis.fetch;
+  const storage = createStorageClient(createBaseClient("https://p.example", "k", {
+    fetch,
+    retry: { baseDelayMs: 1, maxDelayMs: 1 },
+  }));
+  const r = await storage.download("b", "a");
+  assert.equal(r.errorOrNull()?.category, "SERVER");
+  assert.equal(calls, 2);
+  let asked = 0;
+  const words = (() => {
+    asked++;
+    return Promise.resolve(
+      new Response(
+        new ReadableStream<Uint8Array>({
+          start(c) {
+            c.enqueue("text" as unknown as Uint8Array);
+          },
+        }),
+      ),
+    );
+  }) as typeof globalThis.fetch;
+  const s2 = createStorageClient(createBaseClient("https://p.example", "k", { fetch: words }));
+  assert.equal((await s2.download("b", "a")).errorOrNull()?.category, "DECODE");
+  assert.equal(asked, 1);
 });
