@@ -810,12 +810,14 @@ export async function downloadRaw<R extends "text" | "bytes" | "stream">(
       // A stream's headers, or a whole body read in the transport: the call's timeout, else the
       // client's for a stream and none for a whole body (its length has no bound).
       timeout: o.timeout ?? (idle > 0 || responseType === "stream" ? undefined : 0),
-    }, freshReads(client));
+    }, freshReads(client)).then((r) => {
+      // A fetch that answers with a Node stream (node-fetch, cross-fetch): a web stream of it.
+      if (r.ok && isAsyncIterable(r.value.body)) {
+        (r.value as { body: unknown }).body = iterableStream(r.value.body);
+      }
+      return r;
+    });
   let r = await request();
-  // A fetch that answers with a Node stream (node-fetch, cross-fetch): a web stream of it.
-  if (r.ok && (idle > 0 || responseType === "stream") && isAsyncIterable(r.value.body)) {
-    (r.value as { body: unknown }).body = iterableStream(r.value.body);
-  }
   // A body read here fails after the transport's call has settled: a network failure in it is
   // retried here, as the transport retries one of a body it reads (not a render's: see above).
   for (let attempt = 1; r.ok && idle > 0; attempt++) {
@@ -852,9 +854,6 @@ export async function downloadRaw<R extends "text" | "bytes" | "stream">(
       return o.signal?.aborted ? cancelled(o.signal.reason) : bytes;
     }
     r = await request(true);
-    if (r.ok && isAsyncIterable(r.value.body)) {
-      (r.value as { body: unknown }).body = iterableStream(r.value.body);
-    }
   }
   const range = o.range;
   // An empty object has no byte to serve, and the Storage API answers any Range of it 416 (its

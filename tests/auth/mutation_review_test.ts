@@ -6,22 +6,8 @@
 import assert from "node:assert/strict";
 import { createBaseClient } from "../../core/client.ts";
 import { createAuthClient } from "../../auth/mod.ts";
-import { jsonResponse, recordingFetch } from "../support/recording_fetch.ts";
-
-const BASE = "https://project.example.com";
-const KEY = "anon-key-0123456789";
-const SESSION = {
-  access_token: "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ1MSJ9.sig",
-  refresh_token: "refresh-abc",
-  expires_in: 3600,
-  expires_at: 1_900_000_000,
-  token_type: "bearer",
-  user: { id: "u1", email: "ada@example.com", factors: [], identities: [] },
-};
-function makeAuth(answer: () => Response = () => jsonResponse(SESSION)) {
-  const rec = recordingFetch(answer);
-  return { auth: createAuthClient(createBaseClient(BASE, KEY, { fetch: rec.fetch })), rec };
-}
+import { jsonResponse } from "../support/recording_fetch.ts";
+import { KEY, makeAuth } from "./_helpers.ts";
 
 // SI27 auth/sign_in.ts:314  verifyOtp must refuse both email and phone.
 Deno.test("SI27 verifyOtp refuses email AND phone together, sending nothing", async () => {

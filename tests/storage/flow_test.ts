@@ -1,22 +1,9 @@
 import assert from "node:assert/strict";
 import { createBaseClient } from "../../core/client.ts";
-import { createLocalBackend } from "../../demo/local_backend/mod.ts";
 import { createStorageClient, listPaginator } from "../../storage/mod.ts";
-import { serve } from "../support/serve.ts";
+import { localUser } from "../support/local_user.ts";
 
-async function setup() {
-  const backend = await createLocalBackend();
-  const server = await serve(backend.app.fetch);
-  const client = createBaseClient(server.url, backend.apiKey);
-  const session = (await client.request({
-    method: "POST",
-    area: "auth",
-    path: "/signup",
-    json: { email: "files@example.test", password: "secret-pw" },
-  })).getOrThrow().body as { access_token: string };
-  client.setAccessToken(session.access_token);
-  return { server, client, storage: createStorageClient(client), apiKey: backend.apiKey };
-}
+const setup = () => localUser("files@example.test");
 
 Deno.test("storage flow: round trips (binary, empty, unicode path), 409, move/copy, delete-many, paginator, signed URL", async () => {
   const { server, client, storage, apiKey } = await setup();

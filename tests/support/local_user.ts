@@ -3,15 +3,16 @@
  * user's token, for storage flow tests.
  */
 
-import { createBaseClient } from "../../core/client.ts";
+import { type BaseClient, createBaseClient } from "../../core/client.ts";
 import { createLocalBackend } from "../../demo/local_backend/mod.ts";
 import { createStorageClient, type StorageClient } from "../../storage/mod.ts";
 import { serve, type TestServer } from "./serve.ts";
 
-/** The served backend, its API key, and a signed-up user's storage client. */
+/** The served backend, its API key, and a signed-up user's base and storage clients. */
 export interface LocalUser {
   server: TestServer;
   apiKey: string;
+  client: BaseClient;
   storage: StorageClient;
 }
 
@@ -27,5 +28,5 @@ export async function localUser(email: string): Promise<LocalUser> {
     json: { email, password: "secret-pw" },
   })).getOrThrow().body as { access_token: string };
   client.setAccessToken(session.access_token);
-  return { server, apiKey: backend.apiKey, storage: createStorageClient(client) };
+  return { server, apiKey: backend.apiKey, client, storage: createStorageClient(client) };
 }
