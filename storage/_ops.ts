@@ -895,7 +895,18 @@ export async function downloadRaw<R extends "text" | "bytes" | "stream">(
     });
   }
   if (r.ok && responseType === "text") {
-    (r.value as { body: unknown }).body = utf8Decode(r.value.body as Uint8Array);
+    // Bytes that are no UTF-8 text (an image, say) would come back with U+FFFD in place of each
+    // bad sequence: data lost without a word.
+    try {
+      (r.value as { body: unknown }).body = utf8Decode(r.value.body as Uint8Array, true);
+    } catch {
+      return failure({
+        message:
+          "Cannot read the object as text as it is not UTF-8: use downloadBytes (or downloadStream) for binary data",
+        category: "DECODE",
+        status: r.value.status,
+      });
+    }
   }
   return r;
 }

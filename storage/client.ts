@@ -505,7 +505,8 @@ export class StorageClient {
   }
 
   /**
-   * Downloads an object as UTF-8 text from the authenticated endpoint.
+   * Downloads an object as UTF-8 text from the authenticated endpoint; bytes
+   * that are not UTF-8 are `Failure(DECODE)` (read them with `downloadBytes`).
    *
    * @param bucket The bucket id.
    * @param path The object key.
@@ -521,7 +522,8 @@ export class StorageClient {
   }
 
   /**
-   * Downloads an object as text from the public endpoint (no token).
+   * Downloads an object as text from the public endpoint (no token); bytes
+   * that are not UTF-8 are `Failure(DECODE)`.
    *
    * @param bucket The bucket id.
    * @param path The object key.

@@ -184,7 +184,8 @@ export function uploadToSignedUrl(
 
 /**
  * Downloads an object as text from the authenticated endpoint (the render
- * endpoint with `transform`).
+ * endpoint with `transform`). Bytes that are not UTF-8 are `Failure(DECODE)`:
+ * read binary data with `downloadBytes`.
  *
  * @example Downloading text
  * ```ts
@@ -212,7 +213,9 @@ export async function download(
 }
 
 /**
- * Downloads an object as text from the public endpoint (no token).
+ * Downloads an object as text from the public endpoint (no token). Bytes
+ * that are not UTF-8 are `Failure(DECODE)`: read binary data with
+ * `downloadPublicBytes`.
  *
  * @example Downloading public text
  * ```ts

@@ -27,8 +27,8 @@ function workerdLike(body: Uint8Array<ArrayBuffer>, type: string) {
 }
 
 Deno.test("a text download of an object stored as application/octet-stream calls no Response.text() (workerd warns for it)", async () => {
-  // A BOM, multi-byte characters and an invalid byte: decoded as Response.text() decodes them.
-  const bytes = new Uint8Array([0xef, 0xbb, 0xbf, ...new TextEncoder().encode("héllo ✓"), 0xff]);
+  // A BOM and multi-byte characters: decoded as Response.text() decodes them.
+  const bytes = new Uint8Array([0xef, 0xbb, 0xbf, ...new TextEncoder().encode("héllo ✓")]);
   const expected = await new Response(bytes.slice()).text();
   const { fetch, warnings } = workerdLike(bytes, "application/octet-stream");
   const storage = createStorageClient(createBaseClient("http://backend.test", "key", { fetch }));
@@ -37,8 +37,27 @@ Deno.test("a text download of an object stored as application/octet-stream calls
   ) {
     assert.equal(r.getOrNull(), expected);
   }
-  assert.equal(expected, "héllo ✓\ufffd");
+  assert.equal(expected, "héllo ✓");
   assert.deepEqual(warnings, []);
+});
+
+// Response.text() puts U+FFFD in place of each byte sequence that is not UTF-8: an image read with
+// `download` came back as text that had lost its bytes, and no error said so.
+Deno.test("a text download of bytes that are not UTF-8 is DECODE, pointing to downloadBytes; the bytes download is whole", async () => {
+  const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0xff, 0xfe, 0]);
+  for (const bytes of [png, new TextEncoder().encode("a line cut in é").slice(0, -1)]) {
+    const { fetch } = workerdLike(bytes, "image/png");
+    const storage = createStorageClient(createBaseClient("http://backend.test", "key", { fetch }));
+    for (
+      const r of [await storage.download("b", "a.png"), await storage.downloadPublic("b", "a.png")]
+    ) {
+      assert.equal(r.ok, false);
+      assert.equal(r.errorOrNull()!.category, "DECODE");
+      assert.equal(r.errorOrNull()!.status, 200);
+      assert.match(r.errorOrNull()!.message, /not UTF-8: use downloadBytes/);
+    }
+    assert.deepEqual((await storage.downloadBytes("b", "a.png")).getOrThrow(), bytes);
+  }
 });
 
 // A range answered whole is judged by the bytes received, as for `downloadBytes` (a text download
