@@ -8,6 +8,7 @@
 import type { JsonObjectInput } from "../core/decode.ts";
 import { showValue } from "../core/_show.ts";
 import { runBlock } from "./_block.ts";
+import { checkRpcOptions } from "./_rpc_options.ts";
 import { buildFailure, guarded } from "./_guard.ts";
 import type { BaseClient } from "../core/client.ts";
 import type { ServiceResult } from "../core/result.ts";
@@ -651,6 +652,14 @@ export class DatabaseClient {
     block: ((w: WhereBuilder) => BlockResult) | null | undefined,
     options: MutateOptions,
   ): Promise<ServiceResult<string>> {
+    // A JavaScript caller who leaves the block out would write every row: only `null` says so.
+    if (block === undefined) {
+      throw new TypeError(
+        `Cannot ${
+          method === "PATCH" ? "update" : "delete"
+        } as 'block' is missing: pass (w) => w.eq(...) to choose rows, or null for every row of the table`,
+      );
+    }
     checkMaxAffected(options.maxAffected);
     checkExplainedWrite(options.explain, options.rollback);
     const returning = options.returning ?? ReturnOption.REPRESENTATION;
@@ -699,7 +708,7 @@ export class DatabaseClient {
    *
    * @param table The table.
    * @param body The partial row as JSON.
-   * @param block Filters (no order or limit).
+   * @param block Filters (no order or limit); `null` (not left out) for every row of the table.
    * @param options Returning, count, maxAffected and more.
    * @returns The raw body.
    */
@@ -769,7 +778,7 @@ export class DatabaseClient {
    * Deletes matched rows (DELETE). An empty block matches the whole table.
    *
    * @param table The table.
-   * @param block Filters.
+   * @param block Filters; `null` (not left out) for every row of the table.
    * @param options Returning, count, maxAffected and more.
    * @returns The raw body.
    */
@@ -791,6 +800,7 @@ export class DatabaseClient {
    */
   buildRpc(fn: string, options?: RpcOptions): PgRequest {
     options ??= {};
+    checkRpcOptions(options);
     checkMaxAffected(options.maxAffected);
     const format = options.format ?? ResponseFormat.ROWS;
     const head = format === ResponseFormat.HEAD;
@@ -881,6 +891,7 @@ export class DatabaseClient {
    */
   buildRpcGet(fn: string, options?: RpcGetOptions): PgRequest {
     options ??= {};
+    checkRpcOptions(options);
     const format = options.format ?? ResponseFormat.ROWS;
     const q = options.queryParams ?? [];
     // A Map (the document's `Map<String,String>`) goes as its entries: Object.entries sees none.

@@ -27,6 +27,29 @@ export interface OrderByOptions {
   referencedTable?: string | null | undefined;
 }
 
+// postgrest-js's options, which would be ignored here (an ascending order, nulls where the server
+// puts them, a limit on the top level instead of the embed), with what to pass instead.
+const legacy: Array<[string, string]> = [
+  ["ascending", "{ order: Order.DESC } (or Order.ASC)"],
+  ["nullsFirst", "{ nulls: Nulls.FIRST } (or Nulls.LAST)"],
+  ["foreignTable", "{ referencedTable: ... } naming the embed"],
+];
+
+function checkOptions(options: unknown, what: string, example: string): void {
+  if (typeof options !== "object" || options === null) {
+    throw new TypeError(
+      `Cannot ${what} as 'options' must be an object such as ${example}: current value is ${
+        showValue(options)
+      }`,
+    );
+  }
+  for (const [name, hint] of legacy) {
+    if (name in options) {
+      throw new TypeError(`Cannot ${what} as '${name}' is no option here: pass ${hint}`);
+    }
+  }
+}
+
 function checkCount(
   value: number,
   what: string,
@@ -95,19 +118,7 @@ export class QueryBuilder {
    */
   orderBy(column: ColumnRef<unknown>, options?: OrderByOptions): this {
     options ??= {};
-    if (typeof options !== "object") {
-      throw new TypeError(
-        `Cannot order as 'options' must be an object such as { order: Order.DESC }: current value is ${
-          showValue(options)
-        }`,
-      );
-    }
-    // postgrest-js's option, which would be ignored here: the order would be ascending.
-    if ("ascending" in options) {
-      throw new TypeError(
-        "Cannot order as 'ascending' is no option here: pass { order: Order.DESC } (or Order.ASC)",
-      );
-    }
+    checkOptions(options, "order", "{ order: Order.DESC }");
     const order = options.order ?? Order.ASC;
     if (order !== Order.ASC && order !== Order.DESC) {
       throw new TypeError(
@@ -164,6 +175,7 @@ export class QueryBuilder {
    */
   limit(count: number, options?: { referencedTable?: string | null | undefined }): this {
     options ??= {};
+    checkOptions(options, "set the limit", '{ referencedTable: "tags" }');
     put(
       this.#limit,
       options.referencedTable ? `${checkEmbedPath(options.referencedTable)}.limit` : "limit",
@@ -181,6 +193,7 @@ export class QueryBuilder {
    */
   offset(count: number, options?: { referencedTable?: string | null | undefined }): this {
     options ??= {};
+    checkOptions(options, "set the offset", '{ referencedTable: "tags" }');
     put(
       this.#offset,
       options.referencedTable ? `${checkEmbedPath(options.referencedTable)}.offset` : "offset",

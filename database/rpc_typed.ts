@@ -9,6 +9,7 @@
 import { plainJson } from "./_encode.ts";
 import { deadline } from "../core/_deadline.ts";
 import { guarded } from "./_guard.ts";
+import { checkRpcOptions } from "./_rpc_options.ts";
 import type { ServiceResult } from "../core/result.ts";
 import { failure, success } from "../core/result.ts";
 import type { CallOptions, DatabaseClient, RpcParamsObject, RpcQueryParams } from "./client.ts";
@@ -69,8 +70,9 @@ function call<T>(
 ) {
   const bad = refusedValidator(o.validator);
   if (bad) return Promise.resolve(bad);
-  return guarded(() =>
-    db.rpc(fn, {
+  return guarded(() => {
+    checkRpcOptions(o);
+    return db.rpc(fn, {
       schema: o.schema,
       params: paramsText(o.params),
       block: o.block,
@@ -79,8 +81,8 @@ function call<T>(
       signal: o.signal,
       timeout: o.timeout,
       headers: o.headers,
-    })
-  );
+    });
+  });
 }
 
 function callGet<T>(
@@ -92,16 +94,19 @@ function callGet<T>(
 ) {
   const bad = refusedValidator(o.validator);
   if (bad) return Promise.resolve(bad);
-  return db.rpcGet(fn, {
-    schema: o.schema,
-    queryParams: o.queryParams,
-    params: o.params,
-    block: o.block,
-    format,
-    count,
-    signal: o.signal,
-    timeout: o.timeout,
-    headers: o.headers,
+  return guarded(() => {
+    checkRpcOptions(o);
+    return db.rpcGet(fn, {
+      schema: o.schema,
+      queryParams: o.queryParams,
+      params: o.params,
+      block: o.block,
+      format,
+      count,
+      signal: o.signal,
+      timeout: o.timeout,
+      headers: o.headers,
+    });
   });
 }
 

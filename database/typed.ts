@@ -12,6 +12,7 @@
  */
 
 import { guarded } from "./_guard.ts";
+import { showValue } from "../core/_show.ts";
 import { ServiceException, type ServiceResult, success } from "../core/result.ts";
 import { decodeOne, decodeRows, discard, maybeOne, twoRowsAtMost } from "./_decode.ts";
 import { deadline } from "../core/_deadline.ts";
@@ -322,6 +323,23 @@ export function selectHead(
  */
 export type RowInput<T> = { [K in keyof T]?: T[K] | undefined };
 
+/**
+ * One row to insert with `insertTyped` or `upsertTyped`: an object that is not a list (a list goes
+ * to `insertTypedMany` or `upsertTypedMany`). A list or a primitive is a compile error, and from
+ * JavaScript `Failure(INVALID_ARGUMENT)`.
+ */
+export type OneRow<T> = T extends readonly unknown[] ? never : T extends object ? T : never;
+
+function checkOneRow(value: unknown): void {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new TypeError(
+      `Cannot insert as 'value' must be one row, an object${
+        Array.isArray(value) ? " (insert a list with insertTypedMany or upsertTypedMany)" : ""
+      }: current value is ${showValue(value)}`,
+    );
+  }
+}
+
 /** Options of the typed inserts and upserts. */
 export type TypedInsertOptions<T> =
   & Pick<
@@ -368,18 +386,19 @@ function encodeJson(value: unknown, what: string): string {
 export function insertTyped<T, R = T>(
   db: DatabaseClient,
   table: string,
-  value: T,
+  value: OneRow<T>,
   options?: TypedInsertOptions<R>,
 ): Promise<ServiceResult<R[]>> {
   options ??= {};
   const bad = refusedValidator(options.validator);
   if (bad) return Promise.resolve(bad);
-  return guarded(() =>
-    db.insert(table, encodeJson(value, "insert"), {
+  return guarded(() => {
+    checkOneRow(value);
+    return db.insert(table, encodeJson(value, "insert"), {
       ...options,
       returning: ReturnOption.REPRESENTATION,
-    }).then((r) => decodeRows(r, options))
-  );
+    }).then((r) => decodeRows(r, options));
+  });
 }
 
 /**
@@ -532,11 +551,11 @@ export function insertUnitTyped<T>(
 export function upsertTyped<T, R = T>(
   db: DatabaseClient,
   table: string,
-  value: T,
+  value: OneRow<T>,
   options?: Omit<TypedInsertOptions<R>, "upsert">,
 ): Promise<ServiceResult<R[]>> {
   options ??= {};
-  return insertTyped(db, table, value, { ...options, upsert: true });
+  return insertTyped<T, R>(db, table, value, { ...options, upsert: true });
 }
 
 /**
@@ -618,7 +637,7 @@ export type TypedMutateOptions<T> =
  * @param db The database client.
  * @param table The table.
  * @param value The partial row.
- * @param block Filters.
+ * @param block Filters choosing the rows; `null` (not left out) for every row of the table.
  * @param options Schema, count, validator.
  * @returns The updated rows.
  */
@@ -655,7 +674,7 @@ export function updateTyped<T>(
  * @param db The database client.
  * @param table The table.
  * @param body The JSON body.
- * @param block Filters.
+ * @param block Filters choosing the rows; `null` (not left out) for every row of the table.
  * @param options Schema and count.
  * @returns Nothing.
  */
@@ -687,7 +706,7 @@ export function updateUnit(
  * @param db The database client.
  * @param table The table.
  * @param value The partial row.
- * @param block Filters.
+ * @param block Filters choosing the rows; `null` (not left out) for every row of the table.
  * @param options Schema and count.
  * @returns Nothing.
  */
@@ -716,7 +735,7 @@ export function updateUnitTyped<T>(
  *
  * @param db The database client.
  * @param table The table.
- * @param block Filters.
+ * @param block Filters choosing the rows; `null` (not left out) for every row of the table.
  * @param options Returning, schema, count, validator.
  * @returns The deleted rows.
  */
@@ -750,7 +769,7 @@ export function deleteTyped<T>(
  *
  * @param db The database client.
  * @param table The table.
- * @param block Filters.
+ * @param block Filters choosing the rows; `null` (not left out) for every row of the table.
  * @param options Schema and count.
  * @returns Nothing.
  */

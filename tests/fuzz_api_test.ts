@@ -46,6 +46,7 @@ for (const seed of [1, 2, 3, 4, 5, 6, 7, 8, 5088]) {
     assert.deepEqual(problems, []);
     // The run reached the methods and, past their checks, the wire.
     assert.ok(calls > 1500, `${calls} calls`);
-    assert.ok(requests > 300, `${requests} requests`);
+    // (Calls refused before sending lower it: a write whose block a JavaScript caller left out.)
+    assert.ok(requests > 250, `${requests} requests`);
   });
 }

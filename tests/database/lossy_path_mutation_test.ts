@@ -1,7 +1,7 @@
 /** The path a lossy value's refusal names (database/_encode.ts): third mutation review. */
 
 import assert from "node:assert/strict";
-import { insertTyped } from "../../database/mod.ts";
+import { insertTyped, insertTypedMany } from "../../database/mod.ts";
 import { makeDb } from "./_helpers.ts";
 
 Deno.test("a lossy value's path: keys that are no identifiers are quoted, Map keys are named", async () => {
@@ -32,7 +32,7 @@ Deno.test("a lossy value in an array beside a Map is refused", async () => {
   } as never);
   assert.equal(r.errorOrNull()?.category, "INVALID_ARGUMENT");
   assert.match(r.errorOrNull()!.message, /'tags\[1\]' is NaN/);
-  const rows = await insertTyped(db, "t", [{ id: 1, m: new Map([["k", 1]]) }, {
+  const rows = await insertTypedMany(db, "t", [{ id: 1, m: new Map([["k", 1]]) }, {
     id: 2,
     f: [() => 1],
   }] as never);

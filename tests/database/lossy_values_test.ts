@@ -5,7 +5,7 @@
  */
 
 import assert from "node:assert/strict";
-import { insertTyped, rpcTyped, updateTyped } from "../../database/mod.ts";
+import { insertTyped, insertTypedMany, rpcTyped, updateTyped } from "../../database/mod.ts";
 import { makeDb } from "./_helpers.ts";
 
 Deno.test("typed writes refuse a function, a symbol, NaN and the infinities, at any depth, naming the key", async () => {
@@ -20,7 +20,6 @@ Deno.test("typed writes refuse a function, a symbol, NaN and the infinities, at 
     [{ x: 1, meta: { x: NaN } }, /'meta\.x' is NaN/],
     [{ id: 1, "a b": { ["c-d"]: NaN } }, /'\["a b"\]\["c-d"\]' is NaN/],
     [{ id: 1, tags: ["a", () => 2] }, /'tags\[1\]' is a function/],
-    [[{ id: 1 }, { id: 2, score: NaN }], /'\[1\]\.score' is NaN/],
     // Beside a Map, which is written as its entries: the copy refuses them too.
     [{ id: 1, m: new Map([["k", 1]]), n: NaN }, /'n' is NaN/],
     [{ id: 1, m: new Map<string, unknown>([["k", () => 1]]) }, /'m\.k' is a function/],
@@ -34,6 +33,10 @@ Deno.test("typed writes refuse a function, a symbol, NaN and the infinities, at 
     assert.match(r.errorOrNull()!.message, message);
     assert.match(r.errorOrNull()!.message, /^Cannot insert/);
   }
+  // A list, as insertTypedMany takes it: the element is named by its index.
+  const many = await insertTypedMany(db, "t", [{ id: 1 }, { id: 2, score: NaN }]);
+  assert.equal(many.errorOrNull()?.category, "INVALID_ARGUMENT");
+  assert.match(many.errorOrNull()!.message, /^Cannot insert.*'\[1\]\.score' is NaN/);
   const up = await updateTyped(db, "t", { a: NaN, b: 1 } as never, (w) => w.eq("id", 1));
   assert.equal(up.errorOrNull()?.category, "INVALID_ARGUMENT");
   const fn = await rpcTyped(db, "f", { params: { x: () => 1 } as never });

@@ -166,7 +166,7 @@ Deno.test("insert/upsert family: bodies, representation, union of keys, minimal"
   assert.equal(rec.last.headers.get("prefer"), "return=minimal,count=exact");
   await insertUnitTyped(db, "todos", { a: 2 });
   assert.equal(rec.last.text, '{"a":2}');
-  await assertInvalid(insertTyped(db, "todos", undefined), /value is undefined/);
+  await assertInvalid(insertTyped(db, "todos", undefined as never), /value is undefined/);
   await assertInvalid(insertTypedMany(db, "todos", {} as never), /'values' must be an array/);
 });
 

@@ -1,0 +1,45 @@
+/**
+ * Internal: the check that a function call's options hold only options.
+ *
+ * @module
+ */
+
+import { showValue } from "../core/_show.ts";
+
+const rpcOptionNames = new Set([
+  "signal",
+  "timeout",
+  "headers",
+  "schema",
+  "params",
+  "queryParams",
+  "format",
+  "count",
+  "stripNulls",
+  "rollback",
+  "maxAffected",
+  "explain",
+  "contentType",
+  "retry",
+  "block",
+  "validator",
+]);
+
+/**
+ * Refuses a function's arguments given as its options (supabase-js's `rpc(fn, args)`): they
+ * would be dropped, and the function called without them.
+ *
+ * @param options The call's options.
+ * @throws {TypeError} When they hold a key that is no option.
+ */
+export function checkRpcOptions(options: object): void {
+  if (typeof options !== "object") return;
+  const unknown = Object.keys(options).filter((k) => !rpcOptionNames.has(k));
+  if (unknown.length > 0) {
+    throw new TypeError(
+      `Cannot call the function as ${unknown.slice(0, 3).map((k) => showValue(k)).join(", ")} ${
+        unknown.length > 1 ? "are no options" : "is no option"
+      } of the call: pass the function's arguments as { params: { ... } }`,
+    );
+  }
+}

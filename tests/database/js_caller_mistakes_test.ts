@@ -1,0 +1,194 @@
+// Calls a JavaScript caller coming from supabase-js makes, which TypeScript refuses but JavaScript
+// sent: a write without its filter block reached every row, a function's arguments given as the
+// options were dropped, postgrest-js's `nullsFirst` and `foreignTable` were ignored (nulls where
+// the server puts them, a limit on the parent rows instead of the embed's), and a list given to
+// `insertTyped` came back typed as one row. Each is now INVALID_ARGUMENT, and nothing is sent.
+import assert from "node:assert/strict";
+import {
+  deleteTyped,
+  deleteUnit,
+  insertTyped,
+  rpcGetTyped,
+  rpcTyped,
+  selectTyped,
+  updateTyped,
+  updateUnit,
+  updateUnitTyped,
+  upsertTyped,
+} from "../../database/mod.ts";
+import { column } from "../../database/column.ts";
+import { assertInvalid, makeDb } from "./_helpers.ts";
+
+// deno-lint-ignore no-explicit-any
+const js = (f: unknown) => f as (...args: any[]) => any;
+
+Deno.test("a write with its block left out is INVALID_ARGUMENT and sends nothing; null still writes every row", async () => {
+  const { db, rec } = makeDb();
+  const calls: Array<[string, () => Promise<unknown>]> = [
+    ["delete", () => js(db.delete.bind(db))("todos")],
+    ["update", () => js(db.update.bind(db))("todos", '{"title":"x"}')],
+    ["update", () => js(db.update.bind(db))("todos", '{"title":"x"}', undefined, {})],
+    ["delete", () => js(deleteTyped)(db, "todos")],
+    ["delete", () => js(deleteUnit)(db, "todos")],
+    ["update", () => js(updateTyped)(db, "todos", { title: "x" })],
+    ["update", () => js(updateUnit)(db, "todos", '{"title":"x"}')],
+    ["update", () => js(updateUnitTyped)(db, "todos", { title: "x" })],
+  ];
+  for (const [verb, call] of calls) {
+    await assertInvalid(
+      call() as never,
+      new RegExp(`^Cannot ${verb} as 'block' is missing: .*null for every row`),
+      verb,
+    );
+  }
+  assert.equal(rec.requests.length, 0);
+  assert.equal((await db.delete("todos", null)).ok, true);
+  assert.equal((await updateTyped(db, "todos", { title: "x" }, null)).ok, true);
+  assert.deepEqual(rec.requests.map((r) => [r.method, r.url.search]), [
+    ["DELETE", "?select=*"],
+    ["PATCH", "?select=*"],
+  ]);
+});
+
+Deno.test("a function's arguments given as its options (supabase-js's rpc(fn, args)) are INVALID_ARGUMENT naming them", async () => {
+  const { db, rec } = makeDb();
+  const args = { a: 1, b: 2 };
+  for (
+    const call of [
+      () => js(db.rpc.bind(db))("add", args),
+      () => js(db.rpcGet.bind(db))("add", args),
+      () => js(rpcTyped)(db, "add", args),
+      () => js(rpcGetTyped)(db, "add", args),
+    ]
+  ) {
+    await assertInvalid(
+      call() as never,
+      /^Cannot call the function as "a", "b" are no options of the call: pass the function's arguments as \{ params: \{ \.\.\. \} \}$/,
+    );
+  }
+  // One unknown key is named alone; the options the calls take are all accepted.
+  await assertInvalid(
+    js(db.rpc.bind(db))("add", { params: args, head: true }),
+    /"head" is no option/,
+  );
+  assert.equal(rec.requests.length, 0);
+  const options = {
+    params: args,
+    schema: "api",
+    count: null,
+    stripNulls: false,
+    rollback: false,
+    maxAffected: null,
+    explain: null,
+    retry: true,
+    headers: {},
+    signal: new AbortController().signal,
+    timeout: 5000,
+    block: undefined,
+    validator: null,
+  };
+  const { retry: _, ...postOptions } = options;
+  assert.equal((await db.rpc("add", { ...postOptions, retry: undefined } as never)).ok, true);
+  assert.equal((await rpcTyped(db, "add", options as never)).ok, true);
+  assert.equal((await db.rpcGet("add", { ...options, queryParams: [] } as never)).ok, true);
+  assert.equal((await rpcGetTyped(db, "add", options as never)).ok, true);
+  assert.deepEqual(rec.requests.map((r) => [r.method, r.text ?? r.url.search]), [
+    ["POST", '{"a":1,"b":2}'],
+    ["POST", '{"a":1,"b":2}'],
+    ["GET", "?a=1&b=2"],
+    ["GET", "?a=1&b=2"],
+  ]);
+});
+
+Deno.test("postgrest-js's ordering and window options are INVALID_ARGUMENT with what to pass instead", async () => {
+  const { db, rec } = makeDb();
+  const name = column<string>("name");
+  const cases: Array<[(q: never) => unknown, RegExp]> = [
+    [
+      (q: { orderBy: (...a: unknown[]) => unknown }) => q.orderBy(name, { nullsFirst: true }),
+      /^Cannot order as 'nullsFirst' is no option here: pass \{ nulls: Nulls\.FIRST \}/,
+    ],
+    [
+      (q: { orderBy: (...a: unknown[]) => unknown }) => q.orderBy(name, { foreignTable: "tags" }),
+      /^Cannot order as 'foreignTable' is no option here: pass \{ referencedTable: \.\.\. \}/,
+    ],
+    [
+      (q: { orderBy: (...a: unknown[]) => unknown }) => q.orderBy(name, { ascending: false }),
+      /^Cannot order as 'ascending' is no option here: pass \{ order: Order\.DESC \}/,
+    ],
+    [
+      (q: { limit: (...a: unknown[]) => unknown }) => q.limit(5, { foreignTable: "tags" }),
+      /^Cannot set the limit as 'foreignTable' is no option here/,
+    ],
+    [
+      (q: { offset: (...a: unknown[]) => unknown }) => q.offset(5, { foreignTable: "tags" }),
+      /^Cannot set the offset as 'foreignTable' is no option here/,
+    ],
+    [
+      (q: { range: (...a: unknown[]) => unknown }) => q.range(0, 4, { foreignTable: "tags" }),
+      /'foreignTable' is no option here/,
+    ],
+    [
+      (q: { limit: (...a: unknown[]) => unknown }) => q.limit(5, "tags"),
+      /^Cannot set the limit as 'options' must be an object such as \{ referencedTable: "tags" \}: current value is "tags"$/,
+    ],
+    [
+      (q: { offset: (...a: unknown[]) => unknown }) => q.offset(5, 1),
+      /^Cannot set the offset as 'options' must be an object .*: current value is 1$/,
+    ],
+  ];
+  for (const [block, message] of cases) {
+    await assertInvalid(db.select("todos", { block: block as never }), message);
+  }
+  assert.equal(rec.requests.length, 0);
+  // The options these calls take still go out.
+  await db.select("todos", {
+    columns: "*,tags(*)",
+    block: (q) =>
+      q.orderBy(name, { referencedTable: "tags", nulls: "nullsfirst" }).limit(5, {
+        referencedTable: "tags",
+      }).offset(1, { referencedTable: null }).limit(2, undefined),
+  });
+  assert.deepEqual([...rec.last.url.searchParams], [
+    ["select", "*,tags(*)"],
+    ["tags.order", "name.asc.nullsfirst"],
+    ["tags.limit", "5"],
+    ["limit", "2"],
+    ["offset", "1"],
+  ]);
+});
+
+Deno.test("insertTyped and upsertTyped take one row: a list or a primitive is INVALID_ARGUMENT (a compile error too)", async () => {
+  const { db, rec } = makeDb();
+  const list = [{ title: "a" }, { title: "b" }];
+  for (const insert of [insertTyped, upsertTyped]) {
+    await assertInvalid(
+      js(insert)(db, "todos", list),
+      /^Cannot insert as 'value' must be one row, an object \(insert a list with insertTypedMany or upsertTypedMany\): current value is an array$/,
+    );
+    await assertInvalid(
+      js(insert)(db, "todos", "title"),
+      /^Cannot insert as 'value' must be one row, an object: current value is "title"$/,
+    );
+    await assertInvalid(js(insert)(db, "todos", null), /current value is null$/);
+  }
+  assert.equal(rec.requests.length, 0);
+  // @ts-expect-error: a list is no row
+  void (() => insertTyped(db, "todos", list));
+  // @ts-expect-error: nor is a string
+  void (() => upsertTyped(db, "todos", "title"));
+  // A row, and an object with toJSON (a model class), still go.
+  class Todo {
+    constructor(readonly title: string) {}
+    toJSON() {
+      return { title: this.title };
+    }
+  }
+  assert.equal((await insertTyped(db, "todos", { title: "a" })).ok, true);
+  assert.equal((await upsertTyped(db, "todos", new Todo("b"))).ok, true);
+  assert.deepEqual(rec.requests.map((r) => r.text), ['{"title":"a"}', '{"title":"b"}']);
+  // The inferred row type of a typed select is untouched.
+  const rows: { title: string }[] = (await selectTyped<{ title: string }>(db, "todos"))
+    .getOrThrow();
+  assert.deepEqual(rows, []);
+});
