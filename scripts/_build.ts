@@ -25,8 +25,8 @@
  * - `npm`: the JavaScript and declarations under `esm/`, relative `.ts`
  *   specifiers of the declarations rewritten to `.js`; a `package.json` named
  *   `fetchbase` whose `exports` mirror `deno.json`'s subpaths (with `types`, `node` for the
- *   one bundle, which Node, Deno and Bun resolve, and `default` for bundlers: the subpaths
- *   split by esbuild into entries and shared chunks under `esm/split/`, so that an app's
+ *   one bundle, which Node, Deno and Bun resolve, and `default` for bundlers: every
+ *   module on its own under `esm/split/`, so that an app's
  *   bundler can leave the code only a lazily loaded route uses out of its first chunk;
  *   `require()` works where Node can require ES modules; and
  *   `typesVersions` for the old `node` resolution); the declarations again
