@@ -41,12 +41,56 @@ export interface StandardSchemaV1<T> {
  * `T` itself, so that `T` is taken from a function only when nothing else
  * gives it: a Standard Schema that can also be called (arktype's types, whose
  * call returns the value or its errors) gives its output type, as its
- * `~standard` is what runs, rather than that output or `ArkErrors`.
+ * `~standard` is what runs, rather than that output or `ArkErrors`. A type
+ * guard is no validator (it answers a boolean): wrap it in
+ * {@linkcode guardValidator}.
  */
 export type Validator<T> =
   | StandardSchemaV1<T>
   // deno-lint-ignore ban-types
   | ((value: unknown) => (T & ({} | null | undefined)) | Promise<T & ({} | null | undefined)>);
+
+/**
+ * A validator made of a type guard. A type guard (`(v): v is Todo => ...`) is
+ * no validator by itself: it answers a boolean, which a validator's caller
+ * takes as the value (each row would become `true` or `false`, and a row
+ * that fails the guard would pass). This one answers the value when the guard
+ * holds and throws otherwise, so a row that fails is `Failure(DECODE)`.
+ *
+ * @example Rows checked by a type guard
+ * ```ts
+ * import { createBaseClient } from "@fetchbase/fetchbase/core";
+ * import { createDatabaseClient, guardValidator, selectTyped } from "@fetchbase/fetchbase/database";
+ *
+ * interface Todo {
+ *   id: number;
+ *   title: string;
+ * }
+ * const isTodo = (v: unknown): v is Todo =>
+ *   typeof v === "object" && v !== null && typeof (v as Todo).title === "string";
+ *
+ * const db = createDatabaseClient(createBaseClient("https://p.example", "anon-key"));
+ * const todos = await selectTyped(db, "todos", { validator: guardValidator(isTodo) });
+ * ```
+ *
+ * @typeParam T The type the guard asserts.
+ * @param guard The type guard.
+ * @param message What a value that fails it is called (default "the value does not pass the
+ * type guard").
+ * @returns The validator.
+ */
+export function guardValidator<T>(
+  guard: (value: unknown) => value is T,
+  message?: string,
+): (value: unknown) => T {
+  if (typeof guard !== "function") {
+    throw new TypeError("Cannot make a validator as 'guard' must be a function");
+  }
+  return (value) => {
+    if (guard(value)) return value;
+    throw new TypeError(message ?? "the value does not pass the type guard");
+  };
+}
 
 /**
  * Runs a validator over each value; the first failure is `Failure(DECODE)`.

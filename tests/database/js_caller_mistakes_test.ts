@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import {
   deleteTyped,
   deleteUnit,
+  guardValidator,
   insertTyped,
   rpcGetTyped,
   rpcTyped,
@@ -191,4 +192,30 @@ Deno.test("insertTyped and upsertTyped take one row: a list or a primitive is IN
   const rows: { title: string }[] = (await selectTyped<{ title: string }>(db, "todos"))
     .getOrThrow();
   assert.deepEqual(rows, []);
+});
+
+// A type guard given as the validator made every row `true` or `false` (typed boolean), and a row
+// failing it passed.
+Deno.test("guardValidator makes a type guard a validator: rows that pass come back, one that fails is DECODE", async () => {
+  interface Todo {
+    title: string;
+  }
+  const isTodo = (v: unknown): v is Todo =>
+    typeof v === "object" && v !== null && typeof (v as Todo).title === "string";
+  const { db } = makeDb(() => Response.json([{ title: "a" }, { title: "b" }]));
+  const rows: Todo[] = (await selectTyped(db, "todos", { validator: guardValidator(isTodo) }))
+    .getOrThrow();
+  assert.deepEqual(rows, [{ title: "a" }, { title: "b" }]);
+  const bad = makeDb(() => Response.json([{ title: "a" }, { title: 2 }])).db;
+  const r = await selectTyped(bad, "todos", { validator: guardValidator(isTodo) });
+  assert.equal(r.errorOrNull()?.category, "DECODE");
+  assert.match(
+    r.errorOrNull()!.message,
+    /^Cannot decode row 1: the value does not pass the type guard$/,
+  );
+  const named = await selectTyped(bad, "todos", {
+    validator: guardValidator(isTodo, "not a todo"),
+  });
+  assert.match(named.errorOrNull()!.message, /row 1: not a todo$/);
+  assert.throws(() => guardValidator(null as never), /'guard' must be a function/);
 });
