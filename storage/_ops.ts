@@ -59,8 +59,8 @@ export interface StorageCallOptions {
   signal?: AbortSignal | undefined;
   /**
    * Timeout in milliseconds, for the whole call. Without it, a call gets the client's, except
-   * uploads, which have none (sending a body takes as long as its size needs: give a `timeout` or
-   * a `signal`), and downloads, whose answer must start within the client's timeout and whose
+   * plain uploads, which get the client's plus one second per 16 KiB of a body of known length
+   * (bytes, a Blob, a string) and none for a stream (give a `timeout` or a `signal`), and downloads, whose answer must start within the client's timeout and whose
    * body, read whole, may pause no longer than it (however long it takes in all); a
    * `downloadStream`'s body, read by the caller, has no limit.
    */
@@ -600,6 +600,23 @@ export async function uploadToSignedUrl(
 }
 
 /**
+ * A plain upload's timeout when the call gives none: the client's plus one second per 16 KiB of
+ * a body of known length (room for links down to about 128 kbit/s; a string counts three bytes a
+ * character, the most UTF-8 takes), so a server that takes the body and never answers does not
+ * hold the call forever. A stream's length has no bound: none, as with the client's 0.
+ */
+function uploadTimeout(base: number, body: RequestBody): number {
+  const size = typeof body === "string"
+    ? body.length * 3
+    : ArrayBuffer.isView(body) || isArrayBuffer(body)
+    ? body.byteLength
+    : isAnyBlob(body)
+    ? body.size
+    : NaN;
+  return base > 0 && size >= 0 ? base + Math.ceil(size / 16.384) : 0;
+}
+
+/**
  * Sends an upload's data and reads the object's key from the answer. A stream body through a
  * `fetch` given to the client is watched (`requestWatched`): one it would send, or sent, as its
  * text is a Failure naming that, not a Success. Data that fails while it is sent (a Node stream of
@@ -628,7 +645,7 @@ async function sendUpload(
       body: body.value,
       contentType: contentTypeOf(data, o),
       signal: stop.signal,
-      timeout: o.timeout ?? 0,
+      timeout: o.timeout ?? uploadTimeout(client.timeout, body.value),
     });
     if (!failed && !r.ok && r.error.category === "NETWORK") {
       await checkReadable(data).catch((e: RangeError) => failed = e);

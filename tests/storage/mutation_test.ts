@@ -108,12 +108,18 @@ function slowStorage(ms: number, delay: number, body: unknown) {
   return { storage, rec };
 }
 
-Deno.test("uploads default to no timeout (the client's does not cut them); a download's answer must start within it", async () => {
+Deno.test("uploads get the client's timeout plus 1 s per 16 KiB (a stream none); a download's answer must start within it", async () => {
+  // 20 ms and 1 s per 16 KiB: 32 KiB of bytes have 2,020 ms, an answer after 80 ms comes in time.
   const { storage } = slowStorage(20, 80, { Key: "b/a.txt" });
-  assert.equal((await storage.upload("b", "a.txt", "x")).getOrNull(), "b/a.txt");
-  assert.equal((await storage.update("b", "a.txt", "x")).getOrNull(), "b/a.txt");
+  const bytes = new Uint8Array(32 * 1024);
+  assert.equal((await storage.upload("b", "a.txt", bytes)).getOrNull(), "b/a.txt");
+  assert.equal((await storage.update("b", "a.txt", new Blob([bytes]))).getOrNull(), "b/a.txt");
   assert.equal(
-    (await storage.uploadToSignedUrl("b", "a.txt", "tok", "x")).getOrNull(),
+    (await storage.uploadToSignedUrl("b", "a.txt", "tok", "x".repeat(8192))).getOrNull(),
+    "b/a.txt",
+  );
+  assert.equal(
+    (await storage.upload("b", "a.txt", new Blob([bytes]).stream())).getOrNull(),
     "b/a.txt",
   );
   // A download's answer that starts after the client's timeout: no pause may last longer.
