@@ -110,8 +110,8 @@ export interface ListBucketsOptions extends StorageCallOptions {
   /** Sort direction. */
   sortOrder?: SortOrder | null | undefined;
   /**
-   * Case-insensitive filter on the start of the names in the folder (the Storage API matches
-   * `prefix` then `search` from the start of the name).
+   * Case-insensitive filter on bucket names: the Storage API keeps the buckets whose name holds
+   * it anywhere (`%` and `_` match themselves).
    */
   search?: string | null | undefined;
 }
@@ -163,6 +163,10 @@ export function bucketQuery(
 ): Array<[string, string | null | undefined]> {
   checkPaging(op, o.limit, o.offset);
   checkSort(op, o.sortColumn, o.sortOrder);
+  // The object listings' name, which would be ignored here: the buckets in the server's order.
+  if (typeof o === "object" && "sortBy" in o) {
+    throw new TypeError(`Cannot ${op} as 'sortBy' is no option here: pass { sortColumn: "name" }`);
+  }
   return [
     ["limit", o.limit?.toString()],
     ["offset", o.offset?.toString()],

@@ -773,7 +773,9 @@ export class StorageClient {
 
   /**
    * Signs many download URLs in one request, in input order (none for an
-   * empty list, which answers `[]`).
+   * empty list, which answers `[]`). A path the server could not sign (a
+   * missing object) fails the whole call with `NOT_FOUND` naming it, where
+   * storage-js returns an `error` inside the list.
    *
    * @param bucket The bucket id.
    * @param paths The object keys.

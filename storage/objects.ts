@@ -668,7 +668,9 @@ export function createSignedUrl(
 
 /**
  * Signs many download URLs in one request, in input order (none for an
- * empty list, which answers `[]`).
+ * empty list, which answers `[]`). A path the server could not sign (a
+ * missing object) fails the whole call with `NOT_FOUND` naming it, where
+ * storage-js returns an `error` inside the list.
  *
  * @example Signing many URLs
  * ```ts

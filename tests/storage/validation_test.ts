@@ -196,3 +196,24 @@ Deno.test("an empty transform is no transform; a file name that cannot be encode
   assert.equal(many.errorOrNull()?.category, "INVALID_ARGUMENT");
   assert.equal(rec.requests.length, before, "nothing sent");
 });
+
+// The object listings' `sortBy`, given to a bucket listing from JavaScript, was ignored: the
+// buckets came back in the server's order.
+Deno.test("listBuckets and listAnalyticsBuckets refuse 'sortBy', naming sortColumn, and send nothing", async () => {
+  const { storage, rec } = makeStorage(() => Response.json([]));
+  for (
+    const r of [
+      await storage.listBuckets({ sortBy: "name" } as never),
+      await storage.listAnalyticsBuckets({ sortBy: "name" } as never),
+    ]
+  ) {
+    assert.equal(r.errorOrNull()?.category, "INVALID_ARGUMENT");
+    assert.match(
+      r.errorOrNull()!.message,
+      /'sortBy' is no option here: pass \{ sortColumn: "name" \}/,
+    );
+  }
+  assert.equal(rec.requests.length, 0);
+  assert.equal((await storage.listBuckets({ sortColumn: "name" })).ok, true);
+  assert.equal(rec.only.url.search, "?sortColumn=name");
+});
