@@ -257,7 +257,11 @@ function checkBucketSettings(
   // A bucket's name is text: a create needs one, an update may leave it out.
   if (op === "create" ? typeof name !== "string" : name != null && typeof name !== "string") {
     throw new TypeError(
-      `Cannot ${op} the bucket as 'name' must be a string: current value is ${showValue(name)}`,
+      `Cannot ${op} the bucket as 'name' must be a string: current value is ${showValue(name)}${
+        // storage-js's createBucket(id, { public }): the name comes before the options here.
+        op === "create" && typeof name === "object" && name !== null
+          ? " (createBucket takes (id, name, options))"
+          : ""}`,
     );
   }
   if (isPublic != null && typeof isPublic !== "boolean") {

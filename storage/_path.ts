@@ -12,7 +12,11 @@ import { showValue } from "../core/_show.ts";
 /** Returns the normalised key, or an error message. */
 export function checkObjectPath(path: string): { key: string } | { error: string } {
   if (typeof path !== "string") {
-    return { error: "Cannot use the object path as it must be a string" };
+    return {
+      error: `Cannot use the object path as it must be a string: current value is ${
+        showValue(path)
+      }`,
+    };
   }
   const key = path.replace(/^\/+/, "");
   if (key === "") return { error: "Cannot use the object path as it is empty" };

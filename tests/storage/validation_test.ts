@@ -217,3 +217,32 @@ Deno.test("listBuckets and listAnalyticsBuckets refuse 'sortBy', naming sortColu
   assert.equal((await storage.listBuckets({ sortColumn: "name" })).ok, true);
   assert.equal(rec.only.url.search, "?sortColumn=name");
 });
+
+Deno.test("an object path that is no string is named by its value", async () => {
+  const { storage, rec } = makeStorage(() => Response.json({ Key: "b/a" }));
+  const r = await storage.upload("b", 42 as never, "x");
+  assert.equal(r.errorOrNull()?.category, "INVALID_ARGUMENT");
+  assert.equal(
+    r.errorOrNull()!.message,
+    "Cannot use the object path as it must be a string: current value is 42",
+  );
+  const o = await storage.download("b", { path: "a" } as never);
+  assert.match(o.errorOrNull()!.message, /must be a string: current value is an object$/);
+  assert.equal(rec.requests.length, 0);
+});
+
+// storage-js's createBucket(id, options): ported as it is, the options stood where the name goes.
+Deno.test("createBucket given options where the name goes says the order it takes", async () => {
+  const { storage, rec } = makeStorage(() => Response.json({ name: "b" }));
+  const r = await storage.createBucket("b", { public: true } as never);
+  assert.equal(
+    r.errorOrNull()!.message,
+    "Cannot create the bucket as 'name' must be a string: current value is an object (createBucket takes (id, name, options))",
+  );
+  const n = await storage.createBucket("b", 7 as never);
+  assert.equal(
+    n.errorOrNull()!.message,
+    "Cannot create the bucket as 'name' must be a string: current value is 7",
+  );
+  assert.equal(rec.requests.length, 0);
+});
