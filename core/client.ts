@@ -30,9 +30,10 @@ export interface ClientOptions {
   /**
    * Default timeout per call in milliseconds; 0 disables. Default 30000.
    * A simple upload takes it plus 1 s per 16 KiB of a body of known length,
-   * and none for a stream, unless given one per call; a simple download's answer must start within it, and its body, read
-   * whole, may pause no longer than it; each request of a resumable upload
-   * takes this one (a chunk's, 1 s more per 64 KiB it carries).
+   * and none for a stream, unless given one per call; a simple download's
+   * answer must start within it, and its body, read whole, may pause no
+   * longer than it; each request of a resumable upload takes this one (a
+   * chunk's, 1 s more per 64 KiB it carries).
    */
   timeout?: number | undefined;
   /** Retry policy for calls that allow retrying. */

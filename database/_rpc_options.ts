@@ -27,7 +27,8 @@ const rpcOptionNames = new Set([
 
 /**
  * Refuses a function's arguments given as its options (supabase-js's `rpc(fn, args)`): they
- * would be dropped, and the function called without them.
+ * would be dropped, and the function called without them. Arguments whose names are all option
+ * names (`{ count: 5 }`) cannot be told from options, and go as those.
  *
  * @param options The call's options.
  * @throws {TypeError} When they hold a key that is no option.

@@ -652,12 +652,13 @@ export class DatabaseClient {
     block: ((w: WhereBuilder) => BlockResult) | null | undefined,
     options: MutateOptions,
   ): Promise<ServiceResult<string>> {
-    // A JavaScript caller who leaves the block out would write every row: only `null` says so.
-    if (block === undefined) {
+    // A JavaScript caller who leaves the block out, or gives `id && ((w) => ...)` with an id of 0,
+    // would write every row: only `null` says so.
+    if (block !== null && !block) {
       throw new TypeError(
-        `Cannot ${
-          method === "PATCH" ? "update" : "delete"
-        } as 'block' is missing: pass (w) => w.eq(...) to choose rows, or null for every row of the table`,
+        `Cannot ${method === "PATCH" ? "update" : "delete"} as 'block' is ${
+          block === undefined ? "missing" : `${showValue(block)}`
+        }: pass (w) => w.eq(...) to choose rows, or null for every row of the table`,
       );
     }
     checkMaxAffected(options.maxAffected);

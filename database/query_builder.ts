@@ -216,6 +216,7 @@ export class QueryBuilder {
   range(from: number, to: number, options?: { referencedTable?: string | null | undefined }): this {
     // The document's Limits: thrown by the operations, never a Failure.
     options ??= {};
+    checkOptions(options, "set the range", '{ referencedTable: "tags" }');
     checkCount(from, "range 'from'", LimitError);
     checkCount(to, "range 'to'", LimitError);
     if (to < from) {

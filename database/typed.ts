@@ -325,10 +325,13 @@ export type RowInput<T> = { [K in keyof T]?: T[K] | undefined };
 
 /**
  * One row to insert with `insertTyped` or `upsertTyped`: an object that is not a list (a list goes
- * to `insertTypedMany` or `upsertTypedMany`). A list or a primitive is a compile error, and from
- * JavaScript `Failure(INVALID_ARGUMENT)`.
+ * to `insertTypedMany` or `upsertTypedMany`); a `Map` is a row, written as its entries. A list or a
+ * primitive is a compile error, and from JavaScript `Failure(INVALID_ARGUMENT)`. Written without a
+ * conditional type, so a generic wrapper's `T extends object` passes through it.
  */
-export type OneRow<T> = T extends readonly unknown[] ? never : T extends object ? T : never;
+export type OneRow<T> =
+  & T
+  & ({ readonly [Symbol.iterator]?: never } | ReadonlyMap<unknown, unknown>);
 
 function checkOneRow(value: unknown): void {
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
@@ -383,7 +386,7 @@ function encodeJson(value: unknown, what: string): string {
  * @param options Columns, upsert and more.
  * @returns The inserted rows.
  */
-export function insertTyped<T, R = T>(
+export function insertTyped<T extends object, R = T>(
   db: DatabaseClient,
   table: string,
   value: OneRow<T>,
@@ -548,7 +551,7 @@ export function insertUnitTyped<T>(
  * @param options Resolution, conflict target and more.
  * @returns The upserted rows.
  */
-export function upsertTyped<T, R = T>(
+export function upsertTyped<T extends object, R = T>(
   db: DatabaseClient,
   table: string,
   value: OneRow<T>,

@@ -13,7 +13,7 @@ import {
   optObject,
   reqString,
 } from "../core/decode.ts";
-import { encodeBase64, utf8Decode } from "../core/encoding.ts";
+import { encodeBase64 } from "../core/encoding.ts";
 import { failure, type ServiceResult, success } from "../core/result.ts";
 import type { RequestBody, TransportRequest } from "../core/transport.ts";
 import { requestWatched } from "./_stream_guard.ts";
@@ -60,9 +60,10 @@ export interface StorageCallOptions {
   /**
    * Timeout in milliseconds, for the whole call. Without it, a call gets the client's, except
    * plain uploads, which get the client's plus one second per 16 KiB of a body of known length
-   * (bytes, a Blob, a string) and none for a stream (give a `timeout` or a `signal`), and downloads, whose answer must start within the client's timeout and whose
-   * body, read whole, may pause no longer than it (however long it takes in all); a
-   * `downloadStream`'s body, read by the caller, has no limit.
+   * (bytes, a Blob, a string) and none for a stream (give a `timeout` or a `signal`), and
+   * downloads, whose answer must start within the client's timeout and whose body, read whole,
+   * may pause no longer than it (however long it takes in all); a `downloadStream`'s body, read
+   * by the caller, has no limit.
    */
   timeout?: number | undefined;
 }
@@ -921,13 +922,25 @@ export async function downloadRaw<R extends "text" | "bytes" | "stream">(
   }
   if (r.ok && responseType === "text") {
     // Bytes that are no UTF-8 text (an image, say) would come back with U+FFFD in place of each
-    // bad sequence: data lost without a word.
+    // bad sequence: data lost without a word. A range may cut a character at either end: the
+    // pieces of one it starts inside are dropped, and one it ends inside is held back (`stream`).
+    let bytes = r.value.body as Uint8Array;
+    const part = range != null && r.value.status === 206;
+    if (part && range.start > 0) {
+      let i = 0;
+      while (i < 3 && (bytes[i] & 0xc0) === 0x80) i++;
+      bytes = bytes.subarray(i);
+    }
     try {
-      (r.value as { body: unknown }).body = utf8Decode(r.value.body as Uint8Array, true);
+      (r.value as { body: unknown }).body = new TextDecoder("utf-8", { fatal: true }).decode(
+        bytes,
+        { stream: part },
+      );
     } catch {
       return failure({
-        message:
-          "Cannot read the object as text as it is not UTF-8: use downloadBytes (or downloadStream) for binary data",
+        message: `Cannot read the object as text as it is not UTF-8: use ${
+          visibility === "public" ? "downloadPublicBytes" : "downloadBytes"
+        } (or downloadStream) for binary data`,
         category: "DECODE",
         status: r.value.status,
       });

@@ -53,8 +53,8 @@ const CALLER_STATUS = {
 type UpstreamStatus = 400 | 401 | 403 | 404 | 409 | 413 | 502 | 503;
 
 /**
- * How long `PUT /api/files/:name` waits for the Storage API, at most (uploads have no default
- * timeout: a large file may take long). The caller leaving ends the upload sooner.
+ * How long `PUT /api/files/:name` waits for the Storage API, at most (a stream upload has no
+ * default timeout: a large file may take long). The caller leaving ends the upload sooner.
  */
 export const UPLOAD_TIMEOUT_MS = 300_000;
 

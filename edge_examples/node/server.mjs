@@ -121,7 +121,7 @@ app.put("/api/files/:name", async (c) => {
     contentType: storedType(c.req.header("content-type")),
     upsert: true,
     // A Storage API that stalls holds this request no longer than the caller waits, nor than
-    // five minutes (uploads have no default timeout: a large file may take long).
+    // five minutes (a stream upload has no default timeout: a large file may take long).
     signal: c.req.raw.signal,
     timeout: 300_000,
   });

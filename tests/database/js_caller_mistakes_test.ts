@@ -42,6 +42,19 @@ Deno.test("a write with its block left out is INVALID_ARGUMENT and sends nothing
       verb,
     );
   }
+  // `id && ((w) => ...)` with an id of 0 (or an empty one): a falsy block is no filter either.
+  for (const block of [false, 0, "", NaN]) {
+    await assertInvalid(
+      js(db.delete.bind(db))("todos", block),
+      new RegExp(
+        `^Cannot delete as 'block' is ${
+          block === "" ? '""' : String(block)
+        }: pass \\(w\\) => w\\.eq`,
+      ),
+    );
+    await assertInvalid(js(deleteTyped)(db, "todos", block), /'block' is /);
+    await assertInvalid(js(updateTyped)(db, "todos", { done: true }, block), /'block' is /);
+  }
   assert.equal(rec.requests.length, 0);
   assert.equal((await db.delete("todos", null)).ok, true);
   assert.equal((await updateTyped(db, "todos", { title: "x" }, null)).ok, true);
@@ -127,7 +140,11 @@ Deno.test("postgrest-js's ordering and window options are INVALID_ARGUMENT with 
     ],
     [
       (q: { range: (...a: unknown[]) => unknown }) => q.range(0, 4, { foreignTable: "tags" }),
-      /'foreignTable' is no option here/,
+      /^Cannot set the range as 'foreignTable' is no option here/,
+    ],
+    [
+      (q: { range: (...a: unknown[]) => unknown }) => q.range(0, 4, "tags"),
+      /^Cannot set the range as 'options' must be an object/,
     ],
     [
       (q: { limit: (...a: unknown[]) => unknown }) => q.limit(5, "tags"),
@@ -174,6 +191,16 @@ Deno.test("insertTyped and upsertTyped take one row: a list or a primitive is IN
     await assertInvalid(js(insert)(db, "todos", null), /current value is null$/);
   }
   assert.equal(rec.requests.length, 0);
+  // Generic wrappers pass their row type through (a conditional type on T would refuse them).
+  const save = <T extends object>(v: T) => insertTyped(db, "todos", v);
+  const saveUp = <T extends Record<string, unknown>>(v: T) => upsertTyped(db, "todos", v);
+  const saveTodo = <T extends { title: string }>(v: T) => insertTyped<T>(db, "todos", v);
+  assert.equal((await save({ title: "w" })).ok, true);
+  assert.equal((await saveUp({ title: "w" })).ok, true);
+  assert.equal((await saveTodo({ title: "w", done: true })).ok, true);
+  rec.requests.length = 0;
+  // @ts-expect-error: a readonly list is no row either
+  void (() => insertTyped(db, "todos", list as readonly { title: string }[]));
   // @ts-expect-error: a list is no row
   void (() => insertTyped(db, "todos", list));
   // @ts-expect-error: nor is a string

@@ -49,15 +49,63 @@ Deno.test("a text download of bytes that are not UTF-8 is DECODE, pointing to do
     const { fetch } = workerdLike(bytes, "image/png");
     const storage = createStorageClient(createBaseClient("http://backend.test", "key", { fetch }));
     for (
-      const r of [await storage.download("b", "a.png"), await storage.downloadPublic("b", "a.png")]
+      const [r, method] of [
+        [await storage.download("b", "a.png"), "downloadBytes"],
+        [await storage.downloadPublic("b", "a.png"), "downloadPublicBytes"],
+      ] as const
     ) {
       assert.equal(r.ok, false);
       assert.equal(r.errorOrNull()!.category, "DECODE");
       assert.equal(r.errorOrNull()!.status, 200);
-      assert.match(r.errorOrNull()!.message, /not UTF-8: use downloadBytes/);
+      assert.match(r.errorOrNull()!.message, new RegExp(`not UTF-8: use ${method} `));
     }
     assert.deepEqual((await storage.downloadBytes("b", "a.png")).getOrThrow(), bytes);
   }
+});
+
+// A range may cut a character at either end: the whole characters within it come back, not a
+// DECODE (nor U+FFFD at the edges, as before).
+Deno.test("a text download of a range that cuts characters gives the whole characters within it", async () => {
+  const full = new TextEncoder().encode("日本語のテキスト"); // three bytes each
+  const answer = (start: number, end: number) =>
+    new Response(full.slice(start, end + 1), {
+      status: 206,
+      headers: {
+        "content-range": `bytes ${start}-${end}/${full.length}`,
+        "content-type": "text/plain",
+      },
+    });
+  let next: [number, number] = [0, 0];
+  const fetch = () => Promise.resolve(answer(...next));
+  const storage = createStorageClient(createBaseClient("http://backend.test", "key", { fetch }));
+  for (
+    const [start, end, text] of [
+      [0, 9, "日本語"], // ends inside the fourth
+      [1, 11, "本語の"], // starts inside the first
+      [2, 8, "本語"], // inside at both ends
+      [3, 5, "本"],
+      [1, 1, ""],
+    ] as const
+  ) {
+    next = [start, end];
+    assert.equal(
+      (await storage.download("b", "a.txt", { range: { start, end } })).getOrThrow(),
+      text,
+      `${start}-${end}`,
+    );
+  }
+  // Bytes that are no UTF-8 inside the range still are DECODE, the public hint naming its method.
+  const bad = (_: unknown) =>
+    Promise.resolve(
+      new Response(new Uint8Array([0x61, 0xff, 0x62]), {
+        status: 206,
+        headers: { "content-range": "bytes 0-2/3" },
+      }),
+    );
+  const pub = createStorageClient(createBaseClient("http://backend.test", "key", { fetch: bad }));
+  const r = await pub.downloadPublic("b", "a.bin", { range: { start: 0, end: 2 } });
+  assert.equal(r.errorOrNull()?.category, "DECODE");
+  assert.match(r.errorOrNull()!.message, /use downloadPublicBytes \(or downloadStream\)/);
 });
 
 // A range answered whole is judged by the bytes received, as for `downloadBytes` (a text download

@@ -122,6 +122,8 @@ Deno.test("uploads get the client's timeout plus 1 s per 16 KiB (a stream none);
     (await storage.upload("b", "a.txt", new Blob([bytes]).stream())).getOrNull(),
     "b/a.txt",
   );
+  // One byte has 21 ms: the answer after 80 ms comes too late.
+  assert.equal((await storage.upload("b", "a.txt", "x")).errorOrNull()?.category, "TIMEOUT");
   // A download's answer that starts after the client's timeout: no pause may last longer.
   assert.equal((await storage.download("b", "a.txt")).errorOrNull()?.category, "TIMEOUT");
   // Other calls keep the client's timeout.

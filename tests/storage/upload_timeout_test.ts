@@ -43,16 +43,22 @@ Deno.test("a plain upload to a server that never answers is TIMEOUT after the cl
       ] as const
     ) {
       const started = performance.now();
-      const r = await storage.upload("b", "a.bin", data);
+      // The signal only keeps a regression from hanging the suite: it ends the call as CANCELLED.
+      const r = await storage.upload("b", "a.bin", data, { signal: AbortSignal.timeout(8000) });
       const took = performance.now() - started;
       assert.equal(r.errorOrNull()?.category, "TIMEOUT", String(allowance));
       assert.match(r.errorOrNull()!.message, new RegExp(`after ${300 + allowance} ms`));
       assert.ok(took >= 300 + allowance - 5, `${took} ms`);
     }
-    // A call's own timeout wins, and 0 (the client's, or the call's) is none.
+    // A signed upload gets the same allowance; a call's own timeout wins.
+    const signed = await storage.uploadToSignedUrl("b", "a.bin", "tok", "hi", {
+      signal: AbortSignal.timeout(8000),
+    });
+    assert.equal(signed.errorOrNull()?.category, "TIMEOUT");
+    assert.match(signed.errorOrNull()!.message, /after 301 ms/);
     const own = await storage.update("b", "a.bin", "x", { timeout: 50 });
     assert.match(own.errorOrNull()!.message, /after 50 ms/);
-    assert.equal(srv.bodies(), 4);
+    assert.equal(srv.bodies(), 5);
   } finally {
     await srv.close();
   }
