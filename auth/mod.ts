@@ -9,7 +9,9 @@
  * factor is enrolled or passkeys are managed, 422 (`BAD_REQUEST`) when a verified factor is
  * unenrolled and 401 (`UNAUTHORIZED`) when `updateUser` changes an email, phone or password. A feature
  * switched off on the server is 404 (`NOT_FOUND`) with `passkey_disabled`, `feature_disabled`
- * (the OAuth server) or `manual_linking_disabled`. GoTrue sends no `Retry-After`: `retryAfter`
+ * (the OAuth server) or `manual_linking_disabled`. An access token GoTrue cannot verify (expired,
+ * forged, malformed) is 403 `bad_jwt` (`FORBIDDEN`), where PostgREST and the Storage API answer 401
+ * (`UNAUTHORIZED`) for the same token. GoTrue sends no `Retry-After`: `retryAfter`
  * stays null on its rate limits (`over_request_rate_limit`, `over_email_send_rate_limit`,
  * `over_sms_send_rate_limit`), whose message names the wait where GoTrue knows it.
  *
