@@ -4,31 +4,39 @@
  */
 
 import assert from "node:assert/strict";
+import FakeTimers from "@sinonjs/fake-timers";
 import { readIdle } from "../../storage/_idle_read.ts";
 
 const delay = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 // I04: `arm(idleMs - quiet)` → `arm(idleMs)`: a pause after a late piece could last almost twice
-// the limit.
+// the limit. Fake time: measured on the wall clock, a busy machine's late timers ate the margin.
 Deno.test("readIdle: a stall after a late piece ends once the pause reaches idleMs, not a whole idleMs after the first check", async () => {
-  let cancelled = false;
-  const stream = new ReadableStream<Uint8Array>({
-    async start(c) {
-      await delay(300);
-      c.enqueue(new Uint8Array([1]));
-      // then nothing, until cancelled
-    },
-    cancel() {
-      cancelled = true;
-    },
-  });
-  const started = Date.now();
-  const r = await readIdle(stream, 600);
-  const took = Date.now() - started;
-  assert.equal(r.errorOrNull()?.category, "TIMEOUT");
-  assert.ok(cancelled);
-  // The pause began at ~300 ms: the read ends at ~900 ms (the mutant's at ~1200 ms).
-  assert.ok(took < 1_080, `${took} ms`);
+  const clock = FakeTimers.install({ toFake: ["setTimeout", "clearTimeout", "Date"] });
+  try {
+    let cancelled = false;
+    const stream = new ReadableStream<Uint8Array>({
+      async start(c) {
+        await delay(300);
+        c.enqueue(new Uint8Array([1]));
+        // then nothing, until cancelled
+      },
+      cancel() {
+        cancelled = true;
+      },
+    });
+    let settled = false;
+    const pending = readIdle(stream, 600).finally(() => settled = true);
+    // The pause began at 300 ms: the read ends at 900 ms (the mutant's at 1200 ms).
+    await clock.tickAsync(899);
+    assert.equal(settled, false);
+    await clock.tickAsync(1);
+    assert.equal(settled, true);
+    assert.equal((await pending).errorOrNull()?.category, "TIMEOUT");
+    assert.ok(cancelled);
+  } finally {
+    clock.uninstall();
+  }
 });
 
 // I03: the reason given to the body's source names why it was cancelled.
@@ -68,18 +76,25 @@ function body(pieces: unknown[], state: { cancelled?: unknown } = {}) {
 
 // I07: `arm(idleMs - quiet)` → `arm(quiet)`.
 Deno.test("readIdle: a stall after an early piece ends idleMs after that piece", async () => {
-  const stream = new ReadableStream<Uint8Array>({
-    async start(c) {
-      await delay(150);
-      c.enqueue(new Uint8Array([1]));
-    },
-  });
-  const started = Date.now();
-  const r = await readIdle(stream, 600);
-  const took = Date.now() - started;
-  assert.equal(r.errorOrNull()?.category, "TIMEOUT");
-  // ~750 ms; `arm(quiet)` ends at ~1050 ms, `arm(idleMs)` at ~1200 ms.
-  assert.ok(took < 930, `${took} ms`);
+  const clock = FakeTimers.install({ toFake: ["setTimeout", "clearTimeout", "Date"] });
+  try {
+    const stream = new ReadableStream<Uint8Array>({
+      async start(c) {
+        await delay(150);
+        c.enqueue(new Uint8Array([1]));
+      },
+    });
+    let settled = false;
+    const pending = readIdle(stream, 600).finally(() => settled = true);
+    // 750 ms; `arm(quiet)` ends at 1050 ms, `arm(idleMs)` at 1200 ms.
+    await clock.tickAsync(749);
+    assert.equal(settled, false);
+    await clock.tickAsync(1);
+    assert.equal(settled, true);
+    assert.equal((await pending).errorOrNull()?.category, "TIMEOUT");
+  } finally {
+    clock.uninstall();
+  }
 });
 
 // I12: a signal already aborted is CANCELLED at once, the body cancelled and never read.
