@@ -433,7 +433,12 @@ Deno.test("npm build installs by name and runs real flows on the machine's Node,
         name: version === null ? `${name}: not run, no binary at ${bin}` : name,
         ignore: version === null,
         fn: async () => {
-          const j = await run(bin, [`${root}node_modules/jest/bin/jest.js`, ...args], {
+          // Jest's and Bun's 5 s per test is too little on a busy CI machine for these flows.
+          const j = await run(bin, [
+            `${root}node_modules/jest/bin/jest.js`,
+            "--testTimeout=60000",
+            ...args,
+          ], {
             cwd: `${tmp}/jestapp`,
             env: {
               ...env,
@@ -448,7 +453,12 @@ Deno.test("npm build installs by name and runs real flows on the machine's Node,
     }
 
     // Bun (the `bun` npm package) runs the same flows against the same installed package.
-    const b = await run(`${root}node_modules/.bin/bun`, ["test", "./flow.test.mjs"], {
+    const b = await run(`${root}node_modules/.bin/bun`, [
+      "test",
+      "--timeout",
+      "60000",
+      "./flow.test.mjs",
+    ], {
       cwd: `${tmp}/app`,
       env,
     });
@@ -456,7 +466,12 @@ Deno.test("npm build installs by name and runs real flows on the machine's Node,
     assert.match(b.text, /\b10 pass\b/);
     // Then, in Bun only, resumable uploads to a TUS peer (@tus/server) that Bun itself runs, plain
     // stream uploads and downloads, each compared byte for byte and with what went on the wire.
-    const bunTus = await run(`${root}node_modules/.bin/bun`, ["test", "./tus.test.mjs"], {
+    const bunTus = await run(`${root}node_modules/.bin/bun`, [
+      "test",
+      "--timeout",
+      "60000",
+      "./tus.test.mjs",
+    ], {
       cwd: `${tmp}/app`,
       env,
     });
