@@ -31,10 +31,17 @@ const rpcOptionNames = new Set([
  * names (`{ count: 5 }`) cannot be told from options, and go as those.
  *
  * @param options The call's options.
- * @throws {TypeError} When they hold a key that is no option.
+ * @throws {TypeError} When they are no object, or hold a key that is no option.
  */
 export function checkRpcOptions(options: object): void {
-  if (typeof options !== "object") return;
+  // A string or a number there (a function's one argument, say) was taken as no options.
+  if (typeof options !== "object") {
+    throw new TypeError(
+      `Cannot call the function as 'options' must be an object such as { params: { ... } }: current value is ${
+        showValue(options)
+      }`,
+    );
+  }
   const unknown = Object.keys(options).filter((k) => !rpcOptionNames.has(k));
   if (unknown.length > 0) {
     throw new TypeError(

@@ -105,6 +105,7 @@ for (const seed of [1, 2, 3, 4]) {
     // The run reached the functions and, past their checks, the wire.
     assert.ok(exported().length > 170, `${exported().length} functions`);
     assert.ok(calls > 1700, `${calls} calls`);
-    assert.ok(requests > 250, `${requests} requests`);
+    // (228 to 248 since the typed function calls refuse options that are no object, 272 to 293 before.)
+    assert.ok(requests > 200, `${requests} requests`);
   });
 }

@@ -246,3 +246,38 @@ Deno.test("guardValidator makes a type guard a validator: rows that pass come ba
   assert.match(named.errorOrNull()!.message, /row 1: not a todo$/);
   assert.throws(() => guardValidator(null as never), /'guard' must be a function/);
 });
+
+// From the mutation review of this session's code.
+Deno.test("a function call names at most three keys that are no options, and refuses options that are no object", async () => {
+  const { db, rec } = makeDb();
+  await assertInvalid(
+    db.rpc("add", { a: 1, b: 2, c: 3, d: 4 } as never),
+    /^Cannot call the function as "a", "b", "c" are no options of the call/,
+  );
+  // A function's one argument given as the options was taken as none, the function called bare.
+  for (
+    const call of [
+      () => db.rpc("add", "ab" as never),
+      () => db.rpcGet("add", 5 as never),
+      () => rpcTyped(db, "add", "ab" as never),
+      () => rpcGetTyped(db, "add", true as never),
+    ]
+  ) {
+    await assertInvalid(
+      call(),
+      /^Cannot call the function as 'options' must be an object such as \{ params: \{ \.\.\. \} \}: current value is /,
+    );
+  }
+  assert.equal(rec.requests.length, 0);
+});
+
+Deno.test("a Map is one row to insertTyped and upsertTyped; a number or a bigint is a compile error", async () => {
+  const { db, rec } = makeDb();
+  assert.equal((await insertTyped(db, "todos", new Map([["title", "a"]]))).ok, true);
+  assert.equal((await upsertTyped(db, "todos", new Map([["title", "b"]]))).ok, true);
+  assert.deepEqual(rec.requests.map((r) => r.text), ['{"title":"a"}', '{"title":"b"}']);
+  // @ts-expect-error: a number is no row
+  void (() => insertTyped(db, "todos", 5));
+  // @ts-expect-error: nor a bigint
+  void (() => upsertTyped(db, "todos", 5n));
+});

@@ -108,6 +108,43 @@ Deno.test("a text download of a range that cuts characters gives the whole chara
   assert.match(r.errorOrNull()!.message, /use downloadPublicBytes \(or downloadStream\)/);
 });
 
+// From the mutation review: the edges of the range decoding.
+Deno.test("a ranged text download drops at most three leading continuation bytes, only from a 206 past byte 0", async () => {
+  const range206 = (bytes: number[], start: number, total: number) => () =>
+    Promise.resolve(
+      new Response(new Uint8Array(bytes), {
+        status: 206,
+        headers: { "content-range": `bytes ${start}-${start + bytes.length - 1}/${total}` },
+      }),
+    );
+  const client = (fetch: () => Promise<Response>) =>
+    createStorageClient(createBaseClient("http://backend.test", "key", { fetch }));
+  // From byte 0 nothing is dropped: a leading continuation byte there is no UTF-8.
+  const r0 = await client(range206([0x80, 0x61, 0x62], 0, 3)).download("b", "a", {
+    range: { start: 0, end: 2 },
+  });
+  assert.equal(r0.errorOrNull()?.category, "DECODE");
+  assert.equal(r0.errorOrNull()?.status, 206);
+  // A four-byte character cut after its first byte leaves three continuation bytes.
+  const r1 = await client(range206([0x9f, 0x98, 0x80, 0x61], 1, 5)).download("b", "a", {
+    range: { start: 1, end: 4 },
+  });
+  assert.equal(r1.getOrThrow(), "a");
+  // Four are no character's tail.
+  const r2 = await client(range206([0x80, 0x80, 0x80, 0x80, 0x61], 1, 6)).download("b", "a", {
+    range: { start: 1, end: 5 },
+  });
+  assert.equal(r2.errorOrNull()?.category, "DECODE");
+  // A whole answer to a range from 0 ends where the object ends: a cut last character is no UTF-8.
+  const whole = () =>
+    Promise.resolve(new Response(new Uint8Array([0x61, 0x62, 0x63, 0xc3]), { status: 200 }));
+  const r3 = await client(whole).download("b", "a", { range: { start: 0, end: 20 } });
+  assert.equal(r3.errorOrNull()?.category, "DECODE");
+  // A 206 to a download that asked no range (a proxy's) is decoded whole.
+  const r4 = await client(range206([0x61, 0x62], 0, 2)).download("b", "a");
+  assert.equal(r4.getOrThrow(), "ab");
+});
+
 // A range answered whole is judged by the bytes received, as for `downloadBytes` (a text download
 // used to need a `Content-Length` for it, and refused an answer without one).
 Deno.test("a text download of a range answered whole: refused unless it is all the range asked", async () => {

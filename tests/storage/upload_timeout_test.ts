@@ -91,3 +91,50 @@ Deno.test("a plain upload of a stream, or with the client's timeout 0, keeps no 
     await server.finished;
   }
 });
+
+// From the mutation review: a string counts three bytes a character, an empty body and an
+// ArrayBuffer get the allowance too, and a call's own 0 is no timeout.
+Deno.test("the upload allowance counts a string's characters thrice, empty bodies and ArrayBuffers too", async () => {
+  const srv = silentServer();
+  try {
+    const storage = createStorageClient(createBaseClient(srv.url, "key", { timeout: 300 }));
+    for (
+      const [data, allowance] of [
+        ["abcdef", 2], // 18 bytes at most
+        ["", 0],
+        [new Uint8Array(0), 0],
+        [new ArrayBuffer(16_385), 1001],
+      ] as const
+    ) {
+      const r = await storage.upload("b", "a.bin", data, { signal: AbortSignal.timeout(8000) });
+      assert.equal(r.errorOrNull()?.category, "TIMEOUT", String(allowance));
+      assert.match(r.errorOrNull()!.message, new RegExp(`after ${300 + allowance} ms`));
+    }
+  } finally {
+    await srv.close();
+  }
+});
+
+Deno.test("a call's own timeout of 0 is no timeout, whatever the client's", async () => {
+  const stop = new AbortController();
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, signal: stop.signal, onListen: () => {} },
+    async (req) => {
+      await req.arrayBuffer();
+      await new Promise((r) => setTimeout(r, 250));
+      return Response.json({ Key: "b/a.bin" });
+    },
+  );
+  try {
+    const storage = createStorageClient(
+      createBaseClient(`http://127.0.0.1:${server.addr.port}`, "key", { timeout: 100 }),
+    );
+    assert.equal(
+      (await storage.upload("b", "a.bin", "abc", { timeout: 0 })).getOrNull(),
+      "b/a.bin",
+    );
+  } finally {
+    stop.abort();
+    await server.finished;
+  }
+});

@@ -246,3 +246,24 @@ Deno.test("createBucket given options where the name goes says the order it take
   );
   assert.equal(rec.requests.length, 0);
 });
+
+// From the mutation review: each listing names itself; `sortBy` is refused whatever its value;
+// the createBucket hint is for an object given to createBucket only.
+Deno.test("the sortBy refusal names its listing and takes any value; the createBucket hint is for its options only", async () => {
+  const { storage, rec } = makeStorage(() => Response.json([]));
+  const a = await storage.listAnalyticsBuckets({ sortBy: "name" } as never);
+  assert.match(a.errorOrNull()!.message, /^Cannot list analytics buckets as 'sortBy'/);
+  for (const sortBy of [null, undefined, ""]) {
+    const r = await storage.listBuckets({ sortBy } as never);
+    assert.equal(r.errorOrNull()?.category, "INVALID_ARGUMENT", String(sortBy));
+  }
+  assert.equal(
+    (await storage.createBucket("b", null as never)).errorOrNull()!.message,
+    "Cannot create the bucket as 'name' must be a string: current value is null",
+  );
+  assert.equal(
+    (await storage.updateBucket("b", { name: { x: 1 } } as never)).errorOrNull()!.message,
+    "Cannot update the bucket as 'name' must be a string: current value is an object",
+  );
+  assert.equal(rec.requests.length, 0);
+});
