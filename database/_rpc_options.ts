@@ -5,8 +5,12 @@
  */
 
 import { showValue } from "../core/_show.ts";
+import type { RpcGetOptions, RpcOptions } from "./client.ts";
+import type { TypedRpcGetOptions, TypedRpcOptions } from "./rpc_typed.ts";
 
-const rpcOptionNames = new Set([
+// Every option of the function calls, raw and typed: an option added to one of them and not here
+// is a compile error (`_AllListed`), and a name here that is no option is one too (`satisfies`).
+const names = [
   "signal",
   "timeout",
   "headers",
@@ -23,7 +27,15 @@ const rpcOptionNames = new Set([
   "retry",
   "block",
   "validator",
-]);
+] as const satisfies readonly RpcOptionName[];
+type RpcOptionName =
+  | keyof RpcOptions
+  | keyof RpcGetOptions
+  | keyof TypedRpcOptions<unknown>
+  | keyof TypedRpcGetOptions<unknown>;
+type NoneOf<T extends never> = T;
+type _AllListed = NoneOf<Exclude<RpcOptionName, typeof names[number]>>;
+const rpcOptionNames: ReadonlySet<string> = new Set<string>(names);
 
 /**
  * Refuses a function's arguments given as its options (supabase-js's `rpc(fn, args)`): they
