@@ -37,7 +37,7 @@ import type { BaseClient } from "../core/client.ts";
 import { type Failure, failure, type ServiceResult, success } from "../core/result.ts";
 import { decodeJwk, type Jwk, type JwkSet } from "./jwt.ts";
 import { bounded, cancelled } from "../core/_abort.ts";
-import { notNonNegative } from "../core/_thrown.ts";
+import { checkNonNegative } from "../core/_thrown.ts";
 
 /**
  * An imported verification key: WebCrypto's `CryptoKey`, named through
@@ -295,8 +295,7 @@ function checkDuration(name: string, value: number | undefined, fallback: number
   const v = value ?? fallback;
   // NaN is not >= 0. A byte cap is a whole number, as the transport requires: a fraction or
   // Infinity passed here would fail every fetch later.
-  const bad = notNonNegative("create the JWKS resolver", name, v, name === "maxBodyBytes");
-  if (bad) throw bad;
+  checkNonNegative("create the JWKS resolver", name, v, name === "maxBodyBytes");
   return v;
 }
 

@@ -19,6 +19,17 @@ export function describeThrown(error: unknown): string {
 }
 
 /**
+ * A numeric setting's wrong value as its refusal shows it: a string quoted (so that
+ * `timeout: "5000"` reads as the string it is), anything else as {@linkcode describeThrown} does.
+ *
+ * @param value The value.
+ * @returns Its rendering.
+ */
+export function describeSetting(value: unknown): string {
+  return typeof value == "string" ? `"${value}"` : describeThrown(value);
+}
+
+/**
  * Quietly settles what a listener returned: an async listener's rejection is
  * isolated like a synchronous throw, never an unhandled rejection.
  *
@@ -39,27 +50,26 @@ export function isThenable(value: unknown): value is PromiseLike<unknown> {
 }
 
 /**
- * The `RangeError` for a numeric setting that is not a non-negative number (a whole one, as a
- * byte count, with `integer`), or null when it is one; `what` says what it is for ("create the
- * client"). The client, the transport and the JWKS resolver check their settings through it.
+ * Throws the `RangeError` for a numeric setting that is not a non-negative number (a whole one,
+ * as a byte count, with `integer`); `what` says what it is for ("create the client"). The client,
+ * the transport and the JWKS resolver check their settings through it.
  *
  * @param what What the setting is for.
  * @param name The setting's name.
  * @param value Its value.
  * @param integer Whether it must be a safe integer.
- * @returns The error, or null.
  */
-export function notNonNegative(
+export function checkNonNegative(
   what: string,
   name: string,
   value: unknown,
   integer?: boolean,
-): RangeError | null {
-  return typeof value === "number" && value >= 0 && (!integer || Number.isSafeInteger(value))
-    ? null
-    : new RangeError(
+): void {
+  if (!(typeof value === "number" && value >= 0 && (!integer || Number.isSafeInteger(value)))) {
+    throw new RangeError(
       `Cannot ${what} as '${name}' must be a non-negative ${
         integer ? "integer" : "number"
-      }: current value is ${describeThrown(value)}`,
+      }: current value is ${describeSetting(value)}`,
     );
+  }
 }

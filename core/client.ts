@@ -15,7 +15,7 @@ import {
   type TransportRequest,
   type TransportResponse,
 } from "./transport.ts";
-import { notNonNegative } from "./_thrown.ts";
+import { checkNonNegative } from "./_thrown.ts";
 
 /** Options of {@linkcode createBaseClient} and the root `createClient`. */
 export interface ClientOptions {
@@ -118,8 +118,7 @@ export class BaseClient implements TransportContext {
       throw new TypeError("Cannot create the client as 'fetch' must be a function");
     }
     const timeout = options.timeout ?? DEFAULT_TIMEOUT_MS;
-    const bad = notNonNegative("create the client", "timeout", timeout);
-    if (bad) throw bad;
+    checkNonNegative("create the client", "timeout", timeout);
     this.url = (parsed.origin + parsed.pathname).replace(/\/+$/, "");
     this.#apiKey = apiKey.trim(); // as Headers would send it
     this.#fetch = options.fetch;

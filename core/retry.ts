@@ -5,7 +5,7 @@
  * @module
  */
 
-import { describeThrown } from "./_thrown.ts";
+import { describeSetting } from "./_thrown.ts";
 
 /** How the transport retries a request that allows it. */
 export interface RetryPolicy {
@@ -86,7 +86,7 @@ export function resolveRetryPolicy(
   if (!Number.isInteger(policy.maxAttempts) || policy.maxAttempts < 1) {
     throw new RangeError(
       `Cannot retry as 'maxAttempts' must be a positive integer: current value is ${
-        describeThrown(policy.maxAttempts)
+        describeSetting(policy.maxAttempts)
       }`,
     );
   }
@@ -95,7 +95,7 @@ export function resolveRetryPolicy(
     if (!(Number.isFinite(v) && v >= 0)) {
       throw new RangeError(
         `Cannot retry as '${key}' must be a finite non-negative number: current value is ${
-          describeThrown(v)
+          describeSetting(v)
         }`,
       );
     }

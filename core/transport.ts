@@ -1,14 +1,14 @@
 /**
  * The one transport every fetchbase request goes through: URL building,
  * credentials, bodies (streamed, never buffered), timeout, cancellation,
- * retries and error mapping. It resolves a {@linkcode ServiceResult}; only an
- * invalid `timeout` or `maxBodyBytes` rejects, with `RangeError`.
+ * retries and error mapping. It resolves a {@linkcode ServiceResult} and never
+ * rejects: an invalid `timeout` or `maxBodyBytes` is `INVALID_ARGUMENT`.
  *
  * @module
  */
 
 import { errorFromResponse, redactCause, redactSecrets } from "./http_error.ts";
-import { describeThrown, notNonNegative } from "./_thrown.ts";
+import { checkNonNegative, describeThrown } from "./_thrown.ts";
 import { encodeQuery, type QueryInit } from "./query.ts";
 import { failure, type ServiceResult, success } from "./result.ts";
 import { backoffDelay, RETRYABLE_STATUSES, type RetryPolicy } from "./retry.ts";
@@ -531,9 +531,6 @@ function start(
     (req.retry ?? (method === "GET" || method === "HEAD"));
   const timeout = req.timeout ?? ctx.timeout;
   const cap = req.maxBodyBytes;
-  const bad = notNonNegative("send the request", "timeout", timeout) ??
-    (cap === undefined ? null : notNonNegative("send the request", "maxBodyBytes", cap, true));
-  if (bad) return Promise.reject(bad);
   const signal = req.signal;
   if (signal?.aborted) {
     // As fetch does, an already aborted call cancels its stream body.
@@ -542,6 +539,9 @@ function start(
   }
   let url: string | undefined;
   try {
+    // An invalid setting is the caller's input, resolved as INVALID_ARGUMENT like the rest.
+    checkNonNegative("send the request", "timeout", timeout);
+    if (cap !== undefined) checkNonNegative("send the request", "maxBodyBytes", cap, true);
     if (signal != null && typeof signal.addEventListener !== "function") {
       throw new TypeError("Cannot send the request as 'signal' is not an AbortSignal");
     }

@@ -12,7 +12,7 @@ import * as root from "../mod.ts";
 import * as objects from "../storage/objects.ts";
 import * as hono from "../hono/mod.ts";
 import { ServiceException } from "../core/result.ts";
-import { badTimeout, fuzzRun, TOKEN } from "./support/fuzz.ts";
+import { fuzzRun, TOKEN } from "./support/fuzz.ts";
 
 /** Typed building blocks that take their signature's types unchecked (ARCHITECTURE). */
 const UNCHECKED = new Set([
@@ -86,7 +86,6 @@ function run(seed: number, perFunction: number) {
           `${name}(call ${i})`,
           () => f(...args),
           (e) =>
-            badTimeout(e) ||
             (name.endsWith("OrThrow") && e instanceof ServiceException) ||
             // Async helpers report their documented TypeErrors as rejections.
             (name === "pkceChallengeS256" || name === "generatePkceParams") &&

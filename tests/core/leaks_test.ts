@@ -130,16 +130,19 @@ Deno.test("a fetch that throws an unprintable value or resolves no Response give
   assert.equal(r.errorOrNull()?.category, "NETWORK");
 });
 
-Deno.test("maxBodyBytes must be a non-negative integer", async () => {
+Deno.test("maxBodyBytes must be a non-negative integer: else INVALID_ARGUMENT, nothing sent", async () => {
+  let sent = 0;
   const c = createBaseClient(BASE, KEY, {
-    fetch: () => Promise.resolve(new Response("[]")),
+    fetch: () => (sent++, Promise.resolve(new Response("[]"))),
   });
   for (const bad of [-1, Number.NaN, 1.5, Infinity]) {
-    await assert.rejects(
-      () => c.request({ area: "rest", path: "/t", maxBodyBytes: bad }),
-      (e: Error) => e instanceof RangeError && e.message.includes("'maxBodyBytes'"),
-    );
+    const r = await c.request({ area: "rest", path: "/t", maxBodyBytes: bad });
+    const e = r.errorOrNull();
+    assert.equal(e?.category, "INVALID_ARGUMENT");
+    assert.match(e!.message, /'maxBodyBytes' must be a non-negative integer/);
+    assert.ok(e!.cause instanceof RangeError);
   }
+  assert.equal(sent, 0);
   const ok = await c.request({ area: "rest", path: "/t", maxBodyBytes: 2 });
   assert.deepEqual(ok.ok && ok.value.body, []);
 });

@@ -281,11 +281,6 @@ export async function check(
   return null;
 }
 
-/** The rejection every call may give: a bad 'timeout' or 'maxBodyBytes' (README). */
-export function badTimeout(e: unknown): boolean {
-  return e instanceof RangeError && /'(timeout|maxBodyBytes)' must be/.test(e.message);
-}
-
 /** One seeded run: its generators, a client over the hostile fetch, and `call`. */
 export interface FuzzRun {
   rnd: () => number;
