@@ -696,7 +696,9 @@ export class DatabaseClient {
           maxAffected: options.maxAffected,
         }),
       }, options.headers),
-      ...(body !== undefined ? { body, contentType: "application/json" } : {}),
+      body,
+      // Read only with a body: a DELETE has none.
+      contentType: "application/json",
       retry: false,
       signal: options.signal,
       timeout: options.timeout,
