@@ -55,7 +55,7 @@ export type FilterValue = string | number | boolean | null | Date | bigint;
 const CHECKED_KEYS = new Map<string, string>();
 const CHECKED_OTHER = new Map<string, string>();
 
-const quoteName = (s: string): string => `"${s.replace(/["\\]/g, "\\$&")}"`;
+export const quoteName = (s: string): string => `"${s.replace(/["\\]/g, "\\$&")}"`;
 
 /**
  * The wire form of a column name `a.b->k->>0`: the table path (names joined by `.`), then a JSON
@@ -195,7 +195,7 @@ export function quoteItem(value: string): string {
     value === "" || (value.length === 4 && value.toLowerCase() === "null") ||
     NEEDS_QUOTES.test(value)
   ) {
-    return `"${value.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"`;
+    return quoteName(value);
   }
   return value;
 }

@@ -39,6 +39,7 @@ import {
   isRoundedId,
   plainJson,
   plainOf,
+  quoteName,
   RESERVED_KEYS,
   roundedId,
 } from "./_encode.ts";
@@ -588,7 +589,7 @@ export class DatabaseClient {
       if (cols && cols.length > 0) {
         pairs.push([
           "columns",
-          cols.map((c) => `"${c.replace(/["\\]/g, "\\$&")}"`).join(","),
+          cols.map(quoteName).join(","),
         ]);
       }
       const onConflict = options.onConflict;
