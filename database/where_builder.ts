@@ -150,27 +150,26 @@ export class WhereBuilder {
   /** The predicates collected so far. */
   readonly predicates: Predicate[] = [];
 
-  #add(column: ColumnRef<unknown>, operator: string, value: string, list = false): this {
+  #add(
+    column: ColumnRef<unknown>,
+    operator: string,
+    value: string,
+    list = false,
+    negated = false,
+  ): this {
     this.predicates.push({
       kind: "filter",
       column: checkColumn(columnName(column)),
       operator,
       value,
       list,
-      negated: false,
+      negated,
     });
     return this;
   }
 
   #nullable(column: ColumnRef<unknown>, operator: string, value: unknown, what: string): this {
-    if (value === null) {
-      this.#add(column, "is", "null", true);
-      if (operator === "neq") {
-        const last = this.predicates.pop()!;
-        this.predicates.push(negate(last));
-      }
-      return this;
-    }
+    if (value === null) return this.#add(column, "is", "null", true, operator === "neq");
     return this.#operand(column, operator, value, what);
   }
 
@@ -307,9 +306,7 @@ export class WhereBuilder {
    * @returns This builder.
    */
   isNotNull(column: ColumnRef<unknown>): this {
-    this.#add(column, "is", "null", true);
-    this.predicates.push(negate(this.predicates.pop()!));
-    return this;
+    return this.#add(column, "is", "null", true, true);
   }
 
   /**
@@ -438,9 +435,7 @@ export class WhereBuilder {
    * @returns This builder.
    */
   notInList<T>(column: ColumnRef<T>, values: readonly NoInfer<Operand<T>>[]): this {
-    this.#add(column, "in", inOperand(values, "notInList"), true);
-    this.predicates.push(negate(this.predicates.pop()!));
-    return this;
+    return this.#add(column, "in", inOperand(values, "notInList"), true, true);
   }
 
   /**
