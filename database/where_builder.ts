@@ -68,13 +68,18 @@ export interface TextSearchOptions {
 }
 
 /**
- * A group must hold a predicate: PostgREST rejects `or=()`, and dropping an
- * empty `or` (no row) or `and` (every row) would change what the query means.
+ * The predicates a group's block adds. A group must hold one: PostgREST rejects `or=()`, and
+ * dropping an empty `or` (no row) or `and` (every row) would change what the query means.
  */
-function emptyCheck(operator: string, inner: WhereBuilder): void {
+function groupItems(operator: string, block: (w: WhereBuilder) => BlockResult): Predicate[] {
+  // Built outside the class: `new WhereBuilder()` inside it makes a bundler name the class
+  // `_WhereBuilder` for its own binding.
+  const inner = new WhereBuilder();
+  runBlock(block, inner);
   if (inner.predicates.length === 0) {
     throw new TypeError(`Cannot filter with ${operator} as its block added no predicate`);
   }
+  return inner.predicates;
 }
 
 /**
@@ -592,16 +597,14 @@ export class WhereBuilder {
     referencedTable: string | null,
     block: (w: WhereBuilder) => BlockResult,
   ) {
-    const inner = innerBuilder();
-    runBlock(block, inner);
-    emptyCheck(operator, inner);
+    const items = groupItems(operator, block);
     this.predicates.push({
       kind: "group",
       operator,
       negated: false,
       // The key is `<table>.or`: the table path may itself end in a reserved word (an embed named `order`).
       referencedTable: referencedTable === null ? null : checkEmbedPath(referencedTable),
-      items: inner.predicates,
+      items,
     });
     return this;
   }
@@ -645,29 +648,18 @@ export class WhereBuilder {
    * @returns This builder.
    */
   not(block: (w: WhereBuilder) => BlockResult): this {
-    const inner = innerBuilder();
-    runBlock(block, inner);
-    emptyCheck("not", inner);
-    if (inner.predicates.length === 1) this.predicates.push(negate(inner.predicates[0]));
-    else if (inner.predicates.length > 1) {
-      this.predicates.push({
+    const items = groupItems("not", block);
+    this.predicates.push(
+      items.length === 1 ? negate(items[0]) : {
         kind: "group",
         operator: "and",
         negated: true,
         referencedTable: null,
-        items: inner.predicates,
-      });
-    }
+        items,
+      },
+    );
     return this;
   }
-}
-
-/**
- * A builder for a group's block. Outside the class: `new WhereBuilder()` inside it makes a bundler
- * name the class `_WhereBuilder` for its own binding.
- */
-function innerBuilder(): WhereBuilder {
-  return new WhereBuilder();
 }
 
 /**
