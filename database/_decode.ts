@@ -71,7 +71,7 @@ export async function decodeValue<T>(
 ): Promise<ServiceResult<T>> {
   o ??= {};
   const v = await validateAll([value], o.validator, o);
-  return v.ok ? success(v.value[0]) : v;
+  return v.map((rows) => rows[0]);
 }
 
 /**

@@ -516,7 +516,7 @@ export class DatabaseClient {
           format: ResponseFormat.HEAD,
           count: options.count ?? CountOption.EXACT,
         }),
-      ).then((r) => r.ok ? r.map((v) => parseContentRange(v.headers.get("content-range"))) : r)
+      ).then((r) => r.map((v) => parseContentRange(v.headers.get("content-range"))))
     );
   }
 
@@ -539,9 +539,7 @@ export class DatabaseClient {
         this.client,
         this.buildSelect(table, { ...options, count: options.count ?? CountOption.EXACT }),
       ).then((r) =>
-        r.ok
-          ? r.map((v) => ({ body: v.body, ...parseContentRange(v.headers.get("content-range")) }))
-          : r
+        r.map((v) => ({ body: v.body, ...parseContentRange(v.headers.get("content-range")) }))
       )
     );
   }
