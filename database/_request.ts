@@ -82,7 +82,7 @@ export function cleanColumns(columns: string): string {
 /** The `Accept` header for a format, null stripping and explain. */
 export function acceptHeader(
   format: ResponseFormat,
-  stripNulls: boolean,
+  stripNulls: boolean | undefined,
   explain: ExplainOptions | undefined | null,
 ): string | null {
   if (typeof format !== "string" || !Object.hasOwn(FORMAT_ACCEPT, format)) {

@@ -472,7 +472,7 @@ export class DatabaseClient {
       path: `/${pathSegment(table, "table")}`,
       pairs: readPairs(options.block, ["select", cleanColumns(options.columns ?? "*")]),
       headers: headersOf(this.client, options.schema, "Accept-Profile", {
-        Accept: acceptHeader(format, options.stripNulls ?? false, options.explain),
+        Accept: acceptHeader(format, options.stripNulls, options.explain),
         Prefer: preferHeader({ count: options.count }),
       }, options.headers),
       retry: options.retry ?? true,
@@ -686,7 +686,7 @@ export class DatabaseClient {
       pairs,
       headers: headersOf(this.client, options.schema, "Content-Profile", {
         Accept: options.stripNulls || options.explain
-          ? acceptHeader(ResponseFormat.ROWS, options.stripNulls ?? false, options.explain)
+          ? acceptHeader(ResponseFormat.ROWS, options.stripNulls, options.explain)
           : null,
         Prefer: preferHeader({
           returning,
@@ -814,7 +814,7 @@ export class DatabaseClient {
       options.schema,
       head ? "Accept-Profile" : "Content-Profile",
       {
-        Accept: acceptHeader(format, options.stripNulls ?? false, options.explain),
+        Accept: acceptHeader(format, options.stripNulls, options.explain),
         Prefer: preferHeader({
           count: options.count,
           rollback: options.rollback,
@@ -926,7 +926,7 @@ export class DatabaseClient {
       path: `/rpc/${pathSegment(fn, "function")}`,
       pairs: [...args, ...readPairs(options.block)],
       headers: headersOf(this.client, options.schema, "Accept-Profile", {
-        Accept: acceptHeader(format, options.stripNulls ?? false, options.explain),
+        Accept: acceptHeader(format, options.stripNulls, options.explain),
         Prefer: preferHeader({ count: options.count }),
       }, options.headers),
       retry: options.retry ?? true,
