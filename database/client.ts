@@ -1029,10 +1029,12 @@ export function flattenParams(
     // `op.value` as a filter on the result: the function would never see the argument.
     // And it reads a name up to the first character outside an identifier (`a.b` passes `b`,
     // `p->x` passes `p`): the function would get another argument, or none.
-    const plain = ARG_NAME_ASCII.test(k);
+    const named = ARG_NAME().test(k);
+    // Unquoted only in ASCII: PostgREST's Unicode tables are older than JavaScript's.
+    const plain = named && !/[^\0-\x7f]/.test(k);
     const what = FILTER_SHAPED().test(text) ? "a filter" : RESERVED_KEYS.has(k) // a dotted name ending in one (`a.limit`) fails ARG_NAME below
       ? "a modifier"
-      : plain || ARG_NAME().test(k)
+      : named
       ? null
       : "another name";
     if (what) {
@@ -1056,12 +1058,9 @@ const FILTER_SHAPED = /* @__PURE__ */ unicodePattern(
   "^(?:not\\.|(?:(?:eq|gte|gt|lte|lt|like|ilike|match|imatch)(?:\\((?:any|all)\\))?|neq|in|is|isdistinct|cs|cd|ov|sl|sr|nxr|nxl|adj|(?:fts|plfts|phfts|wfts)(?:\\([\\p{L}0-9_ $]+\\))?)\\.)",
 );
 /**
- * Argument names PostgREST reads whole unquoted: identifier characters (ASCII letters only: its
- * Unicode tables are older than JavaScript's), inner spaces and single dashes.
+ * Argument names PostgREST reads whole: identifier characters, inner spaces and single dashes. One
+ * with a letter beyond ASCII goes quoted, which PostgREST reads whole.
  */
-const ARG_NAME_ASCII =
-  /^[A-Za-z0-9_$](?:[A-Za-z0-9_$ ]*[A-Za-z0-9_$])?(?:-[A-Za-z0-9_$](?:[A-Za-z0-9_$ ]*[A-Za-z0-9_$])?)*$/;
-/** The same with any letter: such a name goes quoted, which PostgREST reads whole. */
 const ARG_NAME = /* @__PURE__ */ unicodePattern(
   "^[\\p{L}0-9_$](?:[\\p{L}0-9_$ ]*[\\p{L}0-9_$])?(?:-[\\p{L}0-9_$](?:[\\p{L}0-9_$ ]*[\\p{L}0-9_$])?)*$",
 );
