@@ -34,10 +34,12 @@ export const RESERVED_KEYS: ReadonlySet<string> = new Set([
 // Any other name or key goes double-quoted (`pQuotedValue`, `"` and `\\` escaped), which every
 // version reads whole.
 const PLAIN = /^[A-Za-z0-9_$]+(?:(?: +|-)[A-Za-z0-9_$]+)*$/;
-const PLAIN_KEY = /^(?:-?[0-9]+|[A-Za-z0-9_$]+(?:(?: +|-)[A-Za-z0-9_$]+)*)$/;
 
-/** A JSON key in PostgREST's quotes (`pQuotedValue`: `"` and `\` escaped with `\`). */
-const QUOTED_KEY = /^"(?:[^"\\]|\\.)*"$/s;
+/**
+ * A JSON key that goes as it is besides a {@linkcode PLAIN} one: an array index, or a key in
+ * PostgREST's quotes (`pQuotedValue`: `"` and `\` escaped with `\`).
+ */
+const INDEX_OR_QUOTED_KEY = /^(?:-?[0-9]+|"(?:[^"\\]|\\.)*")$/s;
 /**
  * One step of a JSON path, captured as its arrow and its key: a key in PostgREST's quotes that
  * ends the name or meets the next arrow, else everything up to the next arrow.
@@ -92,7 +94,7 @@ export function checkColumn(name: string, asKey = true): string {
     // A key already quoted as PostgREST reads one goes as it is: digits alone are an array
     // index (`->>2024` is element 2024), so `->>"2024"` is the only way to name such a key.
     const key = json[i];
-    out += json[i - 1] + (PLAIN_KEY.test(key) || QUOTED_KEY.test(key) ? key : quoteName(key));
+    out += json[i - 1] + (PLAIN.test(key) || INDEX_OR_QUOTED_KEY.test(key) ? key : quoteName(key));
   }
   if (names.concat(json).some((n) => n === "" || n.trim() !== n)) {
     throw new TypeError(
