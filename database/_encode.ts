@@ -325,21 +325,13 @@ function holdsMapOrSet(value: unknown, path: object[], action: string): boolean 
   // three times JSON.stringify's time on large bulk writes.
   // A value JSON would change without a word (isLossy) is refused: the checks are inline, as a
   // call per value costs.
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const v = value[i];
-      if (typeof v === "object") {
-        if (v !== null && holdsMapOrSet(v, path, action)) return true;
-      } else if (isLossy(v)) throw lossy(action, path, i, v);
-    }
-  } else {
-    const values = Object.values(value);
-    for (let i = 0; i < values.length; i++) {
-      const v = values[i];
-      if (typeof v === "object") {
-        if (v !== null && holdsMapOrSet(v, path, action)) return true;
-      } else if (isLossy(v)) throw lossy(action, path, Object.keys(value)[i]!, v);
-    }
+  const array = Array.isArray(value);
+  const values: unknown[] = array ? value : Object.values(value);
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i];
+    if (typeof v === "object") {
+      if (v !== null && holdsMapOrSet(v, path, action)) return true;
+    } else if (isLossy(v)) throw lossy(action, path, array ? i : Object.keys(value)[i]!, v);
   }
   path.pop();
   return false;
