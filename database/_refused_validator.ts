@@ -11,13 +11,13 @@ export const NOT_A_VALIDATOR =
   "Cannot validate as 'validator' must be a function or a Standard Schema";
 
 /**
- * `Failure(INVALID_ARGUMENT)` for a validator that is neither a function nor a Standard Schema (an
+ * `Failure(INVALID_ARGUMENT)` (resolved) for a validator that is neither a function nor a Standard Schema (an
  * object whose `~standard` has a `validate` function), else null: the typed calls check it before
  * sending, since a write refused only when its answer is decoded has already been committed. A
  * `~standard` getter is not called here: `validateAll` reads it once (a getter answering something
  * else each time cannot swap the schema), and refuses what it gives then.
  */
-export function refusedValidator(validator: unknown): Failure | null {
+export function refusedValidator(validator: unknown): Promise<Failure> | null {
   if (!validator || typeof validator === "function") return null;
   try {
     if (typeof validator === "object") {
@@ -34,4 +34,5 @@ export function refusedValidator(validator: unknown): Failure | null {
   return refused();
 }
 
-const refused = (): Failure => failure({ message: NOT_A_VALIDATOR, category: "INVALID_ARGUMENT" });
+const refused = (): Promise<Failure> =>
+  Promise.resolve(failure({ message: NOT_A_VALIDATOR, category: "INVALID_ARGUMENT" }));

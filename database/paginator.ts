@@ -13,7 +13,7 @@ import { QueryBuilder } from "./query_builder.ts";
 import type { BlockResult } from "./where_builder.ts";
 import { selectTyped } from "./typed.ts";
 import type { Validator } from "./validator.ts";
-import { refusedValidator } from "./_refused_validator.ts";
+import { NOT_A_VALIDATOR, refusedValidator } from "./_refused_validator.ts";
 import { showValue } from "../core/_show.ts";
 
 /** Options of {@linkcode paginator}. */
@@ -78,8 +78,7 @@ export function paginator<T>(
       `Cannot paginate as 'pageSize' must be > 0: current value is ${showValue(pageSize)}`,
     );
   }
-  const bad = refusedValidator(options.validator);
-  if (bad) throw new TypeError(bad.error.message);
+  if (refusedValidator(options.validator)) throw new TypeError(NOT_A_VALIDATOR);
   if (options.block) {
     const probe = new QueryBuilder();
     runBlock(options.block, probe); // an async block is a TypeError here, as everywhere

@@ -69,7 +69,7 @@ function call<T>(
   count?: CountOption | null,
 ) {
   const bad = refusedValidator(o.validator);
-  if (bad) return Promise.resolve(bad);
+  if (bad) return bad;
   return guarded(() => {
     checkRpcOptions(o);
     return db.rpc(fn, {
@@ -93,7 +93,7 @@ function callGet<T>(
   count?: CountOption | null,
 ) {
   const bad = refusedValidator(o.validator);
-  if (bad) return Promise.resolve(bad);
+  if (bad) return bad;
   return guarded(() => {
     checkRpcOptions(o);
     return db.rpcGet(fn, {

@@ -79,7 +79,7 @@ export function selectTyped<T>(
 ): Promise<ServiceResult<T[]>> {
   options ??= {};
   const bad = refusedValidator(options.validator);
-  if (bad) return Promise.resolve(bad);
+  if (bad) return bad;
   return db.select(table, options).then((r) => decodeRows(r, options));
 }
 
@@ -142,7 +142,7 @@ export function selectSingleTyped<T>(
 ): Promise<ServiceResult<T>> {
   options ??= {};
   const bad = refusedValidator(options.validator);
-  if (bad) return Promise.resolve(bad);
+  if (bad) return bad;
   return db.select(table, { ...options, format: ResponseFormat.SINGLE }).then((r) =>
     decodeOne(r, options, true)
   );
@@ -175,7 +175,7 @@ export function selectMaybeSingleTyped<T>(
 ): Promise<ServiceResult<T | null>> {
   options ??= {};
   const bad = refusedValidator(options.validator);
-  if (bad) return Promise.resolve(bad);
+  if (bad) return bad;
   // The fallback read gets only what is left of the call's timeout.
   const within = deadline(options.timeout, db.client.timeout);
   return db.select(table, { ...options, format: ResponseFormat.SINGLE }).then((r) =>
@@ -221,7 +221,7 @@ export function selectWithCountTyped<T>(
 ): Promise<ServiceResult<PostgrestPage<T>>> {
   options ??= {};
   const bad = refusedValidator(options.validator);
-  if (bad) return Promise.resolve(bad);
+  if (bad) return bad;
   return guarded(() =>
     send(
       db.client,
@@ -394,7 +394,7 @@ export function insertTyped<T extends object, R = T>(
 ): Promise<ServiceResult<R[]>> {
   options ??= {};
   const bad = refusedValidator(options.validator);
-  if (bad) return Promise.resolve(bad);
+  if (bad) return bad;
   return guarded(() => {
     checkOneRow(value);
     return db.insert(table, encodeJson(value, "insert"), {
@@ -433,7 +433,7 @@ export function insertTypedMany<T, R = T>(
 ): Promise<ServiceResult<R[]>> {
   options ??= {};
   const bad = refusedValidator(options.validator);
-  if (bad) return Promise.resolve(bad);
+  if (bad) return bad;
   return guarded(() => {
     if (!Array.isArray(values)) throw new TypeError("Cannot insert as 'values' must be an array");
     return db.insert(table, encodeJson(values, "insert"), {
@@ -653,7 +653,7 @@ export function updateTyped<T>(
 ): Promise<ServiceResult<T[]>> {
   options ??= {};
   const bad = refusedValidator(options.validator);
-  if (bad) return Promise.resolve(bad);
+  if (bad) return bad;
   return guarded(() =>
     db.update(table, withoutNulls(value), block, {
       ...options,
@@ -750,7 +750,7 @@ export function deleteTyped<T>(
 ): Promise<ServiceResult<T[]>> {
   options ??= {};
   const bad = refusedValidator(options.validator);
-  if (bad) return Promise.resolve(bad);
+  if (bad) return bad;
   const returning = options.returning ?? ReturnOption.REPRESENTATION;
   return db.delete(table, block, { ...options, returning }).then((r) => {
     if (returning !== ReturnOption.REPRESENTATION) return r.ok ? success([]) : r;
