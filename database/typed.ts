@@ -229,11 +229,10 @@ export function selectWithCountTyped<T>(
     ).then(async (r) => {
       if (!r.ok) return r;
       const rows = await decodeRows<T>(success(r.value.body), options);
-      if (!rows.ok) return rows;
-      return success({
-        rows: rows.value,
+      return rows.map((value) => ({
+        rows: value,
         ...parseContentRange(r.value.headers.get("content-range")),
-      });
+      }));
     })
   );
 }
