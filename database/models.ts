@@ -233,7 +233,7 @@ export interface PostgrestPage<T> extends PostgrestRange {
 export function parseContentRange(header: string | null | undefined): PostgrestRange {
   const m = header?.trim().match(/^(?:(\d+)-(\d+)|\*)\/(\d+|\*)$/);
   if (!m) return { count: null, range: null };
-  const count = m[3] === "*" ? null : Number(m[3]);
+  const count = Number(m[3]); // NaN for `*`
   const range = m[1] === undefined ? null : { from: Number(m[1]), to: Number(m[2]) };
   return { count: Number.isSafeInteger(count) ? count : null, range };
 }
