@@ -185,7 +185,8 @@ function jsonString(value: object): string | null {
   }
 }
 
-const NEEDS_QUOTES = /[,.:()"\\\s{}]/;
+// Empty, the literal `null` in any case, or a reserved character or whitespace.
+const NEEDS_QUOTES = /^(?:null)?$|[,.:()"\\\s{}]/i;
 
 /**
  * Quotes a value for a PostgREST list (`in.(...)`, `or=(...)`, array
@@ -193,10 +194,7 @@ const NEEDS_QUOTES = /[,.:()"\\\s{}]/;
  * and the literal `null` are double-quoted with `"` and `\` escaped.
  */
 export function quoteItem(value: string): string {
-  if (
-    value === "" || (value.length === 4 && value.toLowerCase() === "null") ||
-    NEEDS_QUOTES.test(value)
-  ) {
+  if (NEEDS_QUOTES.test(value)) {
     return quoteName(value);
   }
   return value;
