@@ -169,7 +169,7 @@ export function preferHeader(p: Preferences): string | null {
   }
   if (p.missingDefault) out.push("missing=default");
   if (p.rollback) out.push("tx=rollback");
-  if (p.maxAffected !== undefined && p.maxAffected !== null) {
+  if (p.maxAffected != null) {
     out.push("handling=strict", `max-affected=${p.maxAffected}`);
   }
   return out.length === 0 ? null : out.join(",");

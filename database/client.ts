@@ -918,7 +918,7 @@ export class DatabaseClient {
       }
       return [pair[0], String(v)];
     });
-    if (options.params !== undefined && options.params !== null) {
+    if (options.params != null) {
       args.push(...flattenParams(options.params));
     }
     return {
