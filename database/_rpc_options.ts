@@ -57,7 +57,7 @@ export function checkRpcOptions(options: object): void {
   const unknown = Object.keys(options).filter((k) => !rpcOptionNames.has(k));
   if (unknown.length > 0) {
     throw new TypeError(
-      `Cannot call the function as ${unknown.slice(0, 3).map((k) => showValue(k)).join(", ")} ${
+      `Cannot call the function as ${unknown.slice(0, 3).map(showValue).join(", ")} ${
         unknown.length > 1 ? "are no options" : "is no option"
       } of the call: pass the function's arguments as { params: { ... } }`,
     );
