@@ -656,7 +656,7 @@ export class DatabaseClient {
     if (block !== null && !block) {
       throw new TypeError(
         `Cannot ${method === "PATCH" ? "update" : "delete"} as 'block' is ${
-          block === undefined ? "missing" : `${showValue(block)}`
+          block === undefined ? "missing" : showValue(block)
         }: pass (w) => w.eq(...) to choose rows, or null for every row of the table`,
       );
     }
