@@ -394,14 +394,14 @@ function dispatch<T>(
   if (typeof init === "string") {
     return Promise.resolve(failure({ message: init, category: "INVALID_ARGUMENT" }));
   }
-  // A call made while a session manager restores into the client waits for its token.
-  if (req.method !== "HEAD") {
-    return afterTokenWait(client, init, (r) => via(client, r)).then(refused406);
-  }
   // A HEAD answer has no body, so its failure has no code; PostgREST 13 sends the code in
   // `Proxy-Status`, which the failure does not keep: a HEAD call sees the last answer itself.
+  // Another call sees none, and withProxyStatus then returns the result as it is.
   let last: Response | undefined;
-  const ctx = withFetch(client, async (input, init) => last = await (0, client.fetch)(input, init));
+  const ctx = req.method === "HEAD"
+    ? withFetch(client, async (input, init) => last = await (0, client.fetch)(input, init))
+    : client;
+  // A call made while a session manager restores into the client waits for its token.
   return afterTokenWait(client, init, (r) => via(ctx, r)).then((r) =>
     refused406(withProxyStatus(r, last))
   );
