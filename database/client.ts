@@ -325,8 +325,8 @@ function headersOf(
     }
     // PostgREST reads the profile header as UTF-8 (`getSchema` in ApiRequest.hs: `T.decodeUtf8`),
     // where fetch sends each character of a header value as one byte (and refuses one above
-    // U+00FF): a name beyond ASCII goes as its UTF-8 bytes, a character each.
-    out[profileHeader] = /[^ -~]/.test(schema) ? utf8Bytes(schema) : schema;
+    // U+00FF): the name goes as its UTF-8 bytes, a character each (an ASCII name as it is).
+    out[profileHeader] = utf8Bytes(schema);
   }
   for (const k in base) {
     const v = base[k];
