@@ -269,8 +269,17 @@ export interface PgResponse {
  * most keys and many values are such (`order`, `eq.false`), and the scan costs less than the call.
  */
 function encodeText(value: string): string {
-  // Kept as they are: letters, digits and `- _ . ! ~ * ' ( )`.
-  return typeof value !== "string" || /[^\w!'()*.~-]/.test(value) ? encodeComponent(value) : value;
+  if (typeof value !== "string") return encodeComponent(value);
+  for (let i = 0; i < value.length; i++) {
+    const c = value.charCodeAt(i);
+    // Kept as they are: letters, digits and `- _ . ! ~ * ' ( )` (39 to 57 without `+ , /`).
+    if (
+      !((c >= 97 && c <= 122) || (c >= 65 && c <= 90) ||
+        (c >= 39 && c <= 57 && c !== 43 && c !== 44 && c !== 47) || c === 95 || c === 33 ||
+        c === 126)
+    ) return encodeComponent(value);
+  }
+  return value;
 }
 
 /** Encodes pairs into one query string (no `URL` mutation). */
