@@ -87,8 +87,9 @@ async function readSlice(blob: Blob, offset: number, want: number): Promise<Uint
 /** One request body: bytes, or a slice of a Blob source (sent without copying it). */
 export type Chunk = Uint8Array | Blob;
 
-export function sizeOf(chunk: Chunk): number {
-  return chunk instanceof Uint8Array ? chunk.length : chunk.size;
+/** A chunk's size in bytes; 0 for none. */
+export function sizeOf(chunk: Chunk | null): number {
+  return chunk === null ? 0 : chunk instanceof Uint8Array ? chunk.length : chunk.size;
 }
 
 /** A chunk kept from a one-shot stream, to re-send it after a re-sync. */

@@ -626,7 +626,7 @@ class Upload implements ResumableUpload {
 
   /** Reads ahead the chunk after `chunk` (at `offset`) unless it is the last one. */
   #readNext(offset: number, chunk: Chunk | null, last: boolean): void {
-    const end = offset + (chunk === null ? 0 : sizeOf(chunk));
+    const end = offset + sizeOf(chunk);
     if (chunk !== null && !last && (this.#total === null || end < this.#total)) {
       this.#readAhead(end);
     }
@@ -653,7 +653,7 @@ class Upload implements ResumableUpload {
       else if (this.#total !== 0) this.#readAhead(0);
       const r = await sending;
       if (r.ok) {
-        return await this.#created(r.value.headers, first === null ? 0 : sizeOf(first), signal);
+        return await this.#created(r.value.headers, sizeOf(first), signal);
       }
       if (r.error.category === "NETWORK") await checkReadable(first);
       if (signal?.aborted || !isTransient(r.error, false) || attempt >= this.#retry.maxAttempts) {
@@ -669,7 +669,7 @@ class Upload implements ResumableUpload {
    */
   async #firstChunk(): Promise<Chunk | null> {
     const chunk = await this.#chunkAt(0);
-    const length = chunk === null ? 0 : sizeOf(chunk);
+    const length = sizeOf(chunk);
     if (this.#total === null && (chunk === null || (await this.#source.endsAt(length)))) {
       this.#total = length;
     }
@@ -703,7 +703,7 @@ class Upload implements ResumableUpload {
     chunk: Chunk | null,
     signal?: AbortSignal,
   ): Promise<ServiceResult<{ headers: Headers }>> {
-    const size = chunk === null ? 0 : sizeOf(chunk);
+    const size = sizeOf(chunk);
     // Chunks sent as streams through a `fetch` given to the client are watched: node-fetch sends
     // one as its text under the chunk's Content-Length, and the request hung.
     // A signed upload's token goes where credentials go: the client's origin only.
