@@ -538,9 +538,9 @@ class Upload implements ResumableUpload {
     });
   }
 
-  /** The URL store's key, computed once: a length learnt later must not change it. */
-  #fingerprint(): string {
-    return this.#key!;
+  /** Forgets the upload in the URL store (a `remove` by {@linkcode Upload.#store}). */
+  #forget(signal?: AbortSignal): Promise<unknown> {
+    return this.#store((s) => s.remove(this.#key!), signal);
   }
 
   /**
@@ -758,7 +758,7 @@ class Upload implements ResumableUpload {
     }
     this.#url = new URL(location, `${this.#client.url}/storage/v1/upload/resumable`).href;
     const url = this.#url;
-    if ((await this.#store((s) => s.set(this.#fingerprint(), url), signal)) === ABORTED) {
+    if ((await this.#store((s) => s.set(this.#key!, url), signal)) === ABORTED) {
       return cancelled();
     }
     const raw = headers.get("upload-offset");
@@ -939,7 +939,7 @@ class Upload implements ResumableUpload {
       if ((await untilAborted(this.#fixFingerprint(), signal)) === ABORTED) return cancelled();
     }
     if (!this.#url && this.#o.urlStore) {
-      const saved = await this.#store((s) => s.get(this.#fingerprint()), signal);
+      const saved = await this.#store((s) => s.get(this.#key!), signal);
       if (saved === ABORTED) return cancelled();
       if (!saved.ok) throw saved.error; // a store that cannot answer: the upload's Failure
       // A stored value that is no upload URL (a corrupt store) starts a new upload.
@@ -951,7 +951,7 @@ class Upload implements ResumableUpload {
       if (!h.ok) {
         if (signal?.aborted) return cancelled();
         if (h.error.status === 404 || h.error.status === 410) {
-          if ((await this.#store((s) => s.remove(this.#fingerprint()), signal)) === ABORTED) {
+          if ((await this.#forget(signal)) === ABORTED) {
             return cancelled();
           }
           if (!this.#source.canRestart) {
@@ -1090,7 +1090,7 @@ class Upload implements ResumableUpload {
       }
       if (
         this.#objectTaken &&
-        (await this.#store((s) => s.remove(this.#fingerprint()), signal)) === ABORTED
+        (await this.#forget(signal)) === ABORTED
       ) {
         return cancelled();
       }
@@ -1141,12 +1141,12 @@ class Upload implements ResumableUpload {
       if (!done.ok) return done;
     }
     // Every byte is in: forgetting the URL is best effort, and an abort now changes nothing.
-    await this.#store((s) => s.remove(this.#fingerprint()), signal);
+    await this.#forget(signal);
     // A store call given up on (a slow set) may land after this remove: remove again after it,
     // or the next upload of the same fingerprint would "resume" this finished one.
     const late = this.#late;
     if (late) {
-      const again = () => this.#store((s) => s.remove(this.#fingerprint()));
+      const again = () => this.#forget();
       late.then(again, again);
     }
     this.#setProgress(offset, this.#total ?? offset);
