@@ -591,9 +591,15 @@ class Upload implements ResumableUpload {
     return base > 0 ? base + Math.ceil(bytes / 65.536) : 0;
   }
 
-  /** Backoff for `attempt`, at least the server's `Retry-After` (seconds, capped at 60 s). */
-  #delay(attempt: number, retryAfter: number | null): number {
-    return Math.max(backoffDelay(attempt, this.#retry), Math.min((retryAfter ?? 0) * 1000, 60_000));
+  /**
+   * Waits the backoff for `attempt`, at least the server's `Retry-After` (seconds, capped at 60 s);
+   * false when `signal` aborts.
+   */
+  #backoff(attempt: number, retryAfter: number | null, signal?: AbortSignal): Promise<boolean> {
+    return sleep(
+      Math.max(backoffDelay(attempt, this.#retry), Math.min((retryAfter ?? 0) * 1000, 60_000)),
+      signal,
+    );
   }
 
   /** Starts reading the chunk at `offset` in the background; reads never overlap. */
@@ -659,7 +665,7 @@ class Upload implements ResumableUpload {
       if (signal?.aborted || !isTransient(r.error, false) || attempt >= this.#retry.maxAttempts) {
         return r;
       }
-      if (!(await sleep(this.#delay(attempt, r.error.retryAfter), signal))) return cancelled();
+      if (!(await this.#backoff(attempt, r.error.retryAfter, signal))) return cancelled();
     }
   }
 
@@ -780,7 +786,7 @@ class Upload implements ResumableUpload {
       const h = await this.#head(signal, resuming);
       if (h.ok || signal?.aborted || !isTransient(h.error, false)) return h;
       if (attempt >= this.#retry.maxAttempts) return h;
-      if (!(await sleep(this.#delay(attempt, h.error.retryAfter), signal))) return cancelled();
+      if (!(await this.#backoff(attempt, h.error.retryAfter, signal))) return cancelled();
     }
   }
 
@@ -869,7 +875,7 @@ class Upload implements ResumableUpload {
       if (own === ABORTED) return cancelled();
       if (own) return success(undefined);
       if (attempt >= this.#retry.maxAttempts) return r;
-      if (!(await sleep(this.#delay(attempt, e.retryAfter), signal))) return cancelled();
+      if (!(await this.#backoff(attempt, e.retryAfter, signal))) return cancelled();
     }
   }
 
@@ -1053,7 +1059,7 @@ class Upload implements ResumableUpload {
               category: "SERVER",
             });
           }
-          if (!(await sleep(this.#delay(attempt, null), signal))) return cancelled();
+          if (!(await this.#backoff(attempt, null, signal))) return cancelled();
           continue;
         }
         offset = next;
@@ -1099,7 +1105,7 @@ class Upload implements ResumableUpload {
       if (this.#objectTaken || !isTransient(e, true)) return r;
       attempt++;
       if (attempt >= this.#retry.maxAttempts) return r;
-      if (!(await sleep(this.#delay(attempt, e.retryAfter), signal))) return cancelled();
+      if (!(await this.#backoff(attempt, e.retryAfter, signal))) return cancelled();
       // No PATCH goes again before a HEAD has said where the upload stands (and whether a
       // length sent with the failed one arrived: the server refuses a second one).
       const h = await this.#headWithRetry(signal, false);
