@@ -10,7 +10,7 @@
  */
 
 import type { JsonObjectInput } from "../core/decode.ts";
-import { ABORTED, bounded, refusedSignal, untilAborted } from "../core/_abort.ts";
+import { ABORTED, type Bounded, bounded, refusedSignal, untilAborted } from "../core/_abort.ts";
 import { describeThrown } from "../core/_thrown.ts";
 import { redactCause, redactSecrets } from "../core/http_error.ts";
 import { quotedQueryPairs } from "../core/_query_pairs.ts";
@@ -520,21 +520,14 @@ class Upload implements ResumableUpload {
   #store<T>(
     op: (store: UploadUrlStore) => T | Promise<T>,
     signal?: AbortSignal,
-  ): Promise<{ ok: true; value: T } | { ok: false; error: unknown } | typeof ABORTED> {
+  ): Promise<Exclude<Bounded<T>, { kind: "aborted" }> | typeof ABORTED> {
     const store = this.#o.urlStore;
-    if (!store) return Promise.resolve({ ok: true, value: undefined as T });
+    if (!store) return Promise.resolve({ kind: "done", value: undefined as T });
     const call = Promise.resolve().then(() => op(store));
     return bounded(call, STORE_WAIT_MS, signal).then((r) => {
-      if (r.kind === "done") return { ok: true, value: r.value };
-      if (r.kind === "failed") return { ok: false, error: r.error };
+      if (r.kind === "done" || r.kind === "failed") return r;
       this.#late = call; // still running: the final remove follows it
-      return r.kind === "aborted" ? ABORTED : {
-        ok: false,
-        error: new DOMException(
-          `The upload URL store did not answer within ${STORE_WAIT_MS} ms`,
-          "TimeoutError",
-        ),
-      };
+      return r.kind === "aborted" ? ABORTED : r;
     });
   }
 
@@ -947,7 +940,14 @@ class Upload implements ResumableUpload {
     if (!this.#url && this.#o.urlStore) {
       const saved = await this.#store((s) => s.get(this.#key!), signal);
       if (saved === ABORTED) return cancelled();
-      if (!saved.ok) throw saved.error; // a store that cannot answer: the upload's Failure
+      // A store that cannot answer: the upload's Failure.
+      if (saved.kind === "failed") throw saved.error;
+      if (saved.kind === "timeout") {
+        throw new DOMException(
+          `The upload URL store did not answer within ${STORE_WAIT_MS} ms`,
+          "TimeoutError",
+        );
+      }
       // A stored value that is no upload URL (a corrupt store) starts a new upload.
       this.#url = isHttpUrl(saved.value) ? saved.value : null;
     }
