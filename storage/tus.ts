@@ -559,18 +559,15 @@ class Upload implements ResumableUpload {
   }
 
   #metadata(): string {
-    const pairs: Array<[string, string]> = [
-      ["bucketName", this.#bucket],
-      ["objectName", this.#path],
+    return Object.entries({
+      bucketName: this.#bucket,
+      objectName: this.#path,
       // An empty type is none, as `upload` reads it (the server would store the object without
       // one, and skip the bucket's allowed-types check).
-      ["contentType", this.#o.contentType || "application/octet-stream"],
-    ];
-    if (this.#o.cacheControl !== undefined && this.#o.cacheControl !== null) {
-      pairs.push(["cacheControl", String(this.#o.cacheControl)]);
-    }
-    if (this.#metadataJson !== null) pairs.push(["metadata", this.#metadataJson]);
-    return pairs.map(([k, v]) => `${k} ${encodeBase64(v)}`).join(",");
+      contentType: this.#o.contentType || "application/octet-stream",
+      cacheControl: this.#o.cacheControl,
+      metadata: this.#metadataJson,
+    }).filter(([, v]) => v != null).map(([k, v]) => `${k} ${encodeBase64(String(v))}`).join(",");
   }
 
   /**
