@@ -112,8 +112,8 @@ interface KeptChunk {
  */
 export class ChunkSource {
   /** The data's length: known for bytes and Blobs, from `size` or the server for streams. */
-  length: number | null;
-  readonly rereadable: boolean;
+  declare length: number | null;
+  declare readonly rereadable: boolean;
   #data: ResumableData;
   /** A Blob that fetch may not take (`isBlobToRead`): its chunks are read, and sent as bytes. */
   #readSlices = false;
