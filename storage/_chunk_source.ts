@@ -117,11 +117,11 @@ export class ChunkSource {
   #data: ResumableData;
   /** A Blob that fetch may not take (`isBlobToRead`): its chunks are read, and sent as bytes. */
   #readSlices = false;
-  #reader: ReadableStreamDefaultReader<Uint8Array> | ReadableStreamBYOBReader | null = null;
+  #reader?: ReadableStreamDefaultReader<Uint8Array> | ReadableStreamBYOBReader;
   #byob = false;
   #pending: Uint8Array | null = null;
   /** A byte stream's reused buffer for reads that cannot go straight into a chunk. */
-  #scratch: Uint8Array | null = null;
+  #scratch?: Uint8Array;
   #streamPos = 0;
   #kept: KeptChunk[] = [];
   /** Where the last chunk returned starts: the chunk in flight while the next is read. */
@@ -481,7 +481,7 @@ export class ChunkSource {
    * stream until it has moved past its first chunk (kept in memory).
    */
   get canRestart(): boolean {
-    return this.rereadable || this.#reader === null || this.#kept.some((k) => k.start === 0);
+    return this.rereadable || !this.#reader || this.#kept.some((k) => k.start === 0);
   }
 
   /** Whether the stream ended exactly at `offset` (for deferred length). */

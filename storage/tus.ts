@@ -386,22 +386,22 @@ class Upload implements ResumableUpload {
   /** Total bytes once known: the source's length, or found when a stream ends. */
   #total: number | null;
   /** The `Upload-Length` this handle sent (deferred length), if any. */
-  #declared: number | null = null;
+  #declared?: number;
   /**
    * Whether the server still waits for the length (a deferred-length upload):
    * the PATCH that reaches it must carry `Upload-Length`.
    */
   #lengthPending = false;
   /** The URL store's key, fixed by the first run (see {@linkcode UploadUrlStore}). */
-  #key: string | null = null;
+  #key?: string;
   /** Computing {@linkcode Upload.#key}: one read of the data (a stream's first chunk), shared by every run. */
-  #keying: Promise<void> | null = null;
-  #ahead: ReadAhead | null = null;
+  #keying?: Promise<void>;
+  #ahead?: ReadAhead | null;
   #progress: MutableStateFlow<ResumableUploadProgress>;
   /** What `progress` hands out: no setter (a caller's write reached every subscriber). */
   #progressView: StateFlow<ResumableUploadProgress>;
   /** The run under way, if any. */
-  #running: RunState | null = null;
+  #running?: RunState | null;
   /**
    * Whether the server refused a PATCH of this handle with a 409 that is no offset mismatch (the
    * object exists), until a PATCH is accepted: kept across runs, so retrying cannot turn that
@@ -409,7 +409,7 @@ class Upload implements ResumableUpload {
    */
   #objectTaken = false;
   /** The last URL store call that was given up on while still running. */
-  #late: Promise<unknown> | null = null;
+  #late?: Promise<unknown>;
   /** Whether a run ended in Success: a later `await()` sends nothing (no second finish step). */
   #done = false;
   /** Attempts and backoff, resolved once from the checked options. */
@@ -484,7 +484,7 @@ class Upload implements ResumableUpload {
     if (refused) return Promise.resolve(refused);
     if (signal?.aborted) return Promise.resolve(cancelled()); // nothing is started or joined
     let run = this.#running;
-    if (run === null || run.pause.signal.aborted) {
+    if (!run || run.pause.signal.aborted) {
       // A run being paused is not joined: a new one starts once it has stopped.
       const stopping = run?.promise;
       const pause = new AbortController();
