@@ -705,18 +705,18 @@ class Upload implements ResumableUpload {
     // A signed upload's token goes where credentials go: the client's origin only.
     const own = url === null || this.#sameOrigin(url);
     const token = own ? this.#o.signedUploadToken : null;
+    // A pre-signed upload URL carries its credential in the query, a signed upload its token:
+    // redacted from failures (the query whole and value by value).
+    const secrets = url?.includes("?")
+      ? [url.slice(url.indexOf("?") + 1), ...queryValues(url)]
+      : [];
+    if (token) secrets.push(token);
     const r = await requestWatched(this.#client, {
       method,
       ...(url === null
         ? { area: "storage", path: token ? "/upload/resumable/sign" : "/upload/resumable" }
         : { url, credentials: own ? "token" : "none" }),
-      // A pre-signed upload URL carries its credential in the query, a signed upload its token:
-      // redacted from failures (the query whole and value by value).
-      secrets: url?.includes("?")
-        ? [url.slice(url.indexOf("?") + 1), ...queryValues(url), ...(token ? [token] : [])]
-        : token
-        ? [token]
-        : undefined,
+      secrets,
       headers: token ? { ...headers, "x-signature": token } : headers,
       ...(size > 0 || method === "PATCH"
         ? {
