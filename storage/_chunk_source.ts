@@ -133,17 +133,11 @@ export class ChunkSource {
   constructor(data: ResumableData, size: number | null, endWaitMs = 0) {
     this.#data = data;
     this.#endWaitMs = endWaitMs;
-    if (data instanceof Uint8Array) {
-      this.length = data.length;
-      this.rereadable = true;
-    } else if (isAnyBlob(data)) {
-      this.#readSlices = isBlobToRead(data);
-      this.length = data.size;
-      this.rereadable = true;
-    } else {
-      this.length = size;
-      this.rereadable = false;
-    }
+    // Bytes and Blobs have their length and are read again at will; a stream is read once.
+    const rereadable = data instanceof Uint8Array || isAnyBlob(data);
+    this.length = rereadable ? sizeOf(data as Chunk) : size;
+    this.rereadable = rereadable;
+    this.#readSlices = isBlobToRead(data);
   }
 
   /**
