@@ -158,7 +158,7 @@ export class ChunkSource {
     const d = this.#data;
     if (d instanceof Uint8Array) return d.subarray(offset, offset + want);
     if (this.#readSlices) return await readSlice(d as Blob, offset, want);
-    if (typeof Blob !== "undefined" && d instanceof Blob) return d.slice(offset, offset + want);
+    if (this.rereadable) return (d as Blob).slice(offset, offset + want); // a Blob fetch takes
     const kept = this.#kept.find((k) => offset >= k.start && offset < k.start + k.bytes.length);
     if (kept) {
       const from = offset - kept.start;
