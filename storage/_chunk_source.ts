@@ -458,16 +458,14 @@ export class ChunkSource {
    */
   async verifyEnd(at: number): Promise<void> {
     if (this.rereadable) return;
-    if (this.#streamPos > at) {
-      throw new RangeError(`Cannot complete the upload as the stream is longer than ${at} bytes`);
+    if (this.#streamPos <= at) {
+      if (this.#streamPos < at) {
+        this.#kept = [];
+        await this.#skip(at - this.#streamPos);
+      }
+      if (await this.#endsInTime()) return;
     }
-    if (this.#streamPos < at) {
-      this.#kept = [];
-      await this.#skip(at - this.#streamPos);
-    }
-    if (!(await this.#endsInTime())) {
-      throw new RangeError(`Cannot complete the upload as the stream is longer than ${at} bytes`);
-    }
+    throw new RangeError(`Cannot complete the upload as the stream is longer than ${at} bytes`);
   }
 
   /**
