@@ -159,7 +159,7 @@ export class ChunkSource {
     if (d instanceof Uint8Array) return d.subarray(offset, offset + want);
     if (this.#readSlices) return await readSlice(d as Blob, offset, want);
     if (this.rereadable) return (d as Blob).slice(offset, offset + want); // a Blob fetch takes
-    const kept = this.#kept.find((k) => offset >= k.start && offset < k.start + k.bytes.length);
+    const kept = this.#keptAt(offset);
     if (kept) {
       const from = offset - kept.start;
       const chunk = kept.bytes.length - from >= want
@@ -204,6 +204,11 @@ export class ChunkSource {
     return bytes;
   }
 
+  /** The kept chunk holding byte `at`, if any. */
+  #keptAt(at: number): KeptChunk | undefined {
+    return this.#kept.find((k) => at >= k.start && at < k.start + k.bytes.length);
+  }
+
   /**
    * After a re-sync into the middle of kept data, or a read ahead that
    * starts inside it: one new buffer holding every kept byte from `offset`
@@ -215,7 +220,7 @@ export class ChunkSource {
   async #merge(offset: number, want: number): Promise<Chunk | null> {
     const inFlight = this.#lastStart;
     const start = inFlight !== null && inFlight < offset &&
-        this.#kept.some((k) => inFlight >= k.start && inFlight < k.start + k.bytes.length)
+        this.#keptAt(inFlight)
       ? inFlight
       : offset;
     const need = offset - start + want;
