@@ -283,7 +283,8 @@ export function parseUploadOffset(value: string | null): number | null {
   return Number(value.trim());
 }
 
-const TUS = { "Tus-Resumable": "1.0.0" } as const;
+/** The header of every TUS request (sent as it is by HEAD, which adds none). */
+const TUS: Record<string, string> = { "Tus-Resumable": "1.0.0" };
 
 /** How long an upload waits for its URL store's answer. */
 const STORE_WAIT_MS = 10_000;
@@ -787,7 +788,7 @@ class Upload implements ResumableUpload {
    * server claims a length this upload never sent: `CONFLICT`.
    */
   async #head(signal?: AbortSignal, resuming = false): Promise<ServiceResult<number>> {
-    const r = await this.#tus("HEAD", this.#url!, { ...TUS }, null, signal);
+    const r = await this.#tus("HEAD", this.#url!, TUS, null, signal);
     if (!r.ok) return r;
     // A saved URL of another object (an `uploadUrl` given to a handle of another bucket or key):
     // a TUS server answers a HEAD with the upload's metadata. Resumed, the rest of these bytes
