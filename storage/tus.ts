@@ -577,9 +577,8 @@ class Upload implements ResumableUpload {
    * for links down to about 0.5 Mbit/s); 0 (no timeout) stays 0.
    */
   #timeoutFor(bytes: number): number {
-    if (this.#o.timeout !== undefined) return this.#o.timeout;
     const base = this.#client.timeout;
-    return base > 0 ? base + Math.ceil(bytes / 65.536) : 0;
+    return this.#o.timeout ?? (base > 0 ? base + Math.ceil(bytes / 65.536) : 0);
   }
 
   /**
