@@ -331,8 +331,9 @@ function otherObject(header: string | null, bucket: string, key: string): string
       // not compared
     }
   }
-  const other = (named.bucketName ?? bucket) !== bucket || (named.objectName ?? key) !== key;
-  return other ? `${named.bucketName ?? bucket}/${named.objectName ?? key}` : null;
+  const otherBucket = named.bucketName ?? bucket;
+  const otherKey = named.objectName ?? key;
+  return otherBucket !== bucket || otherKey !== key ? `${otherBucket}/${otherKey}` : null;
 }
 
 /**
