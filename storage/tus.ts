@@ -1274,13 +1274,17 @@ export function createResumableUpload(
     );
   }
   const store = options.urlStore;
-  // Else its first call would fail the upload with "get is not a function".
-  if (store != null && !hasMethods(store, ["get", "set", "remove"])) {
-    throw new TypeError("Cannot upload as 'urlStore' must have get, set and remove");
-  }
-  // Its keys hash the data's first bytes (a browser page served over plain HTTP has no WebCrypto).
-  if (store != null && typeof globalThis.crypto?.subtle?.digest !== "function") {
-    throw new TypeError("Cannot upload with a 'urlStore' as WebCrypto (crypto.subtle) is missing");
+  if (store != null) {
+    // Else its first call would fail the upload with "get is not a function".
+    if (!hasMethods(store, ["get", "set", "remove"])) {
+      throw new TypeError("Cannot upload as 'urlStore' must have get, set and remove");
+    }
+    // Its keys hash the data's first bytes (a browser page served over plain HTTP has no WebCrypto).
+    if (typeof globalThis.crypto?.subtle?.digest !== "function") {
+      throw new TypeError(
+        "Cannot upload with a 'urlStore' as WebCrypto (crypto.subtle) is missing",
+      );
+    }
   }
   encodeBucket(bucket);
   const checked = checkObjectPath(path);
