@@ -201,11 +201,10 @@ function progressOf(bytesUploaded: number, totalBytes: number): ResumableUploadP
 
 /** The document's chunk-size Limit: a `RangeError` at once for a size that is no positive integer. */
 function checkChunkSize(given: number | undefined): void {
-  const chunkSize = given ?? RESUMABLE_DEFAULT_CHUNK_SIZE;
-  if (!Number.isSafeInteger(chunkSize) || chunkSize <= 0) {
+  if (given != null && !(Number.isSafeInteger(given) && given > 0)) {
     throw new RangeError(
       `Cannot upload as 'chunkSize' must be a positive integer: current value is ${
-        showValue(chunkSize)
+        showValue(given)
       }`,
     );
   }
@@ -1254,14 +1253,13 @@ export function createResumableUpload(
     );
   }
   // Else every request to it would fail, and be retried, as a network error.
-  if (options.uploadUrl != null && !isHttpUrl(options.uploadUrl)) {
+  const resumed = options.uploadUrl;
+  if (resumed != null && !isHttpUrl(resumed)) {
     throw new TypeError(
       `Cannot resume as 'uploadUrl' must be an http or https URL: current value is ${
         // Without its query, which may hold a credential.
         showValue(
-          typeof options.uploadUrl === "string"
-            ? (options.uploadUrl as string).split("?")[0]
-            : options.uploadUrl,
+          typeof resumed === "string" ? (resumed as string).split("?")[0] : resumed,
         )}`,
     );
   }
