@@ -953,7 +953,8 @@ class Upload implements ResumableUpload {
       const h = await this.#headWithRetry(signal);
       if (!h.ok) {
         if (signal?.aborted) return cancelled();
-        if (h.error.status === 404 || h.error.status === 410) {
+        const status = h.error.status;
+        if (status === 404 || status === 410) {
           if ((await this.#forget(signal)) === ABORTED) {
             return cancelled();
           }
@@ -962,7 +963,7 @@ class Upload implements ResumableUpload {
               message:
                 "The saved upload no longer exists and a one-shot stream cannot be re-read from the start",
               category: "NOT_FOUND",
-              status: h.error.status,
+              status,
             });
           }
           this.#url = null;
