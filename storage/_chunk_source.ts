@@ -443,7 +443,7 @@ export class ChunkSource {
     if (!this.rereadable) {
       // A stream's chunks are bytes; copied, as WebCrypto refuses shared memory.
       const chunk = (await this.read(0, head)) as Uint8Array | null;
-      return encodeBase64Url(await sha256(chunk === null ? new Uint8Array(0) : chunk.slice()));
+      return encodeBase64Url(await sha256(chunk?.slice() ?? new Uint8Array(0)));
     }
     const size = this.length!;
     const digests = new Uint8Array(Math.ceil(size / FINGERPRINT_PIECE) * 32);
