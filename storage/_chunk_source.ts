@@ -87,8 +87,9 @@ async function readSlice(blob: Blob, offset: number, want: number): Promise<Uint
 /** One request body: bytes, or a slice of a Blob source (sent without copying it). */
 export type Chunk = Uint8Array | Blob;
 
-export function sizeOf(chunk: Chunk): number {
-  return chunk instanceof Uint8Array ? chunk.length : chunk.size;
+/** A chunk's size in bytes; 0 for none. */
+export function sizeOf(chunk: Chunk | null): number {
+  return chunk === null ? 0 : chunk instanceof Uint8Array ? chunk.length : chunk.size;
 }
 
 /** A chunk kept from a one-shot stream, to re-send it after a re-sync. */
@@ -111,16 +112,16 @@ interface KeptChunk {
  */
 export class ChunkSource {
   /** The data's length: known for bytes and Blobs, from `size` or the server for streams. */
-  length: number | null;
-  readonly rereadable: boolean;
+  declare length: number | null;
+  declare readonly rereadable: boolean;
   #data: ResumableData;
   /** A Blob that fetch may not take (`isBlobToRead`): its chunks are read, and sent as bytes. */
   #readSlices = false;
-  #reader: ReadableStreamDefaultReader<Uint8Array> | ReadableStreamBYOBReader | null = null;
+  #reader?: ReadableStreamDefaultReader<Uint8Array> | ReadableStreamBYOBReader;
   #byob = false;
   #pending: Uint8Array | null = null;
   /** A byte stream's reused buffer for reads that cannot go straight into a chunk. */
-  #scratch: Uint8Array | null = null;
+  #scratch?: Uint8Array;
   #streamPos = 0;
   #kept: KeptChunk[] = [];
   /** Where the last chunk returned starts: the chunk in flight while the next is read. */
@@ -132,17 +133,11 @@ export class ChunkSource {
   constructor(data: ResumableData, size: number | null, endWaitMs = 0) {
     this.#data = data;
     this.#endWaitMs = endWaitMs;
-    if (data instanceof Uint8Array) {
-      this.length = data.length;
-      this.rereadable = true;
-    } else if (isAnyBlob(data)) {
-      this.#readSlices = isBlobToRead(data);
-      this.length = data.size;
-      this.rereadable = true;
-    } else {
-      this.length = size;
-      this.rereadable = false;
-    }
+    // Bytes and Blobs have their length and are read again at will; a stream is read once.
+    const rereadable = data instanceof Uint8Array || isAnyBlob(data);
+    this.length = rereadable ? sizeOf(data as Chunk) : size;
+    this.rereadable = rereadable;
+    this.#readSlices = isBlobToRead(data);
   }
 
   /**
@@ -163,8 +158,8 @@ export class ChunkSource {
     const d = this.#data;
     if (d instanceof Uint8Array) return d.subarray(offset, offset + want);
     if (this.#readSlices) return await readSlice(d as Blob, offset, want);
-    if (typeof Blob !== "undefined" && d instanceof Blob) return d.slice(offset, offset + want);
-    const kept = this.#kept.find((k) => offset >= k.start && offset < k.start + k.bytes.length);
+    if (this.rereadable) return (d as Blob).slice(offset, offset + want); // a Blob fetch takes
+    const kept = this.#keptAt(offset);
     if (kept) {
       const from = offset - kept.start;
       const chunk = kept.bytes.length - from >= want
@@ -209,6 +204,11 @@ export class ChunkSource {
     return bytes;
   }
 
+  /** The kept chunk holding byte `at`, if any. */
+  #keptAt(at: number): KeptChunk | undefined {
+    return this.#kept.find((k) => at >= k.start && at < k.start + k.bytes.length);
+  }
+
   /**
    * After a re-sync into the middle of kept data, or a read ahead that
    * starts inside it: one new buffer holding every kept byte from `offset`
@@ -220,7 +220,7 @@ export class ChunkSource {
   async #merge(offset: number, want: number): Promise<Chunk | null> {
     const inFlight = this.#lastStart;
     const start = inFlight !== null && inFlight < offset &&
-        this.#kept.some((k) => inFlight >= k.start && inFlight < k.start + k.bytes.length)
+        this.#keptAt(inFlight)
       ? inFlight
       : offset;
     const need = offset - start + want;
@@ -443,7 +443,7 @@ export class ChunkSource {
     if (!this.rereadable) {
       // A stream's chunks are bytes; copied, as WebCrypto refuses shared memory.
       const chunk = (await this.read(0, head)) as Uint8Array | null;
-      return encodeBase64Url(await sha256(chunk === null ? new Uint8Array(0) : chunk.slice()));
+      return encodeBase64Url(await sha256(chunk?.slice() ?? new Uint8Array(0)));
     }
     const size = this.length!;
     const digests = new Uint8Array(Math.ceil(size / FINGERPRINT_PIECE) * 32);
@@ -463,16 +463,14 @@ export class ChunkSource {
    */
   async verifyEnd(at: number): Promise<void> {
     if (this.rereadable) return;
-    if (this.#streamPos > at) {
-      throw new RangeError(`Cannot complete the upload as the stream is longer than ${at} bytes`);
+    if (this.#streamPos <= at) {
+      if (this.#streamPos < at) {
+        this.#kept = [];
+        await this.#skip(at - this.#streamPos);
+      }
+      if (await this.#endsInTime()) return;
     }
-    if (this.#streamPos < at) {
-      this.#kept = [];
-      await this.#skip(at - this.#streamPos);
-    }
-    if (!(await this.#endsInTime())) {
-      throw new RangeError(`Cannot complete the upload as the stream is longer than ${at} bytes`);
-    }
+    throw new RangeError(`Cannot complete the upload as the stream is longer than ${at} bytes`);
   }
 
   /**
@@ -480,7 +478,7 @@ export class ChunkSource {
    * stream until it has moved past its first chunk (kept in memory).
    */
   get canRestart(): boolean {
-    return this.rereadable || this.#reader === null || this.#kept.some((k) => k.start === 0);
+    return this.rereadable || !this.#reader || this.#kept.some((k) => k.start === 0);
   }
 
   /** Whether the stream ended exactly at `offset` (for deferred length). */

@@ -1376,11 +1376,8 @@ export async function createSignedUrls(
   const decoded = decodeResult(r, (v) =>
     asArray(v.body, "signatures").map((item) => {
       const x = asObject(item, "signature");
-      return {
-        path: typeof x.path === "string" ? x.path : null,
-        url: typeof x.signedURL === "string" ? x.signedURL : null,
-        error: typeof x.error === "string" ? x.error : null,
-      };
+      const text = (v: unknown) => typeof v === "string" ? v : null;
+      return { path: text(x.path), url: text(x.signedURL), error: text(x.error) };
     }));
   if (!decoded.ok) return decoded;
   const byPath = new Map(decoded.value.map((d) => [d.path, d]));

@@ -10,7 +10,7 @@
  */
 
 import type { JsonObjectInput } from "../core/decode.ts";
-import { ABORTED, bounded, refusedSignal, untilAborted } from "../core/_abort.ts";
+import { ABORTED, type Bounded, bounded, refusedSignal, untilAborted } from "../core/_abort.ts";
 import { describeThrown } from "../core/_thrown.ts";
 import { redactCause, redactSecrets } from "../core/http_error.ts";
 import { quotedQueryPairs } from "../core/_query_pairs.ts";
@@ -201,11 +201,10 @@ function progressOf(bytesUploaded: number, totalBytes: number): ResumableUploadP
 
 /** The document's chunk-size Limit: a `RangeError` at once for a size that is no positive integer. */
 function checkChunkSize(given: number | undefined): void {
-  const chunkSize = given ?? RESUMABLE_DEFAULT_CHUNK_SIZE;
-  if (!Number.isSafeInteger(chunkSize) || chunkSize <= 0) {
+  if (given != null && !(Number.isSafeInteger(given) && given > 0)) {
     throw new RangeError(
       `Cannot upload as 'chunkSize' must be a positive integer: current value is ${
-        showValue(chunkSize)
+        showValue(given)
       }`,
     );
   }
@@ -283,7 +282,8 @@ export function parseUploadOffset(value: string | null): number | null {
   return Number(value.trim());
 }
 
-const TUS = { "Tus-Resumable": "1.0.0" } as const;
+/** The header of every TUS request (sent as it is by HEAD, which adds none). */
+const TUS: Record<string, string> = { "Tus-Resumable": "1.0.0" };
 
 /** How long an upload waits for its URL store's answer. */
 const STORE_WAIT_MS = 10_000;
@@ -330,8 +330,9 @@ function otherObject(header: string | null, bucket: string, key: string): string
       // not compared
     }
   }
-  const other = (named.bucketName ?? bucket) !== bucket || (named.objectName ?? key) !== key;
-  return other ? `${named.bucketName ?? bucket}/${named.objectName ?? key}` : null;
+  const otherBucket = named.bucketName ?? bucket;
+  const otherKey = named.objectName ?? key;
+  return otherBucket !== bucket || otherKey !== key ? `${otherBucket}/${otherKey}` : null;
 }
 
 /**
@@ -386,22 +387,22 @@ class Upload implements ResumableUpload {
   /** Total bytes once known: the source's length, or found when a stream ends. */
   #total: number | null;
   /** The `Upload-Length` this handle sent (deferred length), if any. */
-  #declared: number | null = null;
+  #declared?: number;
   /**
    * Whether the server still waits for the length (a deferred-length upload):
    * the PATCH that reaches it must carry `Upload-Length`.
    */
   #lengthPending = false;
   /** The URL store's key, fixed by the first run (see {@linkcode UploadUrlStore}). */
-  #key: string | null = null;
+  #key?: string;
   /** Computing {@linkcode Upload.#key}: one read of the data (a stream's first chunk), shared by every run. */
-  #keying: Promise<void> | null = null;
-  #ahead: ReadAhead | null = null;
+  #keying?: Promise<void>;
+  #ahead?: ReadAhead | null;
   #progress: MutableStateFlow<ResumableUploadProgress>;
   /** What `progress` hands out: no setter (a caller's write reached every subscriber). */
   #progressView: StateFlow<ResumableUploadProgress>;
   /** The run under way, if any. */
-  #running: RunState | null = null;
+  #running?: RunState | null;
   /**
    * Whether the server refused a PATCH of this handle with a 409 that is no offset mismatch (the
    * object exists), until a PATCH is accepted: kept across runs, so retrying cannot turn that
@@ -409,7 +410,7 @@ class Upload implements ResumableUpload {
    */
   #objectTaken = false;
   /** The last URL store call that was given up on while still running. */
-  #late: Promise<unknown> | null = null;
+  #late?: Promise<unknown>;
   /** Whether a run ended in Success: a later `await()` sends nothing (no second finish step). */
   #done = false;
   /** Attempts and backoff, resolved once from the checked options. */
@@ -484,7 +485,7 @@ class Upload implements ResumableUpload {
     if (refused) return Promise.resolve(refused);
     if (signal?.aborted) return Promise.resolve(cancelled()); // nothing is started or joined
     let run = this.#running;
-    if (run === null || run.pause.signal.aborted) {
+    if (!run || run.pause.signal.aborted) {
       // A run being paused is not joined: a new one starts once it has stopped.
       const stopping = run?.promise;
       const pause = new AbortController();
@@ -520,27 +521,20 @@ class Upload implements ResumableUpload {
   #store<T>(
     op: (store: UploadUrlStore) => T | Promise<T>,
     signal?: AbortSignal,
-  ): Promise<{ ok: true; value: T } | { ok: false; error: unknown } | typeof ABORTED> {
+  ): Promise<Exclude<Bounded<T>, { kind: "aborted" }> | typeof ABORTED> {
     const store = this.#o.urlStore;
-    if (!store) return Promise.resolve({ ok: true, value: undefined as T });
+    if (!store) return Promise.resolve({ kind: "done", value: undefined as T });
     const call = Promise.resolve().then(() => op(store));
     return bounded(call, STORE_WAIT_MS, signal).then((r) => {
-      if (r.kind === "done") return { ok: true, value: r.value };
-      if (r.kind === "failed") return { ok: false, error: r.error };
+      if (r.kind === "done" || r.kind === "failed") return r;
       this.#late = call; // still running: the final remove follows it
-      return r.kind === "aborted" ? ABORTED : {
-        ok: false,
-        error: new DOMException(
-          `The upload URL store did not answer within ${STORE_WAIT_MS} ms`,
-          "TimeoutError",
-        ),
-      };
+      return r.kind === "aborted" ? ABORTED : r;
     });
   }
 
-  /** The URL store's key, computed once: a length learnt later must not change it. */
-  #fingerprint(): string {
-    return this.#key!;
+  /** Forgets the upload in the URL store (a `remove` by {@linkcode Upload.#store}). */
+  #forget(signal?: AbortSignal): Promise<unknown> {
+    return this.#store((s) => s.remove(this.#key!), signal);
   }
 
   /**
@@ -566,18 +560,15 @@ class Upload implements ResumableUpload {
   }
 
   #metadata(): string {
-    const pairs: Array<[string, string]> = [
-      ["bucketName", this.#bucket],
-      ["objectName", this.#path],
+    return Object.entries({
+      bucketName: this.#bucket,
+      objectName: this.#path,
       // An empty type is none, as `upload` reads it (the server would store the object without
       // one, and skip the bucket's allowed-types check).
-      ["contentType", this.#o.contentType || "application/octet-stream"],
-    ];
-    if (this.#o.cacheControl !== undefined && this.#o.cacheControl !== null) {
-      pairs.push(["cacheControl", String(this.#o.cacheControl)]);
-    }
-    if (this.#metadataJson !== null) pairs.push(["metadata", this.#metadataJson]);
-    return pairs.map(([k, v]) => `${k} ${encodeBase64(v)}`).join(",");
+      contentType: this.#o.contentType || "application/octet-stream",
+      cacheControl: this.#o.cacheControl,
+      metadata: this.#metadataJson,
+    }).filter(([, v]) => v != null).map(([k, v]) => `${k} ${encodeBase64(String(v))}`).join(",");
   }
 
   /**
@@ -586,14 +577,19 @@ class Upload implements ResumableUpload {
    * for links down to about 0.5 Mbit/s); 0 (no timeout) stays 0.
    */
   #timeoutFor(bytes: number): number {
-    if (this.#o.timeout !== undefined) return this.#o.timeout;
     const base = this.#client.timeout;
-    return base > 0 ? base + Math.ceil(bytes / 65.536) : 0;
+    return this.#o.timeout ?? (base > 0 ? base + Math.ceil(bytes / 65.536) : 0);
   }
 
-  /** Backoff for `attempt`, at least the server's `Retry-After` (seconds, capped at 60 s). */
-  #delay(attempt: number, retryAfter: number | null): number {
-    return Math.max(backoffDelay(attempt, this.#retry), Math.min((retryAfter ?? 0) * 1000, 60_000));
+  /**
+   * Waits the backoff for `attempt`, at least the server's `Retry-After` (seconds, capped at 60 s);
+   * false when `signal` aborts.
+   */
+  #backoff(attempt: number, retryAfter: number | null, signal?: AbortSignal): Promise<boolean> {
+    return sleep(
+      Math.max(backoffDelay(attempt, this.#retry), Math.min((retryAfter ?? 0) * 1000, 60_000)),
+      signal,
+    );
   }
 
   /** Starts reading the chunk at `offset` in the background; reads never overlap. */
@@ -626,7 +622,7 @@ class Upload implements ResumableUpload {
 
   /** Reads ahead the chunk after `chunk` (at `offset`) unless it is the last one. */
   #readNext(offset: number, chunk: Chunk | null, last: boolean): void {
-    const end = offset + (chunk === null ? 0 : sizeOf(chunk));
+    const end = offset + sizeOf(chunk);
     if (chunk !== null && !last && (this.#total === null || end < this.#total)) {
       this.#readAhead(end);
     }
@@ -653,13 +649,13 @@ class Upload implements ResumableUpload {
       else if (this.#total !== 0) this.#readAhead(0);
       const r = await sending;
       if (r.ok) {
-        return await this.#created(r.value.headers, first === null ? 0 : sizeOf(first), signal);
+        return await this.#created(r.value.headers, sizeOf(first), signal);
       }
       if (r.error.category === "NETWORK") await checkReadable(first);
       if (signal?.aborted || !isTransient(r.error, false) || attempt >= this.#retry.maxAttempts) {
         return r;
       }
-      if (!(await sleep(this.#delay(attempt, r.error.retryAfter), signal))) return cancelled();
+      if (!(await this.#backoff(attempt, r.error.retryAfter, signal))) return cancelled();
     }
   }
 
@@ -669,7 +665,7 @@ class Upload implements ResumableUpload {
    */
   async #firstChunk(): Promise<Chunk | null> {
     const chunk = await this.#chunkAt(0);
-    const length = chunk === null ? 0 : sizeOf(chunk);
+    const length = sizeOf(chunk);
     if (this.#total === null && (chunk === null || (await this.#source.endsAt(length)))) {
       this.#total = length;
     }
@@ -703,24 +699,24 @@ class Upload implements ResumableUpload {
     chunk: Chunk | null,
     signal?: AbortSignal,
   ): Promise<ServiceResult<{ headers: Headers }>> {
-    const size = chunk === null ? 0 : sizeOf(chunk);
+    const size = sizeOf(chunk);
     // Chunks sent as streams through a `fetch` given to the client are watched: node-fetch sends
     // one as its text under the chunk's Content-Length, and the request hung.
     // A signed upload's token goes where credentials go: the client's origin only.
     const own = url === null || this.#sameOrigin(url);
     const token = own ? this.#o.signedUploadToken : null;
+    // A pre-signed upload URL carries its credential in the query, a signed upload its token:
+    // redacted from failures (the query whole and value by value).
+    const secrets = url?.includes("?")
+      ? [url.slice(url.indexOf("?") + 1), ...queryValues(url)]
+      : [];
+    if (token) secrets.push(token);
     const r = await requestWatched(this.#client, {
       method,
       ...(url === null
         ? { area: "storage", path: token ? "/upload/resumable/sign" : "/upload/resumable" }
         : { url, credentials: own ? "token" : "none" }),
-      // A pre-signed upload URL carries its credential in the query, a signed upload its token:
-      // redacted from failures (the query whole and value by value).
-      secrets: url?.includes("?")
-        ? [url.slice(url.indexOf("?") + 1), ...queryValues(url), ...(token ? [token] : [])]
-        : token
-        ? [token]
-        : undefined,
+      secrets,
       headers: token ? { ...headers, "x-signature": token } : headers,
       ...(size > 0 || method === "PATCH"
         ? {
@@ -758,7 +754,7 @@ class Upload implements ResumableUpload {
     }
     this.#url = new URL(location, `${this.#client.url}/storage/v1/upload/resumable`).href;
     const url = this.#url;
-    if ((await this.#store((s) => s.set(this.#fingerprint(), url), signal)) === ABORTED) {
+    if ((await this.#store((s) => s.set(this.#key!, url), signal)) === ABORTED) {
       return cancelled();
     }
     const raw = headers.get("upload-offset");
@@ -780,7 +776,7 @@ class Upload implements ResumableUpload {
       const h = await this.#head(signal, resuming);
       if (h.ok || signal?.aborted || !isTransient(h.error, false)) return h;
       if (attempt >= this.#retry.maxAttempts) return h;
-      if (!(await sleep(this.#delay(attempt, h.error.retryAfter), signal))) return cancelled();
+      if (!(await this.#backoff(attempt, h.error.retryAfter, signal))) return cancelled();
     }
   }
 
@@ -791,7 +787,7 @@ class Upload implements ResumableUpload {
    * server claims a length this upload never sent: `CONFLICT`.
    */
   async #head(signal?: AbortSignal, resuming = false): Promise<ServiceResult<number>> {
-    const r = await this.#tus("HEAD", this.#url!, { ...TUS }, null, signal);
+    const r = await this.#tus("HEAD", this.#url!, TUS, null, signal);
     if (!r.ok) return r;
     // A saved URL of another object (an `uploadUrl` given to a handle of another bucket or key):
     // a TUS server answers a HEAD with the upload's metadata. Resumed, the rest of these bytes
@@ -869,7 +865,7 @@ class Upload implements ResumableUpload {
       if (own === ABORTED) return cancelled();
       if (own) return success(undefined);
       if (attempt >= this.#retry.maxAttempts) return r;
-      if (!(await sleep(this.#delay(attempt, e.retryAfter), signal))) return cancelled();
+      if (!(await this.#backoff(attempt, e.retryAfter, signal))) return cancelled();
     }
   }
 
@@ -939,9 +935,16 @@ class Upload implements ResumableUpload {
       if ((await untilAborted(this.#fixFingerprint(), signal)) === ABORTED) return cancelled();
     }
     if (!this.#url && this.#o.urlStore) {
-      const saved = await this.#store((s) => s.get(this.#fingerprint()), signal);
+      const saved = await this.#store((s) => s.get(this.#key!), signal);
       if (saved === ABORTED) return cancelled();
-      if (!saved.ok) throw saved.error; // a store that cannot answer: the upload's Failure
+      // A store that cannot answer: the upload's Failure.
+      if (saved.kind === "failed") throw saved.error;
+      if (saved.kind === "timeout") {
+        throw new DOMException(
+          `The upload URL store did not answer within ${STORE_WAIT_MS} ms`,
+          "TimeoutError",
+        );
+      }
       // A stored value that is no upload URL (a corrupt store) starts a new upload.
       this.#url = isHttpUrl(saved.value) ? saved.value : null;
     }
@@ -950,8 +953,9 @@ class Upload implements ResumableUpload {
       const h = await this.#headWithRetry(signal);
       if (!h.ok) {
         if (signal?.aborted) return cancelled();
-        if (h.error.status === 404 || h.error.status === 410) {
-          if ((await this.#store((s) => s.remove(this.#fingerprint()), signal)) === ABORTED) {
+        const status = h.error.status;
+        if (status === 404 || status === 410) {
+          if ((await this.#forget(signal)) === ABORTED) {
             return cancelled();
           }
           if (!this.#source.canRestart) {
@@ -959,7 +963,7 @@ class Upload implements ResumableUpload {
               message:
                 "The saved upload no longer exists and a one-shot stream cannot be re-read from the start",
               category: "NOT_FOUND",
-              status: h.error.status,
+              status,
             });
           }
           this.#url = null;
@@ -1053,7 +1057,7 @@ class Upload implements ResumableUpload {
               category: "SERVER",
             });
           }
-          if (!(await sleep(this.#delay(attempt, null), signal))) return cancelled();
+          if (!(await this.#backoff(attempt, null, signal))) return cancelled();
           continue;
         }
         offset = next;
@@ -1090,7 +1094,7 @@ class Upload implements ResumableUpload {
       }
       if (
         this.#objectTaken &&
-        (await this.#store((s) => s.remove(this.#fingerprint()), signal)) === ABORTED
+        (await this.#forget(signal)) === ABORTED
       ) {
         return cancelled();
       }
@@ -1099,7 +1103,7 @@ class Upload implements ResumableUpload {
       if (this.#objectTaken || !isTransient(e, true)) return r;
       attempt++;
       if (attempt >= this.#retry.maxAttempts) return r;
-      if (!(await sleep(this.#delay(attempt, e.retryAfter), signal))) return cancelled();
+      if (!(await this.#backoff(attempt, e.retryAfter, signal))) return cancelled();
       // No PATCH goes again before a HEAD has said where the upload stands (and whether a
       // length sent with the failed one arrived: the server refuses a second one).
       const h = await this.#headWithRetry(signal, false);
@@ -1141,12 +1145,12 @@ class Upload implements ResumableUpload {
       if (!done.ok) return done;
     }
     // Every byte is in: forgetting the URL is best effort, and an abort now changes nothing.
-    await this.#store((s) => s.remove(this.#fingerprint()), signal);
+    await this.#forget(signal);
     // A store call given up on (a slow set) may land after this remove: remove again after it,
     // or the next upload of the same fingerprint would "resume" this finished one.
     const late = this.#late;
     if (late) {
-      const again = () => this.#store((s) => s.remove(this.#fingerprint()));
+      const again = () => this.#forget();
       late.then(again, again);
     }
     this.#setProgress(offset, this.#total ?? offset);
@@ -1250,14 +1254,13 @@ export function createResumableUpload(
     );
   }
   // Else every request to it would fail, and be retried, as a network error.
-  if (options.uploadUrl != null && !isHttpUrl(options.uploadUrl)) {
+  const resumed = options.uploadUrl;
+  if (resumed != null && !isHttpUrl(resumed)) {
     throw new TypeError(
       `Cannot resume as 'uploadUrl' must be an http or https URL: current value is ${
         // Without its query, which may hold a credential.
         showValue(
-          typeof options.uploadUrl === "string"
-            ? (options.uploadUrl as string).split("?")[0]
-            : options.uploadUrl,
+          typeof resumed === "string" ? (resumed as string).split("?")[0] : resumed,
         )}`,
     );
   }
@@ -1270,13 +1273,17 @@ export function createResumableUpload(
     );
   }
   const store = options.urlStore;
-  // Else its first call would fail the upload with "get is not a function".
-  if (store != null && !hasMethods(store, ["get", "set", "remove"])) {
-    throw new TypeError("Cannot upload as 'urlStore' must have get, set and remove");
-  }
-  // Its keys hash the data's first bytes (a browser page served over plain HTTP has no WebCrypto).
-  if (store != null && typeof globalThis.crypto?.subtle?.digest !== "function") {
-    throw new TypeError("Cannot upload with a 'urlStore' as WebCrypto (crypto.subtle) is missing");
+  if (store != null) {
+    // Else its first call would fail the upload with "get is not a function".
+    if (!hasMethods(store, ["get", "set", "remove"])) {
+      throw new TypeError("Cannot upload as 'urlStore' must have get, set and remove");
+    }
+    // Its keys hash the data's first bytes (a browser page served over plain HTTP has no WebCrypto).
+    if (typeof globalThis.crypto?.subtle?.digest !== "function") {
+      throw new TypeError(
+        "Cannot upload with a 'urlStore' as WebCrypto (crypto.subtle) is missing",
+      );
+    }
   }
   encodeBucket(bucket);
   const checked = checkObjectPath(path);
