@@ -711,6 +711,11 @@ class Upload implements ResumableUpload {
       ? [url.slice(url.indexOf("?") + 1), ...queryValues(url)]
       : [];
     if (token) secrets.push(token);
+    // Built first: it gives `headers` a streamed chunk's Content-Length, which the signed
+    // upload's copy of them must carry too.
+    const body = size > 0 || method === "PATCH"
+      ? chunkBody(chunk!, this.#streamChunks, headers)
+      : undefined;
     const r = await requestWatched(this.#client, {
       method,
       ...(url === null
@@ -718,12 +723,9 @@ class Upload implements ResumableUpload {
         : { url, credentials: own ? "token" : "none" }),
       secrets,
       headers: token ? { ...headers, "x-signature": token } : headers,
-      ...(size > 0 || method === "PATCH"
-        ? {
-          body: chunkBody(chunk!, this.#streamChunks, headers),
-          contentType: "application/offset+octet-stream",
-        }
-        : {}),
+      body,
+      // Read only with a body: a HEAD and an empty POST have none.
+      contentType: "application/offset+octet-stream",
       responseType: "none",
       retry: false,
       // A TUS peer never redirects an upload (and an offset from wherever a redirect leads is not

@@ -168,3 +168,22 @@ Deno.test("local backend: a client with no session uploads resumably with a toke
     await server.close();
   }
 });
+
+Deno.test("a signed upload with streamChunks sends each streamed chunk with its Content-Length, as an unsigned one does", async () => {
+  for (const token of ["tok-123", undefined]) {
+    const rec = recordingFetch(tusScript({ location: SIGNED }));
+    const storage = createStorageClient(createBaseClient(BASE, KEY, { fetch: rec.fetch }));
+    const data = new Uint8Array(10).map((_, i) => i);
+    const r = await uploadResumable(storage, "b", "a.bin", data, {
+      signedUploadToken: token,
+      chunkSize: 4,
+      streamChunks: true,
+    });
+    assert.ok(r.ok, r.ok ? "" : r.error.message);
+    assert.deepEqual(
+      rec.requests.map((q) => [q.method, q.streamed, q.headers.get("content-length")]),
+      [["POST", true, "4"], ["PATCH", true, "4"], ["PATCH", true, "2"]],
+      String(token),
+    );
+  }
+});
