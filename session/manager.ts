@@ -205,7 +205,7 @@ function storedExpiry(session: Session): Session {
 /** A numeric setting: finite and non-negative, or positive (`RangeError` otherwise). */
 function setting(value: number, name: string, positive: boolean): number {
   if (
-    !(typeof value === "number" && Number.isFinite(value) && (positive ? value > 0 : value >= 0))
+    !(Number.isFinite(value) && (positive ? value > 0 : value >= 0))
   ) {
     throw new RangeError(
       `Cannot manage sessions as '${name}' must be a ${
@@ -289,7 +289,7 @@ function checkSession(session: Session): void {
       }`,
     );
   }
-  if (expiresAt != null && !(typeof expiresAt === "number" && Number.isFinite(expiresAt))) {
+  if (expiresAt != null && !Number.isFinite(expiresAt)) {
     throw new SessionRefused(
       `Cannot save the session as its 'expiresAt' must be null or a number of seconds: current value is ${
         showValue(expiresAt)
@@ -807,7 +807,7 @@ export class SessionManager {
     if (replaced !== live.refreshToken) {
       this.#stamp(
         live.refreshToken,
-        typeof at === "number" && Number.isFinite(at) ? at : arrived ?? Date.now(),
+        Number.isFinite(at) ? at! : arrived ?? Date.now(),
       );
       if (arrived !== undefined) this.#measureClock(live, arrived);
       else if (typeof clockOffset === "number") this.#noteOffset(live.refreshToken, clockOffset);
@@ -1392,8 +1392,8 @@ export class SessionManager {
     // accepted a token expired days before, with a forged `clockOffset`). A server measures the
     // gap itself, when the auth server answers it.
     const trusted = !this.#storage.perRequest;
-    if (trusted && typeof obtainedAt === "number" && Number.isFinite(obtainedAt)) {
-      this.#stamp(session.refreshToken, obtainedAt);
+    if (trusted && Number.isFinite(obtainedAt)) {
+      this.#stamp(session.refreshToken, obtainedAt!);
     }
     // The gap between the clocks measured when the tokens arrived, by whichever manager (tab)
     // obtained them; a state stored without one (an older version's) keeps what is known.

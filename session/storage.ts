@@ -162,13 +162,9 @@ export function parseStoredSession(text: string | null | undefined): Session | n
     // The project a SessionManager tagged it with, kept so that it can check it, and when its
     // tokens were obtained (tabs sharing the storage tell a later state of a session by it).
     ...(typeof o.project === "string" ? { project: o.project } : {}),
-    ...(typeof o.obtainedAt === "number" && Number.isFinite(o.obtainedAt)
-      ? { obtainedAt: o.obtainedAt }
-      : {}),
+    ...(Number.isFinite(o.obtainedAt) ? { obtainedAt: o.obtainedAt } : {}),
     // How far the server's clock was from the device's when they were obtained (ms).
-    ...(typeof o.clockOffset === "number" && Number.isFinite(o.clockOffset)
-      ? { clockOffset: o.clockOffset }
-      : {}),
+    ...(Number.isFinite(o.clockOffset) ? { clockOffset: o.clockOffset } : {}),
   }, [...SESSION_SECRETS]);
 }
 
