@@ -181,7 +181,7 @@ function withExpiry(session: Session): Session {
   // Always a masked copy: a plain object handed in must not print its tokens once held.
   // An absent expiresIn (a JavaScript caller) is an unknown lifetime.
   const expiresIn = session.expiresIn ?? 0;
-  if (session.expiresAt !== null && session.expiresAt > 0) {
+  if (session.expiresAt! > 0) {
     return copySession(session, { expiresIn });
   }
   return copySession(session, {
@@ -197,7 +197,7 @@ function withExpiry(session: Session): Session {
  * for one saved by an older version.
  */
 function storedExpiry(session: Session): Session {
-  if (session.expiresAt !== null && session.expiresAt > 0) return session;
+  if (session.expiresAt! > 0) return session;
   const exp = expClaim(session.accessToken);
   return copySession(session, { expiresAt: exp ?? (session.expiresIn > 0 ? 0 : null) });
 }
