@@ -1233,7 +1233,8 @@ export class SessionManager {
     ) {
       return false;
     }
-    const [a, b] = [signedInAt(stored.accessToken), signedInAt(held.accessToken)];
+    const a = signedInAt(stored.accessToken);
+    const b = signedInAt(held.accessToken);
     if (a !== null && b !== null) return a > b;
     return seen === undefined ? this.#newer(stored, held) : !(seen && sameAccount(seen, stored));
   }
@@ -1286,14 +1287,15 @@ export class SessionManager {
     // The server's word first: the access token's `iat`, else the expiry (whole seconds). A tie
     // (two refreshes of one second) is broken by when the managers sharing the storage obtained
     // the tokens (ms of this device's clock, which can step, so never above the server's word).
-    const [a, b] = [iatClaim(stored.accessToken), iatClaim(session.accessToken)];
-    const [x, y] = a !== null && b !== null ? [a, b] : [stored.expiresAt, session.expiresAt];
+    const a = iatClaim(stored.accessToken);
+    const b = iatClaim(session.accessToken);
+    const claimed = a !== null && b !== null;
+    const x = claimed ? a : stored.expiresAt;
+    const y = claimed ? b : session.expiresAt;
     if (x == null || y == null) return false;
     if (x !== y || sinceGrant) return x >= y;
-    const [p, q] = [
-      this.#obtained.get(stored.refreshToken),
-      this.#obtained.get(session.refreshToken),
-    ];
+    const p = this.#obtained.get(stored.refreshToken);
+    const q = this.#obtained.get(session.refreshToken);
     return p !== undefined && q !== undefined && p !== q ? p > q : orSame;
   }
 
