@@ -1551,27 +1551,24 @@ export class SessionManager {
     // write failed), is older too. Another session it once held (an account switched back to in
     // another tab) is taken as any stored session is.
     const heldSession = heldOf(heldNow);
-    if (
-      this.#olderThanUnlanded(heldSession, loaded) ||
+    // This manager's own last write has not landed (a store slower than the 10 s the manager
+    // waits): what was read (nothing, or a session it replaced or cleared) is older than what
+    // it holds. Applying it would sign the user out, put a spent refresh token back, or sign a
+    // signed-out user in again. Another session read (another tab's sign-in) is adopted.
+    const older = this.#olderThanUnlanded(heldSession, loaded) ||
       (loaded !== null && heldSession !== null && this.#left.has(loaded.refreshToken) &&
-        sameSession(heldSession, loaded))
-    ) {
-      // This manager's own last write has not landed (a store slower than the 10 s the manager
-      // waits): what was read (nothing, or a session it replaced or cleared) is older than what
-      // it holds. Applying it would sign the user out, put a spent refresh token back, or sign a
-      // signed-out user in again. Another session read (another tab's sign-in) is adopted.
+        sameSession(heldSession, loaded));
+    // Else a session the auth server refused as dead, left stored by a refresh that could not
+    // read the storage: cleared now that it can, in the storage's turn, and never held again.
+    if (older || (loaded !== null && this.#dead.has(loaded.refreshToken))) {
       if (heldNow.kind === "Authenticated") return success(heldNow.session);
       if (heldNow.kind === "Expired") return this.#stillExpired();
-      if (heldNow.kind === "Loading") this.#state.value = NOT_AUTHENTICATED;
-      return failure({ message: "No active session", category: "NO_SESSION" });
-    }
-    if (loaded !== null && this.#dead.has(loaded.refreshToken)) {
-      // A session the auth server refused as dead, left stored by a refresh that could not read
-      // the storage: cleared now that it can, in the storage's turn, and never held again.
-      if (heldNow.kind === "Authenticated") return success(heldNow.session);
-      if (heldNow.kind === "Expired") return this.#stillExpired();
-      void this.#clear(undefined, (stored) => stored.refreshToken !== loaded!.refreshToken, false)
-        .catch(() => {});
+      if (older) {
+        if (heldNow.kind === "Loading") this.#state.value = NOT_AUTHENTICATED;
+      } else {
+        void this.#clear(undefined, (stored) => stored.refreshToken !== loaded!.refreshToken, false)
+          .catch(() => {});
+      }
       return failure({ message: "No active session", category: "NO_SESSION" });
     }
     if (!loaded) {
@@ -1618,11 +1615,7 @@ export class SessionManager {
       // Without auto-refresh the caller decides when to spend the refresh token.
       if (!this.#autoRefresh) {
         if (other) this.#emit(AuthStateChangeEvent.SIGNED_OUT, null);
-        return failure({
-          message:
-            "No active session: the stored session has expired (refreshSession may recover it)",
-          category: "NO_SESSION",
-        });
+        return this.#stillExpired(); // its failure, with auto-refresh off
       }
       const refreshed = await this.#sharedRefresh();
       if (!refreshed.ok && other && this.#announce === stored.refreshToken) {
