@@ -1719,12 +1719,8 @@ export class SessionManager {
       else fn();
     }, Math.min(wait, MAX_TIMER_MS));
     // Never keep a process alive just to refresh (Node and Deno timers expose unref()).
-    if (
-      typeof t === "object" && t !== null && "unref" in t &&
-      typeof (t as { unref?: (() => void) | undefined }).unref === "function"
-    ) {
-      (t as { unref: () => void }).unref();
-    }
+    const timer = t as { unref?: (() => void) | undefined } | null;
+    if (typeof timer === "object" && typeof timer?.unref === "function") timer.unref();
     this.#timer = t;
   }
 
