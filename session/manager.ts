@@ -443,7 +443,12 @@ export class SessionManager {
   #clearingEpoch: number | null = null;
   #failures = 0;
   #disposed = false;
-  /** Storage operations run one after another, in call order (a clear never overtakes a save). */
+  /**
+   * Storage operations run one after another, in call order (a clear never overtakes a save):
+   * each after every earlier one has settled, or once the one before it has been pending for
+   * `STORAGE_WAIT_MS` (10 s): a storage call that never settles must not freeze every later
+   * sign-in.
+   */
   readonly #io: SerialQueue = new SerialQueue();
   /** Bumped whenever the held session changes in memory: a slower restore then stands down. */
   #generation = 0;
@@ -572,15 +577,6 @@ export class SessionManager {
     ) {
       this.#state.value = { kind: "Expired", lastSession: s.session };
     }
-  }
-
-  /**
-   * Runs a storage operation after every earlier one has settled, or once
-   * the one before it has been pending for `STORAGE_WAIT_MS` (10 s): a
-   * storage call that never settles must not freeze every later sign-in.
-   */
-  #serial<T>(op: () => T | Promise<T>): Promise<T> {
-    return this.#io.run(op);
   }
 
   /** The live access token, or null. */
@@ -815,7 +811,7 @@ export class SessionManager {
     // Live in memory first: a storage that fails still leaves the session usable (and says so).
     this.#apply(live);
     const write = () =>
-      this.#serial(async () => {
+      this.#io.run(async () => {
         // A user update superseded by a later save or clear writes nothing: the later one has
         // the last word, and these tokens may be older than what is stored.
         if (userUpdate && epoch !== this.#epoch) return;
@@ -882,7 +878,7 @@ export class SessionManager {
     // A later save or clear ends the read, and its own write follows.
     const superseded = this.#superseding.signal;
     const write = () =>
-      this.#serial(async () => {
+      this.#io.run(async () => {
         if (keep) {
           const stored = await this.#storedNow(superseded, CLEAR_READ_MS);
           const skip = stored === undefined
@@ -1088,7 +1084,7 @@ export class SessionManager {
       let elsewhere = false;
       let cleared = false;
       try {
-        await this.#serial(async () => {
+        await this.#io.run(async () => {
           // Tabs sharing a storage: another may have rotated the token again while this grant
           // was under way (a slow answer, or GoTrue's answer to a token it read as reuse).
           // Stored over that, this older state's token would go at the next refresh, and GoTrue
@@ -1373,7 +1369,7 @@ export class SessionManager {
     const loaded =
       await (direct
         ? Promise.resolve().then(() => this.#storage.load())
-        : this.#serial(() => this.#storage.load()));
+        : this.#io.run(() => this.#storage.load()));
     if (loaded == null) return null;
     try {
       checkSession(loaded);
