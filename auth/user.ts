@@ -20,6 +20,7 @@ import {
   notObject,
   notText,
   pkceBody,
+  redirect,
   redirectSecrets,
   security,
   unit,
@@ -96,7 +97,7 @@ export function updateUser(
   return gotrue(client, {
     method: "PUT",
     path: "/user",
-    query: o.emailRedirectTo ? [["redirect_to", o.emailRedirectTo]] : [],
+    query: redirect(o.emailRedirectTo),
     body,
     accessToken,
     decode: decodeUser,
