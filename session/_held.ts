@@ -7,6 +7,7 @@
  */
 
 import { SessionTooLarge } from "./_too_large.ts";
+import { SESSION_SECRETS } from "./_copy.ts";
 import type { AuthCallOptions } from "../auth/client.ts";
 import type { Session } from "../auth/models.ts";
 import { parseJwtClaims } from "../auth/jwt.ts";
@@ -309,12 +310,7 @@ export function storageFailure<T>(
     category: "UNKNOWN",
     cause: redactStoreError(
       error,
-      sessions.flatMap((s) => [
-        s?.accessToken,
-        s?.refreshToken,
-        s?.providerToken,
-        s?.providerRefreshToken,
-      ]),
+      sessions.flatMap((s) => SESSION_SECRETS.map((k) => s?.[k])),
     ),
   });
 }
