@@ -153,7 +153,7 @@ export function parseStoredSession(text: string | null | undefined): Session | n
       phoneConfirmedAt: str(user.phoneConfirmedAt),
       confirmedAt: str(user.confirmedAt),
       lastSignInAt: str(user.lastSignInAt),
-    }, [...USER_SECRETS]),
+    }, USER_SECRETS),
     providerToken: str(o.providerToken),
     providerRefreshToken: str(o.providerRefreshToken),
     // The project a SessionManager tagged it with, kept so that it can check it, and when its
@@ -162,7 +162,7 @@ export function parseStoredSession(text: string | null | undefined): Session | n
     ...(Number.isFinite(o.obtainedAt) ? { obtainedAt: o.obtainedAt } : {}),
     // How far the server's clock was from the device's when they were obtained (ms).
     ...(Number.isFinite(o.clockOffset) ? { clockOffset: o.clockOffset } : {}),
-  }, [...SESSION_SECRETS]);
+  }, SESSION_SECRETS);
 }
 
 /**
