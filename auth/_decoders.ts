@@ -90,17 +90,13 @@ export function decodeMfaVerify(json: unknown): MfaVerifyResponse {
 }
 
 export function listFactors(factors: readonly MfaFactor[]): MfaListFactorsResponse {
+  const verified = (type: MfaFactorType) =>
+    factors.filter((f) => f.factorType === type && f.status === MfaFactorStatus.VERIFIED);
   return {
     all: [...factors],
-    totp: factors.filter((f) =>
-      f.factorType === MfaFactorType.TOTP && f.status === MfaFactorStatus.VERIFIED
-    ),
-    phone: factors.filter((f) =>
-      f.factorType === MfaFactorType.PHONE && f.status === MfaFactorStatus.VERIFIED
-    ),
-    webauthn: factors.filter((f) =>
-      f.factorType === MfaFactorType.WEBAUTHN && f.status === MfaFactorStatus.VERIFIED
-    ),
+    totp: verified(MfaFactorType.TOTP),
+    phone: verified(MfaFactorType.PHONE),
+    webauthn: verified(MfaFactorType.WEBAUTHN),
   };
 }
 

@@ -51,18 +51,20 @@ export function providerUrl(base: string, provider: string, o: OAuthUrlOptions):
     parts.push(`scopes=${e(o.scopes.join(" "))}`);
   }
   if (o.pkceParams) {
-    parts.push(`code_challenge=${e(o.pkceParams.codeChallenge)}`);
-    parts.push(`code_challenge_method=${e(challengeMethod(o.pkceParams))}`);
+    parts.push(
+      `code_challenge=${e(o.pkceParams.codeChallenge)}`,
+      `code_challenge_method=${e(challengeMethod(o.pkceParams))}`,
+    );
   }
   const given: unknown = o.queryParams ?? {};
   // Pairs from a record, and from the `URLSearchParams` or `Map` a JavaScript caller (or code
   // ported from supabase-js, which wraps them in URLSearchParams) may pass: read as a record,
   // either went as nothing, and a string as one parameter per character.
-  const pairs = typeof given === "object" && given !== null && Symbol.iterator in given
+  const pairs = typeof given !== "object" || given === null
+    ? null
+    : Symbol.iterator in given
     ? [...(given as Iterable<[string, unknown]>)]
-    : typeof given === "object" && given !== null
-    ? Object.entries(given)
-    : null;
+    : Object.entries(given);
   if (pairs === null || !pairs.every((p) => Array.isArray(p) && typeof p[0] === "string")) {
     throw new TypeError(
       `Cannot build the OAuth URL as 'queryParams' must be a record of names and values: current value is ${

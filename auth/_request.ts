@@ -44,6 +44,7 @@ export interface GoTrueCall<T> {
 
 export function gotrue<T>(client: BaseClient, call: GoTrueCall<T>): Promise<ServiceResult<T>> {
   const method = call.method ?? "GET";
+  const anonymous = blank(call.accessToken);
   let path: string;
   try {
     path = typeof call.path === "function" ? call.path() : call.path;
@@ -64,9 +65,8 @@ export function gotrue<T>(client: BaseClient, call: GoTrueCall<T>): Promise<Serv
     // A call made for no user (sign-up, token grants, OTP, recovery, or an optional token
     // left blank) carries the API key as its bearer, as auth-js sends: never the client's
     // current token, which may have lapsed (a refresh) or belong to another user.
-    ...(blank(call.accessToken)
-      ? { credentials: "apikey" as const }
-      : { accessToken: call.accessToken, credentials: "token" as const }),
+    accessToken: anonymous ? undefined : call.accessToken,
+    credentials: anonymous ? "apikey" : "token",
     retry: call.retry ?? method === "GET",
     redirect: call.redirect,
     signal: call.options?.signal,

@@ -281,7 +281,7 @@ export function signInWithOtp(
   const body: Record<string, unknown> = hasEmail
     ? { email: o.email, data: o.data ?? {}, ...pkceBody(o.pkceParams) }
     : { phone: o.phone, data: o.data ?? {}, channel: o.channel ?? "sms" };
-  if (o.createUser !== undefined && o.createUser !== null) body.create_user = o.createUser;
+  if (o.createUser != null) body.create_user = o.createUser;
   body.gotrue_meta_security = security(o.captchaToken);
   return gotrue(client, {
     method: "POST",

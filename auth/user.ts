@@ -20,6 +20,7 @@ import {
   notObject,
   notText,
   pkceBody,
+  redirect,
   redirectSecrets,
   security,
   unit,
@@ -87,16 +88,22 @@ export function updateUser(
   const body: Record<string, unknown> = {};
   // An email change's confirmation link follows the PKCE flow only with a challenge.
   if (updates.email != null) Object.assign(body, { email: updates.email }, pkceBody(o.pkceParams));
-  if (updates.phone != null) body.phone = updates.phone;
-  if (updates.password != null) body.password = updates.password;
-  if (updates.currentPassword != null) body.current_password = updates.currentPassword;
-  if (updates.data != null) body.data = updates.data;
-  if (updates.nonce != null) body.nonce = updates.nonce;
-  if (updates.channel != null) body.channel = updates.channel;
+  for (
+    const [from, to] of [
+      ["phone", "phone"],
+      ["password", "password"],
+      ["currentPassword", "current_password"],
+      ["data", "data"],
+      ["nonce", "nonce"],
+      ["channel", "channel"],
+    ] as const
+  ) {
+    if (updates[from] != null) body[to] = updates[from];
+  }
   return gotrue(client, {
     method: "PUT",
     path: "/user",
-    query: o.emailRedirectTo ? [["redirect_to", o.emailRedirectTo]] : [],
+    query: redirect(o.emailRedirectTo),
     body,
     accessToken,
     decode: decodeUser,

@@ -22,10 +22,10 @@ export const USER_SECRETS = ["email", "phone"] as const;
 
 /** A masked copy of `user` with `changes` applied. */
 export function copyUser(user: User, changes: Partial<User>): User {
-  return withMaskedFields({ ...user, ...changes }, [...USER_SECRETS]);
+  return withMaskedFields({ ...user, ...changes }, USER_SECRETS);
 }
 
 /** A masked copy of `session` with `changes` applied. */
 export function copySession(session: Session, changes: Partial<Session>): Session {
-  return withMaskedFields({ ...session, ...changes }, [...SESSION_SECRETS]);
+  return withMaskedFields({ ...session, ...changes }, SESSION_SECRETS);
 }

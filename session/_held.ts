@@ -7,6 +7,7 @@
  */
 
 import { SessionTooLarge } from "./_too_large.ts";
+import { SESSION_SECRETS } from "./_copy.ts";
 import type { AuthCallOptions } from "../auth/client.ts";
 import type { Session } from "../auth/models.ts";
 import { parseJwtClaims } from "../auth/jwt.ts";
@@ -207,7 +208,7 @@ export function signedInAt(accessToken: string): number | null {
   let latest: number | null = null;
   for (const entry of amr) {
     const t = (entry as { timestamp?: unknown } | null)?.timestamp;
-    if (typeof t === "number" && Number.isFinite(t) && (latest === null || t > latest)) latest = t;
+    if (Number.isFinite(t) && (latest === null || (t as number) > latest)) latest = t as number;
   }
   return latest;
 }
@@ -286,7 +287,7 @@ export class SessionRefused extends TypeError {}
 
 /** Whether `value` is a session lifetime a manager can hold: a finite, non-negative number of seconds. */
 export function isSeconds(value: unknown): value is number {
-  return typeof value === "number" && value >= 0 && Number.isFinite(value);
+  return Number.isFinite(value) && (value as number) >= 0;
 }
 
 /** A storage fault as a Failure (the manager's memory is already up to date). */
@@ -309,12 +310,7 @@ export function storageFailure<T>(
     category: "UNKNOWN",
     cause: redactStoreError(
       error,
-      sessions.flatMap((s) => [
-        s?.accessToken,
-        s?.refreshToken,
-        s?.providerToken,
-        s?.providerRefreshToken,
-      ]),
+      sessions.flatMap((s) => SESSION_SECRETS.map((k) => s?.[k])),
     ),
   });
 }

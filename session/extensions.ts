@@ -1233,6 +1233,6 @@ function refusedByServerClock(token: string, gap: number): Failure | null {
 export function parseCurrentSessionJwtClaims(manager: SessionManager): ServiceResult<JsonObject> {
   // No verification: a lapsed session's claims are as readable as a live one's.
   const session = heldSession(manager);
-  if (!session) return failure({ message: "No active session", category: "NO_SESSION" });
+  if (!session) return noSession();
   return parseJwtClaims(session.accessToken);
 }

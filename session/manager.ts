@@ -181,7 +181,7 @@ function withExpiry(session: Session): Session {
   // Always a masked copy: a plain object handed in must not print its tokens once held.
   // An absent expiresIn (a JavaScript caller) is an unknown lifetime.
   const expiresIn = session.expiresIn ?? 0;
-  if (session.expiresAt !== null && session.expiresAt > 0) {
+  if (session.expiresAt! > 0) {
     return copySession(session, { expiresIn });
   }
   return copySession(session, {
@@ -197,7 +197,7 @@ function withExpiry(session: Session): Session {
  * for one saved by an older version.
  */
 function storedExpiry(session: Session): Session {
-  if (session.expiresAt !== null && session.expiresAt > 0) return session;
+  if (session.expiresAt! > 0) return session;
   const exp = expClaim(session.accessToken);
   return copySession(session, { expiresAt: exp ?? (session.expiresIn > 0 ? 0 : null) });
 }
@@ -205,7 +205,7 @@ function storedExpiry(session: Session): Session {
 /** A numeric setting: finite and non-negative, or positive (`RangeError` otherwise). */
 function setting(value: number, name: string, positive: boolean): number {
   if (
-    !(typeof value === "number" && Number.isFinite(value) && (positive ? value > 0 : value >= 0))
+    !(Number.isFinite(value) && (positive ? value > 0 : value >= 0))
   ) {
     throw new RangeError(
       `Cannot manage sessions as '${name}' must be a ${
@@ -289,7 +289,7 @@ function checkSession(session: Session): void {
       }`,
     );
   }
-  if (expiresAt != null && !(typeof expiresAt === "number" && Number.isFinite(expiresAt))) {
+  if (expiresAt != null && !Number.isFinite(expiresAt)) {
     throw new SessionRefused(
       `Cannot save the session as its 'expiresAt' must be null or a number of seconds: current value is ${
         showValue(expiresAt)
@@ -443,7 +443,12 @@ export class SessionManager {
   #clearingEpoch: number | null = null;
   #failures = 0;
   #disposed = false;
-  /** Storage operations run one after another, in call order (a clear never overtakes a save). */
+  /**
+   * Storage operations run one after another, in call order (a clear never overtakes a save):
+   * each after every earlier one has settled, or once the one before it has been pending for
+   * `STORAGE_WAIT_MS` (10 s): a storage call that never settles must not freeze every later
+   * sign-in.
+   */
   readonly #io: SerialQueue = new SerialQueue();
   /** Bumped whenever the held session changes in memory: a slower restore then stands down. */
   #generation = 0;
@@ -572,15 +577,6 @@ export class SessionManager {
     ) {
       this.#state.value = { kind: "Expired", lastSession: s.session };
     }
-  }
-
-  /**
-   * Runs a storage operation after every earlier one has settled, or once
-   * the one before it has been pending for `STORAGE_WAIT_MS` (10 s): a
-   * storage call that never settles must not freeze every later sign-in.
-   */
-  #serial<T>(op: () => T | Promise<T>): Promise<T> {
-    return this.#io.run(op);
   }
 
   /** The live access token, or null. */
@@ -807,7 +803,7 @@ export class SessionManager {
     if (replaced !== live.refreshToken) {
       this.#stamp(
         live.refreshToken,
-        typeof at === "number" && Number.isFinite(at) ? at : arrived ?? Date.now(),
+        Number.isFinite(at) ? at! : arrived ?? Date.now(),
       );
       if (arrived !== undefined) this.#measureClock(live, arrived);
       else if (typeof clockOffset === "number") this.#noteOffset(live.refreshToken, clockOffset);
@@ -815,7 +811,7 @@ export class SessionManager {
     // Live in memory first: a storage that fails still leaves the session usable (and says so).
     this.#apply(live);
     const write = () =>
-      this.#serial(async () => {
+      this.#io.run(async () => {
         // A user update superseded by a later save or clear writes nothing: the later one has
         // the last word, and these tokens may be older than what is stored.
         if (userUpdate && epoch !== this.#epoch) return;
@@ -882,7 +878,7 @@ export class SessionManager {
     // A later save or clear ends the read, and its own write follows.
     const superseded = this.#superseding.signal;
     const write = () =>
-      this.#serial(async () => {
+      this.#io.run(async () => {
         if (keep) {
           const stored = await this.#storedNow(superseded, CLEAR_READ_MS);
           const skip = stored === undefined
@@ -1088,7 +1084,7 @@ export class SessionManager {
       let elsewhere = false;
       let cleared = false;
       try {
-        await this.#serial(async () => {
+        await this.#io.run(async () => {
           // Tabs sharing a storage: another may have rotated the token again while this grant
           // was under way (a slow answer, or GoTrue's answer to a token it read as reuse).
           // Stored over that, this older state's token would go at the next refresh, and GoTrue
@@ -1233,7 +1229,8 @@ export class SessionManager {
     ) {
       return false;
     }
-    const [a, b] = [signedInAt(stored.accessToken), signedInAt(held.accessToken)];
+    const a = signedInAt(stored.accessToken);
+    const b = signedInAt(held.accessToken);
     if (a !== null && b !== null) return a > b;
     return seen === undefined ? this.#newer(stored, held) : !(seen && sameAccount(seen, stored));
   }
@@ -1286,14 +1283,15 @@ export class SessionManager {
     // The server's word first: the access token's `iat`, else the expiry (whole seconds). A tie
     // (two refreshes of one second) is broken by when the managers sharing the storage obtained
     // the tokens (ms of this device's clock, which can step, so never above the server's word).
-    const [a, b] = [iatClaim(stored.accessToken), iatClaim(session.accessToken)];
-    const [x, y] = a !== null && b !== null ? [a, b] : [stored.expiresAt, session.expiresAt];
+    const a = iatClaim(stored.accessToken);
+    const b = iatClaim(session.accessToken);
+    const claimed = a !== null && b !== null;
+    const x = claimed ? a : stored.expiresAt;
+    const y = claimed ? b : session.expiresAt;
     if (x == null || y == null) return false;
     if (x !== y || sinceGrant) return x >= y;
-    const [p, q] = [
-      this.#obtained.get(stored.refreshToken),
-      this.#obtained.get(session.refreshToken),
-    ];
+    const p = this.#obtained.get(stored.refreshToken);
+    const q = this.#obtained.get(session.refreshToken);
     return p !== undefined && q !== undefined && p !== q ? p > q : orSame;
   }
 
@@ -1371,7 +1369,7 @@ export class SessionManager {
     const loaded =
       await (direct
         ? Promise.resolve().then(() => this.#storage.load())
-        : this.#serial(() => this.#storage.load()));
+        : this.#io.run(() => this.#storage.load()));
     if (loaded == null) return null;
     try {
       checkSession(loaded);
@@ -1392,8 +1390,8 @@ export class SessionManager {
     // accepted a token expired days before, with a forged `clockOffset`). A server measures the
     // gap itself, when the auth server answers it.
     const trusted = !this.#storage.perRequest;
-    if (trusted && typeof obtainedAt === "number" && Number.isFinite(obtainedAt)) {
-      this.#stamp(session.refreshToken, obtainedAt);
+    if (trusted && Number.isFinite(obtainedAt)) {
+      this.#stamp(session.refreshToken, obtainedAt!);
     }
     // The gap between the clocks measured when the tokens arrived, by whichever manager (tab)
     // obtained them; a state stored without one (an older version's) keeps what is known.
@@ -1549,27 +1547,24 @@ export class SessionManager {
     // write failed), is older too. Another session it once held (an account switched back to in
     // another tab) is taken as any stored session is.
     const heldSession = heldOf(heldNow);
-    if (
-      this.#olderThanUnlanded(heldSession, loaded) ||
+    // This manager's own last write has not landed (a store slower than the 10 s the manager
+    // waits): what was read (nothing, or a session it replaced or cleared) is older than what
+    // it holds. Applying it would sign the user out, put a spent refresh token back, or sign a
+    // signed-out user in again. Another session read (another tab's sign-in) is adopted.
+    const older = this.#olderThanUnlanded(heldSession, loaded) ||
       (loaded !== null && heldSession !== null && this.#left.has(loaded.refreshToken) &&
-        sameSession(heldSession, loaded))
-    ) {
-      // This manager's own last write has not landed (a store slower than the 10 s the manager
-      // waits): what was read (nothing, or a session it replaced or cleared) is older than what
-      // it holds. Applying it would sign the user out, put a spent refresh token back, or sign a
-      // signed-out user in again. Another session read (another tab's sign-in) is adopted.
+        sameSession(heldSession, loaded));
+    // Else a session the auth server refused as dead, left stored by a refresh that could not
+    // read the storage: cleared now that it can, in the storage's turn, and never held again.
+    if (older || (loaded !== null && this.#dead.has(loaded.refreshToken))) {
       if (heldNow.kind === "Authenticated") return success(heldNow.session);
       if (heldNow.kind === "Expired") return this.#stillExpired();
-      if (heldNow.kind === "Loading") this.#state.value = NOT_AUTHENTICATED;
-      return failure({ message: "No active session", category: "NO_SESSION" });
-    }
-    if (loaded !== null && this.#dead.has(loaded.refreshToken)) {
-      // A session the auth server refused as dead, left stored by a refresh that could not read
-      // the storage: cleared now that it can, in the storage's turn, and never held again.
-      if (heldNow.kind === "Authenticated") return success(heldNow.session);
-      if (heldNow.kind === "Expired") return this.#stillExpired();
-      void this.#clear(undefined, (stored) => stored.refreshToken !== loaded!.refreshToken, false)
-        .catch(() => {});
+      if (older) {
+        if (heldNow.kind === "Loading") this.#state.value = NOT_AUTHENTICATED;
+      } else {
+        void this.#clear(undefined, (stored) => stored.refreshToken !== loaded!.refreshToken, false)
+          .catch(() => {});
+      }
       return failure({ message: "No active session", category: "NO_SESSION" });
     }
     if (!loaded) {
@@ -1616,11 +1611,7 @@ export class SessionManager {
       // Without auto-refresh the caller decides when to spend the refresh token.
       if (!this.#autoRefresh) {
         if (other) this.#emit(AuthStateChangeEvent.SIGNED_OUT, null);
-        return failure({
-          message:
-            "No active session: the stored session has expired (refreshSession may recover it)",
-          category: "NO_SESSION",
-        });
+        return this.#stillExpired(); // its failure, with auto-refresh off
       }
       const refreshed = await this.#sharedRefresh();
       if (!refreshed.ok && other && this.#announce === stored.refreshToken) {
@@ -1724,12 +1715,8 @@ export class SessionManager {
       else fn();
     }, Math.min(wait, MAX_TIMER_MS));
     // Never keep a process alive just to refresh (Node and Deno timers expose unref()).
-    if (
-      typeof t === "object" && t !== null && "unref" in t &&
-      typeof (t as { unref?: (() => void) | undefined }).unref === "function"
-    ) {
-      (t as { unref: () => void }).unref();
-    }
+    const timer = t as { unref?: (() => void) | undefined } | null;
+    if (typeof timer === "object" && typeof timer?.unref === "function") timer.unref();
     this.#timer = t;
   }
 

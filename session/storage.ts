@@ -122,13 +122,10 @@ export function parseStoredSession(text: string | null | undefined): Session | n
   const nonEmpty = (x: unknown) => typeof x === "string" && x.trim() !== "";
   // An imported token may come without a refresh token (`importAuthToken` defaults it to "").
   if (!nonEmpty(o.accessToken) || typeof o.refreshToken !== "string") return null;
-  if (typeof o.expiresIn !== "number" || !Number.isFinite(o.expiresIn) || o.expiresIn < 0) {
+  if (!Number.isFinite(o.expiresIn) || (o.expiresIn as number) < 0) return null;
+  if (o.expiresAt != null && (!Number.isFinite(o.expiresAt) || (o.expiresAt as number) < 0)) {
     return null;
   }
-  if (
-    o.expiresAt !== null && o.expiresAt !== undefined &&
-    (typeof o.expiresAt !== "number" || !Number.isFinite(o.expiresAt) || o.expiresAt < 0)
-  ) return null;
   const user = o.user as Record<string, unknown> | null;
   if (!user || typeof user !== "object" || typeof user.id !== "string") return null;
   // Fields later code walks must have their shape: objects, and lists of objects.
@@ -137,7 +134,7 @@ export function parseStoredSession(text: string | null | undefined): Session | n
   return withMaskedFields({
     accessToken: o.accessToken as string,
     refreshToken: o.refreshToken as string,
-    expiresIn: o.expiresIn,
+    expiresIn: o.expiresIn as number,
     expiresAt: (o.expiresAt as number | null | undefined) ?? null,
     tokenType: str(o.tokenType) ?? "bearer",
     user: withMaskedFields({
@@ -156,20 +153,16 @@ export function parseStoredSession(text: string | null | undefined): Session | n
       phoneConfirmedAt: str(user.phoneConfirmedAt),
       confirmedAt: str(user.confirmedAt),
       lastSignInAt: str(user.lastSignInAt),
-    }, [...USER_SECRETS]),
+    }, USER_SECRETS),
     providerToken: str(o.providerToken),
     providerRefreshToken: str(o.providerRefreshToken),
     // The project a SessionManager tagged it with, kept so that it can check it, and when its
     // tokens were obtained (tabs sharing the storage tell a later state of a session by it).
     ...(typeof o.project === "string" ? { project: o.project } : {}),
-    ...(typeof o.obtainedAt === "number" && Number.isFinite(o.obtainedAt)
-      ? { obtainedAt: o.obtainedAt }
-      : {}),
+    ...(Number.isFinite(o.obtainedAt) ? { obtainedAt: o.obtainedAt } : {}),
     // How far the server's clock was from the device's when they were obtained (ms).
-    ...(typeof o.clockOffset === "number" && Number.isFinite(o.clockOffset)
-      ? { clockOffset: o.clockOffset }
-      : {}),
-  }, [...SESSION_SECRETS]);
+    ...(Number.isFinite(o.clockOffset) ? { clockOffset: o.clockOffset } : {}),
+  }, SESSION_SECRETS);
 }
 
 /**
@@ -742,10 +735,10 @@ export class CookieSessionStorage implements SessionStorage {
         }`,
       );
     }
-    if (!Number.isInteger(this.#o.chunkSize) || this.#o.chunkSize < 100) {
+    if (!Number.isInteger(o.chunkSize) || o.chunkSize < 100) {
       throw new RangeError(
         `Cannot store cookies as 'chunkSize' must be an integer >= 100: current value is ${
-          showValue(this.#o.chunkSize)
+          showValue(o.chunkSize)
         }`,
       );
     }
