@@ -669,12 +669,21 @@ class LazySignalInit {
   /** For a streamed answer: the caller's signal, joined to the fetch's own. */
   declare caller?: AbortSignal | undefined;
   declare readonly signal: AbortSignal;
+  // Set by the constructor, in this order, before the signal.
+  declare readonly method: string;
+  declare readonly headers: Record<string, string>;
+  declare readonly redirect: RedirectMode;
+  declare readonly controller: AbortController;
   constructor(
-    readonly method: string,
-    readonly headers: Record<string, string>,
-    readonly redirect: RedirectMode,
-    readonly controller: AbortController,
+    method: string,
+    headers: Record<string, string>,
+    redirect: RedirectMode,
+    controller: AbortController,
   ) {
+    this.method = method;
+    this.headers = headers;
+    this.redirect = redirect;
+    this.controller = controller;
     Object.defineProperty(this, "signal", LAZY_SIGNAL);
   }
 }
