@@ -10,7 +10,7 @@
 import { errorFromResponse, redactCause, redactSecrets } from "./http_error.ts";
 import { checkNonNegative, describeThrown } from "./_thrown.ts";
 import { encodeQuery, type QueryInit } from "./query.ts";
-import { failure, type ServiceResult, success } from "./result.ts";
+import { Failure, failure, type ServiceResult, success } from "./result.ts";
 import { backoffDelay, RETRYABLE_STATUSES, type RetryPolicy } from "./retry.ts";
 import { utf8Decode } from "./encoding.ts";
 import { sleep } from "./_sleep.ts";
@@ -394,15 +394,13 @@ class Call {
       // An attempt resolves every fault it meets; a throw (a mistyped header
       // value from untyped code) still settles the call. Its cause holds no secret.
       (error: unknown) =>
-        this.#onResult({
-          kind: "failed",
-          failure: failure({
+        this.#finish(
+          failure({
             message: "Cannot send the request as it is malformed",
             category: "INVALID_ARGUMENT",
             cause: error,
           }),
-          final: true,
-        }),
+        ),
     );
   }
 
@@ -439,12 +437,11 @@ class Call {
 
   #onResult = (result: AttemptResult): void => {
     if (this.done) return;
-    if (result.kind === "ok") {
-      const response = result.response;
-      return this.#finish(success(this.#bodyOnly ? response.body : response));
+    if (Array.isArray(result)) return this.#finish(result[0]);
+    if (!(result instanceof Failure)) {
+      return this.#finish(success(this.#bodyOnly ? result.body : result));
     }
-    const out = result.failure;
-    if (result.final) return this.#finish(out);
+    const out = result;
     const transient = out.error.category === "NETWORK" ||
       (out.error.status !== null && RETRYABLE_STATUSES.has(out.error.status));
     if (!transient || this.#attempt >= this.#maxAttempts) return this.#finish(out);
@@ -575,24 +572,18 @@ function networkFailure(
   what: string,
   error: unknown,
   secrets: ReadonlyArray<string | null | undefined>,
-): AttemptResult {
+): Failure {
   const detail = describeThrown(error);
-  return {
-    kind: "failed",
-    failure: failure({
-      message: redactSecrets(`${what}: ${detail}`, secrets),
-      category: "NETWORK",
-      cause: redactCause(error, secrets),
-    }),
-  };
+  return failure({
+    message: redactSecrets(`${what}: ${detail}`, secrets),
+    category: "NETWORK",
+    cause: redactCause(error, secrets),
+  });
 }
 
-function refused(message: string, category: "NETWORK" | "INVALID_ARGUMENT"): AttemptResult {
-  return {
-    kind: "failed",
-    failure: failure({ message, category }),
-    final: true,
-  };
+/** A failure that repeats whatever the attempt (refused redirect, bad header), in a list: no retry. */
+function refused(message: string, category: "NETWORK" | "INVALID_ARGUMENT"): [Failure] {
+  return [failure({ message, category })];
 }
 
 /**
@@ -688,14 +679,8 @@ class LazySignalInit {
   }
 }
 
-type AttemptResult =
-  | { kind: "ok"; response: TransportResponse<unknown> }
-  | {
-    kind: "failed";
-    failure: ReturnType<typeof failure>;
-    /** A failure that repeats whatever the attempt (refused redirect, bad header): no retry. */
-    final?: boolean | undefined;
-  };
+/** An answer, a failure that may be retried, or one that may not (`refused`). */
+type AttemptResult = TransportResponse<unknown> | Failure | [Failure];
 
 async function attemptOnce(
   ctx: TransportContext,
@@ -788,10 +773,7 @@ async function attemptOnce(
         body: utf8Decode(bytes),
         truncated,
       }, secrets);
-      return {
-        kind: "failed",
-        failure: failure(error),
-      };
+      return failure(error);
     }
     const type = req.responseType ?? "json";
     let body: unknown;
@@ -828,29 +810,23 @@ async function attemptOnce(
           try {
             body = text.trim() === "" ? null : JSON.parse(text);
           } catch {
-            return {
-              kind: "failed",
-              failure: failure({
-                message: `Response is not valid JSON: ${
-                  redactSecrets(text.slice(0, 4096), secrets).slice(0, 80).replace(/\s+/g, " ")
-                }`,
-                category: "DECODE",
-                status: response.status,
-                // No cause: V8's SyntaxError quotes the text's first characters, which may be
-                // the start of a secret the redaction above cannot know as cut.
-              }),
-            };
+            return failure({
+              message: `Response is not valid JSON: ${
+                redactSecrets(text.slice(0, 4096), secrets).slice(0, 80).replace(/\s+/g, " ")
+              }`,
+              category: "DECODE",
+              status: response.status,
+              // No cause: V8's SyntaxError quotes the text's first characters, which may be
+              // the start of a secret the redaction above cannot know as cut.
+            });
           }
         }
       }
     }
-    return { kind: "ok", response: { status: response.status, headers: response.headers, body } };
+    return { status: response.status, headers: response.headers, body };
   } catch (error) {
     if (error instanceof BodyTooLarge) {
-      return {
-        kind: "failed",
-        failure: failure({ message: error.message, category: "DECODE", status: response.status }),
-      };
+      return failure({ message: error.message, category: "DECODE", status: response.status });
     }
     return networkFailure("Network error while reading the body", error, secrets);
   }
