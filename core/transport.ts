@@ -179,8 +179,6 @@ export interface TransportContext {
  */
 export const MAX_ERROR_BODY_BYTES = 1_048_576; // a literal: a bundler keeps an unused product
 
-class BodyTooLarge extends Error {}
-
 /**
  * Reads at most `cap` bytes of a body. A fetch whose body is no web stream (node-fetch and
  * cross-fetch give a Node stream) is read whole through the Response, then cut.
@@ -797,7 +795,11 @@ async function attemptOnce(
       if (req.maxBodyBytes !== undefined) {
         const capped = await readCapped(response, req.maxBodyBytes);
         if (capped.truncated) {
-          throw new BodyTooLarge(`Response body exceeds ${req.maxBodyBytes} bytes`);
+          return failure({
+            message: `Response body exceeds ${req.maxBodyBytes} bytes`,
+            category: "DECODE",
+            status: response.status,
+          });
         }
         bytes = capped.bytes;
       } else if (type === "bytes") bytes = new Uint8Array(await response.arrayBuffer());
@@ -825,9 +827,6 @@ async function attemptOnce(
     }
     return { status: response.status, headers: response.headers, body };
   } catch (error) {
-    if (error instanceof BodyTooLarge) {
-      return failure({ message: error.message, category: "DECODE", status: response.status });
-    }
     return networkFailure("Network error while reading the body", error, secrets);
   }
 }
