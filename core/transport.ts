@@ -310,9 +310,6 @@ function secretsOf(ctx: TransportContext, req: TransportRequest<ResponseType>) {
   return out;
 }
 
-/** Why the controller of one call was aborted. */
-type AbortCause = "cancelled" | "timeout";
-
 /** The longest delay `setTimeout` honours (2^31 - 1 ms); a longer one fires at once. */
 const MAX_TIMER_MS = 2_147_483_647;
 
@@ -320,10 +317,6 @@ const MAX_TIMER_MS = 2_147_483_647;
 const SETTLE_TURNS = 24;
 // Promise turns, not queueMicrotask: Node wraps each queueMicrotask callback in an AsyncResource.
 const RESOLVED: Promise<void> = /* @__PURE__ */ Promise.resolve();
-
-function abortFailure(cause: AbortCause, timeout: number, error?: unknown) {
-  return cause === "timeout" ? timedOut(timeout, error) : cancelled(error);
-}
 
 type Outcome = ServiceResult<unknown>;
 
@@ -411,16 +404,17 @@ class Call {
   #arm(): void {
     if (this.#deadline === 0 || this.#timer !== undefined || this.done) return;
     this.#timer = setTimeout(
-      () => this.#abort("timeout", new DOMException("Timed out", "TimeoutError")),
+      () => this.#abort(new DOMException("Timed out", "TimeoutError"), true),
       Math.max(0, this.#deadline - Date.now()),
     );
   }
 
-  #onUserAbort = (): void => this.#abort("cancelled", this.#req.signal?.reason);
+  #onUserAbort = (): void => this.#abort(this.#req.signal?.reason);
 
-  #abort(cause: AbortCause, reason: unknown): void {
+  /** Aborts the call as cancelled, or as timed out. */
+  #abort(reason: unknown, timeout?: boolean): void {
     this.controller.abort(reason);
-    this.#finish(abortFailure(cause, this.#timeout, reason));
+    this.#finish(timeout ? timedOut(this.#timeout, reason) : cancelled(reason));
   }
 
   #finish(outcome: Outcome): void {
@@ -530,7 +524,7 @@ function start(
   if (signal?.aborted) {
     // As fetch does, an already aborted call cancels its stream body.
     if (isStreamBody) (req.body as ReadableStream).cancel(signal.reason).catch(() => {});
-    return Promise.resolve(abortFailure("cancelled", timeout, signal.reason));
+    return Promise.resolve(cancelled(signal.reason));
   }
   let url: string | undefined;
   try {
