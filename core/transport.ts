@@ -396,9 +396,9 @@ class Call {
   }
 
   #watch = (): void => {
-    if (this.done || this.#timer !== undefined) return;
-    if (++this.#turns < SETTLE_TURNS) RESOLVED.then(this.#watch);
-    else this.#arm();
+    // Armed or settled: #arm does nothing.
+    if (this.#timer !== undefined || this.done || ++this.#turns >= SETTLE_TURNS) this.#arm();
+    else RESOLVED.then(this.#watch);
   };
 
   #arm(): void {
