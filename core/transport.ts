@@ -784,8 +784,7 @@ async function attemptOnce(
       // `json` and `none` read null (a stream was handled above).
       body = type === "text" ? "" : type === "bytes" ? new Uint8Array() : null;
     } else {
-      let bytes: Uint8Array<ArrayBuffer> | null = null;
-      let text: string | null = null;
+      let bytes: Uint8Array<ArrayBuffer> | undefined;
       if (req.maxBodyBytes !== undefined) {
         const capped = await readCapped(response, req.maxBodyBytes);
         if (capped.truncated) {
@@ -796,11 +795,10 @@ async function attemptOnce(
           });
         }
         bytes = capped.bytes;
-      } else if (type === "bytes") bytes = new Uint8Array(await response.arrayBuffer());
-      else text = await response.text();
-      if (type === "bytes") body = bytes;
+      }
+      if (type === "bytes") body = bytes ?? new Uint8Array(await response.arrayBuffer());
       else {
-        text ??= utf8Decode(bytes!);
+        const text = bytes ? utf8Decode(bytes) : await response.text();
         if (type === "text") body = text;
         else {
           try {
