@@ -592,7 +592,7 @@ function redirectInit(
   hops: number,
 ): [string, LazySignalInit] | string {
   if (hops >= MAX_REDIRECTS) return `Redirect refused: more than ${MAX_REDIRECTS} redirects`;
-  let to: URL | null = null;
+  let to: URL | undefined;
   try {
     to = new URL(location, from);
   } catch {
