@@ -284,7 +284,7 @@ function headerRecord(
     const explicit = mode !== "apikey" && req.accessToken?.trim();
     if (explicit) headers.authorization = `Bearer ${explicit}`;
   }
-  if (req.headers) { for (const k in req.headers) headers[k.toLowerCase()] = req.headers[k]; }
+  for (const k in req.headers) headers[k.toLowerCase()] = req.headers[k];
   return headers;
 }
 
