@@ -278,14 +278,22 @@ function headerRecord(
     headers.authorization = `Bearer ${
       mode === "apikey" ? ctx.apiKey : ctx.accessToken ?? ctx.apiKey
     }`;
-    for (const k in ctx.headers) headers[k.toLowerCase()] = ctx.headers[k];
+    mergeHeaders(headers, ctx.headers);
     // A token given for this call names the user it acts for: a client-wide Authorization
     // header (say, the caller's own token in an edge function) does not replace it.
     const explicit = mode !== "apikey" && req.accessToken?.trim();
     if (explicit) headers.authorization = `Bearer ${explicit}`;
   }
-  for (const k in req.headers) headers[k.toLowerCase()] = req.headers[k];
+  mergeHeaders(headers, req.headers);
   return headers;
+}
+
+/** Copies headers under lower-case names, over those already there. */
+function mergeHeaders(
+  into: Record<string, string>,
+  from: Readonly<Record<string, string>> | undefined,
+): void {
+  for (const k in from) into[k.toLowerCase()] = from[k];
 }
 
 /**
