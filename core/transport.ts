@@ -443,7 +443,7 @@ class Call {
     }
     const out = result;
     const transient = out.error.category === "NETWORK" ||
-      (out.error.status !== null && RETRYABLE_STATUSES.has(out.error.status));
+      RETRYABLE_STATUSES.has(out.error.status!); // no status (null) is none of them
     if (!transient || this.#attempt >= this.#maxAttempts) return this.#finish(out);
     let delay = backoffDelay(this.#attempt, this.#ctx.retry);
     // The answer's Retry-After, in whole seconds (a date's measured by the server's clock and
