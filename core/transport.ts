@@ -582,7 +582,10 @@ function networkFailure(
 }
 
 /** A failure that repeats whatever the attempt (refused redirect, bad header), in a list: no retry. */
-function refused(message: string, category: "NETWORK" | "INVALID_ARGUMENT"): [Failure] {
+function refused(
+  message: string,
+  category: "NETWORK" | "INVALID_ARGUMENT" = "NETWORK",
+): [Failure] {
   return [failure({ message, category })];
 }
 
@@ -737,7 +740,7 @@ async function attemptOnce(
       return networkFailure("Network error", error, secrets);
     }
     if (!(response?.status >= 0 && typeof response.headers?.get === "function")) {
-      return refused("fetch resolved no Response", "NETWORK");
+      return refused("fetch resolved no Response");
     }
     // Answered after the call settled (cancelled or timed out; a fetch that ignored its signal):
     // no redirect is followed (a cancelled POST went out again on each), and the body is
@@ -748,7 +751,7 @@ async function attemptOnce(
     if (location === null) break;
     await response.body?.cancel?.().catch(() => {});
     const next = redirectInit(init, response.status, target, location, ctx, hops);
-    if (typeof next === "string") return refused(next, "NETWORK");
+    if (typeof next === "string") return refused(next);
     // A redirect followed without the body (303; 301, 302 after a POST): fetch would go on
     // sending the rest of a stream to the first URL.
     if (next[1].body === undefined) cutBody?.();
@@ -756,7 +759,7 @@ async function attemptOnce(
   }
 
   if (response.status === 0 || response.type === "opaqueredirect") {
-    return refused("Redirect refused for this request", "NETWORK");
+    return refused("Redirect refused for this request");
   }
 
   try {
