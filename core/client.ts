@@ -80,17 +80,18 @@ export const globalFetch: typeof fetch = (input, init) => fetch(input, init);
  * ```
  */
 export class BaseClient implements TransportContext {
+  // The public fields are declared only: the constructor sets each (their string keys keep this order).
   /** The project URL without trailing slashes. */
-  readonly url: string;
+  declare readonly url: string;
   readonly #apiKey: string;
   #accessToken: string | null = null;
   readonly #fetch: typeof fetch | undefined;
   /** Client-wide extra headers. */
-  readonly headers: Readonly<Record<string, string>>;
+  declare readonly headers: Readonly<Record<string, string>>;
   /** Default timeout in milliseconds; 0 disables. */
-  readonly timeout: number;
+  declare readonly timeout: number;
   /** The retry policy. */
-  readonly retry: RetryPolicy;
+  declare readonly retry: RetryPolicy;
 
   /**
    * Builds a client; prefer {@linkcode createBaseClient}.

@@ -228,7 +228,7 @@ export function errorFromResponse(
     try {
       parsed = JSON.parse(trimmed);
     } catch {
-      parsed = undefined;
+      // Not JSON: read as text.
     }
   }
   if (parsed && typeof parsed === "object" && !Array.isArray(parsed)) {

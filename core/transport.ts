@@ -10,7 +10,7 @@
 import { errorFromResponse, redactCause, redactSecrets } from "./http_error.ts";
 import { checkNonNegative, describeThrown } from "./_thrown.ts";
 import { encodeQuery, type QueryInit } from "./query.ts";
-import { failure, type ServiceResult, success } from "./result.ts";
+import { Failure, failure, type ServiceResult, success } from "./result.ts";
 import { backoffDelay, RETRYABLE_STATUSES, type RetryPolicy } from "./retry.ts";
 import { utf8Decode } from "./encoding.ts";
 import { sleep } from "./_sleep.ts";
@@ -179,8 +179,6 @@ export interface TransportContext {
  */
 export const MAX_ERROR_BODY_BYTES = 1_048_576; // a literal: a bundler keeps an unused product
 
-class BodyTooLarge extends Error {}
-
 /**
  * Reads at most `cap` bytes of a body. A fetch whose body is no web stream (node-fetch and
  * cross-fetch give a Node stream) is read whole through the Response, then cut.
@@ -280,14 +278,22 @@ function headerRecord(
     headers.authorization = `Bearer ${
       mode === "apikey" ? ctx.apiKey : ctx.accessToken ?? ctx.apiKey
     }`;
-    for (const k in ctx.headers) headers[k.toLowerCase()] = ctx.headers[k];
+    mergeHeaders(headers, ctx.headers);
     // A token given for this call names the user it acts for: a client-wide Authorization
     // header (say, the caller's own token in an edge function) does not replace it.
     const explicit = mode !== "apikey" && req.accessToken?.trim();
     if (explicit) headers.authorization = `Bearer ${explicit}`;
   }
-  if (req.headers) { for (const k in req.headers) headers[k.toLowerCase()] = req.headers[k]; }
+  mergeHeaders(headers, req.headers);
   return headers;
+}
+
+/** Copies headers under lower-case names, over those already there. */
+function mergeHeaders(
+  into: Record<string, string>,
+  from: Readonly<Record<string, string>> | undefined,
+): void {
+  for (const k in from) into[k.toLowerCase()] = from[k];
 }
 
 /**
@@ -312,9 +318,6 @@ function secretsOf(ctx: TransportContext, req: TransportRequest<ResponseType>) {
   return out;
 }
 
-/** Why the controller of one call was aborted. */
-type AbortCause = "cancelled" | "timeout";
-
 /** The longest delay `setTimeout` honours (2^31 - 1 ms); a longer one fires at once. */
 const MAX_TIMER_MS = 2_147_483_647;
 
@@ -322,10 +325,6 @@ const MAX_TIMER_MS = 2_147_483_647;
 const SETTLE_TURNS = 24;
 // Promise turns, not queueMicrotask: Node wraps each queueMicrotask callback in an AsyncResource.
 const RESOLVED: Promise<void> = /* @__PURE__ */ Promise.resolve();
-
-function abortFailure(cause: AbortCause, timeout: number, error?: unknown) {
-  return cause === "timeout" ? timedOut(timeout, error) : cancelled(error);
-}
 
 type Outcome = ServiceResult<unknown>;
 
@@ -394,37 +393,36 @@ class Call {
       // An attempt resolves every fault it meets; a throw (a mistyped header
       // value from untyped code) still settles the call. Its cause holds no secret.
       (error: unknown) =>
-        this.#onResult({
-          kind: "failed",
-          failure: failure({
+        this.#finish(
+          failure({
             message: "Cannot send the request as it is malformed",
             category: "INVALID_ARGUMENT",
             cause: error,
           }),
-          final: true,
-        }),
+        ),
     );
   }
 
   #watch = (): void => {
-    if (this.done || this.#timer !== undefined) return;
-    if (++this.#turns < SETTLE_TURNS) RESOLVED.then(this.#watch);
-    else this.#arm();
+    // Armed or settled: #arm does nothing.
+    if (this.#timer !== undefined || this.done || ++this.#turns >= SETTLE_TURNS) this.#arm();
+    else RESOLVED.then(this.#watch);
   };
 
   #arm(): void {
     if (this.#deadline === 0 || this.#timer !== undefined || this.done) return;
     this.#timer = setTimeout(
-      () => this.#abort("timeout", new DOMException("Timed out", "TimeoutError")),
+      () => this.#abort(new DOMException("Timed out", "TimeoutError"), true),
       Math.max(0, this.#deadline - Date.now()),
     );
   }
 
-  #onUserAbort = (): void => this.#abort("cancelled", this.#req.signal?.reason);
+  #onUserAbort = (): void => this.#abort(this.#req.signal?.reason);
 
-  #abort(cause: AbortCause, reason: unknown): void {
+  /** Aborts the call as cancelled, or as timed out. */
+  #abort(reason: unknown, timeout?: boolean): void {
     this.controller.abort(reason);
-    this.#finish(abortFailure(cause, this.#timeout, reason));
+    this.#finish(timeout ? timedOut(this.#timeout, reason) : cancelled(reason));
   }
 
   #finish(outcome: Outcome): void {
@@ -439,14 +437,13 @@ class Call {
 
   #onResult = (result: AttemptResult): void => {
     if (this.done) return;
-    if (result.kind === "ok") {
-      const response = result.response;
-      return this.#finish(success(this.#bodyOnly ? response.body : response));
+    if (Array.isArray(result)) return this.#finish(result[0]);
+    if (!(result instanceof Failure)) {
+      return this.#finish(success(this.#bodyOnly ? result.body : result));
     }
-    const out = result.failure;
-    if (result.final) return this.#finish(out);
+    const out = result;
     const transient = out.error.category === "NETWORK" ||
-      (out.error.status !== null && RETRYABLE_STATUSES.has(out.error.status));
+      RETRYABLE_STATUSES.has(out.error.status!); // no status (null) is none of them
     if (!transient || this.#attempt >= this.#maxAttempts) return this.#finish(out);
     let delay = backoffDelay(this.#attempt, this.#ctx.retry);
     // The answer's Retry-After, in whole seconds (a date's measured by the server's clock and
@@ -535,7 +532,7 @@ function start(
   if (signal?.aborted) {
     // As fetch does, an already aborted call cancels its stream body.
     if (isStreamBody) (req.body as ReadableStream).cancel(signal.reason).catch(() => {});
-    return Promise.resolve(abortFailure("cancelled", timeout, signal.reason));
+    return Promise.resolve(cancelled(signal.reason));
   }
   let url: string | undefined;
   try {
@@ -575,24 +572,21 @@ function networkFailure(
   what: string,
   error: unknown,
   secrets: ReadonlyArray<string | null | undefined>,
-): AttemptResult {
+): Failure {
   const detail = describeThrown(error);
-  return {
-    kind: "failed",
-    failure: failure({
-      message: redactSecrets(`${what}: ${detail}`, secrets),
-      category: "NETWORK",
-      cause: redactCause(error, secrets),
-    }),
-  };
+  return failure({
+    message: redactSecrets(`${what}: ${detail}`, secrets),
+    category: "NETWORK",
+    cause: redactCause(error, secrets),
+  });
 }
 
-function refused(message: string, category: "NETWORK" | "INVALID_ARGUMENT"): AttemptResult {
-  return {
-    kind: "failed",
-    failure: failure({ message, category }),
-    final: true,
-  };
+/** A failure that repeats whatever the attempt (refused redirect, bad header), in a list: no retry. */
+function refused(
+  message: string,
+  category: "NETWORK" | "INVALID_ARGUMENT" = "NETWORK",
+): [Failure] {
+  return [failure({ message, category })];
 }
 
 /**
@@ -609,7 +603,7 @@ function redirectInit(
   hops: number,
 ): [string, LazySignalInit] | string {
   if (hops >= MAX_REDIRECTS) return `Redirect refused: more than ${MAX_REDIRECTS} redirects`;
-  let to: URL | null = null;
+  let to: URL | undefined;
   try {
     to = new URL(location, from);
   } catch {
@@ -669,24 +663,27 @@ class LazySignalInit {
   /** For a streamed answer: the caller's signal, joined to the fetch's own. */
   declare caller?: AbortSignal | undefined;
   declare readonly signal: AbortSignal;
+  // Set by the constructor, in this order, before the signal.
+  declare readonly method: string;
+  declare readonly headers: Record<string, string>;
+  declare readonly redirect: RedirectMode;
+  declare readonly controller: AbortController;
   constructor(
-    readonly method: string,
-    readonly headers: Record<string, string>,
-    readonly redirect: RedirectMode,
-    readonly controller: AbortController,
+    method: string,
+    headers: Record<string, string>,
+    redirect: RedirectMode,
+    controller: AbortController,
   ) {
+    this.method = method;
+    this.headers = headers;
+    this.redirect = redirect;
+    this.controller = controller;
     Object.defineProperty(this, "signal", LAZY_SIGNAL);
   }
 }
 
-type AttemptResult =
-  | { kind: "ok"; response: TransportResponse<unknown> }
-  | {
-    kind: "failed";
-    failure: ReturnType<typeof failure>;
-    /** A failure that repeats whatever the attempt (refused redirect, bad header): no retry. */
-    final?: boolean | undefined;
-  };
+/** An answer, a failure that may be retried, or one that may not (`refused`). */
+type AttemptResult = TransportResponse<unknown> | Failure | [Failure];
 
 async function attemptOnce(
   ctx: TransportContext,
@@ -743,7 +740,7 @@ async function attemptOnce(
       return networkFailure("Network error", error, secrets);
     }
     if (!(response?.status >= 0 && typeof response.headers?.get === "function")) {
-      return refused("fetch resolved no Response", "NETWORK");
+      return refused("fetch resolved no Response");
     }
     // Answered after the call settled (cancelled or timed out; a fetch that ignored its signal):
     // no redirect is followed (a cancelled POST went out again on each), and the body is
@@ -754,7 +751,7 @@ async function attemptOnce(
     if (location === null) break;
     await response.body?.cancel?.().catch(() => {});
     const next = redirectInit(init, response.status, target, location, ctx, hops);
-    if (typeof next === "string") return refused(next, "NETWORK");
+    if (typeof next === "string") return refused(next);
     // A redirect followed without the body (303; 301, 302 after a POST): fetch would go on
     // sending the rest of a stream to the first URL.
     if (next[1].body === undefined) cutBody?.();
@@ -762,7 +759,7 @@ async function attemptOnce(
   }
 
   if (response.status === 0 || response.type === "opaqueredirect") {
-    return refused("Redirect refused for this request", "NETWORK");
+    return refused("Redirect refused for this request");
   }
 
   try {
@@ -779,10 +776,7 @@ async function attemptOnce(
         body: utf8Decode(bytes),
         truncated,
       }, secrets);
-      return {
-        kind: "failed",
-        failure: failure(error),
-      };
+      return failure(error);
     }
     const type = req.responseType ?? "json";
     let body: unknown;
@@ -801,48 +795,41 @@ async function attemptOnce(
       // `json` and `none` read null (a stream was handled above).
       body = type === "text" ? "" : type === "bytes" ? new Uint8Array() : null;
     } else {
-      let bytes: Uint8Array<ArrayBuffer> | null = null;
-      let text: string | null = null;
+      let bytes: Uint8Array<ArrayBuffer> | undefined;
       if (req.maxBodyBytes !== undefined) {
         const capped = await readCapped(response, req.maxBodyBytes);
         if (capped.truncated) {
-          throw new BodyTooLarge(`Response body exceeds ${req.maxBodyBytes} bytes`);
+          return failure({
+            message: `Response body exceeds ${req.maxBodyBytes} bytes`,
+            category: "DECODE",
+            status: response.status,
+          });
         }
         bytes = capped.bytes;
-      } else if (type === "bytes") bytes = new Uint8Array(await response.arrayBuffer());
-      else text = await response.text();
-      if (type === "bytes") body = bytes;
+      }
+      if (type === "bytes") body = bytes ?? new Uint8Array(await response.arrayBuffer());
       else {
-        text ??= utf8Decode(bytes!);
+        const text = bytes ? utf8Decode(bytes) : await response.text();
         if (type === "text") body = text;
         else {
           try {
             body = text.trim() === "" ? null : JSON.parse(text);
           } catch {
-            return {
-              kind: "failed",
-              failure: failure({
-                message: `Response is not valid JSON: ${
-                  redactSecrets(text.slice(0, 4096), secrets).slice(0, 80).replace(/\s+/g, " ")
-                }`,
-                category: "DECODE",
-                status: response.status,
-                // No cause: V8's SyntaxError quotes the text's first characters, which may be
-                // the start of a secret the redaction above cannot know as cut.
-              }),
-            };
+            return failure({
+              message: `Response is not valid JSON: ${
+                redactSecrets(text.slice(0, 4096), secrets).slice(0, 80).replace(/\s+/g, " ")
+              }`,
+              category: "DECODE",
+              status: response.status,
+              // No cause: V8's SyntaxError quotes the text's first characters, which may be
+              // the start of a secret the redaction above cannot know as cut.
+            });
           }
         }
       }
     }
-    return { kind: "ok", response: { status: response.status, headers: response.headers, body } };
+    return { status: response.status, headers: response.headers, body };
   } catch (error) {
-    if (error instanceof BodyTooLarge) {
-      return {
-        kind: "failed",
-        failure: failure({ message: error.message, category: "DECODE", status: response.status }),
-      };
-    }
     return networkFailure("Network error while reading the body", error, secrets);
   }
 }
