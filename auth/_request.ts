@@ -12,6 +12,7 @@ import { encodeComponent } from "../core/_uri.ts";
 import { quotedQueryPairs } from "../core/_query_pairs.ts";
 import { jsonLossAt } from "../core/_json_loss.ts";
 import { noteReceived } from "./_received.ts";
+import { API_VERSION } from "./_api_version.ts";
 import { AUTH_BODY_LIMIT } from "./_body_limit.ts";
 import { PASSWORD_FIELDS, withoutPasswords } from "./_passwords.ts";
 
@@ -81,10 +82,7 @@ export function gotrue<T>(client: BaseClient, call: GoTrueCall<T>): Promise<Serv
   );
 }
 
-/** GoTrue's current error format (`{ code: <error code>, message }`), as auth-js asks for it. */
-export const API_VERSION: Readonly<Record<string, string>> = {
-  "x-supabase-api-version": "2024-01-01",
-};
+export { API_VERSION };
 
 /**
  * Body fields that are secrets: the transport redacts an error echoing one, as a token. One-time

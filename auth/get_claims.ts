@@ -14,6 +14,7 @@ import { createJwksResolver, type JwksOptions, type JwksResolver } from "./jwks.
 import type { BaseClient } from "../core/client.ts";
 import { decodeJwtClaims, decodeJwtHeader, type JwtClaimsResult } from "./jwt.ts";
 import { checkTimes, rejected } from "./_claim_times.ts";
+import { API_VERSION } from "./_api_version.ts";
 
 export { CLAIMS_LEEWAY_SECONDS } from "./_claim_times.ts";
 
@@ -280,6 +281,7 @@ export function createClaimsVerifier(
         area: "auth",
         path: "/user",
         accessToken,
+        headers: API_VERSION,
         signal: o?.signal,
         redirect: "manual",
         // As every GoTrue answer: a body that never ends is cut.

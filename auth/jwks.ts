@@ -37,6 +37,7 @@ import type { BaseClient } from "../core/client.ts";
 import { type Failure, failure, type ServiceResult, success } from "../core/result.ts";
 import { decodeJwk, type Jwk, type JwkSet } from "./jwt.ts";
 import { bounded, cancelled } from "../core/_abort.ts";
+import { API_VERSION } from "./_api_version.ts";
 import { checkNonNegative } from "../core/_thrown.ts";
 
 /**
@@ -181,6 +182,7 @@ export async function requestJwks(
     area: "auth",
     path: JWKS_PATH,
     credentials: "apikey",
+    headers: API_VERSION,
     redirect: "manual",
     responseType: "text",
     retry: false,

@@ -546,11 +546,15 @@ Deno.test("conformance with @supabase/auth-js: X-Supabase-Api-Version on JWKS an
   const us = makeAuth(() => jsonResponse({ keys: [] }));
   await us.auth.getJwks();
   assert.deepEqual(shape(us.rec.only), shape(them.rec.only));
-  // The verify-only path (the JWKS resolver and createClaimsVerifier's GET /user) leaves the
-  // header out to stay under its 10 KiB bundle target: listed in docs/CONFORMANCE.md.
+  // The verify-only path sends it too: createClaimsVerifier's GET /user and its JWKS resolver.
   const verifierRec = recordingFetch(() => jsonResponse(userAnswer));
   const verifier = createClaimsVerifier(createBaseClient(BASE, KEY, { fetch: verifierRec.fetch }));
   await verifier.getUser(JWT);
   assert.equal(verifierRec.only.url.pathname, "/auth/v1/user");
-  assert.equal(verifierRec.only.headers.get("x-supabase-api-version"), null);
+  assert.equal(verifierRec.only.headers.get("x-supabase-api-version"), "2024-01-01");
+  const jwksRec = recordingFetch(() => jsonResponse({ keys: [] }));
+  const resolver = createClaimsVerifier(createBaseClient(BASE, KEY, { fetch: jwksRec.fetch }));
+  await resolver.jwks.verificationKey("nope");
+  assert.equal(jwksRec.requests[0].url.pathname, "/auth/v1/.well-known/jwks.json");
+  assert.deepEqual(shape(jwksRec.requests[0]), shape(them.rec.only));
 });
