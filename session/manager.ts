@@ -1706,7 +1706,7 @@ export class SessionManager {
   #setTimer(ms: number, fn: () => void): void {
     this.#clearTimer();
     if (this.#disposed) return;
-    const wait = Number.isNaN(ms) ? 0 : Math.max(0, ms);
+    const wait = Math.max(0, ms) || 0;
     this.#timerDue = Date.now() + wait;
     const t = setTimeout(() => {
       this.#timer = null;
