@@ -246,7 +246,7 @@ function remember<V>(map: Map<string, V>, key: string, value: V): void {
 
 /** Adds `token` to a set of the last 64 tokens, the oldest going first. */
 function rememberToken(set: Set<string>, token: string): void {
-  if (set.size >= 64) set.delete(set.values().next().value!);
+  if (set.size >= 64) set.delete(set.keys().next().value!);
   set.add(token);
 }
 
