@@ -500,7 +500,7 @@ export class SessionManager {
       on: () => this.#autoRefresh,
       refresh: (explicit) => this.#sharedRefresh(explicit),
       stored: (signal) => this.#storedNow(signal),
-      switchedAway: (stored, session) => this.#otherSignInLater(stored, session, undefined),
+      switchedAway: (stored, session) => this.#otherSignInLater(stored, session),
       holdHere: (session, answer) => {
         if (!sameSession(session, heldOf(this.#state.value))) return null;
         const next = withExpiry(answer);
@@ -517,7 +517,7 @@ export class SessionManager {
           undefined,
           (stored) =>
             !sameSession(session, stored) &&
-            (ended || this.#otherSignInLater(stored, session, undefined)),
+            (ended || this.#otherSignInLater(stored, session)),
         ),
     });
     if (this.#storage.perRequest) perRequestManagers.add(this);
@@ -822,7 +822,7 @@ export class SessionManager {
           const merged = copySession(newer, { user: live.user });
           this.#hold(live, merged, false);
           live = merged;
-        } else if (stored && this.#otherSignInLater(stored, live, undefined)) {
+        } else if (stored && this.#otherSignInLater(stored, live)) {
           // Another account signed in since in another tab: the update stays in memory (stored
           // over that sign-in, it undid the switch); the next refresh ends this session.
           return;
@@ -1039,7 +1039,7 @@ export class SessionManager {
     if (this.#disposed) {
       return failure({ message: "The session manager was disposed", category: "CANCELLED" });
     }
-    if (seen && this.#otherSignInLater(seen, session, undefined)) return this.#endedElsewhere();
+    if (seen && this.#otherSignInLater(seen, session)) return this.#endedElsewhere();
     // Storage emptied where it held this session: another tab signed out or cleared it. Its token
     // is not sent, and not stored back (every tab and reload would come back signed in); a
     // restore reading the empty storage says the same.
@@ -1221,7 +1221,7 @@ export class SessionManager {
   #otherSignInLater(
     stored: Session,
     held: Session,
-    seen: Session | null | undefined,
+    seen?: Session | null,
   ): boolean {
     if (
       sameAccount(held, stored) || stored.refreshToken.trim() === "" ||
