@@ -251,8 +251,8 @@ export async function saved<T>(
   manager: SessionManager,
   session: Session,
   result: ServiceResult<T>,
-  event?: AuthStateChangeEvent,
   signal?: AbortSignal,
+  event?: AuthStateChangeEvent,
 ): Promise<ServiceResult<T>> {
   try {
     // Applied at once, whatever the signal: the server has issued it. The signal ends only the

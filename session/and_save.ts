@@ -62,7 +62,7 @@ export async function signInWithEmailAndSaveSession(
   options?: CaptchaOptions,
 ): Promise<ServiceResult<Session>> {
   const r = await auth.signInWithEmail(email, password, options);
-  return r.ok ? await saved(manager, r.value, r, undefined, options?.signal) : r;
+  return r.ok ? await saved(manager, r.value, r, options?.signal) : r;
 }
 
 /**
@@ -95,7 +95,7 @@ export async function signInWithPhoneAndSaveSession(
   options?: CaptchaOptions,
 ): Promise<ServiceResult<Session>> {
   const r = await auth.signInWithPhone(phone, password, options);
-  return r.ok ? await saved(manager, r.value, r, undefined, options?.signal) : r;
+  return r.ok ? await saved(manager, r.value, r, options?.signal) : r;
 }
 
 /**
@@ -128,9 +128,7 @@ export async function signUpWithEmailAndSaveSession(
   options?: SignUpWithEmailOptions,
 ): Promise<ServiceResult<Session>> {
   const r = await auth.signUpWithEmail(email, password, options);
-  return r.ok && r.value.accessToken !== ""
-    ? await saved(manager, r.value, r, undefined, options?.signal)
-    : r;
+  return r.ok && r.value.accessToken !== "" ? await saved(manager, r.value, r, options?.signal) : r;
 }
 
 /**
@@ -163,9 +161,7 @@ export async function signUpWithPhoneAndSaveSession(
   options?: SignUpWithPhoneOptions,
 ): Promise<ServiceResult<Session>> {
   const r = await auth.signUpWithPhone(phone, password, options);
-  return r.ok && r.value.accessToken !== ""
-    ? await saved(manager, r.value, r, undefined, options?.signal)
-    : r;
+  return r.ok && r.value.accessToken !== "" ? await saved(manager, r.value, r, options?.signal) : r;
 }
 
 /**
@@ -194,7 +190,7 @@ export async function signInAnonymouslyAndSaveSession(
   options?: CaptchaOptions & { data?: JsonObjectInput | null | undefined },
 ): Promise<ServiceResult<Session>> {
   const r = await auth.signInAnonymously(options);
-  return r.ok ? await saved(manager, r.value, r, undefined, options?.signal) : r;
+  return r.ok ? await saved(manager, r.value, r, options?.signal) : r;
 }
 
 /**
@@ -227,7 +223,7 @@ export async function signInWithIdTokenAndSaveSession(
   options?: SignInWithIdTokenOptions,
 ): Promise<ServiceResult<Session>> {
   const r = await auth.signInWithIdToken(provider, idToken, options);
-  return r.ok ? await saved(manager, r.value, r, undefined, options?.signal) : r;
+  return r.ok ? await saved(manager, r.value, r, options?.signal) : r;
 }
 
 /**
@@ -285,7 +281,7 @@ export async function refreshTokenAndSaveSession(
   // account back, as TOKEN_REFRESHED. With nothing held at the start, the answer is saved (a
   // restore under way stands down for it).
   if (held !== null && !sameSession(held, heldSession(manager))) return superseded();
-  return await saved(manager, r.value, r, AuthStateChangeEvent.TOKEN_REFRESHED, options?.signal);
+  return await saved(manager, r.value, r, options?.signal, AuthStateChangeEvent.TOKEN_REFRESHED);
 }
 
 /**
@@ -323,8 +319,8 @@ export async function verifyOtpAndSaveSession(
       manager,
       r.value.session,
       r,
-      type === "recovery" ? AuthStateChangeEvent.PASSWORD_RECOVERY : AuthStateChangeEvent.SIGNED_IN,
       options?.signal,
+      type === "recovery" ? AuthStateChangeEvent.PASSWORD_RECOVERY : AuthStateChangeEvent.SIGNED_IN,
     );
   }
   return r;
@@ -365,8 +361,8 @@ export async function verifyOtpWithTokenHashAndSaveSession(
       manager,
       r.value.session,
       r,
-      type === "recovery" ? AuthStateChangeEvent.PASSWORD_RECOVERY : AuthStateChangeEvent.SIGNED_IN,
       options?.signal,
+      type === "recovery" ? AuthStateChangeEvent.PASSWORD_RECOVERY : AuthStateChangeEvent.SIGNED_IN,
     );
   }
   return r;
@@ -422,8 +418,8 @@ export function mfaVerifyAndSaveSession(
       manager,
       next,
       success(next),
-      AuthStateChangeEvent.MFA_CHALLENGE_VERIFIED,
       options.signal,
+      AuthStateChangeEvent.MFA_CHALLENGE_VERIFIED,
     );
   });
 }

@@ -399,7 +399,7 @@ export async function signInWithAndSaveSession(
 ): Promise<ServiceResult<Session>> {
   options ??= {};
   const r = await signInWith(auth, provider, options);
-  return r.ok ? await saved(manager, r.value, r, undefined, options?.signal) : r;
+  return r.ok ? await saved(manager, r.value, r, options?.signal) : r;
 }
 
 const NONCE_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";

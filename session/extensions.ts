@@ -121,8 +121,8 @@ async function saveUser(
     manager,
     copySession(now, { user }),
     success(undefined),
-    AuthStateChangeEvent.USER_UPDATED,
     signal,
+    AuthStateChangeEvent.USER_UPDATED,
   );
   return r.ok ? null : r as Failure;
 }
@@ -694,7 +694,7 @@ export function linkIdentityWithIdTokenForCurrentSession(
     const r = await auth.linkIdentityWithIdToken(session.accessToken, provider, idToken, options);
     if (r.ok && (options.updateStoredSession ?? true)) {
       if (!sameSession(session, heldSession(manager))) return superseded();
-      return await saved(manager, r.value, r, AuthStateChangeEvent.USER_UPDATED, options.signal);
+      return await saved(manager, r.value, r, options.signal, AuthStateChangeEvent.USER_UPDATED);
     }
     return r;
   });
@@ -821,8 +821,8 @@ export function unlinkIdentityAndUpdateSession(
       manager,
       copySession(session, { user }),
       r,
-      AuthStateChangeEvent.USER_UPDATED,
       options.signal,
+      AuthStateChangeEvent.USER_UPDATED,
     );
   });
 }
@@ -891,7 +891,7 @@ export async function importAuthToken(
     options.tokenType ?? "bearer",
     user,
   );
-  return await saved(manager, session, success(session), undefined, options?.signal);
+  return await saved(manager, session, success(session), options?.signal);
 }
 
 /** Options of {@linkcode importSessionFromUrl}. */
@@ -1011,8 +1011,8 @@ async function importChecked(
     manager,
     session,
     success(session),
-    recovery ? AuthStateChangeEvent.PASSWORD_RECOVERY : AuthStateChangeEvent.SIGNED_IN,
     options.signal,
+    recovery ? AuthStateChangeEvent.PASSWORD_RECOVERY : AuthStateChangeEvent.SIGNED_IN,
   );
 }
 
@@ -1147,8 +1147,8 @@ export async function exchangeCodeForSessionAndSave(
     manager,
     r.value,
     r,
-    recovery ? AuthStateChangeEvent.PASSWORD_RECOVERY : undefined,
     options?.signal,
+    recovery ? AuthStateChangeEvent.PASSWORD_RECOVERY : undefined,
   );
 }
 
