@@ -131,29 +131,37 @@ export function parseStoredSession(text: string | null | undefined): Session | n
   // Fields later code walks must have their shape: objects, and lists of objects.
   if (misshapenUserField(user) !== null) return null;
   const str = (x: unknown) => (typeof x === "string" ? x : null);
+  // The user's fields in the document's order: strings, but 4 to 7 objects and lists (their shape
+  // checked above, so given or absent) and 8 a boolean; null for anything else.
+  const fields: Record<string, unknown> = { id: user.id };
+  [
+    "email",
+    "phone",
+    "createdAt",
+    "updatedAt",
+    "appMetadata",
+    "userMetadata",
+    "identities",
+    "factors",
+    "isAnonymous",
+    "role",
+    "emailConfirmedAt",
+    "phoneConfirmedAt",
+    "confirmedAt",
+    "lastSignInAt",
+  ].forEach((k, i) => {
+    const x = user[k];
+    fields[k] = typeof x === (i === 8 ? "boolean" : "string") || (i > 3 && i < 8)
+      ? x ?? null
+      : null;
+  });
   return withMaskedFields({
     accessToken: o.accessToken as string,
     refreshToken: o.refreshToken as string,
     expiresIn: o.expiresIn as number,
     expiresAt: (o.expiresAt as number | null | undefined) ?? null,
     tokenType: str(o.tokenType) ?? "bearer",
-    user: withMaskedFields({
-      id: user.id as string,
-      email: str(user.email),
-      phone: str(user.phone),
-      createdAt: str(user.createdAt),
-      updatedAt: str(user.updatedAt),
-      appMetadata: (user.appMetadata as User["appMetadata"]) ?? null,
-      userMetadata: (user.userMetadata as User["userMetadata"]) ?? null,
-      identities: Array.isArray(user.identities) ? user.identities as User["identities"] : null,
-      factors: Array.isArray(user.factors) ? user.factors as User["factors"] : null,
-      isAnonymous: typeof user.isAnonymous === "boolean" ? user.isAnonymous : null,
-      role: str(user.role),
-      emailConfirmedAt: str(user.emailConfirmedAt),
-      phoneConfirmedAt: str(user.phoneConfirmedAt),
-      confirmedAt: str(user.confirmedAt),
-      lastSignInAt: str(user.lastSignInAt),
-    }, USER_SECRETS),
+    user: withMaskedFields(fields as unknown as User, USER_SECRETS),
     providerToken: str(o.providerToken),
     providerRefreshToken: str(o.providerRefreshToken),
     // The project a SessionManager tagged it with, kept so that it can check it, and when its
