@@ -155,7 +155,7 @@ export function parseStoredSession(text: string | null | undefined): Session | n
       ? x ?? null
       : null;
   });
-  return withMaskedFields({
+  const session: Record<string, unknown> = {
     accessToken: o.accessToken as string,
     refreshToken: o.refreshToken as string,
     expiresIn: o.expiresIn as number,
@@ -164,13 +164,14 @@ export function parseStoredSession(text: string | null | undefined): Session | n
     user: withMaskedFields(fields as unknown as User, USER_SECRETS),
     providerToken: str(o.providerToken),
     providerRefreshToken: str(o.providerRefreshToken),
-    // The project a SessionManager tagged it with, kept so that it can check it, and when its
-    // tokens were obtained (tabs sharing the storage tell a later state of a session by it).
-    ...(typeof o.project === "string" ? { project: o.project } : {}),
-    ...(Number.isFinite(o.obtainedAt) ? { obtainedAt: o.obtainedAt } : {}),
-    // How far the server's clock was from the device's when they were obtained (ms).
-    ...(Number.isFinite(o.clockOffset) ? { clockOffset: o.clockOffset } : {}),
-  }, SESSION_SECRETS);
+  };
+  // The project a SessionManager tagged it with, kept so that it can check it, and when its
+  // tokens were obtained (tabs sharing the storage tell a later state of a session by it).
+  if (typeof o.project === "string") session.project = o.project;
+  if (Number.isFinite(o.obtainedAt)) session.obtainedAt = o.obtainedAt;
+  // How far the server's clock was from the device's when they were obtained (ms).
+  if (Number.isFinite(o.clockOffset)) session.clockOffset = o.clockOffset;
+  return withMaskedFields(session as unknown as Session, SESSION_SECRETS);
 }
 
 /**
