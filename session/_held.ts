@@ -331,9 +331,12 @@ function redactStoreError(
   depth = 0,
 ): unknown {
   if (depth > 4) return undefined; // dropped, as redactCause drops deeper causes
-  if (!(error instanceof Error)) return redactCause(error, secrets);
-  const held = Object.getOwnPropertyNames(error).filter((k) => !ERROR_FIELDS.has(k));
-  if (held.length === 0) return redactCause(error, secrets);
+  if (
+    !(error instanceof Error) ||
+    Object.getOwnPropertyNames(error).every((k) => ERROR_FIELDS.has(k))
+  ) {
+    return redactCause(error, secrets);
+  }
   try {
     return heldCopy(error, secrets, depth);
   } catch {
