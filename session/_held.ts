@@ -338,38 +338,30 @@ function redactStoreError(
     return redactCause(error, secrets);
   }
   try {
-    return heldCopy(error, secrets, depth);
+    const e = error as Error & Record<string, unknown>;
+    const text = (t: string) => redactSecrets(t, secrets);
+    const copy = new Error(text(e.message), {
+      cause: e.cause === undefined ? undefined : redactStoreError(e.cause, secrets, depth + 1),
+    });
+    copy.name = e.name;
+    (copy as { stack?: string | undefined }).stack = e.stack === undefined
+      ? undefined
+      : text(e.stack);
+    for (const k of ["errors", "error", "suppressed"]) {
+      if (!(k in e)) continue;
+      const v = e[k];
+      Object.defineProperty(copy, k, {
+        value: Array.isArray(v)
+          ? v.map((x) => redactStoreError(x, secrets, depth + 1))
+          : redactStoreError(v, secrets, depth + 1),
+        enumerable: false,
+      });
+    }
+    return copy;
   } catch {
     // A getter that throws: nothing of it is kept.
     return new Error("The session storage's error could not be read");
   }
-}
-
-function heldCopy(
-  error: Error,
-  secrets: ReadonlyArray<string | null | undefined>,
-  depth: number,
-): Error {
-  const e = error as Error & Record<string, unknown>;
-  const text = (t: string) => redactSecrets(t, secrets);
-  const copy = new Error(text(e.message), {
-    cause: e.cause === undefined ? undefined : redactStoreError(e.cause, secrets, depth + 1),
-  });
-  copy.name = e.name;
-  (copy as { stack?: string | undefined }).stack = e.stack === undefined
-    ? undefined
-    : text(e.stack);
-  for (const k of ["errors", "error", "suppressed"]) {
-    if (!(k in e)) continue;
-    const v = e[k];
-    Object.defineProperty(copy, k, {
-      value: Array.isArray(v)
-        ? v.map((x) => redactStoreError(x, secrets, depth + 1))
-        : redactStoreError(v, secrets, depth + 1),
-      enumerable: false,
-    });
-  }
-  return copy;
 }
 
 /** The cancellation and timeout of a helper's options, for the calls it makes. */
