@@ -187,16 +187,6 @@ export function sameAccount(before: Session, now: Session | null): boolean {
     before.user.id === now.user.id);
 }
 
-/** The `exp` claim of an access token, or null when it has none (or is no JWT). */
-export function expClaim(accessToken: string): number | null {
-  return numericClaim(accessToken, "exp");
-}
-
-/** The access token's `iat` claim (seconds), or null when it has none or is no JWT. */
-export function iatClaim(accessToken: string): number | null {
-  return numericClaim(accessToken, "iat");
-}
-
 /**
  * When the session's user last signed in (seconds): the latest `amr` time of its access token,
  * which GoTrue carries through refreshes; null without one (or no JWT).
@@ -213,7 +203,10 @@ export function signedInAt(accessToken: string): number | null {
   return latest;
 }
 
-function numericClaim(accessToken: string, name: "exp" | "iat"): number | null {
+/**
+ * An access token's `exp` or `iat` claim (seconds), or null when it has none (or is no JWT).
+ */
+export function numericClaim(accessToken: string, name: "exp" | "iat"): number | null {
   const claims = parseJwtClaims(accessToken);
   const v = claims.ok ? claims.value[name] : null;
   return typeof v === "number" ? v : null;

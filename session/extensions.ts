@@ -47,11 +47,11 @@ import { alreadySignedOut } from "./_signed_out.ts";
 import {
   afterRestore,
   call,
-  expClaim,
   heldSession,
   isSeconds,
   type LapseRefresh,
   lapseRefresh,
+  numericClaim,
   onLiveSession,
   perRequestManagers,
   restoreWait,
@@ -95,7 +95,7 @@ function makeSession(
     refreshToken,
     expiresIn,
     // The token's own exp is exact; else now + expiresIn; else an unknown lifetime.
-    expiresAt: expClaim(accessToken) ??
+    expiresAt: numericClaim(accessToken, "exp") ??
       (expiresIn > 0 ? Math.floor(Date.now() / 1000) + expiresIn : null),
     tokenType,
     user,

@@ -19,11 +19,10 @@ import { hasMethods } from "../core/_has_methods.ts";
 import { tokenWaits } from "../core/_token_wait.ts";
 import {
   afterRestore,
-  expClaim,
   heldOf,
-  iatClaim,
   isSeconds,
   lapseRefresh,
+  numericClaim,
   perRequestManagers,
   restoring,
   sameAccount,
@@ -187,7 +186,9 @@ function withExpiry(session: Session): Session {
   return copySession(session, {
     expiresIn,
     // No lifetime given: the token's own exp, else an unknown lifetime (null).
-    expiresAt: expiresIn > 0 ? Math.floor(nowSeconds()) + expiresIn : expClaim(session.accessToken),
+    expiresAt: expiresIn > 0
+      ? Math.floor(nowSeconds()) + expiresIn
+      : numericClaim(session.accessToken, "exp"),
   });
 }
 
@@ -198,7 +199,7 @@ function withExpiry(session: Session): Session {
  */
 function storedExpiry(session: Session): Session {
   if (session.expiresAt! > 0) return session;
-  const exp = expClaim(session.accessToken);
+  const exp = numericClaim(session.accessToken, "exp");
   return copySession(session, { expiresAt: exp ?? (session.expiresIn > 0 ? 0 : null) });
 }
 
@@ -1283,8 +1284,8 @@ export class SessionManager {
     // The server's word first: the access token's `iat`, else the expiry (whole seconds). A tie
     // (two refreshes of one second) is broken by when the managers sharing the storage obtained
     // the tokens (ms of this device's clock, which can step, so never above the server's word).
-    const a = iatClaim(stored.accessToken);
-    const b = iatClaim(session.accessToken);
+    const a = numericClaim(stored.accessToken, "iat");
+    const b = numericClaim(session.accessToken, "iat");
     const claimed = a !== null && b !== null;
     const x = claimed ? a : stored.expiresAt;
     const y = claimed ? b : session.expiresAt;
