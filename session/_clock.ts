@@ -8,17 +8,8 @@
  * @module
  */
 
-const GAPS = new WeakMap<object, (refreshToken: string) => number>();
-
-/**
- * Registers how a manager reads its gaps.
- *
- * @param manager The manager.
- * @param gap Its gap for a refresh token's session.
- */
-export function registerClockGaps(manager: object, gap: (refreshToken: string) => number): void {
-  GAPS.set(manager, gap);
-}
+import type { SessionManager } from "./manager.ts";
+import { lapseRefresh } from "./_held.ts";
 
 /**
  * The server's clock minus this device's (ms) for a manager's tokens, or 0.
@@ -27,6 +18,7 @@ export function registerClockGaps(manager: object, gap: (refreshToken: string) =
  * @param refreshToken The session's refresh token.
  * @returns The gap.
  */
-export function clockGap(manager: object, refreshToken: string): number {
-  return GAPS.get(manager)?.(refreshToken) ?? 0;
+export function clockGap(manager: SessionManager, refreshToken: string): number {
+  // Read through the hooks each manager registers (LapseRefresh.gap).
+  return lapseRefresh.get(manager)?.gap(refreshToken) ?? 0;
 }

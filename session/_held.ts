@@ -114,6 +114,8 @@ export interface LapseRefresh {
    * session a refresh found dead and `ended` here, any other session.
    */
   readonly clearUnlessElsewhere: (session: Session, ended: boolean) => Promise<void>;
+  /** The server's clock minus this device's (ms) for a refresh token's session, or 0. */
+  readonly gap: (refreshToken: string) => number;
 }
 
 /** The managers over a `perRequest` storage (cookies: the request's own), set by the manager. */

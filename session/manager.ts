@@ -9,7 +9,6 @@
 import type { AuthClient } from "../auth/client.ts";
 import type { Session } from "../auth/models.ts";
 import { receivedAt } from "../auth/_received.ts";
-import { registerClockGaps } from "./_clock.ts";
 import type { BaseClient } from "../core/client.ts";
 import { failure, type ServiceError, type ServiceResult, success } from "../core/result.ts";
 import { MutableStateFlow, type StateFlow } from "../core/state_flow.ts";
@@ -478,7 +477,6 @@ export class SessionManager {
       );
     }
     this.#storage = storage;
-    registerClockGaps(this, (token) => this.#gap(token));
     const project = config.project === undefined ? client.url : config.project;
     if (project !== null && (typeof project !== "string" || project.trim() === "")) {
       throw new TypeError(
@@ -520,6 +518,7 @@ export class SessionManager {
             !sameSession(session, stored) &&
             (ended || this.#otherSignInLater(stored, session)),
         ),
+      gap: (token) => this.#gap(token),
     });
     if (this.#storage.perRequest) perRequestManagers.add(this);
   }
