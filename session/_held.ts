@@ -116,10 +116,9 @@ export interface LapseRefresh {
   readonly clearUnlessElsewhere: (session: Session, ended: boolean) => Promise<void>;
   /** The server's clock minus this device's (ms) for a refresh token's session, or 0. */
   readonly gap: (refreshToken: string) => number;
+  /** Whether the manager's storage is `perRequest` (cookies: the request's own), when built. */
+  readonly perRequest: boolean | undefined;
 }
-
-/** The managers over a `perRequest` storage (cookies: the request's own), set by the manager. */
-export const perRequestManagers: WeakSet<SessionManager> = new WeakSet();
 
 /** Each manager's {@linkcode LapseRefresh}. */
 export const lapseRefresh: WeakMap<SessionManager, LapseRefresh> = new WeakMap();

@@ -53,7 +53,6 @@ import {
   lapseRefresh,
   numericClaim,
   onLiveSession,
-  perRequestManagers,
   restoreWait,
   sameSession,
   saved,
@@ -411,7 +410,7 @@ export async function signOutCurrentSession(
     // session that lost a chunk: its first chunk holds the refresh token, and the response wrote
     // no deletion): cleared, as a sign-out should leave nothing behind in that browser. Only
     // there: a shared storage may hold another project's session, or another tab's sign-in.
-    if (perRequestManagers.has(manager)) {
+    if (lapseRefresh.get(manager)?.perRequest) {
       try {
         await manager.clearSession({ signal: options.signal });
       } catch {

@@ -22,7 +22,6 @@ import {
   isSeconds,
   lapseRefresh,
   numericClaim,
-  perRequestManagers,
   restoring,
   sameAccount,
   sameSession,
@@ -519,8 +518,8 @@ export class SessionManager {
             (ended || this.#otherSignInLater(stored, session)),
         ),
       gap: (token) => this.#gap(token),
+      perRequest: this.#storage.perRequest,
     });
-    if (this.#storage.perRequest) perRequestManagers.add(this);
   }
 
   /**
