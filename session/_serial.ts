@@ -13,14 +13,6 @@ import { bounded } from "../core/_abort.ts";
 /** How long a storage call waits for a predecessor that does not settle. */
 export const STORAGE_WAIT_MS = 10_000;
 
-/** Runs `op` at once (callers count on the call having started); rejects if it is late. */
-async function within<T>(op: () => T | Promise<T>, ms: number): Promise<T> {
-  const r = await bounded(Promise.resolve(op()), ms);
-  if (r.kind === "done") return r.value;
-  if (r.kind === "failed") throw r.error;
-  throw new DOMException(`The session storage did not settle within ${ms} ms`, "TimeoutError");
-}
-
 /** A queue of storage calls (see the module's docs). */
 export class SerialQueue {
   #last: Promise<unknown> = Promise.resolve();
@@ -32,8 +24,17 @@ export class SerialQueue {
    * @returns Its result.
    */
   run<T>(op: () => T | Promise<T>): Promise<T> {
-    const call = () => within(op, STORAGE_WAIT_MS);
-    // The call before ends (settled, or given up on by `within`) at most STORAGE_WAIT_MS after
+    // Runs `op` at once (callers count on the call having started); rejects if it is late.
+    const call = async () => {
+      const r = await bounded(Promise.resolve(op()), STORAGE_WAIT_MS);
+      if (r.kind === "done") return r.value;
+      if (r.kind === "failed") throw r.error;
+      throw new DOMException(
+        `The session storage did not settle within ${STORAGE_WAIT_MS} ms`,
+        "TimeoutError",
+      );
+    };
+    // The call before ends (settled, or given up on by `call`) at most STORAGE_WAIT_MS after
     // it started: no bound of its own here, which started counting when this call was queued
     // and so let a clear start while a slow save before it was still writing.
     const run = this.#last.then(call, call);
