@@ -315,7 +315,7 @@ function clearing<K extends "fileSizeLimit" | "allowedMimeTypes">(
   return null;
 }
 
-function dropNulls(obj: Record<string, unknown>) {
+function dropNulls(obj: object) {
   return Object.fromEntries(Object.entries(obj).filter(([, v]) => v !== null && v !== undefined));
 }
 
@@ -764,7 +764,7 @@ function wholeRange(
   answer: { headers: Headers; body: unknown },
 ): boolean {
   if (range.start !== 0) return false;
-  if (range.end === undefined || range.end === null) return true;
+  if (range.end == null) return true;
   const length = answer.body instanceof Uint8Array
     ? answer.body.length
     : streamLength(answer.headers);
@@ -1328,9 +1328,7 @@ export async function createSignedUrl(
     json: transformed
       ? {
         expiresIn,
-        transform: Object.fromEntries(
-          Object.entries(o.transform!).filter(([, v]) => v !== null && v !== undefined),
-        ),
+        transform: dropNulls(o.transform!),
       }
       : { expiresIn },
     signal: o.signal,
