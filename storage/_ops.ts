@@ -373,7 +373,7 @@ export async function updateBucket(
   // gets what is left of the call's timeout.
   const within = deadline(o.timeout, client.timeout);
   const read = () => within((timeout) => getBucket(client, id, { signal: o.signal, timeout }));
-  if (o.name !== undefined && o.name !== null) {
+  if (o.name != null) {
     const current = await read();
     if (!current.ok) return current;
     if (o.name !== current.value.name) {
