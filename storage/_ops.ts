@@ -315,7 +315,7 @@ function clearing<K extends "fileSizeLimit" | "allowedMimeTypes">(
   return null;
 }
 
-function dropNulls(obj: object) {
+export function dropNulls(obj: object) {
   return Object.fromEntries(Object.entries(obj).filter(([, v]) => v !== null && v !== undefined));
 }
 

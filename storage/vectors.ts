@@ -25,6 +25,7 @@ import {
 import { type Failure, failure, type ServiceResult, success } from "../core/result.ts";
 import { showValue } from "../core/_show.ts";
 import { isPlainObject } from "./_plain.ts";
+import { dropNulls } from "./_ops.ts";
 import { jsonLossAt } from "../core/_json_loss.ts";
 
 /**
@@ -200,14 +201,11 @@ function call<T>(
       }));
     }
   }
-  const clean = Object.fromEntries(
-    Object.entries(body).filter(([, v]) => v !== null && v !== undefined),
-  );
   return requestAfterRestore(client, {
     method: "POST",
     area: "storage",
     path: `/vector/${op}`,
-    json: clean,
+    json: dropNulls(body),
     // An operation without a result ignores the body, whatever it holds ("OK", HTML...).
     responseType: decode === (unit as unknown) ? "none" : "json",
     signal: o.signal,
