@@ -897,28 +897,25 @@ export async function downloadRaw<R extends "text" | "bytes" | "stream">(
         : new Uint8Array(0)) as never,
     });
   }
-  // A range answered with the whole object (a server or proxy that ignores Range: the Storage
-  // API's image renderer does) is not the bytes asked for, unless they are the same (`0-`).
-  if (r.ok && range && !empty && r.value.status !== 206 && !wholeRange(range, r.value)) {
-    if (isReadableStream(r.value.body)) r.value.body.cancel().catch(() => {});
-    return failure({
-      message:
-        `Cannot download the range as the server answered the whole object (status ${r.value.status}): it ignores Range here`,
-      category: "DECODE",
-      status: r.value.status,
-    });
-  }
-  // A 206 of other bytes than asked (a proxy or cache answering another range) is not them.
-  // Without the header (a browser hides it from another origin) it is taken as it comes.
-  if (r.ok && range && r.value.status === 206 && !rangeAnswered(range, r.value.headers)) {
-    if (isReadableStream(r.value.body)) r.value.body.cancel().catch(() => {});
-    return failure({
-      message: `Cannot download the range as the server answered another one (${
-        r.value.headers.get("content-range")
-      })`,
-      category: "DECODE",
-      status: 206,
-    });
+  if (r.ok && range && !empty) {
+    const { status, headers, body } = r.value;
+    // A range answered with the whole object (a server or proxy that ignores Range: the Storage
+    // API's image renderer does) is not the bytes asked for, unless they are the same (`0-`).
+    // A 206 of other bytes than asked (a proxy or cache answering another range) is not them.
+    // Without the header (a browser hides it from another origin) it is taken as it comes.
+    const whole = status !== 206;
+    if (whole ? !wholeRange(range, r.value) : !rangeAnswered(range, headers)) {
+      if (isReadableStream(body)) body.cancel().catch(() => {});
+      return failure({
+        message: `Cannot download the range as the server answered ${
+          whole
+            ? `the whole object (status ${status}): it ignores Range here`
+            : `another one (${headers.get("content-range")})`
+        }`,
+        category: "DECODE",
+        status,
+      });
+    }
   }
   if (r.ok && responseType === "text") {
     // Bytes that are no UTF-8 text (an image, say) would come back with U+FFFD in place of each
