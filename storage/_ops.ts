@@ -984,7 +984,7 @@ export async function info(
     area: "storage",
     // The authenticated route answers a bad token with 403; the plain one would treat it as
     // anonymous and report an existing private object as missing.
-    path: `/object/info/${visibility === "public" ? "public" : "authenticated"}/${encoded}`,
+    path: `/object/info/${visibility}/${encoded}`,
     credentials: visibility === "public" ? "none" : "token",
     signal: o.signal,
     timeout: o.timeout,
