@@ -959,10 +959,9 @@ function rangeAnswered(
   if (value === null) return true;
   const m = /^bytes (\d+)-(\d+)\/(\d+|\*)$/.exec(value.trim());
   if (!m) return false;
-  const [first, last] = [Number(m[1]), Number(m[2])];
-  const size = m[3] === "*" ? Infinity : Number(m[3]);
+  const size = m[3] === "*" ? Infinity : +m[3];
   const asked = Math.min(range.end ?? Infinity, size - 1); // Infinity: open, of unknown size
-  return first === range.start && (asked === Infinity || last === asked);
+  return +m[1] === range.start && (asked === Infinity || +m[2] === asked);
 }
 
 // Info and listing
