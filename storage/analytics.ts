@@ -1063,10 +1063,8 @@ export function analyticsCatalog(client: BaseClient, bucketName: string): Analyt
  * otherwise.
  */
 function checkCatalogName(bucketName: unknown): void {
-  if (
-    typeof bucketName !== "string" || bucketName.trim() === "" ||
-    !/^[A-Za-z0-9._-]+$/.test(bucketName)
-  ) {
+  // The pattern takes no blank: a name of its characters is never one.
+  if (typeof bucketName !== "string" || !/^[A-Za-z0-9._-]+$/.test(bucketName)) {
     throw new TypeError(
       `Cannot open the catalog as 'bucketName' must be non-blank and hold only ASCII letters, digits, '.', '_' and '-': current value is ${
         showValue(bucketName)
