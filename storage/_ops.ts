@@ -796,9 +796,10 @@ export async function downloadRaw<R extends "text" | "bytes" | "stream">(
   const encoded = objectPathOrFailure(bucket, path);
   if (typeof encoded !== "string") return encoded;
   const render = hasTransform(o.transform);
+  const range = o.range;
   // The Storage API's image renderer ignores Range: a range other than the whole image (`0-`)
   // would fetch all of it only to fail.
-  if (render && o.range && (o.range.start !== 0 || o.range.end != null)) {
+  if (render && range && (range.start !== 0 || range.end != null)) {
     return failure({
       message:
         "Cannot download a range of a transformed image as the Storage API's renderer answers the whole image",
@@ -823,7 +824,7 @@ export async function downloadRaw<R extends "text" | "bytes" | "stream">(
       area: "storage",
       path: `${family}/${encoded}`,
       query: downloadQuery(o),
-      headers: rangeHeader(o.range),
+      headers: rangeHeader(range),
       credentials: visibility === "public" ? "none" : "token",
       // The renderer's rate limit renews its 4 s block at every request made while blocked, and
       // answers no Retry-After: a retry within it only prolongs the 429.
@@ -858,11 +859,10 @@ export async function downloadRaw<R extends "text" | "bytes" | "stream">(
     // A range the server ignored, or answered with other bytes, is refused below, its body
     // cancelled, not read first (a whole object where ten bytes were asked), when its headers
     // say so: a whole answer to a range not from 0, or longer than the range by its length.
-    const asked = o.range;
     if (
-      asked &&
-      (r.value.status === 206 ? !rangeAnswered(asked, r.value.headers) : asked.start !== 0 ||
-        (asked.end != null && (streamLength(r.value.headers) ?? 0) > asked.end + 1))
+      range &&
+      (r.value.status === 206 ? !rangeAnswered(range, r.value.headers) : range.start !== 0 ||
+        (range.end != null && (streamLength(r.value.headers) ?? 0) > range.end + 1))
     ) {
       break;
     }
@@ -881,7 +881,6 @@ export async function downloadRaw<R extends "text" | "bytes" | "stream">(
     }
     r = await request(true);
   }
-  const range = o.range;
   // An empty object has no byte to serve, and the Storage API answers any Range of it 416 (its
   // `range.ts`): a range from 0 asked for the object from its start, which is all of it, so the
   // empty bytes a download without a range gives.
