@@ -328,6 +328,7 @@ export async function createBucket(
   o ??= {};
   encodeBucket(id);
   checkBucketSettings("create", o, name);
+  const isPublic = o.public ?? false;
   const r = await requestAfterRestore(client, {
     method: "POST",
     area: "storage",
@@ -335,7 +336,7 @@ export async function createBucket(
     json: dropNulls({
       id,
       name,
-      public: o.public ?? false,
+      public: isPublic,
       file_size_limit: o.fileSizeLimit,
       allowed_mime_types: o.allowedMimeTypes,
     }),
@@ -345,7 +346,7 @@ export async function createBucket(
   return ok(r, {
     id,
     name,
-    public: o.public ?? false,
+    public: isPublic,
     createdAt: null,
     updatedAt: null,
     fileSizeLimit: o.fileSizeLimit ?? null,
