@@ -562,10 +562,10 @@ export async function uploadObject(
   // signs, lists or makes a signed upload URL, and a PUT of `upload/sign/<bucket>/<key>` is a
   // signed upload, so such an upload never reached the upload route (and failed as something
   // else). Other keys of those buckets, and updates into `sign` or `list`, reach it.
-  const routed = method === "POST"
-    ? /^sign\/|^(list|list-v2)\/[^/]*$|^upload\/sign\/[^/]+\//
-    : /^upload\/sign\/[^/]+\//;
-  if (routed.test(encoded)) {
+  if (
+    /^upload\/sign\/[^/]+\//.test(encoded) ||
+    method === "POST" && /^sign\/|^list(-v2)?\/[^/]*$/.test(encoded)
+  ) {
     return failure({
       message: `Cannot upload into bucket ${
         showValue(bucket)
