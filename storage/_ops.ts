@@ -315,7 +315,7 @@ function clearing<K extends "fileSizeLimit" | "allowedMimeTypes">(
   return null;
 }
 
-function dropNulls(obj: Record<string, unknown>) {
+export function dropNulls(obj: object) {
   return Object.fromEntries(Object.entries(obj).filter(([, v]) => v !== null && v !== undefined));
 }
 
@@ -328,6 +328,7 @@ export async function createBucket(
   o ??= {};
   encodeBucket(id);
   checkBucketSettings("create", o, name);
+  const isPublic = o.public ?? false;
   const r = await requestAfterRestore(client, {
     method: "POST",
     area: "storage",
@@ -335,7 +336,7 @@ export async function createBucket(
     json: dropNulls({
       id,
       name,
-      public: o.public ?? false,
+      public: isPublic,
       file_size_limit: o.fileSizeLimit,
       allowed_mime_types: o.allowedMimeTypes,
     }),
@@ -345,7 +346,7 @@ export async function createBucket(
   return ok(r, {
     id,
     name,
-    public: o.public ?? false,
+    public: isPublic,
     createdAt: null,
     updatedAt: null,
     fileSizeLimit: o.fileSizeLimit ?? null,
@@ -373,7 +374,7 @@ export async function updateBucket(
   // gets what is left of the call's timeout.
   const within = deadline(o.timeout, client.timeout);
   const read = () => within((timeout) => getBucket(client, id, { signal: o.signal, timeout }));
-  if (o.name !== undefined && o.name !== null) {
+  if (o.name != null) {
     const current = await read();
     if (!current.ok) return current;
     if (o.name !== current.value.name) {
@@ -561,10 +562,10 @@ export async function uploadObject(
   // signs, lists or makes a signed upload URL, and a PUT of `upload/sign/<bucket>/<key>` is a
   // signed upload, so such an upload never reached the upload route (and failed as something
   // else). Other keys of those buckets, and updates into `sign` or `list`, reach it.
-  const routed = method === "POST"
-    ? /^sign\/|^(list|list-v2)\/[^/]*$|^upload\/sign\/[^/]+\//
-    : /^upload\/sign\/[^/]+\//;
-  if (routed.test(encoded)) {
+  if (
+    /^upload\/sign\/[^/]+\//.test(encoded) ||
+    method === "POST" && /^sign\/|^list(-v2)?\/[^/]*$/.test(encoded)
+  ) {
     return failure({
       message: `Cannot upload into bucket ${
         showValue(bucket)
@@ -764,7 +765,7 @@ function wholeRange(
   answer: { headers: Headers; body: unknown },
 ): boolean {
   if (range.start !== 0) return false;
-  if (range.end === undefined || range.end === null) return true;
+  if (range.end == null) return true;
   const length = answer.body instanceof Uint8Array
     ? answer.body.length
     : streamLength(answer.headers);
@@ -796,9 +797,10 @@ export async function downloadRaw<R extends "text" | "bytes" | "stream">(
   const encoded = objectPathOrFailure(bucket, path);
   if (typeof encoded !== "string") return encoded;
   const render = hasTransform(o.transform);
+  const range = o.range;
   // The Storage API's image renderer ignores Range: a range other than the whole image (`0-`)
   // would fetch all of it only to fail.
-  if (render && o.range && (o.range.start !== 0 || o.range.end != null)) {
+  if (render && range && (range.start !== 0 || range.end != null)) {
     return failure({
       message:
         "Cannot download a range of a transformed image as the Storage API's renderer answers the whole image",
@@ -823,7 +825,7 @@ export async function downloadRaw<R extends "text" | "bytes" | "stream">(
       area: "storage",
       path: `${family}/${encoded}`,
       query: downloadQuery(o),
-      headers: rangeHeader(o.range),
+      headers: rangeHeader(range),
       credentials: visibility === "public" ? "none" : "token",
       // The renderer's rate limit renews its 4 s block at every request made while blocked, and
       // answers no Retry-After: a retry within it only prolongs the 429.
@@ -858,11 +860,10 @@ export async function downloadRaw<R extends "text" | "bytes" | "stream">(
     // A range the server ignored, or answered with other bytes, is refused below, its body
     // cancelled, not read first (a whole object where ten bytes were asked), when its headers
     // say so: a whole answer to a range not from 0, or longer than the range by its length.
-    const asked = o.range;
     if (
-      asked &&
-      (r.value.status === 206 ? !rangeAnswered(asked, r.value.headers) : asked.start !== 0 ||
-        (asked.end != null && (streamLength(r.value.headers) ?? 0) > asked.end + 1))
+      range &&
+      (r.value.status === 206 ? !rangeAnswered(range, r.value.headers) : range.start !== 0 ||
+        (range.end != null && (streamLength(r.value.headers) ?? 0) > range.end + 1))
     ) {
       break;
     }
@@ -881,7 +882,6 @@ export async function downloadRaw<R extends "text" | "bytes" | "stream">(
     }
     r = await request(true);
   }
-  const range = o.range;
   // An empty object has no byte to serve, and the Storage API answers any Range of it 416 (its
   // `range.ts`): a range from 0 asked for the object from its start, which is all of it, so the
   // empty bytes a download without a range gives.
@@ -897,28 +897,25 @@ export async function downloadRaw<R extends "text" | "bytes" | "stream">(
         : new Uint8Array(0)) as never,
     });
   }
-  // A range answered with the whole object (a server or proxy that ignores Range: the Storage
-  // API's image renderer does) is not the bytes asked for, unless they are the same (`0-`).
-  if (r.ok && range && !empty && r.value.status !== 206 && !wholeRange(range, r.value)) {
-    if (isReadableStream(r.value.body)) r.value.body.cancel().catch(() => {});
-    return failure({
-      message:
-        `Cannot download the range as the server answered the whole object (status ${r.value.status}): it ignores Range here`,
-      category: "DECODE",
-      status: r.value.status,
-    });
-  }
-  // A 206 of other bytes than asked (a proxy or cache answering another range) is not them.
-  // Without the header (a browser hides it from another origin) it is taken as it comes.
-  if (r.ok && range && r.value.status === 206 && !rangeAnswered(range, r.value.headers)) {
-    if (isReadableStream(r.value.body)) r.value.body.cancel().catch(() => {});
-    return failure({
-      message: `Cannot download the range as the server answered another one (${
-        r.value.headers.get("content-range")
-      })`,
-      category: "DECODE",
-      status: 206,
-    });
+  if (r.ok && range && !empty) {
+    const { status, headers, body } = r.value;
+    // A range answered with the whole object (a server or proxy that ignores Range: the Storage
+    // API's image renderer does) is not the bytes asked for, unless they are the same (`0-`).
+    // A 206 of other bytes than asked (a proxy or cache answering another range) is not them.
+    // Without the header (a browser hides it from another origin) it is taken as it comes.
+    const whole = status !== 206;
+    if (whole ? !wholeRange(range, r.value) : !rangeAnswered(range, headers)) {
+      if (isReadableStream(body)) body.cancel().catch(() => {});
+      return failure({
+        message: `Cannot download the range as the server answered ${
+          whole
+            ? `the whole object (status ${status}): it ignores Range here`
+            : `another one (${headers.get("content-range")})`
+        }`,
+        category: "DECODE",
+        status,
+      });
+    }
   }
   if (r.ok && responseType === "text") {
     // Bytes that are no UTF-8 text (an image, say) would come back with U+FFFD in place of each
@@ -962,10 +959,9 @@ function rangeAnswered(
   if (value === null) return true;
   const m = /^bytes (\d+)-(\d+)\/(\d+|\*)$/.exec(value.trim());
   if (!m) return false;
-  const [first, last] = [Number(m[1]), Number(m[2])];
-  const size = m[3] === "*" ? Infinity : Number(m[3]);
+  const size = m[3] === "*" ? Infinity : +m[3];
   const asked = Math.min(range.end ?? Infinity, size - 1); // Infinity: open, of unknown size
-  return first === range.start && (asked === Infinity || last === asked);
+  return +m[1] === range.start && (asked === Infinity || +m[2] === asked);
 }
 
 // Info and listing
@@ -987,7 +983,7 @@ export async function info(
     area: "storage",
     // The authenticated route answers a bad token with 403; the plain one would treat it as
     // anonymous and report an existing private object as missing.
-    path: `/object/info/${visibility === "public" ? "public" : "authenticated"}/${encoded}`,
+    path: `/object/info/${visibility}/${encoded}`,
     credentials: visibility === "public" ? "none" : "token",
     signal: o.signal,
     timeout: o.timeout,
@@ -1328,9 +1324,7 @@ export async function createSignedUrl(
     json: transformed
       ? {
         expiresIn,
-        transform: Object.fromEntries(
-          Object.entries(o.transform!).filter(([, v]) => v !== null && v !== undefined),
-        ),
+        transform: dropNulls(o.transform!),
       }
       : { expiresIn },
     signal: o.signal,

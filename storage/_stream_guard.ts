@@ -56,11 +56,11 @@ interface StreamGuard {
  * @returns The context and what it saw.
  */
 function guardStreams(client: BaseClient): StreamGuard {
-  if (client.fetch === globalFetch) return { ctx: client, asText: null };
   const guard: { ctx: TransportContext; asText: StreamGuard["asText"] } = {
     ctx: client,
     asText: null,
   };
+  if (client.fetch === globalFetch) return guard;
   guard.ctx = withFetch(client, async (input, init) => {
     const body = init?.body;
     if (!(body instanceof ReadableStream)) return await (0, client.fetch)(input, init);

@@ -30,15 +30,16 @@ export function transformQuery(t: ImageTransformOptions): Array<[string, string]
   };
   num("width");
   num("height");
-  if (t.resize) {
-    if (t.resize !== "cover" && t.resize !== "contain" && t.resize !== "fill") {
+  const resize = t.resize;
+  if (resize) {
+    if (resize !== "cover" && resize !== "contain" && resize !== "fill") {
       throw new TypeError(
         `Cannot transform as 'resize' must be cover, contain or fill: current value is ${
-          showValue(t.resize)
+          showValue(resize)
         }`,
       );
     }
-    out.push(["resize", t.resize]);
+    out.push(["resize", resize]);
   }
   if (t.format) {
     // Server-defined names (origin, webp, avif, ...): a word, nothing to escape.

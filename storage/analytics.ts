@@ -131,9 +131,7 @@ export function deleteAnalyticsBucket(
   try {
     path = `/iceberg/bucket/${nameSegment(name, "bucket name")}`;
   } catch (error) {
-    return Promise.resolve(
-      failure({ message: (error as Error).message, category: "INVALID_ARGUMENT", cause: error }),
-    );
+    return Promise.resolve(invalidArgument(error));
   }
   return requestAfterRestore(client, {
     method: "DELETE",
@@ -142,7 +140,7 @@ export function deleteAnalyticsBucket(
     json: {},
     responseType: "none",
     signal: o.signal,
-  }).then((r) => (r.ok ? r.map(() => undefined) : r));
+  }).then((r) => r.map(() => undefined));
 }
 
 // Iceberg models
@@ -421,18 +419,15 @@ export class AnalyticsCatalogClient {
       body = o.json === undefined ? undefined : stringifyJson(o.json);
     } catch (cause) {
       // A cycle or a throwing toJSON: stringifyJson's TypeError says which.
-      return Promise.resolve(failure({
-        message: (cause as Error).message,
-        category: "INVALID_ARGUMENT",
-        cause,
-      }));
+      return Promise.resolve(invalidArgument(cause));
     }
     return requestAfterRestore(this.#client, {
       method,
       area: "storage",
       path: `/iceberg${path}`,
       query: o.query,
-      ...(body === undefined ? {} : { body, contentType: "application/json" }),
+      body,
+      contentType: "application/json", // sent with a body only
       responseType: "text",
       signal: o.signal,
     })
@@ -456,8 +451,10 @@ export class AnalyticsCatalogClient {
     // One config request serves every call, so it carries no caller's signal: each caller
     // stops waiting on its own signal only.
     this.#prefix ??= this.getConfigTyped().then((r) => {
-      if (!r.ok) this.#prefix = null;
-      if (!r.ok) return r;
+      if (!r.ok) {
+        this.#prefix = null;
+        return r;
+      }
       const given = r.value.overrides.prefix ?? r.value.defaults.prefix;
       return success(given ?? this.bucketName);
     });
@@ -467,11 +464,13 @@ export class AnalyticsCatalogClient {
     try {
       // An empty prefix means none (Iceberg REST): `/v1/namespaces`.
       // The prefix is a path (Iceberg clients insert it as it is): each segment encoded.
-      if (p.value.split("/").some((seg) => seg === "." || seg === "..")) {
+      const segments = p.value.split("/");
+      if (segments.some((seg) => seg === "." || seg === "..")) {
         throw new TypeError("a dot segment");
       }
-      const prefix = p.value.split("/").map(encodeComponent).join("/");
-      return success(p.value === "" ? `/v1${path}` : `/v1/${prefix}${path}`);
+      return success(
+        p.value === "" ? `/v1${path}` : `/v1/${segments.map(encodeComponent).join("/")}${path}`,
+      );
     } catch (error) {
       return failure({
         message:
@@ -652,7 +651,7 @@ export class AnalyticsCatalogClient {
   ): Promise<ServiceResult<void>> {
     options ??= {};
     const r = await this.#at("DELETE", () => `/namespaces/${encodeNamespace(namespace)}`, options);
-    return r.ok ? r.map(() => undefined) : r;
+    return r.map(() => undefined);
   }
 
   /**
@@ -913,7 +912,7 @@ export class AnalyticsCatalogClient {
         query: [["purgeRequested", String(options.purge ?? false)]],
       },
     );
-    return r.ok ? r.map(() => undefined) : r;
+    return r.map(() => undefined);
   }
 
   /**
@@ -1014,7 +1013,7 @@ export class AnalyticsCatalogClient {
   ): Promise<ServiceResult<void>> {
     options ??= {};
     const r = await this.#at("POST", "/tables/rename", { ...options, json: request });
-    return r.ok ? r.map(() => undefined) : r;
+    return r.map(() => undefined);
   }
 
   /**
@@ -1064,10 +1063,8 @@ export function analyticsCatalog(client: BaseClient, bucketName: string): Analyt
  * otherwise.
  */
 function checkCatalogName(bucketName: unknown): void {
-  if (
-    typeof bucketName !== "string" || bucketName.trim() === "" ||
-    !/^[A-Za-z0-9._-]+$/.test(bucketName)
-  ) {
+  // The pattern takes no blank: a name of its characters is never one.
+  if (typeof bucketName !== "string" || !/^[A-Za-z0-9._-]+$/.test(bucketName)) {
     throw new TypeError(
       `Cannot open the catalog as 'bucketName' must be non-blank and hold only ASCII letters, digits, '.', '_' and '-': current value is ${
         showValue(bucketName)

@@ -164,8 +164,6 @@ export interface UploadSignedUrl {
   path: string | null;
 }
 
-const str = (v: unknown) => typeof v === "string" ? v : String(v);
-
 /**
  * Decodes a bucket.
  *
@@ -189,7 +187,7 @@ export function decodeBucket(json: unknown): Bucket {
     createdAt: optString(o, "created_at"),
     updatedAt: optString(o, "updated_at"),
     fileSizeLimit: optNumber(o, "file_size_limit"),
-    allowedMimeTypes: optArray(o, "allowed_mime_types", str),
+    allowedMimeTypes: optArray(o, "allowed_mime_types", String),
   };
 }
 

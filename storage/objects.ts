@@ -930,7 +930,7 @@ export function withCacheNonce(
   options?: CacheNonceOptions,
 ): string {
   options ??= {};
-  if (typeof options !== "object" || options === null) {
+  if (typeof options !== "object") {
     throw new TypeError(
       `Cannot add a cache nonce as 'options' must be an object such as { name }: current value is ${
         showValue(options)

@@ -25,6 +25,7 @@ import {
 import { type Failure, failure, type ServiceResult, success } from "../core/result.ts";
 import { showValue } from "../core/_show.ts";
 import { isPlainObject } from "./_plain.ts";
+import { dropNulls } from "./_ops.ts";
 import { jsonLossAt } from "../core/_json_loss.ts";
 
 /**
@@ -200,14 +201,11 @@ function call<T>(
       }));
     }
   }
-  const clean = Object.fromEntries(
-    Object.entries(body).filter(([, v]) => v !== null && v !== undefined),
-  );
   return requestAfterRestore(client, {
     method: "POST",
     area: "storage",
     path: `/vector/${op}`,
-    json: clean,
+    json: dropNulls(body),
     // An operation without a result ignores the body, whatever it holds ("OK", HTML...).
     responseType: decode === (unit as unknown) ? "none" : "json",
     signal: o.signal,
@@ -586,33 +584,26 @@ export function listVectors(
   o?: ListVectorsOptions,
 ): Promise<ServiceResult<VectorListResponse>> {
   o ??= {};
-  if (o.segmentCount !== undefined && o.segmentCount !== null) {
-    if (!Number.isInteger(o.segmentCount) || o.segmentCount < 1 || o.segmentCount > 16) {
-      throw new RangeError(
-        `Cannot list vectors as 'segmentCount' must be 1..16: current value is ${
-          showValue(o.segmentCount)
-        }`,
-      );
-    }
+  const { segmentCount: count, segmentIndex: index } = o;
+  if (count != null && (!Number.isInteger(count) || count < 1 || count > 16)) {
+    throw new RangeError(
+      `Cannot list vectors as 'segmentCount' must be 1..16: current value is ${showValue(count)}`,
+    );
   }
-  const hasCount = o.segmentCount !== undefined && o.segmentCount !== null;
-  const hasIndex = o.segmentIndex !== undefined && o.segmentIndex !== null;
   // Not one of the document's Limits (those are the ranges): a Failure.
-  if (hasCount !== hasIndex) {
+  if ((count == null) !== (index == null)) {
     return Promise.resolve(failure({
       message: "Cannot list vectors as 'segmentCount' and 'segmentIndex' must be given together",
       category: "INVALID_ARGUMENT",
     }));
   }
-  if (o.segmentIndex !== undefined && o.segmentIndex !== null) {
-    const count = o.segmentCount ?? 1;
-    if (!Number.isInteger(o.segmentIndex) || o.segmentIndex < 0 || o.segmentIndex >= count) {
-      throw new RangeError(
-        `Cannot list vectors as 'segmentIndex' must be 0..${count - 1}: current value is ${
-          showValue(o.segmentIndex)
-        }`,
-      );
-    }
+  // Both given, or neither.
+  if (index != null && (!Number.isInteger(index) || index < 0 || index >= count!)) {
+    throw new RangeError(
+      `Cannot list vectors as 'segmentIndex' must be 0..${count! - 1}: current value is ${
+        showValue(index)
+      }`,
+    );
   }
   return call(client, "ListVectors", {
     vectorBucketName,
@@ -621,8 +612,8 @@ export function listVectors(
     nextToken: o.nextToken,
     returnData: o.returnData,
     returnMetadata: o.returnMetadata,
-    segmentCount: o.segmentCount,
-    segmentIndex: o.segmentIndex,
+    segmentCount: count,
+    segmentIndex: index,
   }, (v) => {
     const a = asObject(v, "answer");
     return {
@@ -690,9 +681,11 @@ export function queryVectors(
     const a = asObject(v, "answer");
     return {
       vectors: asArray(a.vectors ?? [], "vectors").map(decodeMatch),
-      distanceMetric: a.distanceMetric === undefined
-        ? VectorDistanceMetric.UNKNOWN
-        : enumValue(VectorDistanceMetric, a.distanceMetric, VectorDistanceMetric.UNKNOWN),
+      distanceMetric: enumValue(
+        VectorDistanceMetric,
+        a.distanceMetric,
+        VectorDistanceMetric.UNKNOWN,
+      ),
     };
   }, o);
 }
