@@ -117,7 +117,8 @@ export interface FetchbaseAuthOptions {
   /**
    * Verify tokens only here: an ES256 token whose key the project's JWKS holds is checked
    * locally; any other (HS256, no `kid`, a key the JWKS does not name) is refused 401 without
-   * asking the auth server. For projects on asymmetric signing keys: by default such a token
+   * asking the auth server. For projects on ES256 signing keys (not RS256 ones, whose every
+   * token it would refuse: only ES256 is checked locally): by default such a token
    * costs a `GET /user`, which any caller can make this server send at will (and the auth
    * server's rate limit counts this server). A token with a `kid` the set does not hold keeps the
    * next fetch of the set back for the resolver's cooldown (30 s by default): tokens of a new key

@@ -615,7 +615,12 @@ function cookieHeader(request: Request | string | null): string | null {
  * refresh timer for it (one would fire after the response has gone and spend
  * the browser's refresh token), and with auto-refresh on (the default)
  * `initialize` refreshes a due session before it resolves, so the response
- * carries the new cookies. The manager puts the session's token on the base
+ * carries the new cookies. Keep auto-refresh on here (unlike `@supabase/ssr`'s
+ * `autoRefreshToken: false`): with it off, a lapsed cookie session stays
+ * `Expired`, the helpers answer `NO_SESSION` and the user is signed out once
+ * the access token's lifetime has passed. Call `initialize()` in every request
+ * before the first call: until then the client has no token and its database
+ * and storage calls go out with the API key. The manager puts the session's token on the base
  * client it is given: give each request its own base client (a client shared
  * by concurrent requests would run one request's calls with another's token),
  * and call the manager's `dispose()` once the response is built. The session
