@@ -97,9 +97,7 @@ export function acceptHeader(
     if (format !== ResponseFormat.ROWS && format !== ResponseFormat.SINGLE) {
       throw new TypeError("Cannot strip nulls as it applies only to ROWS and SINGLE formats");
     }
-    accept = format === ResponseFormat.SINGLE
-      ? "application/vnd.pgrst.object+json;nulls=stripped"
-      : "application/vnd.pgrst.array+json;nulls=stripped";
+    accept = `${accept ?? "application/vnd.pgrst.array+json"};nulls=stripped`;
   }
   if (explain) {
     // PostgREST's media types hold plans as text or JSON only (PGRST107 otherwise).
