@@ -262,14 +262,21 @@ export class WhereBuilder {
     checkColumn(full);
     // Inside a group PostgREST reads no table path: `author.age` becomes `author.and=(age...)`.
     const dot = full.split("->")[0].lastIndexOf(".");
-    const name = full.slice(dot + 1);
+    const name = checkColumn(full.slice(dot + 1));
+    const f = (operator: string, v: unknown): Predicate => ({
+      kind: "filter",
+      column: name,
+      operator,
+      value: operandText(v, "within"),
+      list: Array.isArray(v),
+      negated: false,
+    });
     this.predicates.push({
       kind: "group",
       operator: "and",
       negated: false,
       referencedTable: dot === -1 ? null : checkEmbedPath(full.slice(0, dot)),
-      items: new WhereBuilder().#operand(name, "gte", range?.from, "within")
-        .#operand(name, "lte", range?.to, "within").predicates,
+      items: [f("gte", range?.from), f("lte", range?.to)],
     });
     return this;
   }
