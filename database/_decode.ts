@@ -35,14 +35,13 @@ export async function decodeRows<T>(
 
 /** A parsed body as rows, checked by the validator. */
 async function rowsOf<T>(value: unknown, o?: DecodeOptions<T>): Promise<ServiceResult<T[]>> {
-  o ??= {};
   if (!Array.isArray(value)) {
     return failure({
       message: "Cannot decode the response: expected a JSON array of rows",
       category: "DECODE",
     });
   }
-  return await validateAll(value, o.validator, o);
+  return await validateAll(value, o?.validator, o);
 }
 
 /** One value; with `row`, an empty or `null` body is `Failure(DECODE)` (a row is never null). */
@@ -51,7 +50,6 @@ export async function decodeOne<T>(
   o?: DecodeOptions<T>,
   row = false,
 ): Promise<ServiceResult<T>> {
-  o ??= {};
   if (!r.ok) return r;
   const parsed = parseJson(r.value);
   if (!parsed.ok) return parsed;
@@ -69,8 +67,7 @@ export async function decodeValue<T>(
   value: unknown,
   o?: DecodeOptions<T>,
 ): Promise<ServiceResult<T>> {
-  o ??= {};
-  const v = await validateAll([value], o.validator, o);
+  const v = await validateAll([value], o?.validator, o);
   return v.map((rows) => rows[0]);
 }
 

@@ -129,7 +129,7 @@ export function scalar(value: unknown, what: string): string {
   // quotes, which PostgREST cannot read as a time.
   if (
     value instanceof Date ||
-    typeof value === "object" && Object.prototype.toString.call(value) === "[object Date]"
+    typeof value === "object" && tagOf(value) === "[object Date]"
   ) {
     const date = value as Date;
     if (Number.isNaN(date.getTime())) {

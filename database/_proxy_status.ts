@@ -18,8 +18,9 @@ const PROXY_STATUS = /^\s*PostgREST\s*;(?:[^,]*;)?\s*error="?([\w.-]{1,32})"?\s*
  * @param value The header value.
  * @returns The code.
  */
-export function proxyStatusCode(value: string | null): string | null {
-  return value === null ? null : PROXY_STATUS.exec(value)?.[1] ?? null;
+export function proxyStatusCode(value: string | null | undefined): string | null {
+  // null and undefined read as the texts "null" and "undefined", which name no code.
+  return PROXY_STATUS.exec(value as string)?.[1] ?? null;
 }
 
 /**
@@ -36,7 +37,7 @@ export function withProxyStatus<T>(
   response: Response | undefined,
 ): ServiceResult<T> {
   if (r.ok || r.error.code !== null || r.error.status !== response?.status) return r;
-  const code = proxyStatusCode(response.headers?.get?.("proxy-status") ?? null);
+  const code = proxyStatusCode(response.headers?.get?.("proxy-status"));
   if (code === null) return r;
   return failure({
     ...r.error,

@@ -97,9 +97,7 @@ export function acceptHeader(
     if (format !== ResponseFormat.ROWS && format !== ResponseFormat.SINGLE) {
       throw new TypeError("Cannot strip nulls as it applies only to ROWS and SINGLE formats");
     }
-    accept = format === ResponseFormat.SINGLE
-      ? "application/vnd.pgrst.object+json;nulls=stripped"
-      : "application/vnd.pgrst.array+json;nulls=stripped";
+    accept = `${accept ?? "application/vnd.pgrst.array+json"};nulls=stripped`;
   }
   if (explain) {
     // PostgREST's media types hold plans as text or JSON only (PGRST107 otherwise).
@@ -365,7 +363,8 @@ function checkRolledBack(r: ServiceResult<PgResponse>): ServiceResult<PgResponse
   const applied = r.value.headers.get("preference-applied");
   if (
     applied === null
-      ? PLAN.test(r.value.headers.get("content-type") ?? "")
+      // No content type reads as the text "null", which is no plan.
+      ? PLAN.test(r.value.headers.get("content-type") as string)
       : TX_ROLLBACK.test(applied)
   ) {
     return r;
@@ -424,7 +423,8 @@ function dispatch<T>(
  * maybe-single read could take them for "no row".
  */
 function refused406<T>(r: ServiceResult<T>): ServiceResult<T> {
-  return r.ok || r.error.status !== 406 || !/^PGRST10[67]$/.test(r.error.code ?? "")
+  // No code reads as the text "null" or "undefined", which names neither.
+  return r.ok || r.error.status !== 406 || !/^PGRST10[67]$/.test(r.error.code as string)
     ? r
     : failure({ ...r.error, category: "BAD_REQUEST" });
 }

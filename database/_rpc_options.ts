@@ -35,7 +35,6 @@ type RpcOptionName =
   | keyof TypedRpcGetOptions<unknown>;
 type NoneOf<T extends never> = T;
 type _AllListed = NoneOf<Exclude<RpcOptionName, typeof names[number]>>;
-const rpcOptionNames: ReadonlySet<string> = new Set<string>(names);
 
 /**
  * Refuses a function's arguments given as its options (supabase-js's `rpc(fn, args)`): they
@@ -54,7 +53,7 @@ export function checkRpcOptions(options: object): void {
       }`,
     );
   }
-  const unknown = Object.keys(options).filter((k) => !rpcOptionNames.has(k));
+  const unknown = Object.keys(options).filter((k) => !(names as readonly string[]).includes(k));
   if (unknown.length > 0) {
     throw new TypeError(
       `Cannot call the function as ${unknown.slice(0, 3).map(showValue).join(", ")} ${

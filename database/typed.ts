@@ -109,7 +109,6 @@ export async function selectTypedOrThrow<T>(
   table: string,
   options?: TypedSelectOptions<T>,
 ): Promise<T[]> {
-  options ??= {};
   const r = await selectTyped(db, table, options);
   if (!r.ok) throw new ServiceException(r.error);
   return r.value;
@@ -259,7 +258,6 @@ export function selectGeoJson(
   table: string,
   options?: Omit<TypedSelectOptions<unknown>, "validator">,
 ): Promise<ServiceResult<string>> {
-  options ??= {};
   return db.select(table, { ...options, format: ResponseFormat.GEOJSON });
 }
 
@@ -285,7 +283,6 @@ export function selectCsv(
   table: string,
   options?: Omit<TypedSelectOptions<unknown>, "validator">,
 ): Promise<ServiceResult<string>> {
-  options ??= {};
   return db.select(table, { ...options, format: ResponseFormat.CSV });
 }
 
@@ -311,7 +308,6 @@ export function selectHead(
   table: string,
   options?: Omit<SelectCountOptions, "count"> & { count?: CountOption | null | undefined },
 ): Promise<ServiceResult<void>> {
-  options ??= {};
   return db.select(table, { ...options, format: ResponseFormat.HEAD }).then(discard);
 }
 
@@ -498,7 +494,6 @@ export function insertUnit(
   body: string,
   options?: Omit<InsertOptions, "returning" | "stripNulls" | "rollback" | "contentType">,
 ): Promise<ServiceResult<void>> {
-  options ??= {};
   return db.insert(table, body, { ...options, returning: ReturnOption.MINIMAL }).then(discard);
 }
 
@@ -526,7 +521,6 @@ export function insertUnitTyped<T>(
   value: T,
   options?: Omit<InsertOptions, "returning" | "stripNulls" | "rollback" | "contentType">,
 ): Promise<ServiceResult<void>> {
-  options ??= {};
   return guarded(() => insertUnit(db, table, encodeJson(value, "insert"), options));
 }
 
@@ -556,7 +550,6 @@ export function upsertTyped<T extends object, R = T>(
   value: OneRow<T>,
   options?: Omit<TypedInsertOptions<R>, "upsert">,
 ): Promise<ServiceResult<R[]>> {
-  options ??= {};
   return insertTyped<T, R>(db, table, value, { ...options, upsert: true });
 }
 
@@ -586,7 +579,6 @@ export function upsertTypedMany<T, R = T>(
   values: readonly T[],
   options?: Omit<TypedInsertOptions<R>, "upsert">,
 ): Promise<ServiceResult<R[]>> {
-  options ??= {};
   return insertTypedMany(db, table, values, { ...options, upsert: true });
 }
 
@@ -687,7 +679,6 @@ export function updateUnit(
   block: ((w: WhereBuilder) => BlockResult) | null,
   options?: Omit<TypedMutateOptions<unknown>, "validator">,
 ): Promise<ServiceResult<void>> {
-  options ??= {};
   return db.update(table, body, block, { ...options, returning: ReturnOption.MINIMAL }).then(
     discard,
   );
@@ -719,7 +710,6 @@ export function updateUnitTyped<T>(
   block: ((w: WhereBuilder) => BlockResult) | null,
   options?: Omit<TypedMutateOptions<unknown>, "validator">,
 ): Promise<ServiceResult<void>> {
-  options ??= {};
   return guarded(() => updateUnit(db, table, withoutNulls(value), block, options));
 }
 
@@ -781,6 +771,5 @@ export function deleteUnit(
   block: ((w: WhereBuilder) => BlockResult) | null,
   options?: Omit<TypedMutateOptions<unknown>, "validator">,
 ): Promise<ServiceResult<void>> {
-  options ??= {};
   return db.delete(table, block, { ...options, returning: ReturnOption.MINIMAL }).then(discard);
 }

@@ -118,9 +118,8 @@ export async function validateAll<T>(
   validator?: Validator<T> | null,
   options?: { signal?: AbortSignal | undefined },
 ): Promise<ServiceResult<T[]>> {
-  options ??= {};
   if (!validator) return success(values as T[]);
-  const refused = refusedSignal(options.signal);
+  const refused = refusedSignal(options?.signal);
   if (refused) return refused;
   // A Standard Schema first: some (arktype) are also callable, and their call
   // returns an error object instead of throwing.
@@ -139,19 +138,18 @@ export async function validateAll<T>(
   if (!isSchema && typeof validator !== "function") {
     return failure({ message: NOT_A_VALIDATOR, category: "INVALID_ARGUMENT" });
   }
-  const plain = !isSchema;
   const out: T[] = [];
   for (let i = 0; i < values.length; i++) {
     try {
-      const pending: unknown = plain
-        ? (validator as (v: unknown) => unknown)(values[i])
-        : (standard as StandardSchemaV1<T>["~standard"]).validate(values[i]);
+      const pending: unknown = isSchema
+        ? (standard as StandardSchemaV1<T>["~standard"]).validate(values[i])
+        : (validator as (v: unknown) => unknown)(values[i]);
       // An async validator is awaited (its rows are values, not promises), cancellably.
       const settled = isThenable(pending)
-        ? await untilAborted(Promise.resolve(pending), options.signal)
+        ? await untilAborted(Promise.resolve(pending), options?.signal)
         : pending;
       if (settled === ABORTED) return cancelled();
-      if (plain) out.push(settled as T);
+      if (!isSchema) out.push(settled as T);
       else {
         const r = settled as StandardResult<T>;
         // A result that is neither `{ value }` nor `{ issues }` is a broken validator, not a row.
