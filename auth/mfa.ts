@@ -50,9 +50,15 @@ export function mfaEnroll(
     return invalid("Cannot enroll a phone factor as 'phone' is blank");
   }
   const body: Record<string, unknown> = { factor_type: factorType };
-  if (o.friendlyName) body.friendly_name = o.friendlyName;
-  if (o.issuer) body.issuer = o.issuer;
-  if (o.phone) body.phone = o.phone;
+  for (
+    const [from, to] of [
+      ["friendlyName", "friendly_name"],
+      ["issuer", "issuer"],
+      ["phone", "phone"],
+    ] as const
+  ) {
+    if (o[from]) body[to] = o[from];
+  }
   return gotrue(client, {
     method: "POST",
     path: "/factors",

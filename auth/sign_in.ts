@@ -190,10 +190,16 @@ export function signInWithIdToken(
     id_token: idToken,
     gotrue_meta_security: security(o.captchaToken),
   };
-  if (o.accessToken) body.access_token = o.accessToken;
-  if (o.nonce) body.nonce = o.nonce;
-  if (o.clientId) body.client_id = o.clientId;
-  if (o.issuer) body.issuer = o.issuer;
+  for (
+    const [from, to] of [
+      ["accessToken", "access_token"],
+      ["nonce", "nonce"],
+      ["clientId", "client_id"],
+      ["issuer", "issuer"],
+    ] as const
+  ) {
+    if (o[from]) body[to] = o[from];
+  }
   if (link) body.link_identity = true;
   return gotrue(client, {
     method: "POST",
