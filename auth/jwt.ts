@@ -204,7 +204,7 @@ export function decodeJwkSet(value: unknown): JwkSet {
   const keys: Jwk[] = [];
   if (Array.isArray(o.keys)) {
     for (const entry of o.keys) {
-      if (entry !== null && typeof entry === "object" && typeof entry.kty === "string") {
+      if (typeof entry === "object" && typeof entry?.kty === "string") {
         keys.push(decodeJwk(entry));
       }
     }
