@@ -128,11 +128,10 @@ export function signInWithPassword(
   o?: CaptchaOptions,
 ): Promise<ServiceResult<Session>> {
   o ??= {};
-  const bad = "email" in credential
-    ? notText(credential.email, "email")
-    : notText(credential.phone, "phone");
-  const badPassword = bad ?? notText(password, "password", false);
-  if (badPassword) return invalid(`Cannot sign in as ${badPassword}`);
+  const field = "email" in credential ? "email" : "phone";
+  const bad = notText((credential as Record<string, unknown>)[field], field) ??
+    notText(password, "password", false);
+  if (bad) return invalid(`Cannot sign in as ${bad}`);
   return gotrue(client, {
     method: "POST",
     path: "/token",
