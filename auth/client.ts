@@ -388,7 +388,7 @@ export class AuthClient {
     options?: AuthCallOptions,
   ): Promise<ServiceResult<UserIdentity[]>> {
     const r = await this.getUser(accessToken, options);
-    return r.ok ? r.map((u) => u.identities ?? []) : r;
+    return r.map((u) => u.identities ?? []);
   }
 
   /**

@@ -310,5 +310,5 @@ export async function getJwks(
     timeout: o.timeout,
     maxBodyBytes: AUTH_BODY_LIMIT,
   });
-  return r.ok ? r.map((v) => v.body) : r;
+  return r.map((v) => v.body);
 }
