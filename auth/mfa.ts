@@ -161,7 +161,7 @@ export async function mfaListFactors(
 ): Promise<ServiceResult<MfaListFactorsResponse>> {
   o ??= {};
   const user = await getUser(client, accessToken, o);
-  return user.ok ? success(listFactors(user.value.factors ?? [])) : user;
+  return user.map((u) => listFactors(u.factors ?? []));
 }
 
 /**
