@@ -31,8 +31,6 @@ import {
   type PasskeyRegistrationOptionsResponse,
 } from "./models.ts";
 
-const str = (v: unknown) => String(v);
-
 export function decodeEnroll(json: unknown): MfaEnrollResponse {
   const o = asObject(json, "enrolment");
   const totp = optObject(o, "totp");
@@ -156,7 +154,7 @@ export function decodeGrant(json: unknown): OAuthGrant {
   const o = asObject(json, "grant");
   return {
     client: decodeOAuthClient(o.client ?? {}),
-    scopes: optArray(o, "scopes", str) ?? [],
+    scopes: optArray(o, "scopes", String) ?? [],
     grantedAt: optString(o, "granted_at") ?? "",
   };
 }

@@ -12,8 +12,9 @@ export const PASSWORD_FIELDS = ["password", "current_password"] as const;
 
 /** The passwords of a request's JSON body. */
 function passwordsOf(body: unknown): string[] {
-  if (!body || typeof body !== "object") return [];
-  return PASSWORD_FIELDS.map((k) => (body as Record<string, unknown>)[k]).filter((
+  // An absent body has none of these fields, nor would a scalar.
+  const o = (body ?? {}) as Record<string, unknown>;
+  return PASSWORD_FIELDS.map((k) => o[k]).filter((
     v,
   ): v is string => typeof v === "string");
 }

@@ -26,8 +26,7 @@ export function providerUrl(base: string, provider: string, o: OAuthUrlOptions):
   if (typeof provider !== "string" || provider.trim() === "") {
     throw new TypeError("Cannot build the OAuth URL as 'provider' is blank");
   }
-  const e = encodeComponent;
-  const parts = [`provider=${e(provider)}`];
+  const parts = [`provider=${encodeComponent(provider)}`];
   // An object would go as its text ("[object Object]"), as supabase-js sends it.
   const text = (name: string, v: unknown): string => {
     if (typeof v !== "string") {
@@ -35,7 +34,7 @@ export function providerUrl(base: string, provider: string, o: OAuthUrlOptions):
         `Cannot build the OAuth URL as ${name} must be a string: current value is ${showValue(v)}`,
       );
     }
-    return e(v);
+    return encodeComponent(v);
   };
   if (o.redirectTo) parts.push(`redirect_to=${text("'redirectTo'", o.redirectTo)}`);
   // supabase-js takes one space-separated string; a list is asked for here.
@@ -48,12 +47,12 @@ export function providerUrl(base: string, provider: string, o: OAuthUrlOptions):
   }
   if (o.scopes && o.scopes.length > 0) {
     for (const scope of o.scopes) text("each of 'scopes'", scope);
-    parts.push(`scopes=${e(o.scopes.join(" "))}`);
+    parts.push(`scopes=${encodeComponent(o.scopes.join(" "))}`);
   }
   if (o.pkceParams) {
     parts.push(
-      `code_challenge=${e(o.pkceParams.codeChallenge)}`,
-      `code_challenge_method=${e(challengeMethod(o.pkceParams))}`,
+      `code_challenge=${encodeComponent(o.pkceParams.codeChallenge)}`,
+      `code_challenge_method=${encodeComponent(challengeMethod(o.pkceParams))}`,
     );
   }
   const given: unknown = o.queryParams ?? {};
@@ -91,7 +90,7 @@ export function providerUrl(base: string, provider: string, o: OAuthUrlOptions):
     }
     // A number or a boolean in the query goes as its text, as every query value does.
     const value = typeof v === "number" || typeof v === "boolean" ? String(v) : v;
-    parts.push(`${e(k)}=${text(`'queryParams.${k}'`, value)}`);
+    parts.push(`${encodeComponent(k)}=${text(`'queryParams.${k}'`, value)}`);
   }
   if (o.inviteToken) parts.push(`invite_token=${text("'inviteToken'", o.inviteToken)}`);
   if (o.skipBrowserRedirect) parts.push("skip_http_redirect=true");

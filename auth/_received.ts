@@ -14,8 +14,7 @@ const RECEIVED = new WeakMap<object, number>();
 /** Whether `value` has a session's tokens and lifetime (a `Session` or `MfaVerifyResponse`). */
 function sessionShaped(value: unknown): value is object {
   const v = value as { accessToken?: unknown; expiresIn?: unknown } | null;
-  return typeof v === "object" && v !== null && typeof v.accessToken === "string" &&
-    typeof v.expiresIn === "number";
+  return typeof v?.accessToken === "string" && typeof v.expiresIn === "number";
 }
 
 /**

@@ -72,7 +72,7 @@ export function gotrue<T>(client: BaseClient, call: GoTrueCall<T>): Promise<Serv
     redirect: call.redirect,
     signal: call.options?.signal,
     timeout: call.options?.timeout,
-    secrets: [...(bodySecrets(call.body) ?? []), ...redirectSecrets(call.query)],
+    secrets: [...bodySecrets(call.body), ...redirectSecrets(call.query)],
     maxBodyBytes: AUTH_BODY_LIMIT,
   }).then((r) =>
     decodeResult(
@@ -105,9 +105,9 @@ const BODY_SECRETS = [
   "nonce",
 ] as const;
 
-function bodySecrets(body: unknown): string[] | undefined {
-  if (!body || typeof body !== "object") return undefined;
-  const o = body as Record<string, unknown>;
+function bodySecrets(body: unknown): string[] {
+  // An absent body has none of these fields, nor would a scalar.
+  const o = (body ?? {}) as Record<string, unknown>;
   // The captcha token goes nested (`security`): a live single-use token, as a one-time code.
   const captcha = (o.gotrue_meta_security as { captcha_token?: unknown } | undefined)
     ?.captcha_token;

@@ -107,11 +107,10 @@ export class AuthClient {
    * @param options JWKS settings.
    */
   constructor(client: BaseClient, options?: AuthClientOptions) {
-    options ??= {};
     this.client = client;
     // Without JWKS settings of its own, the process's key sets in memory: a client made per
     // request would otherwise fetch the key set before every local verification.
-    this.jwks = createJwksResolver(client, options.jwks ?? { cache: sharedJwksCache(client) });
+    this.jwks = createJwksResolver(client, options?.jwks ?? { cache: sharedJwksCache(client) });
   }
 
   /**
@@ -389,7 +388,7 @@ export class AuthClient {
     options?: AuthCallOptions,
   ): Promise<ServiceResult<UserIdentity[]>> {
     const r = await this.getUser(accessToken, options);
-    return r.ok ? r.map((u) => u.identities ?? []) : r;
+    return r.map((u) => u.identities ?? []);
   }
 
   /**

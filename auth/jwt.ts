@@ -14,7 +14,7 @@ import {
   optObject,
   optString,
 } from "../core/decode.ts";
-import { type ServiceResult, success } from "../core/result.ts";
+import type { ServiceResult } from "../core/result.ts";
 import { decodeJwt } from "./_jwt_decode.ts";
 
 export { MAX_JWT_LENGTH } from "./_jwt_decode.ts";
@@ -204,7 +204,7 @@ export function decodeJwkSet(value: unknown): JwkSet {
   const keys: Jwk[] = [];
   if (Array.isArray(o.keys)) {
     for (const entry of o.keys) {
-      if (entry !== null && typeof entry === "object" && typeof entry.kty === "string") {
+      if (typeof entry === "object" && typeof entry?.kty === "string") {
         keys.push(decodeJwk(entry));
       }
     }
@@ -235,5 +235,5 @@ export function decodeJwkSet(value: unknown): JwkSet {
  */
 export function parseJwtClaims(jwt: string): ServiceResult<JsonObject> {
   const decoded = decodeJwt(jwt);
-  return decoded.ok ? success(decoded.value.payload) : decoded;
+  return decoded.map((d) => d.payload);
 }

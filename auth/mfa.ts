@@ -50,9 +50,15 @@ export function mfaEnroll(
     return invalid("Cannot enroll a phone factor as 'phone' is blank");
   }
   const body: Record<string, unknown> = { factor_type: factorType };
-  if (o.friendlyName) body.friendly_name = o.friendlyName;
-  if (o.issuer) body.issuer = o.issuer;
-  if (o.phone) body.phone = o.phone;
+  for (
+    const [from, to] of [
+      ["friendlyName", "friendly_name"],
+      ["issuer", "issuer"],
+      ["phone", "phone"],
+    ] as const
+  ) {
+    if (o[from]) body[to] = o[from];
+  }
   return gotrue(client, {
     method: "POST",
     path: "/factors",
@@ -97,14 +103,16 @@ export function mfaVerify(
       "Cannot verify as 'accessToken', 'factorId' and 'challengeId' must be non-blank",
     );
   }
-  if (blank(code) && !o.webauthn) {
+  const webauthn = o.webauthn;
+  if (blank(code) && !webauthn) {
     return invalid("Cannot verify as 'code' is blank and no WebAuthn response was given");
   }
-  const bad = notObject(o.webauthn?.credentialResponse, "credentialResponse");
+  const bad = notObject(webauthn?.credentialResponse, "credentialResponse");
   if (bad) return invalid(`Cannot verify as ${bad}`);
-  if (o.webauthn) {
+  const body: Record<string, unknown> = { challenge_id: challengeId };
+  if (webauthn) {
     // GoTrue refuses a WebAuthn verification without both (400 validation_failed).
-    const { type, credentialResponse } = o.webauthn;
+    const { type, credentialResponse } = webauthn;
     if (type !== "create" && type !== "request") {
       return invalid(
         `Cannot verify as WebAuthn 'type' must be "create" or "request": current value is ${
@@ -115,13 +123,7 @@ export function mfaVerify(
     if (credentialResponse == null) {
       return invalid("Cannot verify as WebAuthn 'credentialResponse' is missing");
     }
-  }
-  const body: Record<string, unknown> = { challenge_id: challengeId };
-  if (o.webauthn) {
-    body.webauthn = {
-      type: o.webauthn.type ?? undefined,
-      credential_response: o.webauthn.credentialResponse ?? undefined,
-    };
+    body.webauthn = { type, credential_response: credentialResponse };
   } else body.code = code;
   return gotrue(client, {
     method: "POST",
@@ -159,7 +161,7 @@ export async function mfaListFactors(
 ): Promise<ServiceResult<MfaListFactorsResponse>> {
   o ??= {};
   const user = await getUser(client, accessToken, o);
-  return user.ok ? success(listFactors(user.value.factors ?? [])) : user;
+  return user.map((u) => listFactors(u.factors ?? []));
 }
 
 /**

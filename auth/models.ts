@@ -544,8 +544,8 @@ export function decodeSession(json: unknown): Session {
  * @returns Whether it holds a non-empty `access_token`.
  */
 export function hasSession(json: unknown): boolean {
-  return json !== null && typeof json === "object" &&
-    typeof (json as Record<string, unknown>).access_token === "string" &&
+  return typeof json === "object" &&
+    typeof (json as Record<string, unknown> | null)?.access_token === "string" &&
     (json as Record<string, string>).access_token !== "";
 }
 

@@ -59,11 +59,20 @@ export function passkeyStartRegistration(
 }
 
 /**
- * Why a WebAuthn credential cannot be sent, or null. A missing one is refused too: GoTrue takes a
- * JSON `null` for a credential, spends the single-use challenge, and only then fails to parse it.
+ * The failure of a passkey verification that cannot be sent (a blank challenge id, a credential
+ * that is no JSON object), or null. A missing credential is refused too: GoTrue takes a JSON
+ * `null` for a credential, spends the single-use challenge, and only then fails to parse it.
  */
-function badCredential(credential: unknown): string | null {
-  return credential == null ? "'credential' is missing" : notObject(credential, "credential");
+function badVerification(
+  challengeId: string,
+  credential: unknown,
+): Promise<ServiceResult<never>> | null {
+  const bad = blank(challengeId)
+    ? "'challengeId' is blank"
+    : credential == null
+    ? "'credential' is missing"
+    : notObject(credential, "credential");
+  return bad ? invalid(`Cannot verify the passkey as ${bad}`) : null;
 }
 
 export function passkeyVerifyRegistration(
@@ -74,10 +83,8 @@ export function passkeyVerifyRegistration(
   o?: AuthCallOptions,
 ): Promise<ServiceResult<PasskeyMetadata>> {
   o ??= {};
-  if (blank(challengeId)) return invalid("Cannot verify the passkey as 'challengeId' is blank");
-  const bad = badCredential(credential);
-  if (bad) return invalid(`Cannot verify the passkey as ${bad}`);
-  return needToken(accessToken, "verify a passkey registration") ??
+  return badVerification(challengeId, credential) ??
+    needToken(accessToken, "verify a passkey registration") ??
     gotrue(client, {
       method: "POST",
       path: "/passkeys/registration/verify",
@@ -112,10 +119,7 @@ export function passkeyVerifyAuthentication(
   o?: AuthCallOptions,
 ): Promise<ServiceResult<Session>> {
   o ??= {};
-  if (blank(challengeId)) return invalid("Cannot verify the passkey as 'challengeId' is blank");
-  const bad = badCredential(credential);
-  if (bad) return invalid(`Cannot verify the passkey as ${bad}`);
-  return gotrue(client, {
+  return badVerification(challengeId, credential) ?? gotrue(client, {
     method: "POST",
     path: "/passkeys/authentication/verify",
     body: { challenge_id: challengeId, credential },

@@ -127,8 +127,7 @@ export async function pkceChallengeS256(
 export async function generatePkceParams(
   options?: GeneratePkceOptions,
 ): Promise<Required<PkceParams>> {
-  options ??= {};
-  const method = options.method ?? (options.sha256 === null ? "plain" : "S256");
+  const method = options?.method ?? (options?.sha256 === null ? "plain" : "S256");
   if (method !== "S256" && method !== "plain") {
     throw new TypeError(
       `Cannot generate PKCE params as 'method' must be "S256" or "plain": current value is ${
@@ -140,6 +139,6 @@ export async function generatePkceParams(
   if (method === "plain") {
     return { codeVerifier, codeChallenge: codeVerifier, codeChallengeMethod: "plain" };
   }
-  const codeChallenge = await pkceChallengeS256(codeVerifier, options.sha256);
+  const codeChallenge = await pkceChallengeS256(codeVerifier, options?.sha256);
   return { codeVerifier, codeChallenge, codeChallengeMethod: "S256" };
 }

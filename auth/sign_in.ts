@@ -128,11 +128,10 @@ export function signInWithPassword(
   o?: CaptchaOptions,
 ): Promise<ServiceResult<Session>> {
   o ??= {};
-  const bad = "email" in credential
-    ? notText(credential.email, "email")
-    : notText(credential.phone, "phone");
-  const badPassword = bad ?? notText(password, "password", false);
-  if (badPassword) return invalid(`Cannot sign in as ${badPassword}`);
+  const field = "email" in credential ? "email" : "phone";
+  const bad = notText((credential as Record<string, unknown>)[field], field) ??
+    notText(password, "password", false);
+  if (bad) return invalid(`Cannot sign in as ${bad}`);
   return gotrue(client, {
     method: "POST",
     path: "/token",
@@ -190,10 +189,16 @@ export function signInWithIdToken(
     id_token: idToken,
     gotrue_meta_security: security(o.captchaToken),
   };
-  if (o.accessToken) body.access_token = o.accessToken;
-  if (o.nonce) body.nonce = o.nonce;
-  if (o.clientId) body.client_id = o.clientId;
-  if (o.issuer) body.issuer = o.issuer;
+  for (
+    const [from, to] of [
+      ["accessToken", "access_token"],
+      ["nonce", "nonce"],
+      ["clientId", "client_id"],
+      ["issuer", "issuer"],
+    ] as const
+  ) {
+    if (o[from]) body[to] = o[from];
+  }
   if (link) body.link_identity = true;
   return gotrue(client, {
     method: "POST",

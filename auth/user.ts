@@ -39,6 +39,7 @@ import { decodeHealth, decodeSettings } from "./_decoders.ts";
 import type { PkceParams } from "./pkce.ts";
 import { providerUrl } from "./_provider_url.ts";
 import { parseJwtClaims } from "./jwt.ts";
+import { JWKS_PATH } from "./jwks.ts";
 import { showValue } from "../core/_show.ts";
 import { cancelled, refusedSignal } from "../core/_abort.ts";
 
@@ -301,7 +302,7 @@ export async function getJwks(
   o ??= {};
   const r = await client.request({
     area: "auth",
-    path: "/.well-known/jwks.json",
+    path: JWKS_PATH,
     headers: API_VERSION,
     credentials: "apikey",
     responseType: "text",
@@ -309,5 +310,5 @@ export async function getJwks(
     timeout: o.timeout,
     maxBodyBytes: AUTH_BODY_LIMIT,
   });
-  return r.ok ? r.map((v) => v.body) : r;
+  return r.map((v) => v.body);
 }
