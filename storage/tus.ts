@@ -638,12 +638,8 @@ class Upload implements ResumableUpload {
     // A Blob that says it is empty must be: a missing file's (Bun) would store an empty object.
     await this.#source.checkEmptyBlob();
     for (let attempt = 1;; attempt++) {
-      let first: Chunk | null = null;
-      if (withUpload) {
-        const read = await untilAborted(this.#firstChunk(), signal);
-        if (read === ABORTED) return cancelled();
-        first = read;
-      }
+      const first = withUpload ? await untilAborted(this.#firstChunk(), signal) : null;
+      if (first === ABORTED) return cancelled();
       const sending = this.#post(first, signal);
       if (withUpload) this.#readNext(0, first, false);
       else if (this.#total !== 0) this.#readAhead(0);
