@@ -256,8 +256,7 @@ function queryValues(text: string): string[] {
 function isHttpUrl(value: unknown): value is string {
   if (typeof value !== "string") return false;
   try {
-    const { protocol } = new URL(value);
-    return protocol === "https:" || protocol === "http:";
+    return /^https?:$/.test(new URL(value).protocol);
   } catch {
     return false;
   }
