@@ -319,7 +319,7 @@ const cancelled = () => failure({ message: "Upload paused: cancelled", category:
  */
 function otherObject(header: string | null, bucket: string, key: string): string | null {
   if (header === null) return null;
-  const named: Record<string, string | null> = { bucketName: null, objectName: null };
+  const named: Record<string, string> = { bucketName: bucket, objectName: key };
   for (const pair of header.split(",")) {
     const [name, value = ""] = pair.trim().split(/\s+/);
     if (name !== "bucketName" && name !== "objectName") continue;
@@ -329,9 +329,8 @@ function otherObject(header: string | null, bucket: string, key: string): string
       // not compared
     }
   }
-  const otherBucket = named.bucketName ?? bucket;
-  const otherKey = named.objectName ?? key;
-  return otherBucket !== bucket || otherKey !== key ? `${otherBucket}/${otherKey}` : null;
+  const { bucketName, objectName } = named;
+  return bucketName !== bucket || objectName !== key ? `${bucketName}/${objectName}` : null;
 }
 
 /**
