@@ -322,7 +322,7 @@ function otherObject(header: string | null, bucket: string, key: string): string
   const named: Record<string, string> = { bucketName: bucket, objectName: key };
   for (const pair of header.split(",")) {
     const [name, value = ""] = pair.trim().split(/\s+/);
-    if (name !== "bucketName" && name !== "objectName") continue;
+    if (!Object.hasOwn(named, name)) continue;
     try {
       named[name] = utf8Decode(Uint8Array.from(atob(value), (c) => c.charCodeAt(0)));
     } catch {
