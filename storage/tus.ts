@@ -278,7 +278,7 @@ function isHttpUrl(value: unknown): value is string {
  */
 export function parseUploadOffset(value: string | null): number | null {
   if (value === null || !/^\d{1,15}$/.test(value.trim())) return null;
-  return Number(value.trim());
+  return +value; // ToNumber ignores the spaces trim() drops
 }
 
 /** The header of every TUS request (sent as it is by HEAD, which adds none). */
