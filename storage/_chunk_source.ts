@@ -484,8 +484,7 @@ export class ChunkSource {
   /** Whether the stream ended exactly at `offset` (for deferred length). */
   async endsAt(offset: number): Promise<boolean> {
     if (this.length !== null) return offset >= this.length;
-    if (offset !== this.#streamPos) return false;
-    return await this.#streamEnded();
+    return offset === this.#streamPos && await this.#streamEnded();
   }
 
   /** Whether the stream has nothing after its current position (peeks one piece). */
