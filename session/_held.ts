@@ -13,7 +13,7 @@ import type { Session } from "../auth/models.ts";
 import { parseJwtClaims } from "../auth/jwt.ts";
 import { ABORTED, untilAborted, untilCancelled } from "../core/_abort.ts";
 import { deadline, type Within } from "../core/_deadline.ts";
-import { failure, type ServiceResult, success } from "../core/result.ts";
+import { type Failure, failure, type ServiceResult, success } from "../core/result.ts";
 import { redactCause, redactSecrets } from "../core/http_error.ts";
 import type { AuthStateChangeEvent, SessionManager, SessionState } from "./manager.ts";
 
@@ -129,6 +129,22 @@ function refreshOfLapsed(manager: SessionManager): LapseRefresh | null {
   return lapse !== undefined && lapse.on() && manager.sessionState.value.kind === "Expired"
     ? lapse
     : null;
+}
+
+/**
+ * `Failure(NO_SESSION)` for a helper that found no live session: with the code `session_expired`
+ * when the manager holds a lapsed session that it does not refresh (auto-refresh off or stopped:
+ * with it on, {@linkcode onLiveSession} refreshes first), so that a server that turned auto-refresh
+ * off can tell a lapsed session from none.
+ */
+export function noSession(manager: SessionManager): Failure {
+  return manager.sessionState.value.kind === "Expired"
+    ? failure({
+      message: "No active session: the held session has expired and auto-refresh is off",
+      category: "NO_SESSION",
+      code: "session_expired",
+    })
+    : failure({ message: "No active session", category: "NO_SESSION" });
 }
 
 /**

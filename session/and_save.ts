@@ -18,13 +18,14 @@ import type {
 import type { OAuthProvider, OtpType } from "../auth/enums.ts";
 import type { OtpVerifyResult, Session } from "../auth/models.ts";
 import type { JsonObjectInput } from "../core/decode.ts";
-import { failure, type ServiceResult, success } from "../core/result.ts";
+import { type ServiceResult, success } from "../core/result.ts";
 import { AuthStateChangeEvent, type SessionManager } from "./manager.ts";
 import { copySession } from "./_copy.ts";
 import {
   call,
   heldSession,
   lapseRefresh,
+  noSession,
   onLiveSession,
   sameSession,
   saved,
@@ -404,7 +405,7 @@ export function mfaVerifyAndSaveSession(
 ): Promise<ServiceResult<Session>> {
   return onLiveSession(manager, auth.client.timeout, options ?? {}, async (options) => {
     const session = manager.currentSession;
-    if (!session) return failure({ message: "No active session", category: "NO_SESSION" });
+    if (!session) return noSession(manager);
     const r = await auth.mfaVerify(session.accessToken, factorId, challengeId, code, call(options));
     if (!r.ok) return r;
     // A sign-out or another sign-in while the code was checked has the last word.

@@ -7,7 +7,8 @@
  * `timeout` (the client's by default) bounds it and their request together.
  * With auto-refresh on, those that send the held session's token refresh a
  * lapsed one first (the manager's shared refresh, under the same signal and
- * timeout), as auth-js does; with it off they answer `NO_SESSION`.
+ * timeout), as auth-js does; with it off they answer `NO_SESSION` (code
+ * `session_expired`).
  *
  * @module
  */
@@ -51,6 +52,7 @@ import {
   isSeconds,
   type LapseRefresh,
   lapseRefresh,
+  noSession,
   numericClaim,
   onLiveSession,
   restoreWait,
@@ -61,8 +63,6 @@ import {
   superseded,
   tokenOf,
 } from "./_held.ts";
-
-const noSession = (): Failure => failure({ message: "No active session", category: "NO_SESSION" });
 
 const EMPTY_USER: User = {
   id: "",
@@ -185,7 +185,7 @@ export function getUserForCurrentSession(
 ): Promise<ServiceResult<User>> {
   return onLiveSession(manager, auth.client.timeout, options ?? {}, async (options) => {
     const session = manager.currentSession;
-    if (!session) return noSession();
+    if (!session) return noSession(manager);
     const r = await auth.getUser(session.accessToken, call(options));
     if (r.ok && options.updateStoredSession) {
       const stored = await saveUser(manager, session, r.value, options.signal);
@@ -225,7 +225,7 @@ export function reauthenticateCurrentSession(
 ): Promise<ServiceResult<void>> {
   return onLiveSession(manager, auth.client.timeout, options ?? {}, async (options) => {
     const session = manager.currentSession;
-    if (!session) return noSession();
+    if (!session) return noSession(manager);
     return await auth.reauthenticate(session.accessToken, call(options));
   });
 }
@@ -262,7 +262,7 @@ export function updateUserForCurrentSession(
 ): Promise<ServiceResult<User>> {
   return onLiveSession(manager, auth.client.timeout, options ?? {}, async (options) => {
     const session = manager.currentSession;
-    if (!session) return noSession();
+    if (!session) return noSession(manager);
     // An email change's link goes where asked, in the PKCE flow when given a challenge.
     const r = await auth.updateUser(session.accessToken, updates, {
       ...call(options),
@@ -419,7 +419,7 @@ export async function signOutCurrentSession(
         if (options.signal?.aborted) return cancelled(options.signal.reason);
       }
     }
-    return (options.succeedIfNoSession ?? true) ? success(undefined) : noSession();
+    return (options.succeedIfNoSession ?? true) ? success(undefined) : noSession(manager);
   }
   const scope = options.scope ?? SignOutScope.LOCAL;
   // Another account signed in since, in another tab (the shared storage holds its later
@@ -565,7 +565,7 @@ export function getSsoUrlForCurrentSession(
 ): Promise<ServiceResult<SsoResponse>> {
   return onLiveSession(manager, auth.client.timeout, options ?? {}, async (options) => {
     const session = manager.currentSession;
-    if (!session) return noSession();
+    if (!session) return noSession(manager);
     return await auth.getSsoUrl({ ...options, accessToken: session.accessToken });
   });
 }
@@ -602,7 +602,7 @@ export function getUserIdentitiesForCurrentSession(
 ): Promise<ServiceResult<UserIdentity[]>> {
   return onLiveSession(manager, auth.client.timeout, options ?? {}, async (options) => {
     const session = manager.currentSession;
-    if (!session) return noSession();
+    if (!session) return noSession(manager);
     const r = await auth.getUserIdentities(session.accessToken, call(options));
     return await endedThere(manager, session, r, options.signal);
   });
@@ -640,7 +640,7 @@ export function linkIdentityForCurrentSession(
 ): Promise<ServiceResult<LinkIdentityResponse>> {
   return onLiveSession(manager, auth.client.timeout, options ?? {}, (options) => {
     const session = manager.currentSession;
-    if (!session) return Promise.resolve(noSession());
+    if (!session) return Promise.resolve(noSession(manager));
     // A blank provider or a `state` query parameter is a Failure from linkIdentity.
     return auth.linkIdentity(session.accessToken, provider, options);
   });
@@ -689,7 +689,7 @@ export function linkIdentityWithIdTokenForCurrentSession(
 ): Promise<ServiceResult<Session>> {
   return onLiveSession(manager, auth.client.timeout, options ?? {}, async (options) => {
     const session = manager.currentSession;
-    if (!session) return noSession();
+    if (!session) return noSession(manager);
     const r = await auth.linkIdentityWithIdToken(session.accessToken, provider, idToken, options);
     if (r.ok && (options.updateStoredSession ?? true)) {
       if (!sameSession(session, heldSession(manager))) return superseded();
@@ -731,7 +731,7 @@ export function unlinkIdentityForCurrentSession(
 ): Promise<ServiceResult<void>> {
   return onLiveSession(manager, auth.client.timeout, options ?? {}, async (options) => {
     const session = manager.currentSession;
-    if (!session) return noSession();
+    if (!session) return noSession(manager);
     return await unlinkIdentityAndUpdateSession(
       auth,
       session.accessToken,
@@ -1188,7 +1188,7 @@ export function getClaimsForCurrentSession(
   return run(manager, auth.client.timeout, options ?? {}, async (options) => {
     // allowExpired reads a lapsed session's token too (its claims are checked, not its life).
     const session = options.allowExpired ? heldSession(manager) : manager.currentSession;
-    if (!session) return noSession();
+    if (!session) return noSession(manager);
     // A device clock far from the server's (measured by the manager): the token's exp is read
     // against the server's time here, as getClaims would read it against this clock.
     const gap = options.allowExpired ? 0 : clockGap(manager, session.refreshToken);
@@ -1232,6 +1232,6 @@ function refusedByServerClock(token: string, gap: number): Failure | null {
 export function parseCurrentSessionJwtClaims(manager: SessionManager): ServiceResult<JsonObject> {
   // No verification: a lapsed session's claims are as readable as a live one's.
   const session = heldSession(manager);
-  if (!session) return noSession();
+  if (!session) return noSession(manager);
   return parseJwtClaims(session.accessToken);
 }

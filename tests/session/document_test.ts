@@ -165,7 +165,11 @@ Deno.test("getClaimsForCurrentSession with allowExpired reads a lapsed session's
   const r = await getClaimsForCurrentSession(m, g.auth, { verify: false, allowExpired: true });
   assert.equal(r.getOrThrow().claims.subject, "u1");
   const strict = await getClaimsForCurrentSession(m, g.auth, { verify: false });
-  assert.equal(strict.errorOrNull()?.message, "No active session");
+  assert.equal(
+    strict.errorOrNull()?.message,
+    "No active session: the held session has expired and auto-refresh is off",
+  );
+  assert.equal(strict.errorOrNull()?.code, "session_expired");
   assert.equal(parseCurrentSessionJwtClaims(m).getOrThrow().sub, "u1");
   m.dispose();
 });

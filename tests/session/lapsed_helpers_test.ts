@@ -441,13 +441,16 @@ Deno.test("a helper's timeout (the client's by default) bounds the grant and its
   }
 });
 
-Deno.test("with auto-refresh off a lapsed session is unchanged: NO_SESSION, no grant", async () => {
+Deno.test("with auto-refresh off a lapsed session is unchanged: NO_SESSION (code session_expired), no grant", async () => {
   for (const op of OPERATIONS) {
     await withClock(async (clock) => {
       const h = setup({ autoRefresh: false });
       await lapse(h, clock);
       const r = await op.run(h, {});
       assert.equal(r.errorOrNull()?.category, "NO_SESSION", op.name);
+      // Told apart from no session at all, which has no code.
+      assert.equal(r.errorOrNull()?.code, "session_expired", op.name);
+      assert.match(r.errorOrNull()!.message, /expired and auto-refresh is off/, op.name);
       await clock.tickAsync(120_000);
       assert.deepEqual(h.log, [], `${op.name} sent nothing`);
       assert.equal(h.m.sessionState.value.kind, "Expired", op.name);
@@ -461,6 +464,7 @@ Deno.test("with auto-refresh off a lapsed session is unchanged: NO_SESSION, no g
     h.m.stopAutoRefresh();
     const r = await getUserForCurrentSession(h.auth, h.m);
     assert.equal(r.errorOrNull()?.category, "NO_SESSION");
+    assert.equal(r.errorOrNull()?.code, "session_expired");
     assert.deepEqual(h.log, []);
     h.m.dispose();
   });
@@ -477,4 +481,23 @@ Deno.test("a lapsed session's claims are read without a grant by getClaimsForCur
     assert.deepEqual(h.log, ["GET /user #1"], "the lapsed token, checked, and no grant");
     h.m.dispose();
   });
+});
+
+Deno.test("with no session at all the helpers answer NO_SESSION without a code", async () => {
+  const client = createBaseClient(BASE, KEY, {
+    fetch: () => Promise.reject(new Error("nothing may be sent")),
+  });
+  const auth = createAuthClient(client);
+  const m = createSessionManager(auth, client, { autoRefresh: false });
+  for (
+    const r of [
+      await getUserForCurrentSession(auth, m),
+      await mfaVerifyAndSaveSession(auth, m, "f", "c", "1"),
+    ]
+  ) {
+    assert.equal(r.errorOrNull()?.category, "NO_SESSION");
+    assert.equal(r.errorOrNull()?.code, null);
+    assert.equal(r.errorOrNull()?.message, "No active session");
+  }
+  m.dispose();
 });
