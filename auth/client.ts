@@ -127,7 +127,7 @@ export class AuthClient {
     password: string,
     options?: si.SignUpWithEmailOptions,
   ): Promise<ServiceResult<Session>> {
-    return si.signUpWithEmail(this.client, email, password, options);
+    return si.signUpWithEmailCall(this.client, email, password, options);
   }
 
   /**
@@ -188,7 +188,7 @@ export class AuthClient {
   signInAnonymously(
     options?: si.CaptchaOptions & { data?: JsonObjectInput | null | undefined },
   ): Promise<ServiceResult<Session>> {
-    return si.signInAnonymously(this.client, options);
+    return si.signInAnonymouslyCall(this.client, options);
   }
 
   /**
@@ -204,7 +204,7 @@ export class AuthClient {
     idToken: string,
     options?: si.SignInWithIdTokenOptions,
   ): Promise<ServiceResult<Session>> {
-    return si.signInWithIdToken(this.client, provider, idToken, options);
+    return si.signInWithIdTokenCall(this.client, provider, idToken, options);
   }
 
   /**
@@ -420,7 +420,7 @@ export class AuthClient {
     accessToken: string,
     options?: AuthCallOptions & { scope?: SignOutScope | undefined },
   ): Promise<ServiceResult<void>> {
-    return us.signOut(this.client, accessToken, options);
+    return us.signOutCall(this.client, accessToken, options);
   }
 
   /**
@@ -506,7 +506,7 @@ export class AuthClient {
     },
   ): Promise<ServiceResult<Session>> {
     options ??= {};
-    return si.signInWithIdToken(this.client, provider, idToken, {
+    return si.signInWithIdTokenCall(this.client, provider, idToken, {
       accessToken: options.providerAccessToken,
       nonce: options.nonce,
       signal: options.signal,

@@ -65,7 +65,7 @@ export interface CaptchaOptions extends AuthCallOptions {
   captchaToken?: string | null | undefined;
 }
 
-export function signUpWithEmail(
+export function signUpWithEmailCall(
   client: BaseClient,
   email: string,
   password: string,
@@ -142,7 +142,7 @@ export function signInWithPassword(
   });
 }
 
-export function signInAnonymously(
+export function signInAnonymouslyCall(
   client: BaseClient,
   o?: CaptchaOptions & { data?: JsonObjectInput | null | undefined },
 ): Promise<ServiceResult<Session>> {
@@ -170,7 +170,7 @@ export interface SignInWithIdTokenOptions extends CaptchaOptions {
   issuer?: string | null | undefined;
 }
 
-export function signInWithIdToken(
+export function signInWithIdTokenCall(
   client: BaseClient,
   provider: OAuthProvider | string,
   idToken: string,

@@ -141,7 +141,7 @@ function holdsNoSession(accessToken: string): boolean {
   return id == null || id === "" || id === "00000000-0000-0000-0000-000000000000";
 }
 
-export function signOut(
+export function signOutCall(
   client: BaseClient,
   accessToken: string,
   o?: AuthCallOptions & { scope?: SignOutScope | undefined },

@@ -583,7 +583,7 @@ export async function uploadObject(
   });
 }
 
-export async function uploadToSignedUrl(
+export async function uploadToSignedUrlOp(
   client: BaseClient,
   bucket: string,
   path: string,
@@ -966,7 +966,7 @@ function rangeAnswered(
 
 // Info and listing
 
-export async function info(
+export async function infoOp(
   client: BaseClient,
   visibility: "authenticated" | "public",
   bucket: string,
@@ -1028,7 +1028,7 @@ export interface ListOptions extends StorageCallOptions {
   search?: string | null | undefined;
 }
 
-export async function list(
+export async function listOp(
   client: BaseClient,
   bucket: string,
   o?: ListOptions,
@@ -1095,7 +1095,7 @@ export interface ListV2Options extends StorageCallOptions {
   sortOrder?: SortOrder | undefined;
 }
 
-export async function listV2(
+export async function listV2Op(
   client: BaseClient,
   bucket: string,
   o?: ListV2Options,
@@ -1212,7 +1212,7 @@ export async function moveOrCopy(
   return ok(r, undefined);
 }
 
-export async function deleteObjects(
+export async function deleteObjectsOp(
   client: BaseClient,
   bucket: string,
   one: string | readonly string[],
@@ -1287,7 +1287,7 @@ export function absoluteSigned(
   return url;
 }
 
-export async function createSignedUrl(
+export async function createSignedUrlOp(
   client: BaseClient,
   bucket: string,
   path: string,
@@ -1311,7 +1311,7 @@ export async function createSignedUrl(
         category: "INVALID_ARGUMENT",
       });
     }
-    const r = await createSignedUrls(client, bucket, [path], expiresIn, o);
+    const r = await createSignedUrlsOp(client, bucket, [path], expiresIn, o);
     return r.ok ? success(r.value[0]) : r;
   }
   if (o.transform) transformQuery(o.transform); // the same checks as render URLs
@@ -1337,7 +1337,7 @@ export async function createSignedUrl(
   );
 }
 
-export async function createSignedUrls(
+export async function createSignedUrlsOp(
   client: BaseClient,
   bucket: string,
   paths: readonly string[],
@@ -1393,7 +1393,7 @@ export async function createSignedUrls(
   return success(out);
 }
 
-export async function createSignedUploadUrl(
+export async function createSignedUploadUrlOp(
   client: BaseClient,
   bucket: string,
   path: string,

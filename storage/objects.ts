@@ -179,7 +179,7 @@ export function uploadToSignedUrl(
   data: UploadData,
   options?: UploadOptions,
 ): Promise<ServiceResult<string>> {
-  return guard(ops.uploadToSignedUrl(client, bucket, path, token, data, options));
+  return guard(ops.uploadToSignedUrlOp(client, bucket, path, token, data, options));
 }
 
 /**
@@ -370,7 +370,7 @@ export function info(
   path: string,
   options?: StorageCallOptions,
 ): Promise<ServiceResult<FileObject>> {
-  return guard(ops.info(client, "authenticated", bucket, path, options));
+  return guard(ops.infoOp(client, "authenticated", bucket, path, options));
 }
 
 /**
@@ -397,7 +397,7 @@ export function infoPublic(
   path: string,
   options?: StorageCallOptions,
 ): Promise<ServiceResult<FileObject>> {
-  return guard(ops.info(client, "public", bucket, path, options));
+  return guard(ops.infoOp(client, "public", bucket, path, options));
 }
 
 /**
@@ -477,7 +477,7 @@ export function list(
   bucket: string,
   options?: ListOptions,
 ): Promise<ServiceResult<FileObject[]>> {
-  return guard(ops.list(client, bucket, options));
+  return guard(ops.listOp(client, bucket, options));
 }
 
 /**
@@ -502,7 +502,7 @@ export function listV2(
   bucket: string,
   options?: ListV2Options,
 ): Promise<ServiceResult<ObjectListV2Response>> {
-  return guard(ops.listV2(client, bucket, options));
+  return guard(ops.listV2Op(client, bucket, options));
 }
 
 /**
@@ -599,7 +599,7 @@ export async function deleteObject(
   path: string,
   options?: StorageCallOptions,
 ): Promise<ServiceResult<void>> {
-  const r = await guard(ops.deleteObjects(client, bucket, [path], options));
+  const r = await guard(ops.deleteObjectsOp(client, bucket, [path], options));
   if (!r.ok) return r;
   return r.value.length > 0 ? success(undefined) : failure({
     message: `Cannot delete ${showValue(path)} from ${
@@ -633,7 +633,7 @@ export function deleteObjects(
   paths: string | readonly string[],
   options?: StorageCallOptions,
 ): Promise<ServiceResult<FileObject[]>> {
-  return guard(ops.deleteObjects(client, bucket, paths, options));
+  return guard(ops.deleteObjectsOp(client, bucket, paths, options));
 }
 
 /**
@@ -663,7 +663,7 @@ export function createSignedUrl(
   expiresIn: number,
   options?: SignedUrlOptions,
 ): Promise<ServiceResult<string>> {
-  return guard(ops.createSignedUrl(client, bucket, path, expiresIn, options));
+  return guard(ops.createSignedUrlOp(client, bucket, path, expiresIn, options));
 }
 
 /**
@@ -695,7 +695,7 @@ export function createSignedUrls(
   expiresIn: number,
   options?: Omit<SignedUrlOptions, "transform">,
 ): Promise<ServiceResult<string[]>> {
-  return guard(ops.createSignedUrls(client, bucket, paths, expiresIn, options));
+  return guard(ops.createSignedUrlsOp(client, bucket, paths, expiresIn, options));
 }
 
 /**
@@ -722,7 +722,7 @@ export async function createSignedUploadUrl(
   path: string,
   options?: StorageCallOptions & { upsert?: boolean | undefined },
 ): Promise<ServiceResult<string>> {
-  const r = await guard(ops.createSignedUploadUrl(client, bucket, path, options));
+  const r = await guard(ops.createSignedUploadUrlOp(client, bucket, path, options));
   return r.ok ? success(r.value.token) : r;
 }
 
@@ -751,7 +751,7 @@ export function createSignedUploadUrlWithPath(
   path: string,
   options?: StorageCallOptions & { upsert?: boolean | undefined },
 ): Promise<ServiceResult<UploadSignedUrl>> {
-  return guard(ops.createSignedUploadUrl(client, bucket, path, options));
+  return guard(ops.createSignedUploadUrlOp(client, bucket, path, options));
 }
 
 /**

@@ -42,6 +42,32 @@ Deno.test("npm build installs by name and runs real flows on the machine's Node,
     assert.deepEqual(pkg.dependencies, {});
     assert.equal(pkg.peerDependencies, undefined);
     assert.equal(pkg.exports["./package.json"], "./package.json");
+    // Every exported function and class keeps its own name in Node's one bundle and in the split
+    // build (stack traces, `.name`): a name another module also declared made esbuild call the
+    // later one `signOut2` or `createSignedUrl2`, which 12 exports showed until the internal
+    // functions were renamed.
+    const naming = await run("node", [
+      "--input-type=module",
+      "-e",
+      `const pkg = ${JSON.stringify(pkg)}; const bad = []; let n = 0;
+      for (const [sub, entry] of Object.entries(pkg.exports)) {
+        for (const cond of ["node", "default"]) {
+          if (typeof entry !== "object" || !entry[cond]) continue;
+          const m = await import(${JSON.stringify(`${tmp}/pkg/`)} + entry[cond].slice(2));
+          for (const [key, v] of Object.entries(m)) {
+            if (typeof v !== "function") continue;
+            n++;
+            const own = key.includes("$") ? key.slice(key.indexOf("$") + 1) : key;
+            if (v.name !== own) bad.push(sub + " " + cond + " " + own + " is named " + v.name);
+          }
+        }
+      }
+      console.log(JSON.stringify({ n, bad }));`,
+    ]);
+    assert.equal(naming.code, 0, naming.text);
+    const named = JSON.parse(naming.text.trim().split("\n").pop()!);
+    assert.deepEqual(named.bad, []);
+    assert.ok(named.n > 1000, naming.text);
     await Deno.mkdir(`${tmp}/app`);
     await Deno.writeTextFile(
       `${tmp}/app/package.json`,
