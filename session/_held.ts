@@ -118,6 +118,11 @@ export interface LapseRefresh {
   readonly gap: (refreshToken: string) => number;
   /** Whether the manager's storage is `perRequest` (cookies: the request's own), when built. */
   readonly perRequest: boolean | undefined;
+  /**
+   * Whether the manager has neither restored (`initialize`, `restoreSession`) nor held a session,
+   * over a storage that may hold one (not the in-memory default).
+   */
+  readonly unread: () => boolean;
 }
 
 /** Each manager's {@linkcode LapseRefresh}. */
@@ -135,7 +140,8 @@ function refreshOfLapsed(manager: SessionManager): LapseRefresh | null {
  * `Failure(NO_SESSION)` for a helper that found no live session: with the code `session_expired`
  * when the manager holds a lapsed session that it does not refresh (auto-refresh off or stopped:
  * with it on, {@linkcode onLiveSession} refreshes first), so that a server that turned auto-refresh
- * off can tell a lapsed session from none.
+ * off can tell a lapsed session from none; with the code `not_initialized` when the manager has
+ * not read a storage that may hold one (`initialize()` forgotten: a request's cookies unread).
  */
 export function noSession(manager: SessionManager): Failure {
   return manager.sessionState.value.kind === "Expired"
@@ -143,6 +149,12 @@ export function noSession(manager: SessionManager): Failure {
       message: "No active session: the held session has expired and auto-refresh is off",
       category: "NO_SESSION",
       code: "session_expired",
+    })
+    : lapseRefresh.get(manager)?.unread()
+    ? failure({
+      message: "No active session: the session storage was not read (call initialize() first)",
+      category: "NO_SESSION",
+      code: "not_initialized",
     })
     : failure({ message: "No active session", category: "NO_SESSION" });
 }

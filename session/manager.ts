@@ -431,6 +431,8 @@ export class SessionManager {
   #autoRefresh = false;
   /** When (on this clock) the held tokens were applied, and the access token applied. */
   #appliedAt = 0;
+  /** Whether a restore ran or a session was held: until then a stored session is unread. */
+  #started = false;
   #applied: string | null = null;
   /** Whether the held tokens came from this manager's own refresh grant. */
   #fromRefresh = false;
@@ -519,6 +521,7 @@ export class SessionManager {
         ),
       gap: (token) => this.#gap(token),
       perRequest: this.#storage.perRequest,
+      unread: () => !this.#started && !(this.#storage instanceof InMemorySessionStorage),
     });
   }
 
@@ -712,6 +715,7 @@ export class SessionManager {
 
   /** Holds `session` (as `Expired` when `lapsedAlready`: one taken from storage after its expiry). */
   #apply(session: Session, fromRefresh = false, lapsedAlready = false): void {
+    this.#started = true;
     if (this.#announce !== session.refreshToken) this.#announce = null;
     this.#leave(session.refreshToken);
     this.#generation++;
@@ -865,6 +869,8 @@ export class SessionManager {
     unknown = true,
   ): Promise<void> {
     checkSignal(signal, "clear");
+    // A cleared storage holds nothing to read: no helper says initialize() is missing.
+    this.#started = true;
     this.#drop();
     const epoch = this.#epoch;
     this.#clearingEpoch = epoch;
@@ -1497,6 +1503,7 @@ export class SessionManager {
   }
 
   async #restore(): Promise<ServiceResult<Session>> {
+    this.#started = true;
     // A session held in memory stays visible (and refreshable) while storage is read.
     if (this.#state.value.kind !== "NotAuthenticated") return await this.#read();
     // With none held, operations on the held session (refreshSession, the session-aware

@@ -620,7 +620,8 @@ function cookieHeader(request: Request | string | null): string | null {
  * `Expired`, the helpers answer `NO_SESSION` and the user is signed out once
  * the access token's lifetime has passed. Call `initialize()` in every request
  * before the first call: until then the client has no token and its database
- * and storage calls go out with the API key. The manager puts the session's token on the base
+ * and storage calls go out with the API key (the session helpers answer
+ * `NO_SESSION` with the code `not_initialized`). The manager puts the session's token on the base
  * client it is given: give each request its own base client (a client shared
  * by concurrent requests would run one request's calls with another's token),
  * and call the manager's `dispose()` once the response is built. The session

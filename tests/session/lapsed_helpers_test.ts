@@ -17,6 +17,7 @@ import {
   getSsoUrlForCurrentSession,
   getUserForCurrentSession,
   getUserIdentitiesForCurrentSession,
+  KeyValueSessionStorage,
   linkIdentityForCurrentSession,
   linkIdentityWithIdTokenForCurrentSession,
   mfaVerifyAndSaveSession,
@@ -500,4 +501,54 @@ Deno.test("with no session at all the helpers answer NO_SESSION without a code",
     assert.equal(r.errorOrNull()?.message, "No active session");
   }
   m.dispose();
+});
+
+Deno.test("a manager that has not read a storage that may hold a session answers NO_SESSION with the code not_initialized, until initialize()", async () => {
+  const client = createBaseClient(BASE, KEY, {
+    fetch: () => Promise.reject(new Error("nothing may be sent")),
+  });
+  const auth = createAuthClient(client);
+  const map = new Map<string, string>();
+  const store = {
+    get: (k: string) => map.get(k) ?? null,
+    set: (k: string, v: string) => void map.set(k, v),
+    remove: (k: string) => void map.delete(k),
+  };
+  const writer = createSessionManager(auth, client, {
+    autoRefresh: false,
+    storage: new KeyValueSessionStorage(store),
+  });
+  await writer.saveSession(decodeSession(body(1)));
+  writer.dispose();
+  // A server handler that forgot initialize(): told so, not "signed out".
+  const reader = createSessionManager(auth, createBaseClient(BASE, KEY), {
+    autoRefresh: false,
+    storage: new KeyValueSessionStorage(store),
+  });
+  const before = await getClaimsForCurrentSession(reader, auth, { verify: false });
+  assert.equal(before.errorOrNull()?.category, "NO_SESSION");
+  assert.equal(before.errorOrNull()?.code, "not_initialized");
+  assert.match(before.errorOrNull()!.message, /call initialize\(\) first/);
+  assert.ok((await reader.initialize()).ok);
+  assert.equal(
+    (await getClaimsForCurrentSession(reader, auth, { verify: false })).getOrThrow().claims.subject,
+    "u1",
+  );
+  reader.dispose();
+  // Read and found empty, or cleared: plain NO_SESSION.
+  map.clear();
+  const empty = createSessionManager(auth, client, {
+    autoRefresh: false,
+    storage: new KeyValueSessionStorage(store),
+  });
+  await empty.initialize();
+  assert.equal((await getUserForCurrentSession(auth, empty)).errorOrNull()?.code, null);
+  empty.dispose();
+  const cleared = createSessionManager(auth, client, {
+    autoRefresh: false,
+    storage: new KeyValueSessionStorage(store),
+  });
+  await cleared.clearSession();
+  assert.equal((await getUserForCurrentSession(auth, cleared)).errorOrNull()?.code, null);
+  cleared.dispose();
 });
