@@ -15,6 +15,8 @@ import type { BaseClient } from "../core/client.ts";
 import { decodeJwtClaims, decodeJwtHeader, type JwtClaimsResult } from "./jwt.ts";
 import { checkTimes, rejected } from "./_claim_times.ts";
 import { API_VERSION } from "./_api_version.ts";
+import { redactCause, redactSecrets } from "../core/http_error.ts";
+import { describeThrown } from "../core/_thrown.ts";
 
 export { CLAIMS_LEEWAY_SECONDS } from "./_claim_times.ts";
 
@@ -158,7 +160,9 @@ async function serverValidate(
  * Rejections have category `UNAUTHORIZED` and a code (`token_expired`,
  * `token_not_yet_valid`, `invalid_issuer`, `invalid_audience`,
  * `invalid_signature`, `unsupported_algorithm`,
- * `unsupported_critical_header`, `bad_jwt`).
+ * `unsupported_critical_header`, `bad_jwt`). A hand-built `auth` whose
+ * `getUser` or resolver throws or rejects is `Failure(UNKNOWN)`, the token
+ * redacted from its message and cause: the call never rejects.
  *
  * @example Checking a token in a server handler
  * ```ts
@@ -177,7 +181,24 @@ async function serverValidate(
  * @param options Verification switches, expected issuer and audience, signal.
  * @returns The claims, header, signature and raw payload, or a failure.
  */
-export async function getClaims(
+export function getClaims(
+  auth: ClaimsSource,
+  jwt: string,
+  options?: GetClaimsOptions,
+): Promise<ServiceResult<JwtClaimsResult>> {
+  return verifyClaims(auth, jwt, options).catch((error: unknown) =>
+    failure({
+      message: redactSecrets(
+        `Cannot verify the JWT as its claims source failed: ${describeThrown(error)}`,
+        [jwt],
+      ),
+      category: "UNKNOWN",
+      cause: redactCause(error, [jwt]),
+    })
+  );
+}
+
+async function verifyClaims(
   auth: ClaimsSource,
   jwt: string,
   options?: GetClaimsOptions,
