@@ -82,8 +82,6 @@ export function gotrue<T>(client: BaseClient, call: GoTrueCall<T>): Promise<Serv
   );
 }
 
-export { API_VERSION };
-
 /**
  * Body fields that are secrets: the transport redacts an error echoing one, as a token. One-time
  * codes too (`/verify`'s `token` or `token_hash`, an MFA `code`, a reauthentication `nonce`),

@@ -9,8 +9,8 @@ import type { BaseClient } from "../core/client.ts";
 import { asObject, decodeResult, reqString } from "../core/decode.ts";
 import { type ServiceResult, success } from "../core/result.ts";
 import { AUTH_BODY_LIMIT } from "./_body_limit.ts";
+import { API_VERSION } from "./_api_version.ts";
 import {
-  API_VERSION,
   type AuthCallOptions,
   blank,
   challengeMethod,
